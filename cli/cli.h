@@ -1,0 +1,16 @@
+/* cli.h - subcommands of the taskscope command-line tool. */
+#ifndef TSCOPE_CLI_CLI_H
+#define TSCOPE_CLI_CLI_H
+
+#include "profile/profile.h"
+
+/* Each returns the process exit status. */
+int tscope_cli_run(int argc, char **argv);
+int tscope_cli_report(int argc, char **argv);
+
+/* Reads a JSON profile (a profile.json file, or a folder holding one).
+ * On error returns NULL and writes a one-line message naming the file (and
+ * line, for syntax errors) into err. */
+struct tscope__profile *tscope_cli_profile_read(const char *path, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,93 @@
+/* report.c - `taskscope report`: re-renders a saved JSON profile. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "export/export.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: taskscope report [options] FOLDER|PROFILE.json\n"
+               "\n"
+               "Prints the summary table of a profile written by taskscope.\n"
+               "\n"
+               "options:\n"
+               "  --sort KEY   order rows by excl (default), incl, calls, mean or name\n"
+               "  --rows N     print at most N task types (0: all; default 20)\n"
+               "  --tree       also print the task tree\n"
+               "  --dot        print the task graph in Graphviz DOT instead of the summary\n"
+               "  -h, --help   this text\n");
+}
+
+int tscope_cli_report(int argc, char **argv)
+{
+    static const struct option opts[] = {{"sort", required_argument, NULL, 's'},
+                                         {"rows", required_argument, NULL, 'r'},
+                                         {"tree", no_argument, NULL, 't'},
+                                         {"dot", no_argument, NULL, 'd'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *sort = "excl";
+    long rows = 20;
+    int tree = 0, dot = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 's':
+            if (strcmp(optarg, "excl") && strcmp(optarg, "incl") && strcmp(optarg, "calls") &&
+                strcmp(optarg, "mean") && strcmp(optarg, "name")) {
+                fprintf(stderr, "taskscope report: --sort %s: expected excl, incl, calls, mean "
+                                "or name\n",
+                        optarg);
+                return 2;
+            }
+            sort = optarg;
+            break;
+        case 'r': {
+            char *end;
+            rows = strtol(optarg, &end, 10);
+            if (*end || rows < 0) {
+                fprintf(stderr, "taskscope report: --rows %s: expected a number >= 0\n", optarg);
+                return 2;
+            }
+            break;
+        }
+        case 't':
+            tree = 1;
+            break;
+        case 'd':
+            dot = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        usage(stderr);
+        return 2;
+    }
+    char err[1200];
+    struct tscope__profile *p = tscope_cli_profile_read(argv[optind], err, sizeof err);
+    if (!p) {
+        fprintf(stderr, "taskscope report: %s\n", err);
+        return 1;
+    }
+    int rc;
+    if (dot) {
+        rc = tscope__export_dot(p, stdout);
+    } else {
+        rc = tscope__export_summary(p, stdout, sort, (unsigned)rows);
+        if (!rc && tree) {
+            fputc('\n', stdout);
+            rc = tscope__export_tree(p, stdout);
+        }
+    }
+    tscope__profile_free(p);
+    return rc ? 1 : 0;
+}

@@ -1,0 +1,149 @@
+/* run.c - `taskscope run`: configures measurement for a program through the
+ * TASKSCOPE_* environment, prepares a fresh output folder, runs the program
+ * and says where its outputs went.  The program must use the library (call
+ * tscope_init/tscope_finalize); preloading for unmodified programs comes
+ * with the adapters. */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "export/output.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: taskscope run [options] -- PROGRAM [ARGS...]\n"
+            "\n"
+            "Runs PROGRAM (which uses the taskscope library) with measurement on, prints the\n"
+            "summary table when it finishes and says where the outputs went.\n"
+            "\n"
+            "options (each sets the TASKSCOPE_* variable named; see docs/configuration.md):\n"
+            "  -o, --output DIR      output folder (TASKSCOPE_OUTPUT_DIR, default taskscope-out;\n"
+            "                        an existing folder is never reused: DIR.1, DIR.2, ...)\n"
+            "      --outputs LIST    csv,json,dot,tree, all or none (TASKSCOPE_OUTPUTS)\n"
+            "      --mode MODE       profile or naive (TASKSCOPE_MODE)\n"
+            "      --policy POLICY   full-ring policy: wait or drop (TASKSCOPE_FULL_POLICY)\n"
+            "      --sort KEY        summary order: excl, incl, calls, mean, name\n"
+            "      --rows N          summary rows, 0 for all (TASKSCOPE_SUMMARY_ROWS)\n"
+            "      --no-summary      do not print the summary (TASKSCOPE_SUMMARY=0)\n"
+            "      --off             run with measurement off (TASKSCOPE_ENABLE=0)\n"
+            "  -h, --help            this text\n");
+}
+
+static void list_outputs(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.')
+            fprintf(stderr, " %s", e->d_name);
+    closedir(d);
+}
+
+int tscope_cli_run(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"output", required_argument, NULL, 'o'}, {"outputs", required_argument, NULL, 'O'},
+        {"mode", required_argument, NULL, 'm'},   {"policy", required_argument, NULL, 'p'},
+        {"sort", required_argument, NULL, 's'},   {"rows", required_argument, NULL, 'r'},
+        {"no-summary", no_argument, NULL, 'n'},   {"off", no_argument, NULL, 'x'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    int summary = 1, c;
+    const char *dir = getenv("TASKSCOPE_OUTPUT_DIR");
+    if (!dir || !*dir)
+        dir = "taskscope-out";
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            dir = optarg;
+            break;
+        case 'O':
+            setenv("TASKSCOPE_OUTPUTS", optarg, 1);
+            break;
+        case 'm':
+            setenv("TASKSCOPE_MODE", optarg, 1);
+            break;
+        case 'p':
+            setenv("TASKSCOPE_FULL_POLICY", optarg, 1);
+            break;
+        case 's':
+            setenv("TASKSCOPE_SUMMARY_SORT", optarg, 1);
+            break;
+        case 'r':
+            setenv("TASKSCOPE_SUMMARY_ROWS", optarg, 1);
+            break;
+        case 'n':
+            summary = 0;
+            break;
+        case 'x':
+            setenv("TASKSCOPE_ENABLE", "0", 1);
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "taskscope run: no program given\n");
+        usage(stderr);
+        return 2;
+    }
+    char outdir[1100];
+    if (tscope__output_make_dir(dir, outdir, sizeof outdir)) {
+        fprintf(stderr, "taskscope run: cannot create output folder %s: %s\n", dir,
+                strerror(errno));
+        return 1;
+    }
+    if (strcmp(outdir, dir) != 0)
+        fprintf(stderr, "taskscope: %s already exists; writing to %s instead\n", dir, outdir);
+    setenv("TASKSCOPE_OUTPUT_DIR", outdir, 1);
+    setenv("TASKSCOPE_OUTPUT_DIR_PREPARED", outdir, 1);
+    setenv("TASKSCOPE_SUMMARY", summary ? "1" : "0", 1);
+
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "taskscope run: fork failed: %s\n", strerror(errno));
+        rmdir(outdir);
+        return 1;
+    }
+    if (pid == 0) {
+        execvp(argv[optind], argv + optind);
+        fprintf(stderr, "taskscope run: cannot run %s: %s\n", argv[optind], strerror(errno));
+        _exit(127);
+    }
+    /* Ctrl-C goes to the program; we stay to report. */
+    signal(SIGINT, SIG_IGN);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (WIFSIGNALED(status))
+        fprintf(stderr, "taskscope: %s was killed by signal %d\n", argv[optind],
+                WTERMSIG(status));
+    if (rmdir(outdir) == 0) { /* only succeeds when empty */
+        if (code != 127)
+            fprintf(stderr,
+                    "taskscope: %s wrote no outputs: it must call tscope_init() and "
+                    "tscope_finalize() (preloading for unmodified programs is not available "
+                    "yet), or TASKSCOPE_OUTPUTS is none\n",
+                    argv[optind]);
+    } else {
+        fprintf(stderr, "taskscope: outputs of %s in %s/:", argv[optind], outdir);
+        list_outputs(outdir);
+        fprintf(stderr, "\ntaskscope: re-render with: taskscope report %s\n", outdir);
+    }
+    return code;
+}

@@ -1,0 +1,43 @@
+/* taskscope.c - entry point of the taskscope tool: dispatches subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "taskscope/taskscope.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: taskscope <command> [options]\n"
+               "\n"
+               "commands:\n"
+               "  run [options] -- PROGRAM [ARGS]   run a program with measurement configured,\n"
+               "                                    then say where the outputs went\n"
+               "  report [options] FOLDER|FILE      print the summary of a saved profile\n"
+               "  version                           print the version\n"
+               "\n"
+               "'taskscope <command> --help' describes each command.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "run") == 0)
+        return tscope_cli_run(argc - 1, argv + 1);
+    if (strcmp(cmd, "report") == 0)
+        return tscope_cli_report(argc - 1, argv + 1);
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("taskscope %s\n", tscope_version_string());
+        return 0;
+    }
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    fprintf(stderr, "taskscope: unknown command '%s'\n", cmd);
+    usage(stderr);
+    return 2;
+}

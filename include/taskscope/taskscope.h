@@ -1,0 +1,262 @@
+/* taskscope.h - public API of taskscope: task events, counters, introspection.
+ *
+ * A program (or a task runtime) reports what its tasks do through the event
+ * functions below; taskscope timestamps each event and appends a fixed-size
+ * record to the calling thread's own ring buffer (no lock, no allocation, no
+ * system call).  A consumer thread drains the rings into the profile store,
+ * which the introspection functions query while the program runs and after
+ * tscope_finalize().
+ *
+ * Conventions:
+ * - Every function returns 0 or a negative TSCOPE_E* code (tscope_strerror()).
+ * - Before tscope_init() and when the master switch TASKSCOPE_ENABLE is off,
+ *   event functions do nothing; they return 0 when disabled on purpose and
+ *   TSCOPE_ESTATE when the library is not initialised.
+ * - Task ids are 64-bit: the rank in the top 16 bits, a counter below
+ *   (tscope_task_id_next()).  Id 0 means "no task".
+ * - Times returned by queries are nanoseconds.
+ * - All functions are thread-safe.  Event functions register the calling
+ *   thread implicitly on its first event.
+ */
+#ifndef TASKSCOPE_TASKSCOPE_H
+#define TASKSCOPE_TASKSCOPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TSCOPE_VERSION_MAJOR 0
+#define TSCOPE_VERSION_MINOR 1
+#define TSCOPE_VERSION_PATCH 0
+#define TSCOPE_VERSION_HEX                                                                         \
+    ((TSCOPE_VERSION_MAJOR << 16) | (TSCOPE_VERSION_MINOR << 8) | TSCOPE_VERSION_PATCH)
+
+/* Error codes: one X-macro generates the constants, tscope_strerror() and
+ * tscope_err_name(). */
+#define TSCOPE_ERRNO_MAP(X)                                                                        \
+    X(INVAL, -1, "invalid argument")                                                               \
+    X(NOMEM, -2, "out of memory")                                                                  \
+    X(STATE, -3, "wrong library state (not initialised, or already finalised)")                    \
+    X(NOENT, -4, "no such task, type, counter or event")                                           \
+    X(LIMIT, -5, "a fixed limit was reached")                                                      \
+    X(DROPPED, -6, "event dropped: the thread's ring was full (drop policy)")                      \
+    X(IO, -7, "input/output error")                                                                \
+    X(EXIST, -8, "output folder already exists")                                                   \
+    X(FORMAT, -9, "malformed input")
+
+enum {
+#define TSCOPE_ERR_ENUM(name, value, text) TSCOPE_E##name = (value),
+    TSCOPE_ERRNO_MAP(TSCOPE_ERR_ENUM)
+#undef TSCOPE_ERR_ENUM
+};
+
+/* Returns a static description of an error code; never NULL. */
+const char *tscope_strerror(int err);
+/* Returns the symbolic name ("TSCOPE_EINVAL") of an error code; never NULL. */
+const char *tscope_err_name(int err);
+/* Returns TSCOPE_VERSION_HEX of the library actually linked. */
+unsigned tscope_version(void);
+/* Returns "major.minor.patch". */
+const char *tscope_version_string(void);
+
+typedef uint32_t tscope_type_t;    /* task type id, 1..65534 (0: untyped) */
+typedef uint32_t tscope_counter_t; /* counter id, 1..65534 */
+typedef uint32_t tscope_event_t;   /* custom event id, 1..65534 */
+
+/* Task flags (AllScale's work-item variants). */
+#define TSCOPE_TASK_SPLITTABLE 0x1u
+#define TSCOPE_TASK_PROCESSABLE 0x2u
+#define TSCOPE_TASK_FLAGS_ALL 0x3u
+
+/* Local dependency hazard kinds. */
+typedef enum tscope_hazard {
+    TSCOPE_DEP_RAW = 1, /* read after write (true dependency) */
+    TSCOPE_DEP_WAR = 2, /* write after read (anti dependency) */
+    TSCOPE_DEP_WAW = 3  /* write after write (output dependency) */
+} tscope_hazard_t;
+
+/* Remote dependency directions (DASH). */
+typedef enum tscope_dep_dir {
+    TSCOPE_DEP_IN = 1,
+    TSCOPE_DEP_OUT = 2,
+    TSCOPE_DEP_COPYIN = 3
+} tscope_dep_dir_t;
+
+/* ---- lifecycle ---------------------------------------------------------- */
+
+/* Initialises taskscope for this process: reads the TASKSCOPE_* environment,
+ * calibrates the clock and starts the consumer thread.  rank is this
+ * process's rank (0..nranks-1, at most 65535), nranks the number of ranks (1
+ * without MPI).  Returns TSCOPE_ESTATE if already initialised, TSCOPE_EINVAL
+ * for bad ranks.  An invalid environment variable is not an error: a warning
+ * line is printed and its default is used. */
+int tscope_init(int rank, int nranks);
+
+/* Stops measurement: drains every ring, completes the profile (tasks begun and
+ * never ended are reported as unfinished), writes the outputs configured by
+ * TASKSCOPE_OUTPUTS into the output folder and stops the consumer thread.
+ * Queries keep working afterwards.  Returns the first output error, if any;
+ * the remaining outputs are still written. */
+int tscope_finalize(void);
+
+/* 1 when events are being recorded, 0 otherwise. */
+int tscope_is_enabled(void);
+
+/* Where tscope_finalize() wrote its outputs ("" before that or when no file
+ * output was configured).  The string stays valid until the next tscope_init(). */
+const char *tscope_output_dir(void);
+
+/* Registers the calling thread with a name (copied; NULL gives "thread-N").
+ * Optional: a thread's first event registers it implicitly.  Returns
+ * TSCOPE_ELIMIT beyond TASKSCOPE_MAX_THREADS threads. */
+int tscope_thread_register(const char *name);
+/* Marks the calling thread as finished; its ring is drained and released. */
+int tscope_thread_unregister(void);
+
+/* Interns a name and returns its id in *out; the same name always gives the
+ * same id.  Takes a lock: call once per name, not per event.  Names longer
+ * than 255 bytes are TSCOPE_EINVAL. */
+int tscope_type_register(const char *name, tscope_type_t *out);
+int tscope_counter_register(const char *name, tscope_counter_t *out);
+int tscope_event_register(const char *name, tscope_event_t *out);
+
+/* Returns a new task id unique across threads and ranks (rank in the top 16
+ * bits).  No lock: each thread takes ids from its own block. */
+uint64_t tscope_task_id_next(void);
+
+/* ---- task events (the hot path) ------------------------------------------ */
+
+/* A task was created by `parent` (0: none).  flags: TSCOPE_TASK_*; depth is
+ * the recursion depth (clamped to 65535); priority is clamped to int16. */
+int tscope_task_create(uint64_t id, uint64_t parent, tscope_type_t type, unsigned flags,
+                       unsigned depth, int priority);
+/* The task was put into a ready queue. */
+int tscope_task_queued(uint64_t id);
+/* The task starts running on the calling thread.  type may be 0 when the task
+ * was created with tscope_task_create(); a task that was never created is
+ * created implicitly here, its parent being the task running on this thread. */
+int tscope_task_begin(uint64_t id, tscope_type_t type);
+/* The task finished on the calling thread. */
+int tscope_task_end(uint64_t id);
+/* The task was cancelled.  If it runs on the calling thread this also ends it. */
+int tscope_task_cancel(uint64_t id);
+/* The task leaves the calling thread without finishing (taskwait, suspension);
+ * it may resume later on any thread. */
+int tscope_task_yield(uint64_t id);
+/* A yielded task continues on the calling thread. */
+int tscope_task_resume(uint64_t id);
+
+/* `to` depends on `from` through address `addr` with hazard `kind`. */
+int tscope_dep_local(uint64_t from, uint64_t to, const void *addr, tscope_hazard_t kind);
+/* Task `from` on rank from_rank and task `to` on rank to_rank are connected
+ * through `addr` in direction `dir`. */
+int tscope_dep_remote(uint64_t from, int from_rank, uint64_t to, int to_rank, const void *addr,
+                      tscope_dep_dir_t dir);
+
+/* Records a value of a registered counter. */
+int tscope_counter_sample(tscope_counter_t counter, double value);
+/* Records an occurrence of a registered custom event with a payload. */
+int tscope_custom_event(tscope_event_t event, uint64_t payload);
+
+/* Makes every event recorded (by any thread) before this call visible to the
+ * queries below.  Blocks until the consumer has processed them. */
+int tscope_flush(void);
+
+/* ---- introspection (copies; callable from any thread, also after finalize) */
+
+typedef struct tscope_stats {
+    uint64_t count;
+    double sum, min, max, mean, stddev; /* population standard deviation */
+} tscope_stats_t;
+
+typedef struct tscope_type_stats {
+    tscope_type_t type;
+    uint64_t created;    /* tasks created with this type */
+    uint64_t calls;      /* tasks of this type that ended */
+    uint64_t yields;     /* yields of ended tasks */
+    uint64_t cancelled;  /* tasks cancelled (not counted in calls) */
+    uint64_t unfinished; /* begun, never ended (known at finalize) */
+    tscope_stats_t excl_ns;
+    tscope_stats_t incl_ns;
+    uint32_t threads; /* distinct threads that ran tasks of this type */
+} tscope_type_stats_t;
+
+/* Statistics of one task type.  TSCOPE_ENOENT for an unknown id. */
+int tscope_query_type(tscope_type_t type, tscope_type_stats_t *out);
+/* Statistics of all registered types, ordered by id: fills up to cap entries
+ * and sets *count to the number of types (which may exceed cap). */
+int tscope_query_types(tscope_type_stats_t *out, size_t cap, size_t *count);
+/* Copies the name of a type/counter/event into buf (truncated to len-1). */
+int tscope_type_name(tscope_type_t type, char *buf, size_t len);
+int tscope_counter_name(tscope_counter_t counter, char *buf, size_t len);
+
+enum tscope_task_state {
+    TSCOPE_TASK_LIVE = 0,      /* created or running, not finished yet */
+    TSCOPE_TASK_DONE = 1,      /* ended */
+    TSCOPE_TASK_CANCELLED = 2, /* cancelled */
+    TSCOPE_TASK_UNFINISHED = 3 /* begun and never ended by finalize */
+};
+
+typedef struct tscope_task_info {
+    uint64_t id, parent;
+    tscope_type_t type;
+    unsigned flags, depth;
+    int priority;
+    int state;       /* enum tscope_task_state */
+    uint32_t thread; /* thread index of the first begin */
+    uint32_t yields;
+    double begin_ns, end_ns; /* since tscope_init; end_ns 0 while live */
+    double excl_ns, incl_ns; /* so far, for a live task */
+} tscope_task_info_t;
+
+/* One task.  Live tasks and tasks in the instance graph can be queried;
+ * TSCOPE_ENOENT otherwise (unknown, filtered out, or past the instance cap). */
+int tscope_query_task(uint64_t id, tscope_task_info_t *out);
+
+typedef struct tscope_subtree {
+    uint64_t tasks;  /* the task and its recorded descendants */
+    double time_ns;  /* sum of their exclusive times */
+    int complete;    /* 1 if every descendant is in the instance graph */
+} tscope_subtree_t;
+
+/* Total time of an ended task and all its descendants (over the instance
+ * graph, descendants on any thread).  TSCOPE_ENOENT if not recorded. */
+int tscope_query_subtree(uint64_t id, tscope_subtree_t *out);
+/* Statistics of the inclusive times of a recorded task's recorded children. */
+int tscope_query_children(uint64_t id, tscope_stats_t *out);
+
+typedef struct tscope_counter_stats {
+    uint64_t count;
+    double min, max, mean, stddev, last;
+} tscope_counter_stats_t;
+
+int tscope_query_counter(tscope_counter_t counter, tscope_counter_stats_t *out);
+
+typedef struct tscope_totals {
+    uint64_t events;            /* events processed by the consumer */
+    uint64_t events_dropped;    /* events lost to full rings (drop policy) */
+    uint64_t ring_waits;        /* times a producer waited for ring space */
+    uint64_t tasks_created;     /* create events */
+    uint64_t tasks_completed;   /* ended tasks */
+    uint64_t tasks_cancelled;   /* cancelled tasks */
+    uint64_t tasks_unfinished;  /* begun, never ended (known at finalize) */
+    uint64_t tasks_live;        /* not yet completed */
+    uint64_t instances;         /* tasks in the instance graph */
+    uint64_t instances_cut_off; /* tasks left out because the cap was reached */
+    uint64_t dependencies;      /* dependency events */
+    uint64_t anomalies;         /* events that did not fit a task's state */
+    uint32_t threads;           /* threads that registered */
+    uint32_t types;             /* registered task types */
+    double elapsed_ns;          /* since tscope_init (until finalize) */
+} tscope_totals_t;
+
+int tscope_query_totals(tscope_totals_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,356 @@
+/* config.c - the table of TASKSCOPE_* variables and their parsers.
+ *
+ * One table drives everything: defaults are applied by parsing each entry's
+ * default text with the same parser as the user's value, so a default can
+ * never disagree with what the parser accepts.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "taskscope/taskscope.h"
+
+typedef int (*parse_fn)(struct tscope__config *cfg, const char *value);
+
+struct var {
+    const char *name;
+    const char *def;
+    const char *accepted;
+    const char *meaning;
+    parse_fn parse;
+};
+
+int tscope__parse_bool(const char *s, int *out)
+{
+    static const char *yes[] = {"1", "true", "yes", "on"};
+    static const char *no[] = {"0", "false", "no", "off"};
+    for (size_t i = 0; i < 4; i++) {
+        if (strcasecmp(s, yes[i]) == 0) {
+            *out = 1;
+            return 0;
+        }
+        if (strcasecmp(s, no[i]) == 0) {
+            *out = 0;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Parses a whole decimal unsigned integer in [lo, hi]. */
+static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    if (!*s || !isdigit((unsigned char)*s))
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int p_enable(struct tscope__config *c, const char *v)
+{
+    return tscope__parse_bool(v, &c->enable);
+}
+
+static int p_summary(struct tscope__config *c, const char *v)
+{
+    return tscope__parse_bool(v, &c->summary);
+}
+
+static int p_mode(struct tscope__config *c, const char *v)
+{
+    if (strcmp(v, "profile") == 0)
+        c->mode = TSCOPE__MODE_PROFILE;
+    else if (strcmp(v, "naive") == 0)
+        c->mode = TSCOPE__MODE_NAIVE;
+    else
+        return -1;
+    return 0;
+}
+
+static int p_policy(struct tscope__config *c, const char *v)
+{
+    if (strcmp(v, "wait") == 0)
+        c->full_policy = TSCOPE__FULL_WAIT;
+    else if (strcmp(v, "drop") == 0)
+        c->full_policy = TSCOPE__FULL_DROP;
+    else
+        return -1;
+    return 0;
+}
+
+static int p_ring(struct tscope__config *c, const char *v)
+{
+    uint64_t n;
+    if (parse_u64(v, 64, 1u << 24, &n) || (n & (n - 1)))
+        return -1;
+    c->ring_size = (uint32_t)n;
+    return 0;
+}
+
+static int p_threads(struct tscope__config *c, const char *v)
+{
+    uint64_t n;
+    if (parse_u64(v, 1, 65535, &n))
+        return -1;
+    c->max_threads = (uint32_t)n;
+    return 0;
+}
+
+static int p_period(struct tscope__config *c, const char *v)
+{
+    uint64_t n;
+    if (parse_u64(v, 1, 10000, &n))
+        return -1;
+    c->period_ms = (uint32_t)n;
+    return 0;
+}
+
+static int p_batch(struct tscope__config *c, const char *v)
+{
+    uint64_t n;
+    if (parse_u64(v, 64, 1u << 24, &n))
+        return -1;
+    c->batch = (uint32_t)n;
+    return 0;
+}
+
+static int p_cap(struct tscope__config *c, const char *v)
+{
+    return parse_u64(v, 0, 1000000000u, &c->instance_cap);
+}
+
+static int p_sample(struct tscope__config *c, const char *v)
+{
+    errno = 0;
+    char *end;
+    double d = strtod(v, &end);
+    if (!*v || errno || *end || !(d >= 0.0 && d <= 1.0))
+        return -1;
+    c->instance_sample = d;
+    return 0;
+}
+
+/* Splits a comma-separated list; calls fn for each non-empty trimmed item.
+ * Returns -1 as soon as fn does. */
+static int each_item(const char *list, int (*fn)(struct tscope__config *, const char *, size_t),
+                     struct tscope__config *c)
+{
+    const char *p = list;
+    while (*p) {
+        while (*p == ',' || isspace((unsigned char)*p))
+            p++;
+        const char *start = p;
+        while (*p && *p != ',')
+            p++;
+        const char *end = p;
+        while (end > start && isspace((unsigned char)end[-1]))
+            end--;
+        if (end > start && fn(c, start, (size_t)(end - start)))
+            return -1;
+    }
+    return 0;
+}
+
+static int add_filter_type(struct tscope__config *c, const char *s, size_t n)
+{
+    if (c->filter_ntypes >= TSCOPE__FILTER_MAX_TYPES || n >= sizeof c->filter_types[0])
+        return -1;
+    memcpy(c->filter_types[c->filter_ntypes], s, n);
+    c->filter_types[c->filter_ntypes][n] = 0;
+    c->filter_ntypes++;
+    return 0;
+}
+
+static int p_ftypes(struct tscope__config *c, const char *v)
+{
+    c->filter_ntypes = 0;
+    return each_item(v, add_filter_type, c);
+}
+
+static int p_fflags(struct tscope__config *c, const char *v)
+{
+    if (strcmp(v, "any") == 0)
+        c->filter_flags = 0;
+    else if (strcmp(v, "splittable") == 0)
+        c->filter_flags = TSCOPE_TASK_SPLITTABLE;
+    else if (strcmp(v, "processable") == 0)
+        c->filter_flags = TSCOPE_TASK_PROCESSABLE;
+    else
+        return -1;
+    return 0;
+}
+
+static int p_fdepth(struct tscope__config *c, const char *v)
+{
+    char buf[64];
+    if (strlen(v) >= sizeof buf)
+        return -1;
+    strcpy(buf, v);
+    char *dash = strchr(buf, '-');
+    uint64_t lo, hi;
+    if (dash) {
+        *dash = 0;
+        if (parse_u64(buf, 0, 65535, &lo) || parse_u64(dash + 1, 0, 65535, &hi) || lo > hi)
+            return -1;
+    } else {
+        if (parse_u64(buf, 0, 65535, &hi))
+            return -1;
+        lo = 0;
+    }
+    c->filter_depth_min = (uint32_t)lo;
+    c->filter_depth_max = (uint32_t)hi;
+    return 0;
+}
+
+static int p_dir(struct tscope__config *c, const char *v)
+{
+    if (!*v || strlen(v) >= sizeof c->output_dir)
+        return -1;
+    strcpy(c->output_dir, v);
+    return 0;
+}
+
+static int add_output(struct tscope__config *c, const char *s, size_t n)
+{
+    static const struct {
+        const char *name;
+        int bit;
+    } outs[] = {{"csv", TSCOPE__OUT_CSV},   {"json", TSCOPE__OUT_JSON}, {"dot", TSCOPE__OUT_DOT},
+                {"tree", TSCOPE__OUT_TREE}, {"all", TSCOPE__OUT_ALL},   {"none", 0}};
+    for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
+        if (strlen(outs[i].name) == n && strncmp(outs[i].name, s, n) == 0) {
+            c->outputs |= outs[i].bit;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int p_outputs(struct tscope__config *c, const char *v)
+{
+    int saved = c->outputs;
+    c->outputs = 0;
+    if (each_item(v, add_output, c)) {
+        c->outputs = saved;
+        return -1;
+    }
+    return 0;
+}
+
+static int p_sort(struct tscope__config *c, const char *v)
+{
+    static const char *keys[] = {"excl", "incl", "calls", "mean", "name"};
+    for (size_t i = 0; i < 5; i++) {
+        if (strcmp(v, keys[i]) == 0) {
+            strcpy(c->summary_sort, v);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int p_rows(struct tscope__config *c, const char *v)
+{
+    uint64_t n;
+    if (parse_u64(v, 0, 1000000, &n))
+        return -1;
+    c->summary_rows = (uint32_t)n;
+    return 0;
+}
+
+static int p_clock(struct tscope__config *c, const char *v)
+{
+    if (strcmp(v, "auto") && strcmp(v, "tsc") && strcmp(v, "monotonic"))
+        return -1;
+    strcpy(c->clock, v);
+    return 0;
+}
+
+static const struct var vars[] = {
+    {"TASKSCOPE_ENABLE", "1", "1/0, true/false, yes/no, on/off",
+     "master switch; off costs one branch per event", p_enable},
+    {"TASKSCOPE_MODE", "profile", "profile, naive",
+     "profile: per-thread rings and a consumer thread; naive: every event updates the store "
+     "under one lock (a benchmark baseline only)",
+     p_mode},
+    {"TASKSCOPE_FULL_POLICY", "wait", "wait, drop",
+     "what a producer does when its ring is full: wait for the consumer, or drop the event and "
+     "count it",
+     p_policy},
+    {"TASKSCOPE_RING_SIZE", "16384", "a power of two from 64 to 16777216",
+     "records (32 bytes each) per thread ring", p_ring},
+    {"TASKSCOPE_MAX_THREADS", "1024", "1 to 65535", "threads that can register", p_threads},
+    {"TASKSCOPE_PERIOD_MS", "10", "1 to 10000",
+     "consumer wake-up period in ms (it also wakes when a ring is half full)", p_period},
+    {"TASKSCOPE_BATCH", "65536", "64 to 16777216",
+     "records the consumer applies per ring before releasing the store lock (bounds query "
+     "latency)",
+     p_batch},
+    {"TASKSCOPE_INSTANCE_CAP", "100000", "0 to 1000000000",
+     "tasks kept in the instance graph; past it type-level data continues and the cut-off is "
+     "reported",
+     p_cap},
+    {"TASKSCOPE_INSTANCE_SAMPLE", "1", "a fraction from 0 to 1",
+     "fraction of tasks recorded in the instance graph (chosen by a hash of the task id)",
+     p_sample},
+    {"TASKSCOPE_FILTER_TYPES", "", "comma-separated task type names (empty: all)",
+     "only tasks of these types go into the instance graph", p_ftypes},
+    {"TASKSCOPE_FILTER_FLAGS", "any", "any, splittable, processable",
+     "only tasks with this flag go into the instance graph", p_fflags},
+    {"TASKSCOPE_FILTER_DEPTH", "0-65535", "MAX or MIN-MAX (0 to 65535)",
+     "only tasks with a recursion depth in this range go into the instance graph", p_fdepth},
+    {"TASKSCOPE_OUTPUT_DIR", "taskscope-out", "a folder path",
+     "where tscope_finalize writes; an existing folder is never overwritten (a numeric suffix "
+     "is added and the new name printed)",
+     p_dir},
+    {"TASKSCOPE_OUTPUTS", "all", "comma-separated: csv, json, dot, tree, all, none",
+     "files written at finalize", p_outputs},
+    {"TASKSCOPE_SUMMARY", "0", "1/0, true/false, yes/no, on/off",
+     "print the summary table to stderr at finalize (taskscope run sets 1)", p_summary},
+    {"TASKSCOPE_SUMMARY_SORT", "excl", "excl, incl, calls, mean, name",
+     "summary table order (descending, name ascending)", p_sort},
+    {"TASKSCOPE_SUMMARY_ROWS", "20", "0 to 1000000 (0: all)", "rows in the summary table",
+     p_rows},
+    {"TASKSCOPE_CLOCK", "auto", "auto, tsc, monotonic",
+     "timestamp source; auto uses the invariant TSC when the CPU has one", p_clock},
+};
+
+int tscope__config_load(struct tscope__config *cfg, FILE *warn)
+{
+    memset(cfg, 0, sizeof *cfg);
+    int warnings = 0;
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        int rc = vars[i].parse(cfg, vars[i].def);
+        (void)rc; /* defaults always parse: tests/test_config.c checks it */
+        const char *v = getenv(vars[i].name);
+        if (!v)
+            continue;
+        if (vars[i].parse(cfg, v) != 0) {
+            vars[i].parse(cfg, vars[i].def);
+            if (warn)
+                fprintf(warn,
+                        "taskscope: warning: %s=\"%s\" is invalid (accepted: %s); using the "
+                        "default \"%s\"\n",
+                        vars[i].name, v, vars[i].accepted, vars[i].def);
+            warnings++;
+        }
+    }
+    return warnings;
+}
+
+void tscope__config_describe(FILE *out)
+{
+    fprintf(out, "| variable | default | accepted values | meaning |\n|---|---|---|---|\n");
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        fprintf(out, "| `%s` | `%s` | %s | %s |\n", vars[i].name, vars[i].def, vars[i].accepted,
+                vars[i].meaning);
+}

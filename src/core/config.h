@@ -1,0 +1,63 @@
+/* config.h - the TASKSCOPE_* environment, parsed once at tscope_init().
+ *
+ * Every variable is described in one table in config.c (name, kind, accepted
+ * values, default, meaning); docs/configuration.md lists the same table.  An
+ * invalid value produces one warning line naming the variable and what it
+ * accepts, and the default is used.
+ */
+#ifndef TSCOPE_CORE_CONFIG_H
+#define TSCOPE_CORE_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum tscope__mode { TSCOPE__MODE_PROFILE = 0, TSCOPE__MODE_NAIVE = 1 };
+enum tscope__full_policy { TSCOPE__FULL_WAIT = 0, TSCOPE__FULL_DROP = 1 };
+
+/* Output kinds, as bits of tscope__config.outputs. */
+enum {
+    TSCOPE__OUT_CSV = 1 << 0,
+    TSCOPE__OUT_JSON = 1 << 1,
+    TSCOPE__OUT_DOT = 1 << 2,
+    TSCOPE__OUT_TREE = 1 << 3,
+    TSCOPE__OUT_ALL = (1 << 4) - 1
+};
+
+#define TSCOPE__FILTER_MAX_TYPES 64
+
+struct tscope__config {
+    int enable;
+    int mode;
+    int full_policy;
+    uint32_t ring_size;   /* records per thread, power of two */
+    uint32_t max_threads;
+    uint32_t period_ms;   /* consumer wake-up period */
+    uint32_t batch;       /* records per ring per store-lock hold */
+    uint64_t instance_cap;
+    double instance_sample;
+    int filter_flags;     /* 0: any; else TSCOPE_TASK_* bits that must be set */
+    uint32_t filter_depth_min, filter_depth_max;
+    char filter_types[TSCOPE__FILTER_MAX_TYPES][256];
+    int filter_ntypes;
+    char output_dir[1024];
+    int outputs;          /* TSCOPE__OUT_* bits */
+    int summary;          /* print the summary table at finalize */
+    char summary_sort[16];
+    uint32_t summary_rows;
+    char clock[16];
+};
+
+/* Fills *cfg from the environment; warnings go to `warn` (stderr normally).
+ * Returns the number of warnings printed. */
+int tscope__config_load(struct tscope__config *cfg, FILE *warn);
+
+/* Parses a boolean word (1/0/true/false/yes/no/on/off, any case).
+ * Returns 0 and sets *out, or -1 if the word is not a boolean. */
+int tscope__parse_bool(const char *s, int *out);
+
+/* Writes the table of variables (name, default, accepted values, meaning) as
+ * Markdown rows; used to keep docs/configuration.md honest. */
+void tscope__config_describe(FILE *out);
+
+#endif

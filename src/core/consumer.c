@@ -1,0 +1,143 @@
+/* consumer.c - the consumer thread: drains the rings into the store.
+ *
+ * Wake-ups are coalesced: the thread sleeps for TASKSCOPE_PERIOD_MS or until
+ * a producer whose ring passed half full (or a flush) sets wake_pending and
+ * signals; a burst of such producers causes one signal.
+ *
+ * A round = snapshot every ring's head, apply everything up to the snapshot,
+ * then end the round in the store (store.h explains why rounds matter).
+ * Work is bounded per store-lock hold (TASKSCOPE_BATCH records), so queries
+ * from other threads are never blocked for long, whatever the event flood.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "clock.h"
+#include "core.h"
+#include "profile/store.h"
+
+void tscope__consumer_wake(void)
+{
+    if (atomic_load_explicit(&tscope__g.wake_pending, memory_order_relaxed) ||
+        atomic_exchange(&tscope__g.wake_pending, 1))
+        return;
+    pthread_mutex_lock(&tscope__g.cons_lock);
+    pthread_cond_signal(&tscope__g.cons_wake);
+    pthread_mutex_unlock(&tscope__g.cons_lock);
+}
+
+/* Applies ring records [tail, head) of thread t in batches; returns the new
+ * tail. */
+static uint64_t drain_ring(struct tscope__store *s, struct tscope__thread *t, uint64_t tail,
+                           uint64_t head)
+{
+    struct tscope__ring *r = &t->ring;
+    uint32_t batch = tscope__g.cfg.batch ? tscope__g.cfg.batch : 65536;
+    while (tail < head) {
+        uint64_t stop = head - tail > batch ? tail + batch : head;
+        pthread_mutex_lock(&s->lock);
+        while (tail < stop) {
+            const struct tscope__rec *rec = tscope__ring_slot(r, tail);
+            const struct tscope__rec *ext = NULL;
+            if (tscope__rec_has_ext(rec) && tail + 1 < head)
+                ext = tscope__ring_slot(r, ++tail); /* published together with rec */
+            tscope__store_apply(s, t->index, rec, ext);
+            tail++;
+        }
+        pthread_mutex_unlock(&s->lock);
+        tscope__ring_release(r, tail);
+    }
+    return tail;
+}
+
+void tscope__consumer_round(void)
+{
+    struct tscope__store *s = tscope__g.store;
+    pthread_mutex_lock(&tscope__g.cons_lock);
+    tscope__g.rounds_started++;
+    pthread_mutex_unlock(&tscope__g.cons_lock);
+
+    uint32_t n = atomic_load_explicit(&tscope__g.nthreads, memory_order_acquire);
+    for (uint32_t i = 0; i < n; i++) {
+        struct tscope__thread *t = tscope__g.threads[i];
+        if (t->ring_freed)
+            continue;
+        int retired = atomic_load_explicit(&t->retired, memory_order_acquire);
+        uint64_t tail;
+        uint64_t avail = tscope__ring_readable(&t->ring, &tail);
+        if (avail)
+            tail = drain_ring(s, t, tail, tail + avail);
+        if (retired && tscope__ring_readable(&t->ring, &tail) == 0) {
+            tscope__ring_free(&t->ring);
+            t->ring_freed = 1;
+        }
+    }
+    pthread_mutex_lock(&s->lock);
+    tscope__store_end_round(s);
+    pthread_mutex_unlock(&s->lock);
+    tscope__clock_refine();
+
+    pthread_mutex_lock(&tscope__g.cons_lock);
+    tscope__g.rounds_done++;
+    pthread_cond_broadcast(&tscope__g.cons_done);
+    pthread_mutex_unlock(&tscope__g.cons_lock);
+}
+
+static void *consumer_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&tscope__g.cons_lock);
+    while (!tscope__g.stop) {
+        if (!atomic_load(&tscope__g.wake_pending)) {
+            struct timespec until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            uint64_t ns = (uint64_t)until.tv_nsec + (uint64_t)tscope__g.cfg.period_ms * 1000000u;
+            until.tv_sec += (time_t)(ns / 1000000000u);
+            until.tv_nsec = (long)(ns % 1000000000u);
+            pthread_cond_timedwait(&tscope__g.cons_wake, &tscope__g.cons_lock, &until);
+        }
+        atomic_store(&tscope__g.wake_pending, 0);
+        if (tscope__g.stop)
+            break;
+        pthread_mutex_unlock(&tscope__g.cons_lock);
+        tscope__consumer_round();
+        pthread_mutex_lock(&tscope__g.cons_lock);
+    }
+    pthread_mutex_unlock(&tscope__g.cons_lock);
+    return NULL;
+}
+
+int tscope__consumer_start(void)
+{
+    tscope__g.stop = 0;
+    atomic_store(&tscope__g.wake_pending, 0);
+    if (pthread_create(&tscope__g.consumer, NULL, consumer_main, NULL))
+        return -1;
+    tscope__g.consumer_running = 1;
+    return 0;
+}
+
+void tscope__consumer_stop(void)
+{
+    if (!tscope__g.consumer_running)
+        return;
+    pthread_mutex_lock(&tscope__g.cons_lock);
+    tscope__g.stop = 1;
+    pthread_cond_signal(&tscope__g.cons_wake);
+    pthread_mutex_unlock(&tscope__g.cons_lock);
+    pthread_join(tscope__g.consumer, NULL);
+    tscope__g.consumer_running = 0;
+}
+
+void tscope__consumer_flush(void)
+{
+    pthread_mutex_lock(&tscope__g.cons_lock);
+    uint64_t target = tscope__g.rounds_started + 2;
+    while (tscope__g.rounds_done < target && tscope__g.consumer_running && !tscope__g.stop) {
+        atomic_store(&tscope__g.wake_pending, 1);
+        pthread_cond_signal(&tscope__g.cons_wake);
+        pthread_cond_wait(&tscope__g.cons_done, &tscope__g.cons_lock);
+    }
+    pthread_mutex_unlock(&tscope__g.cons_lock);
+}

@@ -1,0 +1,86 @@
+/* core.h - process-wide state of the measurement core.
+ *
+ * Who touches what:
+ * - `run` is read by every event (relaxed atomic load, one branch) and
+ *   written only by tscope_init/tscope_finalize.
+ * - threads[] is appended under reg_lock and published through nthreads
+ *   (release); the consumer reads it lock-free (acquire).
+ * - Each tscope__thread's ring is written by its owner only and read by the
+ *   consumer only (ring.h).
+ * - The consumer's wake-up is coalesced: producers set wake_pending with one
+ *   atomic exchange and signal only when it was clear.
+ */
+#ifndef TSCOPE_CORE_CORE_H
+#define TSCOPE_CORE_CORE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "record.h"
+#include "ring.h"
+
+struct tscope__store;
+
+enum tscope__run { TSCOPE__RUN_OFF = 0, TSCOPE__RUN_RING = 1, TSCOPE__RUN_NAIVE = 2 };
+
+struct tscope__thread {
+    struct tscope__ring ring; /* first: the hot fields share its cache line */
+    uint32_t index;
+    _Atomic int retired;       /* owner unregistered or exited */
+    int ring_freed;            /* consumer released the buffer (consumer only) */
+    _Atomic uint64_t dropped;  /* records dropped (drop policy) */
+    _Atomic uint64_t waits;    /* times the owner waited for space (wait policy) */
+    uint64_t id_next, id_end;  /* owner's block of task ids */
+    char name[64];
+};
+
+#define TSCOPE__THREADS_MAX 65536
+
+struct tscope__core {
+    _Atomic int run;  /* enum tscope__run: the hot-path switch */
+    int off_code;     /* what events return while run is OFF */
+    int initialised;  /* between init and finalize */
+    int finalised;    /* finalize ran: queries use the final store */
+    struct tscope__config cfg;
+    int rank, nranks;
+    uint64_t origin;  /* clock ticks at init */
+    uint64_t end_ticks;
+
+    pthread_mutex_t reg_lock;
+    struct tscope__thread *threads[TSCOPE__THREADS_MAX];
+    _Atomic uint32_t nthreads;
+    _Atomic uint64_t id_blocks; /* task id blocks handed out */
+
+    /* consumer */
+    pthread_t consumer;
+    int consumer_running;
+    pthread_mutex_t cons_lock;
+    pthread_cond_t cons_wake;  /* producers/flush -> consumer */
+    pthread_cond_t cons_done;  /* consumer -> flush waiters */
+    _Atomic int wake_pending;
+    int stop;
+    uint64_t rounds_started, rounds_done;
+
+    struct tscope__store *store;
+    char outdir[1100];
+};
+
+extern struct tscope__core tscope__g;
+
+/* Registers the calling thread (slow path of the first event). NULL on
+ * failure (limit or memory); the event is then not recorded. */
+struct tscope__thread *tscope__thread_self_slow(void);
+
+/* Consumer thread control (consumer.c). */
+int tscope__consumer_start(void);
+void tscope__consumer_stop(void);
+/* Wakes the consumer unless a wake-up is already pending. */
+void tscope__consumer_wake(void);
+/* Runs one full round in the calling thread (consumer or finalize). */
+void tscope__consumer_round(void);
+/* Blocks until events published before the call are processed and settled. */
+void tscope__consumer_flush(void);
+
+#endif

@@ -1,0 +1,164 @@
+/* events.c - the event functions of taskscope.h: the hot path.
+ *
+ * An event is: one relaxed load of the run switch (one branch when measuring
+ * is off), a thread-local pointer, a ring-space check against the producer's
+ * private copies of head and tail, a timestamp, a 32-byte record written in
+ * place, and a release store of head.  No lock, no allocation, no system
+ * call, no string handling.
+ *
+ * Everything else is the slow path (emit_slow): the thread's first event,
+ * a ring past half full (refresh the consumer's tail, wake the consumer), a
+ * full ring (the wait or drop policy), naive mode (apply under the store
+ * lock), and measurement off.
+ */
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+
+#include "clock.h"
+#include "core.h"
+#include "profile/store.h"
+#include "taskscope/taskscope.h"
+#include "thread_local.h"
+
+static int emit_slow(int run, struct tscope__rec rec, const uint64_t *ext_id)
+{
+    if (run == TSCOPE__RUN_OFF)
+        return tscope__g.off_code;
+    struct tscope__thread *t = tscope__thread_self();
+    if (!t)
+        return TSCOPE_ELIMIT;
+    struct tscope__rec ext = {.kind = TSCOPE__REC_EXT, .ts = rec.ts, .id = ext_id ? *ext_id : 0};
+    if (run == TSCOPE__RUN_NAIVE) {
+        struct tscope__store *s = tscope__g.store;
+        pthread_mutex_lock(&s->lock);
+        tscope__store_apply(s, t->index, &rec, ext_id ? &ext : NULL);
+        pthread_mutex_unlock(&s->lock);
+        return 0;
+    }
+    unsigned n = ext_id ? 2 : 1;
+    struct tscope__ring *r = &t->ring;
+    int waited = 0;
+    for (;;) {
+        r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
+        uint64_t fill = r->head_local - r->tail_seen;
+        if (fill + n > r->half)
+            tscope__consumer_wake();
+        if (fill + n <= r->size)
+            break;
+        if (tscope__g.cfg.full_policy == TSCOPE__FULL_DROP ||
+            atomic_load_explicit(&tscope__g.run, memory_order_relaxed) != TSCOPE__RUN_RING) {
+            atomic_store_explicit(&t->dropped,
+                                  atomic_load_explicit(&t->dropped, memory_order_relaxed) + n,
+                                  memory_order_relaxed);
+            return TSCOPE_EDROPPED;
+        }
+        if (!waited++)
+            atomic_store_explicit(&t->waits,
+                                  atomic_load_explicit(&t->waits, memory_order_relaxed) + 1,
+                                  memory_order_relaxed);
+        if (waited < 64) {
+            sched_yield();
+        } else {
+            struct timespec pause = {0, 50 * 1000};
+            nanosleep(&pause, NULL);
+        }
+    }
+    *tscope__ring_slot(r, r->head_local) = rec;
+    if (ext_id)
+        *tscope__ring_slot(r, r->head_local + 1) = ext;
+    tscope__ring_publish(r, n);
+    return 0;
+}
+
+/* Appends one record (and an EXT record carrying *ext_id, if given). */
+static inline int emit(uint8_t kind, uint64_t id, uint64_t arg, uint16_t type, int16_t prio,
+                       uint16_t depth, uint8_t flags, const uint64_t *ext_id)
+{
+    int run = atomic_load_explicit(&tscope__g.run, memory_order_relaxed);
+    if (__builtin_expect(run == TSCOPE__RUN_RING && !ext_id, 1)) {
+        struct tscope__thread *t = tscope__tls_self;
+        if (__builtin_expect(t != NULL, 1)) {
+            struct tscope__ring *r = &t->ring;
+            if (__builtin_expect(r->head_local + 1 - r->tail_seen <= r->half, 1)) {
+                struct tscope__rec *rec = tscope__ring_slot(r, r->head_local);
+                rec->ts = tscope__clock_now();
+                rec->id = id;
+                rec->arg = arg;
+                rec->type = type;
+                rec->prio = prio;
+                rec->depth = depth;
+                rec->flags = flags;
+                rec->kind = kind;
+                tscope__ring_publish(r, 1);
+                return 0;
+            }
+        }
+    }
+    struct tscope__rec rec = {tscope__clock_now(), id, arg, type, prio, depth, flags, kind};
+    return emit_slow(run, rec, ext_id);
+}
+
+#define TASK_EVENT(name, kind)                                                                     \
+    int name(uint64_t id)                                                                          \
+    {                                                                                              \
+        return emit(kind, id, 0, 0, 0, 0, 0, NULL);                                                \
+    }
+
+TASK_EVENT(tscope_task_queued, TSCOPE__REC_QUEUED)
+TASK_EVENT(tscope_task_end, TSCOPE__REC_END)
+TASK_EVENT(tscope_task_cancel, TSCOPE__REC_CANCEL)
+TASK_EVENT(tscope_task_yield, TSCOPE__REC_YIELD)
+TASK_EVENT(tscope_task_resume, TSCOPE__REC_RESUME)
+
+int tscope_task_begin(uint64_t id, tscope_type_t type)
+{
+    return emit(TSCOPE__REC_BEGIN, id, 0, (uint16_t)type, 0, 0, 0, NULL);
+}
+
+int tscope_task_create(uint64_t id, uint64_t parent, tscope_type_t type, unsigned flags,
+                       unsigned depth, int priority)
+{
+    if (__builtin_expect(type > TSCOPE__MAX_IDS || (flags & ~TSCOPE_TASK_FLAGS_ALL), 0))
+        return TSCOPE_EINVAL;
+    int16_t prio = priority > INT16_MAX ? INT16_MAX
+                   : priority < INT16_MIN ? INT16_MIN
+                                          : (int16_t)priority;
+    uint16_t d = depth > 0xFFFFu ? 0xFFFF : (uint16_t)depth;
+    return emit(TSCOPE__REC_CREATE, id, parent, (uint16_t)type, prio, d, (uint8_t)flags, NULL);
+}
+
+int tscope_dep_local(uint64_t from, uint64_t to, const void *addr, tscope_hazard_t kind)
+{
+    if (kind < TSCOPE_DEP_RAW || kind > TSCOPE_DEP_WAW)
+        return TSCOPE_EINVAL;
+    uint64_t a = (uint64_t)(uintptr_t)addr;
+    return emit(TSCOPE__REC_DEP_LOCAL, from, to, 0, 0, 0, (uint8_t)kind, &a);
+}
+
+int tscope_dep_remote(uint64_t from, int from_rank, uint64_t to, int to_rank, const void *addr,
+                      tscope_dep_dir_t dir)
+{
+    if (dir < TSCOPE_DEP_IN || dir > TSCOPE_DEP_COPYIN || from_rank < 0 || from_rank > 0xFFFF ||
+        to_rank < 0 || to_rank > 0xFFFF)
+        return TSCOPE_EINVAL;
+    uint64_t a = (uint64_t)(uintptr_t)addr;
+    return emit(TSCOPE__REC_DEP_REMOTE, from, to, (uint16_t)from_rank, 0, (uint16_t)to_rank,
+                (uint8_t)dir, &a);
+}
+
+int tscope_counter_sample(tscope_counter_t counter, double value)
+{
+    if (counter == 0 || counter > TSCOPE__MAX_IDS)
+        return TSCOPE_EINVAL;
+    uint64_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    return emit(TSCOPE__REC_COUNTER, 0, bits, (uint16_t)counter, 0, 0, 0, NULL);
+}
+
+int tscope_custom_event(tscope_event_t event, uint64_t payload)
+{
+    if (event == 0 || event > TSCOPE__MAX_IDS)
+        return TSCOPE_EINVAL;
+    return emit(TSCOPE__REC_CUSTOM, 0, payload, (uint16_t)event, 0, 0, 0, NULL);
+}

@@ -1,0 +1,212 @@
+/* lifecycle.c - tscope_init / tscope_finalize, registration entry points,
+ * errors and version.
+ *
+ * init: configuration -> clock -> store -> consumer -> switch on.
+ * finalize: switch off -> stop the consumer -> drain every ring in this
+ * thread -> settle and complete the store -> write the outputs.  The store
+ * stays for queries until the next tscope_init.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "core.h"
+#include "export/output.h"
+#include "names.h"
+#include "profile/query.h"
+#include "profile/store.h"
+#include "taskscope/taskscope.h"
+
+struct tscope__core tscope__g = {
+    .off_code = TSCOPE_ESTATE,
+    .reg_lock = PTHREAD_MUTEX_INITIALIZER,
+    .cons_lock = PTHREAD_MUTEX_INITIALIZER,
+    .cons_wake = PTHREAD_COND_INITIALIZER,
+    .cons_done = PTHREAD_COND_INITIALIZER,
+};
+
+/* Serialises init and finalize against each other. */
+static pthread_mutex_t life_lock = PTHREAD_MUTEX_INITIALIZER;
+
+const char *tscope_strerror(int err)
+{
+    switch (err) {
+    case 0:
+        return "success";
+#define TSCOPE_ERR_TEXT(name, value, text)                                                         \
+    case TSCOPE_E##name:                                                                           \
+        return text;
+        TSCOPE_ERRNO_MAP(TSCOPE_ERR_TEXT)
+#undef TSCOPE_ERR_TEXT
+    default:
+        return "unknown error";
+    }
+}
+
+const char *tscope_err_name(int err)
+{
+    switch (err) {
+    case 0:
+        return "0";
+#define TSCOPE_ERR_NAME(name, value, text)                                                         \
+    case TSCOPE_E##name:                                                                           \
+        return "TSCOPE_E" #name;
+        TSCOPE_ERRNO_MAP(TSCOPE_ERR_NAME)
+#undef TSCOPE_ERR_NAME
+    default:
+        return "TSCOPE_E?";
+    }
+}
+
+unsigned tscope_version(void)
+{
+    return TSCOPE_VERSION_HEX;
+}
+
+#define STR2(x) #x
+#define STR(x) STR2(x)
+
+const char *tscope_version_string(void)
+{
+    return STR(TSCOPE_VERSION_MAJOR) "." STR(TSCOPE_VERSION_MINOR) "." STR(TSCOPE_VERSION_PATCH);
+}
+
+int tscope_type_register(const char *name, tscope_type_t *out)
+{
+    return tscope__names_intern(&tscope__types, name, out);
+}
+
+int tscope_counter_register(const char *name, tscope_counter_t *out)
+{
+    return tscope__names_intern(&tscope__counters, name, out);
+}
+
+int tscope_event_register(const char *name, tscope_event_t *out)
+{
+    return tscope__names_intern(&tscope__events, name, out);
+}
+
+int tscope_is_enabled(void)
+{
+    return atomic_load_explicit(&tscope__g.run, memory_order_relaxed) != TSCOPE__RUN_OFF;
+}
+
+const char *tscope_output_dir(void)
+{
+    return tscope__g.outdir;
+}
+
+/* Empties the rings of threads registered in an earlier init/finalize cycle
+ * (finalize drained them). */
+static void reset_threads(void)
+{
+    uint32_t n = atomic_load_explicit(&tscope__g.nthreads, memory_order_acquire);
+    for (uint32_t i = 0; i < n; i++) {
+        struct tscope__thread *t = tscope__g.threads[i];
+        if (t->ring_freed)
+            continue;
+        uint64_t tail;
+        tscope__ring_readable(&t->ring, &tail);
+        t->ring.tail_seen = tail;
+        atomic_store(&t->dropped, 0);
+        atomic_store(&t->waits, 0);
+    }
+}
+
+int tscope_init(int rank, int nranks)
+{
+    if (nranks < 1 || nranks > 65536 || rank < 0 || rank >= nranks)
+        return TSCOPE_EINVAL;
+    pthread_mutex_lock(&life_lock);
+    int rc = 0;
+    if (tscope__g.initialised) {
+        rc = TSCOPE_ESTATE;
+        goto out;
+    }
+    struct tscope__config cfg;
+    tscope__config_load(&cfg, stderr);
+    const char *why;
+    tscope__clock_setup(cfg.clock, &why);
+    if (why)
+        fprintf(stderr, "taskscope: warning: TASKSCOPE_CLOCK=tsc: %s; using CLOCK_MONOTONIC\n",
+                why);
+    struct tscope__store *store = tscope__store_new(&cfg, tscope__clock_now());
+    if (!store) {
+        rc = TSCOPE_ENOMEM;
+        goto out;
+    }
+    tscope__query_reset();
+    tscope__store_free(tscope__g.store);
+    tscope__g.store = store;
+    tscope__g.cfg = cfg;
+    tscope__g.rank = rank;
+    tscope__g.nranks = nranks;
+    tscope__g.origin = store->origin;
+    tscope__g.end_ticks = 0;
+    tscope__g.outdir[0] = 0;
+    tscope__g.finalised = 0;
+    tscope__g.rounds_started = tscope__g.rounds_done = 0;
+    reset_threads();
+    tscope__g.initialised = 1;
+    if (!cfg.enable) {
+        tscope__g.off_code = 0;
+        goto out;
+    }
+    if (tscope__consumer_start()) {
+        fprintf(stderr, "taskscope: error: cannot start the consumer thread; measurement off\n");
+        tscope__g.off_code = 0;
+        goto out;
+    }
+    tscope_thread_register(NULL);
+    atomic_store(&tscope__g.run,
+                 cfg.mode == TSCOPE__MODE_NAIVE ? TSCOPE__RUN_NAIVE : TSCOPE__RUN_RING);
+out:
+    pthread_mutex_unlock(&life_lock);
+    return rc;
+}
+
+/* Drains every ring completely in the calling thread (consumer stopped). */
+static void final_drain(void)
+{
+    for (int quiet = 0; quiet < 2;) {
+        uint64_t before = tscope__g.store->events;
+        tscope__consumer_round();
+        quiet = tscope__g.store->events == before ? quiet + 1 : 0;
+    }
+}
+
+int tscope_finalize(void)
+{
+    pthread_mutex_lock(&life_lock);
+    if (!tscope__g.initialised) {
+        pthread_mutex_unlock(&life_lock);
+        return TSCOPE_ESTATE;
+    }
+    int was_on = atomic_exchange(&tscope__g.run, TSCOPE__RUN_OFF) != TSCOPE__RUN_OFF;
+    tscope__g.off_code = TSCOPE_ESTATE;
+    tscope__g.end_ticks = tscope__clock_now();
+    tscope__consumer_stop();
+    struct tscope__store *s = tscope__g.store;
+    if (was_on)
+        final_drain();
+    pthread_mutex_lock(&s->lock);
+    tscope__store_complete(s, tscope__g.end_ticks);
+    pthread_mutex_unlock(&s->lock);
+    tscope__g.initialised = 0;
+    tscope__g.finalised = 1;
+    int rc = was_on ? tscope__output_write_all() : 0;
+    pthread_mutex_unlock(&life_lock);
+    return rc;
+}
+
+int tscope_flush(void)
+{
+    if (tscope__g.finalised)
+        return 0;
+    if (!tscope__g.initialised)
+        return TSCOPE_ESTATE;
+    tscope__consumer_flush();
+    return 0;
+}

@@ -1,0 +1,40 @@
+/* names.h - interned names -> small ids (task types, counters, custom events).
+ *
+ * Registration takes the table's mutex (once per name, never per event);
+ * ids are dense, start at 1 and are never reused, so the hot path and the
+ * store use them as array indexes.  One mechanism serves all three kinds.
+ */
+#ifndef TSCOPE_CORE_NAMES_H
+#define TSCOPE_CORE_NAMES_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TSCOPE__NAME_MAX 255
+
+struct tscope__names {
+    pthread_mutex_t lock;
+    char **names;     /* names[id], id 1..count; names[0] unused */
+    uint32_t count;   /* highest id handed out */
+    uint32_t cap;     /* allocated entries of names */
+    uint32_t *hash;   /* open addressing: id, 0 = empty */
+    uint32_t hash_cap;
+};
+
+void tscope__names_init(struct tscope__names *t);
+void tscope__names_destroy(struct tscope__names *t);
+/* Interns name; returns 0 and the id in *id, TSCOPE_EINVAL for an empty or
+ * too long name, TSCOPE_ELIMIT past 65534 names, TSCOPE_ENOMEM. */
+int tscope__names_intern(struct tscope__names *t, const char *name, uint32_t *id);
+/* Looks a name up without adding it: returns the id or 0. */
+uint32_t tscope__names_find(struct tscope__names *t, const char *name);
+/* Copies name `id` into buf; TSCOPE_ENOENT for an unknown id. */
+int tscope__names_get(struct tscope__names *t, uint32_t id, char *buf, size_t len);
+/* Number of names (= highest id). */
+uint32_t tscope__names_count(struct tscope__names *t);
+
+/* The process-wide tables. */
+extern struct tscope__names tscope__types, tscope__counters, tscope__events;
+
+#endif

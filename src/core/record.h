@@ -1,0 +1,53 @@
+/* record.h - the fixed-size binary event record that producers append to
+ * their ring and the consumer (or the naive path) applies to the store.
+ *
+ * 32 bytes, no pointers, no strings.  Fields are reused per kind; the table
+ * below is the only place that says which field means what.
+ *
+ *   kind        id        arg            type     prio   depth     flags
+ *   CREATE      task      parent         type     prio   depth     TSCOPE_TASK_*
+ *   QUEUED      task      -              -        -      -         -
+ *   BEGIN       task      -              type     -      -         -
+ *   END/CANCEL/YIELD/RESUME  task        -        -      -         -
+ *   DEP_LOCAL   from      to             -        -      -         hazard      + EXT
+ *   DEP_REMOTE  from      to             fromrank -      torank    direction   + EXT
+ *   COUNTER     -         value (bits)   counter  -      -         -
+ *   CUSTOM      -         payload        event    -      -         -
+ *   EXT         address (in id), follows the record that needs it
+ */
+#ifndef TSCOPE_CORE_RECORD_H
+#define TSCOPE_CORE_RECORD_H
+
+#include <stdint.h>
+
+enum tscope__rec_kind {
+    TSCOPE__REC_CREATE = 1,
+    TSCOPE__REC_QUEUED,
+    TSCOPE__REC_BEGIN,
+    TSCOPE__REC_END,
+    TSCOPE__REC_CANCEL,
+    TSCOPE__REC_YIELD,
+    TSCOPE__REC_RESUME,
+    TSCOPE__REC_DEP_LOCAL,
+    TSCOPE__REC_DEP_REMOTE,
+    TSCOPE__REC_COUNTER,
+    TSCOPE__REC_CUSTOM,
+    TSCOPE__REC_EXT
+};
+
+struct tscope__rec {
+    uint64_t ts;  /* clock ticks (see clock.h) */
+    uint64_t id;  /* task id, dependency source, or EXT payload */
+    uint64_t arg; /* parent, dependency target, counter value bits, payload */
+    uint16_t type;
+    int16_t prio;
+    uint16_t depth;
+    uint8_t flags;
+    uint8_t kind;
+};
+
+_Static_assert(sizeof(struct tscope__rec) == 32, "event records must stay 32 bytes");
+
+#define TSCOPE__MAX_IDS 0xFFFEu /* type, counter and event ids are 1..0xFFFE */
+
+#endif

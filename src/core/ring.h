@@ -1,0 +1,64 @@
+/* ring.h - single-producer/single-consumer ring of event records.
+ *
+ * The owning thread is the only producer, the consumer thread the only
+ * consumer.  head and tail are free-running 64-bit counters (never wrap in
+ * practice); slot = counter & mask.  The producer keeps private copies of
+ * head and of the last tail it saw, so an ordinary append touches only its
+ * own cache lines: write the record(s), then publish head with a release
+ * store.  The consumer reads head with acquire, reads the records, and
+ * publishes tail with release so the producer may reuse the slots.
+ */
+#ifndef TSCOPE_CORE_RING_H
+#define TSCOPE_CORE_RING_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "record.h"
+
+struct tscope__ring {
+    /* producer side */
+    _Alignas(64) _Atomic uint64_t head; /* published: records [tail, head) are readable */
+    uint64_t head_local;                /* producer's copy of head */
+    uint64_t tail_seen;                 /* producer's last view of tail */
+    uint64_t size;                      /* power of two */
+    uint64_t mask;
+    uint64_t half;
+    struct tscope__rec *buf;
+    /* consumer side */
+    _Alignas(64) _Atomic uint64_t tail;
+};
+
+/* Allocates a ring of `size` records (a power of two).  Returns 0 or
+ * TSCOPE_ENOMEM. */
+int tscope__ring_init(struct tscope__ring *r, uint64_t size);
+void tscope__ring_free(struct tscope__ring *r);
+
+/* Records readable by the consumer now (acquire). */
+static inline uint64_t tscope__ring_readable(struct tscope__ring *r, uint64_t *tail_out)
+{
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+    *tail_out = tail;
+    return head - tail;
+}
+
+static inline struct tscope__rec *tscope__ring_slot(struct tscope__ring *r, uint64_t counter)
+{
+    return &r->buf[counter & r->mask];
+}
+
+/* Consumer: the records up to `tail` may be overwritten. */
+static inline void tscope__ring_release(struct tscope__ring *r, uint64_t tail)
+{
+    atomic_store_explicit(&r->tail, tail, memory_order_release);
+}
+
+/* Producer: publishes n records written at head_local. */
+static inline void tscope__ring_publish(struct tscope__ring *r, unsigned n)
+{
+    r->head_local += n;
+    atomic_store_explicit(&r->head, r->head_local, memory_order_release);
+}
+
+#endif

@@ -1,0 +1,121 @@
+/* threads.c - thread registry and task id blocks.
+ *
+ * A thread registers on its first event (or explicitly): it gets an index, a
+ * ring, and a slot in tscope__g.threads[], published with a release store of
+ * nthreads so the consumer can walk the array without a lock.  Registrations
+ * outlive tscope_finalize: a later tscope_init reuses them (rings are empty
+ * after finalize).  A thread that exits or unregisters is marked retired; the
+ * consumer frees its ring once drained.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+#include "taskscope/taskscope.h"
+#include "thread_local.h"
+
+_Thread_local struct tscope__thread *tscope__tls_self __attribute__((tls_model("initial-exec")));
+
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+static _Atomic int limit_warned;
+
+static void on_thread_exit(void *arg)
+{
+    struct tscope__thread *t = arg;
+    atomic_store_explicit(&t->retired, 1, memory_order_release);
+}
+
+static void make_exit_key(void)
+{
+    pthread_key_create(&exit_key, on_thread_exit);
+}
+
+static struct tscope__thread *register_self(const char *name)
+{
+    pthread_once(&exit_key_once, make_exit_key);
+    pthread_mutex_lock(&tscope__g.reg_lock);
+    uint32_t idx = atomic_load_explicit(&tscope__g.nthreads, memory_order_relaxed);
+    uint32_t limit = tscope__g.cfg.max_threads ? tscope__g.cfg.max_threads : TSCOPE__THREADS_MAX;
+    struct tscope__thread *t = NULL;
+    if (idx >= limit || idx >= TSCOPE__THREADS_MAX) {
+        if (!atomic_exchange(&limit_warned, 1))
+            fprintf(stderr,
+                    "taskscope: warning: more than %u threads (TASKSCOPE_MAX_THREADS); events "
+                    "of further threads are not recorded\n",
+                    limit);
+        goto out;
+    }
+    t = calloc(1, sizeof *t);
+    uint32_t ring = tscope__g.cfg.ring_size ? tscope__g.cfg.ring_size : 16384;
+    if (!t || tscope__ring_init(&t->ring, ring)) {
+        free(t);
+        t = NULL;
+        goto out;
+    }
+    t->index = idx;
+    if (name)
+        snprintf(t->name, sizeof t->name, "%s", name);
+    else
+        snprintf(t->name, sizeof t->name, "thread-%u", idx);
+    tscope__g.threads[idx] = t;
+    atomic_store_explicit(&tscope__g.nthreads, idx + 1, memory_order_release);
+out:
+    pthread_mutex_unlock(&tscope__g.reg_lock);
+    if (t) {
+        tscope__tls_self = t;
+        pthread_setspecific(exit_key, t);
+    }
+    return t;
+}
+
+struct tscope__thread *tscope__thread_self_slow(void)
+{
+    if (tscope__tls_self)
+        return tscope__tls_self;
+    return register_self(NULL);
+}
+
+int tscope_thread_register(const char *name)
+{
+    struct tscope__thread *t = tscope__tls_self;
+    if (t) {
+        if (name) {
+            pthread_mutex_lock(&tscope__g.reg_lock); /* the exporters read names under it */
+            snprintf(t->name, sizeof t->name, "%s", name);
+            pthread_mutex_unlock(&tscope__g.reg_lock);
+        }
+        return 0;
+    }
+    return register_self(name) ? 0 : TSCOPE_ELIMIT;
+}
+
+int tscope_thread_unregister(void)
+{
+    struct tscope__thread *t = tscope__tls_self;
+    if (!t)
+        return TSCOPE_ENOENT;
+    tscope__tls_self = NULL;
+    pthread_setspecific(exit_key, NULL);
+    on_thread_exit(t);
+    return 0;
+}
+
+#define ID_BLOCK 4096u
+#define ID_COUNTER_BITS 48
+
+uint64_t tscope_task_id_next(void)
+{
+    struct tscope__thread *t = tscope__thread_self();
+    uint64_t rank = (uint64_t)(uint16_t)tscope__g.rank << ID_COUNTER_BITS;
+    if (!t) /* no registration possible: a shared block per call */
+        return rank | (atomic_fetch_add(&tscope__g.id_blocks, 1) * ID_BLOCK + 1);
+    if (t->id_next == t->id_end) {
+        uint64_t block = atomic_fetch_add(&tscope__g.id_blocks, 1);
+        t->id_next = block * ID_BLOCK + 1; /* never 0 */
+        t->id_end = t->id_next + ID_BLOCK;
+    }
+    return rank | (t->id_next++ & ((1ull << ID_COUNTER_BITS) - 1));
+}

@@ -1,0 +1,43 @@
+/* csv.c - types.csv and counters.csv (one header row, one row per item;
+ * a leading '#' comment line only when events were dropped). */
+#include "export.h"
+
+static void stats_cols(FILE *f, const tscope_stats_t *s)
+{
+    fprintf(f, ",%.17g,%.17g,%.17g,%.17g,%.17g", s->sum, s->min, s->max, s->mean, s->stddev);
+}
+
+int tscope__export_csv_types(const struct tscope__profile *p, FILE *f)
+{
+    tscope__fmt_loss_note(p, f, "# ");
+    fputs("type_id,type,created,calls,yields,cancelled,unfinished,threads,excl_sum_ns,excl_min_ns,"
+          "excl_max_ns,excl_mean_ns,excl_stddev_ns,incl_sum_ns,incl_min_ns,incl_max_ns,"
+          "incl_mean_ns,incl_stddev_ns\n",
+          f);
+    for (uint32_t i = 0; i < p->ntypes; i++) {
+        const struct tscope__ptype *t = &p->types[i];
+        fprintf(f, "%u,", t->id);
+        tscope__fmt_csv_field(f, t->name);
+        fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%u", (unsigned long long)t->created,
+                (unsigned long long)t->calls, (unsigned long long)t->yields,
+                (unsigned long long)t->cancelled, (unsigned long long)t->unfinished, t->threads);
+        stats_cols(f, &t->excl);
+        stats_cols(f, &t->incl);
+        fputc('\n', f);
+    }
+    return ferror(f) ? TSCOPE_EIO : 0;
+}
+
+int tscope__export_csv_counters(const struct tscope__profile *p, FILE *f)
+{
+    tscope__fmt_loss_note(p, f, "# ");
+    fputs("counter_id,counter,count,min,max,mean,stddev,last\n", f);
+    for (uint32_t i = 0; i < p->ncounters; i++) {
+        const struct tscope__pcounter *c = &p->counters[i];
+        fprintf(f, "%u,", c->id);
+        tscope__fmt_csv_field(f, c->name);
+        fprintf(f, ",%llu,%.17g,%.17g,%.17g,%.17g,%.17g\n", (unsigned long long)c->stats.count,
+                c->stats.min, c->stats.max, c->stats.mean, c->stats.stddev, c->stats.last);
+    }
+    return ferror(f) ? TSCOPE_EIO : 0;
+}

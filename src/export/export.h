@@ -1,0 +1,40 @@
+/* export.h - renderers of a tscope__profile, one file each.
+ *
+ * Each takes an immutable profile (profile.h) and a stream and returns 0 or
+ * TSCOPE_EIO (the stream reported an error).  None of them touches the live
+ * store or the hot path.
+ */
+#ifndef TSCOPE_EXPORT_EXPORT_H
+#define TSCOPE_EXPORT_EXPORT_H
+
+#include <stdio.h>
+
+#include "profile/profile.h"
+
+/* Screen summary table.  sort: excl, incl, calls, mean or name; rows: 0 for
+ * all types. */
+int tscope__export_summary(const struct tscope__profile *p, FILE *f, const char *sort,
+                           unsigned rows);
+/* types.csv and counters.csv. */
+int tscope__export_csv_types(const struct tscope__profile *p, FILE *f);
+int tscope__export_csv_counters(const struct tscope__profile *p, FILE *f);
+/* The canonical JSON profile (docs/output-formats.md). */
+int tscope__export_json(const struct tscope__profile *p, FILE *f);
+/* Graphviz DOT type-level task graph, yellow -> red by exclusive time. */
+int tscope__export_dot(const struct tscope__profile *p, FILE *f);
+/* Path-level task tree as indented text. */
+int tscope__export_tree(const struct tscope__profile *p, FILE *f);
+
+/* Shared helpers (format.c). */
+/* Writes s as a JSON string literal (quotes included). */
+void tscope__fmt_json_string(FILE *f, const char *s);
+/* Writes s as a CSV field (quoted when needed). */
+void tscope__fmt_csv_field(FILE *f, const char *s);
+/* Writes a double that JSON accepts and that reads back exactly. */
+void tscope__fmt_json_number(FILE *f, double v);
+/* Total exclusive time over all types, ns. */
+double tscope__profile_total_excl(const struct tscope__profile *p);
+/* One line noting dropped events/cut-offs, prefixed by `prefix`, or nothing. */
+void tscope__fmt_loss_note(const struct tscope__profile *p, FILE *f, const char *prefix);
+
+#endif

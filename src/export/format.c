@@ -1,0 +1,78 @@
+/* format.c - small formatting helpers shared by the exporters. */
+#include <math.h>
+#include <string.h>
+
+#include "export.h"
+
+void tscope__fmt_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        switch (*c) {
+        case '"':
+            fputs("\\\"", f);
+            break;
+        case '\\':
+            fputs("\\\\", f);
+            break;
+        case '\n':
+            fputs("\\n", f);
+            break;
+        case '\t':
+            fputs("\\t", f);
+            break;
+        default:
+            if (*c < 0x20)
+                fprintf(f, "\\u%04x", *c);
+            else
+                fputc(*c, f);
+        }
+    }
+    fputc('"', f);
+}
+
+void tscope__fmt_csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+void tscope__fmt_json_number(FILE *f, double v)
+{
+    if (!isfinite(v))
+        v = 0;
+    fprintf(f, "%.17g", v);
+}
+
+double tscope__profile_total_excl(const struct tscope__profile *p)
+{
+    double total = 0;
+    for (uint32_t i = 0; i < p->ntypes; i++)
+        total += p->types[i].excl.sum;
+    return total;
+}
+
+void tscope__fmt_loss_note(const struct tscope__profile *p, FILE *f, const char *prefix)
+{
+    const tscope_totals_t *t = &p->totals;
+    if (t->events_dropped)
+        fprintf(f,
+                "%sWARNING: %llu events were dropped (full rings, TASKSCOPE_FULL_POLICY=drop); "
+                "numbers below are incomplete\n",
+                prefix, (unsigned long long)t->events_dropped);
+    if (t->instances_cut_off)
+        fprintf(f, "%snote: instance graph capped: %llu tasks not recorded (TASKSCOPE_INSTANCE_CAP)\n",
+                prefix, (unsigned long long)t->instances_cut_off);
+    if (t->tasks_unfinished)
+        fprintf(f, "%snote: %llu tasks began and never ended\n", prefix,
+                (unsigned long long)t->tasks_unfinished);
+}

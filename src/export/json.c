@@ -1,0 +1,234 @@
+/* json.c - the canonical JSON profile (schema "taskscope-profile", version
+ * TSCOPE__PROFILE_VERSION; docs/output-formats.md describes every field).
+ * One array element per line, so diffs of two profiles stay readable. */
+#include "export.h"
+
+static void key(FILE *f, const char *k)
+{
+    tscope__fmt_json_string(f, k);
+    fputc(':', f);
+}
+
+static void num(FILE *f, const char *k, double v)
+{
+    key(f, k);
+    tscope__fmt_json_number(f, v);
+}
+
+static void u64(FILE *f, const char *k, uint64_t v)
+{
+    key(f, k);
+    fprintf(f, "%llu", (unsigned long long)v);
+}
+
+static void str(FILE *f, const char *k, const char *v)
+{
+    key(f, k);
+    tscope__fmt_json_string(f, v);
+}
+
+static void stats(FILE *f, const char *k, const tscope_stats_t *s)
+{
+    key(f, k);
+    fputc('{', f);
+    u64(f, "count", s->count);
+    fputc(',', f);
+    num(f, "sum", s->sum);
+    fputc(',', f);
+    num(f, "min", s->min);
+    fputc(',', f);
+    num(f, "max", s->max);
+    fputc(',', f);
+    num(f, "mean", s->mean);
+    fputc(',', f);
+    num(f, "stddev", s->stddev);
+    fputc('}', f);
+}
+
+static void totals(FILE *f, const struct tscope__profile *p)
+{
+    const tscope_totals_t *t = &p->totals;
+    fputs(" \"totals\":{", f);
+    num(f, "elapsed_ns", t->elapsed_ns);
+    fputc(',', f);
+    u64(f, "events", t->events);
+    fputc(',', f);
+    u64(f, "events_dropped", t->events_dropped);
+    fputc(',', f);
+    u64(f, "ring_waits", t->ring_waits);
+    fputc(',', f);
+    u64(f, "tasks_created", t->tasks_created);
+    fputc(',', f);
+    u64(f, "tasks_completed", t->tasks_completed);
+    fputc(',', f);
+    u64(f, "tasks_cancelled", t->tasks_cancelled);
+    fputc(',', f);
+    u64(f, "tasks_unfinished", t->tasks_unfinished);
+    fputc(',', f);
+    u64(f, "tasks_never_ran", t->tasks_live);
+    fputc(',', f);
+    u64(f, "instances", t->instances);
+    fputc(',', f);
+    u64(f, "instances_cut_off", t->instances_cut_off);
+    fputc(',', f);
+    u64(f, "dependencies", t->dependencies);
+    fputc(',', f);
+    u64(f, "dependencies_cut_off", p->deps_cut_off);
+    fputc(',', f);
+    u64(f, "anomalies", t->anomalies);
+    fputc(',', f);
+    u64(f, "threads", t->threads);
+    fputc(',', f);
+    u64(f, "types", t->types);
+    fputs("},\n", f);
+}
+
+int tscope__export_json(const struct tscope__profile *p, FILE *f)
+{
+    char buf[32];
+    fputs("{\"schema\":\"" TSCOPE__PROFILE_SCHEMA "\",", f);
+    u64(f, "version", TSCOPE__PROFILE_VERSION);
+    fputs(",\n ", f);
+    str(f, "program", p->program);
+    fputc(',', f);
+    u64(f, "rank", (uint64_t)p->rank);
+    fputc(',', f);
+    u64(f, "nranks", (uint64_t)p->nranks);
+    fputc(',', f);
+    str(f, "clock", p->clock);
+    fputc(',', f);
+    str(f, "mode", p->mode);
+    fputc(',', f);
+    str(f, "full_policy", p->full_policy);
+    fputs(",\n", f);
+    totals(f, p);
+
+    fputs(" \"types\":[", f);
+    for (uint32_t i = 0; i < p->ntypes; i++) {
+        const struct tscope__ptype *t = &p->types[i];
+        fputs(i ? ",\n  {" : "\n  {", f);
+        u64(f, "id", t->id);
+        fputc(',', f);
+        str(f, "name", t->name);
+        fputc(',', f);
+        u64(f, "created", t->created);
+        fputc(',', f);
+        u64(f, "calls", t->calls);
+        fputc(',', f);
+        u64(f, "yields", t->yields);
+        fputc(',', f);
+        u64(f, "cancelled", t->cancelled);
+        fputc(',', f);
+        u64(f, "unfinished", t->unfinished);
+        fputc(',', f);
+        u64(f, "threads", t->threads);
+        fputc(',', f);
+        stats(f, "excl_ns", &t->excl);
+        fputc(',', f);
+        stats(f, "incl_ns", &t->incl);
+        fputc('}', f);
+    }
+    fputs("],\n \"counters\":[", f);
+    for (uint32_t i = 0; i < p->ncounters; i++) {
+        const struct tscope__pcounter *c = &p->counters[i];
+        fputs(i ? ",\n  {" : "\n  {", f);
+        u64(f, "id", c->id);
+        fputc(',', f);
+        str(f, "name", c->name);
+        fputc(',', f);
+        u64(f, "count", c->stats.count);
+        fputc(',', f);
+        num(f, "min", c->stats.min);
+        fputc(',', f);
+        num(f, "max", c->stats.max);
+        fputc(',', f);
+        num(f, "mean", c->stats.mean);
+        fputc(',', f);
+        num(f, "stddev", c->stats.stddev);
+        fputc(',', f);
+        num(f, "last", c->stats.last);
+        fputc('}', f);
+    }
+    fputs("],\n \"events\":[", f);
+    for (uint32_t i = 0; i < p->nevents; i++) {
+        const struct tscope__pevent *e = &p->events[i];
+        fputs(i ? ",\n  {" : "\n  {", f);
+        u64(f, "id", e->id);
+        fputc(',', f);
+        str(f, "name", e->name);
+        fputc(',', f);
+        u64(f, "count", e->count);
+        fputc(',', f);
+        u64(f, "last_payload", e->last_payload);
+        fputc('}', f);
+    }
+    fputs("],\n \"graph\":[", f);
+    for (uint32_t i = 0; i < p->nedges; i++) {
+        const struct tscope__pedge *e = &p->edges[i];
+        fputs(i ? ",\n  {" : "\n  {", f);
+        u64(f, "from_id", e->from);
+        fputc(',', f);
+        str(f, "from", tscope__profile_type_name(p, e->from, buf, sizeof buf));
+        fputc(',', f);
+        u64(f, "to_id", e->to);
+        fputc(',', f);
+        str(f, "to", tscope__profile_type_name(p, e->to, buf, sizeof buf));
+        fputc(',', f);
+        u64(f, "count", e->count);
+        fputc('}', f);
+    }
+    fputs("],\n \"tree\":[", f);
+    for (uint32_t i = 0; i < p->nnodes; i++) {
+        const struct tscope__pnode *n = &p->nodes[i];
+        fputs(i ? ",\n  {" : "\n  {", f);
+        u64(f, "node", i);
+        fputc(',', f);
+        key(f, "parent");
+        if (n->parent == UINT32_MAX)
+            fputs("null", f);
+        else
+            fprintf(f, "%u", n->parent);
+        fputc(',', f);
+        u64(f, "type_id", i ? n->type : TSCOPE__PROFILE_ROOT);
+        fputc(',', f);
+        str(f, "type", tscope__profile_type_name(p, i ? n->type : TSCOPE__PROFILE_ROOT, buf,
+                                                 sizeof buf));
+        fputc(',', f);
+        u64(f, "calls", n->calls);
+        fputc(',', f);
+        num(f, "excl_ns", n->excl);
+        fputc(',', f);
+        num(f, "incl_ns", n->incl);
+        fputc('}', f);
+    }
+    fputs("],\n \"threads\":[", f);
+    for (uint32_t i = 0; i < p->nthreads; i++) {
+        const struct tscope__pthread *t = &p->threads[i];
+        fputs(i ? ",\n  {" : "\n  {", f);
+        u64(f, "index", i);
+        fputc(',', f);
+        str(f, "name", t->name);
+        fputc(',', f);
+        u64(f, "events", t->events);
+        fputc(',', f);
+        u64(f, "dropped", t->dropped);
+        fputc(',', f);
+        u64(f, "waits", t->waits);
+        fputc('}', f);
+    }
+    fputs("],\n \"unfinished\":[", f);
+    for (uint32_t i = 0; i < p->nunfinished; i++) {
+        const struct tscope__punfinished *u = &p->unfinished[i];
+        fputs(i ? ",\n  {" : "\n  {", f);
+        u64(f, "id", u->id);
+        fputc(',', f);
+        u64(f, "type_id", u->type);
+        fputc(',', f);
+        u64(f, "thread", u->thread);
+        fputc(',', f);
+        num(f, "begin_ns", u->begin);
+        fputc('}', f);
+    }
+    fputs("]}\n", f);
+    return ferror(f) ? TSCOPE_EIO : 0;
+}

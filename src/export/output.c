@@ -1,0 +1,152 @@
+/* output.c - orchestrates the outputs of a run into one fresh folder.
+ *
+ * Every file is written to NAME.tmp and renamed when complete, so a full
+ * disk or a crash never leaves a truncated file under the final name.
+ */
+#include "output.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/core.h"
+#include "export.h"
+
+/* 1 if dir exists and holds no entries. */
+static int dir_is_empty(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    struct dirent *e;
+    int empty = 1;
+    while (empty && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            empty = 0;
+    closedir(d);
+    return empty;
+}
+
+int tscope__output_make_dir(const char *want, char *out, size_t len)
+{
+    /* `taskscope run` creates the folder before starting the program and
+     * names it here, so the program and the CLI agree on where output goes. */
+    const char *prepared = getenv("TASKSCOPE_OUTPUT_DIR_PREPARED");
+    if (prepared && strcmp(prepared, want) == 0 && dir_is_empty(want)) {
+        snprintf(out, len, "%s", want);
+        return 0;
+    }
+    char path[1100];
+    snprintf(path, sizeof path, "%s", want);
+    /* parents */
+    for (char *c = path + 1; *c; c++) {
+        if (*c != '/')
+            continue;
+        *c = 0;
+        if (mkdir(path, 0777) && errno != EEXIST)
+            return TSCOPE_EIO;
+        *c = '/';
+    }
+    for (int i = 0; i < 10000; i++) {
+        if (i == 0)
+            snprintf(out, len, "%s", want);
+        else
+            snprintf(out, len, "%s.%d", want, i);
+        if (mkdir(out, 0777) == 0)
+            return 0;
+        if (errno != EEXIST)
+            return TSCOPE_EIO;
+    }
+    errno = EEXIST;
+    return TSCOPE_EIO;
+}
+
+typedef int (*writer_fn)(const struct tscope__profile *p, FILE *f);
+
+static int write_file(const char *dir, const char *name, writer_fn fn,
+                      const struct tscope__profile *p)
+{
+    char path[1200], tmp[1210];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "taskscope: error: cannot create %s: %s\n", tmp, strerror(errno));
+        return TSCOPE_EIO;
+    }
+    int rc = fn(p, f);
+    int saved = errno;
+    if (fclose(f) != 0 && rc == 0) {
+        rc = TSCOPE_EIO;
+        saved = errno;
+    }
+    if (rc == 0 && rename(tmp, path) != 0) {
+        rc = TSCOPE_EIO;
+        saved = errno;
+    }
+    if (rc) {
+        fprintf(stderr, "taskscope: error: writing %s failed: %s\n", path,
+                rc == TSCOPE_EIO ? strerror(saved) : tscope_strerror(rc));
+        remove(tmp);
+    }
+    return rc;
+}
+
+int tscope__output_write_all(void)
+{
+    const struct tscope__config *cfg = &tscope__g.cfg;
+    if (!cfg->summary && !cfg->outputs)
+        return 0;
+    struct tscope__profile *p = tscope__profile_snapshot();
+    if (!p) {
+        fprintf(stderr, "taskscope: error: out of memory building the profile; no output\n");
+        return TSCOPE_ENOMEM;
+    }
+    int first = 0;
+    if (cfg->summary) {
+        tscope__export_summary(p, stderr, cfg->summary_sort, cfg->summary_rows);
+        fflush(stderr);
+    }
+    if (cfg->outputs) {
+        if (tscope__output_make_dir(cfg->output_dir, tscope__g.outdir, sizeof tscope__g.outdir)) {
+            fprintf(stderr, "taskscope: error: cannot create output folder %s: %s; no files "
+                            "written\n",
+                    cfg->output_dir, strerror(errno));
+            tscope__g.outdir[0] = 0;
+            tscope__profile_free(p);
+            return TSCOPE_EIO;
+        }
+        if (strcmp(tscope__g.outdir, cfg->output_dir) != 0)
+            fprintf(stderr, "taskscope: %s already exists; writing to %s instead\n",
+                    cfg->output_dir, tscope__g.outdir);
+        static const struct {
+            int bit;
+            const char *name;
+            writer_fn fn;
+        } files[] = {
+            {TSCOPE__OUT_JSON, "profile.json", tscope__export_json},
+            {TSCOPE__OUT_CSV, "types.csv", tscope__export_csv_types},
+            {TSCOPE__OUT_CSV, "counters.csv", tscope__export_csv_counters},
+            {TSCOPE__OUT_DOT, "taskgraph.dot", tscope__export_dot},
+            {TSCOPE__OUT_TREE, "tasktree.txt", tscope__export_tree},
+        };
+        char written[512] = "";
+        for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+            if (!(cfg->outputs & files[i].bit))
+                continue;
+            int rc = write_file(tscope__g.outdir, files[i].name, files[i].fn, p);
+            if (rc && !first)
+                first = rc;
+            if (!rc) {
+                strncat(written, written[0] ? ", " : "", sizeof written - strlen(written) - 1);
+                strncat(written, files[i].name, sizeof written - strlen(written) - 1);
+            }
+        }
+        fprintf(stderr, "taskscope: outputs in %s/ (%s)\n", tscope__g.outdir, written);
+    }
+    tscope__profile_free(p);
+    return first;
+}

@@ -1,0 +1,18 @@
+/* output.h - the output folder written at tscope_finalize. */
+#ifndef TSCOPE_EXPORT_OUTPUT_H
+#define TSCOPE_EXPORT_OUTPUT_H
+
+#include <stddef.h>
+
+/* Writes the summary (if TASKSCOPE_SUMMARY) and every file selected by
+ * TASKSCOPE_OUTPUTS from a snapshot of the global store.  Each failure gets
+ * one line on stderr naming the file and the reason; the other outputs are
+ * still written.  Returns 0 or the first error (TSCOPE_EIO, TSCOPE_ENOMEM). */
+int tscope__output_write_all(void);
+
+/* Creates a fresh folder named `want`, or want.1, want.2, ... if it exists
+ * (never reuses an existing folder); parents are created as needed.  The
+ * name used goes to out.  Returns 0 or TSCOPE_EIO (errno kept). */
+int tscope__output_make_dir(const char *want, char *out, size_t len);
+
+#endif

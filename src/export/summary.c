@@ -1,0 +1,106 @@
+/* summary.c - the screen summary: header, per-type table, counters. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+
+static const char *sort_key;
+
+static int cmp_types(const void *a, const void *b)
+{
+    const struct tscope__ptype *x = *(const struct tscope__ptype *const *)a;
+    const struct tscope__ptype *y = *(const struct tscope__ptype *const *)b;
+    double vx, vy;
+    if (strcmp(sort_key, "name") == 0)
+        return strcmp(x->name, y->name);
+    if (strcmp(sort_key, "incl") == 0) {
+        vx = x->incl.sum;
+        vy = y->incl.sum;
+    } else if (strcmp(sort_key, "calls") == 0) {
+        vx = (double)x->calls;
+        vy = (double)y->calls;
+    } else if (strcmp(sort_key, "mean") == 0) {
+        vx = x->excl.mean;
+        vy = y->excl.mean;
+    } else {
+        vx = x->excl.sum;
+        vy = y->excl.sum;
+    }
+    if (vx != vy)
+        return vx < vy ? 1 : -1;
+    return x->id < y->id ? -1 : x->id > y->id; /* stable tie-break */
+}
+
+int tscope__export_summary(const struct tscope__profile *p, FILE *f, const char *sort,
+                           unsigned rows)
+{
+    const tscope_totals_t *t = &p->totals;
+    fprintf(f, "taskscope profile of '%s' (rank %d of %d): %u threads, %.3f s, clock %s, mode %s\n",
+            p->program, p->rank, p->nranks, t->threads, t->elapsed_ns / 1e9, p->clock, p->mode);
+    fprintf(f,
+            "tasks: %llu created, %llu completed, %llu cancelled, %llu unfinished; events: %llu, "
+            "dropped %llu\n",
+            (unsigned long long)t->tasks_created, (unsigned long long)t->tasks_completed,
+            (unsigned long long)t->tasks_cancelled, (unsigned long long)t->tasks_unfinished,
+            (unsigned long long)t->events, (unsigned long long)t->events_dropped);
+    tscope__fmt_loss_note(p, f, "");
+
+    const struct tscope__ptype **order = malloc((p->ntypes + 1) * sizeof *order);
+    if (!order)
+        return TSCOPE_ENOMEM;
+    uint32_t n = 0;
+    int width = 9; /* "task type" */
+    for (uint32_t i = 0; i < p->ntypes; i++) {
+        const struct tscope__ptype *ty = &p->types[i];
+        if (!ty->calls && !ty->created && !ty->cancelled && !ty->unfinished)
+            continue;
+        order[n++] = ty;
+        int w = (int)strlen(ty->name);
+        if (w > width)
+            width = w < 40 ? w : 40;
+    }
+    for (uint32_t i = 0; i < p->ncounters; i++) {
+        int w = (int)strlen(p->counters[i].name);
+        if (p->counters[i].stats.count && w > width)
+            width = w < 40 ? w : 40;
+    }
+    sort_key = sort ? sort : "excl";
+    qsort(order, n, sizeof *order, cmp_types);
+    double total = tscope__profile_total_excl(p);
+    fprintf(f, "\n%-*s %10s %13s %7s %12s %12s %13s %12s %7s\n", width, "task type", "calls",
+            "excl total ms", "excl %", "excl mean us", "excl sd us", "incl total ms",
+            "incl mean us", "threads");
+    uint32_t shown = rows && rows < n ? rows : n;
+    for (uint32_t i = 0; i < shown; i++) {
+        const struct tscope__ptype *ty = order[i];
+        fprintf(f, "%-*.*s %10llu %13.3f %6.1f%% %12.3f %12.3f %13.3f %12.3f %7u\n", width, width,
+                ty->name, (unsigned long long)ty->calls, ty->excl.sum / 1e6,
+                total > 0 ? 100.0 * ty->excl.sum / total : 0.0, ty->excl.mean / 1e3,
+                ty->excl.stddev / 1e3, ty->incl.sum / 1e6, ty->incl.mean / 1e3, ty->threads);
+    }
+    if (shown < n)
+        fprintf(f, "... %u more task types (show all with --rows 0 or TASKSCOPE_SUMMARY_ROWS=0)\n",
+                n - shown);
+    free(order);
+
+    int any = 0;
+    for (uint32_t i = 0; i < p->ncounters; i++) {
+        const struct tscope__pcounter *c = &p->counters[i];
+        if (!c->stats.count)
+            continue;
+        if (!any++)
+            fprintf(f, "\n%-*s %10s %14s %14s %14s %14s %14s\n", width, "counter", "samples",
+                    "min", "max", "mean", "stddev", "last");
+        fprintf(f, "%-*.*s %10llu %14.6g %14.6g %14.6g %14.6g %14.6g\n", width, width, c->name,
+                (unsigned long long)c->stats.count, c->stats.min, c->stats.max, c->stats.mean,
+                c->stats.stddev, c->stats.last);
+    }
+    for (uint32_t i = 0; i < p->nunfinished; i++) {
+        char buf[32];
+        const struct tscope__punfinished *u = &p->unfinished[i];
+        fprintf(f, "%sunfinished: task %llu (%s) begun at %.3f ms on thread %u\n",
+                i == 0 ? "\n" : "", (unsigned long long)u->id,
+                tscope__profile_type_name(p, u->type, buf, sizeof buf), u->begin / 1e6, u->thread);
+    }
+    return ferror(f) ? TSCOPE_EIO : 0;
+}

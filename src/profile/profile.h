@@ -1,0 +1,98 @@
+/* profile.h - a self-contained, immutable copy of a profile: what exporters
+ * render and what `taskscope report` reads back from profile.json.
+ *
+ * Built from the live store (tscope__profile_snapshot, under the store lock)
+ * or parsed from JSON (cli/profile_read.c), so every renderer works the same
+ * on a running program, at finalize, and after the fact.  Times are ns.
+ */
+#ifndef TSCOPE_PROFILE_PROFILE_H
+#define TSCOPE_PROFILE_PROFILE_H
+
+#include <stdint.h>
+
+#include "taskscope/taskscope.h"
+
+#define TSCOPE__PROFILE_SCHEMA "taskscope-profile"
+#define TSCOPE__PROFILE_VERSION 1
+#define TSCOPE__PROFILE_ROOT 0xFFFFu /* edge source of tasks without a parent */
+
+struct tscope__ptype {
+    char *name;
+    uint32_t id;
+    uint64_t created, calls, yields, cancelled, unfinished;
+    tscope_stats_t excl, incl;
+    uint32_t threads;
+};
+
+struct tscope__pcounter {
+    char *name;
+    uint32_t id;
+    tscope_counter_stats_t stats;
+};
+
+struct tscope__pevent {
+    char *name;
+    uint32_t id;
+    uint64_t count, last_payload;
+};
+
+struct tscope__pedge {
+    uint32_t from, to; /* type ids; from may be TSCOPE__PROFILE_ROOT */
+    uint64_t count;
+};
+
+struct tscope__pnode {
+    uint32_t parent; /* node index; UINT32_MAX for the root (node 0) */
+    uint32_t type;
+    uint64_t calls;
+    double excl, incl;
+};
+
+struct tscope__pthread {
+    char *name;
+    uint64_t events, dropped, waits;
+};
+
+struct tscope__punfinished {
+    uint64_t id;
+    uint32_t type, thread;
+    double begin;
+};
+
+struct tscope__profile {
+    char *program;
+    char *clock;
+    char *mode;
+    char *full_policy;
+    int rank, nranks;
+    tscope_totals_t totals;
+    uint64_t deps_cut_off;
+    struct tscope__ptype *types;
+    uint32_t ntypes;
+    struct tscope__pcounter *counters;
+    uint32_t ncounters;
+    struct tscope__pevent *events;
+    uint32_t nevents;
+    struct tscope__pedge *edges;
+    uint32_t nedges;
+    struct tscope__pnode *nodes;
+    uint32_t nnodes;
+    struct tscope__pthread *threads;
+    uint32_t nthreads;
+    struct tscope__punfinished *unfinished; /* up to TSCOPE__UNFINISHED_LIST */
+    uint32_t nunfinished;
+};
+
+#define TSCOPE__UNFINISHED_LIST 20
+
+/* Copies the current state of the global store (lock taken inside).
+ * Returns NULL on memory exhaustion.  Free with tscope__profile_free. */
+struct tscope__profile *tscope__profile_snapshot(void);
+void tscope__profile_free(struct tscope__profile *p);
+
+/* Name of a type id in p ("<root>" for TSCOPE__PROFILE_ROOT, "(untyped)" for
+ * 0, "type-N" if unknown). */
+const char *tscope__profile_type_name(const struct tscope__profile *p, uint32_t id, char *buf,
+                                      unsigned len);
+
+#endif

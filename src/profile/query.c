@@ -1,0 +1,300 @@
+/* query.c - the introspection API of taskscope.h.
+ *
+ * Every query takes the store lock, copies what it needs and releases it, so
+ * callers get consistent copies from any thread, while the program runs and
+ * after finalize.  Derived metrics over the instance graph (a task's subtree,
+ * its children) are computed on demand; the parent -> children index they
+ * need is rebuilt only when the instance graph grew since the last query.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "core/core.h"
+#include "core/names.h"
+#include "query.h"
+#include "store.h"
+
+/* Parent -> children index over the instance graph (CSR), owned here. */
+static struct {
+    struct tscope__store *store;
+    uint64_t ninst;
+    uint32_t *start; /* children of instance i: list[start[i] .. start[i+1]) */
+    uint32_t *list;
+} kids;
+
+void tscope__query_reset(void)
+{
+    free(kids.start);
+    free(kids.list);
+    memset(&kids, 0, sizeof kids);
+}
+
+static int kids_build(struct tscope__store *s)
+{
+    if (kids.store == s && kids.ninst == s->ninst && kids.start)
+        return 0;
+    tscope__query_reset();
+    uint64_t n = s->ninst;
+    kids.start = calloc(n + 2, sizeof *kids.start);
+    kids.list = malloc((n ? n : 1) * sizeof *kids.list);
+    uint32_t *parent = malloc((n ? n : 1) * sizeof *parent);
+    if (!kids.start || !kids.list || !parent) {
+        free(parent);
+        tscope__query_reset();
+        return TSCOPE_ENOMEM;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t p;
+        parent[i] = s->inst[i].parent && tscope__u64map_get(&s->inst_map, s->inst[i].parent, &p)
+                        ? p
+                        : TSCOPE__NONE;
+        if (parent[i] != TSCOPE__NONE)
+            kids.start[parent[i] + 2]++;
+    }
+    for (uint64_t i = 2; i < n + 2; i++)
+        kids.start[i] += kids.start[i - 1];
+    for (uint64_t i = 0; i < n; i++)
+        if (parent[i] != TSCOPE__NONE)
+            kids.list[kids.start[parent[i] + 1]++] = (uint32_t)i;
+    free(parent);
+    kids.store = s;
+    kids.ninst = n;
+    return 0;
+}
+
+static struct tscope__store *locked_store(void)
+{
+    struct tscope__store *s = tscope__g.store;
+    if (s)
+        pthread_mutex_lock(&s->lock);
+    return s;
+}
+
+void tscope__fill_type_stats(struct tscope__store *s, uint32_t type, tscope_type_stats_t *out)
+{
+    memset(out, 0, sizeof *out);
+    out->type = type;
+    if (type >= s->ntypes)
+        return;
+    const struct tscope__type_acc *ta = &s->types[type];
+    double f = tscope__clock_ns_per_tick();
+    out->created = ta->created;
+    out->calls = ta->calls;
+    out->yields = ta->yields;
+    out->cancelled = ta->cancelled;
+    out->unfinished = ta->unfinished;
+    out->excl_ns = tscope__acc_stats(&ta->excl, f);
+    out->incl_ns = tscope__acc_stats(&ta->incl, f);
+    out->threads = ta->threads;
+}
+
+int tscope_query_type(tscope_type_t type, tscope_type_stats_t *out)
+{
+    if (!out)
+        return TSCOPE_EINVAL;
+    if (type > tscope__names_count(&tscope__types))
+        return TSCOPE_ENOENT;
+    struct tscope__store *s = locked_store();
+    if (!s)
+        return TSCOPE_ESTATE;
+    tscope__fill_type_stats(s, type, out);
+    pthread_mutex_unlock(&s->lock);
+    return 0;
+}
+
+int tscope_query_types(tscope_type_stats_t *out, size_t cap, size_t *count)
+{
+    if ((!out && cap) || !count)
+        return TSCOPE_EINVAL;
+    uint32_t n = tscope__names_count(&tscope__types);
+    struct tscope__store *s = locked_store();
+    if (!s)
+        return TSCOPE_ESTATE;
+    for (uint32_t i = 0; i < n && i < cap; i++)
+        tscope__fill_type_stats(s, i + 1, &out[i]);
+    pthread_mutex_unlock(&s->lock);
+    *count = n;
+    return 0;
+}
+
+int tscope_type_name(tscope_type_t type, char *buf, size_t len)
+{
+    return tscope__names_get(&tscope__types, type, buf, len);
+}
+
+int tscope_counter_name(tscope_counter_t counter, char *buf, size_t len)
+{
+    return tscope__names_get(&tscope__counters, counter, buf, len);
+}
+
+static void info_from_instance(const struct tscope__instance *in, tscope_task_info_t *out)
+{
+    out->id = in->id;
+    out->parent = in->parent;
+    out->type = in->type;
+    out->flags = in->flags;
+    out->depth = in->depth;
+    out->priority = in->prio;
+    out->state = in->state;
+    out->thread = in->thread;
+    out->yields = in->yields;
+    out->begin_ns = tscope__clock_ns(in->begin_ts);
+    out->end_ns = tscope__clock_ns(in->end_ts);
+    out->excl_ns = tscope__clock_ns(in->excl);
+    out->incl_ns = tscope__clock_ns(in->incl);
+}
+
+int tscope_query_task(uint64_t id, tscope_task_info_t *out)
+{
+    if (!out || !id)
+        return TSCOPE_EINVAL;
+    struct tscope__store *s = locked_store();
+    if (!s)
+        return TSCOPE_ESTATE;
+    int rc = 0;
+    uint32_t slot = tscope__task_find(s, id);
+    uint32_t idx;
+    memset(out, 0, sizeof *out);
+    if (slot != TSCOPE__NONE && !(s->tasks[slot].bits & TSCOPE__T_FINALIZED) &&
+        (s->tasks[slot].bits & (TSCOPE__T_CREATED | TSCOPE__T_BEGUN))) {
+        const struct tscope__task *t = &s->tasks[slot];
+        struct tscope__instance in = {
+            .id = t->id,
+            .parent = t->parent_id,
+            .begin_ts = t->begin_ts ? t->begin_ts - s->origin : 0,
+            .excl = t->excl,
+            .incl = t->incl,
+            .thread = t->thread,
+            .yields = t->yields,
+            .type = t->type,
+            .prio = t->prio,
+            .depth = t->depth,
+            .flags = t->flags,
+            .state = TSCOPE_TASK_LIVE,
+        };
+        info_from_instance(&in, out);
+    } else if (tscope__u64map_get(&s->inst_map, id, &idx)) {
+        info_from_instance(&s->inst[idx], out);
+    } else {
+        rc = TSCOPE_ENOENT;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+int tscope_query_subtree(uint64_t id, tscope_subtree_t *out)
+{
+    if (!out || !id)
+        return TSCOPE_EINVAL;
+    struct tscope__store *s = locked_store();
+    if (!s)
+        return TSCOPE_ESTATE;
+    uint32_t root;
+    int rc = 0;
+    memset(out, 0, sizeof *out);
+    if (!tscope__u64map_get(&s->inst_map, id, &root)) {
+        rc = TSCOPE_ENOENT;
+    } else if ((rc = kids_build(s)) == 0) {
+        /* Depth-first over the children index with an explicit stack. */
+        uint32_t *stack = malloc((s->ninst + 1) * sizeof *stack);
+        if (!stack) {
+            rc = TSCOPE_ENOMEM;
+        } else {
+            uint64_t sp = 0, ticks = 0;
+            stack[sp++] = root;
+            /* Each instance has one parent, so the walk visits each at most
+             * once unless ids form a cycle (bad input): the bound stops it. */
+            while (sp && out->tasks <= s->ninst) {
+                uint32_t i = stack[--sp];
+                out->tasks++;
+                ticks += s->inst[i].excl;
+                for (uint32_t k = kids.start[i]; k < kids.start[i + 1] && sp <= s->ninst; k++)
+                    stack[sp++] = kids.list[k];
+            }
+            free(stack);
+            out->time_ns = tscope__clock_ns(ticks);
+            const struct tscope__config *c = &s->cfg;
+            out->complete = s->cut_off == 0 && c->filter_ntypes == 0 && c->filter_flags == 0 &&
+                            c->filter_depth_min == 0 && c->filter_depth_max == 0xFFFF &&
+                            c->instance_sample >= 1.0;
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+int tscope_query_children(uint64_t id, tscope_stats_t *out)
+{
+    if (!out || !id)
+        return TSCOPE_EINVAL;
+    struct tscope__store *s = locked_store();
+    if (!s)
+        return TSCOPE_ESTATE;
+    uint32_t idx;
+    int rc = 0;
+    memset(out, 0, sizeof *out);
+    if (!tscope__u64map_get(&s->inst_map, id, &idx)) {
+        rc = TSCOPE_ENOENT;
+    } else if ((rc = kids_build(s)) == 0) {
+        struct tscope__acc acc = {0};
+        for (uint32_t k = kids.start[idx]; k < kids.start[idx + 1]; k++)
+            if (s->inst[kids.list[k]].state == TSCOPE_TASK_DONE)
+                tscope__acc_add(&acc, s->inst[kids.list[k]].incl);
+        *out = tscope__acc_stats(&acc, tscope__clock_ns_per_tick());
+    }
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+int tscope_query_counter(tscope_counter_t counter, tscope_counter_stats_t *out)
+{
+    if (!out)
+        return TSCOPE_EINVAL;
+    if (counter == 0 || counter > tscope__names_count(&tscope__counters))
+        return TSCOPE_ENOENT;
+    struct tscope__store *s = locked_store();
+    if (!s)
+        return TSCOPE_ESTATE;
+    memset(out, 0, sizeof *out);
+    if (counter < s->ncounters)
+        *out = tscope__welford_stats(&s->counters[counter]);
+    pthread_mutex_unlock(&s->lock);
+    return 0;
+}
+
+void tscope__fill_totals(struct tscope__store *s, tscope_totals_t *out)
+{
+    memset(out, 0, sizeof *out);
+    uint32_t n = atomic_load_explicit(&tscope__g.nthreads, memory_order_acquire);
+    for (uint32_t i = 0; i < n; i++) {
+        out->events_dropped += atomic_load(&tscope__g.threads[i]->dropped);
+        out->ring_waits += atomic_load(&tscope__g.threads[i]->waits);
+    }
+    out->events = s->events;
+    out->tasks_created = s->created;
+    out->tasks_completed = s->completed;
+    out->tasks_cancelled = s->cancelled;
+    out->tasks_unfinished = s->unfinished;
+    out->tasks_live = s->completed_run ? s->never_ran : s->live;
+    out->instances = s->ninst;
+    out->instances_cut_off = s->cut_off;
+    out->dependencies = s->dependencies;
+    out->anomalies = s->anomalies;
+    out->threads = n;
+    out->types = tscope__names_count(&tscope__types);
+    uint64_t end = tscope__g.end_ticks ? tscope__g.end_ticks : tscope__clock_now();
+    out->elapsed_ns = tscope__clock_ns(end - s->origin);
+}
+
+int tscope_query_totals(tscope_totals_t *out)
+{
+    if (!out)
+        return TSCOPE_EINVAL;
+    struct tscope__store *s = locked_store();
+    if (!s)
+        return TSCOPE_ESTATE;
+    tscope__fill_totals(s, out);
+    pthread_mutex_unlock(&s->lock);
+    return 0;
+}

@@ -1,0 +1,420 @@
+/* replay.c - the task state machine: replays task events per thread.
+ *
+ * Each thread has a replay stack of running segments (a segment is one stay
+ * of a task on a thread: begin/resume .. yield/end).  Time on a thread goes
+ * to the exclusive time of the top segment; a segment's length goes to its
+ * task's inclusive time.  So a task nested inside another on the same thread
+ * is subtracted from the outer task's exclusive time, a yielded task stops
+ * accumulating, and a task resumed on another thread continues there.
+ *
+ * Because sums commute, segments may be closed in any cross-thread order;
+ * the decisions that need the complete history (is the task finished?  who
+ * is its parent?) are taken in settle.c, one round later.
+ *
+ * Task slots live in one growing array (indexes are stable, pointers are
+ * not: re-fetch after anything that may allocate); free slots are chained
+ * through next_wait.  Lock held for everything here.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "store.h"
+#include "taskscope/taskscope.h"
+
+uint32_t tscope__task_find(struct tscope__store *s, uint64_t id)
+{
+    uint32_t slot;
+    return tscope__u64map_get(&s->task_map, id, &slot) ? slot : TSCOPE__NONE;
+}
+
+static uint32_t task_alloc(struct tscope__store *s, uint64_t id)
+{
+    if (s->free_head == TSCOPE__NONE) {
+        uint32_t ncap = s->ntasks_cap ? s->ntasks_cap * 2 : 1024;
+        struct tscope__task *t = realloc(s->tasks, (size_t)ncap * sizeof *t);
+        if (!t)
+            return TSCOPE__NONE;
+        s->tasks = t;
+        for (uint32_t i = ncap; i-- > s->ntasks_cap;) {
+            t[i].bits = TSCOPE__T_FREE;
+            t[i].next_wait = s->free_head;
+            s->free_head = i;
+        }
+        s->ntasks_cap = ncap;
+    }
+    if (tscope__u64map_put(&s->task_map, id, s->free_head))
+        return TSCOPE__NONE;
+    uint32_t slot = s->free_head;
+    struct tscope__task *t = &s->tasks[slot];
+    s->free_head = t->next_wait;
+    memset(t, 0, sizeof *t);
+    t->id = id;
+    t->parent_slot = TSCOPE__NONE;
+    t->waiters = TSCOPE__NONE;
+    t->next_wait = TSCOPE__NONE;
+    t->node = TSCOPE__NONE;
+    t->seen_round = UINT64_MAX;
+    s->live++;
+    return slot;
+}
+
+void tscope__task_free(struct tscope__store *s, uint32_t slot)
+{
+    struct tscope__task *t = &s->tasks[slot];
+    uint32_t mapped;
+    if (tscope__u64map_get(&s->task_map, t->id, &mapped) && mapped == slot)
+        tscope__u64map_del(&s->task_map, t->id);
+    t->bits |= TSCOPE__T_FREE;
+    t->next_wait = s->free_head;
+    s->free_head = slot;
+    s->live--;
+}
+
+/* The slot for id, adding a fresh one if unknown.  A slot that already saw
+ * the event bit `again` (CREATED for a create, BEGUN for a begin) and whose
+ * task ended is detached first, so that a reused id starts a new task; an
+ * ended slot without that bit is the same task seen out of order.  Returns
+ * TSCOPE__NONE only on memory exhaustion (the caller counts an anomaly). */
+static uint32_t task_get(struct tscope__store *s, uint64_t id, unsigned again)
+{
+    uint32_t slot = tscope__task_find(s, id);
+    if (slot != TSCOPE__NONE && (s->tasks[slot].bits & again) &&
+        (s->tasks[slot].bits & (TSCOPE__T_ENDED | TSCOPE__T_CANCELLED))) {
+        tscope__u64map_del(&s->task_map, id); /* it stays on the terminal list */
+        slot = TSCOPE__NONE;
+    }
+    if (slot == TSCOPE__NONE)
+        slot = task_alloc(s, id);
+    return slot;
+}
+
+int tscope__store_grow_types(struct tscope__store *s, uint32_t type)
+{
+    if (type < s->ntypes)
+        return 0;
+    uint32_t n = type + 1 > s->ntypes * 2 ? type + 1 : s->ntypes * 2;
+    struct tscope__type_acc *t = realloc(s->types, (size_t)n * sizeof *t);
+    if (!t)
+        return TSCOPE_ENOMEM;
+    memset(t + s->ntypes, 0, (size_t)(n - s->ntypes) * sizeof *t);
+    s->types = t;
+    s->ntypes = n;
+    return 0;
+}
+
+void tscope__type_saw_thread(struct tscope__store *s, uint32_t type, uint32_t thread)
+{
+    if (tscope__store_grow_types(s, type))
+        return;
+    struct tscope__type_acc *ta = &s->types[type];
+    uint32_t byte = thread / 8;
+    if (byte >= ta->seen_bytes) {
+        uint32_t n = byte + 8;
+        uint8_t *b = realloc(ta->seen, n);
+        if (!b)
+            return;
+        memset(b + ta->seen_bytes, 0, n - ta->seen_bytes);
+        ta->seen = b;
+        ta->seen_bytes = n;
+    }
+    uint8_t bit = (uint8_t)(1u << (thread % 8));
+    if (!(ta->seen[byte] & bit)) {
+        ta->seen[byte] |= bit;
+        ta->threads++;
+    }
+}
+
+static struct tscope__tstack *stack_of(struct tscope__store *s, uint32_t thread)
+{
+    if (thread >= s->nstacks) {
+        uint32_t n = thread + 16;
+        struct tscope__tstack *st = realloc(s->stacks, (size_t)n * sizeof *st);
+        if (!st)
+            return NULL;
+        memset(st + s->nstacks, 0, (size_t)(n - s->nstacks) * sizeof *st);
+        s->stacks = st;
+        s->nstacks = n;
+    }
+    return &s->stacks[thread];
+}
+
+static int stack_push(struct tscope__store *s, struct tscope__tstack *st, uint32_t slot,
+                      uint64_t ts)
+{
+    if (st->n == st->cap) {
+        uint32_t n = st->cap ? st->cap * 2 : 16;
+        struct tscope__segment *g = realloc(st->seg, (size_t)n * sizeof *g);
+        if (!g)
+            return TSCOPE_ENOMEM;
+        st->seg = g;
+        st->cap = n;
+    }
+    if (st->n) {
+        struct tscope__segment *top = &st->seg[st->n - 1];
+        top->excl_acc += ts - top->excl_since;
+    }
+    st->seg[st->n++] = (struct tscope__segment){slot, ts, ts, 0};
+    s->tasks[slot].open++;
+    return 0;
+}
+
+/* Index of slot's segment on the stack (searching from the top), or -1. */
+static int stack_find(const struct tscope__tstack *st, uint32_t slot)
+{
+    for (uint32_t i = st->n; i-- > 0;)
+        if (st->seg[i].slot == slot)
+            return (int)i;
+    return -1;
+}
+
+/* Closes segment i at ts: its times go to the task; the new top (if the
+ * closed one was the top) starts accumulating exclusive time again. */
+static void stack_close(struct tscope__store *s, struct tscope__tstack *st, uint32_t i,
+                        uint64_t ts)
+{
+    struct tscope__segment g = st->seg[i];
+    int was_top = i == st->n - 1;
+    if (was_top)
+        g.excl_acc += ts - g.excl_since;
+    struct tscope__task *t = &s->tasks[g.slot];
+    t->excl += g.excl_acc;
+    t->incl += ts - g.start;
+    t->open--;
+    memmove(&st->seg[i], &st->seg[i + 1], (st->n - i - 1) * sizeof g);
+    st->n--;
+    if (was_top && st->n)
+        st->seg[st->n - 1].excl_since = ts;
+    else if (!was_top)
+        s->anomalies++; /* closed below the top: improper nesting */
+}
+
+void tscope__stack_close_all(struct tscope__store *s, uint64_t end)
+{
+    for (uint32_t th = 0; th < s->nstacks; th++) {
+        struct tscope__tstack *st = &s->stacks[th];
+        while (st->n) {
+            uint32_t slot = st->seg[st->n - 1].slot;
+            stack_close(s, st, st->n - 1, end);
+            s->tasks[slot].bits |= TSCOPE__T_UNFINISHED;
+            if (!s->tasks[slot].end_ts)
+                s->tasks[slot].end_ts = end;
+        }
+    }
+}
+
+/* Sets the parent of an unresolved task, taking a reference on the parent's
+ * slot (created provisionally if the parent was never seen). */
+static void set_parent(struct tscope__store *s, uint32_t slot, uint64_t parent_id)
+{
+    struct tscope__task *t = &s->tasks[slot];
+    if (t->parent_slot != TSCOPE__NONE)
+        tscope__settle_release_parent(s, slot);
+    t = &s->tasks[slot];
+    t->parent_id = parent_id;
+    if (parent_id == 0)
+        return;
+    uint32_t p = tscope__task_find(s, parent_id);
+    if (p == TSCOPE__NONE)
+        p = task_alloc(s, parent_id);
+    if (p == TSCOPE__NONE) {
+        s->anomalies++;
+        s->tasks[slot].parent_id = 0;
+        return;
+    }
+    s->tasks[p].refs++;
+    s->tasks[slot].parent_slot = p;
+}
+
+static void on_create(struct tscope__store *s, const struct tscope__rec *r)
+{
+    uint32_t slot = task_get(s, r->id, TSCOPE__T_CREATED);
+    if (slot == TSCOPE__NONE) {
+        s->anomalies++;
+        return;
+    }
+    struct tscope__task *t = &s->tasks[slot];
+    s->created++;
+    if (t->bits & (TSCOPE__T_CREATED | TSCOPE__T_RESOLVED)) {
+        /* created twice, or the create came more than a round after the
+         * begin: keep what was decided */
+        s->anomalies++;
+        return;
+    }
+    t->bits |= TSCOPE__T_CREATED;
+    t->create_ts = r->ts;
+    t->type = r->type ? r->type : t->type;
+    t->flags = r->flags;
+    t->depth = r->depth;
+    t->prio = r->prio;
+    if (!tscope__store_grow_types(s, t->type))
+        s->types[t->type].created++;
+    set_parent(s, slot, r->arg);
+    tscope__settle_try_resolve(s, slot);
+}
+
+static void list_push(uint32_t **list, uint32_t *n, uint32_t *cap, uint32_t v)
+{
+    if (*n == *cap) {
+        uint32_t nc = *cap ? *cap * 2 : 256;
+        uint32_t *l = realloc(*list, (size_t)nc * sizeof *l);
+        if (!l)
+            return; /* the task is then settled at finalize */
+        *list = l;
+        *cap = nc;
+    }
+    (*list)[(*n)++] = v;
+}
+
+void tscope__settle_check_terminal(struct tscope__store *s, uint32_t slot)
+{
+    struct tscope__task *t = &s->tasks[slot];
+    if (!(t->bits & (TSCOPE__T_ENDED | TSCOPE__T_CANCELLED)) || t->open ||
+        t->yields != t->resumes || (t->bits & TSCOPE__T_TERMINAL))
+        return;
+    t->bits |= TSCOPE__T_TERMINAL;
+    t->terminal_round = s->round;
+    list_push(&s->terminal_list, &s->n_terminal, &s->cap_terminal, slot);
+}
+
+static void on_begin(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r)
+{
+    struct tscope__tstack *st = stack_of(s, thread);
+    uint32_t slot = task_get(s, r->id, TSCOPE__T_BEGUN);
+    if (!st || slot == TSCOPE__NONE) {
+        s->anomalies++;
+        return;
+    }
+    struct tscope__task *t = &s->tasks[slot];
+    if (t->bits & TSCOPE__T_BEGUN) {
+        s->anomalies++; /* begun twice: a resume was meant */
+        return;
+    }
+    t->bits |= TSCOPE__T_BEGUN;
+    if (!t->type)
+        t->type = r->type;
+    t->begin_ts = r->ts;
+    t->thread = thread;
+    t->seen_round = s->round;
+    if (!(t->bits & TSCOPE__T_CREATED)) {
+        /* Implicitly created unless a create turns up within a round: the
+         * parent is the task running on this thread. */
+        uint64_t nest = st->n ? s->tasks[st->seg[st->n - 1].slot].id : 0;
+        set_parent(s, slot, nest);
+        list_push(&s->implicit_list, &s->n_implicit, &s->cap_implicit, slot);
+    }
+    if (stack_push(s, st, slot, r->ts)) {
+        s->anomalies++;
+        return;
+    }
+    if (s->tasks[slot].type)
+        tscope__type_saw_thread(s, s->tasks[slot].type, thread);
+}
+
+static void on_resume(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r)
+{
+    struct tscope__tstack *st = stack_of(s, thread);
+    uint32_t slot = task_get(s, r->id, 0);
+    if (!st || slot == TSCOPE__NONE || stack_push(s, st, slot, r->ts)) {
+        s->anomalies++;
+        return;
+    }
+    struct tscope__task *t = &s->tasks[slot];
+    t->resumes++;
+    if (t->type)
+        tscope__type_saw_thread(s, t->type, thread);
+    tscope__settle_check_terminal(s, slot);
+}
+
+/* Closes the task's segment on this thread; returns 0, or -1 (anomaly) if
+ * the task is not running here. */
+static int close_here(struct tscope__store *s, uint32_t thread, uint32_t slot, uint64_t ts)
+{
+    if (slot == TSCOPE__NONE || thread >= s->nstacks)
+        return -1;
+    struct tscope__tstack *st = &s->stacks[thread];
+    int i = stack_find(st, slot);
+    if (i < 0)
+        return -1;
+    stack_close(s, st, (uint32_t)i, ts);
+    return 0;
+}
+
+static void on_end(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r)
+{
+    uint32_t slot = tscope__task_find(s, r->id);
+    if (close_here(s, thread, slot, r->ts)) {
+        s->anomalies++;
+        if (slot == TSCOPE__NONE)
+            return;
+    }
+    struct tscope__task *t = &s->tasks[slot];
+    t->bits |= TSCOPE__T_ENDED;
+    t->end_ts = r->ts;
+    tscope__settle_check_terminal(s, slot);
+}
+
+static void on_yield(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r)
+{
+    uint32_t slot = tscope__task_find(s, r->id);
+    if (close_here(s, thread, slot, r->ts)) {
+        s->anomalies++;
+        return;
+    }
+    s->tasks[slot].yields++;
+    tscope__settle_check_terminal(s, slot);
+}
+
+static void on_cancel(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r)
+{
+    uint32_t slot = task_get(s, r->id, 0);
+    if (slot == TSCOPE__NONE) {
+        s->anomalies++;
+        return;
+    }
+    close_here(s, thread, slot, r->ts); /* running here: cancelling ends it */
+    struct tscope__task *t = &s->tasks[slot];
+    t->bits |= TSCOPE__T_CANCELLED;
+    if (!t->end_ts)
+        t->end_ts = r->ts;
+    tscope__settle_check_terminal(s, slot);
+}
+
+static void on_queued(struct tscope__store *s, const struct tscope__rec *r)
+{
+    uint32_t slot = task_get(s, r->id, 0);
+    if (slot == TSCOPE__NONE) {
+        s->anomalies++;
+        return;
+    }
+    if (!s->tasks[slot].queued_ts)
+        s->tasks[slot].queued_ts = r->ts;
+}
+
+void tscope__replay_apply(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r)
+{
+    switch (r->kind) {
+    case TSCOPE__REC_CREATE:
+        on_create(s, r);
+        break;
+    case TSCOPE__REC_QUEUED:
+        on_queued(s, r);
+        break;
+    case TSCOPE__REC_BEGIN:
+        on_begin(s, thread, r);
+        break;
+    case TSCOPE__REC_END:
+        on_end(s, thread, r);
+        break;
+    case TSCOPE__REC_YIELD:
+        on_yield(s, thread, r);
+        break;
+    case TSCOPE__REC_RESUME:
+        on_resume(s, thread, r);
+        break;
+    case TSCOPE__REC_CANCEL:
+        on_cancel(s, thread, r);
+        break;
+    default:
+        s->anomalies++;
+    }
+}

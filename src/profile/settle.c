@@ -1,0 +1,341 @@
+/* settle.c - decisions that wait for a task's complete history.
+ *
+ * Resolution: a task's parent is known once its create was applied, or -
+ * for a task that only ever had a begin - once a full round has passed
+ * without a create (then the task it was begun inside is its parent).  A
+ * resolved task gets its node in the path-level tree (parent's node + own
+ * type) and counts one edge in the type-level graph.  A task whose parent is
+ * not resolved yet waits in the parent's waiter list.
+ *
+ * Finalization: a task that ended (or was cancelled) with all its segments
+ * closed is added to the statistics one round later, when every event of it
+ * that any thread published earlier has been applied; it then enters the
+ * instance graph if the filters, the sampling fraction and the cap allow.
+ *
+ * A slot is freed when it is finalized and no unresolved child points to it.
+ * Lock held for everything here.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/names.h"
+#include "store.h"
+
+static uint32_t node_child(struct tscope__store *s, uint32_t parent, uint16_t type)
+{
+    uint64_t key = ((uint64_t)parent << 16 | type) + 1;
+    uint32_t idx;
+    if (tscope__u64map_get(&s->node_map, key, &idx))
+        return idx;
+    if (s->nnodes == s->cap_nodes) {
+        uint32_t n = s->cap_nodes * 2;
+        struct tscope__node *nn = realloc(s->nodes, (size_t)n * sizeof *nn);
+        if (!nn)
+            return 0; /* out of memory: account to the root */
+        s->nodes = nn;
+        s->cap_nodes = n;
+    }
+    idx = s->nnodes;
+    if (tscope__u64map_put(&s->node_map, key, idx))
+        return 0;
+    s->nodes[s->nnodes++] = (struct tscope__node){parent, type, 0, 0, 0};
+    return idx;
+}
+
+static void edge_count(struct tscope__store *s, uint16_t from, uint16_t to)
+{
+    uint64_t key = ((uint64_t)from << 16 | to) + 1;
+    uint32_t idx;
+    if (!tscope__u64map_get(&s->edge_map, key, &idx)) {
+        if (s->nedges == s->cap_edges) {
+            uint32_t n = s->cap_edges ? s->cap_edges * 2 : 64;
+            struct tscope__edge *e = realloc(s->edges, (size_t)n * sizeof *e);
+            if (!e)
+                return;
+            s->edges = e;
+            s->cap_edges = n;
+        }
+        idx = s->nedges;
+        if (tscope__u64map_put(&s->edge_map, key, idx))
+            return;
+        s->edges[s->nedges++] = (struct tscope__edge){from, to, 0};
+    }
+    s->edges[idx].count++;
+}
+
+void tscope__settle_release_parent(struct tscope__store *s, uint32_t slot)
+{
+    uint32_t p = s->tasks[slot].parent_slot;
+    s->tasks[slot].parent_slot = TSCOPE__NONE;
+    if (p == TSCOPE__NONE)
+        return;
+    struct tscope__task *pt = &s->tasks[p];
+    pt->refs--;
+    if ((pt->bits & TSCOPE__T_FINALIZED) && pt->refs == 0)
+        tscope__task_free(s, p);
+}
+
+/* Gives a task whose parent is resolved (or absent) its node and edge. */
+static void attach(struct tscope__store *s, uint32_t slot)
+{
+    struct tscope__task *t = &s->tasks[slot];
+    uint32_t pnode = 0;
+    uint16_t ptype = TSCOPE__ROOT_TYPE;
+    if (t->parent_slot != TSCOPE__NONE) {
+        const struct tscope__task *p = &s->tasks[t->parent_slot];
+        pnode = p->node;
+        if (pnode != 0)
+            ptype = p->type;
+    }
+    uint16_t type = t->type;
+    uint32_t node = node_child(s, pnode, type);
+    edge_count(s, ptype, type);
+    t = &s->tasks[slot];
+    t->node = node;
+    t->bits |= TSCOPE__T_RESOLVED;
+    tscope__settle_release_parent(s, slot);
+}
+
+/* Attaches every task waiting (transitively) for `slot`, which is resolved.
+ * A worklist instead of recursion; the list link reuses next_wait. */
+static void resolve_waiters(struct tscope__store *s, uint32_t slot)
+{
+    s->tasks[slot].next_wait = TSCOPE__NONE;
+    uint32_t work = slot;
+    while (work != TSCOPE__NONE) {
+        struct tscope__task *w = &s->tasks[work];
+        uint32_t child = w->waiters;
+        uint32_t next_work = w->next_wait;
+        w->waiters = TSCOPE__NONE;
+        while (child != TSCOPE__NONE) {
+            uint32_t sibling = s->tasks[child].next_wait;
+            s->tasks[child].bits &= (uint16_t)~TSCOPE__T_WAITING;
+            attach(s, child);
+            s->tasks[child].next_wait = next_work;
+            next_work = child;
+            child = sibling;
+        }
+        work = next_work;
+    }
+}
+
+void tscope__settle_try_resolve(struct tscope__store *s, uint32_t slot)
+{
+    struct tscope__task *t = &s->tasks[slot];
+    if ((t->bits & (TSCOPE__T_RESOLVED | TSCOPE__T_WAITING)) ||
+        !(t->bits & (TSCOPE__T_CREATED | TSCOPE__T_IMPLICIT)))
+        return;
+    uint32_t p = t->parent_slot;
+    if (p != TSCOPE__NONE && !(s->tasks[p].bits & TSCOPE__T_RESOLVED)) {
+        t->bits |= TSCOPE__T_WAITING;
+        t->next_wait = s->tasks[p].waiters;
+        s->tasks[p].waiters = slot;
+        return;
+    }
+    attach(s, slot);
+    resolve_waiters(s, slot);
+}
+
+/* Verdict of the instance filters for a task (type, flags, depth, sample). */
+static int instance_wanted(struct tscope__store *s, const struct tscope__task *t)
+{
+    const struct tscope__config *c = &s->cfg;
+    if (c->filter_ntypes) {
+        struct tscope__type_acc *ta = &s->types[t->type];
+        if (ta->filter == 0) {
+            char name[TSCOPE__NAME_MAX + 1];
+            ta->filter = -1;
+            if (tscope__names_get(&tscope__types, t->type, name, sizeof name) == 0)
+                for (int i = 0; i < c->filter_ntypes; i++)
+                    if (strcmp(name, c->filter_types[i]) == 0)
+                        ta->filter = 1;
+        }
+        if (ta->filter < 0)
+            return 0;
+    }
+    if (c->filter_flags && !(t->flags & c->filter_flags))
+        return 0;
+    if (t->depth < c->filter_depth_min || t->depth > c->filter_depth_max)
+        return 0;
+    if (c->instance_sample < 1.0) {
+        double u = (double)(tscope__mix64(t->id) >> 11) * (1.0 / 9007199254740992.0);
+        if (u >= c->instance_sample)
+            return 0;
+    }
+    return 1;
+}
+
+static void record_instance(struct tscope__store *s, const struct tscope__task *t, int state)
+{
+    if (!instance_wanted(s, t))
+        return;
+    if (s->ninst >= s->cfg.instance_cap) {
+        s->cut_off++;
+        return;
+    }
+    if (s->ninst == s->cap_inst) {
+        uint64_t n = s->cap_inst ? s->cap_inst * 2 : 1024;
+        if (n > s->cfg.instance_cap)
+            n = s->cfg.instance_cap;
+        struct tscope__instance *in = realloc(s->inst, n * sizeof *in);
+        if (!in) {
+            s->cut_off++;
+            return;
+        }
+        s->inst = in;
+        s->cap_inst = n;
+    }
+    if (tscope__u64map_put(&s->inst_map, t->id, (uint32_t)s->ninst)) {
+        s->cut_off++;
+        return;
+    }
+    uint64_t o = s->origin;
+    struct tscope__instance *in = &s->inst[s->ninst++];
+    *in = (struct tscope__instance){
+        .id = t->id,
+        .parent = t->parent_id,
+        .create_ts = t->create_ts ? t->create_ts - o : 0,
+        .queued_ts = t->queued_ts ? t->queued_ts - o : 0,
+        .begin_ts = t->begin_ts ? t->begin_ts - o : 0,
+        .end_ts = t->end_ts ? t->end_ts - o : 0,
+        .excl = t->excl,
+        .incl = t->incl,
+        .thread = t->thread,
+        .yields = t->yields,
+        .type = t->type,
+        .prio = t->prio,
+        .depth = t->depth,
+        .flags = t->flags,
+        .state = (uint8_t)state,
+    };
+}
+
+/* Adds a settled task to the statistics and releases its slot. */
+static void finalize(struct tscope__store *s, uint32_t slot)
+{
+    struct tscope__task *t = &s->tasks[slot];
+    if (tscope__store_grow_types(s, t->type))
+        return;
+    t = &s->tasks[slot];
+    struct tscope__type_acc *ta = &s->types[t->type];
+    int state;
+    if (t->bits & TSCOPE__T_UNFINISHED || ((t->bits & TSCOPE__T_BEGUN) &&
+                                           !(t->bits & (TSCOPE__T_ENDED | TSCOPE__T_CANCELLED)))) {
+        ta->unfinished++;
+        s->unfinished++;
+        state = TSCOPE_TASK_UNFINISHED;
+    } else if (t->bits & TSCOPE__T_CANCELLED) {
+        ta->cancelled++;
+        s->cancelled++;
+        state = TSCOPE_TASK_CANCELLED;
+    } else if (t->bits & TSCOPE__T_ENDED) {
+        ta->calls++;
+        ta->yields += t->yields;
+        tscope__acc_add(&ta->excl, t->excl);
+        tscope__acc_add(&ta->incl, t->incl);
+        struct tscope__node *n = &s->nodes[t->node == TSCOPE__NONE ? 0 : t->node];
+        n->calls++;
+        n->excl += t->excl;
+        n->incl += t->incl;
+        s->completed++;
+        state = TSCOPE_TASK_DONE;
+    } else {
+        s->never_ran++; /* created, never run (seen at finalize only) */
+        state = TSCOPE_TASK_LIVE;
+    }
+    if (t->bits & TSCOPE__T_BEGUN)
+        tscope__type_saw_thread(s, t->type, t->thread);
+    t = &s->tasks[slot];
+    if (t->bits & (TSCOPE__T_CREATED | TSCOPE__T_BEGUN))
+        record_instance(s, t, state);
+    t = &s->tasks[slot];
+    t->bits |= TSCOPE__T_FINALIZED;
+    uint32_t mapped;
+    if (tscope__u64map_get(&s->task_map, t->id, &mapped) && mapped == slot)
+        tscope__u64map_del(&s->task_map, t->id);
+    if (t->refs == 0)
+        tscope__task_free(s, slot);
+}
+
+void tscope__store_end_round(struct tscope__store *s)
+{
+    uint64_t r = s->round;
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < s->n_implicit; i++) {
+        uint32_t slot = s->implicit_list[i];
+        struct tscope__task *t = &s->tasks[slot];
+        if (t->bits & (TSCOPE__T_FREE | TSCOPE__T_CREATED | TSCOPE__T_RESOLVED |
+                       TSCOPE__T_IMPLICIT))
+            continue;
+        if (t->seen_round < r) {
+            t->bits |= TSCOPE__T_IMPLICIT;
+            tscope__settle_try_resolve(s, slot);
+        } else {
+            s->implicit_list[keep++] = slot;
+        }
+    }
+    s->n_implicit = keep;
+    keep = 0;
+    for (uint32_t i = 0; i < s->n_terminal; i++) {
+        uint32_t slot = s->terminal_list[i];
+        struct tscope__task *t = &s->tasks[slot];
+        if (t->bits & (TSCOPE__T_FREE | TSCOPE__T_FINALIZED))
+            continue;
+        if (t->terminal_round < r && (t->bits & TSCOPE__T_RESOLVED))
+            finalize(s, slot);
+        else
+            s->terminal_list[keep++] = slot;
+    }
+    s->n_terminal = keep;
+    s->round++;
+}
+
+void tscope__store_complete(struct tscope__store *s, uint64_t end)
+{
+    if (s->completed_run)
+        return;
+    s->completed_run = 1;
+    tscope__stack_close_all(s, end);
+    uint32_t cap = s->ntasks_cap;
+    /* Parents that never appeared (only named by a create) become roots. */
+    for (uint32_t i = 0; i < cap; i++) {
+        struct tscope__task *t = &s->tasks[i];
+        if (!(t->bits & (TSCOPE__T_FREE | TSCOPE__T_CREATED | TSCOPE__T_BEGUN |
+                         TSCOPE__T_RESOLVED))) {
+            t->node = 0;
+            t->bits |= TSCOPE__T_RESOLVED;
+            resolve_waiters(s, i);
+        }
+    }
+    for (uint32_t i = 0; i < cap; i++) {
+        struct tscope__task *t = &s->tasks[i];
+        if (t->bits & (TSCOPE__T_FREE | TSCOPE__T_RESOLVED))
+            continue;
+        if (!(t->bits & TSCOPE__T_CREATED))
+            t->bits |= TSCOPE__T_IMPLICIT;
+        tscope__settle_try_resolve(s, i);
+    }
+    /* Whatever still waits sits on a parent cycle (bad input): attach to the root. */
+    for (uint32_t i = 0; i < cap; i++) {
+        struct tscope__task *t = &s->tasks[i];
+        if (t->bits & (TSCOPE__T_FREE | TSCOPE__T_RESOLVED))
+            continue;
+        s->anomalies++;
+        tscope__settle_release_parent(s, i);
+        s->tasks[i].bits &= (uint16_t)~TSCOPE__T_WAITING;
+        attach(s, i);
+    }
+    for (uint32_t i = 0; i < cap; i++) {
+        struct tscope__task *t = &s->tasks[i];
+        if (t->bits & (TSCOPE__T_FREE | TSCOPE__T_FINALIZED))
+            continue;
+        if (t->bits & (TSCOPE__T_CREATED | TSCOPE__T_BEGUN | TSCOPE__T_CANCELLED))
+            finalize(s, i);
+        else if (!(t->bits & TSCOPE__T_FINALIZED)) {
+            t->bits |= TSCOPE__T_FINALIZED; /* provisional parent: nothing to report */
+            if (t->refs == 0)
+                tscope__task_free(s, i);
+        }
+    }
+    s->n_implicit = s->n_terminal = 0;
+}

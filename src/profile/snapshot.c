@@ -1,0 +1,175 @@
+/* snapshot.c - builds a tscope__profile (profile.h) from the global store.
+ *
+ * Names come from the name registries, thread names from the thread registry
+ * (under its lock), everything else from the store under the store lock.
+ * Order is by id (types, counters, events), by creation (nodes, edges), so
+ * output is deterministic for a deterministic program.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "core/core.h"
+#include "core/names.h"
+#include "profile.h"
+#include "query.h"
+#include "store.h"
+
+extern char *program_invocation_short_name;
+
+void tscope__profile_free(struct tscope__profile *p)
+{
+    if (!p)
+        return;
+    for (uint32_t i = 0; i < p->ntypes; i++)
+        free(p->types[i].name);
+    for (uint32_t i = 0; i < p->ncounters; i++)
+        free(p->counters[i].name);
+    for (uint32_t i = 0; i < p->nevents; i++)
+        free(p->events[i].name);
+    for (uint32_t i = 0; i < p->nthreads; i++)
+        free(p->threads[i].name);
+    free(p->types);
+    free(p->counters);
+    free(p->events);
+    free(p->edges);
+    free(p->nodes);
+    free(p->threads);
+    free(p->unfinished);
+    free(p->program);
+    free(p->clock);
+    free(p->mode);
+    free(p->full_policy);
+    free(p);
+}
+
+const char *tscope__profile_type_name(const struct tscope__profile *p, uint32_t id, char *buf,
+                                      unsigned len)
+{
+    if (id == TSCOPE__PROFILE_ROOT)
+        return "<root>";
+    if (id == 0)
+        return "(untyped)";
+    /* types are sorted by id: binary search */
+    uint32_t lo = 0, hi = p->ntypes;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (p->types[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < p->ntypes && p->types[lo].id == id)
+        return p->types[lo].name;
+    snprintf(buf, len, "type-%u", id);
+    return buf;
+}
+
+static char *name_of(struct tscope__names *reg, uint32_t id, const char *fallback)
+{
+    char buf[TSCOPE__NAME_MAX + 1];
+    if (tscope__names_get(reg, id, buf, sizeof buf))
+        snprintf(buf, sizeof buf, "%s-%u", fallback, id);
+    return strdup(buf);
+}
+
+struct tscope__profile *tscope__profile_snapshot(void)
+{
+    struct tscope__store *s = tscope__g.store;
+    struct tscope__profile *p = calloc(1, sizeof *p);
+    if (!s || !p) {
+        free(p);
+        return NULL;
+    }
+    p->program = strdup(program_invocation_short_name);
+    p->clock = strdup(tscope__clock_name());
+    p->mode = strdup(s->cfg.mode == TSCOPE__MODE_NAIVE ? "naive" : "profile");
+    p->full_policy = strdup(s->cfg.full_policy == TSCOPE__FULL_DROP ? "drop" : "wait");
+    p->rank = tscope__g.rank;
+    p->nranks = tscope__g.nranks;
+
+    uint32_t ntypes = tscope__names_count(&tscope__types);
+    uint32_t ncounters = tscope__names_count(&tscope__counters);
+    uint32_t nevents = tscope__names_count(&tscope__events);
+    uint32_t nthreads = atomic_load_explicit(&tscope__g.nthreads, memory_order_acquire);
+
+    pthread_mutex_lock(&s->lock);
+    double f = tscope__clock_ns_per_tick();
+    tscope__fill_totals(s, &p->totals);
+    p->deps_cut_off = s->deps_cut_off;
+    int untyped = s->ntypes > 0 && (s->types[0].created || s->types[0].calls ||
+                                    s->types[0].cancelled || s->types[0].unfinished);
+    p->types = calloc(ntypes + 1, sizeof *p->types);
+    p->counters = calloc(ncounters + 1, sizeof *p->counters);
+    p->events = calloc(nevents + 1, sizeof *p->events);
+    p->nodes = calloc(s->nnodes, sizeof *p->nodes);
+    p->edges = calloc(s->nedges + 1, sizeof *p->edges);
+    p->threads = calloc(nthreads + 1, sizeof *p->threads);
+    p->unfinished = calloc(TSCOPE__UNFINISHED_LIST, sizeof *p->unfinished);
+    int ok = p->types && p->counters && p->events && p->nodes && p->edges && p->threads &&
+             p->unfinished && p->program && p->clock && p->mode && p->full_policy;
+    for (uint32_t id = untyped ? 0 : 1; ok && id <= ntypes; id++) {
+        struct tscope__ptype *t = &p->types[p->ntypes++];
+        tscope_type_stats_t st;
+        tscope__fill_type_stats(s, id, &st);
+        t->name = id ? name_of(&tscope__types, id, "type") : strdup("(untyped)");
+        t->id = id;
+        t->created = st.created;
+        t->calls = st.calls;
+        t->yields = st.yields;
+        t->cancelled = st.cancelled;
+        t->unfinished = st.unfinished;
+        t->excl = st.excl_ns;
+        t->incl = st.incl_ns;
+        t->threads = st.threads;
+    }
+    for (uint32_t id = 1; ok && id <= ncounters; id++) {
+        struct tscope__pcounter *c = &p->counters[p->ncounters++];
+        c->name = name_of(&tscope__counters, id, "counter");
+        c->id = id;
+        if (id < s->ncounters)
+            c->stats = tscope__welford_stats(&s->counters[id]);
+    }
+    for (uint32_t id = 1; ok && id <= nevents; id++) {
+        struct tscope__pevent *e = &p->events[p->nevents++];
+        e->name = name_of(&tscope__events, id, "event");
+        e->id = id;
+        if (id < s->ncustoms) {
+            e->count = s->customs[id].count;
+            e->last_payload = s->customs[id].last_payload;
+        }
+    }
+    for (uint32_t i = 0; ok && i < s->nnodes; i++) {
+        const struct tscope__node *n = &s->nodes[i];
+        p->nodes[i] = (struct tscope__pnode){n->parent, n->type, n->calls, (double)n->excl * f,
+                                             (double)n->incl * f};
+    }
+    p->nnodes = ok ? s->nnodes : 0;
+    for (uint32_t i = 0; ok && i < s->nedges; i++)
+        p->edges[i] = (struct tscope__pedge){s->edges[i].from, s->edges[i].to, s->edges[i].count};
+    p->nedges = ok ? s->nedges : 0;
+    for (uint64_t i = 0; ok && i < s->ninst && p->nunfinished < TSCOPE__UNFINISHED_LIST; i++) {
+        const struct tscope__instance *in = &s->inst[i];
+        if (in->state == TSCOPE_TASK_UNFINISHED)
+            p->unfinished[p->nunfinished++] = (struct tscope__punfinished){
+                in->id, in->type, in->thread, (double)in->begin_ts * f};
+    }
+    for (uint32_t i = 0; ok && i < nthreads; i++) {
+        p->threads[i].events = i < s->nstacks ? s->stacks[i].events : 0;
+        p->threads[i].dropped = atomic_load(&tscope__g.threads[i]->dropped);
+        p->threads[i].waits = atomic_load(&tscope__g.threads[i]->waits);
+    }
+    pthread_mutex_unlock(&s->lock);
+    pthread_mutex_lock(&tscope__g.reg_lock);
+    for (uint32_t i = 0; ok && i < nthreads; i++)
+        p->threads[i].name = strdup(tscope__g.threads[i]->name);
+    pthread_mutex_unlock(&tscope__g.reg_lock);
+    p->nthreads = ok ? nthreads : 0;
+    if (!ok) {
+        tscope__profile_free(p);
+        return NULL;
+    }
+    return p;
+}

@@ -1,0 +1,150 @@
+/* store.c - creation of the profile store and dispatch of records.
+ *
+ * Task events go to the state machine (replay.c); counters, custom events
+ * and dependencies are simple enough to be handled here.  Lock held by the
+ * caller of tscope__store_apply (the consumer, or the naive path).
+ */
+#include "store.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "taskscope/taskscope.h"
+
+struct tscope__store *tscope__store_new(const struct tscope__config *cfg, uint64_t origin)
+{
+    struct tscope__store *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    pthread_mutex_init(&s->lock, NULL);
+    s->cfg = *cfg;
+    s->origin = origin;
+    s->free_head = TSCOPE__NONE;
+    s->round = 1;
+    s->cap_nodes = 64;
+    s->nodes = malloc(s->cap_nodes * sizeof *s->nodes);
+    if (!s->nodes || tscope__u64map_init(&s->task_map, 1024) ||
+        tscope__u64map_init(&s->node_map, 128) || tscope__u64map_init(&s->edge_map, 128) ||
+        tscope__u64map_init(&s->inst_map, 1024) || tscope__store_grow_types(s, 16)) {
+        tscope__store_free(s);
+        return NULL;
+    }
+    s->nodes[0] = (struct tscope__node){TSCOPE__NONE, 0, 0, 0, 0}; /* the root */
+    s->nnodes = 1;
+    return s;
+}
+
+void tscope__store_free(struct tscope__store *s)
+{
+    if (!s)
+        return;
+    for (uint32_t i = 0; i < s->nstacks; i++)
+        free(s->stacks[i].seg);
+    for (uint32_t i = 0; i < s->ntypes; i++)
+        free(s->types[i].seen);
+    free(s->stacks);
+    free(s->types);
+    free(s->counters);
+    free(s->customs);
+    free(s->tasks);
+    free(s->implicit_list);
+    free(s->terminal_list);
+    free(s->nodes);
+    free(s->edges);
+    free(s->inst);
+    free(s->deps);
+    tscope__u64map_free(&s->task_map);
+    tscope__u64map_free(&s->node_map);
+    tscope__u64map_free(&s->edge_map);
+    tscope__u64map_free(&s->inst_map);
+    pthread_mutex_destroy(&s->lock);
+    free(s);
+}
+
+/* Grows an id-indexed array of `elem` bytes to hold index id; 0 or -1. */
+static int grow_indexed(void **arr, uint32_t *n, uint32_t id, size_t elem)
+{
+    if (id < *n)
+        return 0;
+    uint32_t nn = id + 1 > *n * 2 ? id + 1 : *n * 2;
+    char *a = realloc(*arr, (size_t)nn * elem);
+    if (!a)
+        return -1;
+    memset(a + (size_t)*n * elem, 0, (size_t)(nn - *n) * elem);
+    *arr = a;
+    *n = nn;
+    return 0;
+}
+
+static void on_counter(struct tscope__store *s, const struct tscope__rec *r)
+{
+    if (grow_indexed((void **)&s->counters, &s->ncounters, r->type, sizeof *s->counters)) {
+        s->anomalies++;
+        return;
+    }
+    double v;
+    memcpy(&v, &r->arg, sizeof v);
+    tscope__welford_add(&s->counters[r->type], v);
+}
+
+static void on_custom(struct tscope__store *s, const struct tscope__rec *r)
+{
+    if (grow_indexed((void **)&s->customs, &s->ncustoms, r->type, sizeof *s->customs)) {
+        s->anomalies++;
+        return;
+    }
+    s->customs[r->type].count++;
+    s->customs[r->type].last_payload = r->arg;
+}
+
+static void on_dep(struct tscope__store *s, const struct tscope__rec *r,
+                   const struct tscope__rec *ext)
+{
+    s->dependencies++;
+    if (s->ndeps >= s->cfg.instance_cap) {
+        s->deps_cut_off++;
+        return;
+    }
+    if (s->ndeps == s->cap_deps) {
+        uint64_t n = s->cap_deps ? s->cap_deps * 2 : 256;
+        struct tscope__dep *d = realloc(s->deps, n * sizeof *d);
+        if (!d) {
+            s->deps_cut_off++;
+            return;
+        }
+        s->deps = d;
+        s->cap_deps = n;
+    }
+    int remote = r->kind == TSCOPE__REC_DEP_REMOTE;
+    s->deps[s->ndeps++] = (struct tscope__dep){
+        .from = r->id,
+        .to = r->arg,
+        .addr = ext ? ext->id : 0,
+        .from_rank = remote ? r->type : 0,
+        .to_rank = remote ? r->depth : 0,
+        .kind = r->flags,
+        .remote = (uint8_t)remote,
+    };
+}
+
+void tscope__store_apply(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r,
+                         const struct tscope__rec *ext)
+{
+    s->events++;
+    if (thread < s->nstacks)
+        s->stacks[thread].events++;
+    switch (r->kind) {
+    case TSCOPE__REC_COUNTER:
+        on_counter(s, r);
+        break;
+    case TSCOPE__REC_CUSTOM:
+        on_custom(s, r);
+        break;
+    case TSCOPE__REC_DEP_LOCAL:
+    case TSCOPE__REC_DEP_REMOTE:
+        on_dep(s, r, ext);
+        break;
+    default:
+        tscope__replay_apply(s, thread, r);
+    }
+}

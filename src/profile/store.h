@@ -1,0 +1,205 @@
+/* store.h - the profile store: everything the consumer learns from events.
+ *
+ * Concurrency: one mutex (tscope__store.lock) protects the whole store.  The
+ * consumer holds it while applying a bounded batch of records; queries hold
+ * it while copying results out.  Nothing here is touched by the hot path.
+ *
+ * Event order: records of one thread arrive in order, but the consumer reads
+ * the threads' rings one after another, so an event can be applied before an
+ * event of another thread that happened earlier (a begin before its create,
+ * a resume before the yield).  The store is built to be insensitive to that:
+ * time is accumulated per running segment (sums commute), and every decision
+ * that depends on another thread's events waits one full round - a round
+ * being one snapshot of all ring heads, processed completely.  Anything
+ * published before an event of round r was published before the next
+ * snapshot, so it has been applied by the end of round r+1.
+ */
+#ifndef TSCOPE_PROFILE_STORE_H
+#define TSCOPE_PROFILE_STORE_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "acc.h"
+#include "core/config.h"
+#include "core/record.h"
+#include "u64map.h"
+
+#define TSCOPE__NONE UINT32_MAX
+#define TSCOPE__ROOT_TYPE 0xFFFFu /* parent type of tasks without a parent */
+
+/* task slot bits */
+enum {
+    TSCOPE__T_CREATED = 1 << 0,   /* create event applied */
+    TSCOPE__T_BEGUN = 1 << 1,     /* first begin applied */
+    TSCOPE__T_ENDED = 1 << 2,     /* end applied */
+    TSCOPE__T_CANCELLED = 1 << 3, /* cancel applied */
+    TSCOPE__T_RESOLVED = 1 << 4,  /* parent and tree node known */
+    TSCOPE__T_TERMINAL = 1 << 5,  /* ended/cancelled with all segments closed */
+    TSCOPE__T_FINALIZED = 1 << 6, /* added to the statistics */
+    TSCOPE__T_UNFINISHED = 1 << 7, /* still running at finalize */
+    TSCOPE__T_IMPLICIT = 1 << 8,   /* no create came: the begin created it */
+    TSCOPE__T_WAITING = 1 << 9,    /* in the parent's waiter list */
+    TSCOPE__T_FREE = 1 << 10       /* slot is on the free list */
+};
+
+struct tscope__task {
+    uint64_t id;
+    uint64_t parent_id;   /* from create; else the task it was begun inside */
+    uint64_t create_ts, queued_ts, begin_ts, end_ts;
+    uint64_t excl, incl;  /* ticks accumulated over closed segments */
+    uint64_t seen_round;  /* round of the first begin */
+    uint64_t terminal_round;
+    uint32_t parent_slot; /* slot of the parent while unresolved (holds a ref) */
+    uint32_t node;        /* tree node once resolved */
+    uint32_t refs;        /* unresolved children pointing here */
+    uint32_t waiters;     /* first child waiting for this task's resolution */
+    uint32_t next_wait;   /* next sibling in the parent's waiter list; free list */
+    uint32_t thread;      /* thread of the first begin */
+    uint32_t yields, resumes, open;
+    uint16_t type;
+    int16_t prio;
+    uint16_t depth;
+    uint8_t flags;
+    uint16_t bits;
+};
+
+/* A task running on a thread: one entry of the thread's replay stack. */
+struct tscope__segment {
+    uint32_t slot;
+    uint64_t start;       /* begin/resume time */
+    uint64_t excl_since;  /* when this entry last became the top */
+    uint64_t excl_acc;    /* exclusive ticks of this segment so far */
+};
+
+struct tscope__tstack {
+    struct tscope__segment *seg;
+    uint32_t n, cap;
+    uint64_t events;
+};
+
+struct tscope__type_acc {
+    uint64_t created, calls, yields, cancelled, unfinished;
+    struct tscope__acc excl, incl;
+    uint8_t *seen;        /* bitmap of thread indexes */
+    uint32_t seen_bytes;
+    uint32_t threads;
+    int8_t filter;        /* instance filter verdict: 0 unknown, 1 keep, -1 skip */
+};
+
+struct tscope__node {
+    uint32_t parent;      /* node index; TSCOPE__NONE for the root */
+    uint16_t type;
+    uint64_t calls, excl, incl;
+};
+
+struct tscope__edge {
+    uint16_t from, to;    /* type ids; from may be TSCOPE__ROOT_TYPE */
+    uint64_t count;
+};
+
+struct tscope__instance {
+    uint64_t id, parent;
+    uint64_t create_ts, queued_ts, begin_ts, end_ts; /* ticks since origin */
+    uint64_t excl, incl;
+    uint32_t thread, yields;
+    uint16_t type;
+    int16_t prio;
+    uint16_t depth;
+    uint8_t flags;
+    uint8_t state; /* enum tscope_task_state */
+};
+
+struct tscope__dep {
+    uint64_t from, to, addr;
+    uint16_t from_rank, to_rank;
+    uint8_t kind;   /* hazard or direction */
+    uint8_t remote;
+};
+
+struct tscope__custom {
+    uint64_t count, last_payload;
+};
+
+struct tscope__store {
+    pthread_mutex_t lock;
+    struct tscope__config cfg;
+    uint64_t origin; /* ticks at time zero */
+
+    /* tasks */
+    struct tscope__task *tasks;
+    uint32_t ntasks_cap, free_head, live;
+    struct tscope__u64map task_map; /* id -> slot */
+    uint32_t *implicit_list, n_implicit, cap_implicit; /* begun, not created, unresolved */
+    uint32_t *terminal_list, n_terminal, cap_terminal; /* terminal, not finalized */
+    uint64_t round;
+
+    /* per thread */
+    struct tscope__tstack *stacks;
+    uint32_t nstacks;
+
+    /* per type / counter / event, indexed by id */
+    struct tscope__type_acc *types;
+    uint32_t ntypes;
+    struct tscope__welford *counters;
+    uint32_t ncounters;
+    struct tscope__custom *customs;
+    uint32_t ncustoms;
+
+    /* graphs */
+    struct tscope__node *nodes;
+    uint32_t nnodes, cap_nodes;
+    struct tscope__u64map node_map; /* (parent node, type) -> node */
+    struct tscope__edge *edges;
+    uint32_t nedges, cap_edges;
+    struct tscope__u64map edge_map; /* (from type, to type) -> edge */
+
+    /* instance graph */
+    struct tscope__instance *inst;
+    uint64_t ninst, cap_inst;
+    struct tscope__u64map inst_map; /* id -> instance index */
+    struct tscope__dep *deps;
+    uint64_t ndeps, cap_deps;
+
+    /* totals */
+    uint64_t events, created, completed, cancelled, unfinished, cut_off, dependencies,
+        deps_cut_off, anomalies, never_ran;
+    int completed_run; /* tscope__store_complete ran */
+};
+
+/* Creates a store; cfg is copied.  NULL on memory exhaustion. */
+struct tscope__store *tscope__store_new(const struct tscope__config *cfg, uint64_t origin);
+void tscope__store_free(struct tscope__store *s);
+
+/* Applies one record (and its EXT record, if the kind has one) produced by
+ * thread `thread` at r->ts.  Lock held. */
+void tscope__store_apply(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r,
+                         const struct tscope__rec *ext);
+/* 1 if records of this kind are followed by an EXT record. */
+static inline int tscope__rec_has_ext(const struct tscope__rec *r)
+{
+    return r->kind == TSCOPE__REC_DEP_LOCAL || r->kind == TSCOPE__REC_DEP_REMOTE;
+}
+/* Ends the current round: settles what waited one full round.  Lock held. */
+void tscope__store_end_round(struct tscope__store *s);
+/* Completes the profile at finalize: resolves everything still pending,
+ * reports tasks still running at `end` as unfinished.  Lock held. */
+void tscope__store_complete(struct tscope__store *s, uint64_t end);
+
+/* replay.c: the task state machine (lock held). */
+void tscope__replay_apply(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r);
+uint32_t tscope__task_find(struct tscope__store *s, uint64_t id);
+void tscope__task_free(struct tscope__store *s, uint32_t slot);
+int tscope__store_grow_types(struct tscope__store *s, uint32_t type);
+void tscope__type_saw_thread(struct tscope__store *s, uint32_t type, uint32_t thread);
+void tscope__stack_close_all(struct tscope__store *s, uint64_t end);
+
+/* Puts the task on the terminal list once it ended or was cancelled and all
+ * its segments are closed (replay.c). */
+void tscope__settle_check_terminal(struct tscope__store *s, uint32_t slot);
+
+/* settle.c: resolution and finalization (lock held). */
+void tscope__settle_try_resolve(struct tscope__store *s, uint32_t slot);
+void tscope__settle_release_parent(struct tscope__store *s, uint32_t slot);
+
+#endif
