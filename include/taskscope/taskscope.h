@@ -139,6 +139,11 @@ int tscope_task_queued(uint64_t id);
  * was created with tscope_task_create(); a task that was never created is
  * created implicitly here, its parent being the task running on this thread. */
 int tscope_task_begin(uint64_t id, tscope_type_t type);
+/* Creates and begins a task in one event: the task that runs on the calling
+ * thread (if any) is its parent.  This is the cheapest way to time a piece of
+ * work (an APEX-style timer): the consumer settles such a task as soon as it
+ * ends, without a task-table lookup.  Do not also call tscope_task_create. */
+int tscope_task_start(uint64_t id, tscope_type_t type);
 /* The task finished on the calling thread. */
 int tscope_task_end(uint64_t id);
 /* The task was cancelled.  If it runs on the calling thread this also ends it. */

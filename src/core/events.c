@@ -23,8 +23,6 @@
 
 static int emit_slow(int run, struct tscope__rec rec, const uint64_t *ext_id)
 {
-    if (run == TSCOPE__RUN_OFF)
-        return tscope__g.off_code;
     struct tscope__thread *t = tscope__thread_self();
     if (!t)
         return TSCOPE_ELIMIT;
@@ -33,6 +31,12 @@ static int emit_slow(int run, struct tscope__rec rec, const uint64_t *ext_id)
         struct tscope__store *s = tscope__g.store;
         pthread_mutex_lock(&s->lock);
         tscope__store_apply(s, t->index, &rec, ext_id ? &ext : NULL);
+        /* Applied in real order under the lock, nothing can arrive late:
+         * rounds may end as often as is cheap. */
+        if (++s->naive_since_round >= 4096) {
+            s->naive_since_round = 0;
+            tscope__store_end_round(s);
+        }
         pthread_mutex_unlock(&s->lock);
         return 0;
     }
@@ -95,6 +99,8 @@ static inline int emit(uint8_t kind, uint64_t id, uint64_t arg, uint16_t type, i
             }
         }
     }
+    if (run == TSCOPE__RUN_OFF)
+        return tscope__g.off_code;
     struct tscope__rec rec = {tscope__clock_now(), id, arg, type, prio, depth, flags, kind};
     return emit_slow(run, rec, ext_id);
 }
@@ -114,6 +120,11 @@ TASK_EVENT(tscope_task_resume, TSCOPE__REC_RESUME)
 int tscope_task_begin(uint64_t id, tscope_type_t type)
 {
     return emit(TSCOPE__REC_BEGIN, id, 0, (uint16_t)type, 0, 0, 0, NULL);
+}
+
+int tscope_task_start(uint64_t id, tscope_type_t type)
+{
+    return emit(TSCOPE__REC_START, id, 0, (uint16_t)type, 0, 0, 0, NULL);
 }
 
 int tscope_task_create(uint64_t id, uint64_t parent, tscope_type_t type, unsigned flags,

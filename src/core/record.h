@@ -8,6 +8,7 @@
  *   CREATE      task      parent         type     prio   depth     TSCOPE_TASK_*
  *   QUEUED      task      -              -        -      -         -
  *   BEGIN       task      -              type     -      -         -
+ *   START       task      -              type     -      -         -   (create+begin)
  *   END/CANCEL/YIELD/RESUME  task        -        -      -         -
  *   DEP_LOCAL   from      to             -        -      -         hazard      + EXT
  *   DEP_REMOTE  from      to             fromrank -      torank    direction   + EXT
@@ -32,7 +33,8 @@ enum tscope__rec_kind {
     TSCOPE__REC_DEP_REMOTE,
     TSCOPE__REC_COUNTER,
     TSCOPE__REC_CUSTOM,
-    TSCOPE__REC_EXT
+    TSCOPE__REC_EXT,
+    TSCOPE__REC_START
 };
 
 struct tscope__rec {

@@ -27,7 +27,10 @@ uint32_t tscope__task_find(struct tscope__store *s, uint64_t id)
     return tscope__u64map_get(&s->task_map, id, &slot) ? slot : TSCOPE__NONE;
 }
 
-static uint32_t task_alloc(struct tscope__store *s, uint64_t id)
+/* Takes a slot off the free list (growing the array if needed) and
+ * initialises it for task id; TSCOPE__NONE on memory exhaustion.  The caller
+ * maps the id. */
+static uint32_t slot_alloc(struct tscope__store *s, uint64_t id)
 {
     if (s->free_head == TSCOPE__NONE) {
         uint32_t ncap = s->ntasks_cap ? s->ntasks_cap * 2 : 1024;
@@ -42,49 +45,78 @@ static uint32_t task_alloc(struct tscope__store *s, uint64_t id)
         }
         s->ntasks_cap = ncap;
     }
-    if (tscope__u64map_put(&s->task_map, id, s->free_head))
-        return TSCOPE__NONE;
     uint32_t slot = s->free_head;
     struct tscope__task *t = &s->tasks[slot];
     s->free_head = t->next_wait;
-    memset(t, 0, sizeof *t);
+    /* field by field: gcc turns a 128-byte memset or compound literal into
+     * rep stos, which costs ~30% of the consumer's time here */
     t->id = id;
+    t->parent_id = 0;
+    t->create_ts = t->queued_ts = t->begin_ts = t->end_ts = 0;
+    t->excl = t->incl = 0;
+    t->seen_round = UINT64_MAX;
+    t->terminal_round = 0;
     t->parent_slot = TSCOPE__NONE;
+    t->node = TSCOPE__NONE;
+    t->refs = 0;
     t->waiters = TSCOPE__NONE;
     t->next_wait = TSCOPE__NONE;
-    t->node = TSCOPE__NONE;
-    t->seen_round = UINT64_MAX;
+    t->thread = 0;
+    t->yields = t->resumes = t->open = 0;
+    t->type = 0;
+    t->prio = 0;
+    t->depth = 0;
+    t->flags = 0;
+    t->bits = 0;
     s->live++;
     return slot;
 }
 
-void tscope__task_free(struct tscope__store *s, uint32_t slot)
+void tscope__task_unmap(struct tscope__store *s, uint32_t slot)
 {
     struct tscope__task *t = &s->tasks[slot];
-    uint32_t mapped;
-    if (tscope__u64map_get(&s->task_map, t->id, &mapped) && mapped == slot)
+    if (t->bits & TSCOPE__T_MAPPED) {
         tscope__u64map_del(&s->task_map, t->id);
+        t->bits &= (uint16_t)~TSCOPE__T_MAPPED;
+    }
+}
+
+void tscope__task_free(struct tscope__store *s, uint32_t slot)
+{
+    tscope__task_unmap(s, slot);
+    struct tscope__task *t = &s->tasks[slot];
     t->bits |= TSCOPE__T_FREE;
     t->next_wait = s->free_head;
     s->free_head = slot;
     s->live--;
 }
 
-/* The slot for id, adding a fresh one if unknown.  A slot that already saw
- * the event bit `again` (CREATED for a create, BEGUN for a begin) and whose
- * task ended is detached first, so that a reused id starts a new task; an
+/* The slot for id, adding a fresh one if unknown (one probe sequence).  A
+ * slot that already saw the event bit `again` (CREATED for a create, BEGUN
+ * for a begin) and whose task ended is replaced by a fresh one, so that a
+ * reused id starts a new task (the old slot stays on the terminal list); an
  * ended slot without that bit is the same task seen out of order.  Returns
  * TSCOPE__NONE only on memory exhaustion (the caller counts an anomaly). */
 static uint32_t task_get(struct tscope__store *s, uint64_t id, unsigned again)
 {
-    uint32_t slot = tscope__task_find(s, id);
-    if (slot != TSCOPE__NONE && (s->tasks[slot].bits & again) &&
-        (s->tasks[slot].bits & (TSCOPE__T_ENDED | TSCOPE__T_CANCELLED))) {
-        tscope__u64map_del(&s->task_map, id); /* it stays on the terminal list */
-        slot = TSCOPE__NONE;
+    int found;
+    uint32_t *v = tscope__u64map_upsert(&s->task_map, id, TSCOPE__NONE, &found);
+    if (!v)
+        return TSCOPE__NONE;
+    if (found) {
+        struct tscope__task *old = &s->tasks[*v];
+        if (!((old->bits & again) && (old->bits & (TSCOPE__T_ENDED | TSCOPE__T_CANCELLED))))
+            return *v;
+        old->bits &= (uint16_t)~TSCOPE__T_MAPPED;
     }
-    if (slot == TSCOPE__NONE)
-        slot = task_alloc(s, id);
+    uint32_t slot = slot_alloc(s, id);
+    if (slot == TSCOPE__NONE) {
+        if (!found)
+            tscope__u64map_del(&s->task_map, id);
+        return TSCOPE__NONE;
+    }
+    *v = slot; /* slot_alloc does not touch the map: v is still valid */
+    s->tasks[slot].bits |= TSCOPE__T_MAPPED;
     return slot;
 }
 
@@ -202,9 +234,24 @@ void tscope__stack_close_all(struct tscope__store *s, uint64_t end)
     }
 }
 
+/* Slot of the task with this id on the thread's replay stack, or NONE. */
+static uint32_t running_here(struct tscope__store *s, uint32_t thread, uint64_t id)
+{
+    if (thread >= s->nstacks)
+        return TSCOPE__NONE;
+    const struct tscope__tstack *st = &s->stacks[thread];
+    for (uint32_t i = st->n; i-- > 0;)
+        if (s->tasks[st->seg[i].slot].id == id)
+            return st->seg[i].slot;
+    return TSCOPE__NONE;
+}
+
 /* Sets the parent of an unresolved task, taking a reference on the parent's
- * slot (created provisionally if the parent was never seen). */
-static void set_parent(struct tscope__store *s, uint32_t slot, uint64_t parent_id)
+ * slot (created provisionally if the parent was never seen).  The parent is
+ * looked for first on the thread's stack: a task is normally created by the
+ * task running there. */
+static void set_parent(struct tscope__store *s, uint32_t thread, uint32_t slot,
+                       uint64_t parent_id)
 {
     struct tscope__task *t = &s->tasks[slot];
     if (t->parent_slot != TSCOPE__NONE)
@@ -213,9 +260,9 @@ static void set_parent(struct tscope__store *s, uint32_t slot, uint64_t parent_i
     t->parent_id = parent_id;
     if (parent_id == 0)
         return;
-    uint32_t p = tscope__task_find(s, parent_id);
+    uint32_t p = running_here(s, thread, parent_id);
     if (p == TSCOPE__NONE)
-        p = task_alloc(s, parent_id);
+        p = task_get(s, parent_id, 0);
     if (p == TSCOPE__NONE) {
         s->anomalies++;
         s->tasks[slot].parent_id = 0;
@@ -225,7 +272,7 @@ static void set_parent(struct tscope__store *s, uint32_t slot, uint64_t parent_i
     s->tasks[slot].parent_slot = p;
 }
 
-static void on_create(struct tscope__store *s, const struct tscope__rec *r)
+static void on_create(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r)
 {
     uint32_t slot = task_get(s, r->id, TSCOPE__T_CREATED);
     if (slot == TSCOPE__NONE) {
@@ -248,7 +295,7 @@ static void on_create(struct tscope__store *s, const struct tscope__rec *r)
     t->prio = r->prio;
     if (!tscope__store_grow_types(s, t->type))
         s->types[t->type].created++;
-    set_parent(s, slot, r->arg);
+    set_parent(s, thread, slot, r->arg);
     tscope__settle_try_resolve(s, slot);
 }
 
@@ -299,15 +346,55 @@ static void on_begin(struct tscope__store *s, uint32_t thread, const struct tsco
         /* Implicitly created unless a create turns up within a round: the
          * parent is the task running on this thread. */
         uint64_t nest = st->n ? s->tasks[st->seg[st->n - 1].slot].id : 0;
-        set_parent(s, slot, nest);
+        set_parent(s, thread, slot, nest);
         list_push(&s->implicit_list, &s->n_implicit, &s->cap_implicit, slot);
     }
     if (stack_push(s, st, slot, r->ts)) {
         s->anomalies++;
         return;
     }
-    if (s->tasks[slot].type)
+    if (s->tasks[slot].type) {
         tscope__type_saw_thread(s, s->tasks[slot].type, thread);
+        s->tasks[slot].bits |= TSCOPE__T_SAW;
+    }
+}
+
+/* A START task never enters the task table while it runs on one thread: it
+ * lives on the thread's stack, is resolved at once (its parent is the task
+ * below it) and settled at its end.  Only a yield maps it, so that a resume
+ * on another thread can find it. */
+static void on_start(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r)
+{
+    struct tscope__tstack *st = stack_of(s, thread);
+    uint32_t slot = st ? slot_alloc(s, r->id) : TSCOPE__NONE;
+    if (slot == TSCOPE__NONE) {
+        s->anomalies++;
+        return;
+    }
+    struct tscope__task *t = &s->tasks[slot];
+    t->bits = TSCOPE__T_CREATED | TSCOPE__T_BEGUN | TSCOPE__T_START;
+    t->type = r->type;
+    t->create_ts = t->begin_ts = r->ts;
+    t->thread = thread;
+    t->seen_round = s->round;
+    s->created++;
+    if (!tscope__store_grow_types(s, r->type))
+        s->types[r->type].created++;
+    if (st->n) {
+        uint32_t p = st->seg[st->n - 1].slot;
+        s->tasks[p].refs++;
+        s->tasks[slot].parent_slot = p;
+        s->tasks[slot].parent_id = s->tasks[p].id;
+    }
+    tscope__settle_try_resolve(s, slot);
+    if (stack_push(s, st, slot, r->ts)) {
+        s->anomalies++;
+        return;
+    }
+    if (r->type) {
+        tscope__type_saw_thread(s, r->type, thread);
+        s->tasks[slot].bits |= TSCOPE__T_SAW;
+    }
 }
 
 static void on_resume(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r)
@@ -339,9 +426,22 @@ static int close_here(struct tscope__store *s, uint32_t thread, uint32_t slot, u
     return 0;
 }
 
+/* The slot of task id as it ends or yields on `thread`: normally the top of
+ * the thread's stack (no lookup), else the task table. */
+static uint32_t closing_slot(struct tscope__store *s, uint32_t thread, uint64_t id)
+{
+    if (thread < s->nstacks) {
+        const struct tscope__tstack *st = &s->stacks[thread];
+        if (st->n && s->tasks[st->seg[st->n - 1].slot].id == id)
+            return st->seg[st->n - 1].slot;
+    }
+    uint32_t slot = tscope__task_find(s, id);
+    return slot != TSCOPE__NONE ? slot : running_here(s, thread, id); /* unmapped START task */
+}
+
 static void on_end(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r)
 {
-    uint32_t slot = tscope__task_find(s, r->id);
+    uint32_t slot = closing_slot(s, thread, r->id);
     if (close_here(s, thread, slot, r->ts)) {
         s->anomalies++;
         if (slot == TSCOPE__NONE)
@@ -350,17 +450,26 @@ static void on_end(struct tscope__store *s, uint32_t thread, const struct tscope
     struct tscope__task *t = &s->tasks[slot];
     t->bits |= TSCOPE__T_ENDED;
     t->end_ts = r->ts;
+    if ((t->bits & (TSCOPE__T_START | TSCOPE__T_RESOLVED)) ==
+            (TSCOPE__T_START | TSCOPE__T_RESOLVED) &&
+        !t->yields && !t->open) {
+        tscope__settle_finalize(s, slot); /* all its events were on this thread */
+        return;
+    }
     tscope__settle_check_terminal(s, slot);
 }
 
 static void on_yield(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r)
 {
-    uint32_t slot = tscope__task_find(s, r->id);
+    uint32_t slot = closing_slot(s, thread, r->id);
     if (close_here(s, thread, slot, r->ts)) {
         s->anomalies++;
         return;
     }
-    s->tasks[slot].yields++;
+    struct tscope__task *t = &s->tasks[slot];
+    t->yields++;
+    if (!(t->bits & TSCOPE__T_MAPPED) && tscope__u64map_put(&s->task_map, t->id, slot) == 0)
+        s->tasks[slot].bits |= TSCOPE__T_MAPPED; /* a START task: resume must find it */
     tscope__settle_check_terminal(s, slot);
 }
 
@@ -394,13 +503,16 @@ void tscope__replay_apply(struct tscope__store *s, uint32_t thread, const struct
 {
     switch (r->kind) {
     case TSCOPE__REC_CREATE:
-        on_create(s, r);
+        on_create(s, thread, r);
         break;
     case TSCOPE__REC_QUEUED:
         on_queued(s, r);
         break;
     case TSCOPE__REC_BEGIN:
         on_begin(s, thread, r);
+        break;
+    case TSCOPE__REC_START:
+        on_start(s, thread, r);
         break;
     case TSCOPE__REC_END:
         on_end(s, thread, r);

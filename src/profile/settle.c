@@ -21,46 +21,55 @@
 #include "core/names.h"
 #include "store.h"
 
-static uint32_t node_child(struct tscope__store *s, uint32_t parent, uint16_t type)
-{
-    uint64_t key = ((uint64_t)parent << 16 | type) + 1;
-    uint32_t idx;
-    if (tscope__u64map_get(&s->node_map, key, &idx))
-        return idx;
-    if (s->nnodes == s->cap_nodes) {
-        uint32_t n = s->cap_nodes * 2;
-        struct tscope__node *nn = realloc(s->nodes, (size_t)n * sizeof *nn);
-        if (!nn)
-            return 0; /* out of memory: account to the root */
-        s->nodes = nn;
-        s->cap_nodes = n;
-    }
-    idx = s->nnodes;
-    if (tscope__u64map_put(&s->node_map, key, idx))
-        return 0;
-    s->nodes[s->nnodes++] = (struct tscope__node){parent, type, 0, 0, 0};
-    return idx;
-}
-
-static void edge_count(struct tscope__store *s, uint16_t from, uint16_t to)
+static uint32_t edge_index(struct tscope__store *s, uint16_t from, uint16_t to)
 {
     uint64_t key = ((uint64_t)from << 16 | to) + 1;
     uint32_t idx;
-    if (!tscope__u64map_get(&s->edge_map, key, &idx)) {
-        if (s->nedges == s->cap_edges) {
-            uint32_t n = s->cap_edges ? s->cap_edges * 2 : 64;
-            struct tscope__edge *e = realloc(s->edges, (size_t)n * sizeof *e);
-            if (!e)
-                return;
-            s->edges = e;
-            s->cap_edges = n;
-        }
-        idx = s->nedges;
-        if (tscope__u64map_put(&s->edge_map, key, idx))
-            return;
-        s->edges[s->nedges++] = (struct tscope__edge){from, to, 0};
+    if (tscope__u64map_get(&s->edge_map, key, &idx))
+        return idx;
+    if (s->nedges == s->cap_edges) {
+        uint32_t n = s->cap_edges ? s->cap_edges * 2 : 64;
+        struct tscope__edge *e = realloc(s->edges, (size_t)n * sizeof *e);
+        if (!e)
+            return TSCOPE__NONE;
+        s->edges = e;
+        s->cap_edges = n;
     }
-    s->edges[idx].count++;
+    idx = s->nedges;
+    if (tscope__u64map_put(&s->edge_map, key, idx))
+        return TSCOPE__NONE;
+    s->edges[s->nedges++] = (struct tscope__edge){from, to, 0};
+    return idx;
+}
+
+/* The tree node for `type` below node `parent` (created on first use; its
+ * type-level edge is found once, then kept in the node). */
+static uint32_t node_child(struct tscope__store *s, uint32_t parent, uint16_t ptype,
+                           uint16_t type)
+{
+    uint64_t key = ((uint64_t)parent << 16 | type) + 1;
+    struct tscope__node_cache *c = &s->node_cache[tscope__mix64(key) % TSCOPE__NODE_CACHE];
+    if (c->key == key)
+        return c->node;
+    uint32_t idx;
+    if (!tscope__u64map_get(&s->node_map, key, &idx)) {
+        if (s->nnodes == s->cap_nodes) {
+            uint32_t n = s->cap_nodes * 2;
+            struct tscope__node *nn = realloc(s->nodes, (size_t)n * sizeof *nn);
+            if (!nn)
+                return 0; /* out of memory: account to the root */
+            s->nodes = nn;
+            s->cap_nodes = n;
+        }
+        idx = s->nnodes;
+        if (tscope__u64map_put(&s->node_map, key, idx))
+            return 0;
+        s->nodes[s->nnodes++] =
+            (struct tscope__node){parent, type, edge_index(s, ptype, type), 0, 0, 0};
+    }
+    c->key = key;
+    c->node = idx;
+    return idx;
 }
 
 void tscope__settle_release_parent(struct tscope__store *s, uint32_t slot)
@@ -87,9 +96,9 @@ static void attach(struct tscope__store *s, uint32_t slot)
         if (pnode != 0)
             ptype = p->type;
     }
-    uint16_t type = t->type;
-    uint32_t node = node_child(s, pnode, type);
-    edge_count(s, ptype, type);
+    uint32_t node = node_child(s, pnode, ptype, t->type);
+    if (node && s->nodes[node].edge != TSCOPE__NONE)
+        s->edges[s->nodes[node].edge].count++;
     t = &s->tasks[slot];
     t->node = node;
     t->bits |= TSCOPE__T_RESOLVED;
@@ -211,7 +220,7 @@ static void record_instance(struct tscope__store *s, const struct tscope__task *
 }
 
 /* Adds a settled task to the statistics and releases its slot. */
-static void finalize(struct tscope__store *s, uint32_t slot)
+void tscope__settle_finalize(struct tscope__store *s, uint32_t slot)
 {
     struct tscope__task *t = &s->tasks[slot];
     if (tscope__store_grow_types(s, t->type))
@@ -243,16 +252,14 @@ static void finalize(struct tscope__store *s, uint32_t slot)
         s->never_ran++; /* created, never run (seen at finalize only) */
         state = TSCOPE_TASK_LIVE;
     }
-    if (t->bits & TSCOPE__T_BEGUN)
+    if ((t->bits & (TSCOPE__T_BEGUN | TSCOPE__T_SAW)) == TSCOPE__T_BEGUN)
         tscope__type_saw_thread(s, t->type, t->thread);
     t = &s->tasks[slot];
     if (t->bits & (TSCOPE__T_CREATED | TSCOPE__T_BEGUN))
         record_instance(s, t, state);
+    tscope__task_unmap(s, slot);
     t = &s->tasks[slot];
     t->bits |= TSCOPE__T_FINALIZED;
-    uint32_t mapped;
-    if (tscope__u64map_get(&s->task_map, t->id, &mapped) && mapped == slot)
-        tscope__u64map_del(&s->task_map, t->id);
     if (t->refs == 0)
         tscope__task_free(s, slot);
 }
@@ -282,7 +289,7 @@ void tscope__store_end_round(struct tscope__store *s)
         if (t->bits & (TSCOPE__T_FREE | TSCOPE__T_FINALIZED))
             continue;
         if (t->terminal_round < r && (t->bits & TSCOPE__T_RESOLVED))
-            finalize(s, slot);
+            tscope__settle_finalize(s, slot);
         else
             s->terminal_list[keep++] = slot;
     }
@@ -330,7 +337,7 @@ void tscope__store_complete(struct tscope__store *s, uint64_t end)
         if (t->bits & (TSCOPE__T_FREE | TSCOPE__T_FINALIZED))
             continue;
         if (t->bits & (TSCOPE__T_CREATED | TSCOPE__T_BEGUN | TSCOPE__T_CANCELLED))
-            finalize(s, i);
+            tscope__settle_finalize(s, i);
         else if (!(t->bits & TSCOPE__T_FINALIZED)) {
             t->bits |= TSCOPE__T_FINALIZED; /* provisional parent: nothing to report */
             if (t->refs == 0)

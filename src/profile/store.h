@@ -40,7 +40,10 @@ enum {
     TSCOPE__T_UNFINISHED = 1 << 7, /* still running at finalize */
     TSCOPE__T_IMPLICIT = 1 << 8,   /* no create came: the begin created it */
     TSCOPE__T_WAITING = 1 << 9,    /* in the parent's waiter list */
-    TSCOPE__T_FREE = 1 << 10       /* slot is on the free list */
+    TSCOPE__T_FREE = 1 << 10,      /* slot is on the free list */
+    TSCOPE__T_MAPPED = 1 << 11,    /* task_map maps the id to this slot */
+    TSCOPE__T_SAW = 1 << 12,       /* the type's thread set has the first thread */
+    TSCOPE__T_START = 1 << 13      /* created and begun by one START event */
 };
 
 struct tscope__task {
@@ -90,7 +93,15 @@ struct tscope__type_acc {
 struct tscope__node {
     uint32_t parent;      /* node index; TSCOPE__NONE for the root */
     uint16_t type;
+    uint32_t edge;        /* the type-level edge this path step counts in */
     uint64_t calls, excl, incl;
+};
+
+/* Direct-mapped cache in front of node_map: (parent node, type) -> node. */
+#define TSCOPE__NODE_CACHE 256
+struct tscope__node_cache {
+    uint64_t key;
+    uint32_t node;
 };
 
 struct tscope__edge {
@@ -150,6 +161,7 @@ struct tscope__store {
     struct tscope__node *nodes;
     uint32_t nnodes, cap_nodes;
     struct tscope__u64map node_map; /* (parent node, type) -> node */
+    struct tscope__node_cache node_cache[TSCOPE__NODE_CACHE];
     struct tscope__edge *edges;
     uint32_t nedges, cap_edges;
     struct tscope__u64map edge_map; /* (from type, to type) -> edge */
@@ -165,6 +177,7 @@ struct tscope__store {
     uint64_t events, created, completed, cancelled, unfinished, cut_off, dependencies,
         deps_cut_off, anomalies, never_ran;
     int completed_run; /* tscope__store_complete ran */
+    uint32_t naive_since_round; /* naive mode: events since the last round */
 };
 
 /* Creates a store; cfg is copied.  NULL on memory exhaustion. */
@@ -190,6 +203,8 @@ void tscope__store_complete(struct tscope__store *s, uint64_t end);
 void tscope__replay_apply(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r);
 uint32_t tscope__task_find(struct tscope__store *s, uint64_t id);
 void tscope__task_free(struct tscope__store *s, uint32_t slot);
+/* Removes the id -> slot mapping if this slot holds it. */
+void tscope__task_unmap(struct tscope__store *s, uint32_t slot);
 int tscope__store_grow_types(struct tscope__store *s, uint32_t type);
 void tscope__type_saw_thread(struct tscope__store *s, uint32_t type, uint32_t thread);
 void tscope__stack_close_all(struct tscope__store *s, uint64_t end);
@@ -201,5 +216,7 @@ void tscope__settle_check_terminal(struct tscope__store *s, uint32_t slot);
 /* settle.c: resolution and finalization (lock held). */
 void tscope__settle_try_resolve(struct tscope__store *s, uint32_t slot);
 void tscope__settle_release_parent(struct tscope__store *s, uint32_t slot);
+/* Adds a settled task to the statistics; frees its slot unless referenced. */
+void tscope__settle_finalize(struct tscope__store *s, uint32_t slot);
 
 #endif

@@ -1,0 +1,193 @@
+/* event_cost.c - cost of one begin/end pair on the producer, and consumer
+ * throughput.
+ *
+ * Variants (each its own init/finalize cycle, outputs off, 10M start/end
+ * pairs on one registered type - tscope_task_start is the begin of a task
+ * that was not created separately - only the loop timed):
+ *   rdtsc_pair  two raw timestamp reads: the floor
+ *   disabled    TASKSCOPE_ENABLE=0: one branch per event
+ *   profile     the default: rings + consumer thread.  The producer's cost:
+ *               pairs are issued in chunks that fit in the ring
+ *               (TASKSCOPE_RING_SIZE=1048576, 100000 pairs a chunk); the
+ *               consumer's catch-up between chunks (a flush) is not timed
+ *   profile_sustained  default ring, no pauses: the rate at which the
+ *               consumer absorbs a flood of empty tasks (the producer waits
+ *               whenever its ring is full)
+ *   naive       TASKSCOPE_MODE=naive: every event under the store lock
+ * consumer/profile: 2 producer threads, events processed per second from the
+ * first event until a flush returned, and the number of events lost (must
+ * be 0 with the wait policy).
+ *
+ * usage: event_cost [pairs (default 10000000)] [repetitions (default 5)]
+ * Each ns_per_pair is the median of the repetitions.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+#include <taskscope/taskscope.h>
+
+#include "bench.h"
+
+static uint64_t pairs = 10000000;
+static tscope_type_t type;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static double loop_rdtsc(void)
+{
+    volatile uint64_t sink = 0;
+    double t0 = bench_now_s();
+    for (uint64_t i = 0; i < pairs; i++) {
+#if defined(__x86_64__) || defined(__i386__)
+        sink += __rdtsc();
+        sink += __rdtsc();
+#else
+        sink += bench_now_s() > 0;
+        sink += bench_now_s() > 0;
+#endif
+    }
+    return (bench_now_s() - t0) * 1e9 / (double)pairs;
+}
+
+/* Times `pairs` begin/end pairs; with chunk > 0 the clock stops for a flush
+ * after every chunk pairs. */
+static double loop_events(uint64_t first_id, uint64_t chunk)
+{
+    double timed = 0;
+    uint64_t step = chunk ? chunk : pairs;
+    for (uint64_t done = 0; done < pairs; done += step) {
+        uint64_t end = done + step < pairs ? done + step : pairs;
+        double t0 = bench_now_s();
+        for (uint64_t i = done; i < end; i++) {
+            tscope_task_start(first_id + i, type);
+            tscope_task_end(first_id + i);
+        }
+        timed += bench_now_s() - t0;
+        if (chunk)
+            tscope_flush();
+    }
+    return timed * 1e9 / (double)pairs;
+}
+
+static void setup(const char *enable, const char *mode, const char *ring)
+{
+    setenv("TASKSCOPE_RING_SIZE", ring, 1);
+    setenv("TASKSCOPE_ENABLE", enable, 1);
+    setenv("TASKSCOPE_MODE", mode, 1);
+    setenv("TASKSCOPE_OUTPUTS", "none", 1);
+    setenv("TASKSCOPE_SUMMARY", "0", 1);
+    setenv("TASKSCOPE_INSTANCE_CAP", "0", 1);
+    if (tscope_init(0, 1)) {
+        fprintf(stderr, "event_cost: tscope_init failed\n");
+        exit(1);
+    }
+    tscope_type_register("bench", &type);
+}
+
+static void check_counts(const char *variant)
+{
+    tscope_type_stats_t st;
+    tscope_query_type(type, &st);
+    tscope_totals_t tot;
+    tscope_query_totals(&tot);
+    if (strcmp(variant, "disabled") != 0 && (st.calls != pairs || tot.events_dropped)) {
+        fprintf(stderr, "event_cost: %s: expected %llu calls, got %llu (dropped %llu)\n",
+                variant, (unsigned long long)pairs, (unsigned long long)st.calls,
+                (unsigned long long)tot.events_dropped);
+        exit(1);
+    }
+}
+
+static double run_variant(const char *variant, const char *enable, const char *mode,
+                          uint64_t chunk)
+{
+    setup(enable, mode, chunk ? "1048576" : "16384");
+    static uint64_t next_id = 1;
+    double ns = loop_events(next_id, chunk);
+    next_id += pairs;
+    tscope_finalize();
+    check_counts(variant);
+    return ns;
+}
+
+struct producer {
+    uint64_t first;
+    uint64_t n;
+};
+
+static void *produce(void *arg)
+{
+    struct producer *p = arg;
+    for (uint64_t i = 0; i < p->n; i++) {
+        tscope_task_start(p->first + i, type);
+        tscope_task_end(p->first + i);
+    }
+    return NULL;
+}
+
+static void consumer_throughput(void)
+{
+    setup("1", "profile", "16384");
+    struct producer prod[2] = {{1, pairs / 2}, {1 + pairs, pairs / 2}};
+    pthread_t tid[2];
+    double t0 = bench_now_s();
+    for (int i = 0; i < 2; i++)
+        pthread_create(&tid[i], NULL, produce, &prod[i]);
+    for (int i = 0; i < 2; i++)
+        pthread_join(tid[i], NULL);
+    tscope_flush();
+    double secs = bench_now_s() - t0;
+    tscope_totals_t tot;
+    tscope_query_totals(&tot);
+    uint64_t expected = 2 * (pairs / 2) * 2;
+    bench_result("consumer", "profile", "events_per_s", (double)tot.events / secs, "events/s");
+    bench_result("consumer", "profile", "events_lost",
+                 (double)(expected - tot.events) + (double)tot.events_dropped, "events");
+    bench_result("consumer", "profile", "producer_waits", (double)tot.ring_waits, "waits");
+    tscope_finalize();
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        pairs = strtoull(argv[1], NULL, 10);
+    int reps = argc > 2 ? atoi(argv[2]) : 5;
+    if (pairs < 2 || reps < 1 || reps > 100) {
+        fprintf(stderr, "usage: event_cost [pairs >= 2] [repetitions 1..100]\n");
+        return 2;
+    }
+    double v[5][100];
+    /* Interleave the variants so drift affects all of them alike. */
+    for (int r = 0; r < reps; r++) {
+        v[0][r] = loop_rdtsc();
+        v[1][r] = run_variant("disabled", "0", "profile", 0);
+        v[2][r] = run_variant("profile", "1", "profile", 100000);
+        v[3][r] = run_variant("naive", "1", "naive", 0);
+        v[4][r] = run_variant("profile_sustained", "1", "profile", 0);
+    }
+    const char *names[5] = {"rdtsc_pair", "disabled", "profile", "naive", "profile_sustained"};
+    double med[5];
+    for (int i = 0; i < 5; i++) {
+        med[i] = median(v[i], reps);
+        bench_result("event_cost", names[i], "ns_per_pair", med[i], "ns");
+    }
+    bench_result("event_cost", "profile", "ratio_to_rdtsc_pair", med[2] / med[0], "x");
+    bench_result("event_cost", "naive", "ratio_to_profile", med[3] / med[2], "x");
+    consumer_throughput();
+    return 0;
+}
