@@ -1,0 +1,129 @@
+/* test_config.c - TASKSCOPE_* parsing: defaults, accepted words, and one
+ * warning naming the variable for each bad value (default used). */
+#include <stdlib.h>
+
+#include "core/config.h"
+#include "test.h"
+
+static char *warnings;
+static size_t warnings_len;
+
+static int load(struct tscope__config *cfg)
+{
+    FILE *w = open_memstream(&warnings, &warnings_len);
+    int n = tscope__config_load(cfg, w);
+    fclose(w);
+    return n;
+}
+
+static void defaults(void)
+{
+    struct tscope__config c;
+    ASSERT_EQ(load(&c), 0);
+    ASSERT_EQ(c.enable, 1);
+    ASSERT_EQ(c.mode, TSCOPE__MODE_PROFILE);
+    ASSERT_EQ(c.full_policy, TSCOPE__FULL_WAIT);
+    ASSERT_EQ(c.ring_size, 16384);
+    ASSERT_EQ(c.instance_cap, 100000);
+    ASSERT_NEAR(c.instance_sample, 1.0, 0);
+    ASSERT_EQ(c.outputs, TSCOPE__OUT_ALL);
+    ASSERT_EQ(c.summary, 0);
+    ASSERT_STR_EQ(c.output_dir, "taskscope-out");
+    ASSERT_EQ(c.filter_depth_min, 0);
+    ASSERT_EQ(c.filter_depth_max, 65535);
+    free(warnings);
+}
+
+static void booleans(void)
+{
+    const char *yes[] = {"1", "true", "YES", "On"}, *no[] = {"0", "False", "no", "OFF"};
+    for (int i = 0; i < 4; i++) {
+        int v = -1;
+        ASSERT_OK(tscope__parse_bool(yes[i], &v));
+        ASSERT_EQ(v, 1);
+        ASSERT_OK(tscope__parse_bool(no[i], &v));
+        ASSERT_EQ(v, 0);
+    }
+    int v;
+    ASSERT_EQ(tscope__parse_bool("maybe", &v), -1);
+    ASSERT_EQ(tscope__parse_bool("", &v), -1);
+}
+
+static void good_values(void)
+{
+    setenv("TASKSCOPE_ENABLE", "off", 1);
+    setenv("TASKSCOPE_MODE", "naive", 1);
+    setenv("TASKSCOPE_FULL_POLICY", "drop", 1);
+    setenv("TASKSCOPE_RING_SIZE", "1024", 1);
+    setenv("TASKSCOPE_OUTPUTS", "csv, dot", 1);
+    setenv("TASKSCOPE_FILTER_TYPES", "fib, sort ,merge", 1);
+    setenv("TASKSCOPE_FILTER_DEPTH", "2-5", 1);
+    setenv("TASKSCOPE_INSTANCE_SAMPLE", "0.25", 1);
+    struct tscope__config c;
+    ASSERT_EQ(load(&c), 0);
+    ASSERT_EQ(c.enable, 0);
+    ASSERT_EQ(c.mode, TSCOPE__MODE_NAIVE);
+    ASSERT_EQ(c.full_policy, TSCOPE__FULL_DROP);
+    ASSERT_EQ(c.ring_size, 1024);
+    ASSERT_EQ(c.outputs, TSCOPE__OUT_CSV | TSCOPE__OUT_DOT);
+    ASSERT_EQ(c.filter_ntypes, 3);
+    ASSERT_STR_EQ(c.filter_types[1], "sort");
+    ASSERT_EQ(c.filter_depth_min, 2);
+    ASSERT_EQ(c.filter_depth_max, 5);
+    ASSERT_NEAR(c.instance_sample, 0.25, 0);
+    free(warnings);
+}
+
+static void bad_values_warn_once_and_use_defaults(void)
+{
+    setenv("TASKSCOPE_ENABLE", "maybe", 1);
+    setenv("TASKSCOPE_MODE", "fast", 1);
+    setenv("TASKSCOPE_FULL_POLICY", "block", 1);
+    setenv("TASKSCOPE_RING_SIZE", "1000", 1); /* not a power of two */
+    setenv("TASKSCOPE_OUTPUTS", "csv,pdf", 1);
+    setenv("TASKSCOPE_FILTER_TYPES", "", 1);
+    setenv("TASKSCOPE_FILTER_DEPTH", "5-2", 1);
+    setenv("TASKSCOPE_INSTANCE_SAMPLE", "1.5", 1);
+    setenv("TASKSCOPE_PERIOD_MS", "10ms", 1);
+    struct tscope__config c;
+    ASSERT_EQ(load(&c), 8);
+    ASSERT_EQ(c.enable, 1);
+    ASSERT_EQ(c.mode, TSCOPE__MODE_PROFILE);
+    ASSERT_EQ(c.full_policy, TSCOPE__FULL_WAIT);
+    ASSERT_EQ(c.ring_size, 16384);
+    ASSERT_EQ(c.outputs, TSCOPE__OUT_ALL);
+    ASSERT_EQ(c.filter_depth_max, 65535);
+    ASSERT_NEAR(c.instance_sample, 1.0, 0);
+    ASSERT_EQ(c.period_ms, 10);
+    ASSERT(strstr(warnings, "taskscope: warning: TASKSCOPE_RING_SIZE=\"1000\" is invalid "
+                            "(accepted: a power of two from 64 to 16777216); using the default "
+                            "\"16384\"\n") != NULL);
+    ASSERT(strstr(warnings, "TASKSCOPE_MODE=\"fast\" is invalid (accepted: profile, naive)"));
+    int lines = 0;
+    for (char *p = warnings; *p; p++)
+        lines += *p == '\n';
+    ASSERT_EQ(lines, 8);
+    free(warnings);
+}
+
+static void describe_lists_every_variable(void)
+{
+    char *buf;
+    size_t len;
+    FILE *f = open_memstream(&buf, &len);
+    tscope__config_describe(f);
+    fclose(f);
+    ASSERT(strstr(buf, "| `TASKSCOPE_ENABLE` | `1` |"));
+    ASSERT(strstr(buf, "| `TASKSCOPE_CLOCK` | `auto` |"));
+    free(buf);
+}
+
+int main(void)
+{
+    RUN(defaults);
+    RUN(booleans);
+    RUN(good_values);
+    RUN(bad_values_warn_once_and_use_defaults);
+    RUN(describe_lists_every_variable);
+    return 0;
+}

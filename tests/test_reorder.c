@@ -1,0 +1,134 @@
+/* test_reorder.c - the store gets one thread's events before earlier events
+ * of another thread (as the consumer can apply them) and must still give
+ * the same answers one round later. */
+#include "core/config.h"
+#include "profile/store.h"
+#include "test.h"
+
+static struct tscope__rec rec(uint8_t kind, uint64_t ts, uint64_t id, uint64_t arg, uint16_t type)
+{
+    return (struct tscope__rec){.ts = ts, .id = id, .arg = arg, .type = type, .kind = kind};
+}
+
+static struct tscope__store *new_store(void)
+{
+    struct tscope__config cfg;
+    tscope__config_load(&cfg, NULL);
+    struct tscope__store *s = tscope__store_new(&cfg, 0);
+    ASSERT(s != NULL);
+    return s;
+}
+
+static void apply(struct tscope__store *s, uint32_t thread, struct tscope__rec r)
+{
+    tscope__store_apply(s, thread, &r, NULL);
+}
+
+/* Finds the tree node for path parent-type -> type below the root. */
+static uint32_t node_of(struct tscope__store *s, uint32_t parent, uint16_t type)
+{
+    for (uint32_t i = 1; i < s->nnodes; i++)
+        if (s->nodes[i].parent == parent && s->nodes[i].type == type)
+            return i;
+    return TSCOPE__NONE;
+}
+
+/* Thread 1 runs task 7 completely before thread 0's create (parent 5) is
+ * applied: the create still decides the parent, because nothing is settled
+ * until a full round has passed. */
+static void create_applied_after_the_task_ran(void)
+{
+    struct tscope__store *s = new_store();
+    apply(s, 0, rec(TSCOPE__REC_CREATE, 0, 5, 0, 1));
+    apply(s, 0, rec(TSCOPE__REC_BEGIN, 1, 5, 0, 0));
+    /* round 1: thread 1's ring first */
+    apply(s, 1, rec(TSCOPE__REC_BEGIN, 20, 7, 0, 2));
+    apply(s, 1, rec(TSCOPE__REC_END, 50, 7, 0, 0));
+    tscope__store_end_round(s);
+    /* round 2: thread 0's create of 7 (it happened at ts 10) */
+    apply(s, 0, rec(TSCOPE__REC_CREATE, 10, 7, 5, 2));
+    apply(s, 0, rec(TSCOPE__REC_END, 60, 5, 0, 0));
+    tscope__store_end_round(s);
+    tscope__store_end_round(s);
+    uint32_t n5 = node_of(s, 0, 1);
+    ASSERT(n5 != TSCOPE__NONE);
+    uint32_t n7 = node_of(s, n5, 2);
+    ASSERT(n7 != TSCOPE__NONE); /* 7 sits below 5, not below the root */
+    ASSERT(node_of(s, 0, 2) == TSCOPE__NONE);
+    ASSERT_EQ(s->nodes[n7].calls, 1);
+    ASSERT_EQ(s->nodes[n7].excl, 30);
+    ASSERT_EQ(s->types[2].calls, 1);
+    ASSERT_EQ(s->types[2].created, 1);
+    ASSERT_EQ(s->anomalies, 0);
+    ASSERT_EQ(s->live, 0);
+    tscope__store_free(s);
+}
+
+/* Thread 2's resume and end of task 9 are applied before thread 1's begin
+ * and yield: the segments still add up. */
+static void resume_applied_before_yield(void)
+{
+    struct tscope__store *s = new_store();
+    apply(s, 0, rec(TSCOPE__REC_CREATE, 0, 9, 0, 3));
+    apply(s, 2, rec(TSCOPE__REC_RESUME, 40, 9, 0, 0));
+    apply(s, 2, rec(TSCOPE__REC_END, 70, 9, 0, 0));
+    tscope__store_end_round(s);
+    ASSERT_EQ(s->types[3].calls, 0); /* the yield has not been seen: not settled */
+    apply(s, 1, rec(TSCOPE__REC_BEGIN, 10, 9, 0, 0));
+    apply(s, 1, rec(TSCOPE__REC_YIELD, 25, 9, 0, 0));
+    tscope__store_end_round(s);
+    tscope__store_end_round(s);
+    ASSERT_EQ(s->types[3].calls, 1);
+    ASSERT_EQ(s->types[3].incl.sum, 45); /* 15 on thread 1 + 30 on thread 2 */
+    ASSERT_EQ(s->types[3].excl.sum, 45);
+    ASSERT_EQ(s->types[3].threads, 2);
+    ASSERT_EQ(s->anomalies, 0);
+    tscope__store_free(s);
+}
+
+/* A begin without any create is settled as implicitly created one round
+ * later, with the task it was begun inside as parent. */
+static void implicit_after_one_round(void)
+{
+    struct tscope__store *s = new_store();
+    apply(s, 0, rec(TSCOPE__REC_START, 0, 1, 0, 1));
+    apply(s, 0, rec(TSCOPE__REC_BEGIN, 5, 2, 0, 2));
+    apply(s, 0, rec(TSCOPE__REC_END, 7, 2, 0, 0));
+    apply(s, 0, rec(TSCOPE__REC_END, 9, 1, 0, 0));
+    ASSERT_EQ(s->types[1].calls, 1); /* START tasks settle at once */
+    ASSERT_EQ(s->types[2].calls, 0);
+    tscope__store_end_round(s);
+    ASSERT_EQ(s->types[2].calls, 0); /* a create could still come */
+    tscope__store_end_round(s);
+    ASSERT_EQ(s->types[2].calls, 1);
+    uint32_t n1 = node_of(s, 0, 1);
+    ASSERT(n1 != TSCOPE__NONE && node_of(s, n1, 2) != TSCOPE__NONE);
+    ASSERT_EQ(s->types[1].excl.sum, 7);
+    tscope__store_free(s);
+}
+
+/* Improper use is counted, never crashes: end of an unknown task, end on a
+ * thread where the task is not running, a second begin. */
+static void anomalies_are_counted(void)
+{
+    struct tscope__store *s = new_store();
+    apply(s, 0, rec(TSCOPE__REC_END, 1, 99, 0, 0));
+    apply(s, 0, rec(TSCOPE__REC_START, 2, 5, 0, 1));
+    apply(s, 1, rec(TSCOPE__REC_END, 3, 5, 0, 0));
+    apply(s, 0, rec(TSCOPE__REC_CREATE, 4, 6, 0, 1));
+    apply(s, 0, rec(TSCOPE__REC_BEGIN, 5, 6, 0, 0));
+    apply(s, 0, rec(TSCOPE__REC_BEGIN, 6, 6, 0, 0));
+    ASSERT_EQ(s->anomalies, 3);
+    tscope__store_complete(s, 10);
+    ASSERT_EQ(s->unfinished, 2);
+    tscope__store_free(s);
+}
+
+int main(void)
+{
+    RUN(create_applied_after_the_task_ran);
+    RUN(resume_applied_before_yield);
+    RUN(implicit_after_one_round);
+    RUN(anomalies_are_counted);
+    return 0;
+}
