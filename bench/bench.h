@@ -16,8 +16,9 @@ static inline double bench_now_s(void)
 static inline void bench_result(const char *bench, const char *variant, const char *metric,
                                 double value, const char *unit)
 {
-    printf("{\"bench\":\"%s\",\"variant\":\"%s\",\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"%s\"}\n",
-           bench, variant, metric, value, unit);
+    printf(
+        "{\"bench\":\"%s\",\"variant\":\"%s\",\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"%s\"}\n",
+        bench, variant, metric, value, unit);
     fflush(stdout);
 }
 

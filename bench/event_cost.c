@@ -106,15 +106,14 @@ static void check_counts(const char *variant)
     tscope_totals_t tot;
     tscope_query_totals(&tot);
     if (strcmp(variant, "disabled") != 0 && (st.calls != pairs || tot.events_dropped)) {
-        fprintf(stderr, "event_cost: %s: expected %llu calls, got %llu (dropped %llu)\n",
-                variant, (unsigned long long)pairs, (unsigned long long)st.calls,
+        fprintf(stderr, "event_cost: %s: expected %llu calls, got %llu (dropped %llu)\n", variant,
+                (unsigned long long)pairs, (unsigned long long)st.calls,
                 (unsigned long long)tot.events_dropped);
         exit(1);
     }
 }
 
-static double run_variant(const char *variant, const char *enable, const char *mode,
-                          uint64_t chunk)
+static double run_variant(const char *variant, const char *enable, const char *mode, uint64_t chunk)
 {
     setup(enable, mode, chunk ? "1048576" : "16384");
     static uint64_t next_id = 1;

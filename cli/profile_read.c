@@ -210,8 +210,8 @@ static void read_all(struct reader *r, json_t *root, struct tscope__profile *p)
         json_t *o = json_array_get(json_object_get(root, "tree"), i);
         snprintf(w, sizeof w, "tree[%zu]", i);
         json_t *parent = json_object_get(o, "parent");
-        p->nodes[i].parent = json_is_integer(parent) ? (uint32_t)json_integer_value(parent)
-                                                     : UINT32_MAX;
+        p->nodes[i].parent =
+            json_is_integer(parent) ? (uint32_t)json_integer_value(parent) : UINT32_MAX;
         if (i && p->nodes[i].parent >= i)
             fail(r, "%s.parent must name an earlier node", w);
         p->nodes[i].type = (uint32_t)u64(r, o, w, "type_id");

@@ -23,12 +23,10 @@ static void usage(FILE *f)
 
 int tscope_cli_report(int argc, char **argv)
 {
-    static const struct option opts[] = {{"sort", required_argument, NULL, 's'},
-                                         {"rows", required_argument, NULL, 'r'},
-                                         {"tree", no_argument, NULL, 't'},
-                                         {"dot", no_argument, NULL, 'd'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"sort", required_argument, NULL, 's'}, {"rows", required_argument, NULL, 'r'},
+        {"tree", no_argument, NULL, 't'},       {"dot", no_argument, NULL, 'd'},
+        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0}};
     const char *sort = "excl";
     long rows = 20;
     int tree = 0, dot = 0, c;
@@ -38,8 +36,9 @@ int tscope_cli_report(int argc, char **argv)
         case 's':
             if (strcmp(optarg, "excl") && strcmp(optarg, "incl") && strcmp(optarg, "calls") &&
                 strcmp(optarg, "mean") && strcmp(optarg, "name")) {
-                fprintf(stderr, "taskscope report: --sort %s: expected excl, incl, calls, mean "
-                                "or name\n",
+                fprintf(stderr,
+                        "taskscope report: --sort %s: expected excl, incl, calls, mean "
+                        "or name\n",
                         optarg);
                 return 2;
             }

@@ -131,8 +131,7 @@ int tscope_cli_run(int argc, char **argv)
         ;
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     if (WIFSIGNALED(status))
-        fprintf(stderr, "taskscope: %s was killed by signal %d\n", argv[optind],
-                WTERMSIG(status));
+        fprintf(stderr, "taskscope: %s was killed by signal %d\n", argv[optind], WTERMSIG(status));
     if (rmdir(outdir) == 0) { /* only succeeds when empty */
         if (code != 127)
             fprintf(stderr,

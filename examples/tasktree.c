@@ -118,11 +118,14 @@ static void run_job(struct job *j)
         int done[2] = {0, 0};
         struct job *kids = malloc(2 * sizeof *kids);
         for (int k = 0; k < 2; k++) {
-            kids[k] = (struct job){NULL,     tscope_task_id_next(), j->a + (k ? h : 0),
-                                   j->tmp + (k ? h : 0), k ? j->n - h : h, j->depth + 1,
+            kids[k] = (struct job){NULL,
+                                   tscope_task_id_next(),
+                                   j->a + (k ? h : 0),
+                                   j->tmp + (k ? h : 0),
+                                   k ? j->n - h : h,
+                                   j->depth + 1,
                                    &done[k]};
-            tscope_task_create(kids[k].id, j->id, t_sort, TSCOPE_TASK_SPLITTABLE, j->depth + 1,
-                               0);
+            tscope_task_create(kids[k].id, j->id, t_sort, TSCOPE_TASK_SPLITTABLE, j->depth + 1, 0);
             push(&kids[k]);
         }
         wait_for(j->id, done);

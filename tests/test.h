@@ -44,7 +44,7 @@
     do {                                                                                           \
         uint64_t a_ = (uint64_t)(a), b_ = (uint64_t)(b);                                           \
         if (a_ != b_)                                                                              \
-            TEST_FAIL("%s == %s: %" PRIu64 " vs %" PRIu64, #a, #b, a_, b_);                       \
+            TEST_FAIL("%s == %s: %" PRIu64 " vs %" PRIu64, #a, #b, a_, b_);                        \
     } while (0)
 
 /* |a - b| <= tol */
@@ -52,7 +52,7 @@
     do {                                                                                           \
         double a_ = (double)(a), b_ = (double)(b);                                                 \
         if (!(fabs(a_ - b_) <= (tol)))                                                             \
-            TEST_FAIL("%s ~= %s: %.17g vs %.17g (tolerance %g)", #a, #b, a_, b_, (double)(tol));  \
+            TEST_FAIL("%s ~= %s: %.17g vs %.17g (tolerance %g)", #a, #b, a_, b_, (double)(tol));   \
     } while (0)
 
 #define ASSERT_STR_EQ(a, b)                                                                        \

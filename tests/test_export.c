@@ -125,12 +125,10 @@ static void outputs_match_golden(void)
     struct {
         const char *name;
         render_fn fn;
-    } outs[] = {{"profile.json", tscope__export_json},
-                {"types.csv", tscope__export_csv_types},
-                {"counters.csv", tscope__export_csv_counters},
-                {"taskgraph.dot", tscope__export_dot},
-                {"tasktree.txt", tscope__export_tree},
-                {"summary.txt", render_summary}};
+    } outs[] = {
+        {"profile.json", tscope__export_json},         {"types.csv", tscope__export_csv_types},
+        {"counters.csv", tscope__export_csv_counters}, {"taskgraph.dot", tscope__export_dot},
+        {"tasktree.txt", tscope__export_tree},         {"summary.txt", render_summary}};
     for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
         char *text = render(outs[i].fn, p);
         check_golden(outs[i].name, text);

@@ -222,9 +222,9 @@ typedef struct tscope_task_info {
 int tscope_query_task(uint64_t id, tscope_task_info_t *out);
 
 typedef struct tscope_subtree {
-    uint64_t tasks;  /* the task and its recorded descendants */
-    double time_ns;  /* sum of their exclusive times */
-    int complete;    /* 1 if every descendant is in the instance graph */
+    uint64_t tasks; /* the task and its recorded descendants */
+    double time_ns; /* sum of their exclusive times */
+    int complete;   /* 1 if every descendant is in the instance graph */
 } tscope_subtree_t;
 
 /* Total time of an ended task and all its descendants (over the instance

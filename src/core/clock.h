@@ -20,7 +20,11 @@
 #define TSCOPE__HAVE_TSC 0
 #endif
 
-enum tscope__clock_kind { TSCOPE__CLOCK_TSC = 0, TSCOPE__CLOCK_MONOTONIC = 1, TSCOPE__CLOCK_MANUAL = 2 };
+enum tscope__clock_kind {
+    TSCOPE__CLOCK_TSC = 0,
+    TSCOPE__CLOCK_MONOTONIC = 1,
+    TSCOPE__CLOCK_MANUAL = 2
+};
 
 extern int tscope__clock_kind;
 

@@ -318,8 +318,7 @@ static const struct var vars[] = {
      "print the summary table to stderr at finalize (taskscope run sets 1)", p_summary},
     {"TASKSCOPE_SUMMARY_SORT", "excl", "excl, incl, calls, mean, name",
      "summary table order (descending, name ascending)", p_sort},
-    {"TASKSCOPE_SUMMARY_ROWS", "20", "0 to 1000000 (0: all)", "rows in the summary table",
-     p_rows},
+    {"TASKSCOPE_SUMMARY_ROWS", "20", "0 to 1000000 (0: all)", "rows in the summary table", p_rows},
     {"TASKSCOPE_CLOCK", "auto", "auto, tsc, monotonic",
      "timestamp source; auto uses the invariant TSC when the CPU has one", p_clock},
 };

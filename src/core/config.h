@@ -30,19 +30,19 @@ struct tscope__config {
     int enable;
     int mode;
     int full_policy;
-    uint32_t ring_size;   /* records per thread, power of two */
+    uint32_t ring_size; /* records per thread, power of two */
     uint32_t max_threads;
-    uint32_t period_ms;   /* consumer wake-up period */
-    uint32_t batch;       /* records per ring per store-lock hold */
+    uint32_t period_ms; /* consumer wake-up period */
+    uint32_t batch;     /* records per ring per store-lock hold */
     uint64_t instance_cap;
     double instance_sample;
-    int filter_flags;     /* 0: any; else TSCOPE_TASK_* bits that must be set */
+    int filter_flags; /* 0: any; else TSCOPE_TASK_* bits that must be set */
     uint32_t filter_depth_min, filter_depth_max;
     char filter_types[TSCOPE__FILTER_MAX_TYPES][256];
     int filter_ntypes;
     char output_dir[1024];
-    int outputs;          /* TSCOPE__OUT_* bits */
-    int summary;          /* print the summary table at finalize */
+    int outputs; /* TSCOPE__OUT_* bits */
+    int summary; /* print the summary table at finalize */
     char summary_sort[16];
     uint32_t summary_rows;
     char clock[16];

@@ -28,24 +28,24 @@ enum tscope__run { TSCOPE__RUN_OFF = 0, TSCOPE__RUN_RING = 1, TSCOPE__RUN_NAIVE 
 struct tscope__thread {
     struct tscope__ring ring; /* first: the hot fields share its cache line */
     uint32_t index;
-    _Atomic int retired;       /* owner unregistered or exited */
-    int ring_freed;            /* consumer released the buffer (consumer only) */
-    _Atomic uint64_t dropped;  /* records dropped (drop policy) */
-    _Atomic uint64_t waits;    /* times the owner waited for space (wait policy) */
-    uint64_t id_next, id_end;  /* owner's block of task ids */
+    _Atomic int retired;      /* owner unregistered or exited */
+    int ring_freed;           /* consumer released the buffer (consumer only) */
+    _Atomic uint64_t dropped; /* records dropped (drop policy) */
+    _Atomic uint64_t waits;   /* times the owner waited for space (wait policy) */
+    uint64_t id_next, id_end; /* owner's block of task ids */
     char name[64];
 };
 
 #define TSCOPE__THREADS_MAX 65536
 
 struct tscope__core {
-    _Atomic int run;  /* enum tscope__run: the hot-path switch */
-    int off_code;     /* what events return while run is OFF */
-    int initialised;  /* between init and finalize */
-    int finalised;    /* finalize ran: queries use the final store */
+    _Atomic int run; /* enum tscope__run: the hot-path switch */
+    int off_code;    /* what events return while run is OFF */
+    int initialised; /* between init and finalize */
+    int finalised;   /* finalize ran: queries use the final store */
     struct tscope__config cfg;
     int rank, nranks;
-    uint64_t origin;  /* clock ticks at init */
+    uint64_t origin; /* clock ticks at init */
     uint64_t end_ticks;
 
     pthread_mutex_t reg_lock;
@@ -57,8 +57,8 @@ struct tscope__core {
     pthread_t consumer;
     int consumer_running;
     pthread_mutex_t cons_lock;
-    pthread_cond_t cons_wake;  /* producers/flush -> consumer */
-    pthread_cond_t cons_done;  /* consumer -> flush waiters */
+    pthread_cond_t cons_wake; /* producers/flush -> consumer */
+    pthread_cond_t cons_done; /* consumer -> flush waiters */
     _Atomic int wake_pending;
     int stop;
     uint64_t rounds_started, rounds_done;

@@ -132,7 +132,7 @@ int tscope_task_create(uint64_t id, uint64_t parent, tscope_type_t type, unsigne
 {
     if (__builtin_expect(type > TSCOPE__MAX_IDS || (flags & ~TSCOPE_TASK_FLAGS_ALL), 0))
         return TSCOPE_EINVAL;
-    int16_t prio = priority > INT16_MAX ? INT16_MAX
+    int16_t prio = priority > INT16_MAX   ? INT16_MAX
                    : priority < INT16_MIN ? INT16_MIN
                                           : (int16_t)priority;
     uint16_t d = depth > 0xFFFFu ? 0xFFFF : (uint16_t)depth;

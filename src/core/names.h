@@ -15,10 +15,10 @@
 
 struct tscope__names {
     pthread_mutex_t lock;
-    char **names;     /* names[id], id 1..count; names[0] unused */
-    uint32_t count;   /* highest id handed out */
-    uint32_t cap;     /* allocated entries of names */
-    uint32_t *hash;   /* open addressing: id, 0 = empty */
+    char **names;   /* names[id], id 1..count; names[0] unused */
+    uint32_t count; /* highest id handed out */
+    uint32_t cap;   /* allocated entries of names */
+    uint32_t *hash; /* open addressing: id, 0 = empty */
     uint32_t hash_cap;
 };
 

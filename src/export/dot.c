@@ -21,8 +21,9 @@ int tscope__export_dot(const struct tscope__profile *p, FILE *f)
         if (p->types[i].excl.sum > max)
             max = p->types[i].excl.sum;
     fputs("digraph taskscope {\n", f);
-    fprintf(f, "  graph [rankdir=TB, labelloc=t, label=\"task graph of %s (fill: exclusive "
-               "time, yellow = least, red = most)",
+    fprintf(f,
+            "  graph [rankdir=TB, labelloc=t, label=\"task graph of %s (fill: exclusive "
+            "time, yellow = least, red = most)",
             p->program);
     if (p->totals.events_dropped)
         fprintf(f, "\\nWARNING: %llu events dropped, counts incomplete",

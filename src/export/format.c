@@ -70,7 +70,8 @@ void tscope__fmt_loss_note(const struct tscope__profile *p, FILE *f, const char 
                 "numbers below are incomplete\n",
                 prefix, (unsigned long long)t->events_dropped);
     if (t->instances_cut_off)
-        fprintf(f, "%snote: instance graph capped: %llu tasks not recorded (TASKSCOPE_INSTANCE_CAP)\n",
+        fprintf(f,
+                "%snote: instance graph capped: %llu tasks not recorded (TASKSCOPE_INSTANCE_CAP)\n",
                 prefix, (unsigned long long)t->instances_cut_off);
     if (t->tasks_unfinished)
         fprintf(f, "%snote: %llu tasks began and never ended\n", prefix,

@@ -191,8 +191,8 @@ int tscope__export_json(const struct tscope__profile *p, FILE *f)
         fputc(',', f);
         u64(f, "type_id", i ? n->type : TSCOPE__PROFILE_ROOT);
         fputc(',', f);
-        str(f, "type", tscope__profile_type_name(p, i ? n->type : TSCOPE__PROFILE_ROOT, buf,
-                                                 sizeof buf));
+        str(f, "type",
+            tscope__profile_type_name(p, i ? n->type : TSCOPE__PROFILE_ROOT, buf, sizeof buf));
         fputc(',', f);
         u64(f, "calls", n->calls);
         fputc(',', f);

@@ -112,8 +112,9 @@ int tscope__output_write_all(void)
     }
     if (cfg->outputs) {
         if (tscope__output_make_dir(cfg->output_dir, tscope__g.outdir, sizeof tscope__g.outdir)) {
-            fprintf(stderr, "taskscope: error: cannot create output folder %s: %s; no files "
-                            "written\n",
+            fprintf(stderr,
+                    "taskscope: error: cannot create output folder %s: %s; no files "
+                    "written\n",
                     cfg->output_dir, strerror(errno));
             tscope__g.outdir[0] = 0;
             tscope__profile_free(p);

@@ -89,8 +89,8 @@ int tscope__export_summary(const struct tscope__profile *p, FILE *f, const char 
         if (!c->stats.count)
             continue;
         if (!any++)
-            fprintf(f, "\n%-*s %10s %14s %14s %14s %14s %14s\n", width, "counter", "samples",
-                    "min", "max", "mean", "stddev", "last");
+            fprintf(f, "\n%-*s %10s %14s %14s %14s %14s %14s\n", width, "counter", "samples", "min",
+                    "max", "mean", "stddev", "last");
         fprintf(f, "%-*.*s %10llu %14.6g %14.6g %14.6g %14.6g %14.6g\n", width, width, c->name,
                 (unsigned long long)c->stats.count, c->stats.min, c->stats.max, c->stats.mean,
                 c->stats.stddev, c->stats.last);

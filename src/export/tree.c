@@ -28,7 +28,8 @@ static void walk(struct ctx *c, uint32_t node, size_t depth)
         const struct tscope__pnode *n = &c->p->nodes[child];
         int last = k + 1 == c->start[node + 1];
         fprintf(c->f, "%.*s%s %s  calls %llu  excl %.3f ms  incl %.3f ms\n", (int)depth * 3,
-                c->prefix, last ? "`-" : "|-", tscope__profile_type_name(c->p, n->type, buf, sizeof buf),
+                c->prefix, last ? "`-" : "|-",
+                tscope__profile_type_name(c->p, n->type, buf, sizeof buf),
                 (unsigned long long)n->calls, n->excl / 1e6, n->incl / 1e6);
         if ((depth + 1) * 3 + 3 < sizeof c->prefix) {
             c->prefix[depth * 3] = last ? ' ' : '|';

@@ -201,8 +201,7 @@ static int stack_find(const struct tscope__tstack *st, uint32_t slot)
 
 /* Closes segment i at ts: its times go to the task; the new top (if the
  * closed one was the top) starts accumulating exclusive time again. */
-static void stack_close(struct tscope__store *s, struct tscope__tstack *st, uint32_t i,
-                        uint64_t ts)
+static void stack_close(struct tscope__store *s, struct tscope__tstack *st, uint32_t i, uint64_t ts)
 {
     struct tscope__segment g = st->seg[i];
     int was_top = i == st->n - 1;
@@ -250,8 +249,7 @@ static uint32_t running_here(struct tscope__store *s, uint32_t thread, uint64_t 
  * slot (created provisionally if the parent was never seen).  The parent is
  * looked for first on the thread's stack: a task is normally created by the
  * task running there. */
-static void set_parent(struct tscope__store *s, uint32_t thread, uint32_t slot,
-                       uint64_t parent_id)
+static void set_parent(struct tscope__store *s, uint32_t thread, uint32_t slot, uint64_t parent_id)
 {
     struct tscope__task *t = &s->tasks[slot];
     if (t->parent_slot != TSCOPE__NONE)

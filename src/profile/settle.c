@@ -44,8 +44,7 @@ static uint32_t edge_index(struct tscope__store *s, uint16_t from, uint16_t to)
 
 /* The tree node for `type` below node `parent` (created on first use; its
  * type-level edge is found once, then kept in the node). */
-static uint32_t node_child(struct tscope__store *s, uint32_t parent, uint16_t ptype,
-                           uint16_t type)
+static uint32_t node_child(struct tscope__store *s, uint32_t parent, uint16_t ptype, uint16_t type)
 {
     uint64_t key = ((uint64_t)parent << 16 | type) + 1;
     struct tscope__node_cache *c = &s->node_cache[tscope__mix64(key) % TSCOPE__NODE_CACHE];
@@ -228,8 +227,8 @@ void tscope__settle_finalize(struct tscope__store *s, uint32_t slot)
     t = &s->tasks[slot];
     struct tscope__type_acc *ta = &s->types[t->type];
     int state;
-    if (t->bits & TSCOPE__T_UNFINISHED || ((t->bits & TSCOPE__T_BEGUN) &&
-                                           !(t->bits & (TSCOPE__T_ENDED | TSCOPE__T_CANCELLED)))) {
+    if (t->bits & TSCOPE__T_UNFINISHED ||
+        ((t->bits & TSCOPE__T_BEGUN) && !(t->bits & (TSCOPE__T_ENDED | TSCOPE__T_CANCELLED)))) {
         ta->unfinished++;
         s->unfinished++;
         state = TSCOPE_TASK_UNFINISHED;
@@ -271,8 +270,8 @@ void tscope__store_end_round(struct tscope__store *s)
     for (uint32_t i = 0; i < s->n_implicit; i++) {
         uint32_t slot = s->implicit_list[i];
         struct tscope__task *t = &s->tasks[slot];
-        if (t->bits & (TSCOPE__T_FREE | TSCOPE__T_CREATED | TSCOPE__T_RESOLVED |
-                       TSCOPE__T_IMPLICIT))
+        if (t->bits &
+            (TSCOPE__T_FREE | TSCOPE__T_CREATED | TSCOPE__T_RESOLVED | TSCOPE__T_IMPLICIT))
             continue;
         if (t->seen_round < r) {
             t->bits |= TSCOPE__T_IMPLICIT;
@@ -307,8 +306,8 @@ void tscope__store_complete(struct tscope__store *s, uint64_t end)
     /* Parents that never appeared (only named by a create) become roots. */
     for (uint32_t i = 0; i < cap; i++) {
         struct tscope__task *t = &s->tasks[i];
-        if (!(t->bits & (TSCOPE__T_FREE | TSCOPE__T_CREATED | TSCOPE__T_BEGUN |
-                         TSCOPE__T_RESOLVED))) {
+        if (!(t->bits &
+              (TSCOPE__T_FREE | TSCOPE__T_CREATED | TSCOPE__T_BEGUN | TSCOPE__T_RESOLVED))) {
             t->node = 0;
             t->bits |= TSCOPE__T_RESOLVED;
             resolve_waiters(s, i);

@@ -30,13 +30,13 @@
 
 /* task slot bits */
 enum {
-    TSCOPE__T_CREATED = 1 << 0,   /* create event applied */
-    TSCOPE__T_BEGUN = 1 << 1,     /* first begin applied */
-    TSCOPE__T_ENDED = 1 << 2,     /* end applied */
-    TSCOPE__T_CANCELLED = 1 << 3, /* cancel applied */
-    TSCOPE__T_RESOLVED = 1 << 4,  /* parent and tree node known */
-    TSCOPE__T_TERMINAL = 1 << 5,  /* ended/cancelled with all segments closed */
-    TSCOPE__T_FINALIZED = 1 << 6, /* added to the statistics */
+    TSCOPE__T_CREATED = 1 << 0,    /* create event applied */
+    TSCOPE__T_BEGUN = 1 << 1,      /* first begin applied */
+    TSCOPE__T_ENDED = 1 << 2,      /* end applied */
+    TSCOPE__T_CANCELLED = 1 << 3,  /* cancel applied */
+    TSCOPE__T_RESOLVED = 1 << 4,   /* parent and tree node known */
+    TSCOPE__T_TERMINAL = 1 << 5,   /* ended/cancelled with all segments closed */
+    TSCOPE__T_FINALIZED = 1 << 6,  /* added to the statistics */
     TSCOPE__T_UNFINISHED = 1 << 7, /* still running at finalize */
     TSCOPE__T_IMPLICIT = 1 << 8,   /* no create came: the begin created it */
     TSCOPE__T_WAITING = 1 << 9,    /* in the parent's waiter list */
@@ -48,10 +48,10 @@ enum {
 
 struct tscope__task {
     uint64_t id;
-    uint64_t parent_id;   /* from create; else the task it was begun inside */
+    uint64_t parent_id; /* from create; else the task it was begun inside */
     uint64_t create_ts, queued_ts, begin_ts, end_ts;
-    uint64_t excl, incl;  /* ticks accumulated over closed segments */
-    uint64_t seen_round;  /* round of the first begin */
+    uint64_t excl, incl; /* ticks accumulated over closed segments */
+    uint64_t seen_round; /* round of the first begin */
     uint64_t terminal_round;
     uint32_t parent_slot; /* slot of the parent while unresolved (holds a ref) */
     uint32_t node;        /* tree node once resolved */
@@ -70,9 +70,9 @@ struct tscope__task {
 /* A task running on a thread: one entry of the thread's replay stack. */
 struct tscope__segment {
     uint32_t slot;
-    uint64_t start;       /* begin/resume time */
-    uint64_t excl_since;  /* when this entry last became the top */
-    uint64_t excl_acc;    /* exclusive ticks of this segment so far */
+    uint64_t start;      /* begin/resume time */
+    uint64_t excl_since; /* when this entry last became the top */
+    uint64_t excl_acc;   /* exclusive ticks of this segment so far */
 };
 
 struct tscope__tstack {
@@ -84,16 +84,16 @@ struct tscope__tstack {
 struct tscope__type_acc {
     uint64_t created, calls, yields, cancelled, unfinished;
     struct tscope__acc excl, incl;
-    uint8_t *seen;        /* bitmap of thread indexes */
+    uint8_t *seen; /* bitmap of thread indexes */
     uint32_t seen_bytes;
     uint32_t threads;
-    int8_t filter;        /* instance filter verdict: 0 unknown, 1 keep, -1 skip */
+    int8_t filter; /* instance filter verdict: 0 unknown, 1 keep, -1 skip */
 };
 
 struct tscope__node {
-    uint32_t parent;      /* node index; TSCOPE__NONE for the root */
+    uint32_t parent; /* node index; TSCOPE__NONE for the root */
     uint16_t type;
-    uint32_t edge;        /* the type-level edge this path step counts in */
+    uint32_t edge; /* the type-level edge this path step counts in */
     uint64_t calls, excl, incl;
 };
 
@@ -105,7 +105,7 @@ struct tscope__node_cache {
 };
 
 struct tscope__edge {
-    uint16_t from, to;    /* type ids; from may be TSCOPE__ROOT_TYPE */
+    uint16_t from, to; /* type ids; from may be TSCOPE__ROOT_TYPE */
     uint64_t count;
 };
 
@@ -124,7 +124,7 @@ struct tscope__instance {
 struct tscope__dep {
     uint64_t from, to, addr;
     uint16_t from_rank, to_rank;
-    uint8_t kind;   /* hazard or direction */
+    uint8_t kind; /* hazard or direction */
     uint8_t remote;
 };
 
@@ -140,7 +140,7 @@ struct tscope__store {
     /* tasks */
     struct tscope__task *tasks;
     uint32_t ntasks_cap, free_head, live;
-    struct tscope__u64map task_map; /* id -> slot */
+    struct tscope__u64map task_map;                    /* id -> slot */
     uint32_t *implicit_list, n_implicit, cap_implicit; /* begun, not created, unresolved */
     uint32_t *terminal_list, n_terminal, cap_terminal; /* terminal, not finalized */
     uint64_t round;
@@ -174,9 +174,9 @@ struct tscope__store {
     uint64_t ndeps, cap_deps;
 
     /* totals */
-    uint64_t events, created, completed, cancelled, unfinished, cut_off, dependencies,
-        deps_cut_off, anomalies, never_ran;
-    int completed_run; /* tscope__store_complete ran */
+    uint64_t events, created, completed, cancelled, unfinished, cut_off, dependencies, deps_cut_off,
+        anomalies, never_ran;
+    int completed_run;          /* tscope__store_complete ran */
     uint32_t naive_since_round; /* naive mode: events since the last round */
 };
 

@@ -45,8 +45,7 @@ static int grow(struct tscope__u64map *m)
     return 0;
 }
 
-uint32_t *tscope__u64map_upsert(struct tscope__u64map *m, uint64_t key, uint32_t fresh,
-                                int *found)
+uint32_t *tscope__u64map_upsert(struct tscope__u64map *m, uint64_t key, uint32_t fresh, int *found)
 {
     if ((m->count + 1) * 2 > m->mask + 1 && grow(m))
         return NULL;

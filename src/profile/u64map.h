@@ -33,8 +33,7 @@ int tscope__u64map_put(struct tscope__u64map *m, uint64_t key, uint32_t val);
 /* Finds key, inserting it (value `fresh`) if absent, in one probe sequence.
  * Returns a pointer to the value (valid until the next insertion) and sets
  * *found; NULL on memory exhaustion. */
-uint32_t *tscope__u64map_upsert(struct tscope__u64map *m, uint64_t key, uint32_t fresh,
-                                int *found);
+uint32_t *tscope__u64map_upsert(struct tscope__u64map *m, uint64_t key, uint32_t fresh, int *found);
 /* Removes key if present; returns 1 if it was. */
 int tscope__u64map_del(struct tscope__u64map *m, uint64_t key);
 
