@@ -42,6 +42,7 @@ static void run_job(struct job *j);
 
 static void push(struct job *j)
 {
+    tscope_task_queued(j->id); /* before another thread can begin it */
     pthread_mutex_lock(&pool.lock);
     j->next = pool.head;
     pool.head = j;
@@ -49,7 +50,6 @@ static void push(struct job *j)
     tscope_counter_sample(c_queue, (double)pool.length);
     pthread_cond_signal(&pool.cond);
     pthread_mutex_unlock(&pool.lock);
-    tscope_task_queued(j->id);
 }
 
 /* Takes a job without waiting; NULL when the queue is empty. */

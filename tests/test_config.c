@@ -115,6 +115,22 @@ static void describe_lists_every_variable(void)
     fclose(f);
     ASSERT(strstr(buf, "| `TASKSCOPE_ENABLE` | `1` |"));
     ASSERT(strstr(buf, "| `TASKSCOPE_CLOCK` | `auto` |"));
+    /* docs/configuration.md must hold every row, word for word */
+    const char *src = getenv("TSCOPE_SOURCE_DIR");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/docs/configuration.md", src ? src : ".");
+    FILE *doc = fopen(path, "r");
+    if (!doc)
+        TEST_FAIL("cannot open %s", path);
+    char *text = NULL;
+    size_t cap = 0;
+    ssize_t n = getdelim(&text, &cap, '\0', doc);
+    fclose(doc);
+    ASSERT(n > 0);
+    for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+        if (!strstr(text, line))
+            TEST_FAIL("docs/configuration.md lacks the row: %s", line);
+    free(text);
     free(buf);
 }
 

@@ -39,6 +39,11 @@ static uint64_t drain_ring(struct tscope__store *s, struct tscope__thread *t, ui
         pthread_mutex_lock(&s->lock);
         while (tail < stop) {
             const struct tscope__rec *rec = tscope__ring_slot(r, tail);
+            if (tail + 1 < head && tscope__rec_is_leaf_pair(rec, tscope__ring_slot(r, tail + 1)) &&
+                tscope__store_apply_leaf(s, t->index, rec, tscope__ring_slot(r, tail + 1)) == 0) {
+                tail += 2;
+                continue;
+            }
             const struct tscope__rec *ext = NULL;
             if (tscope__rec_has_ext(rec) && tail + 1 < head)
                 ext = tscope__ring_slot(r, ++tail); /* published together with rec */

@@ -61,10 +61,10 @@ static int emit_slow(int run, struct tscope__rec rec, const uint64_t *ext_id)
             atomic_store_explicit(&t->waits,
                                   atomic_load_explicit(&t->waits, memory_order_relaxed) + 1,
                                   memory_order_relaxed);
-        if (waited < 64) {
+        if (waited < 4) {
             sched_yield();
         } else {
-            struct timespec pause = {0, 50 * 1000};
+            struct timespec pause = {0, 20 * 1000};
             nanosleep(&pause, NULL);
         }
     }

@@ -395,6 +395,49 @@ static void on_start(struct tscope__store *s, uint32_t thread, const struct tsco
     }
 }
 
+int tscope__replay_leaf(struct tscope__store *s, uint32_t thread, const struct tscope__rec *start,
+                        const struct tscope__rec *end)
+{
+    struct tscope__tstack *st = stack_of(s, thread);
+    if (!st || tscope__store_grow_types(s, start->type))
+        return -1;
+    uint32_t pnode = 0, pslot = TSCOPE__NONE;
+    uint16_t ptype = TSCOPE__ROOT_TYPE;
+    if (st->n) {
+        struct tscope__segment *top = &st->seg[st->n - 1];
+        const struct tscope__task *p = &s->tasks[top->slot];
+        if (!(p->bits & TSCOPE__T_RESOLVED))
+            return -1; /* the parent's place in the tree is not known yet */
+        pslot = top->slot;
+        pnode = p->node;
+        if (pnode != 0)
+            ptype = p->type;
+        /* what push + close would do to the parent's exclusive time */
+        top->excl_acc += start->ts - top->excl_since;
+        top->excl_since = end->ts;
+    }
+    uint64_t d = end->ts - start->ts;
+    uint16_t type = start->type;
+    uint32_t node = tscope__settle_path_step(s, pnode, ptype, type);
+    s->types[type].created++;
+    s->created++;
+    tscope__settle_count_done(s, type, node, d, d, 0);
+    tscope__type_saw_thread(s, type, thread);
+    if (s->cfg.instance_cap) {
+        struct tscope__task t = {.id = start->id,
+                                 .parent_id = pslot == TSCOPE__NONE ? 0 : s->tasks[pslot].id,
+                                 .create_ts = start->ts,
+                                 .begin_ts = start->ts,
+                                 .end_ts = end->ts,
+                                 .excl = d,
+                                 .incl = d,
+                                 .thread = thread,
+                                 .type = type};
+        tscope__settle_record_instance(s, &t, TSCOPE_TASK_DONE);
+    }
+    return 0;
+}
+
 static void on_resume(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r)
 {
     struct tscope__tstack *st = stack_of(s, thread);
@@ -448,10 +491,12 @@ static void on_end(struct tscope__store *s, uint32_t thread, const struct tscope
     struct tscope__task *t = &s->tasks[slot];
     t->bits |= TSCOPE__T_ENDED;
     t->end_ts = r->ts;
-    if ((t->bits & (TSCOPE__T_START | TSCOPE__T_RESOLVED)) ==
-            (TSCOPE__T_START | TSCOPE__T_RESOLVED) &&
-        !t->yields && !t->open) {
-        tscope__settle_finalize(s, slot); /* all its events were on this thread */
+    if ((t->bits & (TSCOPE__T_CREATED | TSCOPE__T_RESOLVED)) ==
+            (TSCOPE__T_CREATED | TSCOPE__T_RESOLVED) &&
+        !t->yields && !t->resumes && !t->open && t->thread == thread) {
+        /* Created (so its parent is known), run once on this thread: no
+         * event of another thread can change its numbers any more. */
+        tscope__settle_finalize(s, slot);
         return;
     }
     tscope__settle_check_terminal(s, slot);
@@ -488,11 +533,12 @@ static void on_cancel(struct tscope__store *s, uint32_t thread, const struct tsc
 
 static void on_queued(struct tscope__store *s, const struct tscope__rec *r)
 {
-    uint32_t slot = task_get(s, r->id, 0);
-    if (slot == TSCOPE__NONE) {
-        s->anomalies++;
+    /* Only for a known task: a queued applied after its task was settled
+     * must not leave a slot behind (its time is then missing from the
+     * instance record, nothing else). */
+    uint32_t slot = tscope__task_find(s, r->id);
+    if (slot == TSCOPE__NONE)
         return;
-    }
     if (!s->tasks[slot].queued_ts)
         s->tasks[slot].queued_ts = r->ts;
 }

@@ -83,6 +83,30 @@ void tscope__settle_release_parent(struct tscope__store *s, uint32_t slot)
         tscope__task_free(s, p);
 }
 
+uint32_t tscope__settle_path_step(struct tscope__store *s, uint32_t pnode, uint16_t ptype,
+                                  uint16_t type)
+{
+    uint32_t node = node_child(s, pnode, ptype, type);
+    if (node && s->nodes[node].edge != TSCOPE__NONE)
+        s->edges[s->nodes[node].edge].count++;
+    return node;
+}
+
+void tscope__settle_count_done(struct tscope__store *s, uint16_t type, uint32_t node, uint64_t excl,
+                               uint64_t incl, uint32_t yields)
+{
+    struct tscope__type_acc *ta = &s->types[type];
+    ta->calls++;
+    ta->yields += yields;
+    tscope__acc_add(&ta->excl, excl);
+    tscope__acc_add(&ta->incl, incl);
+    struct tscope__node *n = &s->nodes[node == TSCOPE__NONE ? 0 : node];
+    n->calls++;
+    n->excl += excl;
+    n->incl += incl;
+    s->completed++;
+}
+
 /* Gives a task whose parent is resolved (or absent) its node and edge. */
 static void attach(struct tscope__store *s, uint32_t slot)
 {
@@ -95,9 +119,7 @@ static void attach(struct tscope__store *s, uint32_t slot)
         if (pnode != 0)
             ptype = p->type;
     }
-    uint32_t node = node_child(s, pnode, ptype, t->type);
-    if (node && s->nodes[node].edge != TSCOPE__NONE)
-        s->edges[s->nodes[node].edge].count++;
+    uint32_t node = tscope__settle_path_step(s, pnode, ptype, t->type);
     t = &s->tasks[slot];
     t->node = node;
     t->bits |= TSCOPE__T_RESOLVED;
@@ -173,7 +195,8 @@ static int instance_wanted(struct tscope__store *s, const struct tscope__task *t
     return 1;
 }
 
-static void record_instance(struct tscope__store *s, const struct tscope__task *t, int state)
+void tscope__settle_record_instance(struct tscope__store *s, const struct tscope__task *t,
+                                    int state)
 {
     if (!instance_wanted(s, t))
         return;
@@ -237,15 +260,7 @@ void tscope__settle_finalize(struct tscope__store *s, uint32_t slot)
         s->cancelled++;
         state = TSCOPE_TASK_CANCELLED;
     } else if (t->bits & TSCOPE__T_ENDED) {
-        ta->calls++;
-        ta->yields += t->yields;
-        tscope__acc_add(&ta->excl, t->excl);
-        tscope__acc_add(&ta->incl, t->incl);
-        struct tscope__node *n = &s->nodes[t->node == TSCOPE__NONE ? 0 : t->node];
-        n->calls++;
-        n->excl += t->excl;
-        n->incl += t->incl;
-        s->completed++;
+        tscope__settle_count_done(s, t->type, t->node, t->excl, t->incl, t->yields);
         state = TSCOPE_TASK_DONE;
     } else {
         s->never_ran++; /* created, never run (seen at finalize only) */
@@ -255,7 +270,7 @@ void tscope__settle_finalize(struct tscope__store *s, uint32_t slot)
         tscope__type_saw_thread(s, t->type, t->thread);
     t = &s->tasks[slot];
     if (t->bits & (TSCOPE__T_CREATED | TSCOPE__T_BEGUN))
-        record_instance(s, t, state);
+        tscope__settle_record_instance(s, t, state);
     tscope__task_unmap(s, slot);
     t = &s->tasks[slot];
     t->bits |= TSCOPE__T_FINALIZED;

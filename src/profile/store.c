@@ -148,3 +148,13 @@ void tscope__store_apply(struct tscope__store *s, uint32_t thread, const struct 
         tscope__replay_apply(s, thread, r);
     }
 }
+
+int tscope__store_apply_leaf(struct tscope__store *s, uint32_t thread,
+                             const struct tscope__rec *start, const struct tscope__rec *end)
+{
+    if (tscope__replay_leaf(s, thread, start, end))
+        return -1;
+    s->events += 2;
+    s->stacks[thread].events += 2;
+    return 0;
+}

@@ -193,6 +193,16 @@ static inline int tscope__rec_has_ext(const struct tscope__rec *r)
 {
     return r->kind == TSCOPE__REC_DEP_LOCAL || r->kind == TSCOPE__REC_DEP_REMOTE;
 }
+/* Applies a START record immediately followed (in the same ring) by the END
+ * of the same task - a leaf task, the commonest pattern - without a task
+ * slot.  Returns 0, or -1 when the pair does not qualify (the caller then
+ * applies both records normally).  Lock held. */
+int tscope__store_apply_leaf(struct tscope__store *s, uint32_t thread,
+                             const struct tscope__rec *start, const struct tscope__rec *end);
+static inline int tscope__rec_is_leaf_pair(const struct tscope__rec *a, const struct tscope__rec *b)
+{
+    return a->kind == TSCOPE__REC_START && b->kind == TSCOPE__REC_END && a->id == b->id;
+}
 /* Ends the current round: settles what waited one full round.  Lock held. */
 void tscope__store_end_round(struct tscope__store *s);
 /* Completes the profile at finalize: resolves everything still pending,
@@ -201,6 +211,8 @@ void tscope__store_complete(struct tscope__store *s, uint64_t end);
 
 /* replay.c: the task state machine (lock held). */
 void tscope__replay_apply(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r);
+int tscope__replay_leaf(struct tscope__store *s, uint32_t thread, const struct tscope__rec *start,
+                        const struct tscope__rec *end);
 uint32_t tscope__task_find(struct tscope__store *s, uint64_t id);
 void tscope__task_free(struct tscope__store *s, uint32_t slot);
 /* Removes the id -> slot mapping if this slot holds it. */
@@ -216,6 +228,17 @@ void tscope__settle_check_terminal(struct tscope__store *s, uint32_t slot);
 /* settle.c: resolution and finalization (lock held). */
 void tscope__settle_try_resolve(struct tscope__store *s, uint32_t slot);
 void tscope__settle_release_parent(struct tscope__store *s, uint32_t slot);
+/* The tree node for `type` below node pnode (whose type is ptype), counting
+ * one task on the type-level edge. */
+uint32_t tscope__settle_path_step(struct tscope__store *s, uint32_t pnode, uint16_t ptype,
+                                  uint16_t type);
+/* Adds one completed task to its type's and its tree node's statistics
+ * (types[type] must exist). */
+void tscope__settle_count_done(struct tscope__store *s, uint16_t type, uint32_t node, uint64_t excl,
+                               uint64_t incl, uint32_t yields);
+/* Adds a task to the instance graph if the filters, sampling and cap allow. */
+void tscope__settle_record_instance(struct tscope__store *s, const struct tscope__task *t,
+                                    int state);
 /* Adds a settled task to the statistics; frees its slot unless referenced. */
 void tscope__settle_finalize(struct tscope__store *s, uint32_t slot);
 

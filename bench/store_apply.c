@@ -1,0 +1,73 @@
+/* store_apply.c - the consumer's own cost: records applied straight to a
+ * store on one thread (no rings, no other threads), in rounds of 16384
+ * records as a busy consumer would see them.
+ *
+ * Variants: start_end (tscope_task_start/end pairs, the timer pattern) and
+ * create_begin_end (create, begin, end: explicitly created tasks).
+ * usage: store_apply [tasks (default 10000000)]
+ */
+#include <stdlib.h>
+
+#include "bench.h"
+#include "core/config.h"
+#include "profile/store.h"
+
+static double run(uint64_t tasks, int created)
+{
+    struct tscope__config cfg;
+    tscope__config_load(&cfg, NULL);
+    cfg.instance_cap = 0;
+    struct tscope__store *s = tscope__store_new(&cfg, 0);
+    if (!s)
+        exit(1);
+    uint64_t ts = 0, events = 0;
+    double t0 = bench_now_s();
+    for (uint64_t i = 1; i <= tasks; i++) {
+        struct tscope__rec r = {.ts = ts++, .id = i, .type = 1};
+        if (created) {
+            r.kind = TSCOPE__REC_CREATE;
+            tscope__store_apply(s, 0, &r, NULL);
+            r.kind = TSCOPE__REC_BEGIN;
+            r.ts = ts++;
+            tscope__store_apply(s, 0, &r, NULL);
+            events += 2;
+        } else {
+            /* as the consumer does: a START followed by its END is a leaf pair */
+            struct tscope__rec e = r;
+            r.kind = TSCOPE__REC_START;
+            e.kind = TSCOPE__REC_END;
+            e.ts = ts++;
+            if (tscope__store_apply_leaf(s, 0, &r, &e)) {
+                tscope__store_apply(s, 0, &r, NULL);
+                tscope__store_apply(s, 0, &e, NULL);
+            }
+            events += 2;
+        }
+        if (created) {
+            r.kind = TSCOPE__REC_END;
+            r.ts = ts++;
+            tscope__store_apply(s, 0, &r, NULL);
+            events++;
+        }
+        if (i % 8192 == 0)
+            tscope__store_end_round(s);
+    }
+    tscope__store_end_round(s);
+    tscope__store_end_round(s);
+    double secs = bench_now_s() - t0;
+    if (s->types[1].calls != tasks) {
+        fprintf(stderr, "store_apply: %llu calls, expected %llu\n",
+                (unsigned long long)s->types[1].calls, (unsigned long long)tasks);
+        exit(1);
+    }
+    tscope__store_free(s);
+    return (double)events / secs;
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t tasks = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000;
+    bench_result("store_apply", "start_end", "events_per_s", run(tasks, 0), "events/s");
+    bench_result("store_apply", "create_begin_end", "events_per_s", run(tasks, 1), "events/s");
+    return 0;
+}
