@@ -56,8 +56,9 @@ static uint64_t drain_ring(struct tscope__store *s, struct tscope__thread *t, ui
     return tail;
 }
 
-void tscope__consumer_round(void)
+uint64_t tscope__consumer_round(void)
 {
+    uint64_t busiest = 0;
     struct tscope__store *s = tscope__g.store;
     pthread_mutex_lock(&tscope__g.cons_lock);
     tscope__g.rounds_started++;
@@ -73,6 +74,8 @@ void tscope__consumer_round(void)
         uint64_t avail = tscope__ring_readable(&t->ring, &tail);
         if (avail)
             tail = drain_ring(s, t, tail, tail + avail);
+        if (avail * 4 > t->ring.size) /* relative to this ring's size */
+            busiest = 1;
         if (retired && tscope__ring_readable(&t->ring, &tail) == 0) {
             tscope__ring_free(&t->ring);
             t->ring_freed = 1;
@@ -87,14 +90,19 @@ void tscope__consumer_round(void)
     tscope__g.rounds_done++;
     pthread_cond_broadcast(&tscope__g.cons_done);
     pthread_mutex_unlock(&tscope__g.cons_lock);
+    return busiest;
 }
 
 static void *consumer_main(void *arg)
 {
     (void)arg;
+    int flooded = 0;
     pthread_mutex_lock(&tscope__g.cons_lock);
     while (!tscope__g.stop) {
-        if (!atomic_load(&tscope__g.wake_pending)) {
+        /* After a round that found a ring over a quarter full, go on at
+         * once: producers are flooding and sleeping would only make them
+         * wait.  Otherwise sleep until the period ends or a wake-up. */
+        if (!flooded && !atomic_load(&tscope__g.wake_pending)) {
             struct timespec until;
             clock_gettime(CLOCK_REALTIME, &until);
             uint64_t ns = (uint64_t)until.tv_nsec + (uint64_t)tscope__g.cfg.period_ms * 1000000u;
@@ -106,7 +114,7 @@ static void *consumer_main(void *arg)
         if (tscope__g.stop)
             break;
         pthread_mutex_unlock(&tscope__g.cons_lock);
-        tscope__consumer_round();
+        flooded = tscope__consumer_round() != 0;
         pthread_mutex_lock(&tscope__g.cons_lock);
     }
     pthread_mutex_unlock(&tscope__g.cons_lock);

@@ -78,8 +78,9 @@ int tscope__consumer_start(void);
 void tscope__consumer_stop(void);
 /* Wakes the consumer unless a wake-up is already pending. */
 void tscope__consumer_wake(void);
-/* Runs one full round in the calling thread (consumer or finalize). */
-void tscope__consumer_round(void);
+/* Runs one full round in the calling thread (consumer or finalize).
+ * Returns 1 if some ring was more than a quarter full (a flood), else 0. */
+uint64_t tscope__consumer_round(void);
 /* Blocks until events published before the call are processed and settled. */
 void tscope__consumer_flush(void);
 
