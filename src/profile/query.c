@@ -158,21 +158,8 @@ int tscope_query_task(uint64_t id, tscope_task_info_t *out)
     memset(out, 0, sizeof *out);
     if (slot != TSCOPE__NONE && !(s->tasks[slot].bits & TSCOPE__T_FINALIZED) &&
         (s->tasks[slot].bits & (TSCOPE__T_CREATED | TSCOPE__T_BEGUN))) {
-        const struct tscope__task *t = &s->tasks[slot];
-        struct tscope__instance in = {
-            .id = t->id,
-            .parent = t->parent_id,
-            .begin_ts = t->begin_ts ? t->begin_ts - s->origin : 0,
-            .excl = t->excl,
-            .incl = t->incl,
-            .thread = t->thread,
-            .yields = t->yields,
-            .type = t->type,
-            .prio = t->prio,
-            .depth = t->depth,
-            .flags = t->flags,
-            .state = TSCOPE_TASK_LIVE,
-        };
+        struct tscope__instance in = tscope__instance_of(s, &s->tasks[slot], TSCOPE_TASK_LIVE);
+        in.end_ts = 0; /* still live */
         info_from_instance(&in, out);
     } else if (tscope__u64map_get(&s->inst_map, id, &idx)) {
         info_from_instance(&s->inst[idx], out);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "store.h"
 #include "taskscope/taskscope.h"
 
@@ -33,17 +34,15 @@ uint32_t tscope__task_find(struct tscope__store *s, uint64_t id)
 static uint32_t slot_alloc(struct tscope__store *s, uint64_t id)
 {
     if (s->free_head == TSCOPE__NONE) {
-        uint32_t ncap = s->ntasks_cap ? s->ntasks_cap * 2 : 1024;
-        struct tscope__task *t = realloc(s->tasks, (size_t)ncap * sizeof *t);
-        if (!t)
+        uint32_t old = s->ntasks_cap;
+        if (tscope__grow(&s->tasks, &s->ntasks_cap, old ? 2 * (uint64_t)old - 1 : 1023,
+                         sizeof *s->tasks))
             return TSCOPE__NONE;
-        s->tasks = t;
-        for (uint32_t i = ncap; i-- > s->ntasks_cap;) {
-            t[i].bits = TSCOPE__T_FREE;
-            t[i].next_wait = s->free_head;
+        for (uint32_t i = s->ntasks_cap; i-- > old;) {
+            s->tasks[i].bits = TSCOPE__T_FREE;
+            s->tasks[i].next_wait = s->free_head;
             s->free_head = i;
         }
-        s->ntasks_cap = ncap;
     }
     uint32_t slot = s->free_head;
     struct tscope__task *t = &s->tasks[slot];
@@ -122,16 +121,7 @@ static uint32_t task_get(struct tscope__store *s, uint64_t id, unsigned again)
 
 int tscope__store_grow_types(struct tscope__store *s, uint32_t type)
 {
-    if (type < s->ntypes)
-        return 0;
-    uint32_t n = type + 1 > s->ntypes * 2 ? type + 1 : s->ntypes * 2;
-    struct tscope__type_acc *t = realloc(s->types, (size_t)n * sizeof *t);
-    if (!t)
-        return TSCOPE_ENOMEM;
-    memset(t + s->ntypes, 0, (size_t)(n - s->ntypes) * sizeof *t);
-    s->types = t;
-    s->ntypes = n;
-    return 0;
+    return tscope__grow(&s->types, &s->ntypes, type, sizeof *s->types) ? TSCOPE_ENOMEM : 0;
 }
 
 void tscope__type_saw_thread(struct tscope__store *s, uint32_t type, uint32_t thread)
@@ -140,15 +130,8 @@ void tscope__type_saw_thread(struct tscope__store *s, uint32_t type, uint32_t th
         return;
     struct tscope__type_acc *ta = &s->types[type];
     uint32_t byte = thread / 8;
-    if (byte >= ta->seen_bytes) {
-        uint32_t n = byte + 8;
-        uint8_t *b = realloc(ta->seen, n);
-        if (!b)
-            return;
-        memset(b + ta->seen_bytes, 0, n - ta->seen_bytes);
-        ta->seen = b;
-        ta->seen_bytes = n;
-    }
+    if (tscope__grow(&ta->seen, &ta->seen_bytes, byte, 1))
+        return;
     uint8_t bit = (uint8_t)(1u << (thread % 8));
     if (!(ta->seen[byte] & bit)) {
         ta->seen[byte] |= bit;
@@ -158,29 +141,16 @@ void tscope__type_saw_thread(struct tscope__store *s, uint32_t type, uint32_t th
 
 static struct tscope__tstack *stack_of(struct tscope__store *s, uint32_t thread)
 {
-    if (thread >= s->nstacks) {
-        uint32_t n = thread + 16;
-        struct tscope__tstack *st = realloc(s->stacks, (size_t)n * sizeof *st);
-        if (!st)
-            return NULL;
-        memset(st + s->nstacks, 0, (size_t)(n - s->nstacks) * sizeof *st);
-        s->stacks = st;
-        s->nstacks = n;
-    }
+    if (tscope__grow(&s->stacks, &s->nstacks, thread, sizeof *s->stacks))
+        return NULL;
     return &s->stacks[thread];
 }
 
 static int stack_push(struct tscope__store *s, struct tscope__tstack *st, uint32_t slot,
                       uint64_t ts)
 {
-    if (st->n == st->cap) {
-        uint32_t n = st->cap ? st->cap * 2 : 16;
-        struct tscope__segment *g = realloc(st->seg, (size_t)n * sizeof *g);
-        if (!g)
-            return TSCOPE_ENOMEM;
-        st->seg = g;
-        st->cap = n;
-    }
+    if (tscope__grow(&st->seg, &st->cap, st->n, sizeof *st->seg))
+        return TSCOPE_ENOMEM;
     if (st->n) {
         struct tscope__segment *top = &st->seg[st->n - 1];
         top->excl_acc += ts - top->excl_since;
@@ -299,14 +269,8 @@ static void on_create(struct tscope__store *s, uint32_t thread, const struct tsc
 
 static void list_push(uint32_t **list, uint32_t *n, uint32_t *cap, uint32_t v)
 {
-    if (*n == *cap) {
-        uint32_t nc = *cap ? *cap * 2 : 256;
-        uint32_t *l = realloc(*list, (size_t)nc * sizeof *l);
-        if (!l)
-            return; /* the task is then settled at finalize */
-        *list = l;
-        *cap = nc;
-    }
+    if (tscope__grow(list, cap, *n, sizeof **list))
+        return; /* out of memory: the task is then settled at finalize */
     (*list)[(*n)++] = v;
 }
 

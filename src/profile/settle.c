@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "core/names.h"
+#include "grow.h"
 #include "store.h"
 
 static uint32_t edge_index(struct tscope__store *s, uint16_t from, uint16_t to)
@@ -27,14 +28,8 @@ static uint32_t edge_index(struct tscope__store *s, uint16_t from, uint16_t to)
     uint32_t idx;
     if (tscope__u64map_get(&s->edge_map, key, &idx))
         return idx;
-    if (s->nedges == s->cap_edges) {
-        uint32_t n = s->cap_edges ? s->cap_edges * 2 : 64;
-        struct tscope__edge *e = realloc(s->edges, (size_t)n * sizeof *e);
-        if (!e)
-            return TSCOPE__NONE;
-        s->edges = e;
-        s->cap_edges = n;
-    }
+    if (tscope__grow(&s->edges, &s->cap_edges, s->nedges, sizeof *s->edges))
+        return TSCOPE__NONE;
     idx = s->nedges;
     if (tscope__u64map_put(&s->edge_map, key, idx))
         return TSCOPE__NONE;
@@ -52,14 +47,8 @@ static uint32_t node_child(struct tscope__store *s, uint32_t parent, uint16_t pt
         return c->node;
     uint32_t idx;
     if (!tscope__u64map_get(&s->node_map, key, &idx)) {
-        if (s->nnodes == s->cap_nodes) {
-            uint32_t n = s->cap_nodes * 2;
-            struct tscope__node *nn = realloc(s->nodes, (size_t)n * sizeof *nn);
-            if (!nn)
-                return 0; /* out of memory: account to the root */
-            s->nodes = nn;
-            s->cap_nodes = n;
-        }
+        if (tscope__grow(&s->nodes, &s->cap_nodes, s->nnodes, sizeof *s->nodes))
+            return 0; /* out of memory: account to the root */
         idx = s->nnodes;
         if (tscope__u64map_put(&s->node_map, key, idx))
             return 0;
@@ -204,25 +193,22 @@ void tscope__settle_record_instance(struct tscope__store *s, const struct tscope
         s->cut_off++;
         return;
     }
-    if (s->ninst == s->cap_inst) {
-        uint64_t n = s->cap_inst ? s->cap_inst * 2 : 1024;
-        if (n > s->cfg.instance_cap)
-            n = s->cfg.instance_cap;
-        struct tscope__instance *in = realloc(s->inst, n * sizeof *in);
-        if (!in) {
-            s->cut_off++;
-            return;
-        }
-        s->inst = in;
-        s->cap_inst = n;
+    if (tscope__grow(&s->inst, &s->cap_inst, s->ninst, sizeof *s->inst)) {
+        s->cut_off++;
+        return;
     }
     if (tscope__u64map_put(&s->inst_map, t->id, (uint32_t)s->ninst)) {
         s->cut_off++;
         return;
     }
+    s->inst[s->ninst++] = tscope__instance_of(s, t, state);
+}
+
+struct tscope__instance tscope__instance_of(const struct tscope__store *s,
+                                            const struct tscope__task *t, int state)
+{
     uint64_t o = s->origin;
-    struct tscope__instance *in = &s->inst[s->ninst++];
-    *in = (struct tscope__instance){
+    return (struct tscope__instance){
         .id = t->id,
         .parent = t->parent_id,
         .create_ts = t->create_ts ? t->create_ts - o : 0,

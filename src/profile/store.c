@@ -7,6 +7,8 @@
 #include "store.h"
 
 #include <stdlib.h>
+
+#include "grow.h"
 #include <string.h>
 
 #include "taskscope/taskscope.h"
@@ -21,11 +23,10 @@ struct tscope__store *tscope__store_new(const struct tscope__config *cfg, uint64
     s->origin = origin;
     s->free_head = TSCOPE__NONE;
     s->round = 1;
-    s->cap_nodes = 64;
-    s->nodes = malloc(s->cap_nodes * sizeof *s->nodes);
-    if (!s->nodes || tscope__u64map_init(&s->task_map, 1024) ||
-        tscope__u64map_init(&s->node_map, 128) || tscope__u64map_init(&s->edge_map, 128) ||
-        tscope__u64map_init(&s->inst_map, 1024) || tscope__store_grow_types(s, 16)) {
+    if (tscope__grow(&s->nodes, &s->cap_nodes, 64, sizeof *s->nodes) ||
+        tscope__u64map_init(&s->task_map, 1024) || tscope__u64map_init(&s->node_map, 128) ||
+        tscope__u64map_init(&s->edge_map, 128) || tscope__u64map_init(&s->inst_map, 1024) ||
+        tscope__store_grow_types(s, 16)) {
         tscope__store_free(s);
         return NULL;
     }
@@ -61,24 +62,9 @@ void tscope__store_free(struct tscope__store *s)
     free(s);
 }
 
-/* Grows an id-indexed array of `elem` bytes to hold index id; 0 or -1. */
-static int grow_indexed(void **arr, uint32_t *n, uint32_t id, size_t elem)
-{
-    if (id < *n)
-        return 0;
-    uint32_t nn = id + 1 > *n * 2 ? id + 1 : *n * 2;
-    char *a = realloc(*arr, (size_t)nn * elem);
-    if (!a)
-        return -1;
-    memset(a + (size_t)*n * elem, 0, (size_t)(nn - *n) * elem);
-    *arr = a;
-    *n = nn;
-    return 0;
-}
-
 static void on_counter(struct tscope__store *s, const struct tscope__rec *r)
 {
-    if (grow_indexed((void **)&s->counters, &s->ncounters, r->type, sizeof *s->counters)) {
+    if (tscope__grow(&s->counters, &s->ncounters, r->type, sizeof *s->counters)) {
         s->anomalies++;
         return;
     }
@@ -89,7 +75,7 @@ static void on_counter(struct tscope__store *s, const struct tscope__rec *r)
 
 static void on_custom(struct tscope__store *s, const struct tscope__rec *r)
 {
-    if (grow_indexed((void **)&s->customs, &s->ncustoms, r->type, sizeof *s->customs)) {
+    if (tscope__grow(&s->customs, &s->ncustoms, r->type, sizeof *s->customs)) {
         s->anomalies++;
         return;
     }
@@ -105,15 +91,9 @@ static void on_dep(struct tscope__store *s, const struct tscope__rec *r,
         s->deps_cut_off++;
         return;
     }
-    if (s->ndeps == s->cap_deps) {
-        uint64_t n = s->cap_deps ? s->cap_deps * 2 : 256;
-        struct tscope__dep *d = realloc(s->deps, n * sizeof *d);
-        if (!d) {
-            s->deps_cut_off++;
-            return;
-        }
-        s->deps = d;
-        s->cap_deps = n;
+    if (tscope__grow(&s->deps, &s->cap_deps, s->ndeps, sizeof *s->deps)) {
+        s->deps_cut_off++;
+        return;
     }
     int remote = r->kind == TSCOPE__REC_DEP_REMOTE;
     s->deps[s->ndeps++] = (struct tscope__dep){

@@ -147,7 +147,7 @@ struct tscope__store {
 
     /* per thread */
     struct tscope__tstack *stacks;
-    uint32_t nstacks;
+    uint32_t nstacks; /* allocated entries */
 
     /* per type / counter / event, indexed by id */
     struct tscope__type_acc *types;
@@ -168,10 +168,10 @@ struct tscope__store {
 
     /* instance graph */
     struct tscope__instance *inst;
-    uint64_t ninst, cap_inst;
+    uint32_t ninst, cap_inst;
     struct tscope__u64map inst_map; /* id -> instance index */
     struct tscope__dep *deps;
-    uint64_t ndeps, cap_deps;
+    uint32_t ndeps, cap_deps;
 
     /* totals */
     uint64_t events, created, completed, cancelled, unfinished, cut_off, dependencies, deps_cut_off,
@@ -239,6 +239,9 @@ void tscope__settle_count_done(struct tscope__store *s, uint16_t type, uint32_t 
 /* Adds a task to the instance graph if the filters, sampling and cap allow. */
 void tscope__settle_record_instance(struct tscope__store *s, const struct tscope__task *t,
                                     int state);
+/* The instance record of a task (times relative to the store's origin). */
+struct tscope__instance tscope__instance_of(const struct tscope__store *s,
+                                            const struct tscope__task *t, int state);
 /* Adds a settled task to the statistics; frees its slot unless referenced. */
 void tscope__settle_finalize(struct tscope__store *s, uint32_t slot);
 

@@ -1,0 +1,33 @@
+/* grow.h - the one way the store grows its arrays: doubling, new entries
+ * zeroed, the array left as it was when memory runs out. */
+#ifndef TSCOPE_PROFILE_GROW_H
+#define TSCOPE_PROFILE_GROW_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Makes index `need` valid in *arr (an array of *cap items of elem bytes).
+ * Returns 0, or -1 with *arr and *cap unchanged. */
+static inline int tscope__grow(void *arr, uint32_t *cap, uint64_t need, size_t elem)
+{
+    if (need < *cap)
+        return 0;
+    uint64_t n = (uint64_t)*cap * 2;
+    if (n < need + 1)
+        n = need + 1;
+    if (n < 16)
+        n = 16;
+    if (n > UINT32_MAX)
+        return -1;
+    void **p = (void **)arr;
+    char *a = realloc(*p, (size_t)n * elem);
+    if (!a)
+        return -1;
+    memset(a + (size_t)*cap * elem, 0, (size_t)(n - *cap) * elem);
+    *p = a;
+    *cap = (uint32_t)n;
+    return 0;
+}
+
+#endif
