@@ -124,8 +124,67 @@ static void anomalies_are_counted(void)
     tscope__store_free(s);
 }
 
+/* Runs a fixed sequence with leaf pairs either through the leaf fast path
+ * (batched) or record by record; returns the store for comparison. */
+static struct tscope__store *leaf_sequence(int fast)
+{
+    struct tscope__store *s = new_store();
+    uint64_t ts = 0, id = 100;
+    apply(s, 0, rec(TSCOPE__REC_START, ts++, 1, 0, 1)); /* a parent on thread 0 */
+    for (int round = 0; round < 3; round++) {
+        for (int k = 0; k < 5; k++) {
+            uint16_t type = k < 3 ? 2 : 3;    /* a run of type 2, then type 3 */
+            uint32_t thread = k == 4 ? 1 : 0; /* the last one at root level on thread 1 */
+            struct tscope__rec a = rec(TSCOPE__REC_START, ts, id, 0, type);
+            ts += 3 + (uint64_t)k;
+            struct tscope__rec b = rec(TSCOPE__REC_END, ts++, id++, 0, 0);
+            if (fast) {
+                ASSERT_OK(tscope__store_apply_leaf(s, thread, &a, &b));
+            } else {
+                tscope__store_apply(s, thread, &a, NULL);
+                tscope__store_apply(s, thread, &b, NULL);
+            }
+        }
+        apply(s, 0, rec(TSCOPE__REC_COUNTER, ts++, 0, 0, 1)); /* another record flushes */
+    }
+    apply(s, 0, rec(TSCOPE__REC_END, ts++, 1, 0, 0));
+    tscope__store_end_round(s);
+    return s;
+}
+
+static void leaf_batches_equal_the_slow_path(void)
+{
+    struct tscope__store *a = leaf_sequence(1), *b = leaf_sequence(0);
+    for (uint16_t t = 1; t <= 3; t++) {
+        ASSERT_EQ(a->types[t].calls, b->types[t].calls);
+        ASSERT_EQ(a->types[t].created, b->types[t].created);
+        ASSERT_EQ(a->types[t].excl.sum, b->types[t].excl.sum);
+        ASSERT_EQ(a->types[t].incl.min, b->types[t].incl.min);
+        ASSERT_EQ(a->types[t].incl.max, b->types[t].incl.max);
+        ASSERT(a->types[t].excl.sumsq == b->types[t].excl.sumsq);
+        ASSERT_EQ(a->types[t].threads, b->types[t].threads);
+    }
+    ASSERT_EQ(a->types[2].calls, 9);
+    ASSERT_EQ(a->types[3].calls, 6);
+    ASSERT_EQ(a->types[3].threads, 2);
+    ASSERT_EQ(a->nnodes, b->nnodes);
+    for (uint32_t i = 0; i < a->nnodes; i++) {
+        ASSERT_EQ(a->nodes[i].calls, b->nodes[i].calls);
+        ASSERT_EQ(a->nodes[i].excl, b->nodes[i].excl);
+    }
+    ASSERT_EQ(a->nedges, b->nedges);
+    for (uint32_t i = 0; i < a->nedges; i++)
+        ASSERT_EQ(a->edges[i].count, b->edges[i].count);
+    ASSERT_EQ(a->events, b->events);
+    ASSERT_EQ(a->completed, b->completed);
+    ASSERT_EQ(a->ninst, b->ninst);
+    tscope__store_free(a);
+    tscope__store_free(b);
+}
+
 int main(void)
 {
+    RUN(leaf_batches_equal_the_slow_path);
     RUN(create_applied_after_the_task_ran);
     RUN(resume_applied_before_yield);
     RUN(implicit_after_one_round);

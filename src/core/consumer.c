@@ -50,6 +50,7 @@ static uint64_t drain_ring(struct tscope__store *s, struct tscope__thread *t, ui
             tscope__store_apply(s, t->index, rec, ext);
             tail++;
         }
+        tscope__store_flush_leaves(s);
         pthread_mutex_unlock(&s->lock);
         tscope__ring_release(r, tail);
     }

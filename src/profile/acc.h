@@ -29,6 +29,20 @@ static inline void tscope__acc_add(struct tscope__acc *a, uint64_t v)
     a->sumsq += (unsigned __int128)v * v;
 }
 
+/* Adds all samples of src to a. */
+static inline void tscope__acc_merge(struct tscope__acc *a, const struct tscope__acc *src)
+{
+    if (!src->n)
+        return;
+    if (a->n == 0 || src->min < a->min)
+        a->min = src->min;
+    if (src->max > a->max)
+        a->max = src->max;
+    a->n += src->n;
+    a->sum += src->sum;
+    a->sumsq += src->sumsq;
+}
+
 /* Converts to statistics in ns, scaling ticks by ns_per_tick. */
 static inline tscope_stats_t tscope__acc_stats(const struct tscope__acc *a, double ns_per_tick)
 {

@@ -139,7 +139,7 @@ void tscope__type_saw_thread(struct tscope__store *s, uint32_t type, uint32_t th
     }
 }
 
-static struct tscope__tstack *stack_of(struct tscope__store *s, uint32_t thread)
+struct tscope__tstack *tscope__stack_of(struct tscope__store *s, uint32_t thread)
 {
     if (tscope__grow(&s->stacks, &s->nstacks, thread, sizeof *s->stacks))
         return NULL;
@@ -287,7 +287,7 @@ void tscope__settle_check_terminal(struct tscope__store *s, uint32_t slot)
 
 static void on_begin(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r)
 {
-    struct tscope__tstack *st = stack_of(s, thread);
+    struct tscope__tstack *st = tscope__stack_of(s, thread);
     uint32_t slot = task_get(s, r->id, TSCOPE__T_BEGUN);
     if (!st || slot == TSCOPE__NONE) {
         s->anomalies++;
@@ -327,7 +327,7 @@ static void on_begin(struct tscope__store *s, uint32_t thread, const struct tsco
  * on another thread can find it. */
 static void on_start(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r)
 {
-    struct tscope__tstack *st = stack_of(s, thread);
+    struct tscope__tstack *st = tscope__stack_of(s, thread);
     uint32_t slot = st ? slot_alloc(s, r->id) : TSCOPE__NONE;
     if (slot == TSCOPE__NONE) {
         s->anomalies++;
@@ -359,52 +359,9 @@ static void on_start(struct tscope__store *s, uint32_t thread, const struct tsco
     }
 }
 
-int tscope__replay_leaf(struct tscope__store *s, uint32_t thread, const struct tscope__rec *start,
-                        const struct tscope__rec *end)
-{
-    struct tscope__tstack *st = stack_of(s, thread);
-    if (!st || tscope__store_grow_types(s, start->type))
-        return -1;
-    uint32_t pnode = 0, pslot = TSCOPE__NONE;
-    uint16_t ptype = TSCOPE__ROOT_TYPE;
-    if (st->n) {
-        struct tscope__segment *top = &st->seg[st->n - 1];
-        const struct tscope__task *p = &s->tasks[top->slot];
-        if (!(p->bits & TSCOPE__T_RESOLVED))
-            return -1; /* the parent's place in the tree is not known yet */
-        pslot = top->slot;
-        pnode = p->node;
-        if (pnode != 0)
-            ptype = p->type;
-        /* what push + close would do to the parent's exclusive time */
-        top->excl_acc += start->ts - top->excl_since;
-        top->excl_since = end->ts;
-    }
-    uint64_t d = end->ts - start->ts;
-    uint16_t type = start->type;
-    uint32_t node = tscope__settle_path_step(s, pnode, ptype, type);
-    s->types[type].created++;
-    s->created++;
-    tscope__settle_count_done(s, type, node, d, d, 0);
-    tscope__type_saw_thread(s, type, thread);
-    if (s->cfg.instance_cap) {
-        struct tscope__task t = {.id = start->id,
-                                 .parent_id = pslot == TSCOPE__NONE ? 0 : s->tasks[pslot].id,
-                                 .create_ts = start->ts,
-                                 .begin_ts = start->ts,
-                                 .end_ts = end->ts,
-                                 .excl = d,
-                                 .incl = d,
-                                 .thread = thread,
-                                 .type = type};
-        tscope__settle_record_instance(s, &t, TSCOPE_TASK_DONE);
-    }
-    return 0;
-}
-
 static void on_resume(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r)
 {
-    struct tscope__tstack *st = stack_of(s, thread);
+    struct tscope__tstack *st = tscope__stack_of(s, thread);
     uint32_t slot = task_get(s, r->id, 0);
     if (!st || slot == TSCOPE__NONE || stack_push(s, st, slot, r->ts)) {
         s->anomalies++;

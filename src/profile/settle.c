@@ -72,6 +72,11 @@ void tscope__settle_release_parent(struct tscope__store *s, uint32_t slot)
         tscope__task_free(s, p);
 }
 
+uint32_t tscope__settle_node(struct tscope__store *s, uint32_t pnode, uint16_t ptype, uint16_t type)
+{
+    return node_child(s, pnode, ptype, type);
+}
+
 uint32_t tscope__settle_path_step(struct tscope__store *s, uint32_t pnode, uint16_t ptype,
                                   uint16_t type)
 {
@@ -266,6 +271,7 @@ void tscope__settle_finalize(struct tscope__store *s, uint32_t slot)
 
 void tscope__store_end_round(struct tscope__store *s)
 {
+    tscope__store_flush_leaves(s);
     uint64_t r = s->round;
     uint32_t keep = 0;
     for (uint32_t i = 0; i < s->n_implicit; i++) {
@@ -302,6 +308,7 @@ void tscope__store_complete(struct tscope__store *s, uint64_t end)
     if (s->completed_run)
         return;
     s->completed_run = 1;
+    tscope__store_flush_leaves(s);
     tscope__stack_close_all(s, end);
     uint32_t cap = s->ntasks_cap;
     /* Parents that never appeared (only named by a create) become roots. */

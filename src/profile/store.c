@@ -110,6 +110,8 @@ static void on_dep(struct tscope__store *s, const struct tscope__rec *r,
 void tscope__store_apply(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r,
                          const struct tscope__rec *ext)
 {
+    if (s->leaves.acc.n)
+        tscope__store_flush_leaves(s);
     s->events++;
     if (thread < s->nstacks)
         s->stacks[thread].events++;
@@ -127,14 +129,4 @@ void tscope__store_apply(struct tscope__store *s, uint32_t thread, const struct 
     default:
         tscope__replay_apply(s, thread, r);
     }
-}
-
-int tscope__store_apply_leaf(struct tscope__store *s, uint32_t thread,
-                             const struct tscope__rec *start, const struct tscope__rec *end)
-{
-    if (tscope__replay_leaf(s, thread, start, end))
-        return -1;
-    s->events += 2;
-    s->stacks[thread].events += 2;
-    return 0;
 }

@@ -132,6 +132,16 @@ struct tscope__custom {
     uint64_t count, last_payload;
 };
 
+/* Leaf tasks of one type below one tree node, applied since the last flush
+ * (leaf.c): their statistics are added in one step. */
+struct tscope__leaf_batch {
+    uint32_t thread;
+    uint32_t pnode; /* parent's tree node */
+    uint32_t node;  /* the leaves' tree node */
+    uint16_t type;
+    struct tscope__acc acc; /* durations; acc.n == 0: empty */
+};
+
 struct tscope__store {
     pthread_mutex_t lock;
     struct tscope__config cfg;
@@ -176,8 +186,9 @@ struct tscope__store {
     /* totals */
     uint64_t events, created, completed, cancelled, unfinished, cut_off, dependencies, deps_cut_off,
         anomalies, never_ran;
-    int completed_run;          /* tscope__store_complete ran */
-    uint32_t naive_since_round; /* naive mode: events since the last round */
+    int completed_run;                /* tscope__store_complete ran */
+    struct tscope__leaf_batch leaves; /* leaf.c: leaves not yet in the statistics */
+    uint32_t naive_since_round;       /* naive mode: events since the last round */
 };
 
 /* Creates a store; cfg is copied.  NULL on memory exhaustion. */
@@ -203,6 +214,10 @@ static inline int tscope__rec_is_leaf_pair(const struct tscope__rec *a, const st
 {
     return a->kind == TSCOPE__REC_START && b->kind == TSCOPE__REC_END && a->id == b->id;
 }
+/* Adds the pending leaf batch to the statistics.  Called before any other
+ * record is applied and before the store lock is released, so nobody ever
+ * sees a batch half applied.  Lock held. */
+void tscope__store_flush_leaves(struct tscope__store *s);
 /* Ends the current round: settles what waited one full round.  Lock held. */
 void tscope__store_end_round(struct tscope__store *s);
 /* Completes the profile at finalize: resolves everything still pending,
@@ -211,8 +226,8 @@ void tscope__store_complete(struct tscope__store *s, uint64_t end);
 
 /* replay.c: the task state machine (lock held). */
 void tscope__replay_apply(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r);
-int tscope__replay_leaf(struct tscope__store *s, uint32_t thread, const struct tscope__rec *start,
-                        const struct tscope__rec *end);
+/* The replay stack of a thread (grown on demand); NULL without memory. */
+struct tscope__tstack *tscope__stack_of(struct tscope__store *s, uint32_t thread);
 uint32_t tscope__task_find(struct tscope__store *s, uint64_t id);
 void tscope__task_free(struct tscope__store *s, uint32_t slot);
 /* Removes the id -> slot mapping if this slot holds it. */
@@ -228,8 +243,11 @@ void tscope__settle_check_terminal(struct tscope__store *s, uint32_t slot);
 /* settle.c: resolution and finalization (lock held). */
 void tscope__settle_try_resolve(struct tscope__store *s, uint32_t slot);
 void tscope__settle_release_parent(struct tscope__store *s, uint32_t slot);
-/* The tree node for `type` below node pnode (whose type is ptype), counting
- * one task on the type-level edge. */
+/* The tree node for `type` below node pnode (whose type is ptype), created
+ * on first use. */
+uint32_t tscope__settle_node(struct tscope__store *s, uint32_t pnode, uint16_t ptype,
+                             uint16_t type);
+/* The same, counting one task on the type-level edge. */
 uint32_t tscope__settle_path_step(struct tscope__store *s, uint32_t pnode, uint16_t ptype,
                                   uint16_t type);
 /* Adds one completed task to its type's and its tree node's statistics

@@ -1,0 +1,89 @@
+/* leaf.c - the consumer's fast path for leaf tasks.
+ *
+ * A START record immediately followed in the same ring by the END of the
+ * same task is a leaf: a task that ran on one thread, created nothing that
+ * ran inside it, and never yielded - the commonest pattern (timers, loop
+ * bodies, the tasks at the bottom of a recursion).  Its numbers are final at
+ * once: parent = the task on top of the thread's stack, exclusive time =
+ * inclusive time = end - start.  No task slot is used.
+ *
+ * Consecutive leaves of one type below the same parent node are added up in
+ * a batch (exact integer sums, as acc.h) and folded into the type, node and
+ * edge statistics in one step.  The batch is flushed before any other record
+ * is applied and before the store lock is released (consumer.c), so no
+ * query or event ever sees it half applied.  Lock held for everything here.
+ */
+#include "store.h"
+#include "taskscope/taskscope.h"
+
+void tscope__store_flush_leaves(struct tscope__store *s)
+{
+    struct tscope__leaf_batch *b = &s->leaves;
+    uint64_t n = b->acc.n;
+    if (!n)
+        return;
+    struct tscope__type_acc *ta = &s->types[b->type];
+    ta->created += n;
+    ta->calls += n;
+    tscope__acc_merge(&ta->excl, &b->acc);
+    tscope__acc_merge(&ta->incl, &b->acc);
+    struct tscope__node *node = &s->nodes[b->node];
+    node->calls += n;
+    node->excl += b->acc.sum;
+    node->incl += b->acc.sum;
+    if (b->node && node->edge != TSCOPE__NONE)
+        s->edges[node->edge].count += n;
+    s->created += n;
+    s->completed += n;
+    tscope__type_saw_thread(s, b->type, b->thread);
+    b->acc = (struct tscope__acc){0};
+}
+
+int tscope__store_apply_leaf(struct tscope__store *s, uint32_t thread,
+                             const struct tscope__rec *start, const struct tscope__rec *end)
+{
+    struct tscope__tstack *st = tscope__stack_of(s, thread);
+    if (!st || tscope__store_grow_types(s, start->type))
+        return -1;
+    uint32_t pnode = 0, pslot = TSCOPE__NONE;
+    uint16_t ptype = TSCOPE__ROOT_TYPE;
+    if (st->n) {
+        struct tscope__segment *top = &st->seg[st->n - 1];
+        const struct tscope__task *p = &s->tasks[top->slot];
+        if (!(p->bits & TSCOPE__T_RESOLVED))
+            return -1; /* the parent's place in the tree is not known yet */
+        pslot = top->slot;
+        pnode = p->node;
+        if (pnode != 0)
+            ptype = p->type;
+        /* what push + close would do to the parent's exclusive time */
+        top->excl_acc += start->ts - top->excl_since;
+        top->excl_since = end->ts;
+    }
+    struct tscope__leaf_batch *b = &s->leaves;
+    if (b->acc.n && (b->thread != thread || b->pnode != pnode || b->type != start->type))
+        tscope__store_flush_leaves(s);
+    if (!b->acc.n) {
+        b->thread = thread;
+        b->pnode = pnode;
+        b->type = start->type;
+        b->node = tscope__settle_node(s, pnode, ptype, start->type);
+    }
+    uint64_t d = end->ts - start->ts;
+    tscope__acc_add(&b->acc, d);
+    s->events += 2;
+    st->events += 2;
+    if (s->cfg.instance_cap) {
+        struct tscope__task t = {.id = start->id,
+                                 .parent_id = pslot == TSCOPE__NONE ? 0 : s->tasks[pslot].id,
+                                 .create_ts = start->ts,
+                                 .begin_ts = start->ts,
+                                 .end_ts = end->ts,
+                                 .excl = d,
+                                 .incl = d,
+                                 .thread = thread,
+                                 .type = start->type};
+        tscope__settle_record_instance(s, &t, TSCOPE_TASK_DONE);
+    }
+    return 0;
+}
