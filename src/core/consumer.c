@@ -57,9 +57,9 @@ static uint64_t drain_ring(struct tscope__store *s, struct tscope__thread *t, ui
     return tail;
 }
 
-uint64_t tscope__consumer_round(void)
+int tscope__consumer_round(void)
 {
-    uint64_t busiest = 0;
+    int busiest = 0;
     struct tscope__store *s = tscope__g.store;
     pthread_mutex_lock(&tscope__g.cons_lock);
     tscope__g.rounds_started++;

@@ -80,7 +80,7 @@ void tscope__consumer_stop(void);
 void tscope__consumer_wake(void);
 /* Runs one full round in the calling thread (consumer or finalize).
  * Returns 1 if some ring was more than a quarter full (a flood), else 0. */
-uint64_t tscope__consumer_round(void);
+int tscope__consumer_round(void);
 /* Blocks until events published before the call are processed and settled. */
 void tscope__consumer_flush(void);
 
