@@ -172,6 +172,49 @@ static void instance_filters(void)
     unsetenv("TASKSCOPE_FILTER_DEPTH");
 }
 
+/* Records 1000 tasks with flags alternating; returns how many of the
+ * TSCOPE_TASK_PROCESSABLE ones (even ids) were kept, and fills kept[]. */
+static uint64_t sampled_run(int kept[1000])
+{
+    harness_init();
+    tscope_type_t t = type_named("sampled");
+    for (uint64_t i = 0; i < 1000; i++) {
+        unsigned flags = i % 2 ? TSCOPE_TASK_SPLITTABLE : TSCOPE_TASK_PROCESSABLE;
+        ASSERT_OK(tscope_task_create(5000 + i, 0, t, flags, 0, 0));
+        ASSERT_OK(tscope_task_begin(5000 + i, 0));
+        ASSERT_OK(tscope_task_end(5000 + i));
+    }
+    ASSERT_OK(tscope_finalize());
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < 1000; i++) {
+        tscope_task_info_t ti;
+        kept[i] = tscope_query_task(5000 + i, &ti) == 0;
+        if (kept[i]) {
+            ASSERT_EQ(ti.flags, TSCOPE_TASK_PROCESSABLE);
+            n++;
+        }
+    }
+    tscope_totals_t tot;
+    ASSERT_OK(tscope_query_totals(&tot));
+    ASSERT_EQ(tot.instances, n);
+    return n;
+}
+
+static void sampling_and_flag_filter(void)
+{
+    setenv("TASKSCOPE_INSTANCE_SAMPLE", "0.5", 1);
+    setenv("TASKSCOPE_FILTER_FLAGS", "processable", 1);
+    static int a[1000], b[1000];
+    uint64_t na = sampled_run(a), nb = sampled_run(b);
+    /* about half of the 500 processable tasks, the same ones every run */
+    ASSERT_GT(na, 175);
+    ASSERT_LE(na, 325);
+    ASSERT_EQ(na, nb);
+    ASSERT(memcmp(a, b, sizeof a) == 0);
+    unsetenv("TASKSCOPE_INSTANCE_SAMPLE");
+    unsetenv("TASKSCOPE_FILTER_FLAGS");
+}
+
 static void instance_cap_reports_cut_off(void)
 {
     setenv("TASKSCOPE_INSTANCE_CAP", "10", 1);
@@ -200,5 +243,6 @@ int main(void)
     RUN(task_ids_unique_with_rank);
     RUN(instance_filters);
     RUN(instance_cap_reports_cut_off);
+    RUN(sampling_and_flag_filter);
     return 0;
 }
