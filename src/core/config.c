@@ -275,6 +275,14 @@ static int p_clock(struct tscope__config *c, const char *v)
     return 0;
 }
 
+static int p_tools(struct tscope__config *c, const char *v)
+{
+    if (strlen(v) >= sizeof c->tools)
+        return -1;
+    strcpy(c->tools, v);
+    return 0;
+}
+
 static const struct var vars[] = {
     {"TASKSCOPE_ENABLE", "1", "1/0, true/false, yes/no, on/off",
      "master switch; off costs one branch per event", p_enable},
@@ -321,6 +329,8 @@ static const struct var vars[] = {
     {"TASKSCOPE_SUMMARY_ROWS", "20", "0 to 1000000 (0: all)", "rows in the summary table", p_rows},
     {"TASKSCOPE_CLOCK", "auto", "auto, tsc, monotonic",
      "timestamp source; auto uses the invariant TSC when the CPU has one", p_clock},
+    {"TASKSCOPE_TOOLS", "", "colon-separated plugin paths or names (docs/tools.md)",
+     "tool plugins to load at tscope_init, in this order", p_tools},
 };
 
 int tscope__config_load(struct tscope__config *cfg, FILE *warn)

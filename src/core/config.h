@@ -46,6 +46,7 @@ struct tscope__config {
     char summary_sort[16];
     uint32_t summary_rows;
     char clock[16];
+    char tools[4096]; /* colon-separated plugin list */
 };
 
 /* Fills *cfg from the environment; warnings go to `warn` (stderr normally).

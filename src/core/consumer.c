@@ -16,6 +16,7 @@
 #include "clock.h"
 #include "core.h"
 #include "profile/store.h"
+#include "tool/tools.h"
 
 void tscope__consumer_wake(void)
 {
@@ -27,6 +28,20 @@ void tscope__consumer_wake(void)
     pthread_mutex_unlock(&tscope__g.cons_lock);
 }
 
+/* Hands records [from, to) of thread t to the batched tool callbacks,
+ * outside the store lock (a callback may query taskscope). */
+static void deliver_batched(struct tscope__thread *t, uint64_t from, uint64_t to)
+{
+    for (uint64_t c = from; c < to; c++) {
+        const struct tscope__rec *rec = tscope__ring_slot(&t->ring, c);
+        const struct tscope__rec *ext = NULL;
+        if (tscope__rec_has_ext(rec) && c + 1 < to)
+            ext = tscope__ring_slot(&t->ring, ++c);
+        if (tscope__tools_batched_mask & tscope__tools_rec_bits(rec->kind))
+            tscope__tools_deliver(TSCOPE_TOOL_BATCHED, t->index, rec, ext);
+    }
+}
+
 /* Applies ring records [tail, head) of thread t in batches; returns the new
  * tail. */
 static uint64_t drain_ring(struct tscope__store *s, struct tscope__thread *t, uint64_t tail,
@@ -36,6 +51,7 @@ static uint64_t drain_ring(struct tscope__store *s, struct tscope__thread *t, ui
     uint32_t batch = tscope__g.cfg.batch ? tscope__g.cfg.batch : 65536;
     while (tail < head) {
         uint64_t stop = head - tail > batch ? tail + batch : head;
+        uint64_t batch_start = tail;
         pthread_mutex_lock(&s->lock);
         while (tail < stop) {
             const struct tscope__rec *rec = tscope__ring_slot(r, tail);
@@ -52,6 +68,8 @@ static uint64_t drain_ring(struct tscope__store *s, struct tscope__thread *t, ui
         }
         tscope__store_flush_leaves(s);
         pthread_mutex_unlock(&s->lock);
+        if (tscope__tools_batched_mask)
+            deliver_batched(t, batch_start, tail);
         tscope__ring_release(r, tail);
     }
     return tail;

@@ -23,7 +23,14 @@
 
 struct tscope__store;
 
-enum tscope__run { TSCOPE__RUN_OFF = 0, TSCOPE__RUN_RING = 1, TSCOPE__RUN_NAIVE = 2 };
+/* RING_TOOLS: rings, and some event has a synchronous tool callback: every
+ * event then takes the slow path, so the fast path never tests for tools. */
+enum tscope__run {
+    TSCOPE__RUN_OFF = 0,
+    TSCOPE__RUN_RING = 1,
+    TSCOPE__RUN_NAIVE = 2,
+    TSCOPE__RUN_RING_TOOLS = 3
+};
 
 struct tscope__thread {
     struct tscope__ring ring; /* first: the hot fields share its cache line */

@@ -20,6 +20,7 @@
 #include "profile/store.h"
 #include "taskscope/taskscope.h"
 #include "thread_local.h"
+#include "tool/tools.h"
 
 static int emit_slow(int run, struct tscope__rec rec, const uint64_t *ext_id)
 {
@@ -38,6 +39,8 @@ static int emit_slow(int run, struct tscope__rec rec, const uint64_t *ext_id)
             tscope__store_end_round(s);
         }
         pthread_mutex_unlock(&s->lock);
+        if (tscope__tools_sync_mask & tscope__tools_rec_bits(rec.kind))
+            tscope__tools_deliver(TSCOPE_TOOL_SYNC, t->index, &rec, ext_id ? &ext : NULL);
         return 0;
     }
     unsigned n = ext_id ? 2 : 1;
@@ -51,7 +54,7 @@ static int emit_slow(int run, struct tscope__rec rec, const uint64_t *ext_id)
         if (fill + n <= r->size)
             break;
         if (tscope__g.cfg.full_policy == TSCOPE__FULL_DROP ||
-            atomic_load_explicit(&tscope__g.run, memory_order_relaxed) != TSCOPE__RUN_RING) {
+            atomic_load_explicit(&tscope__g.run, memory_order_relaxed) == TSCOPE__RUN_OFF) {
             atomic_store_explicit(&t->dropped,
                                   atomic_load_explicit(&t->dropped, memory_order_relaxed) + n,
                                   memory_order_relaxed);
@@ -72,6 +75,8 @@ static int emit_slow(int run, struct tscope__rec rec, const uint64_t *ext_id)
     if (ext_id)
         *tscope__ring_slot(r, r->head_local + 1) = ext;
     tscope__ring_publish(r, n);
+    if (tscope__tools_sync_mask & tscope__tools_rec_bits(rec.kind))
+        tscope__tools_deliver(TSCOPE_TOOL_SYNC, t->index, &rec, ext_id ? &ext : NULL);
     return 0;
 }
 

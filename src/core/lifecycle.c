@@ -18,6 +18,8 @@
 #include "profile/query.h"
 #include "profile/store.h"
 #include "taskscope/taskscope.h"
+#include "thread_local.h"
+#include "tool/tools.h"
 
 struct tscope__core tscope__g = {
     .off_code = TSCOPE_ESTATE,
@@ -154,14 +156,17 @@ int tscope_init(int rank, int nranks)
         tscope__g.off_code = 0;
         goto out;
     }
+    tscope__tools_load(cfg.tools, rank, nranks, cfg.max_threads);
     if (tscope__consumer_start()) {
         fprintf(stderr, "taskscope: error: cannot start the consumer thread; measurement off\n");
         tscope__g.off_code = 0;
         goto out;
     }
-    tscope_thread_register(NULL);
-    atomic_store(&tscope__g.run,
-                 cfg.mode == TSCOPE__MODE_NAIVE ? TSCOPE__RUN_NAIVE : TSCOPE__RUN_RING);
+    int run = cfg.mode == TSCOPE__MODE_NAIVE ? TSCOPE__RUN_NAIVE
+              : tscope__tools_sync_events()  ? TSCOPE__RUN_RING_TOOLS
+                                             : TSCOPE__RUN_RING;
+    atomic_store(&tscope__g.run, run);
+    tscope_thread_register(tscope__tls_self ? NULL : "main");
 out:
     pthread_mutex_unlock(&life_lock);
     return rc;
@@ -189,8 +194,11 @@ int tscope_finalize(void)
     tscope__g.end_ticks = tscope__clock_now();
     tscope__consumer_stop();
     struct tscope__store *s = tscope__g.store;
-    if (was_on)
+    if (was_on) {
         final_drain();
+        uint64_t end = tscope__g.end_ticks - tscope__g.origin;
+        tscope__tools_finalize((uint64_t)tscope__clock_ns(end));
+    }
     pthread_mutex_lock(&s->lock);
     tscope__store_complete(s, tscope__g.end_ticks);
     pthread_mutex_unlock(&s->lock);

@@ -15,6 +15,7 @@
 #include "core.h"
 #include "taskscope/taskscope.h"
 #include "thread_local.h"
+#include "tool/tools.h"
 
 _Thread_local struct tscope__thread *tscope__tls_self __attribute__((tls_model("initial-exec")));
 
@@ -25,6 +26,8 @@ static _Atomic int limit_warned;
 static void on_thread_exit(void *arg)
 {
     struct tscope__thread *t = arg;
+    if (tscope__tools_sync_mask & (1u << TSCOPE_TOOL_EVENT_THREAD_END))
+        tscope__tools_thread(0, t->index, t->name);
     atomic_store_explicit(&t->retired, 1, memory_order_release);
 }
 
@@ -67,6 +70,8 @@ out:
     if (t) {
         tscope__tls_self = t;
         pthread_setspecific(exit_key, t);
+        if (tscope__tools_sync_mask & (1u << TSCOPE_TOOL_EVENT_THREAD_BEGIN))
+            tscope__tools_thread(1, t->index, t->name);
     }
     return t;
 }
