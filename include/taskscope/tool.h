@@ -14,7 +14,8 @@
  *                        (what a debugger or a runtime-steering tool needs);
  *   TSCOPE_TOOL_BATCHED  on taskscope's consumer thread, shortly after the
  *                        event, in each thread's event order (cheap for the
- *                        application).
+ *                        application); events still in the rings when
+ *                        tscope_finalize() runs are delivered on its thread.
  *
  * set_callback answers like OMPT's ompt_set_result_t: TSCOPE_TOOL_ALWAYS
  * (delivered every time), TSCOPE_TOOL_SOMETIMES (batched delivery while the

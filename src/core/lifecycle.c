@@ -166,7 +166,10 @@ int tscope_init(int rank, int nranks)
               : tscope__tools_sync_events()  ? TSCOPE__RUN_RING_TOOLS
                                              : TSCOPE__RUN_RING;
     atomic_store(&tscope__g.run, run);
-    tscope_thread_register(tscope__tls_self ? NULL : "main");
+    if (tscope__tls_self) /* registered in an earlier init: tell this init's tools */
+        tscope__tools_thread(1, tscope__tls_self->index, tscope__tls_self->name);
+    else
+        tscope_thread_register("main");
 out:
     pthread_mutex_unlock(&life_lock);
     return rc;

@@ -1,0 +1,266 @@
+/* test_tools.c - the tools interface: two plugins at once (one synchronous,
+ * one batched) receive exactly the events produced, in load order; a missing
+ * file, another ABI version, a wrong declared version and a failing init each
+ * give one warning line and the program runs on; golden eventlog output. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "taskscope/tool.h"
+
+struct counting_results {
+    _Atomic uint64_t count[TSCOPE_TOOL_EVENT_COUNT];
+    _Atomic uint64_t on_producer;
+    _Atomic int finalized;
+    uint64_t last_time_ns;
+};
+
+static const char *build_dir(void)
+{
+    const char *b = getenv("TSCOPE_BUILD_DIR");
+    return b ? b : ".";
+}
+
+static char *plugin(const char *name)
+{
+    static char paths[8][1024];
+    static int next;
+    char *p = paths[next++ % 8];
+    snprintf(p, 1024, "%s/tests/plugins/%s.so", build_dir(), name);
+    return p;
+}
+
+static struct counting_results *results_of(const char *path)
+{
+    void *dl = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+    if (!dl)
+        TEST_FAIL("%s was not loaded by taskscope", path);
+    struct counting_results *r = dlsym(dl, "counting_results");
+    ASSERT(r != NULL);
+    return r;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return strdup("");
+    char *buf = NULL;
+    size_t cap = 0;
+    ssize_t n = getdelim(&buf, &cap, '\0', f);
+    fclose(f);
+    if (n < 0) {
+        free(buf);
+        return strdup("");
+    }
+    return buf;
+}
+
+static tscope_type_t t_work;
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    for (uint64_t i = 0; i < 5; i++) {
+        ASSERT_OK(tscope_task_start(900 + i, t_work));
+        ASSERT_OK(tscope_task_end(900 + i));
+    }
+    return NULL;
+}
+
+/* A fixed mix of every event kind; returns nothing, the counts are known. */
+static void produce_events(void)
+{
+    t_work = type_named("tool_work");
+    tscope_counter_t c;
+    ASSERT_OK(tscope_counter_register("tool_counter", &c));
+    tscope_event_t e;
+    ASSERT_OK(tscope_event_register("tool_event", &e));
+    for (uint64_t i = 1; i <= 10; i++) { /* 10 creates, begins, ends */
+        at(i * 10);
+        ASSERT_OK(tscope_task_start(i, t_work));
+        ASSERT_OK(tscope_task_end(i));
+    }
+    for (uint64_t i = 11; i <= 15; i++) { /* 5 creates, queued, begins, yields, resumes, ends */
+        ASSERT_OK(tscope_task_create(i, 0, t_work, TSCOPE_TASK_SPLITTABLE, 1, 2));
+        ASSERT_OK(tscope_task_queued(i));
+        ASSERT_OK(tscope_task_begin(i, 0));
+        ASSERT_OK(tscope_task_yield(i));
+        ASSERT_OK(tscope_task_resume(i));
+        ASSERT_OK(tscope_task_end(i));
+    }
+    int x;
+    ASSERT_OK(tscope_dep_local(11, 12, &x, TSCOPE_DEP_RAW));
+    ASSERT_OK(tscope_dep_local(12, 13, &x, TSCOPE_DEP_WAR));
+    ASSERT_OK(tscope_dep_local(13, 14, &x, TSCOPE_DEP_WAW));
+    ASSERT_OK(tscope_dep_remote(14, 0, 15, 1, &x, TSCOPE_DEP_OUT));
+    for (int i = 0; i < 4; i++)
+        ASSERT_OK(tscope_counter_sample(c, i * 0.5));
+    ASSERT_OK(tscope_custom_event(e, 7));
+    ASSERT_OK(tscope_custom_event(e, 8));
+    pthread_t th; /* 5 more start/end on another thread: thread_begin/end */
+    ASSERT_OK(pthread_create(&th, NULL, worker, NULL));
+    ASSERT_OK(pthread_join(th, NULL));
+}
+
+static void check_counts(struct counting_results *r)
+{
+    const uint64_t want[TSCOPE_TOOL_EVENT_COUNT] = {
+        [TSCOPE_TOOL_EVENT_INIT] = 1,         [TSCOPE_TOOL_EVENT_FINALIZE] = 1,
+        [TSCOPE_TOOL_EVENT_THREAD_BEGIN] = 2, [TSCOPE_TOOL_EVENT_THREAD_END] = 1,
+        [TSCOPE_TOOL_EVENT_TASK_CREATE] = 20, [TSCOPE_TOOL_EVENT_TASK_QUEUED] = 5,
+        [TSCOPE_TOOL_EVENT_TASK_BEGIN] = 20,  [TSCOPE_TOOL_EVENT_TASK_END] = 20,
+        [TSCOPE_TOOL_EVENT_TASK_CANCEL] = 0,  [TSCOPE_TOOL_EVENT_TASK_YIELD] = 5,
+        [TSCOPE_TOOL_EVENT_TASK_RESUME] = 5,  [TSCOPE_TOOL_EVENT_DEP_LOCAL] = 3,
+        [TSCOPE_TOOL_EVENT_DEP_REMOTE] = 1,   [TSCOPE_TOOL_EVENT_COUNTER] = 4,
+        [TSCOPE_TOOL_EVENT_CUSTOM] = 2,
+    };
+    for (int ev = 0; ev < TSCOPE_TOOL_EVENT_COUNT; ev++)
+        if (atomic_load(&r->count[ev]) != want[ev])
+            TEST_FAIL("event %d: %llu deliveries, expected %llu", ev,
+                      (unsigned long long)atomic_load(&r->count[ev]), (unsigned long long)want[ev]);
+    ASSERT_EQ(atomic_load(&r->finalized), 1);
+}
+
+static void two_plugins_sync_and_batched(void)
+{
+    char order[] = "/tmp/tscope-order-XXXXXX";
+    int fd = mkstemp(order);
+    ASSERT(fd >= 0);
+    close(fd);
+    char list[2100];
+    snprintf(list, sizeof list, "%s:%s", plugin("counting_a"), plugin("counting_b"));
+    setenv("TASKSCOPE_TOOLS", list, 1);
+    setenv("counting_a_DELIVERY", "sync", 1);
+    setenv("counting_b_DELIVERY", "batched", 1);
+    setenv("COUNTING_ORDER_FILE", order, 1);
+    harness_init();
+    produce_events();
+    ASSERT_OK(tscope_flush()); /* batched delivery happens on the consumer thread now */
+    ASSERT_OK(tscope_finalize());
+    struct counting_results *a = results_of(plugin("counting_a"));
+    struct counting_results *b = results_of(plugin("counting_b"));
+    check_counts(a);
+    check_counts(b);
+    /* sync: every task/dep/counter/custom event ran on the thread that
+     * produced it (85), and so did finalize and the worker's thread_end (2);
+     * batched: none of them did (they ran on the consumer) */
+    ASSERT_EQ(atomic_load(&a->on_producer), 87);
+    ASSERT_EQ(atomic_load(&b->on_producer), 2);
+    char *o = slurp(order);
+    ASSERT_STR_EQ(o, "counting_a init\ncounting_b init\n");
+    free(o);
+    unlink(order);
+    /* the built-in profiler saw the same events */
+    ASSERT_EQ(type_stats(t_work).calls, 20);
+    unsetenv("TASKSCOPE_TOOLS");
+    unsetenv("COUNTING_ORDER_FILE");
+}
+
+static void bad_plugins_warn_and_run_on(void)
+{
+    char list[8000];
+    snprintf(list, sizeof list, "%s:%s:%s:%s:%s", plugin("no_such_plugin"), plugin("bad_abi"),
+             plugin("wrong_version"), plugin("failing_init"), plugin("counting_a"));
+    setenv("TASKSCOPE_TOOLS", list, 1);
+    setenv("counting_a_DELIVERY", "batched", 1);
+    char errpath[] = "/tmp/tscope-stderr-XXXXXX";
+    int fd = mkstemp(errpath);
+    ASSERT(fd >= 0);
+    fflush(stderr);
+    int saved = dup(2);
+    dup2(fd, 2);
+    harness_init();
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    close(fd);
+    produce_events(); /* wrong_version and failing_init would abort if called */
+    ASSERT_OK(tscope_finalize());
+    check_counts(results_of(plugin("counting_a")));
+    char *err = slurp(errpath);
+    unlink(errpath);
+    int lines = 0;
+    for (char *p = err; *p; p++)
+        lines += *p == '\n';
+    if (lines != 4)
+        TEST_FAIL("expected 4 warning lines, got:\n%s", err);
+    ASSERT(strstr(err, "cannot load tool '") && strstr(err, "no_such_plugin.so"));
+    ASSERT(strstr(err, "bad_abi.so was built for tools ABI version 2, this taskscope speaks "
+                       "version 1; running without it"));
+    ASSERT(strstr(err, "wrong_version.so: it declares tools ABI version 99"));
+    ASSERT(strstr(err, "failing_init.so: its init returned -7 (input/output error)"));
+    free(err);
+    unsetenv("TASKSCOPE_TOOLS");
+}
+
+static char *eventlog_run(const char *delivery)
+{
+    char path[] = "/tmp/tscope-eventlog-XXXXXX";
+    int fd = mkstemp(path);
+    ASSERT(fd >= 0);
+    close(fd);
+    char lib[1100];
+    snprintf(lib, sizeof lib, "%s/tools/libtaskscope-tool-eventlog.so", build_dir());
+    setenv("TASKSCOPE_TOOLS", lib, 1);
+    setenv("TASKSCOPE_EVENTLOG", path, 1);
+    setenv("TASKSCOPE_EVENTLOG_DELIVERY", delivery, 1);
+    harness_init();
+    tscope_type_t t = type_named("logged");
+    tscope_counter_t c;
+    ASSERT_OK(tscope_counter_register("logged_counter", &c));
+    at(5);
+    ASSERT_OK(tscope_task_create(1, 0, t, TSCOPE_TASK_SPLITTABLE, 0, 3));
+    ASSERT_OK(tscope_task_queued(1));
+    at(10);
+    ASSERT_OK(tscope_task_begin(1, 0));
+    at(12);
+    ASSERT_OK(tscope_task_start(2, t));
+    ASSERT_OK(tscope_counter_sample(c, 2.5));
+    at(20);
+    ASSERT_OK(tscope_task_end(2));
+    ASSERT_OK(tscope_task_yield(1));
+    ASSERT_OK(tscope_dep_local(2, 1, NULL, TSCOPE_DEP_RAW));
+    at(30);
+    ASSERT_OK(tscope_task_resume(1));
+    ASSERT_OK(tscope_task_cancel(1));
+    at(40);
+    ASSERT_OK(tscope_finalize());
+    unsetenv("TASKSCOPE_TOOLS");
+    char *text = slurp(path);
+    unlink(path);
+    return text;
+}
+
+static void eventlog_golden(void)
+{
+    char *batched = eventlog_run("batched");
+    char *sync = eventlog_run("sync");
+    ASSERT_STR_EQ(batched, sync); /* one thread: same order either way */
+    char golden[1100];
+    snprintf(golden, sizeof golden, "%s/tests/golden/eventlog.txt",
+             getenv("TSCOPE_SOURCE_DIR") ? getenv("TSCOPE_SOURCE_DIR") : ".");
+    const char *regen = getenv("TSCOPE_REGENERATE");
+    if (regen && strcmp(regen, "1") == 0) {
+        FILE *f = fopen(golden, "w");
+        ASSERT(f != NULL);
+        fputs(batched, f);
+        fclose(f);
+    }
+    char *want = slurp(golden);
+    if (strcmp(want, batched) != 0)
+        TEST_FAIL("eventlog differs from %s:\n%s", golden, batched);
+    free(want);
+    free(batched);
+    free(sync);
+}
+
+int main(void)
+{
+    RUN(two_plugins_sync_and_batched);
+    RUN(bad_plugins_warn_and_run_on);
+    RUN(eventlog_golden);
+    return 0;
+}
