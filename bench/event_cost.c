@@ -14,6 +14,10 @@
  *               consumer absorbs a flood of empty tasks (the producer waits
  *               whenever its ring is full)
  *   naive       TASKSCOPE_MODE=naive: every event under the store lock
+ *   dummy       profile with the dummy tool plugin, synchronous delivery:
+ *               every event takes the slow path and calls empty callbacks
+ *   dummy_batched  the dummy plugin with batched delivery (consumer side),
+ *               chunked like profile
  * consumer/profile: 2 producer threads, events processed per second from the
  * first event until a flush returned (median of the repetitions), and the
  * number of events lost over all repetitions (must be 0 with the wait
@@ -85,8 +89,11 @@ static double loop_events(uint64_t first_id, uint64_t chunk)
     return timed * 1e9 / (double)pairs;
 }
 
+static const char *tools = "";
+
 static void setup(const char *enable, const char *mode, const char *ring)
 {
+    setenv("TASKSCOPE_TOOLS", tools, 1);
     setenv("TASKSCOPE_RING_SIZE", ring, 1);
     setenv("TASKSCOPE_ENABLE", enable, 1);
     setenv("TASKSCOPE_MODE", mode, 1);
@@ -182,7 +189,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: event_cost [pairs >= 2] [repetitions 1..100]\n");
         return 2;
     }
-    double v[5][100];
+    double v[7][100];
+    char dummy[1200];
+    snprintf(dummy, sizeof dummy, "%s/libtaskscope-tool-dummy.so", TSCOPE_TOOLS_DIR);
     /* Interleave the variants so drift affects all of them alike. */
     for (int r = 0; r < reps; r++) {
         v[0][r] = loop_rdtsc();
@@ -190,15 +199,24 @@ int main(int argc, char **argv)
         v[2][r] = run_variant("profile", "1", "profile", 100000);
         v[3][r] = run_variant("naive", "1", "naive", 0);
         v[4][r] = run_variant("profile_sustained", "1", "profile", 0);
+        tools = dummy;
+        setenv("TASKSCOPE_DUMMY_DELIVERY", "sync", 1);
+        v[5][r] = run_variant("dummy", "1", "profile", 100000);
+        setenv("TASKSCOPE_DUMMY_DELIVERY", "batched", 1);
+        v[6][r] = run_variant("dummy_batched", "1", "profile", 100000);
+        tools = "";
     }
-    const char *names[5] = {"rdtsc_pair", "disabled", "profile", "naive", "profile_sustained"};
-    double med[5];
-    for (int i = 0; i < 5; i++) {
+    const char *names[7] = {"rdtsc_pair",        "disabled", "profile",      "naive",
+                            "profile_sustained", "dummy",    "dummy_batched"};
+    double med[7];
+    for (int i = 0; i < 7; i++) {
         med[i] = median(v[i], reps);
         bench_result("event_cost", names[i], "ns_per_pair", med[i], "ns");
     }
     bench_result("event_cost", "profile", "ratio_to_rdtsc_pair", med[2] / med[0], "x");
     bench_result("event_cost", "naive", "ratio_to_profile", med[3] / med[2], "x");
+    bench_result("event_cost", "dummy", "ratio_to_profile", med[5] / med[2], "x");
+    bench_result("event_cost", "dummy_batched", "ratio_to_profile", med[6] / med[2], "x");
     consumer_throughput(reps);
     return 0;
 }

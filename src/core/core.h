@@ -23,8 +23,9 @@
 
 struct tscope__store;
 
-/* RING_TOOLS: rings, and some event has a synchronous tool callback: every
- * event then takes the slow path, so the fast path never tests for tools. */
+/* RING_TOOLS: rings, and some event has a synchronous tool callback.  The
+ * two ring modes are the odd values, so the fast path tests one bit for
+ * both, and only RING_TOOLS goes on to the (out-of-line) tool delivery. */
 enum tscope__run {
     TSCOPE__RUN_OFF = 0,
     TSCOPE__RUN_RING = 1,

@@ -22,6 +22,14 @@
 #include "thread_local.h"
 #include "tool/tools.h"
 
+/* Synchronous tool delivery of a record just written (RING_TOOLS mode). */
+static __attribute__((noinline)) void tools_sync(struct tscope__thread *t,
+                                                 const struct tscope__rec *rec)
+{
+    if (tscope__tools_sync_mask & tscope__tools_rec_bits(rec->kind))
+        tscope__tools_deliver(TSCOPE_TOOL_SYNC, t->index, rec, NULL);
+}
+
 static int emit_slow(int run, struct tscope__rec rec, const uint64_t *ext_id)
 {
     struct tscope__thread *t = tscope__thread_self();
@@ -85,7 +93,8 @@ static inline int emit(uint8_t kind, uint64_t id, uint64_t arg, uint16_t type, i
                        uint16_t depth, uint8_t flags, const uint64_t *ext_id)
 {
     int run = atomic_load_explicit(&tscope__g.run, memory_order_relaxed);
-    if (__builtin_expect(run == TSCOPE__RUN_RING && !ext_id, 1)) {
+    /* RING and RING_TOOLS are the odd values: one bit test for both */
+    if (__builtin_expect((run & 1) && !ext_id, 1)) {
         struct tscope__thread *t = tscope__tls_self;
         if (__builtin_expect(t != NULL, 1)) {
             struct tscope__ring *r = &t->ring;
@@ -100,6 +109,8 @@ static inline int emit(uint8_t kind, uint64_t id, uint64_t arg, uint16_t type, i
                 rec->flags = flags;
                 rec->kind = kind;
                 tscope__ring_publish(r, 1);
+                if (__builtin_expect(run == TSCOPE__RUN_RING_TOOLS, 0))
+                    tools_sync(t, rec);
                 return 0;
             }
         }
