@@ -45,7 +45,8 @@ extern "C" {
     X(DROPPED, -6, "event dropped: the thread's ring was full (drop policy)")                      \
     X(IO, -7, "input/output error")                                                                \
     X(EXIST, -8, "output folder already exists")                                                   \
-    X(FORMAT, -9, "malformed input")
+    X(FORMAT, -9, "malformed input")                                                               \
+    X(CANCELED, -10, "the task was cancelled")
 
 enum {
 #define TSCOPE_ERR_ENUM(name, value, text) TSCOPE_E##name = (value),

@@ -1,0 +1,159 @@
+/* deps.c - data dependencies between tasks, by address.
+ *
+ * For each address: the last writer and the readers since that write.  A
+ * new reader depends on the last writer (RAW); a new writer depends on the
+ * readers since the last write (WAR) or, if there were none, on the last
+ * writer (WAW).  Finished tasks give no edge.  Every edge is reported with
+ * tscope_dep_local.  The table holds a reference to each task it names.
+ * All under tscope__rt_deps_lock.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt.h"
+
+pthread_mutex_t tscope__rt_deps_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct addr_entry {
+    const void *addr; /* NULL: empty slot */
+    struct tscope_rt_task *writer;
+    struct tscope_rt_task **readers;
+    uint32_t nreaders, cap_readers;
+};
+
+static struct addr_entry *table;
+static size_t table_cap, table_count;
+
+static size_t hash_addr(const void *a)
+{
+    uint64_t x = (uint64_t)(uintptr_t)a;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return (size_t)x;
+}
+
+static struct addr_entry *lookup(const void *addr, int add)
+{
+    if (add && (table_count + 1) * 2 > table_cap) {
+        size_t ncap = table_cap ? table_cap * 2 : 256;
+        struct addr_entry *n = calloc(ncap, sizeof *n);
+        if (!n)
+            return NULL;
+        for (size_t i = 0; i < table_cap; i++) {
+            if (!table[i].addr)
+                continue;
+            size_t j = hash_addr(table[i].addr) & (ncap - 1);
+            while (n[j].addr)
+                j = (j + 1) & (ncap - 1);
+            n[j] = table[i];
+        }
+        free(table);
+        table = n;
+        table_cap = ncap;
+    }
+    if (!table_cap)
+        return NULL;
+    size_t i = hash_addr(addr) & (table_cap - 1);
+    while (table[i].addr && table[i].addr != addr)
+        i = (i + 1) & (table_cap - 1);
+    if (!table[i].addr) {
+        if (!add)
+            return NULL;
+        table[i].addr = addr;
+        table_count++;
+    }
+    return &table[i];
+}
+
+static int finished(struct tscope_rt_task *t)
+{
+    int s = atomic_load(&t->state);
+    return s == RT_DONE || s == RT_CANCELLED;
+}
+
+int tscope__rt_edge(struct tscope_rt_task *pred, struct tscope_rt_task *succ)
+{
+    if (pred->nsucc == pred->cap_succ) {
+        uint32_t n = pred->cap_succ ? pred->cap_succ * 2 : 4;
+        struct tscope_rt_task **s = realloc(pred->succ, n * sizeof *s);
+        if (!s)
+            return TSCOPE_ENOMEM;
+        pred->succ = s;
+        pred->cap_succ = n;
+    }
+    pred->succ[pred->nsucc++] = succ;
+    succ->deps_pending++;
+    return 0;
+}
+
+static int depend(struct tscope_rt_task *pred, struct tscope_rt_task *t, const void *addr,
+                  tscope_hazard_t kind)
+{
+    if (!pred || pred == t || finished(pred))
+        return 0;
+    int rc = tscope__rt_edge(pred, t);
+    if (rc == 0)
+        tscope_dep_local(pred->id, t->id, addr, kind);
+    return rc;
+}
+
+static void hold(struct tscope_rt_task *t)
+{
+    atomic_fetch_add(&t->refs, 1);
+}
+
+int tscope__rt_deps_add(struct tscope_rt_task *t, const tscope_rt_dep_t *deps, size_t n)
+{
+    int rc = 0;
+    for (size_t k = 0; k < n; k++) {
+        struct addr_entry *e = lookup(deps[k].addr, 1);
+        if (!e)
+            return TSCOPE_ENOMEM;
+        if (deps[k].mode == TSCOPE_RT_IN) {
+            rc |= depend(e->writer, t, e->addr, TSCOPE_DEP_RAW);
+            if (e->nreaders == e->cap_readers) {
+                uint32_t c = e->cap_readers ? e->cap_readers * 2 : 4;
+                struct tscope_rt_task **r = realloc(e->readers, c * sizeof *r);
+                if (!r)
+                    return TSCOPE_ENOMEM;
+                e->readers = r;
+                e->cap_readers = c;
+            }
+            hold(t);
+            e->readers[e->nreaders++] = t;
+        } else {
+            if (e->nreaders) {
+                for (uint32_t i = 0; i < e->nreaders; i++) {
+                    rc |= depend(e->readers[i], t, e->addr, TSCOPE_DEP_WAR);
+                    tscope__rt_task_release(e->readers[i]);
+                }
+                e->nreaders = 0;
+            } else {
+                rc |= depend(e->writer, t, e->addr, TSCOPE_DEP_WAW);
+            }
+            if (e->writer)
+                tscope__rt_task_release(e->writer);
+            hold(t);
+            e->writer = t;
+        }
+    }
+    return rc ? TSCOPE_ENOMEM : 0;
+}
+
+void tscope__rt_deps_clear(void)
+{
+    for (size_t i = 0; i < table_cap; i++) {
+        struct addr_entry *e = &table[i];
+        if (!e->addr)
+            continue;
+        if (e->writer)
+            tscope__rt_task_release(e->writer);
+        for (uint32_t k = 0; k < e->nreaders; k++)
+            tscope__rt_task_release(e->readers[k]);
+        free(e->readers);
+    }
+    free(table);
+    table = NULL;
+    table_cap = table_count = 0;
+}

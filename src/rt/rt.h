@@ -1,0 +1,47 @@
+/* rt.h - internals of the bundled runtime (include/taskscope/rt.h).
+ *
+ * Locks, always taken in this order: deps_lock -> a deque's lock.  Task
+ * states change by atomic compare-and-swap; reference counts are atomic.
+ */
+#ifndef TSCOPE_RT_RT_H
+#define TSCOPE_RT_RT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "taskscope/rt.h"
+
+/* CREATED -> QUEUEING -> READY -> RUNNING -> DONE, or CREATED/READY ->
+ * CANCELLED.  QUEUEING covers the report of the queued event, so that a
+ * cancel is never reported between "it was decided to queue" and "queued". */
+enum rt_state { RT_CREATED = 0, RT_QUEUEING, RT_READY, RT_RUNNING, RT_DONE, RT_CANCELLED };
+
+struct tscope_rt_task {
+    tscope_rt_fn fn;
+    void *arg;
+    uint64_t id;                   /* taskscope task id */
+    struct tscope_rt_task *parent; /* holds a reference; NULL for the program root */
+    _Atomic int state;
+    _Atomic int refs;
+    _Atomic uint64_t children; /* spawned children not yet finished */
+    /* guarded by deps_lock */
+    uint32_t deps_pending;        /* predecessors not yet finished */
+    struct tscope_rt_task **succ; /* successors to release at the end */
+    uint32_t nsucc, cap_succ;
+};
+
+/* deps.c: dependency tracking (deps_lock held by the caller where stated) */
+extern pthread_mutex_t tscope__rt_deps_lock;
+/* Adds the edges of a new task t for its dependencies; lock held.  Returns
+ * 0 or TSCOPE_ENOMEM (the task then runs without the missing edges). */
+int tscope__rt_deps_add(struct tscope_rt_task *t, const tscope_rt_dep_t *deps, size_t n);
+/* Records `succ` as waiting for `pred`; lock held. */
+int tscope__rt_edge(struct tscope_rt_task *pred, struct tscope_rt_task *succ);
+/* Forgets every address (runtime shutdown); lock held. */
+void tscope__rt_deps_clear(void);
+
+/* runtime.c */
+void tscope__rt_task_release(struct tscope_rt_task *t);
+
+#endif

@@ -1,0 +1,524 @@
+/* runtime.c - workers, scheduling, spawn, taskwait, cancellation, thread
+ * cap of the bundled runtime (include/taskscope/rt.h).
+ *
+ * Each worker owns a deque: it pushes and pops at the bottom (newest first,
+ * depth-first like a recursive program), idle workers steal from the top
+ * (oldest first, the largest pieces of a recursion).  A deque is an array
+ * under its own mutex: simple and correct; the measurement of this runtime
+ * is what matters here, not a lock-free deque.  Threads that are not
+ * workers put ready tasks into the injection queue.  Worker 0 is the
+ * thread that called tscope_rt_init; it runs tasks while it waits.
+ *
+ * A task finishes when its function returns; its children may still run
+ * (wait for them with tscope_rt_taskwait).  Finishing releases the tasks
+ * that depend on it and tells the parent.  Workers with nothing to do spin
+ * briefly, then sleep on a condition variable (woken by spawns, 1 ms at
+ * most); workers at or above the thread cap park until the cap rises.
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rt.h"
+
+struct deque {
+    pthread_mutex_t lock;
+    struct tscope_rt_task **items;
+    size_t head, tail, cap; /* items[head..tail) in a growing array, head = top */
+};
+
+struct worker {
+    pthread_t thread;
+    struct deque dq;
+    unsigned index;
+    uint64_t rng;
+    uint64_t idle_ns;
+    uint64_t pushes;
+};
+
+static struct {
+    int running;
+    unsigned nworkers;
+    struct worker *workers;
+    struct deque inject;
+    _Atomic unsigned cap;
+    _Atomic int stop;
+    pthread_mutex_t sleep_lock;
+    pthread_cond_t sleep_cond;
+    _Atomic int sleepers;
+    struct tscope_rt_task root; /* the program: parent of top-level tasks */
+    _Atomic uint64_t spawned, completed, cancelled, stolen, idle_ns;
+    tscope_counter_t c_queue, c_idle, c_completed;
+} rt = {.sleep_lock = PTHREAD_MUTEX_INITIALIZER, .sleep_cond = PTHREAD_COND_INITIALIZER};
+
+static _Thread_local struct worker *self;
+static _Thread_local struct tscope_rt_task *current;
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- deques ---------------------------------------------------------- */
+
+static void dq_init(struct deque *d)
+{
+    pthread_mutex_init(&d->lock, NULL);
+    d->items = NULL;
+    d->head = d->tail = d->cap = 0;
+}
+
+static void dq_free(struct deque *d)
+{
+    free(d->items);
+    pthread_mutex_destroy(&d->lock);
+}
+
+/* Lock held.  Returns 0 or -1 without memory. */
+static int dq_push_locked(struct deque *d, struct tscope_rt_task *t)
+{
+    if (d->tail == d->cap) {
+        size_t live = d->tail - d->head;
+        if (d->head > d->cap / 2) { /* slide down instead of growing */
+            memmove(d->items, d->items + d->head, live * sizeof *d->items);
+        } else {
+            size_t ncap = d->cap ? d->cap * 2 : 64;
+            struct tscope_rt_task **n = malloc(ncap * sizeof *n);
+            if (!n)
+                return -1;
+            if (live)
+                memcpy(n, d->items + d->head, live * sizeof *n);
+            free(d->items);
+            d->items = n;
+            d->cap = ncap;
+        }
+        d->head = 0;
+        d->tail = live;
+    }
+    d->items[d->tail++] = t;
+    return 0;
+}
+
+static size_t dq_push(struct deque *d, struct tscope_rt_task *t)
+{
+    pthread_mutex_lock(&d->lock);
+    while (dq_push_locked(d, t)) { /* out of memory: let others drain, retry */
+        pthread_mutex_unlock(&d->lock);
+        sched_yield();
+        pthread_mutex_lock(&d->lock);
+    }
+    size_t n = d->tail - d->head;
+    pthread_mutex_unlock(&d->lock);
+    return n;
+}
+
+static struct tscope_rt_task *dq_pop_bottom(struct deque *d)
+{
+    struct tscope_rt_task *t = NULL;
+    pthread_mutex_lock(&d->lock);
+    if (d->tail > d->head)
+        t = d->items[--d->tail];
+    pthread_mutex_unlock(&d->lock);
+    return t;
+}
+
+static struct tscope_rt_task *dq_steal_top(struct deque *d)
+{
+    struct tscope_rt_task *t = NULL;
+    if (pthread_mutex_trylock(&d->lock))
+        return NULL; /* busy: try another victim */
+    if (d->tail > d->head)
+        t = d->items[d->head++];
+    pthread_mutex_unlock(&d->lock);
+    return t;
+}
+
+/* ---- tasks ----------------------------------------------------------- */
+
+void tscope__rt_task_release(struct tscope_rt_task *t)
+{
+    if (t && t != &rt.root && atomic_fetch_sub(&t->refs, 1) == 1) {
+        free(t->succ);
+        free(t);
+    }
+}
+
+static void wake_sleepers(void)
+{
+    if (atomic_load_explicit(&rt.sleepers, memory_order_relaxed)) {
+        pthread_mutex_lock(&rt.sleep_lock);
+        pthread_cond_broadcast(&rt.sleep_cond);
+        pthread_mutex_unlock(&rt.sleep_lock);
+    }
+}
+
+/* Puts a task whose dependencies are met into a queue. */
+static void make_ready(struct tscope_rt_task *t)
+{
+    int expected = RT_CREATED;
+    if (atomic_compare_exchange_strong(&t->state, &expected, RT_QUEUEING)) {
+        tscope_task_queued(t->id);
+        atomic_store(&t->state, RT_READY);
+    } /* else cancelled: queued anyway, the worker that takes it finishes it */
+    size_t len = dq_push(self ? &self->dq : &rt.inject, t);
+    if (rt.c_queue && self && ++self->pushes % 16 == 0) /* a sample every 16 pushes */
+        tscope_counter_sample(rt.c_queue, (double)len);
+    wake_sleepers();
+}
+
+/* The end of a task (run or cancelled): release dependants, tell the parent. */
+static void finish(struct tscope_rt_task *t, int state)
+{
+    atomic_store(&t->state, state); /* before deps_lock: see deps.c */
+    pthread_mutex_lock(&tscope__rt_deps_lock);
+    for (uint32_t i = 0; i < t->nsucc; i++)
+        if (--t->succ[i]->deps_pending == 0)
+            make_ready(t->succ[i]);
+    t->nsucc = 0;
+    pthread_mutex_unlock(&tscope__rt_deps_lock);
+    uint64_t done = atomic_fetch_add(&rt.completed, 1) + 1;
+    if (state == RT_CANCELLED)
+        atomic_fetch_add(&rt.cancelled, 1);
+    if (rt.c_completed && done % 1024 == 0)
+        tscope_counter_sample(rt.c_completed, (double)done);
+    struct tscope_rt_task *parent = t->parent;
+    atomic_fetch_sub_explicit(&parent->children, 1, memory_order_release);
+    tscope__rt_task_release(parent);
+    tscope__rt_task_release(t); /* the runtime's own reference */
+}
+
+static void run(struct tscope_rt_task *t)
+{
+    int expected = RT_READY;
+    if (!atomic_compare_exchange_strong(&t->state, &expected, RT_RUNNING)) {
+        finish(t, RT_CANCELLED); /* cancelled while queued: never runs */
+        return;
+    }
+    struct tscope_rt_task *outer = current;
+    current = t;
+    tscope_task_begin(t->id, 0);
+    t->fn(t->arg);
+    tscope_task_end(t->id);
+    current = outer;
+    finish(t, RT_DONE);
+}
+
+static uint64_t next_rand(struct worker *w)
+{
+    w->rng ^= w->rng << 13;
+    w->rng ^= w->rng >> 7;
+    w->rng ^= w->rng << 17;
+    return w->rng;
+}
+
+/* A task for worker w to run, or NULL. */
+static struct tscope_rt_task *find_task(struct worker *w)
+{
+    struct tscope_rt_task *t = dq_pop_bottom(&w->dq);
+    if (t)
+        return t;
+    if ((t = dq_steal_top(&rt.inject)))
+        return t;
+    unsigned n = rt.nworkers, start = (unsigned)(next_rand(w) % n);
+    for (unsigned k = 0; k < n; k++) {
+        struct worker *v = &rt.workers[(start + k) % n];
+        if (v != w && (t = dq_steal_top(&v->dq))) {
+            atomic_fetch_add_explicit(&rt.stolen, 1, memory_order_relaxed);
+            return t;
+        }
+    }
+    return NULL;
+}
+
+/* Waits a little for work: spins, then sleeps up to 1 ms.  Counts idle time. */
+static void idle_wait(struct worker *w, unsigned *spins)
+{
+    if (++*spins < 64) {
+        sched_yield();
+        return;
+    }
+    uint64_t t0 = now_ns();
+    pthread_mutex_lock(&rt.sleep_lock);
+    atomic_fetch_add(&rt.sleepers, 1);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 1000000;
+    if (until.tv_nsec >= 1000000000) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000;
+    }
+    if (!atomic_load(&rt.stop))
+        pthread_cond_timedwait(&rt.sleep_cond, &rt.sleep_lock, &until);
+    atomic_fetch_sub(&rt.sleepers, 1);
+    pthread_mutex_unlock(&rt.sleep_lock);
+    uint64_t idle = now_ns() - t0;
+    w->idle_ns += idle;
+    atomic_fetch_add_explicit(&rt.idle_ns, idle, memory_order_relaxed);
+    if (rt.c_idle)
+        tscope_counter_sample(rt.c_idle, (double)w->idle_ns);
+    *spins = 0;
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    self = w;
+    char name[32];
+    snprintf(name, sizeof name, "rt-worker-%u", w->index);
+    tscope_thread_register(name);
+    unsigned spins = 0;
+    while (!atomic_load(&rt.stop)) {
+        if (w->index >= atomic_load_explicit(&rt.cap, memory_order_relaxed)) {
+            spins = 64; /* parked above the cap: sleep, not spin */
+            idle_wait(w, &spins);
+            continue;
+        }
+        struct tscope_rt_task *t = find_task(w);
+        if (t) {
+            spins = 0;
+            run(t);
+        } else {
+            idle_wait(w, &spins);
+        }
+    }
+    return NULL;
+}
+
+/* ---- public API ------------------------------------------------------ */
+
+int tscope_rt_init(unsigned threads)
+{
+    if (threads < 1 || threads > 4096)
+        return TSCOPE_EINVAL;
+    if (rt.running)
+        return TSCOPE_ESTATE;
+    rt.workers = calloc(threads, sizeof *rt.workers);
+    if (!rt.workers)
+        return TSCOPE_ENOMEM;
+    rt.nworkers = threads;
+    atomic_store(&rt.cap, threads);
+    atomic_store(&rt.stop, 0);
+    rt.spawned = rt.completed = rt.cancelled = rt.stolen = rt.idle_ns = 0;
+    memset(&rt.root, 0, sizeof rt.root);
+    atomic_store(&rt.root.state, RT_RUNNING);
+    dq_init(&rt.inject);
+    rt.c_queue = rt.c_idle = rt.c_completed = 0;
+    if (tscope_is_enabled()) {
+        tscope_counter_register("rt.queue_length", &rt.c_queue);
+        tscope_counter_register("rt.idle_ns", &rt.c_idle);
+        tscope_counter_register("rt.tasks_completed", &rt.c_completed);
+    }
+    for (unsigned i = 0; i < threads; i++) {
+        rt.workers[i].index = i;
+        rt.workers[i].rng = 0x9E3779B97F4A7C15ull * (i + 1);
+        dq_init(&rt.workers[i].dq);
+    }
+    self = &rt.workers[0];
+    current = NULL;
+    rt.running = 1;
+    for (unsigned i = 1; i < threads; i++) {
+        if (pthread_create(&rt.workers[i].thread, NULL, worker_main, &rt.workers[i])) {
+            rt.nworkers = i; /* run with the workers we got */
+            atomic_store(&rt.cap, i);
+            break;
+        }
+    }
+    return 0;
+}
+
+int tscope_rt_finalize(void)
+{
+    if (!rt.running || self != &rt.workers[0])
+        return TSCOPE_ESTATE;
+    struct tscope_rt_task *outer = current;
+    current = NULL;
+    tscope_rt_taskwait();
+    current = outer;
+    atomic_store(&rt.stop, 1);
+    pthread_mutex_lock(&rt.sleep_lock);
+    pthread_cond_broadcast(&rt.sleep_cond);
+    pthread_mutex_unlock(&rt.sleep_lock);
+    for (unsigned i = 1; i < rt.nworkers; i++)
+        pthread_join(rt.workers[i].thread, NULL);
+    pthread_mutex_lock(&tscope__rt_deps_lock);
+    tscope__rt_deps_clear();
+    pthread_mutex_unlock(&tscope__rt_deps_lock);
+    for (unsigned i = 0; i < rt.nworkers; i++)
+        dq_free(&rt.workers[i].dq);
+    dq_free(&rt.inject);
+    free(rt.workers);
+    rt.workers = NULL;
+    self = NULL;
+    rt.running = 0;
+    return 0;
+}
+
+int tscope_rt_spawn(tscope_rt_fn fn, void *arg, const tscope_rt_spawn_opts_t *opts,
+                    tscope_rt_task_t **handle)
+{
+    if (!fn || (opts && opts->struct_size < sizeof *opts) || (opts && opts->ndeps && !opts->deps))
+        return TSCOPE_EINVAL;
+    if (!rt.running)
+        return TSCOPE_ESTATE;
+    struct tscope_rt_task *t = calloc(1, sizeof *t);
+    if (!t)
+        return TSCOPE_ENOMEM;
+    struct tscope_rt_task *parent = current ? current : &rt.root;
+    t->fn = fn;
+    t->arg = arg;
+    t->id = tscope_task_id_next();
+    t->parent = parent;
+    atomic_store(&t->refs, 1 + (handle != NULL));
+    atomic_fetch_add(&parent->refs, 1);
+    atomic_fetch_add(&parent->children, 1);
+    atomic_fetch_add_explicit(&rt.spawned, 1, memory_order_relaxed);
+    tscope_task_create(t->id, parent == &rt.root ? 0 : parent->id, opts ? opts->type : 0,
+                       opts ? opts->flags & TSCOPE_TASK_FLAGS_ALL : 0, opts ? opts->depth : 0,
+                       opts ? opts->priority : 0);
+    if (handle)
+        *handle = t;
+    pthread_mutex_lock(&tscope__rt_deps_lock);
+    if (opts && opts->ndeps)
+        tscope__rt_deps_add(t, opts->deps, opts->ndeps);
+    int ready = t->deps_pending == 0;
+    if (ready)
+        make_ready(t);
+    pthread_mutex_unlock(&tscope__rt_deps_lock);
+    return 0;
+}
+
+/* Runs other tasks until *done says so.  Returns TSCOPE_ESTATE outside
+ * the runtime's workers. */
+static int help_until(int (*done)(void *), void *arg)
+{
+    struct worker *w = self;
+    if (!w)
+        return TSCOPE_ESTATE;
+    struct tscope_rt_task *waiting = current;
+    if (waiting)
+        tscope_task_yield(waiting->id);
+    unsigned spins = 0;
+    while (!done(arg)) {
+        struct tscope_rt_task *t =
+            w->index < atomic_load_explicit(&rt.cap, memory_order_relaxed) || w->index == 0
+                ? find_task(w)
+                : NULL;
+        if (t) {
+            spins = 0;
+            run(t);
+        } else if (++spins < 64) {
+            sched_yield();
+        } else {
+            struct timespec pause = {0, 20000};
+            nanosleep(&pause, NULL);
+            spins = 64;
+        }
+    }
+    if (waiting)
+        tscope_task_resume(waiting->id);
+    return 0;
+}
+
+static int children_done(void *arg)
+{
+    struct tscope_rt_task *t = arg;
+    return atomic_load_explicit(&t->children, memory_order_acquire) == 0;
+}
+
+int tscope_rt_taskwait(void)
+{
+    if (!rt.running)
+        return TSCOPE_ESTATE;
+    return help_until(children_done, current ? current : &rt.root);
+}
+
+static int task_finished(void *arg)
+{
+    struct tscope_rt_task *t = arg;
+    int s = atomic_load(&t->state);
+    return s == RT_DONE || s == RT_CANCELLED;
+}
+
+int tscope_rt_wait(tscope_rt_task_t *t)
+{
+    if (!t)
+        return TSCOPE_EINVAL;
+    if (!rt.running)
+        return TSCOPE_ESTATE;
+    if (t == current)
+        return TSCOPE_EINVAL; /* a task waiting for itself would never return */
+    int rc = help_until(task_finished, t);
+    if (rc)
+        return rc;
+    return atomic_load(&t->state) == RT_CANCELLED ? TSCOPE_ECANCELED : 0;
+}
+
+int tscope_rt_cancel(tscope_rt_task_t *t)
+{
+    if (!t)
+        return TSCOPE_EINVAL;
+    int s = atomic_load(&t->state);
+    while (s == RT_CREATED || s == RT_READY || s == RT_QUEUEING) {
+        if (s == RT_QUEUEING) { /* being queued right now: wait for READY */
+            sched_yield();
+            s = atomic_load(&t->state);
+            continue;
+        }
+        if (atomic_compare_exchange_weak(&t->state, &s, RT_CANCELLED)) {
+            tscope_task_cancel(t->id);
+            /* a queued task is finished by the worker that dequeues it; one
+             * still waiting for dependencies, when they are met */
+            return 0;
+        }
+    }
+    return TSCOPE_ESTATE;
+}
+
+void tscope_rt_release(tscope_rt_task_t *t)
+{
+    tscope__rt_task_release(t);
+}
+
+int tscope_rt_set_thread_cap(unsigned cap)
+{
+    if (!rt.running)
+        return TSCOPE_ESTATE;
+    if (cap < 1 || cap > rt.nworkers)
+        return TSCOPE_EINVAL;
+    atomic_store(&rt.cap, cap);
+    pthread_mutex_lock(&rt.sleep_lock);
+    pthread_cond_broadcast(&rt.sleep_cond);
+    pthread_mutex_unlock(&rt.sleep_lock);
+    return 0;
+}
+
+unsigned tscope_rt_thread_cap(void)
+{
+    return rt.running ? atomic_load(&rt.cap) : 0;
+}
+
+unsigned tscope_rt_threads(void)
+{
+    return rt.running ? rt.nworkers : 0;
+}
+
+int tscope_rt_worker(void)
+{
+    return self ? (int)self->index : -1;
+}
+
+int tscope_rt_stats(tscope_rt_stats_t *out)
+{
+    if (!out)
+        return TSCOPE_EINVAL;
+    out->spawned = atomic_load(&rt.spawned);
+    out->completed = atomic_load(&rt.completed);
+    out->cancelled = atomic_load(&rt.cancelled);
+    out->stolen = atomic_load(&rt.stolen);
+    out->idle_ns = atomic_load(&rt.idle_ns);
+    return 0;
+}

@@ -1,0 +1,293 @@
+/* test_rt.c - the bundled runtime: dependency order per hazard kind (results
+ * and reported edges), nested tasks and taskwait, cancellation, thread cap
+ * changes while running, exact task counts, clear errors for bad use; every
+ * run checked by the validator plugin (each task's event sequence). */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "core/core.h"
+#include "harness.h"
+#include "profile/store.h"
+#include "taskscope/rt.h"
+
+struct validator_results {
+    uint64_t tasks, ended, cancelled, violations;
+    char first[256];
+};
+
+static char validator_path[1100];
+
+static void start(unsigned threads)
+{
+    const char *b = getenv("TSCOPE_BUILD_DIR");
+    snprintf(validator_path, sizeof validator_path, "%s/tests/plugins/validator.so", b ? b : ".");
+    setenv("TASKSCOPE_TOOLS", validator_path, 1);
+    setenv("TASKSCOPE_OUTPUTS", "none", 1);
+    ASSERT_OK(tscope_init(0, 1));
+    ASSERT_OK(tscope_rt_init(threads));
+}
+
+/* Stops runtime and taskscope; checks the validator; returns its results. */
+static struct validator_results stop(void)
+{
+    ASSERT_OK(tscope_rt_finalize());
+    ASSERT_OK(tscope_finalize());
+    void *dl = dlopen(validator_path, RTLD_NOW | RTLD_NOLOAD);
+    ASSERT(dl != NULL);
+    struct validator_results *r = dlsym(dl, "validator_results");
+    ASSERT(r != NULL);
+    if (r->violations)
+        TEST_FAIL("%llu event-sequence violations, first: %s", (unsigned long long)r->violations,
+                  r->first);
+    ASSERT_EQ(r->tasks, r->ended + r->cancelled);
+    return *r;
+}
+
+static void pause_us(long us)
+{
+    struct timespec p = {0, us * 1000};
+    nanosleep(&p, NULL);
+}
+
+/* ---- dependencies ---------------------------------------------------- */
+
+static int x, seen_by_reader, seen_late;
+
+static void write_1(void *a)
+{
+    (void)a;
+    pause_us(2000); /* the reader must still wait */
+    x = 1;
+}
+static void read_x(void *a)
+{
+    (void)a;
+    seen_by_reader = x;
+    pause_us(2000); /* the next writer must wait for this read */
+    seen_late = x;
+}
+static void write_2(void *a)
+{
+    (void)a;
+    x = 2;
+}
+static void write_3(void *a)
+{
+    (void)a;
+    x = 3;
+}
+
+static void dependency_order(void)
+{
+    start(2);
+    for (int rep = 0; rep < 20; rep++) {
+        x = 0;
+        tscope_rt_dep_t out = {&x, TSCOPE_RT_OUT}, in = {&x, TSCOPE_RT_IN},
+                        inout = {&x, TSCOPE_RT_INOUT};
+        tscope_rt_spawn_opts_t o = {sizeof o, 0, 0, 0, 0, &out, 1};
+        ASSERT_OK(tscope_rt_spawn(write_1, NULL, &o, NULL));
+        o.deps = &in;
+        ASSERT_OK(tscope_rt_spawn(read_x, NULL, &o, NULL)); /* RAW after write_1 */
+        o.deps = &out;
+        ASSERT_OK(tscope_rt_spawn(write_2, NULL, &o, NULL)); /* WAR after read_x */
+        o.deps = &inout;
+        ASSERT_OK(tscope_rt_spawn(write_3, NULL, &o, NULL)); /* WAW after write_2 */
+        ASSERT_OK(tscope_rt_taskwait());
+        ASSERT_EQ(seen_by_reader, 1);
+        ASSERT_EQ(seen_late, 1);
+        ASSERT_EQ(x, 3);
+    }
+    ASSERT_OK(tscope_flush());
+    /* edges reported: per repetition one RAW, one WAR, one WAW, all on &x
+     * (unless a predecessor had already finished when its successor was
+     * spawned, which the pauses above rule out for RAW and WAR) */
+    struct tscope__store *s = tscope__g.store;
+    int raw = 0, war = 0, waw = 0;
+    for (uint32_t i = 0; i < s->ndeps; i++) {
+        ASSERT_U64_EQ(s->deps[i].addr, (uint64_t)(uintptr_t)&x);
+        raw += s->deps[i].kind == TSCOPE_DEP_RAW;
+        war += s->deps[i].kind == TSCOPE_DEP_WAR;
+        waw += s->deps[i].kind == TSCOPE_DEP_WAW;
+    }
+    ASSERT_EQ(raw, 20);
+    ASSERT_EQ(war, 20);
+    ASSERT_EQ(waw, 20);
+    stop();
+}
+
+/* ---- nesting and taskwait --------------------------------------------- */
+
+struct fib {
+    int n;
+    long result;
+};
+
+static tscope_type_t t_fib;
+
+static void fib_task(void *arg)
+{
+    struct fib *f = arg;
+    if (f->n < 2) {
+        f->result = f->n;
+        return;
+    }
+    struct fib a = {f->n - 1, 0}, b = {f->n - 2, 0};
+    tscope_rt_spawn_opts_t o = {sizeof o, t_fib, 0, TSCOPE_TASK_SPLITTABLE, 0, NULL, 0};
+    ASSERT_OK(tscope_rt_spawn(fib_task, &a, &o, NULL));
+    ASSERT_OK(tscope_rt_spawn(fib_task, &b, &o, NULL));
+    ASSERT_OK(tscope_rt_taskwait());
+    f->result = a.result + b.result;
+}
+
+static void nested_fib(void)
+{
+    start(2);
+    ASSERT_OK(tscope_type_register("fib", &t_fib));
+    struct fib f = {18, 0};
+    tscope_rt_spawn_opts_t o = {sizeof o, t_fib, 0, 0, 0, NULL, 0};
+    ASSERT_OK(tscope_rt_spawn(fib_task, &f, &o, NULL));
+    ASSERT_OK(tscope_rt_taskwait());
+    ASSERT_EQ(f.result, 2584);
+    /* fib(18) spawns 2 * fib(19) - 1 = 8361 tasks */
+    tscope_rt_stats_t st;
+    ASSERT_OK(tscope_rt_stats(&st));
+    ASSERT_EQ(st.spawned, 8361);
+    ASSERT_EQ(st.completed, 8361);
+    ASSERT_OK(tscope_flush());
+    tscope_type_stats_t ts;
+    ASSERT_OK(tscope_query_type(t_fib, &ts));
+    ASSERT_EQ(ts.calls, 8361);
+    ASSERT_EQ(ts.yields, (8361 - 1) / 2); /* every inner task waited once */
+    struct validator_results r = stop();
+    ASSERT_EQ(r.tasks, 8361);
+    ASSERT_EQ(r.ended, 8361);
+}
+
+/* ---- cancellation ------------------------------------------------------ */
+
+static _Atomic int gate, ran_cancelled, ran_after;
+
+static void blocker(void *a)
+{
+    (void)a;
+    while (!atomic_load(&gate))
+        pause_us(100);
+}
+static void must_not_run(void *a)
+{
+    (void)a;
+    atomic_store(&ran_cancelled, 1);
+}
+static void after(void *a)
+{
+    (void)a;
+    atomic_store(&ran_after, 1);
+}
+
+static void cancellation(void)
+{
+    start(2);
+    int y;
+    tscope_rt_dep_t out = {&y, TSCOPE_RT_OUT};
+    tscope_rt_spawn_opts_t o = {sizeof o, 0, 0, 0, 0, &out, 1};
+    tscope_rt_task_t *b, *c, *d;
+    ASSERT_OK(tscope_rt_spawn(blocker, NULL, &o, &b));
+    ASSERT_OK(tscope_rt_spawn(must_not_run, NULL, &o, &c)); /* waits for the blocker */
+    ASSERT_OK(tscope_rt_spawn(after, NULL, &o, &d));        /* waits for c */
+    ASSERT_OK(tscope_rt_cancel(c));
+    ASSERT_EQ(tscope_rt_cancel(c), TSCOPE_ESTATE); /* only once */
+    atomic_store(&gate, 1);
+    ASSERT_EQ(tscope_rt_wait(c), TSCOPE_ECANCELED);
+    ASSERT_OK(tscope_rt_wait(d));
+    ASSERT_OK(tscope_rt_wait(b));
+    ASSERT_EQ(atomic_load(&ran_cancelled), 0);
+    ASSERT_EQ(atomic_load(&ran_after), 1);         /* dependants of a cancelled task still run */
+    ASSERT_EQ(tscope_rt_cancel(d), TSCOPE_ESTATE); /* finished */
+    tscope_rt_release(b);
+    tscope_rt_release(c);
+    tscope_rt_release(d);
+    tscope_rt_stats_t st;
+    ASSERT_OK(tscope_rt_stats(&st));
+    ASSERT_EQ(st.cancelled, 1);
+    ASSERT_OK(tscope_flush());
+    tscope_totals_t tot;
+    ASSERT_OK(tscope_query_totals(&tot));
+    ASSERT_EQ(tot.tasks_cancelled, 1);
+    struct validator_results r = stop();
+    ASSERT_EQ(r.cancelled, 1);
+    ASSERT_EQ(r.ended, 2);
+}
+
+/* ---- thread cap -------------------------------------------------------- */
+
+static _Atomic unsigned used_mask;
+
+static void note_worker(void *a)
+{
+    (void)a;
+    atomic_fetch_or(&used_mask, 1u << tscope_rt_worker());
+    pause_us(500);
+}
+
+static void thread_cap(void)
+{
+    start(4);
+    ASSERT_EQ(tscope_rt_threads(), 4);
+    ASSERT_EQ(tscope_rt_set_thread_cap(0), TSCOPE_EINVAL);
+    ASSERT_EQ(tscope_rt_set_thread_cap(5), TSCOPE_EINVAL);
+    ASSERT_OK(tscope_rt_set_thread_cap(1));
+    ASSERT_EQ(tscope_rt_thread_cap(), 1);
+    pause_us(5000); /* let running workers reach the cap check */
+    atomic_store(&used_mask, 0);
+    for (int i = 0; i < 40; i++)
+        ASSERT_OK(tscope_rt_spawn(note_worker, NULL, NULL, NULL));
+    ASSERT_OK(tscope_rt_taskwait());
+    ASSERT_EQ(atomic_load(&used_mask), 1); /* only worker 0 ran tasks */
+    ASSERT_OK(tscope_rt_set_thread_cap(4));
+    atomic_store(&used_mask, 0);
+    for (int i = 0; i < 200; i++)
+        ASSERT_OK(tscope_rt_spawn(note_worker, NULL, NULL, NULL));
+    ASSERT_OK(tscope_rt_taskwait());
+    ASSERT_NE(atomic_load(&used_mask) & ~1u, 0); /* other workers joined in */
+    stop();
+}
+
+/* ---- bad use ----------------------------------------------------------- */
+
+static int foreign_rc;
+
+static void *foreign_thread(void *a)
+{
+    (void)a;
+    foreign_rc = tscope_rt_taskwait();
+    return NULL;
+}
+
+static void bad_use(void)
+{
+    ASSERT_EQ(tscope_rt_spawn(after, NULL, NULL, NULL), TSCOPE_ESTATE); /* not running */
+    ASSERT_EQ(tscope_rt_taskwait(), TSCOPE_ESTATE);
+    start(2);
+    ASSERT_EQ(tscope_rt_init(2), TSCOPE_ESTATE);
+    ASSERT_EQ(tscope_rt_spawn(NULL, NULL, NULL, NULL), TSCOPE_EINVAL);
+    tscope_rt_spawn_opts_t o = {4, 0, 0, 0, 0, NULL, 0}; /* struct_size too small */
+    ASSERT_EQ(tscope_rt_spawn(after, NULL, &o, NULL), TSCOPE_EINVAL);
+    pthread_t th;
+    ASSERT_OK(pthread_create(&th, NULL, foreign_thread, NULL));
+    ASSERT_OK(pthread_join(th, NULL));
+    ASSERT_EQ(foreign_rc, TSCOPE_ESTATE); /* not a worker: an error, not a hang */
+    ASSERT_EQ(tscope_rt_cancel(NULL), TSCOPE_EINVAL);
+    stop();
+}
+
+int main(void)
+{
+    RUN(dependency_order);
+    RUN(nested_fib);
+    RUN(cancellation);
+    RUN(thread_cap);
+    RUN(bad_use);
+    return 0;
+}
