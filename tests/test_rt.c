@@ -254,6 +254,47 @@ static void thread_cap(void)
     stop();
 }
 
+/* ---- parallel for ------------------------------------------------------ */
+
+static _Atomic int touched[10000];
+
+static void touch(size_t b, size_t e, void *arg)
+{
+    ASSERT(e - b <= 64);
+    for (size_t i = b; i < e; i++)
+        atomic_fetch_add(&touched[i], *(int *)arg);
+}
+
+static void parallel_for(void)
+{
+    start(2);
+    tscope_type_t t;
+    ASSERT_OK(tscope_type_register("pfor", &t));
+    int add = 3;
+    ASSERT_OK(tscope_rt_parallel_for(0, 10000, 64, touch, &add, t));
+    for (int i = 0; i < 10000; i++)
+        ASSERT_EQ(atomic_load(&touched[i]), 3);
+    ASSERT_OK(tscope_rt_parallel_for(5, 5, 64, touch, &add, t)); /* empty */
+    ASSERT_EQ(tscope_rt_parallel_for(0, 10, 0, touch, &add, t), TSCOPE_EINVAL);
+    ASSERT_OK(tscope_flush());
+    /* 10000 split in halves down to <= 64: 256 processable leaves (10000/2^8
+     * = 39.06), 255 splittable inner items; depths 0..8 */
+    tscope_type_stats_t st;
+    ASSERT_OK(tscope_query_type(t, &st));
+    ASSERT_EQ(st.calls, 511);
+    int processable = 0, deepest = 0;
+    for (uint64_t i = 0; i < tscope__g.store->ninst; i++) {
+        const struct tscope__instance *in = &tscope__g.store->inst[i];
+        if (in->type != t)
+            continue;
+        processable += in->flags == TSCOPE_TASK_PROCESSABLE;
+        deepest = in->depth > deepest ? in->depth : deepest;
+    }
+    ASSERT_EQ(processable, 256);
+    ASSERT_EQ(deepest, 8);
+    stop();
+}
+
 /* ---- bad use ----------------------------------------------------------- */
 
 static int foreign_rc;
@@ -288,6 +329,7 @@ int main(void)
     RUN(nested_fib);
     RUN(cancellation);
     RUN(thread_cap);
+    RUN(parallel_for);
     RUN(bad_use);
     return 0;
 }

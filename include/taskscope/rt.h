@@ -82,6 +82,15 @@ unsigned tscope_rt_threads(void);
 /* Index of the calling worker (0..threads-1), or -1 outside the runtime. */
 int tscope_rt_worker(void);
 
+/* A recursive parallel loop over [begin, end), AllScale style: a range
+ * longer than `grain` is a splittable work item that spawns two halves
+ * (depth + 1); a range of at most `grain` is a processable item that calls
+ * body(b, e, arg).  Every item is a task of `type`, flagged and with its
+ * recursion depth.  Returns when the whole range is done. */
+typedef void (*tscope_rt_range_fn)(size_t b, size_t e, void *arg);
+int tscope_rt_parallel_for(size_t begin, size_t end, size_t grain, tscope_rt_range_fn body,
+                           void *arg, tscope_type_t type);
+
 typedef struct tscope_rt_stats {
     uint64_t spawned, completed, cancelled, stolen;
     uint64_t idle_ns; /* summed over workers */
