@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/core.h"
 #include "harness.h"
@@ -49,6 +50,82 @@ static void pause_us(long us)
 {
     struct timespec p = {0, us * 1000};
     nanosleep(&p, NULL);
+}
+
+static void write_2(void *a);
+static void write_3(void *a);
+static void fib_task(void *arg);
+struct fib {
+    int n;
+    long result;
+};
+static tscope_type_t t_fib;
+
+/* ---- golden eventlog of a deterministic run (one worker) ---------------- */
+
+static void eventlog_one_worker(void)
+{
+    char log[] = "/tmp/tscope-rtlog-XXXXXX";
+    int fd = mkstemp(log);
+    ASSERT(fd >= 0);
+    close(fd);
+    const char *b = getenv("TSCOPE_BUILD_DIR");
+    char lib[1200];
+    snprintf(lib, sizeof lib, "%s/tools/libtaskscope-tool-eventlog.so", b ? b : ".");
+    setenv("TASKSCOPE_TOOLS", lib, 1);
+    setenv("TASKSCOPE_EVENTLOG", log, 1);
+    setenv("TASKSCOPE_OUTPUTS", "none", 1);
+    tscope__clock_use_manual(0); /* every event at time 0 */
+    ASSERT_OK(tscope_init(0, 1));
+    ASSERT_OK(tscope_rt_init(1));
+    ASSERT_OK(tscope_type_register("fib", &t_fib));
+    struct fib f = {3, 0};
+    tscope_rt_spawn_opts_t o = {sizeof o, t_fib, 0, 0, 0, NULL, 0};
+    ASSERT_OK(tscope_rt_spawn(fib_task, &f, &o, NULL));
+    int v = 0;
+    tscope_rt_dep_t out = {&v, TSCOPE_RT_OUT}, in = {&v, TSCOPE_RT_IN};
+    o.deps = &out;
+    o.ndeps = 1;
+    ASSERT_OK(tscope_rt_spawn(write_2, NULL, &o, NULL));
+    o.deps = &in;
+    ASSERT_OK(tscope_rt_spawn(write_3, NULL, &o, NULL));
+    ASSERT_OK(tscope_rt_taskwait());
+    ASSERT_EQ(f.result, 2);
+    ASSERT_OK(tscope_rt_finalize());
+    ASSERT_OK(tscope_finalize());
+    unsetenv("TASKSCOPE_TOOLS");
+    FILE *fl = fopen(log, "r");
+    ASSERT(fl != NULL);
+    char *text = NULL;
+    size_t cap = 0;
+    ASSERT(getdelim(&text, &cap, '\0', fl) > 0);
+    fclose(fl);
+    unlink(log);
+    /* the dependency address differs per run: mask it */
+    for (char *p = strstr(text, "addr=0x"); p; p = strstr(p + 1, "addr=0x"))
+        for (char *q = p + 5; *q && *q != ' ' && *q != '\n'; q++)
+            *q = 'X';
+    const char *src = getenv("TSCOPE_SOURCE_DIR");
+    char golden[1200];
+    snprintf(golden, sizeof golden, "%s/tests/golden/eventlog_rt.txt", src ? src : ".");
+    const char *regen = getenv("TSCOPE_REGENERATE");
+    if (regen && strcmp(regen, "1") == 0) {
+        FILE *g = fopen(golden, "w");
+        ASSERT(g != NULL);
+        fputs(text, g);
+        fclose(g);
+    }
+    FILE *g = fopen(golden, "r");
+    if (!g)
+        TEST_FAIL("missing %s (TSCOPE_REGENERATE=1 creates it)", golden);
+    char *want = NULL;
+    cap = 0;
+    ASSERT(getdelim(&want, &cap, '\0', g) > 0);
+    fclose(g);
+    if (strcmp(want, text) != 0)
+        TEST_FAIL("eventlog differs from %s:\n%s", golden, text);
+    free(want);
+    free(text);
 }
 
 /* ---- dependencies ---------------------------------------------------- */
@@ -118,13 +195,6 @@ static void dependency_order(void)
 }
 
 /* ---- nesting and taskwait --------------------------------------------- */
-
-struct fib {
-    int n;
-    long result;
-};
-
-static tscope_type_t t_fib;
 
 static void fib_task(void *arg)
 {
@@ -325,6 +395,7 @@ static void bad_use(void)
 
 int main(void)
 {
+    RUN(eventlog_one_worker); /* first: task ids start at 1 */
     RUN(dependency_order);
     RUN(nested_fib);
     RUN(cancellation);
