@@ -365,6 +365,76 @@ static void parallel_for(void)
     stop();
 }
 
+/* ---- pipelines and task pools -------------------------------------------- */
+
+struct element {
+    int value;
+    _Atomic int stage_done[3];
+};
+
+static void stage_add(void *e, void *arg)
+{
+    struct element *el = e;
+    int stage = *(int *)arg;
+    for (int s = 0; s < stage; s++) /* earlier stages are done */
+        ASSERT_EQ(atomic_load(&el->stage_done[s]), 1);
+    ASSERT_EQ(atomic_load(&el->stage_done[stage]), 0);
+    el->value += stage + 1;
+    atomic_store(&el->stage_done[stage], 1);
+}
+
+static void pipeline_and_pool(void)
+{
+    start(1);
+    static int stage_index[3] = {0, 1, 2};
+    tscope_type_t ty[3];
+    const char *names[3] = {"pipe_a", "pipe_b", "pipe_c"};
+    tscope_rt_pipeline_t *p;
+    ASSERT_EQ(tscope_rt_pipeline_create(0, &p), TSCOPE_EINVAL);
+    ASSERT_OK(tscope_rt_pipeline_create(4, &p));
+    ASSERT_EQ(tscope_rt_pipeline_run(p, NULL, 0), TSCOPE_ESTATE); /* no stage yet */
+    unsigned workers[3] = {2, 1, 2};
+    for (int i = 0; i < 3; i++) {
+        ASSERT_OK(tscope_type_register(names[i], &ty[i]));
+        ASSERT_OK(tscope_rt_pipeline_add_stage(p, stage_add, &stage_index[i], workers[i], ty[i]));
+    }
+    ASSERT_EQ(tscope_rt_pipeline_add_stage(p, stage_add, NULL, 0, ty[0]), TSCOPE_EINVAL);
+    enum { N = 1000 };
+    static struct element els[N];
+    static void *ptrs[N];
+    for (int round = 0; round < 2; round++) { /* a pipeline can run again */
+        for (int i = 0; i < N; i++) {
+            els[i].value = 0;
+            for (int s = 0; s < 3; s++)
+                atomic_store(&els[i].stage_done[s], 0);
+            ptrs[i] = &els[i];
+        }
+        ASSERT_OK(tscope_rt_pipeline_run(p, ptrs, N));
+        for (int i = 0; i < N; i++)
+            ASSERT_EQ(els[i].value, 6);
+    }
+    tscope_rt_pipeline_destroy(p);
+
+    tscope_rt_pipeline_t *pool; /* a task pool: one stage, three workers */
+    ASSERT_OK(tscope_rt_pipeline_create(8, &pool));
+    ASSERT_OK(tscope_rt_pipeline_add_stage(pool, stage_add, &stage_index[0], 3, ty[0]));
+    for (int i = 0; i < N; i++) {
+        els[i].value = 0;
+        atomic_store(&els[i].stage_done[0], 0);
+    }
+    ASSERT_OK(tscope_rt_pipeline_run(pool, ptrs, 500));
+    for (int i = 0; i < N; i++)
+        ASSERT_EQ(els[i].value, i < 500 ? 1 : 0);
+    tscope_rt_pipeline_destroy(pool);
+
+    ASSERT_OK(tscope_flush());
+    ASSERT_EQ(type_stats(ty[0]).calls, 2 * N + 500);
+    ASSERT_EQ(type_stats(ty[1]).calls, 2 * N);
+    ASSERT_EQ(type_stats(ty[2]).calls, 2 * N);
+    ASSERT_EQ(type_stats(ty[0]).threads, 2 + 2 + 3); /* fresh stage threads each run */
+    stop();
+}
+
 /* ---- bad use ----------------------------------------------------------- */
 
 static int foreign_rc;
@@ -401,6 +471,7 @@ int main(void)
     RUN(cancellation);
     RUN(thread_cap);
     RUN(parallel_for);
+    RUN(pipeline_and_pool);
     RUN(bad_use);
     return 0;
 }

@@ -91,6 +91,25 @@ typedef void (*tscope_rt_range_fn)(size_t b, size_t e, void *arg);
 int tscope_rt_parallel_for(size_t begin, size_t end, size_t grain, tscope_rt_range_fn body,
                            void *arg, tscope_type_t type);
 
+/* Pipelines and task pools (the patterns of compositional performance
+ * modelling): stages connected by bounded queues, each stage a task pool of
+ * `workers` threads of its own that take elements from the stage's input
+ * queue, call fn(element, arg) - reported as a task of the stage's type - and
+ * pass the element on.  A task pool is a pipeline of one stage.  They do not
+ * need tscope_rt_init (their threads are their own). */
+typedef void (*tscope_rt_stage_fn)(void *element, void *arg);
+typedef struct tscope_rt_pipeline tscope_rt_pipeline_t;
+
+/* queue_capacity: elements each queue between stages holds (>= 1). */
+int tscope_rt_pipeline_create(size_t queue_capacity, tscope_rt_pipeline_t **out);
+/* Appends a stage (at most 16).  workers >= 1. */
+int tscope_rt_pipeline_add_stage(tscope_rt_pipeline_t *p, tscope_rt_stage_fn fn, void *arg,
+                                 unsigned workers, tscope_type_t type);
+/* Feeds the n elements in order and returns when each has passed every
+ * stage.  May be called again with new elements. */
+int tscope_rt_pipeline_run(tscope_rt_pipeline_t *p, void **elements, size_t n);
+void tscope_rt_pipeline_destroy(tscope_rt_pipeline_t *p);
+
 typedef struct tscope_rt_stats {
     uint64_t spawned, completed, cancelled, stolen;
     uint64_t idle_ns; /* summed over workers */
