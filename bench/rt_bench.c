@@ -9,6 +9,8 @@
  *   stencil_fine_grain the same sweeps, each block waits only for the three
  *                      blocks it reads (task dependencies)
  *   fib         recursive Fibonacci, one task per call
+ *   cholesky    blocked Cholesky with task dependencies, BLAS/LAPACK from
+ *               OpenBLAS (only when built with it; the build says so)
  * Each result is verified (the stencils against a sequential run).
  *
  * usage: rt_bench overhead [--threads T] [--reps R] [--scale S] [BENCH...]
@@ -207,10 +209,21 @@ static int fib(void)
     return f.r == want ? 0 : -1;
 }
 
+#ifdef TSCOPE_HAVE_BLAS
+#include "cholesky.h"
+static int cholesky(void)
+{
+    return scale > 1 ? cholesky_run(256, 64) : cholesky_run(3072, 192);
+}
+#endif
+
 static const struct {
     const char *name;
     int (*run)(void);
 } benches[] = {
+#ifdef TSCOPE_HAVE_BLAS
+    {"cholesky", cholesky},
+#endif
     {"taskbench", taskbench},
     {"depbench", depbench},
     {"stencil_chain", stencil_chain},
@@ -334,6 +347,10 @@ static int validate(const char *validator, int argc, char **argv, int first)
 
 int main(int argc, char **argv)
 {
+#ifndef TSCOPE_HAVE_BLAS
+    fprintf(stderr, "rt_bench: note: built without OpenBLAS/LAPACKE: no cholesky benchmark "
+                    "(install libopenblas-dev liblapacke-dev, or run ./scripts/setup)\n");
+#endif
     if (argc < 2) {
         fprintf(stderr, "usage: rt_bench overhead|validate ... (see the source)\n");
         return 2;
