@@ -435,6 +435,84 @@ static void pipeline_and_pool(void)
     stop();
 }
 
+/* ---- waits that could never end --------------------------------------- */
+
+static int self_rc, parent_rc, cycle_rc;
+static tscope_rt_task_t *self_handle, *outer_handle;
+
+static void dependant(void *a)
+{
+    (void)a;
+}
+
+static void waits_wrongly(void *a)
+{
+    (void)a;
+    self_rc = tscope_rt_wait(self_handle); /* itself */
+    static int z;
+    tscope_rt_dep_t out = {&z, TSCOPE_RT_OUT};
+    tscope_rt_spawn_opts_t o = {sizeof o, 0, 0, 0, 0, &out, 1};
+    tscope_rt_task_t *later;
+    /* a sibling-to-be that depends on a task depending on us: spawn a child
+     * writing z, then a task reading z; waiting for the reader from a task
+     * the reader depends on would never end */
+    ASSERT_OK(tscope_rt_spawn(dependant, NULL, &o, NULL));
+    ASSERT_OK(tscope_rt_spawn(dependant, NULL, &o, &later));
+    tscope_rt_release(later);
+}
+
+static void inner_waits_outer(void *a)
+{
+    (void)a;
+    parent_rc = tscope_rt_wait(outer_handle); /* an ancestor */
+}
+
+static void outer(void *a)
+{
+    (void)a;
+    ASSERT_OK(tscope_rt_spawn(inner_waits_outer, NULL, NULL, NULL));
+    tscope_rt_taskwait();
+}
+
+static _Atomic int gate2;
+static tscope_rt_task_t *succ_handle;
+
+static void pred_waits_for_successor(void *a)
+{
+    (void)a;
+    while (!atomic_load(&gate2))
+        pause_us(100);
+    cycle_rc = tscope_rt_wait(succ_handle);
+}
+
+static void never_ending_waits(void)
+{
+    start(2);
+    ASSERT_OK(tscope_rt_spawn(waits_wrongly, NULL, NULL, &self_handle));
+    ASSERT_OK(tscope_rt_wait(self_handle));
+    ASSERT_EQ(self_rc, TSCOPE_EINVAL);
+    ASSERT_OK(tscope_rt_spawn(outer, NULL, NULL, &outer_handle));
+    ASSERT_OK(tscope_rt_wait(outer_handle));
+    ASSERT_EQ(parent_rc, TSCOPE_EINVAL);
+    /* pred writes w; succ reads w, so it waits for pred; pred then waits for succ */
+    static int w;
+    tscope_rt_dep_t out = {&w, TSCOPE_RT_OUT}, in = {&w, TSCOPE_RT_IN};
+    tscope_rt_spawn_opts_t o = {sizeof o, 0, 0, 0, 0, &out, 1};
+    tscope_rt_task_t *pred;
+    ASSERT_OK(tscope_rt_spawn(pred_waits_for_successor, NULL, &o, &pred));
+    o.deps = &in;
+    ASSERT_OK(tscope_rt_spawn(dependant, NULL, &o, &succ_handle));
+    atomic_store(&gate2, 1);
+    ASSERT_OK(tscope_rt_wait(pred));
+    ASSERT_EQ(cycle_rc, TSCOPE_EINVAL); /* refused at once, not a hang */
+    ASSERT_OK(tscope_rt_wait(succ_handle));
+    tscope_rt_release(self_handle);
+    tscope_rt_release(outer_handle);
+    tscope_rt_release(pred);
+    tscope_rt_release(succ_handle);
+    stop();
+}
+
 /* ---- bad use ----------------------------------------------------------- */
 
 static int foreign_rc;
@@ -472,6 +550,7 @@ int main(void)
     RUN(thread_cap);
     RUN(parallel_for);
     RUN(pipeline_and_pool);
+    RUN(never_ending_waits);
     RUN(bad_use);
     return 0;
 }

@@ -49,7 +49,8 @@ typedef struct tscope_rt_spawn_opts {
  * worker 0 (it runs tasks while it waits in tscope_rt_taskwait), threads-1
  * worker threads are started.  TSCOPE_ESTATE if already running. */
 int tscope_rt_init(unsigned threads);
-/* Waits for every task, stops the workers.  Call from the thread that
+/* Waits for every task (descendants of finished tasks too), stops the
+ * workers.  Call from the thread that
  * called tscope_rt_init. */
 int tscope_rt_finalize(void);
 
@@ -69,7 +70,9 @@ int tscope_rt_taskwait(void);
  * started or finished. */
 int tscope_rt_cancel(tscope_rt_task_t *task);
 /* Waits for one task (running others meanwhile).  TSCOPE_ECANCELED if it
- * was cancelled. */
+ * was cancelled.  TSCOPE_EINVAL, at once, for a wait that could never end:
+ * for the calling task itself, for one of its ancestors, or for a task that
+ * depends (through any chain of dependencies) on the calling task. */
 int tscope_rt_wait(tscope_rt_task_t *task);
 /* Gives back a handle from tscope_rt_spawn. */
 void tscope_rt_release(tscope_rt_task_t *task);

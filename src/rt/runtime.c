@@ -330,13 +330,22 @@ int tscope_rt_init(unsigned threads)
     return 0;
 }
 
+static int help_until(int (*done)(void *), void *arg);
+
+/* Every task spawned has finished (descendants of finished tasks too). */
+static int all_finished(void *arg)
+{
+    (void)arg;
+    return atomic_load(&rt.completed) == atomic_load(&rt.spawned);
+}
+
 int tscope_rt_finalize(void)
 {
     if (!rt.running || self != &rt.workers[0])
         return TSCOPE_ESTATE;
     struct tscope_rt_task *outer = current;
     current = NULL;
-    tscope_rt_taskwait();
+    help_until(all_finished, NULL);
     current = outer;
     atomic_store(&rt.stop, 1);
     pthread_mutex_lock(&rt.sleep_lock);
@@ -443,14 +452,56 @@ static int task_finished(void *arg)
     return s == RT_DONE || s == RT_CANCELLED;
 }
 
+/* 1 if `to` can only run after `from` finished: `to` is reachable from
+ * `from` over dependency edges.  deps_lock held. */
+static int reachable(struct tscope_rt_task *from, struct tscope_rt_task *to)
+{
+    size_t cap = 64, n = 0, seen = 0;
+    struct tscope_rt_task **stack = malloc(cap * sizeof *stack);
+    if (!stack)
+        return 0;
+    stack[n++] = from;
+    int found = 0;
+    while (n && !found && seen++ < 100000) { /* bounded: never a hang */
+        struct tscope_rt_task *x = stack[--n];
+        for (uint32_t i = 0; i < x->nsucc && !found; i++) {
+            if (x->succ[i] == to) {
+                found = 1;
+            } else {
+                if (n == cap) {
+                    struct tscope_rt_task **g = realloc(stack, 2 * cap * sizeof *g);
+                    if (!g)
+                        break;
+                    stack = g;
+                    cap *= 2;
+                }
+                stack[n++] = x->succ[i];
+            }
+        }
+    }
+    free(stack);
+    return found;
+}
+
 int tscope_rt_wait(tscope_rt_task_t *t)
 {
     if (!t)
         return TSCOPE_EINVAL;
     if (!rt.running)
         return TSCOPE_ESTATE;
-    if (t == current)
-        return TSCOPE_EINVAL; /* a task waiting for itself would never return */
+    /* Waits that could never end are refused: for itself, for an ancestor
+     * (which waits for this task's end), or for a task that depends on the
+     * waiting one. */
+    for (struct tscope_rt_task *a = current; a; a = a->parent)
+        if (a == t)
+            return TSCOPE_EINVAL;
+    if (current) {
+        pthread_mutex_lock(&tscope__rt_deps_lock);
+        int cycle = reachable(current, t);
+        pthread_mutex_unlock(&tscope__rt_deps_lock);
+        if (cycle)
+            return TSCOPE_EINVAL;
+    }
     int rc = help_until(task_finished, t);
     if (rc)
         return rc;
