@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "core/config.h"
+#include "golden.h"
 #include "test.h"
 
 static char *warnings;
@@ -119,14 +120,9 @@ static void describe_lists_every_variable(void)
     const char *src = getenv("TSCOPE_SOURCE_DIR");
     char path[1024];
     snprintf(path, sizeof path, "%s/docs/configuration.md", src ? src : ".");
-    FILE *doc = fopen(path, "r");
-    if (!doc)
+    char *text = test_slurp(path);
+    if (!text)
         TEST_FAIL("cannot open %s", path);
-    char *text = NULL;
-    size_t cap = 0;
-    ssize_t n = getdelim(&text, &cap, '\0', doc);
-    fclose(doc);
-    ASSERT(n > 0);
     for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
         if (!strstr(text, line))
             TEST_FAIL("docs/configuration.md lacks the row: %s", line);

@@ -4,57 +4,8 @@
 #include <stdlib.h>
 
 #include "export/export.h"
+#include "golden.h"
 #include "harness.h"
-
-static char *golden_path(const char *name)
-{
-    static char path[1024];
-    const char *src = getenv("TSCOPE_SOURCE_DIR");
-    snprintf(path, sizeof path, "%s/tests/golden/%s", src ? src : ".", name);
-    return path;
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    int c;
-    while ((c = fgetc(f)) != EOF)
-        fputc(c, m);
-    fclose(f);
-    fclose(m);
-    return buf;
-}
-
-static void check_golden(const char *name, const char *text)
-{
-    const char *path = golden_path(name);
-    const char *regen = getenv("TSCOPE_REGENERATE");
-    if (regen && strcmp(regen, "1") == 0) {
-        FILE *f = fopen(path, "w");
-        ASSERT(f != NULL);
-        fputs(text, f);
-        fclose(f);
-        fprintf(stderr, "regenerated %s\n", path);
-        return;
-    }
-    char *want = slurp(path);
-    if (!want)
-        TEST_FAIL("missing golden file %s (TSCOPE_REGENERATE=1 creates it)", path);
-    if (strcmp(want, text) != 0) {
-        size_t line = 1, i = 0;
-        while (want[i] && want[i] == text[i]) {
-            line += want[i] == '\n';
-            i++;
-        }
-        TEST_FAIL("%s differs from the output at line %zu:\n--- output:\n%s", path, line, text);
-    }
-    free(want);
-}
 
 typedef int (*render_fn)(const struct tscope__profile *p, FILE *f);
 
@@ -131,7 +82,7 @@ static void outputs_match_golden(void)
         {"tasktree.txt", tscope__export_tree},         {"summary.txt", render_summary}};
     for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
         char *text = render(outs[i].fn, p);
-        check_golden(outs[i].name, text);
+        test_check_golden(outs[i].name, text);
         free(text);
     }
     tscope__profile_free(p);
@@ -144,8 +95,8 @@ static void dot_renders_with_graphviz(void)
                         "installs it); the DOT text is still checked against its golden file\n");
         return;
     }
-    char cmd[1200];
-    snprintf(cmd, sizeof cmd, "dot -Tsvg '%s' -o /dev/null", golden_path("taskgraph.dot"));
+    char cmd[1300];
+    snprintf(cmd, sizeof cmd, "dot -Tsvg '%s' -o /dev/null", test_golden_path("taskgraph.dot"));
     ASSERT_EQ(system(cmd), 0);
 }
 

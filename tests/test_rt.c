@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/core.h"
+#include "golden.h"
 #include "harness.h"
 #include "profile/store.h"
 #include "taskscope/rt.h"
@@ -94,37 +95,14 @@ static void eventlog_one_worker(void)
     ASSERT_OK(tscope_rt_finalize());
     ASSERT_OK(tscope_finalize());
     unsetenv("TASKSCOPE_TOOLS");
-    FILE *fl = fopen(log, "r");
-    ASSERT(fl != NULL);
-    char *text = NULL;
-    size_t cap = 0;
-    ASSERT(getdelim(&text, &cap, '\0', fl) > 0);
-    fclose(fl);
+    char *text = test_slurp(log);
+    ASSERT(text != NULL);
     unlink(log);
     /* the dependency address differs per run: mask it */
     for (char *p = strstr(text, "addr=0x"); p; p = strstr(p + 1, "addr=0x"))
         for (char *q = p + 5; *q && *q != ' ' && *q != '\n'; q++)
             *q = 'X';
-    const char *src = getenv("TSCOPE_SOURCE_DIR");
-    char golden[1200];
-    snprintf(golden, sizeof golden, "%s/tests/golden/eventlog_rt.txt", src ? src : ".");
-    const char *regen = getenv("TSCOPE_REGENERATE");
-    if (regen && strcmp(regen, "1") == 0) {
-        FILE *g = fopen(golden, "w");
-        ASSERT(g != NULL);
-        fputs(text, g);
-        fclose(g);
-    }
-    FILE *g = fopen(golden, "r");
-    if (!g)
-        TEST_FAIL("missing %s (TSCOPE_REGENERATE=1 creates it)", golden);
-    char *want = NULL;
-    cap = 0;
-    ASSERT(getdelim(&want, &cap, '\0', g) > 0);
-    fclose(g);
-    if (strcmp(want, text) != 0)
-        TEST_FAIL("eventlog differs from %s:\n%s", golden, text);
-    free(want);
+    test_check_golden("eventlog_rt.txt", text);
     free(text);
 }
 
@@ -431,7 +409,10 @@ static void pipeline_and_pool(void)
     ASSERT_EQ(type_stats(ty[0]).calls, 2 * N + 500);
     ASSERT_EQ(type_stats(ty[1]).calls, 2 * N);
     ASSERT_EQ(type_stats(ty[2]).calls, 2 * N);
-    ASSERT_EQ(type_stats(ty[0]).threads, 2 + 2 + 3); /* fresh stage threads each run */
+    /* each run has threads of its own: at least one from each of the three
+     * runs did stage-0 work, at most all 2 + 2 + 3 of them */
+    ASSERT_GE(type_stats(ty[0]).threads, 3);
+    ASSERT_LE(type_stats(ty[0]).threads, 2 + 2 + 3);
     stop();
 }
 

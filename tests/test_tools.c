@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
+#include "golden.h"
 #include "harness.h"
 #include "taskscope/tool.h"
 
@@ -42,20 +43,11 @@ static struct counting_results *results_of(const char *path)
     return r;
 }
 
+/* The file's text, "" if it cannot be read (free it). */
 static char *slurp(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return strdup("");
-    char *buf = NULL;
-    size_t cap = 0;
-    ssize_t n = getdelim(&buf, &cap, '\0', f);
-    fclose(f);
-    if (n < 0) {
-        free(buf);
-        return strdup("");
-    }
-    return buf;
+    char *t = test_slurp(path);
+    return t ? t : strdup("");
 }
 
 static tscope_type_t t_work;
@@ -239,20 +231,7 @@ static void eventlog_golden(void)
     char *batched = eventlog_run("batched");
     char *sync = eventlog_run("sync");
     ASSERT_STR_EQ(batched, sync); /* one thread: same order either way */
-    char golden[1100];
-    snprintf(golden, sizeof golden, "%s/tests/golden/eventlog.txt",
-             getenv("TSCOPE_SOURCE_DIR") ? getenv("TSCOPE_SOURCE_DIR") : ".");
-    const char *regen = getenv("TSCOPE_REGENERATE");
-    if (regen && strcmp(regen, "1") == 0) {
-        FILE *f = fopen(golden, "w");
-        ASSERT(f != NULL);
-        fputs(batched, f);
-        fclose(f);
-    }
-    char *want = slurp(golden);
-    if (strcmp(want, batched) != 0)
-        TEST_FAIL("eventlog differs from %s:\n%s", golden, batched);
-    free(want);
+    test_check_golden("eventlog.txt", batched);
     free(batched);
     free(sync);
 }
