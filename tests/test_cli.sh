@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # test_cli.sh - the taskscope tool end to end: run the bundled example,
 # re-render its profile, golden report output, and clear one-line errors for
-# bad input.  usage: test_cli.sh TASKSCOPE TASKTREE SOURCE_DIR
+# bad input.  usage: test_cli.sh TASKSCOPE TASKTREE SOURCE_DIR FORGETFUL
 set -euo pipefail
-ts=$1 example=$2 src=$3
+ts=$1 example=$2 src=$3 forgetful=$4
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -49,6 +49,11 @@ echo "-- a program without the library"
 "$ts" run -o "$tmp/none" -- true 2>"$tmp/stderr4" || fail "true failed"
 grep -q "wrote no outputs" "$tmp/stderr4" || fail "no-output note"
 [ ! -e "$tmp/none" ] || fail "empty folder left behind"
+
+echo "-- a program that never calls tscope_finalize still gets its outputs"
+"$ts" run --no-summary -o "$tmp/forgot" -- "$forgetful" 2>"$tmp/stderr6" || fail "forgetful failed"
+grep -q "exited without tscope_finalize(); finalizing now" "$tmp/stderr6" || fail "at-exit note: $(cat "$tmp/stderr6")"
+grep -q '"name":"forgotten","created":1,"calls":1' "$tmp/forgot/profile.json" || fail "at-exit profile"
 
 echo "-- unwritable output folder: one error line, the program still succeeds"
 TASKSCOPE_OUTPUT_DIR=/proc/taskscope-forbidden/x "$example" 5000 1 >/dev/null 2>"$tmp/stderr5" \

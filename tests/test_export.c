@@ -2,8 +2,10 @@
  * summary outputs of a deterministic run (manual clock, one thread).
  * TSCOPE_REGENERATE=1 rewrites the golden files instead of comparing. */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "export/export.h"
+#include "export/output.h"
 #include "golden.h"
 #include "harness.h"
 
@@ -125,10 +127,58 @@ static void dropped_events_are_stated(void)
     free(text);
 }
 
+/* A full disk: the file's error is one line, the temporary file goes away,
+ * an earlier complete file under the final name is left alone. */
+static void full_disk_is_reported(void)
+{
+    char dir[] = "/tmp/tscope-full-XXXXXX";
+    ASSERT(mkdtemp(dir) != NULL);
+    char tmp[1100], final[1100];
+    snprintf(tmp, sizeof tmp, "%s/profile.json.tmp", dir);
+    snprintf(final, sizeof final, "%s/profile.json", dir);
+    ASSERT_OK(symlink("/dev/full", tmp)); /* every write there fails: ENOSPC */
+    FILE *f = fopen(final, "w");
+    ASSERT(f != NULL);
+    fputs("earlier", f);
+    fclose(f);
+    struct tscope__profile p = {0};
+    p.program = "x";
+    p.clock = "manual";
+    p.mode = "profile";
+    p.full_policy = "wait";
+    char errpath[] = "/tmp/tscope-err-XXXXXX";
+    int fd = mkstemp(errpath);
+    ASSERT(fd >= 0);
+    fflush(stderr);
+    int saved = dup(2);
+    dup2(fd, 2);
+    int rc = tscope__output_write_file(dir, "profile.json", tscope__export_json, &p);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    close(fd);
+    ASSERT_EQ(rc, TSCOPE_EIO);
+    char *err = test_slurp(errpath);
+    unlink(errpath);
+    ASSERT(err != NULL);
+    char want[1300];
+    snprintf(want, sizeof want, "taskscope: error: writing %s failed: No space left on device\n",
+             final);
+    ASSERT_STR_EQ(err, want);
+    free(err);
+    char *kept = test_slurp(final);
+    ASSERT_STR_EQ(kept, "earlier");
+    free(kept);
+    ASSERT(access(tmp, F_OK) != 0); /* the temporary (the link) was removed */
+    unlink(final);
+    rmdir(dir);
+}
+
 int main(void)
 {
     RUN(outputs_match_golden);
     RUN(dot_renders_with_graphviz);
     RUN(dropped_events_are_stated);
+    RUN(full_disk_is_reported);
     return 0;
 }

@@ -117,6 +117,16 @@ static void reset_threads(void)
     }
 }
 
+/* A program that exits without tscope_finalize still gets its outputs. */
+static void finalize_at_exit(void)
+{
+    if (tscope__g.initialised) {
+        fprintf(stderr, "taskscope: the program exited without tscope_finalize(); finalizing "
+                        "now\n");
+        tscope_finalize();
+    }
+}
+
 int tscope_init(int rank, int nranks)
 {
     if (nranks < 1 || nranks > 65536 || rank < 0 || rank >= nranks)
@@ -152,6 +162,9 @@ int tscope_init(int rank, int nranks)
     tscope__g.rounds_started = tscope__g.rounds_done = 0;
     reset_threads();
     tscope__g.initialised = 1;
+    static int at_exit_registered;
+    if (!at_exit_registered++)
+        atexit(finalize_at_exit);
     if (!cfg.enable) {
         tscope__g.off_code = 0;
         goto out;

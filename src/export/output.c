@@ -64,10 +64,8 @@ int tscope__output_make_dir(const char *want, char *out, size_t len)
     return TSCOPE_EIO;
 }
 
-typedef int (*writer_fn)(const struct tscope__profile *p, FILE *f);
-
-static int write_file(const char *dir, const char *name, writer_fn fn,
-                      const struct tscope__profile *p)
+int tscope__output_write_file(const char *dir, const char *name, tscope__writer_fn fn,
+                              const struct tscope__profile *p)
 {
     char path[1200], tmp[1210];
     snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -126,7 +124,7 @@ int tscope__output_write_all(void)
         static const struct {
             int bit;
             const char *name;
-            writer_fn fn;
+            tscope__writer_fn fn;
         } files[] = {
             {TSCOPE__OUT_JSON, "profile.json", tscope__export_json},
             {TSCOPE__OUT_CSV, "types.csv", tscope__export_csv_types},
@@ -138,7 +136,7 @@ int tscope__output_write_all(void)
         for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
             if (!(cfg->outputs & files[i].bit))
                 continue;
-            int rc = write_file(tscope__g.outdir, files[i].name, files[i].fn, p);
+            int rc = tscope__output_write_file(tscope__g.outdir, files[i].name, files[i].fn, p);
             if (rc && !first)
                 first = rc;
             if (!rc) {

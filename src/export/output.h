@@ -3,12 +3,24 @@
 #define TSCOPE_EXPORT_OUTPUT_H
 
 #include <stddef.h>
+#include <stdio.h>
+
+#include "profile/profile.h"
 
 /* Writes the summary (if TASKSCOPE_SUMMARY) and every file selected by
  * TASKSCOPE_OUTPUTS from a snapshot of the global store.  Each failure gets
  * one line on stderr naming the file and the reason; the other outputs are
  * still written.  Returns 0 or the first error (TSCOPE_EIO, TSCOPE_ENOMEM). */
 int tscope__output_write_all(void);
+
+typedef int (*tscope__writer_fn)(const struct tscope__profile *p, FILE *f);
+
+/* Writes fn's output to DIR/NAME.tmp and renames it to DIR/NAME when it is
+ * complete.  On any error (a full disk included) prints one line naming the
+ * file and the reason, removes the temporary file and returns TSCOPE_EIO;
+ * DIR/NAME is then left as it was. */
+int tscope__output_write_file(const char *dir, const char *name, tscope__writer_fn fn,
+                              const struct tscope__profile *p);
 
 /* Creates a fresh folder named `want`, or want.1, want.2, ... if it exists
  * (never reuses an existing folder); parents are created as needed.  The
