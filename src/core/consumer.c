@@ -54,6 +54,8 @@ static uint64_t drain_ring(struct tscope__store *s, struct tscope__thread *t, ui
         uint64_t batch_start = tail;
         pthread_mutex_lock(&s->lock);
         while (tail < stop) {
+            if (tail + 8 < head) /* hide the latency of large task tables */
+                tscope__store_prefetch(s, tscope__ring_slot(r, tail + 8));
             const struct tscope__rec *rec = tscope__ring_slot(r, tail);
             if (tail + 1 < head && tscope__rec_is_leaf_pair(rec, tscope__ring_slot(r, tail + 1)) &&
                 tscope__store_apply_leaf(s, t->index, rec, tscope__ring_slot(r, tail + 1)) == 0) {

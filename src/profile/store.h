@@ -204,6 +204,13 @@ static inline int tscope__rec_has_ext(const struct tscope__rec *r)
 {
     return r->kind == TSCOPE__REC_DEP_LOCAL || r->kind == TSCOPE__REC_DEP_REMOTE;
 }
+/* Prefetches what applying r will touch first (its task's map entry). */
+static inline void tscope__store_prefetch(const struct tscope__store *s,
+                                          const struct tscope__rec *r)
+{
+    if (r->kind <= TSCOPE__REC_RESUME) /* task events */
+        tscope__u64map_prefetch(&s->task_map, r->id);
+}
 /* Applies a START record immediately followed (in the same ring) by the END
  * of the same task - a leaf task, the commonest pattern - without a task
  * slot.  Returns 0, or -1 when the pair does not qualify (the caller then

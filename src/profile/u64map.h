@@ -47,4 +47,11 @@ static inline uint64_t tscope__mix64(uint64_t x)
     return x;
 }
 
+/* Hints the cache to fetch key's home entry (the consumer calls this a few
+ * records ahead, hiding the memory latency of large tables). */
+static inline void tscope__u64map_prefetch(const struct tscope__u64map *m, uint64_t key)
+{
+    __builtin_prefetch(&m->e[tscope__mix64(key) & m->mask]);
+}
+
 #endif
