@@ -245,6 +245,8 @@ static void configure(const char *variant, const char *tools)
     setenv("TASKSCOPE_ENABLE", strcmp(variant, "off") ? "1" : "0", 1);
     setenv("TASKSCOPE_MODE", strcmp(variant, "naive") ? "profile" : "naive", 1);
     setenv("TASKSCOPE_TOOLS", strcmp(variant, "dummy") == 0 ? dummy_path : tools, 1);
+    /* dummy: the tools interface alone, the built-in profiler off */
+    setenv("TASKSCOPE_PROFILER", strcmp(variant, "dummy") == 0 ? "0" : "1", 1);
 }
 
 /* One timed run of a benchmark in a fresh taskscope + runtime; -1 on a

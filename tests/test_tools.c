@@ -151,6 +151,27 @@ static void two_plugins_sync_and_batched(void)
     unsetenv("COUNTING_ORDER_FILE");
 }
 
+/* TASKSCOPE_PROFILER=0: the tools get every event, the profiler nothing. */
+static void tools_without_profiler(void)
+{
+    const char *modes[2] = {"sync", "batched"};
+    for (int m = 0; m < 2; m++) {
+        setenv("TASKSCOPE_TOOLS", plugin("counting_a"), 1);
+        setenv("counting_a_DELIVERY", modes[m], 1);
+        setenv("TASKSCOPE_PROFILER", "0", 1);
+        harness_init();
+        produce_events();
+        ASSERT_OK(tscope_finalize());
+        check_counts(results_of(plugin("counting_a")));
+        tscope_totals_t tot;
+        ASSERT_OK(tscope_query_totals(&tot));
+        ASSERT_EQ(tot.events, 0);
+        ASSERT_EQ(type_stats(t_work).calls, 0);
+        unsetenv("TASKSCOPE_PROFILER");
+        unsetenv("TASKSCOPE_TOOLS");
+    }
+}
+
 static void bad_plugins_warn_and_run_on(void)
 {
     char list[8000];
@@ -239,6 +260,7 @@ static void eventlog_golden(void)
 int main(void)
 {
     RUN(two_plugins_sync_and_batched);
+    RUN(tools_without_profiler);
     RUN(bad_plugins_warn_and_run_on);
     RUN(eventlog_golden);
     return 0;

@@ -60,6 +60,11 @@ static int p_enable(struct tscope__config *c, const char *v)
     return tscope__parse_bool(v, &c->enable);
 }
 
+static int p_profiler(struct tscope__config *c, const char *v)
+{
+    return tscope__parse_bool(v, &c->profiler);
+}
+
 static int p_summary(struct tscope__config *c, const char *v)
 {
     return tscope__parse_bool(v, &c->summary);
@@ -286,6 +291,10 @@ static int p_tools(struct tscope__config *c, const char *v)
 static const struct var vars[] = {
     {"TASKSCOPE_ENABLE", "1", "1/0, true/false, yes/no, on/off",
      "master switch; off costs one branch per event", p_enable},
+    {"TASKSCOPE_PROFILER", "1", "1/0, true/false, yes/no, on/off",
+     "the built-in profiler; 0 leaves the events to the tool plugins alone (no profile, no "
+     "outputs)",
+     p_profiler},
     {"TASKSCOPE_MODE", "profile", "profile, naive",
      "profile: per-thread rings and a consumer thread; naive: every event updates the store "
      "under one lock (a benchmark baseline only)",

@@ -41,8 +41,9 @@ struct tscope__config {
     char filter_types[TSCOPE__FILTER_MAX_TYPES][256];
     int filter_ntypes;
     char output_dir[1024];
-    int outputs; /* TSCOPE__OUT_* bits */
-    int summary; /* print the summary table at finalize */
+    int outputs;  /* TSCOPE__OUT_* bits */
+    int summary;  /* print the summary table at finalize */
+    int profiler; /* the built-in profiler consumes events */
     char summary_sort[16];
     uint32_t summary_rows;
     char clock[16];

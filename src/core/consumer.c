@@ -53,6 +53,8 @@ static uint64_t drain_ring(struct tscope__store *s, struct tscope__thread *t, ui
         uint64_t stop = head - tail > batch ? tail + batch : head;
         uint64_t batch_start = tail;
         pthread_mutex_lock(&s->lock);
+        if (!tscope__g.cfg.profiler)
+            tail = stop; /* profiler off: the records are for batched tools only */
         while (tail < stop) {
             if (tail + 8 < head) /* hide the latency of large task tables */
                 tscope__store_prefetch(s, tscope__ring_slot(r, tail + 8));

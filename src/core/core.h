@@ -30,7 +30,8 @@ enum tscope__run {
     TSCOPE__RUN_OFF = 0,
     TSCOPE__RUN_RING = 1,
     TSCOPE__RUN_NAIVE = 2,
-    TSCOPE__RUN_RING_TOOLS = 3
+    TSCOPE__RUN_RING_TOOLS = 3,
+    TSCOPE__RUN_TOOLS = 4 /* profiler off, only synchronous tools: no ring at all */
 };
 
 struct tscope__thread {

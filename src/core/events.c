@@ -36,6 +36,11 @@ static int emit_slow(int run, struct tscope__rec rec, const uint64_t *ext_id)
     if (!t)
         return TSCOPE_ELIMIT;
     struct tscope__rec ext = {.kind = TSCOPE__REC_EXT, .ts = rec.ts, .id = ext_id ? *ext_id : 0};
+    if (run == TSCOPE__RUN_TOOLS) { /* no profiler, no batched tools: deliver, keep nothing */
+        if (tscope__tools_sync_mask & tscope__tools_rec_bits(rec.kind))
+            tscope__tools_deliver(TSCOPE_TOOL_SYNC, t->index, &rec, ext_id ? &ext : NULL);
+        return 0;
+    }
     if (run == TSCOPE__RUN_NAIVE) {
         struct tscope__store *s = tscope__g.store;
         pthread_mutex_lock(&s->lock);
@@ -117,6 +122,8 @@ static inline int emit(uint8_t kind, uint64_t id, uint64_t arg, uint16_t type, i
     }
     if (run == TSCOPE__RUN_OFF)
         return tscope__g.off_code;
+    if (run == TSCOPE__RUN_TOOLS && !(tscope__tools_sync_mask & tscope__tools_rec_bits(kind)))
+        return 0; /* profiler off and no tool wants this event */
     struct tscope__rec rec = {tscope__clock_now(), id, arg, type, prio, depth, flags, kind};
     return emit_slow(run, rec, ext_id);
 }

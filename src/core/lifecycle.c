@@ -175,9 +175,10 @@ int tscope_init(int rank, int nranks)
         tscope__g.off_code = 0;
         goto out;
     }
-    int run = cfg.mode == TSCOPE__MODE_NAIVE ? TSCOPE__RUN_NAIVE
-              : tscope__tools_sync_events()  ? TSCOPE__RUN_RING_TOOLS
-                                             : TSCOPE__RUN_RING;
+    int run = !cfg.profiler && !tscope__tools_batched_mask ? TSCOPE__RUN_TOOLS
+              : cfg.mode == TSCOPE__MODE_NAIVE             ? TSCOPE__RUN_NAIVE
+              : tscope__tools_sync_events()                ? TSCOPE__RUN_RING_TOOLS
+                                                           : TSCOPE__RUN_RING;
     atomic_store(&tscope__g.run, run);
     if (tscope__tls_self) /* registered in an earlier init: tell this init's tools */
         tscope__tools_thread(1, tscope__tls_self->index, tscope__tls_self->name);
@@ -220,7 +221,7 @@ int tscope_finalize(void)
     pthread_mutex_unlock(&s->lock);
     tscope__g.initialised = 0;
     tscope__g.finalised = 1;
-    int rc = was_on ? tscope__output_write_all() : 0;
+    int rc = was_on && tscope__g.cfg.profiler ? tscope__output_write_all() : 0;
     pthread_mutex_unlock(&life_lock);
     return rc;
 }

@@ -48,6 +48,7 @@ static struct {
     pthread_mutex_t sleep_lock;
     pthread_cond_t sleep_cond;
     _Atomic int sleepers;
+    _Atomic int wake_sent;      /* a broadcast is on its way to the current sleepers */
     struct tscope_rt_task root; /* the program: parent of top-level tasks */
     _Atomic uint64_t spawned, completed, cancelled, stolen, idle_ns;
     tscope_counter_t c_queue, c_idle, c_completed;
@@ -147,9 +148,12 @@ void tscope__rt_task_release(struct tscope_rt_task *t)
     }
 }
 
+/* Wakes sleeping workers: one broadcast per sleep, however many tasks are
+ * pushed before they are up again (a broadcast is a system call). */
 static void wake_sleepers(void)
 {
-    if (atomic_load_explicit(&rt.sleepers, memory_order_relaxed)) {
+    if (atomic_load_explicit(&rt.sleepers, memory_order_relaxed) &&
+        !atomic_exchange(&rt.wake_sent, 1)) {
         pthread_mutex_lock(&rt.sleep_lock);
         pthread_cond_broadcast(&rt.sleep_cond);
         pthread_mutex_unlock(&rt.sleep_lock);
@@ -244,6 +248,7 @@ static void idle_wait(struct worker *w, unsigned *spins)
     uint64_t t0 = now_ns();
     pthread_mutex_lock(&rt.sleep_lock);
     atomic_fetch_add(&rt.sleepers, 1);
+    atomic_store(&rt.wake_sent, 0); /* the next push wakes us */
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_nsec += 1000000;

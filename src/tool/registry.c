@@ -26,38 +26,6 @@ uint32_t tscope__tools_batched_mask;
 
 #define BIT(e) (1u << TSCOPE_TOOL_EVENT_##e)
 
-uint32_t tscope__tools_rec_bits(unsigned kind)
-{
-    switch (kind) {
-    case TSCOPE__REC_CREATE:
-        return BIT(TASK_CREATE);
-    case TSCOPE__REC_START:
-        return BIT(TASK_CREATE) | BIT(TASK_BEGIN);
-    case TSCOPE__REC_QUEUED:
-        return BIT(TASK_QUEUED);
-    case TSCOPE__REC_BEGIN:
-        return BIT(TASK_BEGIN);
-    case TSCOPE__REC_END:
-        return BIT(TASK_END);
-    case TSCOPE__REC_CANCEL:
-        return BIT(TASK_CANCEL);
-    case TSCOPE__REC_YIELD:
-        return BIT(TASK_YIELD);
-    case TSCOPE__REC_RESUME:
-        return BIT(TASK_RESUME);
-    case TSCOPE__REC_DEP_LOCAL:
-        return BIT(DEP_LOCAL);
-    case TSCOPE__REC_DEP_REMOTE:
-        return BIT(DEP_REMOTE);
-    case TSCOPE__REC_COUNTER:
-        return BIT(COUNTER);
-    case TSCOPE__REC_CUSTOM:
-        return BIT(CUSTOM);
-    default:
-        return 0;
-    }
-}
-
 int tscope__tools_sync_events(void)
 {
     return (tscope__tools_sync_mask &

@@ -43,8 +43,41 @@ void tscope__tools_deliver(int delivery, uint32_t thread, const struct tscope__r
 /* THREAD_BEGIN / THREAD_END on the calling thread. */
 void tscope__tools_thread(int begin, uint32_t thread, const char *name);
 
-/* Bit of a record kind in the masks (the tool events it produces). */
-uint32_t tscope__tools_rec_bits(unsigned kind);
+/* The tool-event bits a record kind produces (inline: at a call site with
+ * a constant kind it folds to a constant). */
+static inline uint32_t tscope__tools_rec_bits(unsigned kind)
+{
+#define TSCOPE__TB(e) (1u << TSCOPE_TOOL_EVENT_##e)
+    switch (kind) {
+    case TSCOPE__REC_CREATE:
+        return TSCOPE__TB(TASK_CREATE);
+    case TSCOPE__REC_START:
+        return TSCOPE__TB(TASK_CREATE) | TSCOPE__TB(TASK_BEGIN);
+    case TSCOPE__REC_QUEUED:
+        return TSCOPE__TB(TASK_QUEUED);
+    case TSCOPE__REC_BEGIN:
+        return TSCOPE__TB(TASK_BEGIN);
+    case TSCOPE__REC_END:
+        return TSCOPE__TB(TASK_END);
+    case TSCOPE__REC_CANCEL:
+        return TSCOPE__TB(TASK_CANCEL);
+    case TSCOPE__REC_YIELD:
+        return TSCOPE__TB(TASK_YIELD);
+    case TSCOPE__REC_RESUME:
+        return TSCOPE__TB(TASK_RESUME);
+    case TSCOPE__REC_DEP_LOCAL:
+        return TSCOPE__TB(DEP_LOCAL);
+    case TSCOPE__REC_DEP_REMOTE:
+        return TSCOPE__TB(DEP_REMOTE);
+    case TSCOPE__REC_COUNTER:
+        return TSCOPE__TB(COUNTER);
+    case TSCOPE__REC_CUSTOM:
+        return TSCOPE__TB(CUSTOM);
+    default:
+        return 0;
+    }
+#undef TSCOPE__TB
+}
 
 /* registry.c, for load.c */
 int tscope__tools_set_callback(tscope_tool_handle_t *h, tscope_tool_event_t event,
