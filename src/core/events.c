@@ -9,7 +9,9 @@
  * Everything else is the slow path (emit_slow): the thread's first event,
  * a ring past half full (refresh the consumer's tail, wake the consumer), a
  * full ring (the wait or drop policy), naive mode (apply under the store
- * lock), and measurement off.
+ * lock), the profiler switched off (only synchronous tools get the event),
+ * and measurement off.  Synchronous tool callbacks run after the record is
+ * written, on the producing thread.
  */
 #include <sched.h>
 #include <string.h>
@@ -22,12 +24,12 @@
 #include "thread_local.h"
 #include "tool/tools.h"
 
-/* Synchronous tool delivery of a record just written (RING_TOOLS mode). */
-static __attribute__((noinline)) void tools_sync(struct tscope__thread *t,
-                                                 const struct tscope__rec *rec)
+/* Synchronous tool delivery of a record (and its EXT), if a tool wants it. */
+static __attribute__((noinline)) void
+tools_sync(struct tscope__thread *t, const struct tscope__rec *rec, const struct tscope__rec *ext)
 {
     if (tscope__tools_sync_mask & tscope__tools_rec_bits(rec->kind))
-        tscope__tools_deliver(TSCOPE_TOOL_SYNC, t->index, rec, NULL);
+        tscope__tools_deliver(TSCOPE_TOOL_SYNC, t->index, rec, ext);
 }
 
 static int emit_slow(int run, struct tscope__rec rec, const uint64_t *ext_id)
@@ -37,8 +39,7 @@ static int emit_slow(int run, struct tscope__rec rec, const uint64_t *ext_id)
         return TSCOPE_ELIMIT;
     struct tscope__rec ext = {.kind = TSCOPE__REC_EXT, .ts = rec.ts, .id = ext_id ? *ext_id : 0};
     if (run == TSCOPE__RUN_TOOLS) { /* no profiler, no batched tools: deliver, keep nothing */
-        if (tscope__tools_sync_mask & tscope__tools_rec_bits(rec.kind))
-            tscope__tools_deliver(TSCOPE_TOOL_SYNC, t->index, &rec, ext_id ? &ext : NULL);
+        tools_sync(t, &rec, ext_id ? &ext : NULL);
         return 0;
     }
     if (run == TSCOPE__RUN_NAIVE) {
@@ -52,8 +53,7 @@ static int emit_slow(int run, struct tscope__rec rec, const uint64_t *ext_id)
             tscope__store_end_round(s);
         }
         pthread_mutex_unlock(&s->lock);
-        if (tscope__tools_sync_mask & tscope__tools_rec_bits(rec.kind))
-            tscope__tools_deliver(TSCOPE_TOOL_SYNC, t->index, &rec, ext_id ? &ext : NULL);
+        tools_sync(t, &rec, ext_id ? &ext : NULL);
         return 0;
     }
     unsigned n = ext_id ? 2 : 1;
@@ -88,8 +88,7 @@ static int emit_slow(int run, struct tscope__rec rec, const uint64_t *ext_id)
     if (ext_id)
         *tscope__ring_slot(r, r->head_local + 1) = ext;
     tscope__ring_publish(r, n);
-    if (tscope__tools_sync_mask & tscope__tools_rec_bits(rec.kind))
-        tscope__tools_deliver(TSCOPE_TOOL_SYNC, t->index, &rec, ext_id ? &ext : NULL);
+    tools_sync(t, &rec, ext_id ? &ext : NULL);
     return 0;
 }
 
@@ -115,7 +114,7 @@ static inline int emit(uint8_t kind, uint64_t id, uint64_t arg, uint16_t type, i
                 rec->kind = kind;
                 tscope__ring_publish(r, 1);
                 if (__builtin_expect(run == TSCOPE__RUN_RING_TOOLS, 0))
-                    tools_sync(t, rec);
+                    tools_sync(t, rec, NULL);
                 return 0;
             }
         }
