@@ -494,6 +494,30 @@ static void never_ending_waits(void)
     stop();
 }
 
+/* ---- priorities ----------------------------------------------------------- */
+
+static int order[40], norder;
+
+static void record_order(void *a)
+{
+    order[norder++] = (int)(intptr_t)a; /* one worker: no race */
+}
+
+static void priorities(void)
+{
+    start(1);
+    norder = 0;
+    for (int i = 0; i < 40; i++) {
+        tscope_rt_spawn_opts_t o = {sizeof o, 0, i % 2 ? 5 : 0, 0, 0, NULL, 0};
+        ASSERT_OK(tscope_rt_spawn(record_order, (void *)(intptr_t)i, &o, NULL));
+    }
+    ASSERT_OK(tscope_rt_taskwait());
+    ASSERT_EQ(norder, 40);
+    for (int k = 0; k < 20; k++) /* the 20 tasks with a priority ran first */
+        ASSERT_EQ(order[k] % 2, 1);
+    stop();
+}
+
 /* ---- bad use ----------------------------------------------------------- */
 
 static int foreign_rc;
@@ -532,6 +556,7 @@ int main(void)
     RUN(parallel_for);
     RUN(pipeline_and_pool);
     RUN(never_ending_waits);
+    RUN(priorities);
     RUN(bad_use);
     return 0;
 }

@@ -38,7 +38,7 @@ typedef struct tscope_rt_dep {
 typedef struct tscope_rt_spawn_opts {
     uint32_t struct_size;        /* sizeof(tscope_rt_spawn_opts_t) */
     tscope_type_t type;          /* task type (tscope_type_register); 0: untyped */
-    int priority;                /* reported; higher runs no sooner in this version */
+    int priority;                /* > 0: ready tasks with a priority run before those without */
     unsigned flags;              /* TSCOPE_TASK_SPLITTABLE / _PROCESSABLE */
     unsigned depth;              /* recursion depth, reported */
     const tscope_rt_dep_t *deps; /* data dependencies, may be NULL */

@@ -25,6 +25,7 @@ struct tscope_rt_task {
     _Atomic int state;
     _Atomic int refs;
     _Atomic uint64_t children; /* spawned children not yet finished */
+    int priority;              /* > 0: taken before tasks without priority */
     /* guarded by deps_lock */
     uint32_t deps_pending;        /* predecessors not yet finished */
     struct tscope_rt_task **succ; /* successors to release at the end */

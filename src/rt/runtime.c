@@ -32,6 +32,7 @@ struct deque {
 struct worker {
     pthread_t thread;
     struct deque dq;
+    struct deque urgent; /* tasks with priority > 0: taken before dq */
     unsigned index;
     uint64_t rng;
     uint64_t idle_ns;
@@ -168,7 +169,8 @@ static void make_ready(struct tscope_rt_task *t)
         tscope_task_queued(t->id);
         atomic_store(&t->state, RT_READY);
     } /* else cancelled: queued anyway, the worker that takes it finishes it */
-    size_t len = dq_push(self ? &self->dq : &rt.inject, t);
+    struct deque *target = !self ? &rt.inject : t->priority > 0 ? &self->urgent : &self->dq;
+    size_t len = dq_push(target, t);
     if (rt.c_queue && self && ++self->pushes % 16 == 0) /* a sample every 16 pushes */
         tscope_counter_sample(rt.c_queue, (double)len);
     wake_sleepers();
@@ -219,22 +221,29 @@ static uint64_t next_rand(struct worker *w)
     return w->rng;
 }
 
-/* A task for worker w to run, or NULL. */
-static struct tscope_rt_task *find_task(struct worker *w)
+/* Steals from another worker's deque (`urgent` or `dq`), or NULL. */
+static struct tscope_rt_task *steal(struct worker *w, int urgent)
 {
-    struct tscope_rt_task *t = dq_pop_bottom(&w->dq);
-    if (t)
-        return t;
-    if ((t = dq_steal_top(&rt.inject)))
-        return t;
     unsigned n = rt.nworkers, start = (unsigned)(next_rand(w) % n);
     for (unsigned k = 0; k < n; k++) {
         struct worker *v = &rt.workers[(start + k) % n];
-        if (v != w && (t = dq_steal_top(&v->dq))) {
+        struct tscope_rt_task *t;
+        if (v != w && (t = dq_steal_top(urgent ? &v->urgent : &v->dq))) {
             atomic_fetch_add_explicit(&rt.stolen, 1, memory_order_relaxed);
             return t;
         }
     }
+    return NULL;
+}
+
+/* A task for worker w to run, or NULL: tasks with a priority first (own,
+ * then others'), then the own deque, the injection queue, stealing. */
+static struct tscope_rt_task *find_task(struct worker *w)
+{
+    struct tscope_rt_task *t;
+    if ((t = dq_pop_bottom(&w->urgent)) || (t = steal(w, 1)) || (t = dq_pop_bottom(&w->dq)) ||
+        (t = dq_steal_top(&rt.inject)) || (t = steal(w, 0)))
+        return t;
     return NULL;
 }
 
@@ -321,6 +330,7 @@ int tscope_rt_init(unsigned threads)
         rt.workers[i].index = i;
         rt.workers[i].rng = 0x9E3779B97F4A7C15ull * (i + 1);
         dq_init(&rt.workers[i].dq);
+        dq_init(&rt.workers[i].urgent);
     }
     self = &rt.workers[0];
     current = NULL;
@@ -361,8 +371,10 @@ int tscope_rt_finalize(void)
     pthread_mutex_lock(&tscope__rt_deps_lock);
     tscope__rt_deps_clear();
     pthread_mutex_unlock(&tscope__rt_deps_lock);
-    for (unsigned i = 0; i < rt.nworkers; i++)
+    for (unsigned i = 0; i < rt.nworkers; i++) {
         dq_free(&rt.workers[i].dq);
+        dq_free(&rt.workers[i].urgent);
+    }
     dq_free(&rt.inject);
     free(rt.workers);
     rt.workers = NULL;
@@ -386,6 +398,7 @@ int tscope_rt_spawn(tscope_rt_fn fn, void *arg, const tscope_rt_spawn_opts_t *op
     t->arg = arg;
     t->id = tscope_task_id_next();
     t->parent = parent;
+    t->priority = opts ? opts->priority : 0;
     atomic_store(&t->refs, 1 + (handle != NULL));
     atomic_fetch_add(&parent->refs, 1);
     atomic_fetch_add(&parent->children, 1);
