@@ -48,10 +48,10 @@ struct tscope__thread {
 #define TSCOPE__THREADS_MAX 65536
 
 struct tscope__core {
-    _Atomic int run; /* enum tscope__run: the hot-path switch */
-    int off_code;    /* what events return while run is OFF */
-    int initialised; /* between init and finalize */
-    int finalised;   /* finalize ran: queries use the final store */
+    _Atomic int run;         /* enum tscope__run: the hot-path switch */
+    int off_code;            /* what events return while run is OFF */
+    _Atomic int initialised; /* between init and finalize */
+    _Atomic int finalised;   /* finalize ran: queries use the final store */
     struct tscope__config cfg;
     int rank, nranks;
     uint64_t origin; /* clock ticks at init */
