@@ -30,10 +30,23 @@ void tscope__query_reset(void)
     memset(&kids, 0, sizeof kids);
 }
 
+/* Brings the id -> instance index up to date.  The consumer only appends
+ * instances, so indexing the new ones is enough (kept out of the consumer:
+ * a hash insert per task was most of its cost on runtime benchmarks). */
+static int inst_index(struct tscope__store *s)
+{
+    for (; s->inst_indexed < s->ninst; s->inst_indexed++)
+        if (tscope__u64map_put(&s->inst_map, s->inst[s->inst_indexed].id, s->inst_indexed))
+            return TSCOPE_ENOMEM;
+    return 0;
+}
+
 static int kids_build(struct tscope__store *s)
 {
     if (kids.store == s && kids.ninst == s->ninst && kids.start)
         return 0;
+    if (inst_index(s))
+        return TSCOPE_ENOMEM;
     tscope__query_reset();
     uint64_t n = s->ninst;
     kids.start = calloc(n + 2, sizeof *kids.start);
@@ -161,7 +174,7 @@ int tscope_query_task(uint64_t id, tscope_task_info_t *out)
         struct tscope__instance in = tscope__instance_of(s, &s->tasks[slot], TSCOPE_TASK_LIVE);
         in.end_ts = 0; /* still live */
         info_from_instance(&in, out);
-    } else if (tscope__u64map_get(&s->inst_map, id, &idx)) {
+    } else if (inst_index(s) == 0 && tscope__u64map_get(&s->inst_map, id, &idx)) {
         info_from_instance(&s->inst[idx], out);
     } else {
         rc = TSCOPE_ENOENT;
@@ -180,7 +193,7 @@ int tscope_query_subtree(uint64_t id, tscope_subtree_t *out)
     uint32_t root;
     int rc = 0;
     memset(out, 0, sizeof *out);
-    if (!tscope__u64map_get(&s->inst_map, id, &root)) {
+    if (inst_index(s) || !tscope__u64map_get(&s->inst_map, id, &root)) {
         rc = TSCOPE_ENOENT;
     } else if ((rc = kids_build(s)) == 0) {
         /* Depth-first over the children index with an explicit stack. */
@@ -221,7 +234,7 @@ int tscope_query_children(uint64_t id, tscope_stats_t *out)
     uint32_t idx;
     int rc = 0;
     memset(out, 0, sizeof *out);
-    if (!tscope__u64map_get(&s->inst_map, id, &idx)) {
+    if (inst_index(s) || !tscope__u64map_get(&s->inst_map, id, &idx)) {
         rc = TSCOPE_ENOENT;
     } else if ((rc = kids_build(s)) == 0) {
         struct tscope__acc acc = {0};

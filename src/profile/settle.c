@@ -202,10 +202,7 @@ void tscope__settle_record_instance(struct tscope__store *s, const struct tscope
         s->cut_off++;
         return;
     }
-    if (tscope__u64map_put(&s->inst_map, t->id, (uint32_t)s->ninst)) {
-        s->cut_off++;
-        return;
-    }
+    /* appended only: queries index it by id when they need to (query.c) */
     s->inst[s->ninst++] = tscope__instance_of(s, t, state);
 }
 

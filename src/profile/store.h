@@ -179,7 +179,8 @@ struct tscope__store {
     /* instance graph */
     struct tscope__instance *inst;
     uint32_t ninst, cap_inst;
-    struct tscope__u64map inst_map; /* id -> instance index */
+    struct tscope__u64map inst_map; /* id -> instance index, for inst[0 .. inst_indexed) */
+    uint32_t inst_indexed;          /* maintained by the queries, not by the consumer */
     struct tscope__dep *deps;
     uint32_t ndeps, cap_deps;
 
