@@ -4,6 +4,7 @@
 #define TSCOPE_BENCH_BENCH_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 static inline double bench_now_s(void)
@@ -20,6 +21,19 @@ static inline void bench_result(const char *bench, const char *variant, const ch
         "{\"bench\":\"%s\",\"variant\":\"%s\",\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"%s\"}\n",
         bench, variant, metric, value, unit);
     fflush(stdout);
+}
+
+static inline int bench_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of v[0..n) (sorts v). */
+static inline double bench_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 #endif

@@ -41,18 +41,6 @@
 static uint64_t pairs = 10000000;
 static tscope_type_t type;
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static double loop_rdtsc(void)
 {
     volatile uint64_t sink = 0;
@@ -175,7 +163,7 @@ static void consumer_throughput(int reps)
     double rate[100], lost = 0, waits = 0;
     for (int r = 0; r < reps; r++)
         rate[r] = consumer_run(&lost, &waits);
-    bench_result("consumer", "profile", "events_per_s", median(rate, reps), "events/s");
+    bench_result("consumer", "profile", "events_per_s", bench_median(rate, reps), "events/s");
     bench_result("consumer", "profile", "events_lost", lost, "events");
     bench_result("consumer", "profile", "producer_waits", waits / reps, "waits");
 }
@@ -210,7 +198,7 @@ int main(int argc, char **argv)
                             "profile_sustained", "dummy",    "dummy_batched"};
     double med[7];
     for (int i = 0; i < 7; i++) {
-        med[i] = median(v[i], reps);
+        med[i] = bench_median(v[i], reps);
         bench_result("event_cost", names[i], "ns_per_pair", med[i], "ns");
     }
     bench_result("event_cost", "profile", "ratio_to_rdtsc_pair", med[2] / med[0], "x");

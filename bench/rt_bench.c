@@ -270,18 +270,6 @@ static double timed_run(int b, const char *variant, const char *tools)
     return secs;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static int selected(int b, int argc, char **argv, int first)
 {
     if (first >= argc)
@@ -309,10 +297,10 @@ static int overhead(int reps, int argc, char **argv, int first)
                 ratio[v][r] = t[v][r] / t[0][r];
         }
         for (int v = 0; v < NVAR; v++) {
-            bench_result(benches[b].name, variants[v], "time_s", median(t[v], reps), "s");
+            bench_result(benches[b].name, variants[v], "time_s", bench_median(t[v], reps), "s");
             if (v)
-                bench_result(benches[b].name, variants[v], "time_ratio", median(ratio[v], reps),
-                             "x");
+                bench_result(benches[b].name, variants[v], "time_ratio",
+                             bench_median(ratio[v], reps), "x");
         }
     }
     return 0;

@@ -72,17 +72,26 @@ static int finished(struct tscope_rt_task *t)
     return s == RT_DONE || s == RT_CANCELLED;
 }
 
+/* Appends t to a growing array of task pointers; 0 or TSCOPE_ENOMEM. */
+static int append(struct tscope_rt_task ***arr, uint32_t *n, uint32_t *cap,
+                  struct tscope_rt_task *t)
+{
+    if (*n == *cap) {
+        uint32_t c = *cap ? *cap * 2 : 4;
+        struct tscope_rt_task **a = realloc(*arr, c * sizeof *a);
+        if (!a)
+            return TSCOPE_ENOMEM;
+        *arr = a;
+        *cap = c;
+    }
+    (*arr)[(*n)++] = t;
+    return 0;
+}
+
 int tscope__rt_edge(struct tscope_rt_task *pred, struct tscope_rt_task *succ)
 {
-    if (pred->nsucc == pred->cap_succ) {
-        uint32_t n = pred->cap_succ ? pred->cap_succ * 2 : 4;
-        struct tscope_rt_task **s = realloc(pred->succ, n * sizeof *s);
-        if (!s)
-            return TSCOPE_ENOMEM;
-        pred->succ = s;
-        pred->cap_succ = n;
-    }
-    pred->succ[pred->nsucc++] = succ;
+    if (append(&pred->succ, &pred->nsucc, &pred->cap_succ, succ))
+        return TSCOPE_ENOMEM;
     succ->deps_pending++;
     return 0;
 }
@@ -112,16 +121,9 @@ int tscope__rt_deps_add(struct tscope_rt_task *t, const tscope_rt_dep_t *deps, s
             return TSCOPE_ENOMEM;
         if (deps[k].mode == TSCOPE_RT_IN) {
             rc |= depend(e->writer, t, e->addr, TSCOPE_DEP_RAW);
-            if (e->nreaders == e->cap_readers) {
-                uint32_t c = e->cap_readers ? e->cap_readers * 2 : 4;
-                struct tscope_rt_task **r = realloc(e->readers, c * sizeof *r);
-                if (!r)
-                    return TSCOPE_ENOMEM;
-                e->readers = r;
-                e->cap_readers = c;
-            }
+            if (append(&e->readers, &e->nreaders, &e->cap_readers, t))
+                return TSCOPE_ENOMEM;
             hold(t);
-            e->readers[e->nreaders++] = t;
         } else {
             if (e->nreaders) {
                 for (uint32_t i = 0; i < e->nreaders; i++) {
