@@ -17,7 +17,6 @@ int tscope__clock_kind = TSCOPE__CLOCK_MONOTONIC;
 
 static _Atomic double ns_per_tick = 1.0;
 static _Atomic uint64_t manual_now;
-static uint64_t origin_ticks;
 static uint64_t base_ticks, base_ns;
 
 uint64_t tscope__mono_ns(void)
@@ -94,7 +93,6 @@ int tscope__clock_setup(const char *want, const char **why)
     atomic_store(&ns_per_tick, 1.0);
     if (!use_tsc) {
         tscope__clock_kind = TSCOPE__CLOCK_MONOTONIC;
-        origin_ticks = tscope__mono_ns();
         return tscope__clock_kind;
     }
 #if TSCOPE__HAVE_TSC
@@ -106,7 +104,6 @@ int tscope__clock_setup(const char *want, const char **why)
     if (t1 > base_ticks && n1 > base_ns)
         atomic_store(&ns_per_tick, (double)(n1 - base_ns) / (double)(t1 - base_ticks));
     tscope__clock_kind = TSCOPE__CLOCK_TSC;
-    origin_ticks = base_ticks;
 #endif
     return tscope__clock_kind;
 }
@@ -134,11 +131,6 @@ double tscope__clock_ns_per_tick(void)
     return atomic_load_explicit(&ns_per_tick, memory_order_relaxed);
 }
 
-uint64_t tscope__clock_origin(void)
-{
-    return origin_ticks;
-}
-
 const char *tscope__clock_name(void)
 {
     switch (tscope__clock_kind) {
@@ -156,7 +148,6 @@ void tscope__clock_use_manual(uint64_t start)
     tscope__clock_kind = TSCOPE__CLOCK_MANUAL;
     atomic_store(&ns_per_tick, 1.0);
     atomic_store(&manual_now, start);
-    origin_ticks = start;
 }
 
 void tscope__clock_manual_set(uint64_t now)

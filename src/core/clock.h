@@ -49,8 +49,6 @@ void tscope__clock_refine(void);
 double tscope__clock_ns(uint64_t ticks);
 /* Nanoseconds per tick currently used. */
 double tscope__clock_ns_per_tick(void);
-/* The tick value at setup: time zero of the run. */
-uint64_t tscope__clock_origin(void);
 /* "tsc", "monotonic" or "manual". */
 const char *tscope__clock_name(void);
 /* Monotonic nanoseconds (for the consumer's own timing). */

@@ -23,23 +23,6 @@ static uint64_t name_hash(const char *s)
     return h;
 }
 
-void tscope__names_init(struct tscope__names *t)
-{
-    memset(t, 0, sizeof *t);
-    pthread_mutex_init(&t->lock, NULL);
-}
-
-void tscope__names_destroy(struct tscope__names *t)
-{
-    for (uint32_t i = 1; i <= t->count; i++)
-        free(t->names[i]);
-    free(t->names);
-    free(t->hash);
-    t->names = NULL;
-    t->hash = NULL;
-    t->count = t->cap = t->hash_cap = 0;
-}
-
 /* Slot for name in the hash: either holding its id or empty.  Lock held. */
 static uint32_t *lookup_slot(struct tscope__names *t, const char *name)
 {

@@ -22,8 +22,6 @@ struct tscope__names {
     uint32_t hash_cap;
 };
 
-void tscope__names_init(struct tscope__names *t);
-void tscope__names_destroy(struct tscope__names *t);
 /* Interns name; returns 0 and the id in *id, TSCOPE_EINVAL for an empty or
  * too long name, TSCOPE_ELIMIT past 65534 names, TSCOPE_ENOMEM. */
 int tscope__names_intern(struct tscope__names *t, const char *name, uint32_t *id);

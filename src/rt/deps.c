@@ -88,7 +88,8 @@ static int append(struct tscope_rt_task ***arr, uint32_t *n, uint32_t *cap,
     return 0;
 }
 
-int tscope__rt_edge(struct tscope_rt_task *pred, struct tscope_rt_task *succ)
+/* Records `succ` as waiting for `pred`. */
+static int edge(struct tscope_rt_task *pred, struct tscope_rt_task *succ)
 {
     if (append(&pred->succ, &pred->nsucc, &pred->cap_succ, succ))
         return TSCOPE_ENOMEM;
@@ -101,7 +102,7 @@ static int depend(struct tscope_rt_task *pred, struct tscope_rt_task *t, const v
 {
     if (!pred || pred == t || finished(pred))
         return 0;
-    int rc = tscope__rt_edge(pred, t);
+    int rc = edge(pred, t);
     if (rc == 0)
         tscope_dep_local(pred->id, t->id, addr, kind);
     return rc;

@@ -37,8 +37,6 @@ extern pthread_mutex_t tscope__rt_deps_lock;
 /* Adds the edges of a new task t for its dependencies; lock held.  Returns
  * 0 or TSCOPE_ENOMEM (the task then runs without the missing edges). */
 int tscope__rt_deps_add(struct tscope_rt_task *t, const tscope_rt_dep_t *deps, size_t n);
-/* Records `succ` as waiting for `pred`; lock held. */
-int tscope__rt_edge(struct tscope_rt_task *pred, struct tscope_rt_task *succ);
 /* Forgets every address (runtime shutdown); lock held. */
 void tscope__rt_deps_clear(void);
 
