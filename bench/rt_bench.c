@@ -13,11 +13,15 @@
  *               OpenBLAS (only when built with it; the build says so)
  * Each result is verified (the stencils against a sequential run).
  *
- * usage: rt_bench overhead [--threads T] [--reps R] [--scale S] [BENCH...]
+ * usage: rt_bench overhead [--threads T] [--reps R] [--scale S] [--only V]
+ *                          [BENCH...]
  *          runs every benchmark alternately with measurement off, the dummy
- *          tool plugin, profiling on and naive mode, R repetitions, and
- *          prints per benchmark and variant the median time and the median
- *          ratio to "off" as JSON lines
+ *          tool plugin, profiling on and naive mode (--only V: off and V
+ *          only, e.g. to profile one variant), R repetitions, and
+ *          prints per benchmark and variant the median time, the median
+ *          ratio to "off" and the ratio of the fastest runs (time_ratio_of_min:
+ *          noise only adds time, so the minima show the intrinsic cost) as
+ *          JSON lines
  *        rt_bench validate VALIDATOR.so [--threads T] [--scale S]
  *          runs every benchmark once with the validator plugin and fails on
  *          any event-sequence violation (the test suite runs this under TSan)
@@ -31,6 +35,7 @@
 #include <taskscope/rt.h>
 
 #include "bench.h"
+#include "stencil.h"
 
 static unsigned threads = 2;
 static unsigned scale = 1;
@@ -80,43 +85,11 @@ static int depbench(void)
     return 0;
 }
 
-/* 1-D Jacobi: u'[i] = (u[i-1] + u[i] + u[i+1]) / 3, fixed boundaries. */
-enum { ST_BLOCKS = 64 };
-static size_t st_n, st_block;
-static double *st_buf[2];
-
-struct sweep_block {
-    int sweep;
-    size_t block;
-};
-
-static void stencil_block(void *arg)
-{
-    struct sweep_block *sb = arg;
-    const double *in = st_buf[sb->sweep % 2];
-    double *out = st_buf[(sb->sweep + 1) % 2];
-    size_t b = sb->block * st_block, e = b + st_block;
-    for (size_t i = b; i < e; i++)
-        out[i] = (i == 0 || i == st_n - 1) ? in[i] : (in[i - 1] + in[i] + in[i + 1]) / 3.0;
-}
-
-static void stencil_init(void)
-{
-    st_block = (1u << 20) / scale / ST_BLOCKS;
-    st_n = st_block * ST_BLOCKS;
-    for (int k = 0; k < 2; k++) {
-        free(st_buf[k]);
-        st_buf[k] = malloc(st_n * sizeof(double));
-    }
-    for (size_t i = 0; i < st_n; i++)
-        st_buf[0][i] = st_buf[1][i] = (double)(i % 17);
-}
-
 static int stencil_check(int sweeps)
 {
     double *a = malloc(st_n * sizeof *a), *b = malloc(st_n * sizeof *b);
     for (size_t i = 0; i < st_n; i++)
-        a[i] = b[i] = (double)(i % 17);
+        a[i] = b[i] = stencil_initial(i);
     for (int s = 0; s < sweeps; s++) {
         for (size_t i = 0; i < st_n; i++)
             b[i] = (i == 0 || i == st_n - 1) ? a[i] : (a[i - 1] + a[i] + a[i + 1]) / 3.0;
@@ -130,10 +103,10 @@ static int stencil_check(int sweeps)
     return ok ? 0 : -1;
 }
 
-static int stencil(int fine)
+static int stencil_run(int fine)
 {
     int sweeps = 40;
-    stencil_init();
+    stencil_setup((1u << 20) / scale / ST_BLOCKS);
     tscope_type_t t;
     tscope_type_register(fine ? "stencil_fine_block" : "stencil_chain_block", &t);
     struct sweep_block *items = malloc((size_t)sweeps * ST_BLOCKS * sizeof *items);
@@ -168,12 +141,12 @@ static int stencil(int fine)
 
 static int stencil_chain(void)
 {
-    return stencil(0);
+    return stencil_run(0);
 }
 
 static int stencil_fine_grain(void)
 {
-    return stencil(1);
+    return stencil_run(1);
 }
 
 struct fibarg {
@@ -237,11 +210,13 @@ enum { NBENCH = sizeof benches / sizeof benches[0] };
 static char dummy_path[1200];
 static const char *variants[] = {"off", "dummy", "profile", "naive"};
 enum { NVAR = 4 };
+static const char *only; /* --only: "off" and this variant */
 
 static void configure(const char *variant, const char *tools)
 {
     setenv("TASKSCOPE_OUTPUTS", "none", 1);
     setenv("TASKSCOPE_SUMMARY", "0", 1);
+    setenv("TASKSCOPE_SAMPLE_MS", "0", 1); /* the sampler is measured on its own */
     setenv("TASKSCOPE_ENABLE", strcmp(variant, "off") ? "1" : "0", 1);
     setenv("TASKSCOPE_MODE", strcmp(variant, "naive") ? "profile" : "naive", 1);
     setenv("TASKSCOPE_TOOLS", strcmp(variant, "dummy") == 0 ? dummy_path : tools, 1);
@@ -289,6 +264,9 @@ static int overhead(int reps, int argc, char **argv, int first)
         timed_run(b, "off", ""); /* warm-up */
         for (int r = 0; r < reps; r++) {
             for (int v = 0; v < NVAR; v++) {
+                t[v][r] = 0;
+                if (v && only && strcmp(only, variants[v]))
+                    continue;
                 t[v][r] = timed_run(b, variants[v], "");
                 if (t[v][r] < 0)
                     return 1;
@@ -296,11 +274,23 @@ static int overhead(int reps, int argc, char **argv, int first)
             for (int v = 0; v < NVAR; v++)
                 ratio[v][r] = t[v][r] / t[0][r];
         }
+        double best[NVAR];
         for (int v = 0; v < NVAR; v++) {
+            best[v] = t[v][0];
+            for (int r = 1; r < reps; r++)
+                best[v] = t[v][r] < best[v] ? t[v][r] : best[v];
+        }
+        for (int v = 0; v < NVAR; v++) {
+            if (v && only && strcmp(only, variants[v]))
+                continue;
             bench_result(benches[b].name, variants[v], "time_s", bench_median(t[v], reps), "s");
-            if (v)
+            if (v) {
                 bench_result(benches[b].name, variants[v], "time_ratio",
                              bench_median(ratio[v], reps), "x");
+                /* the least disturbed run of each: the machine's noise only adds time */
+                bench_result(benches[b].name, variants[v], "time_ratio_of_min", best[v] / best[0],
+                             "x");
+            }
         }
     }
     return 0;
@@ -362,6 +352,8 @@ int main(int argc, char **argv)
             threads = (unsigned)atoi(argv[i + 1]);
         else if (strcmp(argv[i], "--reps") == 0)
             reps = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--only") == 0)
+            only = argv[i + 1];
         else if (strcmp(argv[i], "--scale") == 0)
             scale = (unsigned)atoi(argv[i + 1]);
         else

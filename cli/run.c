@@ -5,6 +5,8 @@
  * with the adapters. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -47,6 +49,46 @@ static void list_outputs(const char *dir)
         if (e->d_name[0] != '.')
             fprintf(stderr, " %s", e->d_name);
     closedir(d);
+}
+
+/* NAME.gp -> NAME.png with gnuplot, when both are there; 0 or 127 (no
+ * gnuplot). */
+static int render(const char *outdir, const char *name)
+{
+    char gp[PATH_MAX + 32];
+    snprintf(gp, sizeof gp, "%s/%s", outdir, name);
+    if (access(gp, R_OK) != 0)
+        return 0; /* the sampler did not run */
+    pid_t pid = fork();
+    if (pid < 0)
+        return 0;
+    if (pid == 0) {
+        if (chdir(outdir) != 0)
+            _exit(126);
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) {
+            dup2(null, 1);
+            dup2(null, 2);
+        }
+        execlp("gnuplot", "gnuplot", name, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+        return 127;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fprintf(stderr, "taskscope: gnuplot failed on %s; the data is in samples.csv\n", gp);
+    return 0;
+}
+
+/* The sampler's plots: concurrency.png and heatmap.png. */
+static void render_concurrency(const char *outdir)
+{
+    if (render(outdir, "concurrency.gp") == 127 || render(outdir, "heatmap.gp") == 127)
+        fprintf(stderr, "taskscope: gnuplot is not installed: concurrency.gp and heatmap.gp not "
+                        "rendered (apt-get install gnuplot-nox)\n");
 }
 
 int tscope_cli_run(int argc, char **argv)
@@ -140,6 +182,7 @@ int tscope_cli_run(int argc, char **argv)
                     "yet), or TASKSCOPE_OUTPUTS is none\n",
                     argv[optind]);
     } else {
+        render_concurrency(outdir);
         fprintf(stderr, "taskscope: outputs of %s in %s/:", argv[optind], outdir);
         list_outputs(outdir);
         fprintf(stderr, "\ntaskscope: re-render with: taskscope report %s\n", outdir);

@@ -7,15 +7,18 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: taskscope <command> [options]\n"
-               "\n"
-               "commands:\n"
-               "  run [options] -- PROGRAM [ARGS]   run a program with measurement configured,\n"
-               "                                    then say where the outputs went\n"
-               "  report [options] FOLDER|FILE      print the summary of a saved profile\n"
-               "  version                           print the version\n"
-               "\n"
-               "'taskscope <command> --help' describes each command.\n");
+    fprintf(f,
+            "usage: taskscope <command> [options]\n"
+            "\n"
+            "commands:\n"
+            "  run [options] -- PROGRAM [ARGS]   run a program with measurement configured,\n"
+            "                                    then say where the outputs went\n"
+            "  report [options] FOLDER|FILE      print the summary of a saved profile\n"
+            "  model [options] FILE...           performance models (Extra-P inputs or labelled\n"
+            "                                    profiles); 'model compose' composes them\n"
+            "  version                           print the version\n"
+            "\n"
+            "'taskscope <command> --help' describes each command.\n");
 }
 
 int main(int argc, char **argv)
@@ -29,6 +32,8 @@ int main(int argc, char **argv)
         return tscope_cli_run(argc - 1, argv + 1);
     if (strcmp(cmd, "report") == 0)
         return tscope_cli_report(argc - 1, argv + 1);
+    if (strcmp(cmd, "model") == 0)
+        return tscope_cli_model(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         printf("taskscope %s\n", tscope_version_string());
         return 0;

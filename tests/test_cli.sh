@@ -32,6 +32,20 @@ awk -F, '$2=="sort" && $4!=127 {exit 1} $2=="merge" && $4!=63 {exit 1}' "$tmp/ou
   || fail "sort/merge counts"
 if command -v dot >/dev/null; then dot -Tsvg "$tmp/out/taskgraph.dot" -o /dev/null || fail "dot"; fi
 
+echo "-- sampling: samples.csv, the concurrency view and its rendering"
+TASKSCOPE_SAMPLE_MS=10 "$ts" run --no-summary -o "$tmp/sampled" -- "$example" 2000000 2 >/dev/null 2>"$tmp/se" \
+  || fail "sampled run: $(cat "$tmp/se")"
+head -1 "$tmp/sampled/samples.csv" | grep -q ",concurrency.threads_busy" || fail "samples.csv header"
+[ "$(wc -l <"$tmp/sampled/samples.csv")" -ge 5 ] || fail "samples.csv rows"
+grep -q "filledcurves" "$tmp/sampled/concurrency.gp" || fail "concurrency.gp"
+if command -v gnuplot >/dev/null; then
+  [ -s "$tmp/sampled/concurrency.png" ] || fail "concurrency.png not rendered: $(cat "$tmp/se")"
+  [ -s "$tmp/sampled/heatmap.png" ] || fail "heatmap.png not rendered: $(cat "$tmp/se")"
+else
+  echo "note: gnuplot not installed: the PNG is not checked (scripts/deps installs gnuplot-nox)"
+  grep -q "gnuplot is not installed" "$tmp/se" || fail "no note about gnuplot"
+fi
+
 echo "-- an existing folder is never reused"
 "$ts" run --no-summary -o "$tmp/out" -- "$example" 5000 1 >/dev/null 2>"$tmp/stderr2"
 grep -q "$tmp/out already exists; writing to $tmp/out.1" "$tmp/stderr2" || fail "suffix note"
@@ -88,4 +102,46 @@ grep -q "field 'types\[0\].calls' is missing or has the wrong type" "$tmp/e3" ||
 "$ts" report "$tmp/nothing-here" 2>"$tmp/e4" && fail "missing file accepted"
 [ "$(wc -l <"$tmp/e4")" = 1 ] || fail "one line for a missing file"
 "$ts" report --rows -3 "$tmp/out" 2>/dev/null && fail "negative rows accepted"
+echo "-- taskscope model: Extra-P inputs, predictions, JSON, composition, errors"
+"$ts" model --help | grep -q -- "--no-cv" || fail "model --help"
+"$ts" model "$src/tests/data/model/small.txt" >"$tmp/m1" || fail "model exit"
+grep -qx 'solve \[time\]: 2.0 + 0.01 \* n^(2)  (RSS .*, SMAPE .*, adj. R^2 1)' "$tmp/m1" || fail "model line: $(cat "$tmp/m1")"
+grep -qx 'main->io \[time\]: 5.0 + 3.0 \* log2(n)^(1)  (RSS 0, SMAPE 0, adj. R^2 1)' "$tmp/m1" || fail "log model: $(cat "$tmp/m1")"
+"$ts" model --predict n=1024 "$src/tests/data/model/small.txt" | grep -q '^  at n=1024: 10487.76  (expected error .*%: the model.s SMAPE; extrapolated beyond the measured range)$' || fail "prediction"
+if [ $has_jansson = 1 ]; then
+  for f in small_new.json small_old.json small.jsonl small_talpas.txt; do
+    "$ts" model "$src/tests/data/model/$f" | diff - "$tmp/m1" >/dev/null || fail "$f differs from the text input"
+  done
+  "$ts" model --json "$src/tests/data/model/small.txt" | head -1 >"$tmp/m.json"
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["callpath"]=="solve" and d["terms"][0]["factors"][0]["exponent"]==[2,1] and abs(d["constant"]-2)<1e-9, d' "$tmp/m.json" || fail "--json"
+fi
+"$ts" model "$src/tests/data/model/two_params.txt" | grep -q 'kernel \[time\]: 3.00149.* + 0.50024.* \* x^(1) \* log2(y)^(1)' || fail "two parameters"
+printf 'PARAMETER n\nPOINTS 1 2\nREGION r\nDATA 1\nDATA x\n' >"$tmp/bad.txt"
+"$ts" model "$tmp/bad.txt" 2>"$tmp/e5" && fail "bad input accepted"
+grep -qx "taskscope model: $tmp/bad.txt:5: DATA: 'x' is not a number" "$tmp/e5" || fail "model error: $(cat "$tmp/e5")"
+"$ts" model --terms 9 "$src/tests/data/model/small.txt" 2>/dev/null && fail "--terms 9 accepted"
+printf 'qsort: 1.0 + 0.01 * n^(1) * log2(n)^(1)\ninc: 0.2 + 0.001 * n^(1)\n' >"$tmp/models.txt"
+"$ts" model compose 'tpool(2, pipe(inc, qsort))' --models "$tmp/models.txt" --at n=1024 >"$tmp/c1" || fail "compose exit"
+grep -qx 'tpool(2, pipe(inc, qsort)) = 0.5 + 0.005 \* n^(1) \* log2(n)^(1)' "$tmp/c1" || fail "compose: $(cat "$tmp/c1")"
+grep -qx '  at n=1024: 51.7' "$tmp/c1" || fail "compose value: $(cat "$tmp/c1")"
+"$ts" model compose 'pipe(inc, nosuch)' --models "$tmp/models.txt" 2>"$tmp/e6" && fail "unknown model accepted"
+# the output of 'taskscope model' is a models file: fit, then compose
+"$ts" model "$src/tests/data/model/small.txt" >"$tmp/fitted.txt"
+"$ts" model compose 'tpool(4, solve)' --models "$tmp/fitted.txt" --at n=100 >"$tmp/c2" || fail "compose fitted"
+grep -qx 'tpool(4, solve) = 0.5 + 0.0025 \* n^(2)' "$tmp/c2" || fail "compose fitted: $(cat "$tmp/c2")"
+grep -qx '  at n=100: 25.5' "$tmp/c2" || fail "compose fitted value: $(cat "$tmp/c2")"
+grep -q "no model named 'nosuch'" "$tmp/e6" || fail "compose error"
+
+if [ $has_jansson = 1 ]; then
+  echo "-- taskscope model on profiles labelled with parameter values"
+  args=()
+  for n in 50000 100000 200000 400000 800000; do
+    "$ts" run --no-summary -o "$tmp/run$n" -- "$example" $n 1 >/dev/null 2>&1 || fail "run $n"
+    args+=(--param n=$n "$tmp/run$n")
+  done
+  "$ts" model "${args[@]}" >"$tmp/m2" || fail "model on profiles"
+  # n / 3125 leaves (halving until <= 4096 elements): calls grow linearly
+  grep -q '^leaf_sort \[calls\]: .*0.00032 \* n^(1)  ' "$tmp/m2" || fail "leaf_sort calls model: $(cat "$tmp/m2")"
+  grep -q '^leaf_sort \[excl_mean_ns\]: ' "$tmp/m2" || fail "time model"
+fi
 echo "test_cli: all checks passed"

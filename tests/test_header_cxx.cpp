@@ -1,5 +1,9 @@
-// test_header_cxx.cpp - the public header compiles and links from C++.
+// test_header_cxx.cpp - the public headers compile (and the core links) from C++.
+#include <taskscope/model.h>
+#include <taskscope/policy.h>
+#include <taskscope/rt.h>
 #include <taskscope/taskscope.h>
+#include <taskscope/tool.h>
 
 #include <cstdio>
 #include <cstring>
@@ -11,6 +15,11 @@ int main()
         std::fprintf(stderr, "C++ view of the API disagrees\n");
         return 1;
     }
+    tscope_tune_dim_t dim = {1, 4, 1};
+    tscope_tuner_t *tuner = nullptr;
+    if (tscope_tuner_create(TSCOPE_TUNER_EXHAUSTIVE, &dim, 1, nullptr, &tuner) != 0)
+        return 1;
+    tscope_tuner_destroy(tuner);
     tscope_type_t t = 0;
     return tscope_type_register("cxx", &t) == 0 && t != 0 ? 0 : 1;
 }

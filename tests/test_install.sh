@@ -14,6 +14,10 @@ cmake --build "$tmp/consumer" >/dev/null
 cd "$tmp"
 TASKSCOPE_OUTPUTS=none LD_LIBRARY_PATH="$tmp/prefix/lib:$tmp/prefix/lib64" "$tmp/consumer/consumer" | grep -q "consumer: 0.1.0 1" \
   || { echo "FAIL: find_package build did not run right"; exit 1; }
+TASKSCOPE_OUTPUTS=none "$tmp/consumer/static_consumer" | grep -q "consumer: 0.1.0 1" \
+  || { echo "FAIL: the static library did not link or run"; exit 1; }
+LD_LIBRARY_PATH="$tmp/prefix/lib:$tmp/prefix/lib64" "$tmp/consumer/model_consumer" | grep -qx "model_consumer: 4" \
+  || { echo "FAIL: the modeling library did not link or run"; exit 1; }
 libdir=$(ls -d "$tmp"/prefix/lib*/pkgconfig | head -1)
 PKG_CONFIG_PATH=$libdir cc "$src/tests/install_consumer/main.c" -o "$tmp/pc" \
   $(PKG_CONFIG_PATH=$libdir pkg-config --cflags --libs taskscope)

@@ -288,6 +288,100 @@ static int p_tools(struct tscope__config *c, const char *v)
     return 0;
 }
 
+static int p_sample_ms(struct tscope__config *c, const char *v)
+{
+    uint64_t n;
+    if (parse_u64(v, 0, 3600000, &n) || (n > 0 && n < 5))
+        return -1;
+    c->sample_ms = (uint32_t)n;
+    return 0;
+}
+
+static int p_sample_keep(struct tscope__config *c, const char *v)
+{
+    uint64_t n;
+    if (parse_u64(v, 16, 1000000, &n))
+        return -1;
+    c->sample_keep = (uint32_t)n;
+    return 0;
+}
+
+static int p_power_model(struct tscope__config *c, const char *v)
+{
+    double idle, max;
+    char end;
+    if (sscanf(v, "%lf,%lf%c", &idle, &max, &end) != 2 || !(idle >= 0) || !(max >= idle) ||
+        max > 10000)
+        return -1;
+    c->power_idle_w = idle;
+    c->power_max_w = max;
+    return 0;
+}
+
+static int p_builtin_policy(struct tscope__config *c, const char *v)
+{
+    if (strcmp(v, "none") && strcmp(v, "throttle") && strcmp(v, "powercap") &&
+        strcmp(v, "optimize"))
+        return -1;
+    strcpy(c->policy, v);
+    return 0;
+}
+
+static int p_policy_period(struct tscope__config *c, const char *v)
+{
+    uint64_t n;
+    if (parse_u64(v, 1, 60000, &n))
+        return -1;
+    c->policy_period_ms = (uint32_t)n;
+    return 0;
+}
+
+static int p_throttle_type(struct tscope__config *c, const char *v)
+{
+    if (strlen(v) >= sizeof c->throttle_type)
+        return -1;
+    strcpy(c->throttle_type, v);
+    return 0;
+}
+
+static int p_power_band(struct tscope__config *c, const char *v)
+{
+    double lo, hi;
+    char end;
+    if (sscanf(v, "%lf,%lf%c", &lo, &hi, &end) != 2 || !(lo >= 0) || !(hi > lo) || hi > 1e6)
+        return -1;
+    c->power_low_w = lo;
+    c->power_high_w = hi;
+    return 0;
+}
+
+static int parse_weights(const char *v, double *w)
+{
+    char end;
+    if (sscanf(v, "%lf,%lf,%lf%c", &w[0], &w[1], &w[2], &end) != 3 || !(w[0] >= 0) ||
+        !(w[1] >= 0) || !(w[2] >= 0) || w[0] + w[1] + w[2] <= 0)
+        return -1;
+    return 0;
+}
+
+static int p_score_weights(struct tscope__config *c, const char *v)
+{
+    return parse_weights(v, c->score_w);
+}
+
+static int p_optimize_weights(struct tscope__config *c, const char *v)
+{
+    return parse_weights(v, c->optimize_w);
+}
+
+static int p_papi_events(struct tscope__config *c, const char *v)
+{
+    if (strlen(v) >= sizeof c->papi_events)
+        return -1;
+    strcpy(c->papi_events, v);
+    return 0;
+}
+
 static const struct var vars[] = {
     {"TASKSCOPE_ENABLE", "1", "1/0, true/false, yes/no, on/off",
      "master switch; off costs one branch per event", p_enable},
@@ -340,6 +434,28 @@ static const struct var vars[] = {
      "timestamp source; auto uses the invariant TSC when the CPU has one", p_clock},
     {"TASKSCOPE_TOOLS", "", "colon-separated plugin paths or names (docs/tools.md)",
      "tool plugins to load at tscope_init, in this order", p_tools},
+    {"TASKSCOPE_SAMPLE_MS", "1000", "0 (off) or 5 to 3600000",
+     "period of the sampler thread (docs/sampling.md)", p_sample_ms},
+    {"TASKSCOPE_SAMPLE_KEEP", "4096", "16 to 1000000",
+     "rows of the sampled time series kept (older rows are thinned, never the whole run lost)",
+     p_sample_keep},
+    {"TASKSCOPE_POWER_MODEL", "2,10", "IDLE,MAX watts per CPU",
+     "the power estimate used where RAPL is not readable", p_power_model},
+    {"TASKSCOPE_POLICY", "none", "none, throttle, optimize, powercap",
+     "the built-in policy a runtime starts (docs/policy.md)", p_builtin_policy},
+    {"TASKSCOPE_POLICY_PERIOD_MS", "100", "1 to 60000", "period of the built-in policy",
+     p_policy_period},
+    {"TASKSCOPE_THROTTLE_TYPE", "", "a task type name (empty: throughput)",
+     "what thread throttling optimises: that type's mean time, or tasks per second",
+     p_throttle_type},
+    {"TASKSCOPE_POWER_BAND", "0,1000000", "LOW,HIGH watts",
+     "the band power capping keeps the power in", p_power_band},
+    {"TASKSCOPE_SCORE_WEIGHTS", "1,1,1", "SPEED,EFFICIENCY,POWER weights >= 0, not all 0",
+     "weights of node.score (docs/sampling.md)", p_score_weights},
+    {"TASKSCOPE_OPTIMIZE_WEIGHTS", "1,0.5,0.5", "TIME,RESOURCES,ENERGY weights >= 0, not all 0",
+     "what the optimize policy minimises (docs/policy.md)", p_optimize_weights},
+    {"TASKSCOPE_PAPI_EVENTS", "", "comma-separated PAPI event names (empty: none)",
+     "PAPI events the sampler counts, when built with PAPI (docs/sampling.md)", p_papi_events},
 };
 
 int tscope__config_load(struct tscope__config *cfg, FILE *warn)

@@ -47,7 +47,17 @@ struct tscope__config {
     char summary_sort[16];
     uint32_t summary_rows;
     char clock[16];
-    char tools[4096]; /* colon-separated plugin list */
+    char tools[4096];                 /* colon-separated plugin list */
+    uint32_t sample_ms;               /* sampler period; 0: no sampler thread */
+    uint32_t sample_keep;             /* rows of the sampled time series */
+    double power_idle_w, power_max_w; /* the power estimate, per CPU */
+    char policy[16];                  /* "none", "throttle", "optimize", "powercap" */
+    uint32_t policy_period_ms;
+    char throttle_type[256];          /* "": throughput */
+    double power_low_w, power_high_w; /* the power-capping band */
+    double score_w[3];                /* node.score: speed, efficiency, power weights */
+    double optimize_w[3];             /* the optimiser: time, resources, energy weights */
+    char papi_events[1024];           /* comma-separated PAPI event names */
 };
 
 /* Fills *cfg from the environment; warnings go to `warn` (stderr normally).

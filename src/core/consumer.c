@@ -15,6 +15,7 @@
 
 #include "clock.h"
 #include "core.h"
+#include "policy/policy.h"
 #include "profile/store.h"
 #include "tool/tools.h"
 
@@ -28,10 +29,11 @@ void tscope__consumer_wake(void)
     pthread_mutex_unlock(&tscope__g.cons_lock);
 }
 
-/* Hands records [from, to) of thread t to the batched tool callbacks,
- * outside the store lock (a callback may query taskscope). */
+/* Hands records [from, to) of thread t to the batched tool callbacks and
+ * the triggered policies, outside the store lock (they may query). */
 static void deliver_batched(struct tscope__thread *t, uint64_t from, uint64_t to)
 {
+    uint32_t triggers = atomic_load_explicit(&tscope__policy_trigger_mask, memory_order_relaxed);
     for (uint64_t c = from; c < to; c++) {
         const struct tscope__rec *rec = tscope__ring_slot(&t->ring, c);
         const struct tscope__rec *ext = NULL;
@@ -39,6 +41,8 @@ static void deliver_batched(struct tscope__thread *t, uint64_t from, uint64_t to
             ext = tscope__ring_slot(&t->ring, ++c);
         if (tscope__tools_batched_mask & tscope__tools_rec_bits(rec->kind))
             tscope__tools_deliver(TSCOPE_TOOL_BATCHED, t->index, rec, ext);
+        if (triggers & (1u << rec->kind))
+            tscope__policy_trigger(t->index, rec);
     }
 }
 
@@ -72,8 +76,9 @@ static uint64_t drain_ring(struct tscope__store *s, struct tscope__thread *t, ui
         }
         tscope__store_flush_leaves(s);
         pthread_mutex_unlock(&s->lock);
-        if (tscope__tools_batched_mask)
-            deliver_batched(t, batch_start, tail);
+        if (tscope__tools_batched_mask ||
+            atomic_load_explicit(&tscope__policy_trigger_mask, memory_order_relaxed))
+            deliver_batched(t, batch_start, tail); /* tools and triggered policies */
         tscope__ring_release(r, tail);
     }
     return tail;
@@ -126,11 +131,8 @@ static void *consumer_main(void *arg)
          * once: producers are flooding and sleeping would only make them
          * wait.  Otherwise sleep until the period ends or a wake-up. */
         if (!flooded && !atomic_load(&tscope__g.wake_pending)) {
-            struct timespec until;
-            clock_gettime(CLOCK_REALTIME, &until);
-            uint64_t ns = (uint64_t)until.tv_nsec + (uint64_t)tscope__g.cfg.period_ms * 1000000u;
-            until.tv_sec += (time_t)(ns / 1000000000u);
-            until.tv_nsec = (long)(ns % 1000000000u);
+            struct timespec until =
+                tscope__deadline_after((uint64_t)tscope__g.cfg.period_ms * 1000000u);
             pthread_cond_timedwait(&tscope__g.cons_wake, &tscope__g.cons_lock, &until);
         }
         atomic_store(&tscope__g.wake_pending, 0);

@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "config.h"
 #include "record.h"
@@ -92,5 +93,17 @@ void tscope__consumer_wake(void);
 int tscope__consumer_round(void);
 /* Blocks until events published before the call are processed and settled. */
 void tscope__consumer_flush(void);
+
+/* The CLOCK_REALTIME time `ns` from now: the deadline pthread_cond_timedwait
+ * takes (consumer, sampler and policy threads). */
+static inline struct timespec tscope__deadline_after(uint64_t ns)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    ns += (uint64_t)t.tv_nsec;
+    t.tv_sec += (time_t)(ns / 1000000000u);
+    t.tv_nsec = (long)(ns % 1000000000u);
+    return t;
+}
 
 #endif

@@ -17,6 +17,8 @@
 #include "names.h"
 #include "profile/query.h"
 #include "profile/store.h"
+#include "policy/policy.h"
+#include "sampler/sampler.h"
 #include "taskscope/taskscope.h"
 #include "thread_local.h"
 #include "tool/tools.h"
@@ -184,6 +186,7 @@ int tscope_init(int rank, int nranks)
         tscope__tools_thread(1, tscope__tls_self->index, tscope__tls_self->name);
     else
         tscope_thread_register("main");
+    tscope__sampler_start(); /* after "main": the sampler's thread comes second */
 out:
     pthread_mutex_unlock(&life_lock);
     return rc;
@@ -206,6 +209,8 @@ int tscope_finalize(void)
         pthread_mutex_unlock(&life_lock);
         return TSCOPE_ESTATE;
     }
+    tscope__policy_stop_all();
+    tscope__sampler_stop(); /* its last samples still go into the rings */
     int was_on = atomic_exchange(&tscope__g.run, TSCOPE__RUN_OFF) != TSCOPE__RUN_OFF;
     tscope__g.off_code = TSCOPE_ESTATE;
     tscope__g.end_ticks = tscope__clock_now();

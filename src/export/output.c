@@ -4,6 +4,7 @@
  * disk or a crash never leaves a truncated file under the final name.
  */
 #include "output.h"
+#include "sampler/sampler.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -125,16 +126,20 @@ int tscope__output_write_all(void)
             int bit;
             const char *name;
             tscope__writer_fn fn;
+            int sampled; /* only when the sampler kept rows */
         } files[] = {
-            {TSCOPE__OUT_JSON, "profile.json", tscope__export_json},
-            {TSCOPE__OUT_CSV, "types.csv", tscope__export_csv_types},
-            {TSCOPE__OUT_CSV, "counters.csv", tscope__export_csv_counters},
-            {TSCOPE__OUT_DOT, "taskgraph.dot", tscope__export_dot},
-            {TSCOPE__OUT_TREE, "tasktree.txt", tscope__export_tree},
+            {TSCOPE__OUT_JSON, "profile.json", tscope__export_json, 0},
+            {TSCOPE__OUT_CSV, "types.csv", tscope__export_csv_types, 0},
+            {TSCOPE__OUT_CSV, "counters.csv", tscope__export_csv_counters, 0},
+            {TSCOPE__OUT_DOT, "taskgraph.dot", tscope__export_dot, 0},
+            {TSCOPE__OUT_TREE, "tasktree.txt", tscope__export_tree, 0},
+            {TSCOPE__OUT_CSV, "samples.csv", tscope__sampler_write_csv, 1},
+            {TSCOPE__OUT_CSV, "concurrency.gp", tscope__sampler_write_gp, 1},
+            {TSCOPE__OUT_CSV, "heatmap.gp", tscope__sampler_write_heatmap, 1},
         };
         char written[512] = "";
         for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-            if (!(cfg->outputs & files[i].bit))
+            if (!(cfg->outputs & files[i].bit) || (files[i].sampled && !tscope__sampler_rows()))
                 continue;
             int rc = tscope__output_write_file(tscope__g.outdir, files[i].name, files[i].fn, p);
             if (rc && !first)

@@ -84,6 +84,26 @@ static struct tscope__store *locked_store(void)
     return s;
 }
 
+uint32_t tscope__query_running(uint32_t *counts, uint32_t ntypes)
+{
+    memset(counts, 0, ntypes * sizeof *counts);
+    struct tscope__store *s = locked_store();
+    if (!s)
+        return 0;
+    uint32_t busy = 0;
+    for (uint32_t t = 0; t < s->nstacks; t++) {
+        const struct tscope__tstack *st = &s->stacks[t];
+        if (!st->n)
+            continue;
+        uint16_t type = s->tasks[st->seg[st->n - 1].slot].type;
+        if (type < ntypes)
+            counts[type]++;
+        busy++;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return busy;
+}
+
 void tscope__fill_type_stats(struct tscope__store *s, uint32_t type, tscope_type_stats_t *out)
 {
     memset(out, 0, sizeof *out);

@@ -9,6 +9,11 @@
 void tscope__fill_type_stats(struct tscope__store *s, uint32_t type, tscope_type_stats_t *out);
 /* Lock held: the run's totals. */
 void tscope__fill_totals(struct tscope__store *s, tscope_totals_t *out);
+/* Counts, per task type, the threads whose innermost running task is of
+ * that type, as of the consumer's last round: counts[0 .. ntypes) (type 0:
+ * tasks without a type).  Returns the number of threads running a task;
+ * takes the store lock. */
+uint32_t tscope__query_running(uint32_t *counts, uint32_t ntypes);
 /* Drops the cached children index (the store it indexed is going away). */
 void tscope__query_reset(void);
 

@@ -1,6 +1,6 @@
 /* rt.h - internals of the bundled runtime (include/taskscope/rt.h).
  *
- * Locks, always taken in this order: deps_lock -> a deque's lock.  Task
+ * Locks, never nested: deps_lock (dependency counts), a deque's lock.  Task
  * states change by atomic compare-and-swap; reference counts are atomic.
  */
 #ifndef TSCOPE_RT_RT_H
@@ -26,13 +26,16 @@ struct tscope_rt_task {
     _Atomic int refs;
     _Atomic uint64_t children; /* spawned children not yet finished */
     int priority;              /* > 0: taken before tasks without priority */
+    int has_deps;              /* declared dependencies: in the address table, may get successors */
     /* guarded by deps_lock */
     uint32_t deps_pending;        /* predecessors not yet finished */
     struct tscope_rt_task **succ; /* successors to release at the end */
     uint32_t nsucc, cap_succ;
 };
 
-/* deps.c: dependency tracking (deps_lock held by the caller where stated) */
+/* deps.c: dependency tracking (deps_lock held by the caller where stated).
+ * Only tasks that declare dependencies enter the address table, so only they
+ * can gain successors: tasks without take no global lock at all. */
 extern pthread_mutex_t tscope__rt_deps_lock;
 /* Adds the edges of a new task t for its dependencies; lock held.  Returns
  * 0 or TSCOPE_ENOMEM (the task then runs without the missing edges). */

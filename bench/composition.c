@@ -1,0 +1,312 @@
+/* composition.c - the validation experiment of compositional performance
+ * modelling (Calotoiu et al.), on the bundled runtime's task pools and
+ * pipelines (src/rt/pipeline.c), measurement off.
+ *
+ * Sequential tasks on integer arrays of n elements: nop, inc (add 1 to each
+ * element), qsort (libc qsort).  For every array size n the average time per
+ * data element (array) is measured
+ *   - of each task alone (a loop on one thread): the component models;
+ *   - of task pools tpool_T(task), T = 1 .. max (each a one-stage pipeline);
+ *   - of pipelines pipe(qsort,nop), pipe(qsort,inc), pipe(inc,qsort),
+ *     pipe(inc,inc), pipe(inc,nop) (one worker per stage);
+ *   - of the two layerings pipe(tpool_T(qsort), tpool_T(inc)) (two stages of
+ *     T workers) and tpool_T(pipe(qsort,inc)) (T pipelines side by side,
+ *     each taking 1/T of the elements).
+ * Each configuration's measurements are fitted with the default modeler
+ * (the "monolithic" model); the same configuration is also predicted by
+ * composing the component models ("modular": tpool(T, m) = m / T, pipe =
+ * the stage of the highest order).  The relative error is that of the
+ * modular prediction against the measured mean, averaged over the sizes
+ * (the largest per size is printed too).
+ *
+ * Streams: configurations with qsort process ELEMENTS distinct arrays,
+ * restored from a pristine copy before each measurement; the others run the
+ * same arrays round and round in a stream of at least 2^26 integers and
+ * 8192 arrays (so a run's thread start, ~1 ms here, is amortised, and
+ * equally at every size).
+ *
+ * usage: bench_composition [MAX_T] [REPS] [ELEMENTS]
+ * Prints a table on stderr and JSON lines on stdout:
+ *   {"bench":"composition","variant":"<config>","metric":"rel_error",...}
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <taskscope/model.h>
+#include <taskscope/rt.h>
+
+#include "bench.h"
+
+enum { NSIZES = 5 };
+static const size_t sizes[NSIZES] = {1u << 14, 1u << 15, 1u << 16, 1u << 17, 1u << 18};
+
+struct element {
+    int *data;
+    size_t n;
+};
+
+static void task_nop(void *e, void *arg)
+{
+    (void)e;
+    (void)arg;
+}
+
+static void task_inc(void *e, void *arg)
+{
+    struct element *el = e;
+    (void)arg;
+    for (size_t i = 0; i < el->n; i++)
+        el->data[i]++;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static void task_qsort(void *e, void *arg)
+{
+    struct element *el = e;
+    (void)arg;
+    qsort(el->data, el->n, sizeof *el->data, cmp_int);
+}
+
+static const struct {
+    const char *name;
+    tscope_rt_stage_fn fn;
+} tasks[3] = {{"nop", task_nop}, {"inc", task_inc}, {"qsort", task_qsort}};
+
+/* A configuration: kind 0 alone, 1 tpool_T(a), 2 pipe(a, b),
+ * 3 pipe(tpool_T(a), tpool_T(b)), 4 tpool_T(pipe(a, b)). */
+struct config {
+    int kind, a, b;
+    unsigned t;
+    char name[64], expr[96];
+};
+
+static size_t nelem;
+static struct element *elems;
+static int *pristine, *work;
+
+static void reset(size_t n)
+{
+    memcpy(work, pristine, nelem * n * sizeof *work);
+    for (size_t i = 0; i < nelem; i++)
+        elems[i] = (struct element){work + i * n, n};
+}
+
+static void run_pipeline(int a, int b, unsigned wa, unsigned wb, void **ptrs, size_t n)
+{
+    tscope_rt_pipeline_t *p;
+    if (tscope_rt_pipeline_create(16, &p) ||
+        tscope_rt_pipeline_add_stage(p, tasks[a].fn, NULL, wa, 0) ||
+        (b >= 0 && tscope_rt_pipeline_add_stage(p, tasks[b].fn, NULL, wb, 0)) ||
+        tscope_rt_pipeline_run(p, ptrs, n)) {
+        fprintf(stderr, "bench_composition: pipeline failed\n");
+        exit(1);
+    }
+    tscope_rt_pipeline_destroy(p);
+}
+
+struct share {
+    int a, b;
+    void **ptrs;
+    size_t n;
+};
+
+static void *share_main(void *arg)
+{
+    struct share *s = arg;
+    run_pipeline(s->a, s->b, 1, 1, s->ptrs, s->n);
+    return NULL;
+}
+
+/* Seconds per element of one configuration at array size n. */
+static double measure(const struct config *c, size_t n)
+{
+    reset(n);
+    int has_qsort = c->a == 2 || c->b == 2;
+    size_t len = nelem;
+    if (!has_qsort) { /* the arrays round and round */
+        if (len * n < ((size_t)1 << 26))
+            len = ((size_t)1 << 26) / n;
+        if (len < 8192)
+            len = 8192; /* the same count at every size: a run's start costs the same per element */
+    }
+    void **ptrs = malloc(len * sizeof *ptrs);
+    for (size_t i = 0; i < len; i++)
+        ptrs[i] = &elems[i % nelem];
+    double t0 = bench_now_s();
+    switch (c->kind) {
+    case 0:
+        for (size_t i = 0; i < len; i++)
+            tasks[c->a].fn(ptrs[i], NULL);
+        break;
+    case 1:
+        run_pipeline(c->a, -1, c->t, 0, ptrs, len);
+        break;
+    case 2:
+        run_pipeline(c->a, c->b, 1, 1, ptrs, len);
+        break;
+    case 3:
+        run_pipeline(c->a, c->b, c->t, c->t, ptrs, nelem);
+        break;
+    default: {
+        pthread_t th[64];
+        struct share sh[64];
+        size_t per = nelem / c->t, off = 0;
+        for (unsigned k = 0; k < c->t; k++) {
+            size_t cnt = k + 1 == c->t ? nelem - off : per;
+            sh[k] = (struct share){c->a, c->b, ptrs + off, cnt};
+            off += cnt;
+            pthread_create(&th[k], NULL, share_main, &sh[k]);
+        }
+        for (unsigned k = 0; k < c->t; k++)
+            pthread_join(th[k], NULL);
+    }
+    }
+    double secs = bench_now_s() - t0;
+    free(ptrs);
+    return secs / (double)len;
+}
+
+static tscope_model_t components[3];
+
+static int lookup(void *d, const char *name, tscope_model_t *out)
+{
+    (void)d;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(name, tasks[i].name) == 0) {
+            *out = components[i];
+            return 0;
+        }
+    return TSCOPE_ENOENT;
+}
+
+int main(int argc, char **argv)
+{
+    unsigned maxt = argc > 1 ? (unsigned)atoi(argv[1]) : 2;
+    int reps = argc > 2 ? atoi(argv[2]) : 3;
+    nelem = argc > 3 ? (size_t)atol(argv[3]) : 64;
+    if (maxt < 1 || maxt > 64 || reps < 1 || nelem < 2)
+        return 2;
+    size_t maxn = sizes[NSIZES - 1];
+    pristine = malloc(nelem * maxn * sizeof *pristine);
+    work = malloc(nelem * maxn * sizeof *work);
+    elems = malloc(nelem * sizeof *elems);
+    if (!pristine || !work || !elems)
+        return 1;
+    uint64_t r = 88172645463325252ull;
+    for (size_t i = 0; i < nelem * maxn; i++) {
+        r ^= r << 13;
+        r ^= r >> 7;
+        r ^= r << 17;
+        pristine[i] = (int)(r >> 33);
+    }
+
+    struct config cfg[64];
+    int nc = 0;
+    for (int a = 0; a < 3; a++) { /* the components: one-worker pools */
+        cfg[nc] = (struct config){1, a, -1, 1, "", ""};
+        snprintf(cfg[nc].name, sizeof cfg[nc].name, "%s", tasks[a].name);
+        snprintf(cfg[nc].expr, sizeof cfg[nc].expr, "%s", tasks[a].name);
+        nc++;
+    }
+    for (int a = 0; a < 3; a++) { /* for reference */
+        cfg[nc] = (struct config){0, a, -1, 1, "", ""};
+        snprintf(cfg[nc].name, sizeof cfg[nc].name, "loop(%s)", tasks[a].name);
+        snprintf(cfg[nc].expr, sizeof cfg[nc].expr, "%s", tasks[a].name);
+        nc++;
+    }
+    for (unsigned t = 2; t <= maxt; t *= 2)
+        for (int a = 0; a < 3; a++) {
+            cfg[nc] = (struct config){1, a, -1, t, "", ""};
+            snprintf(cfg[nc].name, sizeof cfg[nc].name, "tpool%u(%s)", t, tasks[a].name);
+            snprintf(cfg[nc].expr, sizeof cfg[nc].expr, "tpool(%u, %s)", t, tasks[a].name);
+            nc++;
+        }
+    static const int pipes[5][2] = {{2, 0}, {2, 1}, {1, 2}, {1, 1}, {1, 0}};
+    for (int k = 0; k < 5; k++) {
+        int a = pipes[k][0], b = pipes[k][1];
+        cfg[nc] = (struct config){2, a, b, 1, "", ""};
+        snprintf(cfg[nc].name, sizeof cfg[nc].name, "pipe(%s,%s)", tasks[a].name, tasks[b].name);
+        snprintf(cfg[nc].expr, sizeof cfg[nc].expr, "pipe(%s, %s)", tasks[a].name, tasks[b].name);
+        nc++;
+    }
+    for (unsigned t = 1; t <= maxt; t *= 2) {
+        cfg[nc] = (struct config){3, 2, 1, t, "", ""};
+        snprintf(cfg[nc].name, sizeof cfg[nc].name, "pipe(tpool%u(qsort),tpool%u(inc))", t, t);
+        snprintf(cfg[nc].expr, sizeof cfg[nc].expr, "pipe(tpool(%u, qsort), tpool(%u, inc))", t, t);
+        nc++;
+        cfg[nc] = (struct config){4, 2, 1, t, "", ""};
+        snprintf(cfg[nc].name, sizeof cfg[nc].name, "tpool%u(pipe(qsort,inc))", t);
+        snprintf(cfg[nc].expr, sizeof cfg[nc].expr, "tpool(%u, pipe(qsort, inc))", t);
+        nc++;
+    }
+
+    /* measure: repetitions outermost, configurations interleaved */
+    static double t_ns[64][NSIZES][16];
+    for (int rep = 0; rep < reps && rep < 16; rep++)
+        for (int s = 0; s < NSIZES; s++)
+            for (int c = 0; c < nc; c++)
+                t_ns[c][s][rep] = measure(&cfg[c], sizes[s]) * 1e9;
+
+    tscope_mexp_t e = {0};
+    tscope_mexp_param(&e, "n");
+    for (int c = 0; c < nc; c++)
+        for (int s = 0; s < NSIZES; s++) {
+            double n = (double)sizes[s];
+            tscope_mexp_add(&e, cfg[c].name, "ns_per_element", &n, t_ns[c][s],
+                            (size_t)(reps < 16 ? reps : 16));
+        }
+    tscope_mexp_finish(&e);
+    tscope_model_t mono[64];
+    for (int c = 0; c < nc; c++)
+        if (tscope_model_fit(&e.series[c], 1, NULL, &mono[c]))
+            return 1;
+    for (int a = 0; a < 3; a++)
+        components[a] = mono[a];
+
+    const char *pn = "n";
+    fprintf(stderr, "%-34s %-44s %-44s %9s %9s\n", "configuration", "modular model (composed)",
+            "monolithic model (fitted)", "rel.err", "max");
+    for (int c = 0; c < nc; c++) {
+        tscope_model_t mod;
+        char err[256], ms[256], mm[256];
+        if (tscope_model_compose(cfg[c].expr, lookup, NULL, &mod, err, sizeof err)) {
+            fprintf(stderr, "bench_composition: %s\n", err);
+            return 1;
+        }
+        tscope_model_format(&mod, &pn, ms, sizeof ms);
+        tscope_model_format(&mono[c], &pn, mm, sizeof mm);
+        double sum = 0, mx = 0;
+        for (int s = 0; s < NSIZES; s++) {
+            double n = (double)sizes[s], measured = e.series[c].points[s].mean;
+            double rel = fabs(tscope_model_eval(&mod, &n) - measured) / measured;
+            sum += rel;
+            if (rel > mx)
+                mx = rel;
+        }
+        fprintf(stderr, "%-34s %-44s %-44s %8.2f%% %8.2f%%\n", cfg[c].name, ms, mm,
+                100 * sum / NSIZES, 100 * mx);
+        double big = (double)sizes[NSIZES - 1];
+        double diff = fabs(tscope_model_eval(&mod, &big) - tscope_model_eval(&mono[c], &big)) /
+                      fabs(tscope_model_eval(&mono[c], &big));
+        bench_result("composition", cfg[c].name, "rel_error", sum / NSIZES, "fraction");
+        bench_result("composition", cfg[c].name, "model_difference_largest", diff, "fraction");
+        bench_result("composition", cfg[c].name, "rel_error_max", mx, "fraction");
+        double n = (double)sizes[NSIZES - 1];
+        bench_result("composition", cfg[c].name, "measured_ns_per_element_largest",
+                     e.series[c].points[NSIZES - 1].mean, "ns");
+        bench_result("composition", cfg[c].name, "predicted_ns_per_element_largest",
+                     tscope_model_eval(&mod, &n), "ns");
+    }
+    tscope_mexp_free(&e);
+    free(pristine);
+    free(work);
+    free(elems);
+    return 0;
+}

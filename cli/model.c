@@ -1,0 +1,493 @@
+/* model.c - `taskscope model`: empirical performance models of every call
+ * path and metric of Extra-P inputs or of taskscope profiles from several
+ * runs, predictions, and `taskscope model compose`.
+ *
+ * Profiles: each "--param NAME=VALUE[,NAME=VALUE] PROFILE" pair labels one
+ * run (a profile.json or the output folder holding one); runs with equal
+ * labels are repetitions.  Each task type gives three series: excl_mean_ns
+ * (exclusive time per call), excl_sum_ns and calls.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "taskscope/model.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: taskscope model [options] FILE...\n"
+            "       taskscope model [options] --param NAME=VALUE PROFILE [--param ... PROFILE]...\n"
+            "       taskscope model compose EXPR --models FILE [--at NAME=VALUE]...\n"
+            "\n"
+            "Fits a performance model to every call path and metric of Extra-P inputs\n"
+            "(text, JSON, JSON Lines, Talpas: recognised from the content) or of taskscope\n"
+            "profiles labelled with parameter values, with Extra-P's default modeler, and\n"
+            "prints one line each: the model in Extra-P's form, RSS, SMAPE, adjusted R^2.\n"
+            "\n"
+            "options:\n"
+            "  --format F        text, json, jsonl, talpas or auto (default)\n"
+            "  --no-cv           no cross-validation (Extra-P's option of that name)\n"
+            "  --terms N         up to N terms per model (1 = Extra-P, default; 2 or 3)\n"
+            "  --predict X=V     also print the model's value at X=V (repeatable; one\n"
+            "                    X=V,Y=W list per prediction for several parameters)\n"
+            "  --json            one JSON object per model, one per line\n"
+            "  -h, --help        this text\n"
+            "\n"
+            "compose: EXPR combines the models of FILE (lines 'NAME: MODEL', MODEL in\n"
+            "Extra-P's form, one parameter, or the output of 'taskscope model' itself,\n"
+            "named by call path) with tpool(T, E) = E / T and pipe(E1, E2, ...) = the\n"
+            "stage of the highest order; prints the composed model and its value at\n"
+            "each --at.\n");
+}
+
+struct predict {
+    double coord[TSCOPE_MODEL_MAX_PARAMS];
+    char text[128];
+};
+
+/* "x=1,y=2" against the parameter names. */
+static int parse_at(const char *s, const tscope_mexp_t *e, struct predict *p)
+{
+    snprintf(p->text, sizeof p->text, "%s", s);
+    unsigned seen = 0;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", s);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq)
+            return -1;
+        *eq = 0;
+        char *end;
+        double v = strtod(eq + 1, &end);
+        if (end == eq + 1 || *end)
+            return -1;
+        int found = -1;
+        for (unsigned l = 0; l < e->nparams; l++)
+            if (strcmp(e->params[l], tok) == 0)
+                found = (int)l;
+        if (found < 0)
+            return -1;
+        p->coord[found] = v;
+        seen |= 1u << found;
+    }
+    return seen == (1u << e->nparams) - 1 ? 0 : -1;
+}
+
+/* 1 if the point lies outside the measured range in some parameter. */
+static int outside_range(const tscope_model_t *m, const struct predict *p)
+{
+    for (unsigned l = 0; l < m->nparams; l++)
+        if (p->coord[l] < m->lo[l] || p->coord[l] > m->hi[l])
+            return 1;
+    return 0;
+}
+
+/* "  at n=1024: 10487.76  (expected error 1.6%: the model's SMAPE; extrapolated)" */
+static void print_prediction(const tscope_model_t *m, const struct predict *p)
+{
+    printf("  at %s: %.10g  (expected error %.3g%%: the model's SMAPE%s)\n", p->text,
+           tscope_model_eval(m, p->coord), m->smape,
+           outside_range(m, p) ? "; extrapolated beyond the measured range" : "");
+}
+
+static void json_string(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}
+
+static void json_number(double v)
+{
+    if (isfinite(v))
+        printf("%.17g", v);
+    else
+        printf("null");
+}
+
+static void print_json(const tscope_mseries_t *s, const tscope_mexp_t *e, const tscope_model_t *m,
+                       const char *text, const struct predict *pr, int npr)
+{
+    printf("{\"callpath\":");
+    json_string(s->callpath);
+    printf(",\"metric\":");
+    json_string(s->metric);
+    printf(",\"parameters\":[");
+    for (unsigned l = 0; l < e->nparams; l++) {
+        printf(l ? "," : "");
+        json_string(e->params[l]);
+    }
+    printf("],\"model\":");
+    json_string(text);
+    printf(",\"constant\":");
+    json_number(m->c0);
+    printf(",\"terms\":[");
+    for (unsigned k = 0; k < m->nterms; k++) {
+        printf("%s{\"coefficient\":", k ? "," : "");
+        json_number(m->terms[k].coef);
+        printf(",\"factors\":[");
+        int first = 1;
+        for (unsigned l = 0; l < m->nparams; l++) {
+            const tscope_mfactor_t *f = &m->terms[k].f[l];
+            if (!f->num && !f->log)
+                continue;
+            printf("%s{\"parameter\":", first ? "" : ",");
+            json_string(e->params[l]);
+            printf(",\"exponent\":[%d,%d],\"log2_exponent\":%d}", f->num, f->num ? f->den : 1,
+                   f->log);
+            first = 0;
+        }
+        printf("]}");
+    }
+    printf("],\"rss\":");
+    json_number(m->rss);
+    printf(",\"smape\":");
+    json_number(m->smape);
+    printf(",\"adjusted_r2\":");
+    json_number(m->ar2);
+    printf(",\"points\":%zu", m->npoints);
+    if (npr) {
+        printf(",\"predictions\":[");
+        for (int i = 0; i < npr; i++) {
+            printf("%s{\"at\":", i ? "," : "");
+            json_string(pr[i].text);
+            printf(",\"value\":");
+            json_number(tscope_model_eval(m, pr[i].coord));
+            printf(",\"expected_error_percent\":");
+            json_number(m->smape);
+            printf(",\"extrapolated\":%s", outside_range(m, &pr[i]) ? "true" : "false");
+            printf("}");
+        }
+        printf("]");
+    }
+    printf("}\n");
+}
+
+/* Taskscope profiles: the --param/PROFILE pairs become an experiment. */
+static int read_profiles(tscope_mexp_t *e, char **labels, char **paths, int n, char *err,
+                         size_t errlen)
+{
+    for (int r = 0; r < n; r++) {
+        double coord[TSCOPE_MODEL_MAX_PARAMS] = {0};
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", labels[r]);
+        unsigned seen = 0, count = 0;
+        char *save = NULL;
+        for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            char *eq = strchr(tok, '='), *end = NULL;
+            double v = eq ? strtod(eq + 1, &end) : 0;
+            if (!eq || end == eq + 1 || *end) {
+                snprintf(err, errlen, "--param '%s': expected NAME=VALUE[,NAME=VALUE]", labels[r]);
+                return 2;
+            }
+            *eq = 0;
+            int idx = tscope_mexp_param(e, tok);
+            if (idx < 0) {
+                snprintf(err, errlen, "--param '%s': at most %d parameters", labels[r],
+                         TSCOPE_MODEL_MAX_PARAMS);
+                return 2;
+            }
+            coord[idx] = v;
+            seen |= 1u << idx;
+            count++;
+        }
+        if (count != e->nparams || seen != (1u << e->nparams) - 1) {
+            snprintf(err, errlen, "--param '%s': every run needs the same parameters", labels[r]);
+            return 2;
+        }
+        struct tscope__profile *p = tscope_cli_profile_read(paths[r], err, errlen);
+        if (!p)
+            return 1;
+        for (uint32_t t = 0; t < p->ntypes; t++) {
+            const struct tscope__ptype *ty = &p->types[t];
+            if (!ty->calls)
+                continue;
+            double mean = ty->excl.mean, sum = ty->excl.sum, calls = (double)ty->calls;
+            if (tscope_mexp_add(e, ty->name, "excl_mean_ns", coord, &mean, 1) ||
+                tscope_mexp_add(e, ty->name, "excl_sum_ns", coord, &sum, 1) ||
+                tscope_mexp_add(e, ty->name, "calls", coord, &calls, 1)) {
+                tscope__profile_free(p);
+                snprintf(err, errlen, "out of memory");
+                return 1;
+            }
+        }
+        tscope__profile_free(p);
+    }
+    tscope_mexp_finish(e);
+    return 0;
+}
+
+/* compose: component models from a file of "NAME: MODEL" lines. */
+struct named {
+    char name[128];
+    tscope_model_t model;
+};
+
+struct named_list {
+    struct named *items;
+    size_t n;
+};
+
+static int lookup(void *data, const char *name, tscope_model_t *out)
+{
+    struct named_list *l = data;
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->items[i].name, name) == 0) {
+            *out = l->items[i].model;
+            return 0;
+        }
+    return TSCOPE_ENOENT;
+}
+
+static int compose(int argc, char **argv)
+{
+    const char *models = NULL, *expr = NULL, *param = "p";
+    const char *at[32];
+    int nat = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--models") == 0 && i + 1 < argc)
+            models = argv[++i];
+        else if (strcmp(argv[i], "--at") == 0 && i + 1 < argc && nat < 32)
+            at[nat++] = argv[++i];
+        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (!expr && argv[i][0] != '-')
+            expr = argv[i];
+        else {
+            fprintf(stderr, "taskscope model compose: unexpected argument '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    if (!expr || !models) {
+        fprintf(stderr, "taskscope model compose: needs EXPR and --models FILE\n");
+        return 2;
+    }
+    FILE *f = fopen(models, "r");
+    if (!f) {
+        fprintf(stderr, "taskscope model compose: cannot open %s\n", models);
+        return 1;
+    }
+    struct named_list list = {NULL, 0};
+    char line[4096];
+    int lineno = 0, rc = 0;
+    char pname[64] = "";
+    while (!rc && fgets(line, sizeof line, f)) {
+        lineno++;
+        char *s = line + strspn(line, " \t");
+        s[strcspn(s, "\r\n")] = 0;
+        if (!*s || *s == '#')
+            continue;
+        /* "NAME: MODEL", or a line of `taskscope model` itself:
+         * "CALLPATH [METRIC]: MODEL  (RSS ..., SMAPE ..., adj. R^2 ...)" */
+        char *colon = strstr(s, "]: ");
+        colon = colon ? colon + 1 : strchr(s, ':');
+        if (!colon) {
+            fprintf(stderr, "%s:%d: expected 'NAME: MODEL'\n", models, lineno);
+            rc = 1;
+            break;
+        }
+        *colon = 0;
+        char *quality = strstr(colon + 1, "  (RSS ");
+        if (quality)
+            *quality = 0;
+        if (!pname[0]) { /* the parameter: the first name a model raises to a power */
+            const char *m = colon + 1, *caret = strchr(m, '^');
+            const char *st = caret;
+            while (st && st > m &&
+                   (st[-1] == '_' || (st[-1] >= 'a' && st[-1] <= 'z') ||
+                    (st[-1] >= 'A' && st[-1] <= 'Z') || (st[-1] >= '0' && st[-1] <= '9')))
+                st--;
+            if (caret && caret > st && (size_t)(caret - st) < sizeof pname) {
+                memcpy(pname, st, (size_t)(caret - st));
+                pname[caret - st] = 0;
+                param = pname;
+            }
+        }
+        struct named *n = realloc(list.items, (list.n + 1) * sizeof *n);
+        if (!n) {
+            rc = 1;
+            break;
+        }
+        list.items = n;
+        snprintf(n[list.n].name, sizeof n[list.n].name, "%.*s", (int)strcspn(s, " \t["), s);
+        char err[512];
+        if (tscope_model_parse(colon + 1, 1, &param, &n[list.n].model, err, sizeof err)) {
+            fprintf(stderr, "%s:%d: %s\n", models, lineno, err);
+            rc = 1;
+            break;
+        }
+        list.n++;
+    }
+    fclose(f);
+    if (!rc) {
+        tscope_model_t m;
+        char err[512], text[1024];
+        if (tscope_model_compose(expr, lookup, &list, &m, err, sizeof err)) {
+            fprintf(stderr, "taskscope model compose: %s\n", err);
+            rc = 1;
+        } else {
+            tscope_model_format(&m, &param, text, sizeof text);
+            printf("%s = %s\n", expr, text);
+            for (int i = 0; i < nat; i++) {
+                const char *eq = strchr(at[i], '=');
+                char *end;
+                double v = strtod(eq ? eq + 1 : at[i], &end);
+                if (end == (eq ? eq + 1 : at[i])) {
+                    fprintf(stderr, "taskscope model compose: --at '%s': expected %s=VALUE\n",
+                            at[i], param);
+                    rc = 2;
+                    break;
+                }
+                printf("  at %s=%g: %.6g\n", param, v, tscope_model_eval(&m, &v));
+            }
+        }
+    }
+    free(list.items);
+    return rc;
+}
+
+int tscope_cli_model(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "compose") == 0)
+        return compose(argc - 1, argv + 1);
+    static const struct option opts[] = {
+        {"format", required_argument, NULL, 'f'}, {"no-cv", no_argument, NULL, 'n'},
+        {"terms", required_argument, NULL, 't'},  {"predict", required_argument, NULL, 'p'},
+        {"param", required_argument, NULL, 'P'},  {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    tscope_mfit_opts_t fo = {sizeof fo, 1, 1};
+    int format = TSCOPE_MFORMAT_AUTO, json = 0, c;
+    const char *predict_text[32];
+    int npredict = 0;
+    char **labels = calloc((size_t)argc, sizeof *labels),
+         **paths = calloc((size_t)argc, sizeof *paths);
+    int nlabels = 0, rc = 0;
+    if (!labels || !paths) {
+        free(labels);
+        free(paths);
+        return 1;
+    }
+    optind = 1;
+    /* "+": stop at the first operand, so that --param X PROFILE pairs keep their order */
+    while (!rc && (c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            if ((format = tscope_mformat_parse(optarg)) < 0) {
+                fprintf(stderr,
+                        "taskscope model: --format: unknown format '%s' (text, json, "
+                        "jsonl, talpas, auto)\n",
+                        optarg);
+                rc = 2;
+            }
+            break;
+        case 'n':
+            fo.crossvalidation = 0;
+            break;
+        case 't':
+            fo.max_terms = (unsigned)atoi(optarg);
+            if (fo.max_terms < 1 || fo.max_terms > 3) {
+                fprintf(stderr, "taskscope model: --terms: 1, 2 or 3\n");
+                rc = 2;
+            }
+            break;
+        case 'p':
+            if (npredict < 32)
+                predict_text[npredict++] = optarg;
+            break;
+        case 'P':
+            if (optind >= argc || argv[optind][0] == '-') {
+                fprintf(stderr, "taskscope model: --param %s: a profile must follow\n", optarg);
+                rc = 2;
+            } else {
+                labels[nlabels] = optarg;
+                paths[nlabels++] = argv[optind++];
+            }
+            break;
+        case 'j':
+            json = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            free(labels);
+            free(paths);
+            return 0;
+        default:
+            usage(stderr);
+            rc = 2;
+        }
+    }
+    if (!rc && nlabels == 0 && optind >= argc) {
+        usage(stderr);
+        rc = 2;
+    }
+    if (!rc && nlabels > 0 && optind < argc) {
+        fprintf(stderr, "taskscope model: give either input files or --param/profile pairs\n");
+        rc = 2;
+    }
+    tscope_mexp_t e = {0};
+    char err[1024];
+    if (!rc && nlabels) {
+        rc = read_profiles(&e, labels, paths, nlabels, err, sizeof err);
+        if (rc)
+            fprintf(stderr, "taskscope model: %s\n", err);
+    }
+    for (int i = optind; !rc && i < argc; i++)
+        if (tscope_mexp_read(&e, argv[i], (tscope_mformat_t)format, err, sizeof err)) {
+            fprintf(stderr, "taskscope model: %s\n", err);
+            rc = 1;
+        }
+    struct predict pr[32];
+    for (int i = 0; !rc && i < npredict; i++)
+        if (parse_at(predict_text[i], &e, &pr[i])) {
+            fprintf(stderr,
+                    "taskscope model: --predict '%s': expected a value for each "
+                    "parameter, NAME=VALUE[,NAME=VALUE]\n",
+                    predict_text[i]);
+            rc = 2;
+        }
+    int few = 0;
+    for (size_t i = 0; !rc && i < e.nseries; i++) {
+        const tscope_mseries_t *s = &e.series[i];
+        tscope_model_t m;
+        int frc = tscope_model_fit(s, e.nparams, &fo, &m);
+        if (frc) {
+            fprintf(stderr, "taskscope model: %s [%s]: %s\n", s->callpath, s->metric,
+                    tscope_strerror(frc));
+            rc = 1;
+            break;
+        }
+        if (s->npoints < 5)
+            few = 1;
+        char text[2048];
+        tscope_model_format(&m, (const char *const *)e.params, text, sizeof text);
+        if (json) {
+            print_json(s, &e, &m, text, pr, npredict);
+            continue;
+        }
+        printf("%s [%s]: %s  (RSS %.6g, SMAPE %.6g, adj. R^2 %.6g)\n", s->callpath, s->metric, text,
+               m.rss, m.smape, m.ar2);
+        for (int k = 0; k < npredict; k++)
+            print_prediction(&m, &pr[k]);
+    }
+    if (few)
+        fprintf(stderr, "taskscope model: note: some series have fewer than 5 points; Extra-P "
+                        "asks for at least 5 per parameter\n");
+    tscope_mexp_free(&e);
+    free(labels);
+    free(paths);
+    return rc;
+}

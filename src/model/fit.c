@@ -1,0 +1,488 @@
+/* fit.c - the single-parameter modeler: Extra-P's default, and a
+ * multi-term search beyond it.
+ *
+ * Extra-P's default, step by step (docs/modeling.md says where each rule
+ * comes from):
+ *   - the value of a point is the mean of its repetitions;
+ *   - the constant model (the mean) comes first; its RSS is the total sum
+ *     of squares; with RSS exactly 0 it is the answer;
+ *   - then the 42 one-term hypotheses c0 + c1 * p^(i) * log2(p)^(j) in
+ *     Extra-P's order (log terms only when every coordinate is >= 1), each
+ *     scored by leave-one-out cross-validation: fit on n-1 points by least
+ *     squares, set c0 to 0 when |c0 / min(training values)| < 0.0005,
+ *     predict the left-out point, sum RSS and SMAPE over the folds; then
+ *     refit on all points;
+ *   - a hypothesis is rejected when its term coefficient is 0 or its term
+ *     is below 0.0005 of the value at every point; it replaces the best
+ *     only when its SMAPE is strictly lower (ties keep the earlier one);
+ *   - without cross-validation: fit on all points, clean c0 with 0.001,
+ *     score on all points.
+ * Beyond Extra-P (max_terms 2-3): every combination of 2 (then 3) distinct
+ * hypotheses is fitted and scored the same way; the best replaces the
+ * model only if it lowers the (cross-validated) SMAPE by more than 10%,
+ * every term passes the same rejection rules and there are at least three
+ * more points than coefficients (the guards against over-fitting).
+ *
+ * Least squares: two columns (constant and one term) with the centred
+ * closed form, the minimum-norm answer when the term is constant (what
+ * numpy's lstsq gives); more columns by Householder QR on columns scaled
+ * to unit norm.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fit.h"
+
+const int16_t tscope__hyp[TSCOPE__NHYP][3] = {
+    {0, 1, 1}, {0, 1, 2}, {1, 4, 0}, {1, 3, 0}, {1, 4, 1},  {1, 3, 1}, {1, 4, 2},
+    {1, 3, 2}, {1, 2, 0}, {1, 2, 1}, {1, 2, 2}, {2, 3, 0},  {3, 4, 0}, {2, 3, 1},
+    {3, 4, 1}, {4, 5, 0}, {2, 3, 2}, {3, 4, 2}, {1, 1, 0},  {1, 1, 1}, {1, 1, 2},
+    {5, 4, 0}, {5, 4, 1}, {4, 3, 0}, {4, 3, 1}, {3, 2, 0},  {3, 2, 1}, {3, 2, 2},
+    {5, 3, 0}, {7, 4, 0}, {2, 1, 0}, {2, 1, 1}, {2, 1, 2},  {9, 4, 0}, {7, 3, 0},
+    {5, 2, 0}, {5, 2, 1}, {5, 2, 2}, {8, 3, 0}, {11, 4, 0}, {3, 1, 0}, {3, 1, 1}};
+
+double tscope__factor_eval(const tscope_mfactor_t *f, double p)
+{
+    double v = 1;
+    if (f->num)
+        v *= pow(p, (double)f->num / (double)f->den);
+    if (f->log)
+        v *= pow(log2(p), (double)f->log);
+    return v;
+}
+
+double tscope__term_eval(const tscope_mterm_t *t, unsigned nparams, const double *coord)
+{
+    double v = 1;
+    for (unsigned l = 0; l < nparams; l++)
+        if (t->f[l].num || t->f[l].log)
+            v *= tscope__factor_eval(&t->f[l], coord[l]);
+    return v;
+}
+
+int tscope__lstsq(double *A, double *y, size_t n, size_t k, double *coef)
+{
+    double scale[TSCOPE_MODEL_MAX_TERMS + 1];
+    int dead[TSCOPE_MODEL_MAX_TERMS + 1] = {0};
+    if (k > TSCOPE_MODEL_MAX_TERMS + 1)
+        return TSCOPE_EINVAL;
+    for (size_t j = 0; j < k; j++) {
+        double s = 0;
+        for (size_t i = 0; i < n; i++)
+            s += A[j * n + i] * A[j * n + i];
+        scale[j] = s > 0 ? sqrt(s) : 1;
+        for (size_t i = 0; i < n; i++)
+            A[j * n + i] /= scale[j];
+    }
+    size_t r = 0; /* rows used so far */
+    size_t piv[TSCOPE_MODEL_MAX_TERMS + 1];
+    for (size_t j = 0; j < k; j++) {
+        double *c = A + j * n;
+        double norm = 0;
+        for (size_t i = r; i < n; i++)
+            norm += c[i] * c[i];
+        norm = sqrt(norm);
+        if (r >= n || norm < 1e-13) { /* dependent on the columns before: coefficient 0 */
+            dead[j] = 1;
+            continue;
+        }
+        double alpha = c[r] > 0 ? -norm : norm;
+        c[r] -= alpha; /* c[r..n) is now the Householder vector v */
+        double vv = 0;
+        for (size_t i = r; i < n; i++)
+            vv += c[i] * c[i];
+        for (size_t jj = j + 1; jj < k; jj++) {
+            double *d = A + jj * n, s = 0;
+            for (size_t i = r; i < n; i++)
+                s += c[i] * d[i];
+            s = 2 * s / vv;
+            for (size_t i = r; i < n; i++)
+                d[i] -= s * c[i];
+        }
+        double s = 0;
+        for (size_t i = r; i < n; i++)
+            s += c[i] * y[i];
+        s = 2 * s / vv;
+        for (size_t i = r; i < n; i++)
+            y[i] -= s * c[i];
+        c[r] = alpha; /* R's diagonal */
+        piv[j] = r++;
+    }
+    for (size_t j = k; j-- > 0;) {
+        if (dead[j]) {
+            coef[j] = 0;
+            continue;
+        }
+        double s = y[piv[j]];
+        for (size_t jj = j + 1; jj < k; jj++)
+            if (!dead[jj])
+                s -= A[jj * n + piv[j]] * coef[jj];
+        coef[j] = s / A[j * n + piv[j]];
+    }
+    for (size_t j = 0; j < k; j++)
+        coef[j] /= scale[j];
+    return 0;
+}
+
+/* Least squares for [1, t] over the points i != skip (skip = n: none). */
+static void fit_line(const double *t, const double *y, size_t n, size_t skip, double *c0,
+                     double *c1)
+{
+    double st = 0, sy = 0;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i != skip) {
+            st += t[i];
+            sy += y[i];
+            m++;
+        }
+    if (!m) {
+        *c0 = *c1 = 0;
+        return;
+    }
+    double tm = st / (double)m, ym = sy / (double)m, stt = 0, sty = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i != skip) {
+            stt += (t[i] - tm) * (t[i] - tm);
+            sty += (t[i] - tm) * (y[i] - ym);
+        }
+    if (stt > 0 && stt > 1e-26 * tm * tm * (double)m) {
+        *c1 = sty / stt;
+        *c0 = ym - *c1 * tm;
+    } else { /* the term is constant here: minimum-norm solution of c0 + tm*c1 = ym */
+        *c0 = ym / (1 + tm * tm);
+        *c1 = tm * ym / (1 + tm * tm);
+    }
+}
+
+static double min_except(const double *y, size_t n, size_t skip)
+{
+    double m = INFINITY;
+    for (size_t i = 0; i < n; i++)
+        if (i != skip && y[i] < m)
+            m = y[i];
+    return m;
+}
+
+/* Extra-P's constant cleaning. */
+static double clean_constant(double c0, double phi, double minimum)
+{
+    if (minimum == 0)
+        return fabs(c0 - minimum) < phi ? 0 : c0;
+    return fabs(c0 / minimum) < phi ? 0 : c0;
+}
+
+struct cost {
+    double rss, smape, re;
+};
+
+/* Adds one left-out prediction to the fold sums (Extra-P's
+ * compute_cost_leave_one_out). */
+static void cost_fold(struct cost *c, double pred, double actual, size_t n)
+{
+    double d = pred - actual;
+    c->rss += d * d;
+    if (actual != 0)
+        c->re += fabs(d / actual) / (double)n;
+    double abssum = fabs(actual) + fabs(pred);
+    if (abssum != 0)
+        c->smape += (fabs(d) / abssum * 2) / (double)n * 100;
+}
+
+/* Cost on all points (Extra-P's single-parameter compute_cost: SMAPE is the
+ * mean over the points where |actual| + |pred| != 0). */
+static struct cost cost_all(const double *pred, const double *y, size_t n)
+{
+    struct cost c = {0, 0, 0};
+    size_t ns = 0;
+    double smape = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = pred[i] - y[i];
+        c.rss += d * d;
+        c.re += fabs(d) / y[i] / (double)n;
+        double abssum = fabs(y[i]) + fabs(pred[i]);
+        if (abssum != 0) {
+            smape += fabs(d) / abssum * 2;
+            ns++;
+        }
+    }
+    c.smape = ns ? smape / (double)ns * 100 : NAN;
+    return c;
+}
+
+/* The largest |term / actual| over the points, NaN propagating like
+ * numpy's max. */
+static double contribution(double coef, const double *t, const double *y, size_t n)
+{
+    double mx = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        double c = fabs(coef * t[i] / y[i]);
+        if (c != c)
+            return NAN;
+        if (c > mx)
+            mx = c;
+    }
+    return mx;
+}
+
+static double adjusted_r2(double rss, double tss, size_t n, size_t nterms)
+{
+    double adj = 1.0 - rss / tss;
+    return 1.0 - (1.0 - adj) * ((double)n - 1.0) / ((double)n - (double)nterms - 1.0);
+}
+
+static void set_hyp(tscope_mterm_t *t, int h, double coef)
+{
+    memset(t, 0, sizeof *t);
+    t->coef = coef;
+    t->f[0].num = tscope__hyp[h][0];
+    t->f[0].den = tscope__hyp[h][1];
+    t->f[0].log = tscope__hyp[h][2];
+}
+
+/* Cross-validated (or in-sample) scoring of a model with the terms whose
+ * values are in cols[0 .. k) (n values each); writes the final
+ * coefficients (c[0] constant).  Returns the cost. */
+static struct cost score_general(const double *cols, size_t k, const double *y, size_t n, int cv,
+                                 double *c, double *scratch)
+{
+    struct cost cost = {0, 0, 0};
+    size_t kk = k + 1;
+    double *A = scratch, *b = scratch + kk * n;
+    if (cv) {
+        for (size_t skip = 0; skip < n; skip++) {
+            size_t m = 0;
+            for (size_t i = 0; i < n; i++) {
+                if (i == skip)
+                    continue;
+                A[m] = 1;
+                for (size_t j = 0; j < k; j++)
+                    A[(j + 1) * (n - 1) + m] = cols[j * n + i];
+                b[m++] = y[i];
+            }
+            tscope__lstsq(A, b, n - 1, kk, c);
+            c[0] = clean_constant(c[0], TSCOPE__EPSILON, min_except(y, n, skip));
+            double pred = c[0];
+            for (size_t j = 0; j < k; j++)
+                pred += c[j + 1] * cols[j * n + skip];
+            cost_fold(&cost, pred, y[skip], n);
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        A[i] = 1;
+        for (size_t j = 0; j < k; j++)
+            A[(j + 1) * n + i] = cols[j * n + i];
+        b[i] = y[i];
+    }
+    tscope__lstsq(A, b, n, kk, c);
+    if (!cv) {
+        c[0] = clean_constant(c[0], TSCOPE__CLEAN_NO_CV, min_except(y, n, n));
+        double *pred = b;
+        for (size_t i = 0; i < n; i++) {
+            pred[i] = c[0];
+            for (size_t j = 0; j < k; j++)
+                pred[i] += c[j + 1] * cols[j * n + i];
+        }
+        cost = cost_all(pred, y, n);
+    }
+    return cost;
+}
+
+/* Scores the k-term model of hypotheses h[0 .. k); 1 if it is valid (finite,
+ * every term passes the rejection rules) and beats *best. */
+static int try_combination(const int *h, size_t k, const double *tvals, const double *y, size_t n,
+                           int cv, double *cols, double *scratch, struct cost *best, double *best_c)
+{
+    for (size_t j = 0; j < k; j++)
+        memcpy(cols + j * n, tvals + (size_t)h[j] * n, n * sizeof *cols);
+    double c[TSCOPE_MODEL_MAX_TERMS + 1];
+    struct cost cost = score_general(cols, k, y, n, cv, c, scratch);
+    if (!isfinite(cost.rss) || !(cost.smape < best->smape))
+        return 0;
+    for (size_t j = 0; j < k; j++)
+        if (c[j + 1] == 0 || contribution(c[j + 1], cols + j * n, y, n) < TSCOPE__EPSILON)
+            return 0;
+    *best = cost;
+    memcpy(best_c, c, (k + 1) * sizeof *c);
+    return 1;
+}
+
+/* Beyond Extra-P: the best model of k = 2 .. max_terms distinct hypotheses
+ * (every combination), kept only while each added term lowers the SMAPE by
+ * more than 10% (see the top of the file). */
+static int add_terms(const double *y, size_t n, const tscope_mfit_opts_t *o, int logok,
+                     const double *tvals, double tss, tscope_model_t *m)
+{
+    size_t maxk = o->max_terms < TSCOPE_MODEL_MAX_TERMS ? o->max_terms : TSCOPE_MODEL_MAX_TERMS;
+    if (maxk > 3)
+        maxk = 3; /* 11,480 combinations of three; four would be 111,930 */
+    int cand[TSCOPE__NHYP], ncand = 0;
+    for (int h = 0; h < TSCOPE__NHYP; h++)
+        if (logok || !tscope__hyp[h][2])
+            cand[ncand++] = h;
+    double *cols = malloc((maxk * n + (maxk + 2) * n * 2) * sizeof *cols);
+    if (!cols)
+        return TSCOPE_ENOMEM;
+    double *scratch = cols + maxk * n;
+    for (size_t k = 2; k <= maxk && n >= k + 1 + 3; k++) {
+        struct cost best = {INFINITY, 0.9 * m->smape, 0};
+        double best_c[TSCOPE_MODEL_MAX_TERMS + 1];
+        int h[3], best_h[3], found = 0;
+        for (int a = 0; a < ncand; a++)
+            for (int b = a + 1; b < ncand; b++) {
+                h[0] = cand[a];
+                h[1] = cand[b];
+                if (k == 2) {
+                    if (try_combination(h, 2, tvals, y, n, o->crossvalidation, cols, scratch, &best,
+                                        best_c))
+                        memcpy(best_h, h, sizeof h), found = 1;
+                    continue;
+                }
+                for (int d = b + 1; d < ncand; d++) {
+                    h[2] = cand[d];
+                    if (try_combination(h, 3, tvals, y, n, o->crossvalidation, cols, scratch, &best,
+                                        best_c))
+                        memcpy(best_h, h, sizeof h), found = 1;
+                }
+            }
+        if (!found)
+            break;
+        m->c0 = best_c[0];
+        m->nterms = (unsigned)k;
+        for (size_t j = 0; j < k; j++)
+            set_hyp(&m->terms[j], best_h[j], best_c[j + 1]);
+        m->rss = best.rss;
+        m->smape = best.smape;
+        m->re = best.re;
+        m->ar2 = adjusted_r2(m->rss, tss, n, k);
+    }
+    free(cols);
+    return 0;
+}
+
+int tscope__fit_single(const double *x, const double *y, size_t n, const tscope_mfit_opts_t *o,
+                       tscope_model_t *m)
+{
+    memset(m, 0, sizeof *m);
+    m->nparams = 1;
+    m->npoints = n;
+    if (!n)
+        return TSCOPE_EINVAL;
+    m->lo[0] = m->hi[0] = x[0];
+    int logok = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (x[i] < 1)
+            logok = 0;
+        if (x[i] < m->lo[0])
+            m->lo[0] = x[i];
+        if (x[i] > m->hi[0])
+            m->hi[0] = x[i];
+    }
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += y[i];
+    double mean = sum / (double)n; /* numpy.mean: the sum over n */
+    double tss = 0, smape = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = mean - y[i];
+        tss += d * d;
+        if (y[i] != 0)
+            m->re = fabs(d) / y[i]; /* Extra-P keeps the last point's (sic) */
+        double abssum = fabs(y[i]) + fabs(mean);
+        if (abssum != 0)
+            smape += fabs(d) / abssum * 2;
+    }
+    m->c0 = mean;
+    m->rss = tss;
+    m->smape = smape / (double)n * 100;
+    m->ar2 = 1;
+    if (tss == 0)
+        return 0;
+
+    double *tvals = malloc((TSCOPE__NHYP + 1) * n * sizeof *tvals);
+    if (!tvals)
+        return TSCOPE_ENOMEM;
+    double *pred = tvals + TSCOPE__NHYP * n;
+    for (int h = 0; h < TSCOPE__NHYP; h++) {
+        tscope_mterm_t t;
+        set_hyp(&t, h, 1);
+        for (size_t i = 0; i < n; i++)
+            tvals[(size_t)h * n + i] =
+                logok || !t.f[0].log ? tscope__factor_eval(&t.f[0], x[i]) : 0;
+    }
+    for (int h = 0; h < TSCOPE__NHYP; h++) {
+        if (!logok && tscope__hyp[h][2])
+            continue;
+        const double *t = tvals + (size_t)h * n;
+        struct cost cost = {0, 0, 0};
+        double c0, c1;
+        if (o->crossvalidation) {
+            for (size_t skip = 0; skip < n; skip++) {
+                fit_line(t, y, n, skip, &c0, &c1);
+                c0 = clean_constant(c0, TSCOPE__EPSILON, min_except(y, n, skip));
+                cost_fold(&cost, c0 + c1 * t[skip], y[skip], n);
+            }
+            fit_line(t, y, n, n, &c0, &c1);
+        } else {
+            fit_line(t, y, n, n, &c0, &c1);
+            c0 = clean_constant(c0, TSCOPE__CLEAN_NO_CV, min_except(y, n, n));
+            for (size_t i = 0; i < n; i++)
+                pred[i] = c0 + c1 * t[i];
+            cost = cost_all(pred, y, n);
+        }
+        if (cost.rss != cost.rss || isinf(cost.rss))
+            continue; /* Extra-P: "numeric imprecision", ignored */
+        if (c1 == 0 || contribution(c1, t, y, n) < TSCOPE__EPSILON)
+            continue;
+        if (cost.smape < m->smape) {
+            m->c0 = c0;
+            m->nterms = 1;
+            set_hyp(&m->terms[0], h, c1);
+            m->rss = cost.rss;
+            m->smape = cost.smape;
+            m->re = cost.re;
+            m->ar2 = adjusted_r2(cost.rss, tss, n, 1);
+        }
+    }
+    int rc = 0;
+    if (m->nterms == 1 && o->max_terms > 1)
+        rc = add_terms(y, n, o, logok, tvals, tss, m);
+    free(tvals);
+    return rc;
+}
+
+int tscope_model_fit(const tscope_mseries_t *s, unsigned nparams, const tscope_mfit_opts_t *opts,
+                     tscope_model_t *out)
+{
+    tscope_mfit_opts_t o = {sizeof o, 1, 1};
+    if (opts) {
+        if (opts->struct_size < sizeof o)
+            return TSCOPE_EINVAL;
+        o = *opts;
+        if (o.max_terms < 1)
+            o.max_terms = 1;
+    }
+    if (!s || !out || nparams < 1 || nparams > TSCOPE_MODEL_MAX_PARAMS || !s->npoints)
+        return TSCOPE_EINVAL;
+    if (nparams > 1)
+        return tscope__fit_multi(s, nparams, &o, out);
+    double *xy = malloc(2 * s->npoints * sizeof *xy);
+    if (!xy)
+        return TSCOPE_ENOMEM;
+    for (size_t i = 0; i < s->npoints; i++) {
+        xy[i] = s->points[i].coord[0];
+        xy[s->npoints + i] = s->points[i].mean;
+    }
+    int rc = tscope__fit_single(xy, xy + s->npoints, s->npoints, &o, out);
+    free(xy);
+    return rc;
+}
+
+double tscope_model_eval(const tscope_model_t *m, const double *coord)
+{
+    double v = m->c0;
+    for (unsigned k = 0; k < m->nterms; k++)
+        v += m->terms[k].coef * tscope__term_eval(&m->terms[k], m->nparams, coord);
+    return v;
+}

@@ -1,0 +1,36 @@
+/* fit.h - internals shared by the modelers (fit.c, multi.c), the printer
+ * and the composition code of src/model/. */
+#ifndef TSCOPE_MODEL_FIT_H
+#define TSCOPE_MODEL_FIT_H
+
+#include <stddef.h>
+
+#include "taskscope/model.h"
+
+/* Extra-P's default hypotheses: 42 (num, den, log) in its order. */
+enum { TSCOPE__NHYP = 42 };
+extern const int16_t tscope__hyp[TSCOPE__NHYP][3];
+
+/* Extra-P's thresholds. */
+#define TSCOPE__EPSILON 0.0005    /* minimum term contribution, constant cleaning with CV */
+#define TSCOPE__CLEAN_NO_CV 0.001 /* constant cleaning without cross-validation */
+
+/* p^(num/den) * log2(p)^log */
+double tscope__factor_eval(const tscope_mfactor_t *f, double p);
+/* The term without its coefficient at coord. */
+double tscope__term_eval(const tscope_mterm_t *t, unsigned nparams, const double *coord);
+
+/* Least squares: A is n x k, column-major (column j at A + j*n), y has n
+ * values; A and y are overwritten.  Writes k coefficients (0 for columns
+ * that are zero or dependent).  0 or TSCOPE_ENOMEM. */
+int tscope__lstsq(double *A, double *y, size_t n, size_t k, double *coef);
+
+/* The single-parameter modeler on plain arrays (x: coordinates, y: point
+ * values).  0 or a negative error. */
+int tscope__fit_single(const double *x, const double *y, size_t n, const tscope_mfit_opts_t *o,
+                       tscope_model_t *m);
+/* The multi-parameter modeler on a series. */
+int tscope__fit_multi(const tscope_mseries_t *s, unsigned nparams, const tscope_mfit_opts_t *o,
+                      tscope_model_t *m);
+
+#endif

@@ -1,0 +1,114 @@
+/* powercap.c - the built-in power-capping policy (include/taskscope/policy.h).
+ *
+ * A periodic policy on "rt.thread_cap" fed by the sampler's power series:
+ * above the band's top one thread fewer, below its bottom one more, inside
+ * nothing (the band is the hysteresis, so the cap does not oscillate when
+ * the power sits inside it).  Where RAPL is missing the power is the
+ * sampler's estimate, and the status says so.
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include "policy.h"
+#include "taskscope/policy.h"
+#include "taskscope/rt.h"
+#include "taskscope/sampler.h"
+
+static struct {
+    pthread_mutex_t lock;
+    int active, entered;
+    double low, high, last_t;
+    tscope_powercap_status_t st;
+    unsigned workers;
+} P = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void powercap_policy(void *data, double elapsed)
+{
+    (void)data;
+    (void)elapsed;
+    double w, t;
+    int estimate = 0;
+    if (tscope_sampler_latest("power.package_w", &w, &t)) {
+        if (tscope_sampler_latest("power.estimate_w", &w, &t))
+            return; /* no power yet */
+        estimate = 1;
+    }
+    pthread_mutex_lock(&P.lock);
+    if (t == P.last_t) { /* nothing new since the last period */
+        pthread_mutex_unlock(&P.lock);
+        return;
+    }
+    P.last_t = t;
+    P.st.power_w = w;
+    P.st.estimate = estimate;
+    P.st.periods++;
+    int inside = w >= P.low && w <= P.high;
+    P.st.inside += inside;
+    if (inside)
+        P.entered = 1;
+    if (P.entered) {
+        P.st.after_first++;
+        P.st.inside_after += inside;
+    }
+    unsigned cap = tscope_rt_thread_cap();
+    if (cap) {
+        if (w > P.high && cap > 1)
+            cap--;
+        else if (w < P.low && cap < P.workers)
+            cap++;
+        if (cap != tscope_rt_thread_cap() && tscope_param_set("rt.thread_cap", cap) == 0)
+            P.st.cap = cap;
+    }
+    pthread_mutex_unlock(&P.lock);
+}
+
+int tscope_powercap_start(unsigned period_ms, double low_w, double high_w)
+{
+    tscope_param_desc_t d;
+    if (!(low_w >= 0) || !(high_w > low_w))
+        return TSCOPE_EINVAL;
+    if (tscope_param_describe("rt.thread_cap", &d))
+        return TSCOPE_ENOENT;
+    pthread_mutex_lock(&P.lock);
+    if (P.active) {
+        pthread_mutex_unlock(&P.lock);
+        return TSCOPE_EINVAL;
+    }
+    memset(&P.st, 0, sizeof P.st);
+    P.st.cap = tscope_rt_thread_cap();
+    P.low = low_w;
+    P.high = high_w;
+    P.entered = 0;
+    P.last_t = -1;
+    P.workers = (unsigned)d.max;
+    P.active = 1;
+    pthread_mutex_unlock(&P.lock);
+    int rc = tscope_policy_add("powercap", period_ms, powercap_policy, NULL);
+    if (rc) {
+        pthread_mutex_lock(&P.lock);
+        P.active = 0;
+        pthread_mutex_unlock(&P.lock);
+    }
+    return rc;
+}
+
+int tscope_powercap_status(tscope_powercap_status_t *out)
+{
+    if (!out)
+        return TSCOPE_EINVAL;
+    pthread_mutex_lock(&P.lock);
+    *out = P.st;
+    int rc = P.active ? 0 : TSCOPE_ESTATE;
+    pthread_mutex_unlock(&P.lock);
+    return rc;
+}
+
+void tscope_powercap_stop(void)
+{
+    pthread_mutex_lock(&P.lock);
+    int active = P.active;
+    P.active = 0;
+    pthread_mutex_unlock(&P.lock);
+    if (active)
+        tscope_policy_remove("powercap");
+}

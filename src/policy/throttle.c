@@ -1,0 +1,281 @@
+/* throttle.c - the built-in thread-throttling policy (APEX's throttling)
+ * and the AllScale multi-objective optimiser (include/taskscope/policy.h).
+ *
+ * The optimiser is the same loop with another objective and search: the
+ * weighted sum of time per task, threads in use / workers and energy per
+ * task (each relative to its first measurement), minimised by Nelder-Mead
+ * over the cap 1 .. W.
+ *
+ * A periodic policy on the parameter "rt.thread_cap".  Each period it
+ * measures the objective over the period just ended (the runtime's tasks
+ * finished per second, maximised; or a task type's mean exclusive time,
+ * minimised), reports it to a hill-climbing tuner over the exponent k of
+ * cap = 2^k (the largest point is the number of workers), and sets the cap
+ * the tuner asks for next.  Starting from all workers it halves or doubles
+ * the cap, moving only on a gain above 5%, so noise does not make it
+ * oscillate.  Converged, it keeps the best cap; when the objective then
+ * drifts more than 20% from the best value for three periods in a row (the
+ * program changed phase) it tunes again.  A period without finished tasks
+ * says nothing and is not reported.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/core.h"
+#include "policy.h"
+#include "taskscope/policy.h"
+#include "taskscope/rt.h"
+#include "taskscope/sampler.h"
+
+static struct {
+    pthread_mutex_t lock;
+    int active;
+    int optimize;        /* the AllScale optimiser: Nelder-Mead over 1..W, weighted objective */
+    double w[3], ref[3]; /* weights and references (the first measurement) of time,
+                            resources, energy */
+    double base_energy, base_t;
+    tscope_tuner_t *tuner;
+    tscope_type_t type; /* 0: throughput */
+    unsigned workers, kmax, cap, best;
+    int converged, drift;
+    unsigned evals, retunes;
+    double objective, best_objective;
+    uint64_t base_done, base_calls;
+    double base_excl;
+    int have_base;
+} T = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static unsigned cap_of(double k, unsigned workers)
+{
+    if (T.optimize)
+        return (unsigned)k; /* linear: the grid is 1 .. workers */
+    double c = pow(2, k);
+    return c >= workers ? workers : (unsigned)c;
+}
+
+/* The energy used so far (J): RAPL-based power integrated by the caller is
+ * not kept, so the sampler's cumulative estimate, or NAN. */
+static double energy_now(void)
+{
+    double e;
+    return tscope_sampler_latest("energy.estimate_j", &e, NULL) == 0 ? e : NAN;
+}
+
+static void baseline(void)
+{
+    tscope_rt_stats_t st;
+    tscope_rt_stats(&st);
+    T.base_done = st.completed;
+    T.base_energy = energy_now();
+    if (T.type) {
+        tscope_type_stats_t ts;
+        if (tscope_query_type(T.type, &ts) == 0) {
+            T.base_calls = ts.calls;
+            T.base_excl = ts.excl_ns.sum;
+        }
+    }
+    T.have_base = 1;
+}
+
+/* The objective over the period just ended (smaller is better); NAN when
+ * the period says nothing. */
+static double measure(double elapsed)
+{
+    if (!T.have_base || elapsed <= 0)
+        return NAN;
+    if (T.type) {
+        tscope_type_stats_t ts;
+        if (tscope_query_type(T.type, &ts) || ts.calls == T.base_calls)
+            return NAN;
+        return (ts.excl_ns.sum - T.base_excl) / (double)(ts.calls - T.base_calls);
+    }
+    tscope_rt_stats_t st;
+    tscope_rt_stats(&st);
+    if (st.completed == T.base_done)
+        return NAN;
+    double done = (double)(st.completed - T.base_done);
+    if (!T.optimize)
+        return -done / elapsed; /* maximise throughput */
+    /* AllScale: weighted time per task, resources in use, energy per task,
+     * each relative to its first measurement */
+    double v[3] = {elapsed / done, (double)T.cap / T.workers,
+                   (energy_now() - T.base_energy) / done};
+    double f = 0;
+    for (int i = 0; i < 3; i++) {
+        if (!(v[i] > 0) || !isfinite(v[i]) || T.w[i] == 0)
+            continue; /* no energy data: that term is left out */
+        if (!(T.ref[i] > 0))
+            T.ref[i] = v[i];
+        f += T.w[i] * v[i] / T.ref[i];
+    }
+    return f;
+}
+
+static void set_cap(unsigned cap)
+{
+    if (tscope_param_set("rt.thread_cap", cap) == 0)
+        T.cap = cap;
+}
+
+static int restart_tuner(void)
+{
+    tscope_tuner_destroy(T.tuner);
+    T.tuner = NULL;
+    tscope_tune_dim_t dim = {0, T.kmax, 1};
+    double start = T.kmax;
+    if (T.optimize) {
+        dim = (tscope_tune_dim_t){1, T.workers, 1};
+        start = T.workers;
+    }
+    tscope_tuner_opts_t o = {sizeof o, 64, 1, 0.05, &start};
+    T.converged = 0;
+    T.drift = 0;
+    return tscope_tuner_create(T.optimize ? TSCOPE_TUNER_NELDER_MEAD : TSCOPE_TUNER_HILL_CLIMB,
+                               &dim, 1, &o, &T.tuner);
+}
+
+static void throttle_policy(void *data, double elapsed)
+{
+    (void)data;
+    pthread_mutex_lock(&T.lock);
+    double f = measure(elapsed);
+    if (T.have_base && !isnan(f)) {
+        T.objective = -f > 0 && !T.type && !T.optimize ? -f : f;
+        if (!T.converged) {
+            tscope_tuner_report(T.tuner, f);
+            T.evals++;
+        } else if (fabs(f - T.best_objective) > 0.2 * fabs(T.best_objective)) {
+            if (++T.drift >= 3 && restart_tuner() == 0) {
+                T.have_base = 0; /* a new search from all workers */
+                T.retunes++;
+            }
+        } else {
+            T.drift = 0;
+        }
+    }
+    if (!T.converged && T.tuner && (!T.have_base || !isnan(f))) {
+        double k;
+        if (tscope_tuner_next(T.tuner, &k) == 0) {
+            set_cap(cap_of(k, T.workers));
+        } else { /* converged: keep the best */
+            double fb;
+            tscope_tuner_best(T.tuner, &k, &fb);
+            T.converged = 1;
+            T.best = cap_of(k, T.workers);
+            T.best_objective = fb;
+            set_cap(T.best);
+        }
+    }
+    if (!T.have_base || !isnan(f))
+        baseline();
+    pthread_mutex_unlock(&T.lock);
+}
+
+static int start(unsigned period_ms, const char *type_name, int optimize, const double *w);
+
+int tscope_throttle_start(unsigned period_ms, const char *type_name)
+{
+    return start(period_ms, type_name, 0, NULL);
+}
+
+int tscope_optimize_start(unsigned period_ms, double w_time, double w_resources, double w_energy)
+{
+    if (!(w_time >= 0) || !(w_resources >= 0) || !(w_energy >= 0) ||
+        w_time + w_resources + w_energy <= 0)
+        return TSCOPE_EINVAL;
+    const double w[3] = {w_time, w_resources, w_energy};
+    return start(period_ms, NULL, 1, w);
+}
+
+static int start(unsigned period_ms, const char *type_name, int optimize, const double *w)
+{
+    tscope_param_desc_t d;
+    if (tscope_param_describe("rt.thread_cap", &d))
+        return TSCOPE_ENOENT;
+    pthread_mutex_lock(&T.lock);
+    if (T.active) {
+        pthread_mutex_unlock(&T.lock);
+        return TSCOPE_EINVAL;
+    }
+    T.type = 0;
+    if (type_name && *type_name && tscope_type_register(type_name, &T.type)) {
+        pthread_mutex_unlock(&T.lock);
+        return TSCOPE_EINVAL;
+    }
+    T.workers = (unsigned)d.max;
+    T.optimize = optimize;
+    for (int i = 0; i < 3; i++) {
+        T.w[i] = w ? w[i] : 0;
+        T.ref[i] = 0;
+    }
+    T.kmax = 0;
+    while ((1u << T.kmax) < T.workers)
+        T.kmax++;
+    T.evals = T.retunes = 0;
+    T.best = 0;
+    T.objective = NAN;
+    T.have_base = 0;
+    int rc = restart_tuner();
+    if (!rc)
+        T.active = 1;
+    pthread_mutex_unlock(&T.lock);
+    if (rc)
+        return rc;
+    rc = tscope_policy_add("throttle", period_ms, throttle_policy, NULL);
+    if (rc) {
+        pthread_mutex_lock(&T.lock);
+        T.active = 0;
+        pthread_mutex_unlock(&T.lock);
+    }
+    return rc;
+}
+
+int tscope_throttle_status(tscope_throttle_status_t *out)
+{
+    if (!out)
+        return TSCOPE_EINVAL;
+    pthread_mutex_lock(&T.lock);
+    int rc = T.active ? 0 : TSCOPE_ESTATE;
+    out->converged = T.converged;
+    out->cap = T.cap;
+    out->best = T.best;
+    out->evals = T.evals;
+    out->objective = T.objective;
+    out->retunes = T.retunes;
+    pthread_mutex_unlock(&T.lock);
+    return rc;
+}
+
+void tscope_throttle_stop(void)
+{
+    pthread_mutex_lock(&T.lock);
+    int active = T.active;
+    T.active = 0;
+    pthread_mutex_unlock(&T.lock);
+    if (!active)
+        return;
+    tscope_policy_remove("throttle"); /* waits for a run in progress */
+    pthread_mutex_lock(&T.lock);
+    tscope_tuner_destroy(T.tuner);
+    T.tuner = NULL;
+    pthread_mutex_unlock(&T.lock);
+}
+
+int tscope_policy_autostart(void)
+{
+    if (!tscope__g.initialised || strcmp(tscope__g.cfg.policy, "none") == 0)
+        return 0;
+    int throttle = strcmp(tscope__g.cfg.policy, "throttle") == 0;
+    int rc =
+        throttle
+            ? tscope_throttle_start(tscope__g.cfg.policy_period_ms, tscope__g.cfg.throttle_type)
+            : tscope_powercap_start(tscope__g.cfg.policy_period_ms, tscope__g.cfg.power_low_w,
+                                    tscope__g.cfg.power_high_w);
+    if (rc)
+        fprintf(stderr, "taskscope: policy: cannot start %s: %s\n", tscope__g.cfg.policy,
+                tscope_strerror(rc));
+    return rc;
+}

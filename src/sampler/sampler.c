@@ -1,0 +1,304 @@
+/* sampler.c - the sampler thread, its sources and the bounded time series
+ * (include/taskscope/sampler.h).
+ *
+ * Every TASKSCOPE_SAMPLE_MS the thread calls every source (the built-in
+ * ones of sources.c, then the registered ones) under the sampler lock.  A
+ * value becomes a taskscope counter sample (counter named like the series,
+ * recorded through the sampler thread's own ring like any thread's event)
+ * and a cell of the time series: one row per sample, one column per series
+ * (a series first seen later has no value in earlier rows).  The rows are
+ * bounded by TASKSCOPE_SAMPLE_KEEP: when full, every second row is dropped
+ * and from then on only every second sample is kept (then every fourth...),
+ * so the whole run stays covered in bounded memory.  At finalize the rows
+ * are written as samples.csv.
+ *
+ * Locks: sampler_lock guards sources, series and rows; it is never held
+ * while taking the store lock (counter samples go through the ring).
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/core.h"
+#include "sampler.h"
+#include "taskscope/sampler.h"
+
+enum { MAX_SOURCES = 64, MAX_SERIES = 128 };
+
+struct source {
+    char name[64];
+    tscope_sample_fn fn;
+    void *data;
+    double last; /* monotonic seconds of its previous call; 0: never */
+};
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    pthread_t thread;
+    int running, stop;
+    struct source sources[MAX_SOURCES];
+    unsigned nsources;
+    char names[MAX_SERIES][64];
+    tscope_counter_t counters[MAX_SERIES];
+    double latest[MAX_SERIES], latest_t[MAX_SERIES];
+    unsigned nseries;
+    double *rows; /* keep x (1 + MAX_SERIES): time, then the series */
+    size_t nrows, keep;
+    unsigned stride, skipped; /* keep one sample in `stride` */
+    double cur[MAX_SERIES];   /* the row being sampled */
+    int cur_set;
+    double t0;
+} S = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int tscope_sampler_source_register(const char *name, tscope_sample_fn fn, void *data)
+{
+    if (!name || !*name || strlen(name) >= sizeof S.sources[0].name || !fn)
+        return TSCOPE_EINVAL;
+    pthread_mutex_lock(&S.lock);
+    int rc = 0;
+    for (unsigned i = 0; i < S.nsources; i++)
+        if (strcmp(S.sources[i].name, name) == 0)
+            rc = TSCOPE_EINVAL;
+    if (!rc && S.nsources == MAX_SOURCES)
+        rc = TSCOPE_ELIMIT;
+    if (!rc) {
+        struct source *s = &S.sources[S.nsources++];
+        snprintf(s->name, sizeof s->name, "%s", name);
+        s->fn = fn;
+        s->data = data;
+        s->last = 0;
+    }
+    pthread_mutex_unlock(&S.lock);
+    return rc;
+}
+
+int tscope_sampler_source_unregister(const char *name)
+{
+    pthread_mutex_lock(&S.lock);
+    int rc = TSCOPE_ENOENT;
+    for (unsigned i = 0; name && i < S.nsources; i++)
+        if (strcmp(S.sources[i].name, name) == 0) {
+            memmove(&S.sources[i], &S.sources[i + 1], (S.nsources - i - 1) * sizeof S.sources[0]);
+            S.nsources--;
+            rc = 0;
+            break;
+        }
+    pthread_mutex_unlock(&S.lock);
+    return rc;
+}
+
+/* emit(): lock held by the caller (sample_locked). */
+static void emit(void *ctx, const char *series, double value)
+{
+    double now = *(double *)ctx;
+    unsigned i = 0;
+    while (i < S.nseries && strcmp(S.names[i], series) != 0)
+        i++;
+    if (i == S.nseries) {
+        if (S.nseries == MAX_SERIES || strlen(series) >= sizeof S.names[0])
+            return;
+        snprintf(S.names[i], sizeof S.names[i], "%s", series);
+        S.counters[i] = 0;
+        tscope_counter_register(series, &S.counters[i]);
+        S.nseries++;
+    }
+    S.cur[i] = value;
+    S.latest[i] = value;
+    S.latest_t[i] = now - S.t0;
+    if (S.counters[i] && isfinite(value))
+        tscope_counter_sample(S.counters[i], value);
+}
+
+static void keep_row(double now)
+{
+    if (!S.rows || S.keep == 0)
+        return;
+    if (++S.skipped < S.stride)
+        return;
+    S.skipped = 0;
+    if (S.nrows == S.keep) { /* full: keep every second row, sample half as often */
+        for (size_t r = 0; r < S.nrows / 2; r++)
+            memcpy(&S.rows[r * (1 + MAX_SERIES)], &S.rows[(2 * r + 1) * (1 + MAX_SERIES)],
+                   (1 + MAX_SERIES) * sizeof *S.rows);
+        S.nrows /= 2;
+        S.stride *= 2;
+    }
+    double *row = &S.rows[S.nrows++ * (1 + MAX_SERIES)];
+    row[0] = now - S.t0;
+    memcpy(row + 1, S.cur, MAX_SERIES * sizeof *row);
+}
+
+static void sample_locked(void)
+{
+    double now = mono_s();
+    for (unsigned i = 0; i < MAX_SERIES; i++)
+        S.cur[i] = NAN;
+    tscope__sampler_builtin(now, emit, &now);
+    tscope__concurrency_sample(emit, &now);
+    for (unsigned i = 0; i < S.nsources; i++) {
+        struct source *s = &S.sources[i];
+        s->fn(s->data, s->last > 0 ? now - s->last : 0, emit, &now);
+        s->last = now;
+    }
+    const double *threads = NULL, *power = NULL;
+    int estimate = 0;
+    for (unsigned i = 0; i < S.nseries; i++) { /* the latest values, this sample or earlier */
+        if (strcmp(S.names[i], "rt.active_threads") == 0)
+            threads = &S.latest[i];
+        else if (strcmp(S.names[i], "power.package_w") == 0)
+            power = &S.latest[i];
+        else if (!power && strcmp(S.names[i], "power.estimate_w") == 0)
+            power = &S.latest[i], estimate = 1;
+    }
+    tscope__node_sample(now, threads, power, estimate, emit, &now);
+    keep_row(now);
+}
+
+int tscope_sampler_sample_now(void)
+{
+    if (!tscope__g.initialised)
+        return TSCOPE_ESTATE;
+    pthread_mutex_lock(&S.lock);
+    sample_locked();
+    pthread_mutex_unlock(&S.lock);
+    return 0;
+}
+
+int tscope_sampler_latest(const char *series, double *value, double *time_s)
+{
+    pthread_mutex_lock(&S.lock);
+    int rc = TSCOPE_ENOENT;
+    for (unsigned i = 0; series && i < S.nseries; i++)
+        if (strcmp(S.names[i], series) == 0) {
+            if (value)
+                *value = S.latest[i];
+            if (time_s)
+                *time_s = S.latest_t[i];
+            rc = 0;
+        }
+    pthread_mutex_unlock(&S.lock);
+    return rc;
+}
+
+static void *sampler_main(void *arg)
+{
+    (void)arg;
+    tscope_thread_register("taskscope-sampler");
+    uint32_t period = tscope__g.cfg.sample_ms;
+    pthread_mutex_lock(&S.lock);
+    while (!S.stop) {
+        sample_locked();
+        struct timespec until = tscope__deadline_after((uint64_t)period * 1000000u);
+        while (!S.stop && pthread_cond_timedwait(&S.wake, &S.lock, &until) == 0)
+            ;
+    }
+    sample_locked(); /* the end of the run: a program shorter than the period gets two rows */
+    pthread_mutex_unlock(&S.lock);
+    tscope_thread_unregister();
+    return NULL;
+}
+
+int tscope__sampler_start(void)
+{
+    pthread_mutex_lock(&S.lock);
+    free(S.rows);
+    S.keep = tscope__g.cfg.sample_keep;
+    S.rows = S.keep ? malloc(S.keep * (1 + MAX_SERIES) * sizeof *S.rows) : NULL;
+    S.nrows = 0;
+    S.stride = 1;
+    S.skipped = 0;
+    S.nseries = 0;
+    S.t0 = mono_s();
+    S.stop = 0;
+    for (unsigned i = 0; i < S.nsources; i++)
+        S.sources[i].last = 0;
+    tscope__sampler_builtin_reset(&tscope__g.cfg);
+    tscope__concurrency_reset();
+    tscope__node_reset();
+    pthread_mutex_unlock(&S.lock);
+    if (!tscope__g.cfg.sample_ms)
+        return 0;
+    if (pthread_create(&S.thread, NULL, sampler_main, NULL)) {
+        fprintf(stderr, "taskscope: warning: cannot start the sampler thread; no samples\n");
+        return TSCOPE_ENOMEM;
+    }
+    S.running = 1;
+    return 0;
+}
+
+void tscope__sampler_stop(void)
+{
+    if (!S.running)
+        return;
+    pthread_mutex_lock(&S.lock);
+    S.stop = 1;
+    pthread_cond_broadcast(&S.wake);
+    pthread_mutex_unlock(&S.lock);
+    pthread_join(S.thread, NULL);
+    S.running = 0;
+}
+
+int tscope__sampler_write_csv(const struct tscope__profile *p, FILE *f)
+{
+    (void)p;
+    pthread_mutex_lock(&S.lock);
+    fprintf(f, "time_s");
+    for (unsigned i = 0; i < S.nseries; i++)
+        fprintf(f, ",%s", S.names[i]);
+    fputc('\n', f);
+    for (size_t r = 0; r < S.nrows; r++) {
+        const double *row = &S.rows[r * (1 + MAX_SERIES)];
+        fprintf(f, "%.6f", row[0]);
+        for (unsigned i = 0; i < S.nseries; i++) {
+            if (isfinite(row[1 + i]))
+                fprintf(f, ",%.9g", row[1 + i]);
+            else
+                fputc(',', f);
+        }
+        fputc('\n', f);
+    }
+    pthread_mutex_unlock(&S.lock);
+    return ferror(f) ? TSCOPE_EIO : 0;
+}
+
+size_t tscope__sampler_rows(void)
+{
+    pthread_mutex_lock(&S.lock);
+    size_t n = S.nrows;
+    pthread_mutex_unlock(&S.lock);
+    return n;
+}
+
+int tscope__sampler_write_gp(const struct tscope__profile *p, FILE *f)
+{
+    (void)p;
+    pthread_mutex_lock(&S.lock);
+    const char *names[MAX_SERIES];
+    for (unsigned i = 0; i < S.nseries; i++)
+        names[i] = S.names[i];
+    int rc = tscope__concurrency_write_gp(names, S.nseries, f);
+    pthread_mutex_unlock(&S.lock);
+    return rc;
+}
+
+int tscope__sampler_write_heatmap(const struct tscope__profile *p, FILE *f)
+{
+    pthread_mutex_lock(&S.lock);
+    const char *names[MAX_SERIES];
+    for (unsigned i = 0; i < S.nseries; i++)
+        names[i] = S.names[i];
+    int rc = tscope__heatmap_write_gp(names, S.nseries, p ? p->rank : 0, f);
+    pthread_mutex_unlock(&S.lock);
+    return rc;
+}

@@ -1,0 +1,511 @@
+/* test_model.c - the modeling library (include/taskscope/model.h): readers,
+ * Extra-P's default modeler, the multi-parameter and multi-term modelers,
+ * printing and parsing, composition and its algebra. */
+#include <taskscope/model.h>
+
+#include "model/fit.h"
+#include "test.h"
+
+static char dir[1024];
+
+static const char *data(const char *name)
+{
+    static char path[1200];
+    snprintf(path, sizeof path, "%s/tests/data/model/%s", dir, name);
+    return path;
+}
+
+static void assert_rel(double got, double want, double tol, const char *what)
+{
+    double d = fabs(got - want) / (fabs(want) > 0 ? fabs(want) : 1);
+    if (!(d <= tol))
+        TEST_FAIL("%s: got %.17g, want %.17g (relative difference %g)", what, got, want, d);
+}
+
+static tscope_model_t fit_arrays(const double *x, const double *y, size_t n, int cv, unsigned terms)
+{
+    tscope_mexp_t e = {0};
+    ASSERT_EQ(tscope_mexp_param(&e, "p"), 0);
+    for (size_t i = 0; i < n; i++)
+        ASSERT_EQ(tscope_mexp_add(&e, "f", "time", &x[i], &y[i], 1), 0);
+    tscope_mexp_finish(&e);
+    tscope_mfit_opts_t o = {sizeof o, cv, terms};
+    tscope_model_t m;
+    ASSERT_EQ(tscope_model_fit(&e.series[0], 1, &o, &m), 0);
+    tscope_mexp_free(&e);
+    return m;
+}
+
+static void format(const tscope_model_t *m, const char *const *params, char *buf, size_t len)
+{
+    int n = tscope_model_format(m, params, buf, len);
+    ASSERT(n > 0 && (size_t)n < len);
+}
+
+/* ---- readers ------------------------------------------------------------ */
+
+static void check_small(const tscope_mexp_t *e, const char *file)
+{
+    if (e->nparams != 1 || strcmp(e->params[0], "n") || e->nseries != 2)
+        TEST_FAIL("%s: %u parameters, %zu series", file, e->nparams, e->nseries);
+    const double pts[5] = {4, 8, 16, 32, 64};
+    for (size_t s = 0; s < 2; s++) {
+        const tscope_mseries_t *se = &e->series[s];
+        ASSERT(strcmp(se->callpath, s ? "main->io" : "solve") == 0);
+        ASSERT(strcmp(se->metric, "time") == 0);
+        ASSERT_EQ(se->npoints, 5);
+        for (size_t k = 0; k < 5; k++) {
+            double n = pts[k], f = s ? 5 + 3 * log2(n) : 2 + 0.01 * n * n;
+            ASSERT(se->points[k].coord[0] == n);
+            ASSERT_EQ(se->points[k].nvalues, 3);
+            assert_rel(se->points[k].values[0], f * 0.99, 1e-6, file);
+            assert_rel(se->points[k].mean, f, 1e-6, file);
+        }
+    }
+}
+
+static void test_readers(void)
+{
+    static const char *const files[] = {"small.txt", "small_new.json", "small_old.json",
+                                        "small.jsonl", "small_talpas.txt"};
+    char err[512];
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        tscope_mexp_t e = {0};
+        if (tscope_mexp_read(&e, data(files[i]), TSCOPE_MFORMAT_AUTO, err, sizeof err))
+            TEST_FAIL("%s: %s", files[i], err);
+        check_small(&e, files[i]);
+        tscope_mexp_free(&e);
+    }
+    /* a forced format is used as given */
+    tscope_mexp_t e = {0};
+    ASSERT_EQ(tscope_mexp_read(&e, data("small.jsonl"), TSCOPE_MFORMAT_JSONL, err, sizeof err), 0);
+    check_small(&e, "small.jsonl as jsonl");
+    tscope_mexp_free(&e);
+    ASSERT_EQ(tscope_mformat_parse("talpas"), TSCOPE_MFORMAT_TALPAS);
+    ASSERT_EQ(tscope_mformat_parse("xml"), -1);
+}
+
+/* A malformed input gives a negative code and a message that holds want. */
+static void expect_error(const char *content, tscope_mformat_t format, const char *want)
+{
+    char path[] = "/tmp/tscope_model_XXXXXX";
+    int fd = mkstemp(path);
+    ASSERT(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(content, f);
+    fclose(f);
+    tscope_mexp_t e = {0};
+    char err[512] = "";
+    int rc = tscope_mexp_read(&e, path, format, err, sizeof err);
+    tscope_mexp_free(&e);
+    if (rc >= 0 || !strstr(err, want) || !strstr(err, path))
+        TEST_FAIL("input %.60s...: rc %d, message '%s', wanted '%s' and the file name", content, rc,
+                  err, want);
+    remove(path);
+}
+
+static void test_malformed(void)
+{
+    expect_error("PARAMETER x\nPOINTS ( 1 ) ( 2\nREGION r\nDATA 1\n", TSCOPE_MFORMAT_AUTO,
+                 ":2: malformed POINTS");
+    expect_error("PARAMETER x\nPOINTS 1 2\nDATA 1\n", TSCOPE_MFORMAT_AUTO,
+                 ":3: DATA before any REGION");
+    expect_error("PARAMETER x\nPOINTS 1 2\nREGION r\nDATA 1\nDATA 2\nDATA 3\n", TSCOPE_MFORMAT_AUTO,
+                 ":6: more DATA lines than POINTS");
+    expect_error("PARAMETER x\nPOINTS 1 2\nREGION r\nDATA 1 abc\n", TSCOPE_MFORMAT_AUTO,
+                 ":4: DATA: 'abc' is not a number");
+    expect_error("PARAMETER x\nPOINTS 1\nREGION r\nDTA 1\n", TSCOPE_MFORMAT_AUTO,
+                 ":4: unknown keyword 'DTA'");
+    expect_error("POINTS 1 2\n", TSCOPE_MFORMAT_AUTO, ":1: POINTS before any PARAMETER");
+    expect_error("PARAMETER a b c d e\n", TSCOPE_MFORMAT_AUTO, ":1: too many parameters");
+    expect_error("# nothing\n", TSCOPE_MFORMAT_AUTO, "no DATA found");
+#ifdef TSCOPE_HAVE_JANSSON
+    expect_error("{\"parameters\": [\"x\"],\n \"measurements\": {\"a\": {\"t\": [\n"
+                 "{\"point\": [1], \"values\": [1,]}]}}}\n",
+                 TSCOPE_MFORMAT_AUTO, ":3: column");
+    expect_error("{\"parameters\": [\"x\"], \"measurements\": {\"a\": {\"t\": "
+                 "[{\"point\": [1, 2], \"values\": [1]}]}}}\n",
+                 TSCOPE_MFORMAT_AUTO, "entry 1: expected \"point\" with 1 numbers");
+    expect_error("{\"foo\": 1}\n", TSCOPE_MFORMAT_JSON, "not an Extra-P JSON experiment");
+    expect_error("{\"callpaths\": [{\"id\": 1, \"name\": \"a\"}], \"coordinates\": [], "
+                 "\"measurements\": [{\"callpath_id\": 1, \"coordinate_id\": 7, \"metric_id\": 1, "
+                 "\"value\": 1}], \"metrics\": [{\"id\": 1, \"name\": \"t\"}], "
+                 "\"parameters\": [{\"id\": 1, \"name\": \"x\"}]}\n",
+                 TSCOPE_MFORMAT_AUTO, "measurement 1: unknown callpath, metric or coordinate id");
+    expect_error("{\"params\": {\"x\": 1}, \"callpath\": \"a\", \"value\": 1}\n"
+                 "{\"params\": {\"x\": 2}, \"callpath\": \"a\", \"value\": \"slow\"}\n",
+                 TSCOPE_MFORMAT_AUTO, ":2: \"value\" is not a number");
+    expect_error("{\"params\": {\"x\": 1}, \"callpath\": \"a\", \"value\": 1}\n"
+                 "{\"params\": {\"x\": 2, \"y\": 1}, \"callpath\": \"a\", \"value\": 2}\n",
+                 TSCOPE_MFORMAT_JSONL, ":2: this line has a different set of parameters");
+    expect_error("{\"parameters\":{\"x\":20};\"callpath\":\"c\";\"value\":1}\n"
+                 "{\"parameters\":{\"x\":30};\"callpath\":\"c\";\"value\":1\n",
+                 TSCOPE_MFORMAT_AUTO, ":2: column");
+#endif
+    char err[256];
+    tscope_mexp_t e = {0};
+    ASSERT_EQ(tscope_mexp_read(&e, "/nonexistent/x.txt", TSCOPE_MFORMAT_AUTO, err, sizeof err),
+              TSCOPE_EIO);
+    ASSERT(strstr(err, "/nonexistent/x.txt: cannot open"));
+}
+
+/* ---- the default modeler -------------------------------------------------- */
+
+/* Extra-P's own test: f = 200 + 10 * term at p = 2, 4, 8, 16, 32 gives back
+ * the term and both coefficients, for each of the 42 hypotheses. */
+static void test_recover_42(void)
+{
+    const double x[5] = {2, 4, 8, 16, 32};
+    for (int h = 0; h < TSCOPE__NHYP; h++) {
+        tscope_mfactor_t f = {tscope__hyp[h][0], tscope__hyp[h][1], tscope__hyp[h][2]};
+        double y[5];
+        for (int i = 0; i < 5; i++)
+            y[i] = 200 + 10 * tscope__factor_eval(&f, x[i]);
+        tscope_model_t m = fit_arrays(x, y, 5, 1, 1);
+        if (m.nterms != 1 || m.terms[0].f[0].num * f.den != f.num * m.terms[0].f[0].den ||
+            m.terms[0].f[0].log != f.log)
+            TEST_FAIL("hypothesis %d (%d/%d, log %d): got %u terms, %d/%d log %d", h, f.num, f.den,
+                      f.log, m.nterms, m.terms[0].f[0].num, m.terms[0].f[0].den,
+                      m.terms[0].f[0].log);
+        assert_rel(m.c0, 200, 1e-6, "c0");
+        assert_rel(m.terms[0].coef, 10, 1e-6, "c1");
+    }
+}
+
+static void test_constant(void)
+{
+    const double x[5] = {1, 2, 3, 4, 5}, y[5] = {7, 7, 7, 7, 7};
+    tscope_model_t m = fit_arrays(x, y, 5, 1, 1);
+    ASSERT_EQ(m.nterms, 0);
+    ASSERT(m.c0 == 7 && m.rss == 0 && m.smape == 0);
+    char buf[64];
+    const char *p = "p";
+    format(&m, &p, buf, sizeof buf);
+    ASSERT(strcmp(buf, "7.0") == 0);
+    /* noise without a trend stays constant */
+    const double y2[6] = {4.1, 3.9, 4.0, 4.05, 3.95, 4.0}, x2[6] = {1, 2, 4, 8, 16, 32};
+    m = fit_arrays(x2, y2, 6, 1, 1);
+    ASSERT_EQ(m.nterms, 0);
+    assert_rel(m.c0, 4.0, 1e-12, "mean");
+}
+
+static void test_noisy(void)
+{
+    const double x[6] = {16, 32, 64, 128, 256, 512};
+    const double noise[6] = {1.02, 0.98, 1.01, 0.99, 1.015, 0.985};
+    double y[6];
+    for (int i = 0; i < 6; i++)
+        y[i] = (50 + 0.3 * x[i] * log2(x[i])) * noise[i];
+    tscope_model_t m = fit_arrays(x, y, 6, 1, 1);
+    ASSERT_EQ(m.nterms, 1);
+    ASSERT(m.terms[0].f[0].num == 1 && m.terms[0].f[0].den == 1 && m.terms[0].f[0].log == 1);
+    assert_rel(m.terms[0].coef, 0.3, 0.05, "noisy c1");
+    ASSERT(m.smape > 0 && m.smape < 5 && m.ar2 > 0.99);
+}
+
+/* The constant cleaning rules: with cross-validation each fold sets c0 to 0
+ * when |c0 / min(training values)| < 0.0005 (the final refit keeps it);
+ * without, the fit on all points does the same with 0.001. */
+static void test_constant_cleaning(void)
+{
+    const double x[5] = {2, 4, 8, 16, 32};
+    double y[5];
+    for (int i = 0; i < 5; i++)
+        y[i] = 1000 * x[i] + 0.3; /* 0.3 / 2000.3: cleaned in every fold */
+    tscope_model_t m = fit_arrays(x, y, 5, 1, 1);
+    ASSERT_EQ(m.nterms, 1);
+    assert_rel(m.c0, 0.3, 1e-9, "final c0 (refit, not cleaned)");
+    assert_rel(m.rss, 5 * 0.3 * 0.3, 1e-6, "cross-validated RSS of the cleaned folds");
+
+    m = fit_arrays(x, y, 5, 0, 1);
+    ASSERT(m.c0 == 0); /* 0.3 / 2000.3 < 0.001 */
+    char buf[128];
+    const char *p = "p";
+    format(&m, &p, buf, sizeof buf);
+    ASSERT(!strstr(buf, " + ") && strstr(buf, " * p^(1)")); /* c0 exactly 0 is not printed */
+    assert_rel(m.terms[0].coef, 1000, 1e-12, "c1 without CV");
+
+    for (int i = 0; i < 5; i++)
+        y[i] = 1000 * x[i] + 5; /* 5 / 2005 > 0.001: kept */
+    m = fit_arrays(x, y, 5, 0, 1);
+    assert_rel(m.c0, 5, 1e-9, "kept c0");
+}
+
+static void test_log_needs_one(void)
+{
+    const double x[5] = {0.5, 1, 2, 4, 8};
+    double y[5];
+    for (int i = 0; i < 5; i++)
+        y[i] = 3 + 2 * x[i];
+    tscope_model_t m = fit_arrays(x, y, 5, 1, 1);
+    ASSERT(m.nterms == 1 && m.terms[0].f[0].log == 0 && m.terms[0].f[0].num == 1);
+}
+
+static void test_two_params(void)
+{
+    tscope_mexp_t e = {0};
+    char err[256];
+    ASSERT_EQ(tscope_mexp_read(&e, data("two_params.txt"), TSCOPE_MFORMAT_AUTO, err, sizeof err),
+              0);
+    ASSERT_EQ(e.nparams, 2);
+    ASSERT_EQ(e.series[0].npoints, 25);
+    tscope_model_t m;
+    ASSERT_EQ(tscope_model_fit(&e.series[0], 2, NULL, &m), 0);
+    char buf[256];
+    format(&m, (const char *const *)e.params, buf, sizeof buf);
+    /* the data: (3 + 0.5 * x * log2(y)) * 1.0005 on average */
+    ASSERT(strcmp(buf, "3.001499999999992 + 0.5002499999999999 * x^(1) * log2(y)^(1)") == 0 ||
+           (m.nterms == 1 && m.multi_form));
+    ASSERT_EQ(m.nterms, 1);
+    ASSERT(m.terms[0].f[0].num == 1 && m.terms[0].f[0].log == 0 && m.terms[0].f[1].log == 1 &&
+           m.terms[0].f[1].num == 0);
+    assert_rel(m.terms[0].coef, 0.5 * 1.0005, 1e-9, "x*log2(y) coefficient");
+    assert_rel(m.c0, 3 * 1.0005, 1e-9, "c0");
+    double at[2] = {100, 64};
+    assert_rel(tscope_model_eval(&m, at), (3 + 0.5 * 100 * 6) * 1.0005, 1e-9, "prediction");
+    tscope_mexp_free(&e);
+
+    /* a sum: 10 + 2 * x + 40 * y^(1/2) */
+    tscope_mexp_t s = {0};
+    tscope_mexp_param(&s, "x");
+    tscope_mexp_param(&s, "y");
+    for (int i = 1; i <= 5; i++)
+        for (int j = 1; j <= 5; j++) {
+            double c[2] = {10.0 * i, 4.0 * j}, v = 10 + 2 * c[0] + 40 * sqrt(c[1]);
+            ASSERT_EQ(tscope_mexp_add(&s, "k", "t", c, &v, 1), 0);
+        }
+    tscope_mexp_finish(&s);
+    ASSERT_EQ(tscope_model_fit(&s.series[0], 2, NULL, &m), 0);
+    ASSERT_EQ(m.nterms, 2);
+    ASSERT(m.smape < 1e-6);
+    tscope_mexp_free(&s);
+}
+
+static void test_multi_term(void)
+{
+    const double x[8] = {2, 4, 8, 16, 32, 64, 128, 256};
+    double y[8];
+    for (int i = 0; i < 8; i++)
+        y[i] = 200 + 10 * x[i] * x[i] + 5000 * log2(x[i]);
+    tscope_model_t one = fit_arrays(x, y, 8, 1, 1), two = fit_arrays(x, y, 8, 1, 2);
+    ASSERT_EQ(one.nterms, 1);
+    ASSERT_EQ(two.nterms, 2);
+    ASSERT(two.smape < one.smape * 0.9);
+    int sq = 0, lg = 0;
+    for (unsigned k = 0; k < 2; k++) {
+        const tscope_mfactor_t *f = &two.terms[k].f[0];
+        if (f->num == 2 && f->den == 1 && !f->log) {
+            sq = 1;
+            assert_rel(two.terms[k].coef, 10, 1e-6, "x^2 coefficient");
+        }
+        if (!f->num && f->log == 1) {
+            lg = 1;
+            assert_rel(two.terms[k].coef, 5000, 1e-6, "log coefficient");
+        }
+    }
+    ASSERT(sq && lg);
+    /* pure one-term data gets no second term */
+    for (int i = 0; i < 8; i++)
+        y[i] = 3 + 0.5 * x[i];
+    ASSERT_EQ(fit_arrays(x, y, 8, 1, 3).nterms, 1);
+}
+
+/* Extra-P's own sample inputs and the results its tests expect, when the
+ * team's shared data is there (it is not part of this repository). */
+static void test_extrap_samples(void)
+{
+    char path[1200], err[512];
+    snprintf(path, sizeof path, "%s/../shared/data/extrap/one_parameter_1.txt", dir);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        printf("test_extrap_samples: skipped: %s not found (Extra-P's sample inputs live in the "
+               "team's shared folder, not in this repository)\n",
+               path);
+        return;
+    }
+    fclose(f);
+    tscope_mexp_t e = {0};
+    ASSERT_EQ(tscope_mexp_read(&e, path, TSCOPE_MFORMAT_AUTO, err, sizeof err), 0);
+    tscope_model_t m;
+    ASSERT_EQ(tscope_model_fit(&e.series[0], 1, NULL, &m), 0);
+    /* Extra-P's test_console: -0.88979340.. + 0.20168243.. * x^(2), RSS 3.43E+01 */
+    assert_rel(m.c0, -0.8897934098062803, 1e-6, "one_parameter_1 c0");
+    assert_rel(m.terms[0].coef, 0.20168243826499177, 1e-6, "one_parameter_1 c1");
+    ASSERT(m.terms[0].f[0].num == 2 && m.terms[0].f[0].den == 1 && !m.terms[0].f[0].log);
+    assert_rel(m.rss, 34.3, 0.002, "one_parameter_1 RSS");
+    tscope_mexp_free(&e);
+
+    snprintf(path, sizeof path, "%s/../shared/data/extrap/two_parameter_1.txt", dir);
+    ASSERT_EQ(tscope_mexp_read(&e, path, TSCOPE_MFORMAT_AUTO, err, sizeof err), 0);
+    ASSERT_EQ(tscope_model_fit(&e.series[0], 2, NULL, &m), 0);
+    char buf[256];
+    format(&m, (const char *const *)e.params, buf, sizeof buf);
+    /* Extra-P's test_console: 1.37420831.. + 6.69808039.. * log2(y)^(1) +
+     * 0.04384165.. * x^(3/2) * log2(x)^(2) * log2(y)^(1) */
+    ASSERT(strstr(buf, " * log2(y)^(1) + ") &&
+           strstr(buf, " * x^(3/2) * log2(x)^(2) * log2(y)^(1)"));
+    assert_rel(m.c0, 1.37420831, 1e-6, "two_parameter_1 c0");
+    assert_rel(m.terms[0].coef, 6.69808039, 1e-6, "two_parameter_1 c1");
+    assert_rel(m.terms[1].coef, 0.04384165, 1e-6, "two_parameter_1 c2");
+    tscope_mexp_free(&e);
+    printf("test_extrap_samples: Extra-P's expected models reproduced\n");
+}
+
+/* ---- printing and parsing ----------------------------------------------- */
+
+static void test_print_parse(void)
+{
+    const char *p = "x";
+    tscope_model_t m;
+    memset(&m, 0, sizeof m);
+    m.nparams = 1;
+    m.c0 = 82.0;
+    char buf[256];
+    struct {
+        double v;
+        const char *text;
+    } nums[] = {{82.0, "82.0"},
+                {1e-05, "1e-05"},
+                {0.0001, "0.0001"},
+                {1e16, "1e+16"},
+                {123456789012345678.0, "1.2345678901234568e+17"},
+                {-0.8897934098062803, "-0.8897934098062803"},
+                {0.1, "0.1"},
+                {1234.5, "1234.5"},
+                {2.5e-300, "2.5e-300"}};
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+        m.c0 = nums[i].v;
+        format(&m, &p, buf, sizeof buf);
+        if (strcmp(buf, nums[i].text))
+            TEST_FAIL("%.17g printed as '%s', want '%s'", nums[i].v, buf, nums[i].text);
+    }
+    const char *text = "-0.8897934098062803 + 0.20168243826499177 * x^(2) + 3.5 * x^(1/2) * "
+                       "log2(x)^(1) + log2(x)^(2)";
+    char err[256];
+    ASSERT_EQ(tscope_model_parse(text, 1, &p, &m, err, sizeof err), 0);
+    ASSERT_EQ(m.nterms, 3);
+    ASSERT(m.terms[1].f[0].num == 1 && m.terms[1].f[0].den == 2 && m.terms[1].f[0].log == 1);
+    ASSERT(m.terms[2].coef == 1 && m.terms[2].f[0].num == 0 && m.terms[2].f[0].log == 2);
+    format(&m, &p, buf, sizeof buf);
+    ASSERT(strcmp(buf, text) == 0);
+    ASSERT(tscope_model_parse("1 + 2 * z^(1)", 1, &p, &m, err, sizeof err) == TSCOPE_EINVAL);
+    ASSERT(strstr(err, "unknown parameter"));
+    ASSERT(tscope_model_parse("1 + 2 * x^(1", 1, &p, &m, err, sizeof err) == TSCOPE_EINVAL);
+    ASSERT(strstr(err, "expected ')'"));
+}
+
+/* ---- composition -------------------------------------------------------- */
+
+static tscope_model_t comps[6];
+static const char *const comp_names[6] = {"nop", "inc", "qsort", "lin2", "sq", "logc"};
+
+static int lookup(void *d, const char *name, tscope_model_t *out)
+{
+    (void)d;
+    for (int i = 0; i < 6; i++)
+        if (strcmp(name, comp_names[i]) == 0) {
+            *out = comps[i];
+            return 0;
+        }
+    return TSCOPE_ENOENT;
+}
+
+static tscope_model_t compose(const char *expr)
+{
+    tscope_model_t m;
+    char err[256];
+    if (tscope_model_compose(expr, lookup, NULL, &m, err, sizeof err))
+        TEST_FAIL("%s: %s", expr, err);
+    return m;
+}
+
+static void assert_same(const tscope_model_t *a, const tscope_model_t *b, const char *what)
+{
+    const double at[4] = {1024, 4096, 65536, 1 << 20};
+    for (int i = 0; i < 4; i++)
+        assert_rel(tscope_model_eval(a, &at[i]), tscope_model_eval(b, &at[i]), 1e-12, what);
+    ASSERT_EQ(a->nterms, b->nterms);
+}
+
+static void test_compose(void)
+{
+    const char *p = "p";
+    char err[256];
+    const char *texts[6] = {"0.5",
+                            "0.2 + 0.001 * p^(1)",
+                            "1.0 + 0.01 * p^(1) * log2(p)^(1)",
+                            "3.0 + 0.002 * p^(1)",
+                            "1.0 + 1e-06 * p^(2)",
+                            "2.0 + 0.5 * log2(p)^(1)"};
+    for (int i = 0; i < 6; i++) {
+        ASSERT_EQ(tscope_model_parse(texts[i], 1, &p, &comps[i], err, sizeof err), 0);
+        comps[i].lo[0] = 1024;
+        comps[i].hi[0] = 65536;
+    }
+    /* tpool divides, pipe takes the higher order */
+    tscope_model_t m = compose("tpool(4, qsort)");
+    assert_rel(m.c0, 0.25, 1e-15, "tpool c0");
+    assert_rel(m.terms[0].coef, 0.0025, 1e-15, "tpool c1");
+    m = compose("pipe(qsort, inc)");
+    assert_same(&m, &comps[2], "p log p beats p");
+    m = compose("pipe(inc, lin2)"); /* equal order: larger over the range */
+    assert_same(&m, &comps[3], "equal order");
+    m = compose("pipe(sq, qsort, logc, nop)");
+    assert_same(&m, &comps[4], "p^2 beats all");
+    m = compose("pipe(nop, logc)");
+    assert_same(&m, &comps[5], "log beats constant");
+    /* the algebra, over all pairs and triples */
+    char a[256], b[256];
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++) {
+            snprintf(a, sizeof a, "pipe(%s, %s)", comp_names[i], comp_names[j]);
+            snprintf(b, sizeof b, "pipe(%s, %s)", comp_names[j], comp_names[i]);
+            tscope_model_t x = compose(a), y = compose(b);
+            assert_same(&x, &y, "pipe is commutative");
+            snprintf(a, sizeof a, "pipe(tpool(3, %s), tpool(3, %s))", comp_names[i], comp_names[j]);
+            snprintf(b, sizeof b, "tpool(3, pipe(%s, %s))", comp_names[i], comp_names[j]);
+            x = compose(a);
+            y = compose(b);
+            assert_same(&x, &y, "pipe of task pools = task pool of pipes");
+            for (int k = 0; k < 6; k++) {
+                snprintf(a, sizeof a, "pipe(pipe(%s, %s), %s)", comp_names[i], comp_names[j],
+                         comp_names[k]);
+                snprintf(b, sizeof b, "pipe(%s, pipe(%s, %s))", comp_names[i], comp_names[j],
+                         comp_names[k]);
+                x = compose(a);
+                y = compose(b);
+                assert_same(&x, &y, "pipe is associative");
+            }
+        }
+    /* nesting and errors */
+    m = compose("tpool(2, pipe(tpool(2, qsort), inc))");
+    assert_rel(m.c0, 0.25, 1e-15, "nested c0");
+    ASSERT(tscope_model_compose("pipe(qsort, nothere)", lookup, NULL, &m, err, sizeof err) ==
+           TSCOPE_ENOENT);
+    ASSERT(strstr(err, "no model named 'nothere'"));
+    ASSERT(tscope_model_compose("tpool(0, qsort)", lookup, NULL, &m, err, sizeof err) ==
+           TSCOPE_EINVAL);
+    ASSERT(tscope_model_compose("pipe(qsort inc)", lookup, NULL, &m, err, sizeof err) ==
+           TSCOPE_EINVAL);
+    ASSERT(strstr(err, "expected ','"));
+}
+
+int main(void)
+{
+    const char *src = getenv("TSCOPE_SOURCE_DIR");
+    snprintf(dir, sizeof dir, "%s", src ? src : ".");
+    test_readers();
+    test_malformed();
+    test_recover_42();
+    test_constant();
+    test_noisy();
+    test_constant_cleaning();
+    test_log_needs_one();
+    test_two_params();
+    test_multi_term();
+    test_extrap_samples();
+    test_print_parse();
+    test_compose();
+    printf("test_model: ok\n");
+    return 0;
+}

@@ -1,0 +1,472 @@
+/* test_policy.c - the parameter registry and the tuners
+ * (include/taskscope/policy.h): bounds enforced with clear errors; every
+ * tuner finds the optimum of known functions within a stated number of
+ * evaluations; hill climbing does not move on a flat, noisy objective. */
+#include <stdatomic.h>
+#include <time.h>
+#include <taskscope/policy.h>
+#include <taskscope/rt.h>
+#include <taskscope/sampler.h>
+
+#include "test.h"
+
+/* ---- parameters ---------------------------------------------------------- */
+
+static double threads = 4, ratio = 0.5, sched = 0;
+
+static int set_double(double v, void *data)
+{
+    *(double *)data = v;
+    return 0;
+}
+
+static double get_double(void *data)
+{
+    return *(double *)data;
+}
+
+static int refuse(double v, void *data)
+{
+    (void)v;
+    (void)data;
+    return TSCOPE_ELIMIT;
+}
+
+static void test_params(void)
+{
+    static const char *const policies[] = {"lifo", "fifo", "random"};
+    tscope_param_desc_t d = {sizeof d, "test.threads", TSCOPE_PARAM_INT, 1,       16, NULL,
+                             0,        set_double,     get_double,       &threads};
+    ASSERT_EQ(tscope_param_register(&d), 0);
+    ASSERT_EQ(tscope_param_register(&d), TSCOPE_EINVAL); /* twice */
+    ASSERT(strstr(tscope_param_last_error(), "already registered"));
+    tscope_param_desc_t r = {sizeof r, "test.ratio", TSCOPE_PARAM_REAL, 0,     1, NULL,
+                             0,        set_double,   get_double,        &ratio};
+    ASSERT_EQ(tscope_param_register(&r), 0);
+    tscope_param_desc_t c = {sizeof c, "test.schedule", TSCOPE_PARAM_CHOICE, 0,     0, policies,
+                             3,        set_double,      get_double,          &sched};
+    ASSERT_EQ(tscope_param_register(&c), 0);
+    tscope_param_desc_t bad = {sizeof bad, "test.bad", TSCOPE_PARAM_INT, 5,          1,
+                               NULL,       0,          set_double,       get_double, &threads};
+    ASSERT_EQ(tscope_param_register(&bad), TSCOPE_EINVAL);
+    ASSERT(strstr(tscope_param_last_error(), "empty range"));
+
+    ASSERT_EQ(tscope_param_set("test.threads", 8), 0);
+    ASSERT(threads == 8);
+    ASSERT_EQ(tscope_param_set("test.threads", 17), TSCOPE_EINVAL);
+    ASSERT(strcmp(tscope_param_last_error(), "parameter 'test.threads': 17 is outside [1, 16]") ==
+           0);
+    ASSERT_EQ(tscope_param_set("test.threads", 2.5), TSCOPE_EINVAL);
+    ASSERT(strstr(tscope_param_last_error(), "2.5 is not an integer"));
+    ASSERT(threads == 8); /* refused values are not set */
+    ASSERT_EQ(tscope_param_set("test.ratio", 0.25), 0);
+    ASSERT(ratio == 0.25);
+    ASSERT_EQ(tscope_param_set("test.ratio", NAN), TSCOPE_EINVAL);
+    ASSERT_EQ(tscope_param_set_choice("test.schedule", "fifo"), 0);
+    ASSERT(sched == 1);
+    ASSERT_EQ(tscope_param_set_choice("test.schedule", "dfs"), TSCOPE_EINVAL);
+    ASSERT(strstr(tscope_param_last_error(), "has no choice 'dfs'"));
+    ASSERT_EQ(tscope_param_set_choice("test.threads", "fifo"), TSCOPE_EINVAL);
+    ASSERT_EQ(tscope_param_set("test.nothing", 1), TSCOPE_ENOENT);
+    ASSERT(strstr(tscope_param_last_error(), "no parameter named 'test.nothing'"));
+    double v;
+    ASSERT_EQ(tscope_param_get("test.threads", &v), 0);
+    ASSERT(v == 8);
+    tscope_param_desc_t info;
+    ASSERT_EQ(tscope_param_describe("test.schedule", &info), 0);
+    ASSERT(info.nchoices == 3 && strcmp(info.choices[2], "random") == 0 && info.max == 2);
+    const char *names[8];
+    size_t n;
+    ASSERT_EQ(tscope_param_list(names, 8, &n), 0);
+    ASSERT_EQ(n, 3);
+    ASSERT(strcmp(names[0], "test.threads") == 0 && strcmp(names[2], "test.schedule") == 0);
+    /* a setter's refusal comes back */
+    tscope_param_desc_t f = {sizeof f, "test.fixed", TSCOPE_PARAM_INT, 0,       1, NULL,
+                             0,        refuse,       get_double,       &threads};
+    ASSERT_EQ(tscope_param_register(&f), 0);
+    ASSERT_EQ(tscope_param_set("test.fixed", 1), TSCOPE_ELIMIT);
+    ASSERT(strstr(tscope_param_last_error(), "the setter refused 1"));
+    ASSERT_EQ(tscope_param_unregister("test.fixed"), 0);
+    ASSERT_EQ(tscope_param_unregister("test.fixed"), TSCOPE_ENOENT);
+    ASSERT_EQ(tscope_param_list(names, 8, &n), 0);
+    ASSERT_EQ(n, 3);
+}
+
+/* ---- tuners ----------------------------------------------------------------- */
+
+static double bowl(const double *p)
+{
+    return (p[0] - 7) * (p[0] - 7) + 2 * (p[1] - 3) * (p[1] - 3) + 1;
+}
+
+/* Runs a session to convergence; returns the best objective. */
+static double run(tscope_tuner_kind_t kind, const tscope_tune_dim_t *dims, unsigned nd,
+                  const tscope_tuner_opts_t *o, double (*f)(const double *), double *best,
+                  unsigned *evals)
+{
+    tscope_tuner_t *t;
+    ASSERT_EQ(tscope_tuner_create(kind, dims, nd, o, &t), 0);
+    double p[TSCOPE_TUNER_MAX_DIMS], fb;
+    ASSERT_EQ(tscope_tuner_best(t, p, &fb), TSCOPE_ESTATE);
+    unsigned guard = 0;
+    while (!tscope_tuner_converged(t) && tscope_tuner_next(t, p) == 0) {
+        for (unsigned i = 0; i < nd; i++) { /* on the grid and in range */
+            ASSERT(p[i] >= dims[i].min && p[i] <= dims[i].max);
+            if (dims[i].step > 0)
+                ASSERT(fabs(remainder(p[i] - dims[i].min, dims[i].step)) < 1e-9);
+        }
+        ASSERT_EQ(tscope_tuner_next(t, p), TSCOPE_ESTATE); /* report first */
+        ASSERT_EQ(tscope_tuner_report(t, f(p)), 0);
+        ASSERT(++guard < 100000);
+    }
+    ASSERT(tscope_tuner_converged(t));
+    ASSERT_EQ(tscope_tuner_best(t, best, &fb), 0);
+    *evals = tscope_tuner_evals(t);
+    tscope_tuner_destroy(t);
+    return fb;
+}
+
+static void test_tuners_grid(void)
+{
+    const tscope_tune_dim_t dims[2] = {{0, 20, 1}, {0, 10, 1}};
+    tscope_tuner_opts_t o = {sizeof o, 200, 42, 0.0, NULL};
+    double best[2];
+    unsigned evals;
+    /* exhaustive: the whole grid, exactly */
+    ASSERT(run(TSCOPE_TUNER_EXHAUSTIVE, dims, 2, NULL, bowl, best, &evals) == 1);
+    ASSERT(best[0] == 7 && best[1] == 3);
+    ASSERT_EQ(evals, 21 * 11);
+    /* hill climbing from the middle: straight down, within 60 evaluations */
+    ASSERT(run(TSCOPE_TUNER_HILL_CLIMB, dims, 2, &o, bowl, best, &evals) == 1);
+    ASSERT(best[0] == 7 && best[1] == 3);
+    ASSERT(evals <= 60);
+    /* Nelder-Mead and PRO: the optimum within 100 / 150 evaluations */
+    ASSERT(run(TSCOPE_TUNER_NELDER_MEAD, dims, 2, &o, bowl, best, &evals) <= 2);
+    ASSERT(evals <= 100);
+    ASSERT(run(TSCOPE_TUNER_PRO, dims, 2, &o, bowl, best, &evals) <= 2);
+    ASSERT(evals <= 150);
+    /* random and annealing: 200 evaluations come within 2 of the optimum */
+    ASSERT(run(TSCOPE_TUNER_RANDOM, dims, 2, &o, bowl, best, &evals) <= 3);
+    ASSERT(evals <= 200);
+    ASSERT(run(TSCOPE_TUNER_ANNEALING, dims, 2, &o, bowl, best, &evals) <= 3);
+    ASSERT(evals <= 200);
+}
+
+static double smooth(const double *p)
+{
+    return (p[0] - 0.3) * (p[0] - 0.3) + (p[1] + 0.2) * (p[1] + 0.2);
+}
+
+/* time per unit of work with T threads: parallel part, plus contention */
+static double threads_model(const double *p)
+{
+    return 100.0 / p[0] + 6.0 * p[0];
+}
+
+static void test_tuners_continuous(void)
+{
+    const tscope_tune_dim_t dims[2] = {{-1, 1, 0}, {-1, 1, 0}};
+    tscope_tuner_opts_t o = {sizeof o, 300, 7, 0.0, NULL};
+    double best[2];
+    unsigned evals;
+    ASSERT(run(TSCOPE_TUNER_NELDER_MEAD, dims, 2, &o, smooth, best, &evals) < 1e-4);
+    ASSERT(run(TSCOPE_TUNER_PRO, dims, 2, &o, smooth, best, &evals) < 1e-3);
+    ASSERT_EQ(tscope_tuner_create(TSCOPE_TUNER_EXHAUSTIVE, dims, 2, NULL, &(tscope_tuner_t *){0}),
+              TSCOPE_EINVAL); /* needs a grid */
+    /* a thread count: 1..16, optimum at sqrt(100 / 6) = 4.08 -> 4 */
+    const tscope_tune_dim_t t1[1] = {{1, 16, 1}};
+    for (int k = TSCOPE_TUNER_EXHAUSTIVE; k <= TSCOPE_TUNER_ANNEALING; k++) {
+        tscope_tuner_opts_t ok = {sizeof ok, 60, 3, 0.0, NULL};
+        run((tscope_tuner_kind_t)k, t1, 1, &ok, threads_model, best, &evals);
+        if (best[0] != 4)
+            TEST_FAIL("tuner %d: thread count %g, want 4", k, best[0]);
+    }
+}
+
+static uint64_t noise_state = 12345;
+
+static double flat_noisy(const double *p)
+{
+    (void)p;
+    noise_state = noise_state * 6364136223846793005ull + 1442695040888963407ull;
+    return 100 * (1 + 0.02 * ((double)(noise_state >> 33) / 2147483648.0 - 0.5));
+}
+
+static void test_hysteresis(void)
+{
+    const tscope_tune_dim_t dims[2] = {{1, 16, 1}, {0, 3, 1}};
+    const double start[2] = {8, 1};
+    tscope_tuner_opts_t o = {sizeof o, 500, 1, 0.05, start};
+    for (int rep = 0; rep < 20; rep++) {
+        tscope_tuner_t *t;
+        ASSERT_EQ(tscope_tuner_create(TSCOPE_TUNER_HILL_CLIMB, dims, 2, &o, &t), 0);
+        double p[2];
+        unsigned moves = 0;
+        while (tscope_tuner_next(t, p) == 0) {
+            tscope_tuner_report(t, flat_noisy(p));
+            moves++;
+        }
+        /* the start and one sweep of its 4 neighbours, then it stays */
+        ASSERT_EQ(tscope_tuner_evals(t), 5);
+        ASSERT(tscope_tuner_converged(t));
+        tscope_tuner_destroy(t);
+        ASSERT(moves == 5);
+    }
+}
+
+/* ---- the bundled runtime's parameters ------------------------------------ */
+
+static _Atomic int counted;
+
+static void count_task(void *arg)
+{
+    (void)arg;
+    counted++;
+}
+
+static void test_runtime_params(void)
+{
+    ASSERT_EQ(tscope_rt_init(2), 0);
+    tscope_param_desc_t d;
+    ASSERT_EQ(tscope_param_describe("rt.thread_cap", &d), 0);
+    ASSERT(d.kind == TSCOPE_PARAM_INT && d.min == 1 && d.max == 2);
+    ASSERT_EQ(tscope_param_set("rt.thread_cap", 1), 0);
+    ASSERT_EQ(tscope_rt_thread_cap(), 1);
+    double v;
+    ASSERT_EQ(tscope_param_get("rt.thread_cap", &v), 0);
+    ASSERT(v == 1);
+    ASSERT_EQ(tscope_param_set("rt.thread_cap", 3), TSCOPE_EINVAL);
+    ASSERT_EQ(tscope_param_set("rt.thread_cap", 2), 0);
+    ASSERT_EQ(tscope_param_set_choice("rt.schedule", "fifo"), 0);
+    ASSERT_EQ(tscope_param_get("rt.schedule", &v), 0);
+    ASSERT(v == 1);
+    for (int i = 0; i < 1000; i++)
+        ASSERT_EQ(tscope_rt_spawn(count_task, NULL, NULL, NULL), 0);
+    ASSERT_EQ(tscope_rt_taskwait(), 0);
+    ASSERT_EQ(counted, 1000);
+    ASSERT_EQ(tscope_param_set_choice("rt.schedule", "lifo"), 0);
+    ASSERT_EQ(tscope_rt_finalize(), 0);
+    ASSERT_EQ(tscope_param_describe("rt.thread_cap", &d), TSCOPE_ENOENT); /* gone with it */
+}
+
+/* ---- periodic policies and thread throttling ------------------------------- */
+
+static _Atomic int policy_runs;
+static double elapsed_sum;
+
+static void count_policy(void *data, double elapsed)
+{
+    (void)data;
+    if (policy_runs++ > 0)
+        elapsed_sum += elapsed;
+}
+
+static void sleep_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts))
+        ;
+}
+
+static void test_periodic(void)
+{
+    ASSERT_EQ(tscope_policy_add("early", 10, count_policy, NULL), TSCOPE_ESTATE); /* no init */
+    setenv("TASKSCOPE_OUTPUTS", "none", 1);
+    ASSERT_EQ(tscope_init(0, 1), 0);
+    ASSERT_EQ(tscope_policy_add("count", 20, count_policy, NULL), 0);
+    ASSERT_EQ(tscope_policy_add("count", 20, count_policy, NULL), TSCOPE_EINVAL);
+    ASSERT_EQ(tscope_policy_add("zero", 0, count_policy, NULL), TSCOPE_EINVAL);
+    sleep_s(0.4);
+    ASSERT_EQ(tscope_policy_remove("count"), 0);
+    int runs = policy_runs;
+    /* 0.4 s at 50 Hz: ~21 runs; a loaded machine may delay some */
+    if (runs < 8 || runs > 22)
+        TEST_FAIL("periodic policy ran %d times in 0.4 s at a 20 ms period", runs);
+    double mean = elapsed_sum / (runs - 1);
+    if (mean < 0.018 || mean > 0.06)
+        TEST_FAIL("mean time between runs %g s, period 0.02 s", mean);
+    sleep_s(0.05);
+    ASSERT_EQ(policy_runs, runs); /* removed: no more runs */
+    ASSERT_EQ(tscope_policy_remove("count"), TSCOPE_ENOENT);
+    ASSERT_EQ(tscope_policy_add("again", 5, count_policy, NULL), 0);
+    ASSERT_EQ(tscope_finalize(), 0); /* forgets it */
+    int after = policy_runs;
+    sleep_s(0.03);
+    ASSERT_EQ(policy_runs, after);
+}
+
+static int custom_hits, counter_hits, begin_hits;
+static uint64_t last_payload;
+static double counter_sum;
+
+static void on_trigger(void *data, const tscope_trigger_info_t *info)
+{
+    (void)data;
+    if (info->kind == TSCOPE_TRIGGER_CUSTOM) {
+        custom_hits++;
+        last_payload = info->payload;
+    } else if (info->kind == TSCOPE_TRIGGER_COUNTER) {
+        counter_hits++;
+        counter_sum += info->value;
+    } else {
+        begin_hits++;
+    }
+}
+
+static void test_triggered(void)
+{
+    ASSERT_EQ(tscope_policy_on("t", TSCOPE_TRIGGER_CUSTOM, 0, on_trigger, NULL), TSCOPE_ESTATE);
+    ASSERT_EQ(tscope_init(0, 1), 0);
+    tscope_event_t alarm, other;
+    tscope_counter_t temp;
+    tscope_type_t kernel, helper;
+    ASSERT_EQ(tscope_event_register("alarm", &alarm), 0);
+    ASSERT_EQ(tscope_event_register("other", &other), 0);
+    ASSERT_EQ(tscope_counter_register("temperature", &temp), 0);
+    ASSERT_EQ(tscope_type_register("kernel", &kernel), 0);
+    ASSERT_EQ(tscope_type_register("helper", &helper), 0);
+    ASSERT_EQ(tscope_policy_on("on_alarm", TSCOPE_TRIGGER_CUSTOM, alarm, on_trigger, NULL), 0);
+    ASSERT_EQ(tscope_policy_on("on_alarm", TSCOPE_TRIGGER_CUSTOM, alarm, on_trigger, NULL),
+              TSCOPE_EINVAL);
+    ASSERT_EQ(tscope_policy_on("on_temp", TSCOPE_TRIGGER_COUNTER, temp, on_trigger, NULL), 0);
+    ASSERT_EQ(tscope_policy_on("on_kernel", TSCOPE_TRIGGER_TASK_BEGIN, kernel, on_trigger, NULL),
+              0);
+    for (int i = 1; i <= 5; i++) {
+        tscope_custom_event(alarm, 100 + i);
+        tscope_custom_event(other, 7); /* another event: not delivered */
+        tscope_counter_sample(temp, 10.0 * i);
+        uint64_t k = tscope_task_id_next(), h = tscope_task_id_next();
+        tscope_task_start(k, kernel);
+        tscope_task_end(k);
+        tscope_task_start(h, helper); /* another type: not delivered */
+        tscope_task_end(h);
+    }
+    ASSERT_EQ(tscope_flush(), 0);
+    ASSERT_EQ(custom_hits, 5);
+    ASSERT_EQ(last_payload, 105);
+    ASSERT_EQ(counter_hits, 5);
+    ASSERT(counter_sum == 150);
+    ASSERT_EQ(begin_hits, 5);
+    ASSERT_EQ(tscope_policy_remove("on_alarm"), 0);
+    tscope_custom_event(alarm, 1);
+    ASSERT_EQ(tscope_flush(), 0);
+    ASSERT_EQ(custom_hits, 5); /* removed */
+    ASSERT_EQ(tscope_finalize(), 0);
+}
+
+static void work_task(void *arg)
+{
+    (void)arg;
+    volatile double x = 0;
+    for (int i = 0; i < 20000; i++)
+        x += i;
+}
+
+static void test_throttle(void)
+{
+    ASSERT_EQ(tscope_init(0, 1), 0);
+    ASSERT_EQ(tscope_throttle_start(50, NULL), TSCOPE_ENOENT); /* no runtime, no rt.thread_cap */
+    ASSERT_EQ(tscope_rt_init(4), 0);
+    ASSERT_EQ(tscope_throttle_start(30, NULL), 0);
+    ASSERT_EQ(tscope_throttle_start(30, NULL), TSCOPE_EINVAL); /* one at a time */
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    tscope_throttle_status_t st = {0};
+    do { /* keep the runtime busy until the policy converged (2 s at most) */
+        for (int i = 0; i < 64; i++)
+            ASSERT_EQ(tscope_rt_spawn(work_task, NULL, NULL, NULL), 0);
+        ASSERT_EQ(tscope_rt_taskwait(), 0);
+        ASSERT_EQ(tscope_throttle_status(&st), 0);
+        ASSERT(st.cap == 0 || (st.cap >= 1 && st.cap <= 4));
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while (!st.converged && (double)(t.tv_sec - t0.tv_sec) < 2.0);
+    ASSERT(st.converged);
+    ASSERT(st.evals >= 2 && st.evals <= 10); /* 1, 2, 4: a few periods */
+    ASSERT(st.best == 1 || st.best == 2 || st.best == 4);
+    ASSERT(st.objective > 0); /* tasks per second */
+    ASSERT_EQ(tscope_rt_thread_cap(), st.best);
+    printf("test_throttle: converged to %u threads after %u periods\n", st.best, st.evals);
+    ASSERT_EQ(tscope_rt_finalize(), 0); /* stops the policy */
+    ASSERT_EQ(tscope_throttle_status(&st), TSCOPE_ESTATE);
+    ASSERT_EQ(tscope_finalize(), 0);
+}
+
+/* The optimiser with only the resources term: fewer threads are always
+ * better, so it must end at one thread. */
+static void test_optimize(void)
+{
+    ASSERT_EQ(tscope_init(0, 1), 0);
+    ASSERT_EQ(tscope_rt_init(4), 0);
+    ASSERT_EQ(tscope_optimize_start(20, 0, 0, 0), TSCOPE_EINVAL);
+    ASSERT_EQ(tscope_optimize_start(20, 0, 1, 0), 0);
+    ASSERT_EQ(tscope_throttle_start(20, NULL), TSCOPE_EINVAL); /* one at a time */
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    tscope_throttle_status_t st = {0};
+    do {
+        for (int i = 0; i < 64; i++)
+            ASSERT_EQ(tscope_rt_spawn(work_task, NULL, NULL, NULL), 0);
+        ASSERT_EQ(tscope_rt_taskwait(), 0);
+        ASSERT_EQ(tscope_throttle_status(&st), 0);
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while (!st.converged && (double)(t.tv_sec - t0.tv_sec) < 3.0);
+    ASSERT(st.converged);
+    ASSERT_EQ(st.best, 1);
+    ASSERT_EQ(tscope_rt_thread_cap(), 1);
+    printf("test_optimize: resources only -> 1 thread after %u periods\n", st.evals);
+    ASSERT_EQ(tscope_rt_finalize(), 0);
+    ASSERT_EQ(tscope_finalize(), 0);
+}
+
+/* A power source proportional to the thread cap: 5 W per thread. */
+static void fake_power(void *data, double seconds, tscope_sample_emit_fn emit, void *ctx)
+{
+    (void)data;
+    (void)seconds;
+    emit(ctx, "power.package_w", 5.0 * tscope_rt_thread_cap());
+}
+
+static void test_powercap(void)
+{
+    setenv("TASKSCOPE_SAMPLE_MS", "10", 1);
+    ASSERT_EQ(tscope_init(0, 1), 0);
+    ASSERT_EQ(tscope_powercap_start(20, 9, 11), TSCOPE_ENOENT); /* no runtime */
+    ASSERT_EQ(tscope_rt_init(4), 0);
+    ASSERT_EQ(tscope_sampler_source_register("fake_power", fake_power, NULL), 0);
+    ASSERT_EQ(tscope_powercap_start(20, 11, 9), TSCOPE_EINVAL); /* empty band */
+    ASSERT_EQ(tscope_powercap_start(20, 9, 11), 0);
+    tscope_powercap_status_t st = {0};
+    for (int i = 0; i < 100 && st.inside_after < 10; i++) {
+        sleep_s(0.02);
+        ASSERT_EQ(tscope_powercap_status(&st), 0);
+    }
+    /* 20 W at 4 threads: down to 2 threads (10 W, inside [9, 11]), then it stays */
+    ASSERT_EQ(tscope_rt_thread_cap(), 2);
+    ASSERT(st.inside_after >= 10 && st.inside_after == st.after_first);
+    ASSERT(st.estimate == 0 && st.power_w == 10);
+    printf("test_powercap: 20 W -> 10 W in %u periods, then inside the band\n",
+           st.periods - st.after_first + 1);
+    ASSERT_EQ(tscope_rt_finalize(), 0);
+    ASSERT_EQ(tscope_powercap_status(&st), TSCOPE_ESTATE);
+    ASSERT_EQ(tscope_sampler_source_unregister("fake_power"), 0);
+    ASSERT_EQ(tscope_finalize(), 0);
+    setenv("TASKSCOPE_SAMPLE_MS", "0", 1);
+}
+
+int main(void)
+{
+    test_params();
+    test_tuners_grid();
+    test_tuners_continuous();
+    test_hysteresis();
+    test_runtime_params();
+    test_periodic();
+    test_triggered();
+    test_throttle();
+    test_powercap();
+    test_optimize();
+    ASSERT_EQ(tscope_tuner_kind_parse("nelder_mead"), TSCOPE_TUNER_NELDER_MEAD);
+    ASSERT_EQ(tscope_tuner_kind_parse("simplex"), -1);
+    printf("test_policy: ok\n");
+    return 0;
+}

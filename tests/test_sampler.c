@@ -1,0 +1,365 @@
+/* test_sampler.c - the sampler: the /proc parsers on fixture copies
+ * (tests/data/proc/), the sampler thread at 200 Hz end to end (series,
+ * counters, samples.csv, a registered source, thinning of the rows), and a
+ * missing source reported once. */
+#include <taskscope/rt.h>
+#include <taskscope/sampler.h>
+#include <stdatomic.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sampler/procfs.h"
+#include "test.h"
+
+static char dir[1024];
+
+static void fixture(const char *name, char *buf, size_t len)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/tests/data/proc/%s", dir, name);
+    if (tscope__proc_read(path, buf, len))
+        TEST_FAIL("cannot read fixture %s", path);
+}
+
+static void test_parsers(void)
+{
+    static char buf[65536];
+    uint64_t a, b;
+    fixture("stat", buf, sizeof buf);
+    ASSERT_EQ(tscope__proc_stat_cpu(buf, &a, &b), 0);
+    /* cpu  463039 0 68367 1359830 4002 0 736 18417 0 0 */
+    ASSERT_EQ(b, 463039 + 68367 + 1359830 + 4002 + 736 + 18417);
+    ASSERT_EQ(a, 463039 + 68367 + 736 + 18417);
+    fixture("status", buf, sizeof buf);
+    ASSERT_EQ(tscope__proc_key(buf, "VmRSS", &a), 0);
+    ASSERT_EQ(a, 2000 * 1024);
+    ASSERT_EQ(tscope__proc_key(buf, "VmNothing", &a), -1);
+    fixture("meminfo", buf, sizeof buf);
+    ASSERT_EQ(tscope__proc_key(buf, "MemTotal", &a), 0);
+    ASSERT_EQ(a, 24682416ull * 1024);
+    ASSERT_EQ(tscope__proc_key(buf, "MemAvailable", &a), 0);
+    ASSERT_EQ(a, 24364348ull * 1024);
+    fixture("net_dev", buf, sizeof buf);
+    ASSERT_EQ(tscope__proc_net_dev(buf, &a, &b), 0);
+    ASSERT_EQ(a, 20227599); /* eth0 + ifb0 + ifb1, not lo */
+    ASSERT_EQ(b, 31335);
+    fixture("io", buf, sizeof buf);
+    ASSERT_EQ(tscope__proc_key(buf, "read_bytes", &a), 0);
+    ASSERT_EQ(a, 0);
+    ASSERT_EQ(tscope__proc_key(buf, "write_bytes", &a), 0);
+    ASSERT_EQ(a, 4096);
+    fixture("loadavg", buf, sizeof buf);
+    double load;
+    ASSERT_EQ(tscope__proc_loadavg(buf, &load), 0);
+    ASSERT(load == 0.53);
+    /* malformed */
+    ASSERT_EQ(tscope__proc_stat_cpu("intr 1 2 3\n", &a, &b), -1);
+    ASSERT_EQ(tscope__proc_stat_cpu("cpu  x y\n", &a, &b), -1);
+    ASSERT_EQ(tscope__proc_net_dev("Inter-| Receive\n face |bytes\n", &a, &b), -1);
+    ASSERT_EQ(tscope__proc_key("VmRSS: lots\n", "VmRSS", &a), -1);
+    ASSERT_EQ(tscope__proc_loadavg("", &load), -1);
+    ASSERT_EQ(tscope__proc_read("/nonexistent/proc/file", buf, sizeof buf), -1);
+}
+
+static void answer_source(void *data, double seconds, tscope_sample_emit_fn emit, void *ctx)
+{
+    (void)seconds;
+    int *calls = data;
+    ++*calls;
+    emit(ctx, "app.answer", 42);
+}
+
+static void busy(double seconds)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    volatile double x = 0;
+    do {
+        for (int i = 0; i < 10000; i++)
+            x += i;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9 < seconds);
+}
+
+static size_t count_lines(const char *path, char *header, size_t hlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        TEST_FAIL("%s was not written", path);
+    char line[8192];
+    size_t n = 0;
+    double first = -1, last = -1;
+    while (fgets(line, sizeof line, f)) {
+        if (n == 0)
+            snprintf(header, hlen, "%s", line);
+        else {
+            last = atof(line);
+            if (first < 0)
+                first = last;
+        }
+        n++;
+    }
+    fclose(f);
+    ASSERT(n < 2 || last >= first);
+    return n;
+}
+
+static void test_sampling(void)
+{
+    char out[] = "/tmp/tscope_sampler_XXXXXX";
+    ASSERT(mkdtemp(out));
+    char outdir[1100], csv[1200], header[8192];
+    snprintf(outdir, sizeof outdir, "%s/run", out);
+    setenv("TASKSCOPE_OUTPUT_DIR", outdir, 1);
+    setenv("TASKSCOPE_OUTPUTS", "csv", 1);
+    setenv("TASKSCOPE_SAMPLE_MS", "5", 1); /* 200 Hz */
+    setenv("TASKSCOPE_SAMPLE_KEEP", "4096", 1);
+    int calls = 0;
+    ASSERT_EQ(tscope_sampler_source_register("answer", answer_source, &calls), 0);
+    ASSERT_EQ(tscope_sampler_source_register("answer", answer_source, &calls), TSCOPE_EINVAL);
+    ASSERT_EQ(tscope_init(0, 1), 0);
+    busy(0.4);
+    double v, t;
+    ASSERT_EQ(tscope_sampler_latest("app.answer", &v, &t), 0);
+    ASSERT(v == 42 && t > 0);
+    ASSERT(calls >= 20); /* 0.4 s at 200 Hz: ~80 (a loaded machine gets fewer) */
+    ASSERT_EQ(tscope_sampler_latest("sys.cpu_utilization", &v, NULL), 0);
+    ASSERT(v >= 0 && v <= 1);
+    ASSERT_EQ(tscope_sampler_latest("proc.rss_bytes", &v, NULL), 0);
+    ASSERT(v > 100000);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (tscope_sampler_latest("power.package_w", &v, NULL) == 0) {
+        ASSERT(v > 0);
+    } else {
+        ASSERT_EQ(tscope_sampler_latest("power.estimate_w", &v, NULL), 0);
+        ASSERT(v >= 2.0 * (double)ncpu && v <= 10.0 * (double)ncpu); /* the default model */
+        ASSERT_EQ(tscope_sampler_latest("energy.estimate_j", &v, NULL), 0);
+        ASSERT(v > 0);
+    }
+    if (tscope_sampler_latest("proc.cpu_cores_used", &v, NULL) == 0) {
+        /* this thread was busy through the window, but how much CPU it got
+         * depends on the load (CI runs tests side by side): at least some,
+         * and no more than the whole machine used in the same window
+         * (/proc/stat counts in 10 ms ticks: 0.1 of a CPU over 100 ms) */
+        double util;
+        ASSERT_EQ(tscope_sampler_latest("sys.cpu_utilization", &util, NULL), 0);
+        if (!(v > 0.01 && v <= util * (double)ncpu + 0.15))
+            TEST_FAIL("process used %g cores while the machine used %g of %ld", v,
+                      util * (double)ncpu, ncpu);
+        /* the sampler thread itself sleeps and wakes 200 times a second */
+        ASSERT_EQ(tscope_sampler_latest("proc.context_switches_per_s", &v, NULL), 0);
+        ASSERT(v > 0);
+    }
+    ASSERT_EQ(tscope_sampler_latest("no.such.series", &v, NULL), TSCOPE_ENOENT);
+    /* the values are taskscope counters too */
+    tscope_counter_t c;
+    ASSERT_EQ(tscope_counter_register("app.answer", &c), 0);
+    ASSERT_EQ(tscope_flush(), 0);
+    tscope_counter_stats_t st;
+    ASSERT_EQ(tscope_query_counter(c, &st), 0);
+    ASSERT(st.count >= 20 && st.min == 42 && st.max == 42);
+    ASSERT_EQ(tscope_finalize(), 0);
+    snprintf(csv, sizeof csv, "%s/samples.csv", outdir);
+    size_t n = count_lines(csv, header, sizeof header);
+    ASSERT(n >= 21);
+    ASSERT(strncmp(header, "time_s,", 7) == 0 && strstr(header, ",app.answer") &&
+           strstr(header, ",sys.cpu_utilization") && strstr(header, ",proc.rss_bytes") &&
+           strstr(header, ",concurrency.threads_busy"));
+    snprintf(csv, sizeof csv, "%s/concurrency.gp", outdir);
+    ASSERT(count_lines(csv, header, sizeof header) > 5); /* the gnuplot script */
+
+    /* bounded rows: 16 kept, thinned over the whole run */
+    setenv("TASKSCOPE_SAMPLE_KEEP", "16", 1);
+    snprintf(outdir, sizeof outdir, "%s/run2", out);
+    setenv("TASKSCOPE_OUTPUT_DIR", outdir, 1);
+    ASSERT_EQ(tscope_init(0, 1), 0);
+    busy(0.4);
+    ASSERT_EQ(tscope_finalize(), 0);
+    snprintf(csv, sizeof csv, "%s/samples.csv", outdir);
+    n = count_lines(csv, header, sizeof header);
+    ASSERT(n >= 9 && n <= 17); /* header + at most 16 rows, at least half of them after thinning */
+    FILE *f = fopen(csv, "r");
+    char line[8192];
+    double first = -1, last = 0;
+    ASSERT(fgets(line, sizeof line, f));
+    while (fgets(line, sizeof line, f)) {
+        last = atof(line);
+        if (first < 0)
+            first = last;
+    }
+    fclose(f);
+    ASSERT(first < 0.1 && last > 0.2); /* the start and the end of the run are both there */
+    ASSERT_EQ(tscope_sampler_source_unregister("answer"), 0);
+    ASSERT_EQ(tscope_sampler_source_unregister("answer"), TSCOPE_ENOENT);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", out);
+    ASSERT_EQ(system(cmd), 0);
+}
+
+/* A missing source (RAPL here, or the hardware counters) is said once per
+ * process, however often taskscope is initialised. */
+static void test_missing_once(void)
+{
+    char path[] = "/tmp/tscope_sampler_err_XXXXXX";
+    int fd = mkstemp(path);
+    ASSERT(fd >= 0);
+    fflush(stderr);
+    int saved = dup(2);
+    dup2(fd, 2);
+    setenv("TASKSCOPE_OUTPUTS", "none", 1);
+    setenv("TASKSCOPE_SAMPLE_MS", "5", 1);
+    for (int i = 0; i < 2; i++) {
+        ASSERT_EQ(tscope_init(0, 1), 0);
+        ASSERT_EQ(tscope_finalize(), 0);
+    }
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    FILE *f = fdopen(fd, "r");
+    rewind(f);
+    char line[1024];
+    int rapl = 0, hw = 0;
+    while (fgets(line, sizeof line, f)) {
+        rapl += strstr(line, "no readable RAPL") != NULL;
+        hw += strstr(line, "no hardware performance counters") != NULL;
+    }
+    fclose(f);
+    remove(path);
+    /* this process said them in test_sampling already (if they apply): never again */
+    ASSERT_EQ(rapl, 0);
+    ASSERT_EQ(hw, 0);
+    printf("test_missing_once: no repeated notes over two more inits\n");
+}
+
+static void spin_source(void *data, double seconds, tscope_sample_emit_fn emit, void *ctx)
+{
+    (void)data;
+    (void)seconds;
+    (void)emit;
+    (void)ctx;
+}
+
+static atomic_int long_started;
+
+static void long_task(void *arg)
+{
+    (void)arg;
+    atomic_fetch_add(&long_started, 1);
+    busy(0.3);
+}
+
+static void spin_task(void *arg)
+{
+    (void)arg;
+    busy(0.002);
+}
+
+/* The bundled runtime publishes its state through a source. */
+static void test_runtime_source(void)
+{
+    setenv("TASKSCOPE_OUTPUTS", "none", 1);
+    setenv("TASKSCOPE_SAMPLE_MS", "0", 1); /* samples taken by hand below */
+    ASSERT_EQ(tscope_init(0, 1), 0);
+    ASSERT_EQ(tscope_rt_init(2), 0);
+    ASSERT_EQ(tscope_sampler_sample_now(), 0);
+    busy(0.11); /* node metrics are computed at most every 100 ms */
+    for (int i = 0; i < 100; i++)
+        ASSERT_EQ(tscope_rt_spawn(spin_task, NULL, NULL, NULL), 0);
+    ASSERT_EQ(tscope_rt_taskwait(), 0);
+    ASSERT_EQ(tscope_flush(), 0); /* the node metrics count tasks the consumer has seen end */
+    ASSERT_EQ(tscope_sampler_sample_now(), 0);
+    double v;
+    ASSERT_EQ(tscope_sampler_latest("rt.active_threads", &v, NULL), 0);
+    ASSERT(v == 2);
+    ASSERT_EQ(tscope_sampler_latest("rt.tasks_in_flight", &v, NULL), 0);
+    ASSERT(v == 0);
+    ASSERT_EQ(tscope_sampler_latest("rt.throughput_tasks_per_s", &v, NULL), 0);
+    ASSERT(v > 0);
+    ASSERT_EQ(tscope_sampler_latest("rt.idle_rate", &v, NULL), 0);
+    ASSERT(v >= 0 && v <= 1);
+    /* the AllScale node metrics: 100 tasks of 2 ms ran between the two samples */
+    double speed, eff, score;
+    ASSERT_EQ(tscope_sampler_latest("node.speed", &speed, NULL), 0);
+    ASSERT_EQ(tscope_sampler_latest("node.efficiency", &eff, NULL), 0);
+    ASSERT_EQ(tscope_sampler_latest("node.score", &score, NULL), 0);
+    ASSERT(speed > 0.05 && speed <= 1);
+    ASSERT(eff >= speed * 0.99 && eff <= 1); /* 2 threads in use, at most as many as CPUs */
+    ASSERT(score > 0 && score <= 1);
+    double fr;
+    if (access("/sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq", R_OK) != 0)
+        ASSERT_EQ(tscope_sampler_latest("node.freq_ratio", &fr, NULL), TSCOPE_ENOENT);
+    else
+        ASSERT(tscope_sampler_latest("node.freq_ratio", &fr, NULL) == 0 && fr > 0 && fr <= 1.5);
+    /* the concurrency view: two workers busy with tasks of one type */
+    tscope_type_t slow;
+    ASSERT_EQ(tscope_type_register("slow_task", &slow), 0);
+    tscope_rt_spawn_opts_t o = {sizeof o, slow, 0, 0, 0, NULL, 0};
+    for (int i = 0; i < 2; i++)
+        ASSERT_EQ(tscope_rt_spawn(long_task, NULL, &o, NULL), 0);
+    /* the main thread (worker 0) does not help until taskwait: wait for the
+     * other worker to start one (a loaded machine may take a while) */
+    while (atomic_load(&long_started) == 0)
+        busy(0.001);
+    ASSERT_EQ(tscope_flush(), 0); /* the view replays what the consumer has seen */
+    ASSERT_EQ(tscope_sampler_sample_now(), 0);
+    ASSERT_EQ(tscope_sampler_latest("concurrency.slow_task", &v, NULL), 0);
+    ASSERT(v == 1); /* one worker runs it, the other task waits for the main thread */
+    ASSERT_EQ(tscope_sampler_latest("concurrency.threads_busy", &v, NULL), 0);
+    ASSERT(v == 1);
+    ASSERT_EQ(tscope_rt_taskwait(), 0);
+    ASSERT_EQ(tscope_flush(), 0);
+    ASSERT_EQ(tscope_sampler_sample_now(), 0);
+    ASSERT_EQ(tscope_sampler_latest("concurrency.slow_task", &v, NULL), 0);
+    ASSERT(v == 0); /* seen once: reported as 0 when none runs */
+    ASSERT_EQ(tscope_rt_finalize(), 0);
+    ASSERT_EQ(tscope_finalize(), 0);
+    ASSERT_EQ(tscope_sampler_source_register("rt", spin_source, NULL), 0); /* it is gone */
+    ASSERT_EQ(tscope_sampler_source_unregister("rt"), 0);
+}
+
+/* PAPI, when built with it: a software event through PAPI's perf_event
+ * component, counted on this (busy) thread. */
+static void test_papi(void)
+{
+#ifdef TSCOPE_HAVE_PAPI
+    setenv("TASKSCOPE_OUTPUTS", "none", 1);
+    setenv("TASKSCOPE_SAMPLE_MS", "10", 1);
+    setenv("TASKSCOPE_PAPI_EVENTS", "perf::TASK-CLOCK,NO_SUCH_EVENT", 1);
+    ASSERT_EQ(tscope_init(0, 1), 0);
+    busy(0.3);
+    double v;
+    int whole = tscope_sampler_latest("papi.perf::TASK-CLOCK_per_s", &v, NULL) == 0;
+    if (!whole)
+        ASSERT_EQ(tscope_sampler_latest("papi.init_thread.perf::TASK-CLOCK_per_s", &v, NULL), 0);
+    /* ns of CPU per s of this busy thread (or the process).  How much CPU it
+     * got depends on the load, so compare with the process's own task clock
+     * read by perf in the same sampler tick: the same for the process, and
+     * for this thread most of it (the sampler thread is the only other). */
+    double cores;
+    if (tscope_sampler_latest("proc.cpu_cores_used", &cores, NULL) == 0) {
+        double lo = whole ? 0.9 : 0.5, hi = 1.05;
+        if (!(v > 0 && v >= lo * cores * 1e9 && v <= hi * cores * 1e9 + 1e7))
+            TEST_FAIL("PAPI task clock %g ns/s; perf says the process used %g cores", v, cores);
+    } else if (!(v > 0 && v < 1.2e9 * (whole ? (double)sysconf(_SC_NPROCESSORS_ONLN) : 1.0))) {
+        TEST_FAIL("PAPI task clock %g ns/s on a busy thread", v);
+    }
+    ASSERT_EQ(tscope_finalize(), 0);
+    unsetenv("TASKSCOPE_PAPI_EVENTS");
+    printf("test_papi: PAPI task clock %.3g ns/s (%s)\n", v, whole ? "process" : "init thread");
+#else
+    printf("test_papi: skipped: built without PAPI (libpapi-dev; scripts/deps installs it)\n");
+#endif
+}
+
+int main(void)
+{
+    const char *src = getenv("TSCOPE_SOURCE_DIR");
+    snprintf(dir, sizeof dir, "%s", src ? src : ".");
+    test_parsers();
+    test_sampling();
+    test_missing_once();
+    test_runtime_source();
+    test_papi();
+    printf("test_sampler: ok\n");
+    return 0;
+}
