@@ -231,6 +231,40 @@ static void test_missing_once(void)
     printf("test_missing_once: no repeated notes over two more inits\n");
 }
 
+/* Emits app.a = k and app.b = -k, in an order that flips every call: the
+ * sampler's lookup expects the order of the previous sample first. */
+static void flip_source(void *data, double seconds, tscope_sample_emit_fn emit, void *ctx)
+{
+    (void)seconds;
+    int *k = data;
+    ++*k;
+    if (*k % 2) {
+        emit(ctx, "app.a", *k);
+        emit(ctx, "app.b", -*k);
+    } else {
+        emit(ctx, "app.b", -*k);
+        emit(ctx, "app.a", *k);
+    }
+}
+
+static void test_series_order(void)
+{
+    setenv("TASKSCOPE_OUTPUTS", "none", 1);
+    setenv("TASKSCOPE_SAMPLE_MS", "0", 1);
+    int k = 0;
+    ASSERT_EQ(tscope_sampler_source_register("flip", flip_source, &k), 0);
+    ASSERT_EQ(tscope_init(0, 1), 0);
+    for (int i = 1; i <= 5; i++) {
+        ASSERT_EQ(tscope_sampler_sample_now(), 0);
+        double a, b;
+        ASSERT_EQ(tscope_sampler_latest("app.a", &a, NULL), 0);
+        ASSERT_EQ(tscope_sampler_latest("app.b", &b, NULL), 0);
+        ASSERT(a == i && b == -i);
+    }
+    ASSERT_EQ(tscope_finalize(), 0);
+    ASSERT_EQ(tscope_sampler_source_unregister("flip"), 0);
+}
+
 static void spin_source(void *data, double seconds, tscope_sample_emit_fn emit, void *ctx)
 {
     (void)data;
@@ -358,6 +392,7 @@ int main(void)
     test_parsers();
     test_sampling();
     test_missing_once();
+    test_series_order();
     test_runtime_source();
     test_papi();
     printf("test_sampler: ok\n");

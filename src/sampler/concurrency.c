@@ -23,19 +23,25 @@ enum { MAX_TYPES = 4096 };
 
 static uint8_t seen[MAX_TYPES];
 static uint32_t counts[MAX_TYPES];
+static uint32_t nseen; /* 1 + the highest type seen: the loop below stops there */
 
 void tscope__concurrency_reset(void)
 {
     memset(seen, 0, sizeof seen);
+    nseen = 0;
 }
 
 void tscope__concurrency_sample(tscope_sample_emit_fn emit, void *ctx)
 {
     uint32_t busy = tscope__query_running(counts, MAX_TYPES);
     emit(ctx, "concurrency.threads_busy", busy);
-    for (uint32_t t = 0; t < MAX_TYPES; t++) {
-        if (counts[t])
+    for (uint32_t t = 0, left = busy; left && t < MAX_TYPES; t++)
+        if (counts[t]) {
             seen[t] = 1;
+            nseen = t + 1 > nseen ? t + 1 : nseen;
+            left -= counts[t]; /* the counts add up to at most busy */
+        }
+    for (uint32_t t = 0; t < nseen; t++) {
         if (!seen[t])
             continue;
         char name[200], series[256];

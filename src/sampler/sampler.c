@@ -46,7 +46,9 @@ static struct {
     tscope_counter_t counters[MAX_SERIES];
     double latest[MAX_SERIES], latest_t[MAX_SERIES];
     unsigned nseries;
-    double *rows; /* keep x (1 + MAX_SERIES): time, then the series */
+    unsigned hint; /* the series after the one emitted last: sources emit in
+                    * the same order every sample, so this is usually it */
+    double *rows;  /* keep x (1 + MAX_SERIES): time, then the series */
     size_t nrows, keep;
     unsigned stride, skipped; /* keep one sample in `stride` */
     double cur[MAX_SERIES];   /* the row being sampled */
@@ -102,9 +104,10 @@ int tscope_sampler_source_unregister(const char *name)
 static void emit(void *ctx, const char *series, double value)
 {
     double now = *(double *)ctx;
-    unsigned i = 0;
-    while (i < S.nseries && strcmp(S.names[i], series) != 0)
-        i++;
+    unsigned i = S.hint;
+    if (i >= S.nseries || strcmp(S.names[i], series) != 0)
+        for (i = 0; i < S.nseries && strcmp(S.names[i], series) != 0;)
+            i++;
     if (i == S.nseries) {
         if (S.nseries == MAX_SERIES || strlen(series) >= sizeof S.names[0])
             return;
@@ -113,6 +116,7 @@ static void emit(void *ctx, const char *series, double value)
         tscope_counter_register(series, &S.counters[i]);
         S.nseries++;
     }
+    S.hint = i + 1;
     S.cur[i] = value;
     S.latest[i] = value;
     S.latest_t[i] = now - S.t0;

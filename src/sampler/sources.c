@@ -16,13 +16,15 @@
  *                         utilization), TASKSCOPE_POWER_MODEL watts per CPU, and
  *                         energy.estimate_j: the name says it is an estimate
  *
- * Cost: every sample reads /proc/self/statm; the system-wide files
- * (/proc/stat formats every CPU and interrupt, ~100 us of kernel time for
- * all of them) and the perf and PAPI counters (reading a counter inherited
- * by threads running on other CPUs interrupts those CPUs to collect their
- * counts) are read at most every 100 ms, so a 200 Hz sampler costs little
- * more than a 10 Hz one there (the rates they give are over the time since
- * their previous read).
+ * Cost: all of them are read at most every 100 ms, so a 200 Hz sampler
+ * costs little more than a 10 Hz one here (the rates they give are over the
+ * time since their previous read): the system-wide files (/proc/stat
+ * formats every CPU and interrupt, ~100 us of kernel time for all of them),
+ * the perf and PAPI counters (reading a counter inherited by threads
+ * running on other CPUs interrupts those CPUs to collect their counts), and
+ * /proc/self/statm too (~4 us on an idle process but ~55 us while the
+ * program's threads keep the CPUs busy: read at 200 Hz it was most of the
+ * sampler's cost, docs/performance.md).
  * A source that cannot be read the first time prints one line and is
  * skipped from then on; nothing here can stop the program.
  */
@@ -271,14 +273,14 @@ static void power_source(double now, double util, tscope_sample_emit_fn emit, vo
 
 void tscope__sampler_builtin(double now, tscope_sample_emit_fn emit, void *ctx)
 {
-    unsigned long long size, resident;
-    if (read_src(SRC_STATM) == 0) {
-        if (sscanf(buf, "%llu %llu", &size, &resident) != 2)
-            parse_failed(SRC_STATM);
-        else
-            emit(ctx, "proc.rss_bytes", (double)resident * (double)B.page);
-    }
     if (B.last_slow == 0 || now - B.last_slow >= 0.1) {
+        unsigned long long size, resident;
+        if (read_src(SRC_STATM) == 0) {
+            if (sscanf(buf, "%llu %llu", &size, &resident) != 2)
+                parse_failed(SRC_STATM);
+            else
+                emit(ctx, "proc.rss_bytes", (double)resident * (double)B.page);
+        }
         perf_sources(now, emit, ctx);
         tscope__papi_sample(now, emit, ctx);
         double util = -1;
