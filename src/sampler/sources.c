@@ -47,7 +47,7 @@ enum { PE_TASK_CLOCK, PE_FAULTS, PE_CSW, PE_CYCLES, PE_INSTR, NPE };
 
 static struct {
     int off[NSRC];
-    uint64_t cpu_busy, cpu_total, rx, tx, rd, wr;
+    uint64_t cpu_busy, cpu_total, net[2], io[2]; /* net: rx, tx; io: read, write */
     int have_prev[NSRC];
     double prev_t[NSRC];
     int pe_fd[NPE];
@@ -163,12 +163,19 @@ void tscope__sampler_builtin_reset(const struct tscope__config *cfg)
 }
 
 /* d(value)/dt for a counter source, after the first sample. */
-static void rate(int src, uint64_t *prev, uint64_t v, double now, const char *series,
-                 tscope_sample_emit_fn emit, void *ctx)
+/* Two byte counters of one source (a, b; prev[0], prev[1]) as rates per
+ * second since the source's previous read. */
+static void rates(int src, uint64_t prev[2], uint64_t a, uint64_t b, double now,
+                  const char *series_a, const char *series_b, tscope_sample_emit_fn emit, void *ctx)
 {
-    if (B.have_prev[src] && now > B.prev_t[src])
-        emit(ctx, series, (double)(v - *prev) / (now - B.prev_t[src]));
-    *prev = v;
+    if (B.have_prev[src] && now > B.prev_t[src]) {
+        emit(ctx, series_a, (double)(a - prev[0]) / (now - B.prev_t[src]));
+        emit(ctx, series_b, (double)(b - prev[1]) / (now - B.prev_t[src]));
+    }
+    prev[0] = a;
+    prev[1] = b;
+    B.have_prev[src] = 1;
+    B.prev_t[src] = now;
 }
 
 static void proc_sources(double now, tscope_sample_emit_fn emit, void *ctx, double *util)
@@ -194,24 +201,18 @@ static void proc_sources(double now, tscope_sample_emit_fn emit, void *ctx, doub
             emit(ctx, "sys.mem_used_bytes", (double)(a - b));
     }
     if (read_src(SRC_NET) == 0) {
-        if (tscope__proc_net_dev(buf, &a, &b)) {
+        if (tscope__proc_net_dev(buf, &a, &b))
             parse_failed(SRC_NET);
-        } else {
-            rate(SRC_NET, &B.rx, a, now, "sys.net_rx_bytes_per_s", emit, ctx);
-            rate(SRC_NET, &B.tx, b, now, "sys.net_tx_bytes_per_s", emit, ctx);
-            B.have_prev[SRC_NET] = 1;
-            B.prev_t[SRC_NET] = now;
-        }
+        else
+            rates(SRC_NET, B.net, a, b, now, "sys.net_rx_bytes_per_s", "sys.net_tx_bytes_per_s",
+                  emit, ctx);
     }
     if (read_src(SRC_IO) == 0) {
-        if (tscope__proc_key(buf, "read_bytes", &a) || tscope__proc_key(buf, "write_bytes", &b)) {
+        if (tscope__proc_key(buf, "read_bytes", &a) || tscope__proc_key(buf, "write_bytes", &b))
             parse_failed(SRC_IO);
-        } else {
-            rate(SRC_IO, &B.rd, a, now, "proc.io_read_bytes_per_s", emit, ctx);
-            rate(SRC_IO, &B.wr, b, now, "proc.io_write_bytes_per_s", emit, ctx);
-            B.have_prev[SRC_IO] = 1;
-            B.prev_t[SRC_IO] = now;
-        }
+        else
+            rates(SRC_IO, B.io, a, b, now, "proc.io_read_bytes_per_s", "proc.io_write_bytes_per_s",
+                  emit, ctx);
     }
     double load;
     if (read_src(SRC_LOAD) == 0) {
