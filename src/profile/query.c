@@ -6,6 +6,7 @@
  * its children) are computed on demand; the parent -> children index they
  * need is rebuilt only when the instance graph grew since the last query.
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,22 +87,22 @@ static struct tscope__store *locked_store(void)
 
 uint32_t tscope__query_running(uint32_t *counts, uint32_t ntypes)
 {
-    memset(counts, 0, ntypes * sizeof *counts);
-    struct tscope__store *s = locked_store();
-    if (!s)
-        return 0;
-    uint32_t busy = 0;
-    for (uint32_t t = 0; t < s->nstacks; t++) {
-        const struct tscope__tstack *st = &s->stacks[t];
-        if (!st->n)
-            continue;
-        uint16_t type = s->tasks[st->seg[st->n - 1].slot].type;
-        if (type < ntypes)
-            counts[type]++;
-        busy++;
+    struct tscope__store *s = tscope__g.store;
+    for (;;) { /* the sequence lock's reader: count, then check nothing changed */
+        memset(counts, 0, ntypes * sizeof *counts);
+        if (!s)
+            return 0;
+        uint32_t seq = atomic_load_explicit(&s->running.seq, memory_order_acquire);
+        uint32_t busy = atomic_load_explicit(&s->running.busy, memory_order_acquire);
+        for (uint32_t i = 0; i < busy && i < TSCOPE__RUNNING_MAX; i++) {
+            uint16_t type = atomic_load_explicit(&s->running.type[i], memory_order_acquire);
+            if (type < ntypes)
+                counts[type]++;
+        }
+        if (!(seq & 1) && atomic_load_explicit(&s->running.seq, memory_order_relaxed) == seq)
+            return busy;
+        sched_yield(); /* the consumer is writing it: a few microseconds */
     }
-    pthread_mutex_unlock(&s->lock);
-    return busy;
 }
 
 void tscope__fill_type_stats(struct tscope__store *s, uint32_t type, tscope_type_stats_t *out)

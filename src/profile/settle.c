@@ -266,6 +266,28 @@ void tscope__settle_finalize(struct tscope__store *s, uint32_t slot)
         tscope__task_free(s, slot);
 }
 
+/* Publishes what the threads run (store.h, running): one pass over the
+ * replay stacks, under the sequence lock. */
+static void publish_running(struct tscope__store *s)
+{
+    uint32_t seq = atomic_load_explicit(&s->running.seq, memory_order_relaxed);
+    atomic_store_explicit(&s->running.seq, seq + 1, memory_order_relaxed);
+    /* the data are stored with release (no fences: gcc's TSan has none), so
+     * a reader that sees a new value also sees the odd sequence number */
+    uint32_t busy = 0;
+    for (uint32_t t = 0; t < s->nstacks; t++) {
+        const struct tscope__tstack *st = &s->stacks[t];
+        if (!st->n)
+            continue;
+        if (busy < TSCOPE__RUNNING_MAX)
+            atomic_store_explicit(&s->running.type[busy], s->tasks[st->seg[st->n - 1].slot].type,
+                                  memory_order_release);
+        busy++;
+    }
+    atomic_store_explicit(&s->running.busy, busy, memory_order_release);
+    atomic_store_explicit(&s->running.seq, seq + 2, memory_order_release);
+}
+
 void tscope__store_end_round(struct tscope__store *s)
 {
     tscope__store_flush_leaves(s);
@@ -298,6 +320,7 @@ void tscope__store_end_round(struct tscope__store *s)
     }
     s->n_terminal = keep;
     s->round++;
+    publish_running(s);
 }
 
 void tscope__store_complete(struct tscope__store *s, uint64_t end)

@@ -18,6 +18,7 @@
 #define TSCOPE_PROFILE_STORE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "acc.h"
@@ -27,6 +28,7 @@
 
 #define TSCOPE__NONE UINT32_MAX
 #define TSCOPE__ROOT_TYPE 0xFFFFu /* parent type of tasks without a parent */
+#define TSCOPE__RUNNING_MAX 4096  /* busy threads whose type the sampler sees */
 
 /* task slot bits */
 enum {
@@ -158,6 +160,15 @@ struct tscope__store {
     /* per thread */
     struct tscope__tstack *stacks;
     uint32_t nstacks; /* allocated entries */
+    /* What the threads run, as of the last round: the innermost task's type
+     * of each busy thread (the first TSCOPE__RUNNING_MAX of them), written
+     * by tscope__store_end_round under a sequence lock so that the sampler
+     * reads it without the store lock (tscope__query_running). */
+    struct {
+        _Atomic uint32_t seq; /* odd while being written */
+        _Atomic uint32_t busy;
+        _Atomic uint16_t type[TSCOPE__RUNNING_MAX];
+    } running;
 
     /* per type / counter / event, indexed by id */
     struct tscope__type_acc *types;

@@ -6,7 +6,8 @@
  *
  * What a thread runs is read from the profile store: the innermost task on
  * its replay stack, as of the consumer's last round (at most
- * TASKSCOPE_PERIOD_MS behind the program).  Tasks that began and ended
+ * TASKSCOPE_PERIOD_MS behind the program), which each round publishes
+ * without a lock for this view (store.h, running).  Tasks that began and ended
  * between two rounds are not seen: the view samples long tasks well and
  * short ones statistically, like any sampling profiler.  Series:
  * concurrency.TYPE (threads), for every type seen running at least once
