@@ -4,6 +4,8 @@
  * missing source reported once. */
 #include <taskscope/rt.h>
 #include <taskscope/sampler.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,6 +61,20 @@ static void test_parsers(void)
     ASSERT_EQ(tscope__proc_key("VmRSS: lots\n", "VmRSS", &a), -1);
     ASSERT_EQ(tscope__proc_loadavg("", &load), -1);
     ASSERT_EQ(tscope__proc_read("/nonexistent/proc/file", buf, sizeof buf), -1);
+    /* a descriptor kept open reads the whole text from the start every time */
+    char path[1200], again[65536], small[8];
+    snprintf(path, sizeof path, "%s/tests/data/proc/meminfo", dir);
+    ASSERT_EQ(tscope__proc_read(path, buf, sizeof buf), 0);
+    int fd = open(path, O_RDONLY);
+    ASSERT(fd >= 0);
+    for (int i = 0; i < 2; i++) {
+        ASSERT_EQ(tscope__proc_pread(fd, again, sizeof again), 0);
+        ASSERT(strcmp(again, buf) == 0);
+    }
+    ASSERT_EQ(tscope__proc_pread(fd, small, sizeof small), 0); /* cut, terminated */
+    ASSERT(strlen(small) == sizeof small - 1 && strncmp(small, buf, sizeof small - 1) == 0);
+    close(fd);
+    ASSERT_EQ(tscope__proc_pread(fd, again, sizeof again), -1); /* closed */
 }
 
 static void answer_source(void *data, double seconds, tscope_sample_emit_fn emit, void *ctx)
@@ -104,6 +120,19 @@ static size_t count_lines(const char *path, char *header, size_t hlen)
     return n;
 }
 
+/* Open file descriptors of this process. */
+static int open_fds(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        TEST_FAIL("cannot list /proc/self/fd");
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n;
+}
+
 static void test_sampling(void)
 {
     char out[] = "/tmp/tscope_sampler_XXXXXX";
@@ -117,6 +146,7 @@ static void test_sampling(void)
     atomic_int calls = 0;
     ASSERT_EQ(tscope_sampler_source_register("answer", answer_source, &calls), 0);
     ASSERT_EQ(tscope_sampler_source_register("answer", answer_source, &calls), TSCOPE_EINVAL);
+    int fds = open_fds();
     ASSERT_EQ(tscope_init(0, 1), 0);
     busy(0.4);
     double v, t;
@@ -159,6 +189,7 @@ static void test_sampling(void)
     ASSERT_EQ(tscope_query_counter(c, &st), 0);
     ASSERT(st.count >= 20 && st.min == 42 && st.max == 42);
     ASSERT_EQ(tscope_finalize(), 0);
+    ASSERT_EQ(open_fds(), fds); /* the /proc files and perf counters it kept open are closed */
     snprintf(csv, sizeof csv, "%s/samples.csv", outdir);
     size_t n = count_lines(csv, header, sizeof header);
     ASSERT(n >= 21);

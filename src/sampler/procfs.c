@@ -10,6 +10,21 @@
 
 #include "procfs.h"
 
+int tscope__proc_pread(int fd, char *buf, unsigned long len)
+{
+    unsigned long n = 0;
+    for (ssize_t got; n + 1 < len;) {
+        got = pread(fd, buf + n, len - 1 - n, (off_t)n);
+        if (got <= 0)
+            break;
+        n += (unsigned long)got;
+        if ((unsigned long)got < len - 1 - (n - (unsigned long)got))
+            break; /* a short read of a /proc file is its end: no second call */
+    }
+    buf[n] = 0;
+    return n ? 0 : -1;
+}
+
 int tscope__proc_read(const char *path, char *buf, unsigned long len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);

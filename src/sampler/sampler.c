@@ -243,14 +243,17 @@ int tscope__sampler_start(void)
 
 void tscope__sampler_stop(void)
 {
-    if (!S.running)
-        return;
+    if (S.running) {
+        pthread_mutex_lock(&S.lock);
+        S.stop = 1;
+        pthread_cond_broadcast(&S.wake);
+        pthread_mutex_unlock(&S.lock);
+        pthread_join(S.thread, NULL);
+        S.running = 0;
+    }
     pthread_mutex_lock(&S.lock);
-    S.stop = 1;
-    pthread_cond_broadcast(&S.wake);
+    tscope__sampler_builtin_close();
     pthread_mutex_unlock(&S.lock);
-    pthread_join(S.thread, NULL);
-    S.running = 0;
 }
 
 int tscope__sampler_write_csv(const struct tscope__profile *p, FILE *f)

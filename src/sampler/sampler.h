@@ -20,6 +20,8 @@ size_t tscope__sampler_rows(void);
  * counters, looks for RAPL, says once what is missing); builtin() emits
  * every value it has; `now` is monotonic seconds. */
 void tscope__sampler_builtin_reset(const struct tscope__config *cfg);
+/* Closes the files and counters the built-in sources hold (at stop). */
+void tscope__sampler_builtin_close(void);
 void tscope__sampler_builtin(double now, tscope_sample_emit_fn emit, void *ctx);
 
 /* papi.c: TASKSCOPE_PAPI_EVENTS (a comma-separated list; empty: none). */

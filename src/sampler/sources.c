@@ -25,10 +25,14 @@
  * /proc/self/statm too (~4 us on an idle process but ~55 us while the
  * program's threads keep the CPUs busy: read at 200 Hz it was most of the
  * sampler's cost, docs/performance.md).
- * A source that cannot be read the first time prints one line and is
- * skipped from then on; nothing here can stop the program.
+ * The /proc files stay open between reads (each read starts at offset 0,
+ * and the kernel writes the text anew): opening and closing a file costs
+ * more than reading it.  A source that cannot be read the first time
+ * prints one line and is skipped from then on; nothing here can stop the
+ * program.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -47,6 +51,7 @@ enum { PE_TASK_CLOCK, PE_FAULTS, PE_CSW, PE_CYCLES, PE_INSTR, NPE };
 
 static struct {
     int off[NSRC];
+    int fd[NSRC]; /* kept open from the first read to tscope__sampler_builtin_close */
     uint64_t cpu_busy, cpu_total, net[2], io[2]; /* net: rx, tx; io: read, write */
     int have_prev[NSRC];
     double prev_t[NSRC];
@@ -60,7 +65,7 @@ static struct {
     double last_slow; /* when the system-wide files were read last */
     double util;      /* the last CPU utilisation, for the power estimate */
     long ncpu, page;
-} B = {.pe_fd = {-1, -1, -1, -1, -1}};
+} B = {.fd = {-1, -1, -1, -1, -1, -1}, .pe_fd = {-1, -1, -1, -1, -1}};
 
 static char buf[65536];
 static int said_perf, said_hw, said_rapl; /* each note once per process */
@@ -69,12 +74,28 @@ static int read_src(int src)
 {
     if (B.off[src])
         return -1;
-    if (tscope__proc_read(paths[src], buf, sizeof buf) == 0)
+    if (B.fd[src] < 0)
+        B.fd[src] = open(paths[src], O_RDONLY | O_CLOEXEC);
+    if (B.fd[src] >= 0 && tscope__proc_pread(B.fd[src], buf, sizeof buf) == 0)
         return 0;
     fprintf(stderr, "taskscope: sampler: %s is not readable (%s); skipped\n", paths[src],
             strerror(errno));
     B.off[src] = 1;
     return -1;
+}
+
+void tscope__sampler_builtin_close(void)
+{
+    for (int i = 0; i < NSRC; i++)
+        if (B.fd[i] >= 0) {
+            close(B.fd[i]);
+            B.fd[i] = -1;
+        }
+    for (int i = 0; i < NPE; i++)
+        if (B.pe_fd[i] >= 0) {
+            close(B.pe_fd[i]);
+            B.pe_fd[i] = -1;
+        }
 }
 
 static void parse_failed(int src)
@@ -109,9 +130,7 @@ static uint64_t perf_read(int fd)
 
 void tscope__sampler_builtin_reset(const struct tscope__config *cfg)
 {
-    for (int i = 0; i < NPE; i++)
-        if (B.pe_fd[i] >= 0)
-            close(B.pe_fd[i]);
+    tscope__sampler_builtin_close();
     memset(B.off, 0, sizeof B.off);
     memset(B.have_prev, 0, sizeof B.have_prev);
     B.ncpu = sysconf(_SC_NPROCESSORS_ONLN);
