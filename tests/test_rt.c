@@ -2,9 +2,11 @@
  * and reported edges), nested tasks and taskwait, cancellation, thread cap
  * changes while running, exact task counts, clear errors for bad use; every
  * run checked by the validator plugin (each task's event sequence). */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -546,6 +548,37 @@ static void bad_use(void)
     stop();
 }
 
+/* Whether a thread of this process has the OS name `name`. */
+static int has_thread_named(const char *name)
+{
+    DIR *d = opendir("/proc/self/task");
+    ASSERT(d != NULL);
+    int found = 0;
+    for (struct dirent *e; !found && (e = readdir(d));) {
+        char path[300], comm[64] = "";
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (f && fgets(comm, sizeof comm, f))
+            comm[strcspn(comm, "\n")] = 0;
+        if (f)
+            fclose(f);
+        found = strcmp(comm, name) == 0;
+    }
+    closedir(d);
+    return found;
+}
+
+/* The threads taskscope and the runtime start carry names (top -H, gdb). */
+static void thread_names(void)
+{
+    start(2);
+    ASSERT(has_thread_named("tscope-consumer"));
+    ASSERT(has_thread_named("rt-worker-1"));
+    ASSERT(!has_thread_named("rt-worker-2"));
+    stop();
+    ASSERT(!has_thread_named("rt-worker-1")); /* joined */
+}
+
 int main(void)
 {
     RUN(eventlog_one_worker); /* first: task ids start at 1 */
@@ -558,5 +591,6 @@ int main(void)
     RUN(never_ending_waits);
     RUN(priorities);
     RUN(bad_use);
+    RUN(thread_names);
     return 0;
 }

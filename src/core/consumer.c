@@ -124,6 +124,7 @@ int tscope__consumer_round(void)
 static void *consumer_main(void *arg)
 {
     (void)arg;
+    tscope__thread_name("tscope-consumer");
     int flooded = 0;
     pthread_mutex_lock(&tscope__g.cons_lock);
     while (!tscope__g.stop) {

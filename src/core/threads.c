@@ -124,3 +124,10 @@ uint64_t tscope_task_id_next(void)
     }
     return rank | (t->id_next++ & ((1ull << ID_COUNTER_BITS) - 1));
 }
+
+void tscope__thread_name(const char *name)
+{
+    char os[16];
+    snprintf(os, sizeof os, "%s", name);
+    pthread_setname_np(pthread_self(), os);
+}

@@ -155,6 +155,7 @@ static double mono_s(void)
 static void *policy_main(void *arg)
 {
     (void)arg;
+    tscope__thread_name("tscope-policy");
     on_policy_thread = 1;
     pthread_mutex_lock(&E.lock);
     while (!E.stop) {

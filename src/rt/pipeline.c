@@ -164,6 +164,7 @@ static void *stage_worker(void *arg)
     struct stage *s = &p->stages[wa->stage];
     char name[32];
     snprintf(name, sizeof name, "pipe-s%u-w%u", wa->stage, wa->index);
+    pthread_setname_np(pthread_self(), name); /* for top -H, gdb, perf */
     tscope_thread_register(name);
     int last = wa->stage + 1 == p->nstages;
     struct queue *in = &p->queues[wa->stage], *out = &p->queues[wa->stage + 1];

@@ -313,6 +313,7 @@ static void *worker_main(void *arg)
     self = w;
     char name[32];
     snprintf(name, sizeof name, "rt-worker-%u", w->index);
+    pthread_setname_np(pthread_self(), name); /* for top -H, gdb, perf */
     tscope_thread_register(name);
     unsigned spins = 0;
     while (!atomic_load(&rt.stop)) {

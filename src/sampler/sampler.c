@@ -198,6 +198,7 @@ int tscope_sampler_latest(const char *series, double *value, double *time_s)
 static void *sampler_main(void *arg)
 {
     (void)arg;
+    tscope__thread_name("tscope-sampler");
     tscope_thread_register("taskscope-sampler");
     uint32_t period = tscope__g.cfg.sample_ms;
     pthread_mutex_lock(&S.lock);
