@@ -124,7 +124,6 @@ int tscope__consumer_round(void)
 static void *consumer_main(void *arg)
 {
     (void)arg;
-    tscope__thread_name("tscope-consumer");
     int flooded = 0;
     pthread_mutex_lock(&tscope__g.cons_lock);
     while (!tscope__g.stop) {
@@ -151,7 +150,7 @@ int tscope__consumer_start(void)
 {
     tscope__g.stop = 0;
     atomic_store(&tscope__g.wake_pending, 0);
-    if (pthread_create(&tscope__g.consumer, NULL, consumer_main, NULL))
+    if (tscope__thread_start(&tscope__g.consumer, consumer_main, NULL, "tscope-consumer"))
         return -1;
     tscope__g.consumer_running = 1;
     return 0;

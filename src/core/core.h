@@ -82,9 +82,9 @@ extern struct tscope__core tscope__g;
 /* Registers the calling thread (slow path of the first event). NULL on
  * failure (limit or memory); the event is then not recorded. */
 struct tscope__thread *tscope__thread_self_slow(void);
-/* Names the calling thread for the OS (top -H, gdb, perf; at most 15
- * characters kept): only threads taskscope itself starts call it. */
-void tscope__thread_name(const char *name);
+/* Starts one of taskscope's own threads, named for the OS (top -H, gdb,
+ * perf; at most 15 characters) before anyone can look; 0 or pthread's error. */
+int tscope__thread_start(pthread_t *thread, void *(*fn)(void *), void *arg, const char *name);
 
 /* Consumer thread control (consumer.c). */
 int tscope__consumer_start(void);

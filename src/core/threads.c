@@ -125,9 +125,13 @@ uint64_t tscope_task_id_next(void)
     return rank | (t->id_next++ & ((1ull << ID_COUNTER_BITS) - 1));
 }
 
-void tscope__thread_name(const char *name)
+int tscope__thread_start(pthread_t *thread, void *(*fn)(void *), void *arg, const char *name)
 {
-    char os[16];
-    snprintf(os, sizeof os, "%s", name);
-    pthread_setname_np(pthread_self(), os);
+    int rc = pthread_create(thread, NULL, fn, arg);
+    if (rc == 0) {
+        char os[16];
+        snprintf(os, sizeof os, "%s", name);
+        pthread_setname_np(*thread, os);
+    }
+    return rc;
 }

@@ -155,7 +155,6 @@ static double mono_s(void)
 static void *policy_main(void *arg)
 {
     (void)arg;
-    tscope__thread_name("tscope-policy");
     on_policy_thread = 1;
     pthread_mutex_lock(&E.lock);
     while (!E.stop) {
@@ -199,7 +198,7 @@ int tscope_policy_add(const char *name, unsigned period_ms, tscope_policy_fn fn,
         rc = TSCOPE_ELIMIT;
     if (!rc && !E.running) {
         E.stop = 0;
-        if (pthread_create(&E.thread, NULL, policy_main, NULL))
+        if (tscope__thread_start(&E.thread, policy_main, NULL, "tscope-policy"))
             rc = TSCOPE_ENOMEM;
         else
             E.running = 1;

@@ -164,7 +164,6 @@ static void *stage_worker(void *arg)
     struct stage *s = &p->stages[wa->stage];
     char name[32];
     snprintf(name, sizeof name, "pipe-s%u-w%u", wa->stage, wa->index);
-    pthread_setname_np(pthread_self(), name); /* for top -H, gdb, perf */
     tscope_thread_register(name);
     int last = wa->stage + 1 == p->nstages;
     struct queue *in = &p->queues[wa->stage], *out = &p->queues[wa->stage + 1];
@@ -243,6 +242,10 @@ int tscope_rt_pipeline_run(tscope_rt_pipeline_t *p, void **elements, size_t n)
                 rc = TSCOPE_ENOMEM; /* the stage runs with the workers it got */
                 break;
             }
+            char name[40]; /* for top -H, gdb, perf */
+            snprintf(name, sizeof name, "pipe-s%u-w%u", s, k);
+            name[15] = 0; /* the kernel keeps 15 characters */
+            pthread_setname_np(threads[started], name);
         }
     for (size_t i = 0; i < n; i++)
         q_push(&p->queues[0], elements[i], p->stages[0].type);

@@ -313,7 +313,6 @@ static void *worker_main(void *arg)
     self = w;
     char name[32];
     snprintf(name, sizeof name, "rt-worker-%u", w->index);
-    pthread_setname_np(pthread_self(), name); /* for top -H, gdb, perf */
     tscope_thread_register(name);
     unsigned spins = 0;
     while (!atomic_load(&rt.stop)) {
@@ -443,6 +442,10 @@ int tscope_rt_init(unsigned threads)
             atomic_store(&rt.cap, i);
             break;
         }
+        char name[40]; /* for top -H, gdb, perf: set before anyone can look */
+        snprintf(name, sizeof name, "rt-worker-%u", i);
+        name[15] = 0; /* the kernel keeps 15 characters */
+        pthread_setname_np(rt.workers[i].thread, name);
     }
     register_params(rt.nworkers);
     tscope_policy_autostart(); /* TASKSCOPE_POLICY, if any */

@@ -198,7 +198,6 @@ int tscope_sampler_latest(const char *series, double *value, double *time_s)
 static void *sampler_main(void *arg)
 {
     (void)arg;
-    tscope__thread_name("tscope-sampler");
     tscope_thread_register("taskscope-sampler");
     uint32_t period = tscope__g.cfg.sample_ms;
     pthread_mutex_lock(&S.lock);
@@ -234,7 +233,7 @@ int tscope__sampler_start(void)
     pthread_mutex_unlock(&S.lock);
     if (!tscope__g.cfg.sample_ms)
         return 0;
-    if (pthread_create(&S.thread, NULL, sampler_main, NULL)) {
+    if (tscope__thread_start(&S.thread, sampler_main, NULL, "tscope-sampler")) {
         fprintf(stderr, "taskscope: warning: cannot start the sampler thread; no samples\n");
         return TSCOPE_ENOMEM;
     }
