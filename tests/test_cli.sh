@@ -37,7 +37,7 @@ TASKSCOPE_SAMPLE_MS=10 "$ts" run --no-summary -o "$tmp/sampled" -- "$example" 20
   || fail "sampled run: $(cat "$tmp/se")"
 head -1 "$tmp/sampled/samples.csv" | grep -q ",concurrency.threads_busy" || fail "samples.csv header"
 [ "$(wc -l <"$tmp/sampled/samples.csv")" -ge 5 ] || fail "samples.csv rows"
-grep -q "filledcurves" "$tmp/sampled/concurrency.gp" || fail "concurrency.gp"
+grep -q "with boxes" "$tmp/sampled/concurrency.gp" || fail "concurrency.gp"
 if command -v gnuplot >/dev/null; then
   [ -s "$tmp/sampled/concurrency.png" ] || fail "concurrency.png not rendered: $(cat "$tmp/se")"
   [ -s "$tmp/sampled/heatmap.png" ] || fail "heatmap.png not rendered: $(cat "$tmp/se")"

@@ -1,6 +1,6 @@
 /* concurrency.c - the concurrency view (APEX's): at every sample, how many
  * threads run each task type, and at finalize a gnuplot script that draws
- * it as stacked areas over time with the thread cap and the power on a
+ * it as stacked bars over time with the thread cap and the power on a
  * second axis (concurrency.gp, over samples.csv; `taskscope run` renders it
  * to concurrency.png when gnuplot is installed).
  *
@@ -85,11 +85,14 @@ int tscope__concurrency_write_gp(const char *const *names, unsigned n, FILE *f)
     }
     fprintf(f, "plot ");
     int first = 1;
-    for (unsigned k = nconc; k-- > 0;) { /* stacked: the sum of the first k+1 series */
+    /* stacked bars: the sum of the first k+1 series, tallest first so the
+     * shorter ones are drawn over it; a bar spans from one sample to the
+     * next (gnuplot widens boxes until they touch) */
+    for (unsigned k = nconc; k-- > 0;) {
         fprintf(f, "%s'samples.csv' using 1:(", first ? "" : ", \\\n     ");
         for (unsigned j = 0; j <= k; j++)
             fprintf(f, "%sv(%u)", j ? "+" : "", conc[j]);
-        fprintf(f, ") with filledcurves x1 title columnhead(%u)", conc[k]);
+        fprintf(f, ") with boxes title columnhead(%u)", conc[k]);
         first = 0;
     }
     if (cap)
