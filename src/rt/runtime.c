@@ -30,6 +30,10 @@ struct deque {
     pthread_mutex_t lock;
     struct tscope_rt_task **items;
     size_t head, tail, cap; /* items[head..tail) in a growing array, head = top */
+    /* tail - head, stored under the lock, read without it: takers look
+     * before they lock, so that idle workers scanning empty deques only read
+     * (a failed trylock still takes the lock's cache line from its owner) */
+    _Atomic size_t size;
 };
 
 struct worker {
@@ -84,6 +88,20 @@ static void dq_init(struct deque *d)
     pthread_mutex_init(&d->lock, NULL);
     d->items = NULL;
     d->head = d->tail = d->cap = 0;
+    atomic_store_explicit(&d->size, 0, memory_order_relaxed);
+}
+
+/* Lock held: publishes the size for dq_empty. */
+static void dq_sized(struct deque *d)
+{
+    atomic_store_explicit(&d->size, d->tail - d->head, memory_order_relaxed);
+}
+
+/* A look without the lock; a task pushed meanwhile is found at the next look
+ * (an idle worker looks again before it sleeps, and sleeps at most 1 ms). */
+static int dq_empty(const struct deque *d)
+{
+    return atomic_load_explicit(&d->size, memory_order_relaxed) == 0;
 }
 
 static void dq_free(struct deque *d)
@@ -114,6 +132,7 @@ static int dq_push_locked(struct deque *d, struct tscope_rt_task *t)
         d->tail = live;
     }
     d->items[d->tail++] = t;
+    dq_sized(d);
     return 0;
 }
 
@@ -133,9 +152,12 @@ static size_t dq_push(struct deque *d, struct tscope_rt_task *t)
 static struct tscope_rt_task *dq_pop_bottom(struct deque *d)
 {
     struct tscope_rt_task *t = NULL;
+    if (dq_empty(d))
+        return NULL;
     pthread_mutex_lock(&d->lock);
     if (d->tail > d->head)
         t = d->items[--d->tail];
+    dq_sized(d);
     pthread_mutex_unlock(&d->lock);
     return t;
 }
@@ -145,10 +167,13 @@ static struct tscope_rt_task *dq_pop_bottom(struct deque *d)
 static struct tscope_rt_task *dq_take_top(struct deque *d, int steal)
 {
     struct tscope_rt_task *t = NULL;
+    if (dq_empty(d))
+        return NULL;
     if (steal ? pthread_mutex_trylock(&d->lock) != 0 : pthread_mutex_lock(&d->lock) != 0)
         return NULL;
     if (d->tail > d->head)
         t = d->items[d->head++];
+    dq_sized(d);
     pthread_mutex_unlock(&d->lock);
     return t;
 }
