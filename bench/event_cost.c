@@ -18,6 +18,9 @@
  *               every event takes the slow path and calls empty callbacks
  *   dummy_batched  the dummy plugin with batched delivery (consumer side),
  *               chunked like profile
+ *   dummy_only  the dummy plugin, synchronous, with the built-in profiler off
+ *               (TASKSCOPE_PROFILER=0): the tools interface alone, as the
+ *               overhead harness's "dummy" variant runs it
  * consumer/profile: 2 producer threads, events processed per second from the
  * first event until a flush returned (median of the repetitions), and the
  * number of events lost over all repetitions (must be 0 with the wait
@@ -78,10 +81,12 @@ static double loop_events(uint64_t first_id, uint64_t chunk)
 }
 
 static const char *tools = "";
+static const char *profiler = "1";
 
 static void setup(const char *enable, const char *mode, const char *ring)
 {
     setenv("TASKSCOPE_TOOLS", tools, 1);
+    setenv("TASKSCOPE_PROFILER", profiler, 1);
     setenv("TASKSCOPE_RING_SIZE", ring, 1);
     setenv("TASKSCOPE_ENABLE", enable, 1);
     setenv("TASKSCOPE_MODE", mode, 1);
@@ -101,7 +106,8 @@ static void check_counts(const char *variant)
     tscope_query_type(type, &st);
     tscope_totals_t tot;
     tscope_query_totals(&tot);
-    if (strcmp(variant, "disabled") != 0 && (st.calls != pairs || tot.events_dropped)) {
+    int counted = strcmp(variant, "disabled") != 0 && strcmp(variant, "dummy_only") != 0;
+    if (counted && (st.calls != pairs || tot.events_dropped)) {
         fprintf(stderr, "event_cost: %s: expected %llu calls, got %llu (dropped %llu)\n", variant,
                 (unsigned long long)pairs, (unsigned long long)st.calls,
                 (unsigned long long)tot.events_dropped);
@@ -177,7 +183,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: event_cost [pairs >= 2] [repetitions 1..100]\n");
         return 2;
     }
-    double v[7][100];
+    double v[8][100];
     char dummy[1200];
     snprintf(dummy, sizeof dummy, "%s/libtaskscope-tool-dummy.so", TSCOPE_TOOLS_DIR);
     /* Interleave the variants so drift affects all of them alike. */
@@ -192,12 +198,16 @@ int main(int argc, char **argv)
         v[5][r] = run_variant("dummy", "1", "profile", 100000);
         setenv("TASKSCOPE_DUMMY_DELIVERY", "batched", 1);
         v[6][r] = run_variant("dummy_batched", "1", "profile", 100000);
+        setenv("TASKSCOPE_DUMMY_DELIVERY", "sync", 1);
+        profiler = "0";
+        v[7][r] = run_variant("dummy_only", "1", "profile", 100000);
+        profiler = "1";
         tools = "";
     }
-    const char *names[7] = {"rdtsc_pair",        "disabled", "profile",      "naive",
-                            "profile_sustained", "dummy",    "dummy_batched"};
-    double med[7];
-    for (int i = 0; i < 7; i++) {
+    const char *names[8] = {"rdtsc_pair",        "disabled", "profile",       "naive",
+                            "profile_sustained", "dummy",    "dummy_batched", "dummy_only"};
+    double med[8];
+    for (int i = 0; i < 8; i++) {
         med[i] = bench_median(v[i], reps);
         bench_result("event_cost", names[i], "ns_per_pair", med[i], "ns");
     }
@@ -205,6 +215,7 @@ int main(int argc, char **argv)
     bench_result("event_cost", "naive", "ratio_to_profile", med[3] / med[2], "x");
     bench_result("event_cost", "dummy", "ratio_to_profile", med[5] / med[2], "x");
     bench_result("event_cost", "dummy_batched", "ratio_to_profile", med[6] / med[2], "x");
+    bench_result("event_cost", "dummy_only", "ratio_to_disabled", med[7] / med[1], "x");
     consumer_throughput(reps);
     return 0;
 }

@@ -16,6 +16,7 @@ struct counting_results {
     _Atomic uint64_t on_producer;
     _Atomic int finalized;
     uint64_t last_time_ns;
+    _Atomic uintptr_t dep_addr_sum;
 };
 
 static const char *build_dir(void)
@@ -63,6 +64,8 @@ static void *worker(void *arg)
 }
 
 /* A fixed mix of every event kind; returns nothing, the counts are known. */
+static int dep_target; /* the address every dependency event names */
+
 static void produce_events(void)
 {
     t_work = type_named("tool_work");
@@ -83,11 +86,11 @@ static void produce_events(void)
         ASSERT_OK(tscope_task_resume(i));
         ASSERT_OK(tscope_task_end(i));
     }
-    int x;
-    ASSERT_OK(tscope_dep_local(11, 12, &x, TSCOPE_DEP_RAW));
-    ASSERT_OK(tscope_dep_local(12, 13, &x, TSCOPE_DEP_WAR));
-    ASSERT_OK(tscope_dep_local(13, 14, &x, TSCOPE_DEP_WAW));
-    ASSERT_OK(tscope_dep_remote(14, 0, 15, 1, &x, TSCOPE_DEP_OUT));
+    int *x = &dep_target;
+    ASSERT_OK(tscope_dep_local(11, 12, x, TSCOPE_DEP_RAW));
+    ASSERT_OK(tscope_dep_local(12, 13, x, TSCOPE_DEP_WAR));
+    ASSERT_OK(tscope_dep_local(13, 14, x, TSCOPE_DEP_WAW));
+    ASSERT_OK(tscope_dep_remote(14, 0, 15, 1, x, TSCOPE_DEP_OUT));
     for (int i = 0; i < 4; i++)
         ASSERT_OK(tscope_counter_sample(c, i * 0.5));
     ASSERT_OK(tscope_custom_event(e, 7));
@@ -114,6 +117,7 @@ static void check_counts(struct counting_results *r)
             TEST_FAIL("event %d: %llu deliveries, expected %llu", ev,
                       (unsigned long long)atomic_load(&r->count[ev]), (unsigned long long)want[ev]);
     ASSERT_EQ(atomic_load(&r->finalized), 1);
+    ASSERT(atomic_load(&r->dep_addr_sum) == 4 * (uintptr_t)&dep_target); /* the addresses too */
 }
 
 static void two_plugins_sync_and_batched(void)

@@ -6,12 +6,14 @@
  * place, and a release store of head.  No lock, no allocation, no system
  * call, no string handling.
  *
+ * With the profiler switched off, an event for synchronous tools goes to
+ * them directly (no ring), and one no tool wants costs two tests.
+ *
  * Everything else is the slow path (emit_slow): the thread's first event,
  * a ring past half full (refresh the consumer's tail, wake the consumer), a
  * full ring (the wait or drop policy), naive mode (apply under the store
- * lock), the profiler switched off (only synchronous tools get the event),
- * and measurement off.  Synchronous tool callbacks run after the record is
- * written, on the producing thread.
+ * lock), and measurement off.  Synchronous tool callbacks run
+ * after the record is written, on the producing thread.
  */
 #include <sched.h>
 #include <string.h>
@@ -121,8 +123,18 @@ static inline int emit(uint8_t kind, uint64_t id, uint64_t arg, uint16_t type, i
     }
     if (run == TSCOPE__RUN_OFF)
         return tscope__g.off_code;
-    if (run == TSCOPE__RUN_TOOLS && !(tscope__tools_sync_mask & tscope__tools_rec_bits(kind)))
-        return 0; /* profiler off and no tool wants this event */
+    if (run == TSCOPE__RUN_TOOLS) { /* profiler off: synchronous tools only, no ring */
+        if (!(tscope__tools_sync_mask & tscope__tools_rec_bits(kind)))
+            return 0; /* no tool wants this event */
+        struct tscope__thread *t = tscope__tls_self;
+        if (__builtin_expect(t != NULL, 1)) {
+            struct tscope__rec rec = {tscope__clock_now(), id, arg, type, prio, depth, flags, kind};
+            struct tscope__rec ext = {
+                .kind = TSCOPE__REC_EXT, .ts = rec.ts, .id = ext_id ? *ext_id : 0};
+            tscope__tools_deliver(TSCOPE_TOOL_SYNC, t->index, &rec, ext_id ? &ext : NULL);
+            return 0;
+        }
+    }
     struct tscope__rec rec = {tscope__clock_now(), id, arg, type, prio, depth, flags, kind};
     return emit_slow(run, rec, ext_id);
 }

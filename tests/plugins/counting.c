@@ -23,6 +23,7 @@ struct counting_results {
     _Atomic uint64_t on_producer; /* task events delivered on the thread they happened on */
     _Atomic int finalized;
     uint64_t last_time_ns;
+    _Atomic uintptr_t dep_addr_sum; /* the dependency events' addresses, summed */
 };
 
 __attribute__((visibility("default"))) struct counting_results counting_results;
@@ -38,6 +39,20 @@ static _Thread_local uint32_t my_thread = UINT32_MAX; /* set by thread_begin (sy
     }
 TSCOPE_TOOL_EVENTS(COUNTER)
 #undef COUNTER
+
+static void on_dep_local(const tscope_tool_ctx_t *ctx, uint64_t from, uint64_t to, const void *addr,
+                         tscope_hazard_t kind)
+{
+    count_dep_local(ctx, from, to, addr, kind);
+    atomic_fetch_add(&counting_results.dep_addr_sum, (uintptr_t)addr);
+}
+
+static void on_dep_remote(const tscope_tool_ctx_t *ctx, uint64_t from, int from_rank, uint64_t to,
+                          int to_rank, const void *addr, tscope_dep_dir_t dir)
+{
+    count_dep_remote(ctx, from, from_rank, to, to_rank, addr, dir);
+    atomic_fetch_add(&counting_results.dep_addr_sum, (uintptr_t)addr);
+}
 
 static void order_note(void)
 {
@@ -85,6 +100,8 @@ int tscope_tool_init_v1(const tscope_tool_api_t *api, tscope_tool_reg_t *reg)
 #define REGISTER(E, name, params, args)                                                            \
     if (TSCOPE_TOOL_EVENT_##E != TSCOPE_TOOL_EVENT_INIT &&                                         \
         TSCOPE_TOOL_EVENT_##E != TSCOPE_TOOL_EVENT_THREAD_BEGIN &&                                 \
+        TSCOPE_TOOL_EVENT_##E != TSCOPE_TOOL_EVENT_DEP_LOCAL &&                                    \
+        TSCOPE_TOOL_EVENT_##E != TSCOPE_TOOL_EVENT_DEP_REMOTE &&                                   \
         api->set_callback(api->handle, TSCOPE_TOOL_EVENT_##E,                                      \
                           (tscope_tool_callback_t)count_##name, delivery) != TSCOPE_TOOL_ALWAYS)   \
         return -1;
@@ -94,7 +111,11 @@ int tscope_tool_init_v1(const tscope_tool_api_t *api, tscope_tool_reg_t *reg)
                           TSCOPE_TOOL_SYNC) != TSCOPE_TOOL_ALWAYS ||
         api->set_callback(api->handle, TSCOPE_TOOL_EVENT_THREAD_BEGIN,
                           (tscope_tool_callback_t)on_thread_begin,
-                          TSCOPE_TOOL_SYNC) != TSCOPE_TOOL_ALWAYS)
+                          TSCOPE_TOOL_SYNC) != TSCOPE_TOOL_ALWAYS ||
+        api->set_callback(api->handle, TSCOPE_TOOL_EVENT_DEP_LOCAL,
+                          (tscope_tool_callback_t)on_dep_local, delivery) != TSCOPE_TOOL_ALWAYS ||
+        api->set_callback(api->handle, TSCOPE_TOOL_EVENT_DEP_REMOTE,
+                          (tscope_tool_callback_t)on_dep_remote, delivery) != TSCOPE_TOOL_ALWAYS)
         return -1;
     /* bad registrations are refused */
     if (api->set_callback(api->handle, TSCOPE_TOOL_EVENT_COUNT, (tscope_tool_callback_t)on_init,
