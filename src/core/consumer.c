@@ -160,11 +160,8 @@ void tscope__consumer_stop(void)
 {
     if (!tscope__g.consumer_running)
         return;
-    pthread_mutex_lock(&tscope__g.cons_lock);
-    tscope__g.stop = 1;
-    pthread_cond_signal(&tscope__g.cons_wake);
-    pthread_mutex_unlock(&tscope__g.cons_lock);
-    pthread_join(tscope__g.consumer, NULL);
+    tscope__thread_stop(tscope__g.consumer, &tscope__g.cons_lock, &tscope__g.cons_wake,
+                        &tscope__g.stop);
     tscope__g.consumer_running = 0;
 }
 

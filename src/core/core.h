@@ -85,6 +85,8 @@ struct tscope__thread *tscope__thread_self_slow(void);
 /* Starts one of taskscope's own threads, named for the OS (top -H, gdb,
  * perf; at most 15 characters) before anyone can look; 0 or pthread's error. */
 int tscope__thread_start(pthread_t *thread, void *(*fn)(void *), void *arg, const char *name);
+/* Stops one: sets *stop under lock, wakes every waiter on cond, joins. */
+void tscope__thread_stop(pthread_t thread, pthread_mutex_t *lock, pthread_cond_t *cond, int *stop);
 
 /* Consumer thread control (consumer.c). */
 int tscope__consumer_start(void);

@@ -135,3 +135,12 @@ int tscope__thread_start(pthread_t *thread, void *(*fn)(void *), void *arg, cons
     }
     return rc;
 }
+
+void tscope__thread_stop(pthread_t thread, pthread_mutex_t *lock, pthread_cond_t *cond, int *stop)
+{
+    pthread_mutex_lock(lock);
+    *stop = 1;
+    pthread_cond_broadcast(cond);
+    pthread_mutex_unlock(lock);
+    pthread_join(thread, NULL);
+}

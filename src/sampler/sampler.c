@@ -244,11 +244,7 @@ int tscope__sampler_start(void)
 void tscope__sampler_stop(void)
 {
     if (S.running) {
-        pthread_mutex_lock(&S.lock);
-        S.stop = 1;
-        pthread_cond_broadcast(&S.wake);
-        pthread_mutex_unlock(&S.lock);
-        pthread_join(S.thread, NULL);
+        tscope__thread_stop(S.thread, &S.lock, &S.wake, &S.stop);
         S.running = 0;
     }
     pthread_mutex_lock(&S.lock);
