@@ -2,8 +2,11 @@
  * store on one thread (no rings, no other threads), in rounds of 16384
  * records as a busy consumer would see them.
  *
- * Variants: start_end (tscope_task_start/end pairs, the timer pattern) and
- * create_begin_end (create, begin, end: explicitly created tasks).
+ * Variants: start_end (tscope_task_start/end pairs, the timer pattern),
+ * create_begin_end (create, begin, end: explicitly created tasks) and
+ * spawned (the bundled runtime's pattern: a round holds the create and
+ * queued records of 8192 tasks from the spawning thread's ring, then their
+ * begin and end records from a worker's ring).
  * usage: store_apply [tasks (default 10000000)]
  */
 #include <stdlib.h>
@@ -64,10 +67,53 @@ static double run(uint64_t tasks, int created)
     return (double)events / secs;
 }
 
+/* The runtime's pattern, in rounds of 8192 tasks. */
+static double run_spawned(uint64_t tasks)
+{
+    struct tscope__config cfg;
+    tscope__config_load(&cfg, NULL);
+    cfg.instance_cap = 0;
+    struct tscope__store *s = tscope__store_new(&cfg, 0);
+    if (!s)
+        exit(1);
+    uint64_t ts = 0, events = 0;
+    double t0 = bench_now_s();
+    for (uint64_t first = 1; first <= tasks; first += 8192) {
+        uint64_t last = first + 8191 < tasks ? first + 8191 : tasks;
+        for (uint64_t i = first; i <= last; i++) {
+            struct tscope__rec r = {.ts = ts++, .id = i, .type = 1, .kind = TSCOPE__REC_CREATE};
+            tscope__store_apply(s, 0, &r, NULL);
+            r.kind = TSCOPE__REC_QUEUED;
+            r.ts = ts++;
+            tscope__store_apply(s, 0, &r, NULL);
+        }
+        for (uint64_t i = first; i <= last; i++) {
+            struct tscope__rec r = {.ts = ts++, .id = i, .type = 1, .kind = TSCOPE__REC_BEGIN};
+            tscope__store_apply(s, 1, &r, NULL);
+            r.kind = TSCOPE__REC_END;
+            r.ts = ts++;
+            tscope__store_apply(s, 1, &r, NULL);
+        }
+        events += 4 * (last - first + 1);
+        tscope__store_end_round(s);
+    }
+    tscope__store_end_round(s);
+    tscope__store_end_round(s);
+    double secs = bench_now_s() - t0;
+    if (s->types[1].calls != tasks) {
+        fprintf(stderr, "store_apply: spawned: %llu calls, expected %llu\n",
+                (unsigned long long)s->types[1].calls, (unsigned long long)tasks);
+        exit(1);
+    }
+    tscope__store_free(s);
+    return (double)events / secs;
+}
+
 int main(int argc, char **argv)
 {
     uint64_t tasks = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000;
     bench_result("store_apply", "start_end", "events_per_s", run(tasks, 0), "events/s");
     bench_result("store_apply", "create_begin_end", "events_per_s", run(tasks, 1), "events/s");
+    bench_result("store_apply", "spawned", "events_per_s", run_spawned(tasks), "events/s");
     return 0;
 }
