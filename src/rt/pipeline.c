@@ -8,8 +8,8 @@
  * element enters the stage's queue, begun and ended by the worker that
  * processes it (so queue waits show as the time between queued and begin).
  * A queue is a ring under a mutex with two condition variables: producers
- * wait while it is full, consumers while it is empty and open; consumers
- * poll for ~20 us before they sleep (q_wait).
+ * wait while it is full, consumers while it is empty and open; both poll
+ * for ~20 us before they sleep (q_wait).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -78,7 +78,7 @@ static void q_destroy(struct queue *q)
     pthread_cond_destroy(&q->not_empty);
 }
 
-/* Consumers: waits until ready(q) holds, first polling without the lock for up to
+/* Waits until ready(q) holds, first polling without the lock for up to
  * ~20 us (a hand-over between two running threads then costs no sleep and
  * no wake-up, which on a VM is tens of microseconds), then on cv.  Returns
  * with the lock held. */
@@ -123,9 +123,9 @@ static void q_push(struct queue *q, void *e, tscope_type_t type)
 {
     struct item it = {e, tscope_task_id_next()};
     tscope_task_create(it.task, 0, type, 0, 0, 0);
-    pthread_mutex_lock(&q->lock); /* a full queue has work buffered: no hurry, no polling */
-    while (!has_room(q))
-        pthread_cond_wait(&q->not_full, &q->lock);
+    /* a full queue polls too: cheap elements drain in less time than a
+     * sleeping producer takes to wake up, and the stage would then starve */
+    q_wait(q, &q->not_full, has_room);
     tscope_task_queued(it.task);
     q->items[(q->head + q->count++) % q->cap] = it;
     pthread_cond_signal(&q->not_empty);
