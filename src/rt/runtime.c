@@ -36,7 +36,13 @@ struct deque {
     _Atomic size_t size;
 };
 
+/* Counts kept per worker: written by that worker alone (a load and a store,
+ * no locked instruction on a line every worker writes), summed by readers
+ * (count_total); rt.n holds those of other threads and of finished runs. */
+enum { C_SPAWNED, C_COMPLETED, C_CANCELLED, C_STOLEN, NCOUNTS };
+
 struct worker {
+    _Atomic uint64_t n[NCOUNTS];
     pthread_t thread;
     struct deque dq;
     struct deque urgent; /* tasks with priority > 0: taken before dq */
@@ -59,7 +65,7 @@ static struct {
     _Atomic int sleepers;
     _Atomic int wake_sent;      /* a broadcast is on its way to the current sleepers */
     struct tscope_rt_task root; /* the program: parent of top-level tasks */
-    _Atomic uint64_t spawned, completed, cancelled, stolen, idle_ns;
+    _Atomic uint64_t n[NCOUNTS], idle_ns;
     tscope_counter_t c_queue, c_idle, c_completed;
     pthread_cond_t park_cond; /* workers above the cap: only a cap change or the end wakes them */
 } rt = {.sleep_lock = PTHREAD_MUTEX_INITIALIZER,
@@ -178,6 +184,27 @@ static struct tscope_rt_task *dq_take_top(struct deque *d, int steal)
     return t;
 }
 
+/* ---- counts ---------------------------------------------------------- */
+
+static void count(int c)
+{
+    if (self) {
+        _Atomic uint64_t *n = &self->n[c];
+        atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) + 1,
+                              memory_order_release);
+    } else {
+        atomic_fetch_add_explicit(&rt.n[c], 1, memory_order_release);
+    }
+}
+
+static uint64_t count_total(int c)
+{
+    uint64_t sum = atomic_load_explicit(&rt.n[c], memory_order_acquire);
+    for (unsigned i = 0; rt.workers && i < rt.nworkers; i++)
+        sum += atomic_load_explicit(&rt.workers[i].n[c], memory_order_acquire);
+    return sum;
+}
+
 /* ---- tasks ----------------------------------------------------------- */
 
 void tscope__rt_task_release(struct tscope_rt_task *t)
@@ -232,11 +259,12 @@ static void finish(struct tscope_rt_task *t, int state)
     }
     for (uint32_t i = 0; i < nready; i++)
         make_ready(t->succ[i]);
-    uint64_t done = atomic_fetch_add(&rt.completed, 1) + 1;
+    count(C_COMPLETED);
     if (state == RT_CANCELLED)
-        atomic_fetch_add(&rt.cancelled, 1);
-    if (rt.c_completed && done % 1024 == 0)
-        tscope_counter_sample(rt.c_completed, (double)done);
+        count(C_CANCELLED);
+    if (rt.c_completed && self &&
+        atomic_load_explicit(&self->n[C_COMPLETED], memory_order_relaxed) % 1024 == 0)
+        tscope_counter_sample(rt.c_completed, (double)count_total(C_COMPLETED));
     struct tscope_rt_task *parent = t->parent;
     atomic_fetch_sub_explicit(&parent->children, 1, memory_order_release);
     tscope__rt_task_release(parent);
@@ -275,7 +303,7 @@ static struct tscope_rt_task *steal(struct worker *w, int urgent)
         struct worker *v = &rt.workers[(start + k) % n];
         struct tscope_rt_task *t;
         if (v != w && (t = dq_take_top(urgent ? &v->urgent : &v->dq, 1))) {
-            atomic_fetch_add_explicit(&rt.stolen, 1, memory_order_relaxed);
+            count(C_STOLEN);
             return t;
         }
     }
@@ -394,8 +422,8 @@ static struct {
 static void sample_runtime(void *data, double seconds, tscope_sample_emit_fn emit, void *ctx)
 {
     (void)data;
-    uint64_t idle = atomic_load(&rt.idle_ns), done = atomic_load(&rt.completed);
-    uint64_t spawned = atomic_load(&rt.spawned);
+    uint64_t idle = atomic_load(&rt.idle_ns), done = count_total(C_COMPLETED);
+    uint64_t spawned = count_total(C_SPAWNED); /* after completed: never fewer */
     unsigned cap = atomic_load(&rt.cap);
     if (seconds > 0) {
         double rate = (double)(idle - sampled.idle_ns) * 1e-9 / (seconds * rt.nworkers);
@@ -441,7 +469,9 @@ int tscope_rt_init(unsigned threads)
     rt.nworkers = threads;
     atomic_store(&rt.cap, threads);
     atomic_store(&rt.stop, 0);
-    rt.spawned = rt.completed = rt.cancelled = rt.stolen = rt.idle_ns = 0;
+    for (int c = 0; c < NCOUNTS; c++)
+        atomic_store(&rt.n[c], 0);
+    atomic_store(&rt.idle_ns, 0);
     memset(&rt.root, 0, sizeof rt.root);
     atomic_store(&rt.root.state, RT_RUNNING);
     dq_init(&rt.inject);
@@ -483,7 +513,8 @@ static int help_until(int (*done)(void *), void *arg);
 static int all_finished(void *arg)
 {
     (void)arg;
-    return atomic_load(&rt.completed) == atomic_load(&rt.spawned);
+    uint64_t done = count_total(C_COMPLETED); /* first: spawned is then never fewer */
+    return done == count_total(C_SPAWNED);
 }
 
 int tscope_rt_finalize(void)
@@ -514,8 +545,11 @@ int tscope_rt_finalize(void)
         dq_free(&rt.workers[i].urgent);
     }
     dq_free(&rt.inject);
-    free(rt.workers);
+    for (int c = 0; c < NCOUNTS; c++) /* the stats outlive the workers */
+        atomic_store(&rt.n[c], count_total(c));
+    struct worker *workers = rt.workers;
     rt.workers = NULL;
+    free(workers);
     self = NULL;
     atomic_store(&rt.running, 0);
     return 0;
@@ -540,7 +574,7 @@ int tscope_rt_spawn(tscope_rt_fn fn, void *arg, const tscope_rt_spawn_opts_t *op
     atomic_store(&t->refs, 1 + (handle != NULL));
     atomic_fetch_add(&parent->refs, 1);
     atomic_fetch_add(&parent->children, 1);
-    atomic_fetch_add_explicit(&rt.spawned, 1, memory_order_relaxed);
+    count(C_SPAWNED);
     tscope_task_create(t->id, parent == &rt.root ? 0 : parent->id, opts ? opts->type : 0,
                        opts ? opts->flags & TSCOPE_TASK_FLAGS_ALL : 0, opts ? opts->depth : 0,
                        opts ? opts->priority : 0);
@@ -725,10 +759,10 @@ int tscope_rt_stats(tscope_rt_stats_t *out)
 {
     if (!out)
         return TSCOPE_EINVAL;
-    out->spawned = atomic_load(&rt.spawned);
-    out->completed = atomic_load(&rt.completed);
-    out->cancelled = atomic_load(&rt.cancelled);
-    out->stolen = atomic_load(&rt.stolen);
+    out->completed = count_total(C_COMPLETED);
+    out->spawned = count_total(C_SPAWNED);
+    out->cancelled = count_total(C_CANCELLED);
+    out->stolen = count_total(C_STOLEN);
     out->idle_ns = atomic_load(&rt.idle_ns);
     return 0;
 }
