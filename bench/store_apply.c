@@ -15,7 +15,8 @@
 #include "core/config.h"
 #include "profile/store.h"
 
-static double run(uint64_t tasks, int created)
+/* A store as the consumer has it, instance graph off. */
+static struct tscope__store *new_store(void)
 {
     struct tscope__config cfg;
     tscope__config_load(&cfg, NULL);
@@ -23,6 +24,28 @@ static double run(uint64_t tasks, int created)
     struct tscope__store *s = tscope__store_new(&cfg, 0);
     if (!s)
         exit(1);
+    return s;
+}
+
+/* Ends the last rounds, checks that every task was counted, frees the
+ * store; events per second since t0. */
+static double finish(struct tscope__store *s, uint64_t tasks, uint64_t events, double t0)
+{
+    tscope__store_end_round(s);
+    tscope__store_end_round(s);
+    double secs = bench_now_s() - t0;
+    if (s->types[1].calls != tasks) {
+        fprintf(stderr, "store_apply: %llu calls, expected %llu\n",
+                (unsigned long long)s->types[1].calls, (unsigned long long)tasks);
+        exit(1);
+    }
+    tscope__store_free(s);
+    return (double)events / secs;
+}
+
+static double run(uint64_t tasks, int created)
+{
+    struct tscope__store *s = new_store();
     uint64_t ts = 0, events = 0;
     double t0 = bench_now_s();
     for (uint64_t i = 1; i <= tasks; i++) {
@@ -55,27 +78,13 @@ static double run(uint64_t tasks, int created)
         if (i % 8192 == 0)
             tscope__store_end_round(s);
     }
-    tscope__store_end_round(s);
-    tscope__store_end_round(s);
-    double secs = bench_now_s() - t0;
-    if (s->types[1].calls != tasks) {
-        fprintf(stderr, "store_apply: %llu calls, expected %llu\n",
-                (unsigned long long)s->types[1].calls, (unsigned long long)tasks);
-        exit(1);
-    }
-    tscope__store_free(s);
-    return (double)events / secs;
+    return finish(s, tasks, events, t0);
 }
 
 /* The runtime's pattern, in rounds of 8192 tasks. */
 static double run_spawned(uint64_t tasks)
 {
-    struct tscope__config cfg;
-    tscope__config_load(&cfg, NULL);
-    cfg.instance_cap = 0;
-    struct tscope__store *s = tscope__store_new(&cfg, 0);
-    if (!s)
-        exit(1);
+    struct tscope__store *s = new_store();
     uint64_t ts = 0, events = 0;
     double t0 = bench_now_s();
     for (uint64_t first = 1; first <= tasks; first += 8192) {
@@ -97,16 +106,7 @@ static double run_spawned(uint64_t tasks)
         events += 4 * (last - first + 1);
         tscope__store_end_round(s);
     }
-    tscope__store_end_round(s);
-    tscope__store_end_round(s);
-    double secs = bench_now_s() - t0;
-    if (s->types[1].calls != tasks) {
-        fprintf(stderr, "store_apply: spawned: %llu calls, expected %llu\n",
-                (unsigned long long)s->types[1].calls, (unsigned long long)tasks);
-        exit(1);
-    }
-    tscope__store_free(s);
-    return (double)events / secs;
+    return finish(s, tasks, events, t0);
 }
 
 int main(int argc, char **argv)
