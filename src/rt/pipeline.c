@@ -53,7 +53,8 @@ struct tscope_rt_pipeline {
 
 struct worker_arg {
     tscope_rt_pipeline_t *p;
-    unsigned stage, index;
+    unsigned stage;
+    char name[32]; /* pipe-sS-wW */
 };
 
 static int q_init(struct queue *q, size_t cap)
@@ -162,9 +163,7 @@ static void *stage_worker(void *arg)
     struct worker_arg *wa = arg;
     tscope_rt_pipeline_t *p = wa->p;
     struct stage *s = &p->stages[wa->stage];
-    char name[32];
-    snprintf(name, sizeof name, "pipe-s%u-w%u", wa->stage, wa->index);
-    tscope_thread_register(name);
+    tscope_thread_register(wa->name);
     int last = wa->stage + 1 == p->nstages;
     struct queue *in = &p->queues[wa->stage], *out = &p->queues[wa->stage + 1];
     for (;;) {
@@ -237,15 +236,13 @@ int tscope_rt_pipeline_run(tscope_rt_pipeline_t *p, void **elements, size_t n)
     unsigned started = 0;
     for (unsigned s = 0; s < p->nstages; s++)
         for (unsigned k = 0; k < p->stages[s].workers; k++, started++) {
-            args[started] = (struct worker_arg){p, s, k};
-            if (pthread_create(&threads[started], NULL, stage_worker, &args[started])) {
+            struct worker_arg *a = &args[started];
+            *a = (struct worker_arg){p, s, ""};
+            snprintf(a->name, sizeof a->name, "pipe-s%u-w%u", s, k);
+            if (tscope__rt_thread_start(&threads[started], stage_worker, a, a->name)) {
                 rc = TSCOPE_ENOMEM; /* the stage runs with the workers it got */
                 break;
             }
-            char name[40]; /* for top -H, gdb, perf */
-            snprintf(name, sizeof name, "pipe-s%u-w%u", s, k);
-            name[15] = 0; /* the kernel keeps 15 characters */
-            pthread_setname_np(threads[started], name);
         }
     for (size_t i = 0; i < n; i++)
         q_push(&p->queues[0], elements[i], p->stages[0].type);

@@ -33,6 +33,12 @@ struct tscope_rt_task {
     uint32_t nsucc, cap_succ;
 };
 
+/* runtime.c: starts one of the runtime's threads and names it `name` for
+ * the OS (top -H, gdb, perf; 15 characters kept) before anyone can look;
+ * the thread registers with taskscope under the same name.  0 or
+ * pthread_create's error. */
+int tscope__rt_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg, const char *name);
+
 /* deps.c: dependency tracking (deps_lock held by the caller where stated).
  * Only tasks that declare dependencies enter the address table, so only they
  * can gain successors: tasks without take no global lock at all. */

@@ -44,6 +44,7 @@ enum { C_SPAWNED, C_COMPLETED, C_CANCELLED, C_STOLEN, NCOUNTS };
 struct worker {
     _Atomic uint64_t n[NCOUNTS];
     pthread_t thread;
+    char name[32]; /* rt-worker-N */
     struct deque dq;
     struct deque urgent; /* tasks with priority > 0: taken before dq */
     unsigned index;
@@ -360,13 +361,22 @@ static void idle_wait(struct worker *w, unsigned *spins, int park)
     *spins = 0;
 }
 
+int tscope__rt_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg, const char *name)
+{
+    int rc = pthread_create(thread, NULL, fn, arg);
+    if (rc == 0) {
+        char os[16];
+        snprintf(os, sizeof os, "%s", name);
+        pthread_setname_np(*thread, os);
+    }
+    return rc;
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
     self = w;
-    char name[32];
-    snprintf(name, sizeof name, "rt-worker-%u", w->index);
-    tscope_thread_register(name);
+    tscope_thread_register(w->name);
     unsigned spins = 0;
     while (!atomic_load(&rt.stop)) {
         if (w->index >= atomic_load_explicit(&rt.cap, memory_order_relaxed)) {
@@ -492,15 +502,13 @@ int tscope_rt_init(unsigned threads)
     atomic_store(&rt.schedule, RT_LIFO);
     atomic_store(&rt.running, 1);
     for (unsigned i = 1; i < threads; i++) {
-        if (pthread_create(&rt.workers[i].thread, NULL, worker_main, &rt.workers[i])) {
+        struct worker *w = &rt.workers[i];
+        snprintf(w->name, sizeof w->name, "rt-worker-%u", i);
+        if (tscope__rt_thread_start(&w->thread, worker_main, w, w->name)) {
             rt.nworkers = i; /* run with the workers we got */
             atomic_store(&rt.cap, i);
             break;
         }
-        char name[40]; /* for top -H, gdb, perf: set before anyone can look */
-        snprintf(name, sizeof name, "rt-worker-%u", i);
-        name[15] = 0; /* the kernel keeps 15 characters */
-        pthread_setname_np(rt.workers[i].thread, name);
     }
     register_params(rt.nworkers);
     tscope_policy_autostart(); /* TASKSCOPE_POLICY, if any */

@@ -13,12 +13,13 @@
 int tscope__proc_pread(int fd, char *buf, unsigned long len)
 {
     unsigned long n = 0;
-    for (ssize_t got; n + 1 < len;) {
-        got = pread(fd, buf + n, len - 1 - n, (off_t)n);
+    while (n + 1 < len) {
+        unsigned long want = len - 1 - n;
+        ssize_t got = pread(fd, buf + n, want, (off_t)n);
         if (got <= 0)
             break;
         n += (unsigned long)got;
-        if ((unsigned long)got < len - 1 - (n - (unsigned long)got))
+        if ((unsigned long)got < want)
             break; /* a short read of a /proc file is its end: no second call */
     }
     buf[n] = 0;
@@ -30,12 +31,9 @@ int tscope__proc_read(const char *path, char *buf, unsigned long len)
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    unsigned long n = 0;
-    for (ssize_t got; n + 1 < len && (got = read(fd, buf + n, len - 1 - n)) > 0;)
-        n += (unsigned long)got;
+    int rc = tscope__proc_pread(fd, buf, len);
     close(fd);
-    buf[n] = 0;
-    return n ? 0 : -1;
+    return rc;
 }
 
 int tscope__proc_stat_cpu(const char *text, uint64_t *busy, uint64_t *total)
