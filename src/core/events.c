@@ -123,17 +123,19 @@ static inline int emit(uint8_t kind, uint64_t id, uint64_t arg, uint16_t type, i
     }
     if (run == TSCOPE__RUN_OFF)
         return tscope__g.off_code;
-    if (run == TSCOPE__RUN_TOOLS && !(tscope__tools_sync_mask & tscope__tools_rec_bits(kind)))
-        return 0; /* profiler off and no tool wants this event */
-    struct tscope__rec rec = {tscope__clock_now(), id, arg, type, prio, depth, flags, kind};
-    struct tscope__thread *t = tscope__tls_self;
-    if (run == TSCOPE__RUN_TOOLS && __builtin_expect(t != NULL, 1)) {
-        /* profiler off: to the synchronous tools directly, no ring */
-        struct tscope__rec ext = {
-            .kind = TSCOPE__REC_EXT, .ts = rec.ts, .id = ext_id ? *ext_id : 0};
-        tscope__tools_deliver(TSCOPE_TOOL_SYNC, t->index, &rec, ext_id ? &ext : NULL);
-        return 0;
+    if (run == TSCOPE__RUN_TOOLS) { /* profiler off: synchronous tools only, no ring */
+        if (!(tscope__tools_sync_mask & tscope__tools_rec_bits(kind)))
+            return 0; /* no tool wants this event */
+        struct tscope__thread *t = tscope__tls_self;
+        if (__builtin_expect(t != NULL, 1)) {
+            struct tscope__rec rec = {tscope__clock_now(), id, arg, type, prio, depth, flags, kind};
+            struct tscope__rec ext = {
+                .kind = TSCOPE__REC_EXT, .ts = rec.ts, .id = ext_id ? *ext_id : 0};
+            tscope__tools_deliver(TSCOPE_TOOL_SYNC, t->index, &rec, ext_id ? &ext : NULL);
+            return 0;
+        }
     }
+    struct tscope__rec rec = {tscope__clock_now(), id, arg, type, prio, depth, flags, kind};
     return emit_slow(run, rec, ext_id);
 }
 
