@@ -405,16 +405,19 @@ static void pipeline_and_pool(void)
     ASSERT_OK(tscope_rt_pipeline_run(pool, ptrs, 500));
     for (int i = 0; i < N; i++)
         ASSERT_EQ(els[i].value, i < 500 ? 1 : 0);
+    ASSERT_OK(tscope_rt_pipeline_run(pool, ptrs + 999, 1)); /* fewer elements than workers */
+    ASSERT_EQ(els[999].value, 1);
+    ASSERT_EQ(els[998].value, 0);
     tscope_rt_pipeline_destroy(pool);
 
     ASSERT_OK(tscope_flush());
-    ASSERT_EQ(type_stats(ty[0]).calls, 2 * N + 500);
+    ASSERT_EQ(type_stats(ty[0]).calls, 2 * N + 500 + 1);
     ASSERT_EQ(type_stats(ty[1]).calls, 2 * N);
     ASSERT_EQ(type_stats(ty[2]).calls, 2 * N);
-    /* each run has threads of its own: at least one from each of the three
-     * runs did stage-0 work, at most all 2 + 2 + 3 of them */
-    ASSERT_GE(type_stats(ty[0]).threads, 3);
-    ASSERT_LE(type_stats(ty[0]).threads, 2 + 2 + 3);
+    /* each run has threads of its own: at least one from each of the four
+     * runs did stage-0 work, at most all 2 + 2 + 3 + 3 of them */
+    ASSERT_GE(type_stats(ty[0]).threads, 4);
+    ASSERT_LE(type_stats(ty[0]).threads, 2 + 2 + 3 + 3);
     stop();
 }
 

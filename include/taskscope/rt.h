@@ -97,9 +97,10 @@ int tscope_rt_parallel_for(size_t begin, size_t end, size_t grain, tscope_rt_ran
 /* Pipelines and task pools (the patterns of compositional performance
  * modelling): stages connected by bounded queues, each stage a task pool of
  * `workers` threads of its own that take elements from the stage's input
- * queue, call fn(element, arg) - reported as a task of the stage's type - and
- * pass the element on.  A task pool is a pipeline of one stage.  They do not
- * need tscope_rt_init (their threads are their own). */
+ * (the first stage: straight from the run's array; the others: their
+ * queue), call fn(element, arg) - reported as a task of the stage's type -
+ * and pass the element on.  A task pool is a pipeline of one stage.  They
+ * do not need tscope_rt_init (their threads are their own). */
 typedef void (*tscope_rt_stage_fn)(void *element, void *arg);
 typedef struct tscope_rt_pipeline tscope_rt_pipeline_t;
 
@@ -108,8 +109,9 @@ int tscope_rt_pipeline_create(size_t queue_capacity, tscope_rt_pipeline_t **out)
 /* Appends a stage (at most 16).  workers >= 1. */
 int tscope_rt_pipeline_add_stage(tscope_rt_pipeline_t *p, tscope_rt_stage_fn fn, void *arg,
                                  unsigned workers, tscope_type_t type);
-/* Feeds the n elements in order and returns when each has passed every
- * stage.  May be called again with new elements. */
+/* Processes the n elements (the first stage's workers take them in
+ * chunks, in array order) and returns when each has passed every stage;
+ * the calling thread only waits.  May be called again with new elements. */
 int tscope_rt_pipeline_run(tscope_rt_pipeline_t *p, void **elements, size_t n);
 void tscope_rt_pipeline_destroy(tscope_rt_pipeline_t *p);
 
