@@ -396,13 +396,15 @@ static void test_print_parse(void)
 
 /* ---- composition -------------------------------------------------------- */
 
-static tscope_model_t comps[6];
-static const char *const comp_names[6] = {"nop", "inc", "qsort", "lin2", "sq", "logc"};
+enum { NCOMP = 8 };
+static const char *const comp_names[NCOMP] = {"nop", "inc",  "qsort", "lin2",
+                                              "sq",  "logc", "fall",  "fall2"};
+static tscope_model_t comps[NCOMP];
 
 static int lookup(void *d, const char *name, tscope_model_t *out)
 {
     (void)d;
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < NCOMP; i++)
         if (strcmp(name, comp_names[i]) == 0) {
             *out = comps[i];
             return 0;
@@ -431,13 +433,12 @@ static void test_compose(void)
 {
     const char *p = "p";
     char err[256];
-    const char *texts[6] = {"0.5",
-                            "0.2 + 0.001 * p^(1)",
-                            "1.0 + 0.01 * p^(1) * log2(p)^(1)",
-                            "3.0 + 0.002 * p^(1)",
-                            "1.0 + 1e-06 * p^(2)",
-                            "2.0 + 0.5 * log2(p)^(1)"};
-    for (int i = 0; i < 6; i++) {
+    const char *texts[NCOMP] = {"0.5", "0.2 + 0.001 * p^(1)", "1.0 + 0.01 * p^(1) * log2(p)^(1)",
+                                "3.0 + 0.002 * p^(1)", "1.0 + 1e-06 * p^(2)",
+                                "2.0 + 0.5 * log2(p)^(1)",
+                                /* falling leading terms, as fitted to noise */
+                                "8.0 + -5e-11 * p^(7/4)", "100.0 + -0.001 * p^(1)"};
+    for (int i = 0; i < NCOMP; i++) {
         ASSERT_EQ(tscope_model_parse(texts[i], 1, &p, &comps[i], err, sizeof err), 0);
         comps[i].lo[0] = 1024;
         comps[i].hi[0] = 65536;
@@ -454,10 +455,18 @@ static void test_compose(void)
     assert_same(&m, &comps[4], "p^2 beats all");
     m = compose("pipe(nop, logc)");
     assert_same(&m, &comps[5], "log beats constant");
+    m = compose("pipe(fall, qsort)"); /* a falling model never dominates */
+    assert_same(&m, &comps[2], "rising beats falling");
+    m = compose("pipe(fall, nop)");
+    assert_same(&m, &comps[0], "constant beats falling");
+    m = compose("pipe(fall, fall2)");
+    assert_same(&m, &comps[7], "the slower fall is the higher order");
+    ASSERT_EQ(tscope_model_compare(&comps[6], &comps[0]), -1);
+    ASSERT_EQ(tscope_model_compare(&comps[7], &comps[6]), 1);
     /* the algebra, over all pairs and triples */
     char a[256], b[256];
-    for (int i = 0; i < 6; i++)
-        for (int j = 0; j < 6; j++) {
+    for (int i = 0; i < NCOMP; i++)
+        for (int j = 0; j < NCOMP; j++) {
             snprintf(a, sizeof a, "pipe(%s, %s)", comp_names[i], comp_names[j]);
             snprintf(b, sizeof b, "pipe(%s, %s)", comp_names[j], comp_names[i]);
             tscope_model_t x = compose(a), y = compose(b);
@@ -467,7 +476,7 @@ static void test_compose(void)
             x = compose(a);
             y = compose(b);
             assert_same(&x, &y, "pipe of task pools = task pool of pipes");
-            for (int k = 0; k < 6; k++) {
+            for (int k = 0; k < NCOMP; k++) {
                 snprintf(a, sizeof a, "pipe(pipe(%s, %s), %s)", comp_names[i], comp_names[j],
                          comp_names[k]);
                 snprintf(b, sizeof b, "pipe(%s, pipe(%s, %s))", comp_names[i], comp_names[j],

@@ -7,7 +7,9 @@
  *                  the stage of the highest asymptotic order
  *
  * The order (tscope_model_compare) is total: the leading term's exponent of
- * p, then of log2 p; at equal order the larger value at the upper end of the
+ * p, then of log2 p, where a leading term with a negative coefficient (the
+ * model falls with p) ranks below every rising or constant model, the
+ * faster falling the lower; at equal order the larger value at the upper end of the
  * measured range (of both models; the components of one study share it);
  * then the coefficients.  So pipe is associative and commutative, and since
  * dividing by T keeps the order, pipe(tpool(T,a), tpool(T,b)) equals
@@ -24,21 +26,25 @@
 
 #include "fit.h"
 
-/* Leading term's order: (polynomial exponent, log exponent), lexicographic. */
-static void lead_order(const tscope_model_t *m, double *poly, int *log)
+/* Leading term's order: (polynomial exponent, log exponent), lexicographic,
+ * and the sign of its coefficient (a constant model: order 0, sign of c0). */
+static int lead_order(const tscope_model_t *m, double *poly, int *log)
 {
     *poly = 0;
     *log = 0;
+    double coef = m->c0;
+    int found = 0;
     for (unsigned k = 0; k < m->nterms; k++) {
         const tscope_mfactor_t *f = &m->terms[k].f[0];
-        if (m->terms[k].coef == 0)
-            continue;
         double e = f->num ? (double)f->num / (double)f->den : 0;
-        if (e > *poly || (e == *poly && f->log > *log)) {
+        if (m->terms[k].coef != 0 && (!found || e > *poly || (e == *poly && f->log > *log))) {
+            found = 1;
             *poly = e;
             *log = f->log;
+            coef = m->terms[k].coef;
         }
     }
+    return coef < 0 ? -1 : 1;
 }
 
 static int sign(double d)
@@ -46,16 +52,21 @@ static int sign(double d)
     return d > 0 ? 1 : d < 0 ? -1 : 0;
 }
 
+/* The order of growth: the leading term's, and a model whose leading term
+ * falls (a negative coefficient: in a fitted cost model, a spurious term
+ * fitted to noise) grows less than any that does not, the faster it falls
+ * the less. */
 int tscope_model_compare(const tscope_model_t *a, const tscope_model_t *b)
 {
     double pa, pb;
     int la, lb;
-    lead_order(a, &pa, &la);
-    lead_order(b, &pb, &lb);
+    int sa = lead_order(a, &pa, &la), sb = lead_order(b, &pb, &lb);
+    if (sa != sb)
+        return sa;
     if (pa != pb)
-        return sign(pa - pb);
+        return sa * sign(pa - pb);
     if (la != lb)
-        return la > lb ? 1 : -1;
+        return sa * (la > lb ? 1 : -1);
     double x = NAN;
     if (isfinite(a->hi[0]))
         x = a->hi[0];
