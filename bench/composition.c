@@ -12,18 +12,18 @@
  *   - of the two layerings pipe(tpool_T(qsort), tpool_T(inc)) (two stages of
  *     T workers) and tpool_T(pipe(qsort,inc)) (T pipelines side by side,
  *     each taking 1/T of the elements).
- * Each configuration's measurements are fitted with the default modeler
- * (the "monolithic" model); the same configuration is also predicted by
- * composing the component models ("modular": tpool(T, m) = m / T, pipe =
- * the stage of the highest order).  The relative error is that of the
- * modular prediction against the measured mean, averaged over the sizes
- * (the largest per size is printed too).
+ * Each configuration's measurements (per size the median of the
+ * repetitions) are fitted with the default modeler (the "monolithic"
+ * model); the same configuration is also predicted by composing the
+ * component models ("modular": tpool(T, m) = m / T, pipe = the stage of the
+ * highest order).  The relative error is that of the modular prediction
+ * against the measured median, averaged over the sizes (the largest per
+ * size is printed too).
  *
  * Streams: configurations with qsort process ELEMENTS distinct arrays,
- * restored from a pristine copy before each measurement; the others run the
- * same arrays round and round in a stream of at least 2^26 integers and
- * 8192 arrays (so a run's thread start, ~1 ms here, is amortised, and
- * equally at every size).
+ * restored from a pristine copy before each measurement; the others cycle
+ * over distinct arrays covering 2^26 integers (reset) in a stream long
+ * enough for a run to last >= 100 ms (stream_length).
  *
  * usage: bench_composition [MAX_T] [REPS] [ELEMENTS]
  * Prints a table on stderr and JSON lines on stdout:
@@ -87,15 +87,33 @@ struct config {
     char name[64], expr[96];
 };
 
-static size_t nelem;
+enum { STREAM_INTS = 1 << 26 }; /* the data a stream of cheap elements cycles over */
+
+static size_t nelem, nwork; /* nwork: integers in work */
 static struct element *elems;
 static int *pristine, *work;
 
-static void reset(size_t n)
+static int has_qsort(const struct config *c)
 {
-    memcpy(work, pristine, nelem * n * sizeof *work);
-    for (size_t i = 0; i < nelem; i++)
+    return c->a == 2 || c->b == 2;
+}
+
+/* Lays out the arrays of size n a stream of configuration c cycles over
+ * and returns how many: the ELEMENTS arrays for qsort, restored from the
+ * pristine copy (sorting changes them); otherwise distinct arrays covering
+ * STREAM_INTS integers (256 MiB), so that an element's data is as far from
+ * the CPU (past L2) at every size, and inc's time per integer does not jump
+ * where the working set outgrows a cache. */
+static size_t reset(const struct config *c, size_t n)
+{
+    size_t count = nelem;
+    if (has_qsort(c))
+        memcpy(work, pristine, nelem * n * sizeof *work);
+    else if (nwork / n > count)
+        count = nwork / n;
+    for (size_t i = 0; i < count; i++)
         elems[i] = (struct element){work + i * n, n};
+    return count;
 }
 
 static void run_pipeline(int a, int b, unsigned wa, unsigned wb, void **ptrs, size_t n)
@@ -124,21 +142,16 @@ static void *share_main(void *arg)
     return NULL;
 }
 
-/* Seconds per element of one configuration at array size n. */
-static double measure(const struct config *c, size_t n)
+/* Seconds per element of one configuration at array size n, over a stream
+ * of len elements. */
+static double run_stream(const struct config *c, size_t n, size_t len)
 {
-    reset(n);
-    int has_qsort = c->a == 2 || c->b == 2;
-    size_t len = nelem;
-    if (!has_qsort) { /* the arrays round and round */
-        if (len * n < ((size_t)1 << 26))
-            len = ((size_t)1 << 26) / n;
-        if (len < 8192)
-            len = 8192; /* the same count at every size: a run's start costs the same per element */
-    }
+    size_t count = reset(c, n);
     void **ptrs = malloc(len * sizeof *ptrs);
+    if (!ptrs)
+        exit(1);
     for (size_t i = 0; i < len; i++)
-        ptrs[i] = &elems[i % nelem];
+        ptrs[i] = &elems[i % count];
     double t0 = bench_now_s();
     switch (c->kind) {
     case 0:
@@ -152,14 +165,14 @@ static double measure(const struct config *c, size_t n)
         run_pipeline(c->a, c->b, 1, 1, ptrs, len);
         break;
     case 3:
-        run_pipeline(c->a, c->b, c->t, c->t, ptrs, nelem);
+        run_pipeline(c->a, c->b, c->t, c->t, ptrs, len);
         break;
     default: {
         pthread_t th[64];
         struct share sh[64];
-        size_t per = nelem / c->t, off = 0;
+        size_t per = len / c->t, off = 0;
         for (unsigned k = 0; k < c->t; k++) {
-            size_t cnt = k + 1 == c->t ? nelem - off : per;
+            size_t cnt = k + 1 == c->t ? len - off : per;
             sh[k] = (struct share){c->a, c->b, ptrs + off, cnt};
             off += cnt;
             pthread_create(&th[k], NULL, share_main, &sh[k]);
@@ -171,6 +184,30 @@ static double measure(const struct config *c, size_t n)
     double secs = bench_now_s() - t0;
     free(ptrs);
     return secs / (double)len;
+}
+
+/* The stream length of a configuration at size n: configurations with qsort
+ * sort the ELEMENTS distinct arrays once; the others cycle over their
+ * arrays, at least 2^26 integers, and long enough that a run takes
+ * >= 100 ms (pilot runs decide), so starting the run's threads (~0.1-1 ms
+ * here) is amortised at every size. */
+static size_t stream_length(const struct config *c, size_t n)
+{
+    if (has_qsort(c))
+        return nelem;
+    size_t len = STREAM_INTS / n;
+    if (len < nelem)
+        len = nelem;
+    for (;;) { /* pilot runs until one lasts 100 ms (the first ones are mostly thread start) */
+        double secs = run_stream(c, n, len) * (double)len;
+        if (secs >= 0.1 || len >= ((size_t)1 << 24))
+            break;
+        double grow = 0.12 / secs;
+        len = (size_t)((double)len * (grow > 16 ? 16 : grow < 1.25 ? 1.25 : grow));
+        if (len > ((size_t)1 << 24))
+            len = (size_t)1 << 24;
+    }
+    return len;
 }
 
 static tscope_model_t components[3];
@@ -194,9 +231,11 @@ int main(int argc, char **argv)
     if (maxt < 1 || maxt > 64 || reps < 1 || nelem < 2)
         return 2;
     size_t maxn = sizes[NSIZES - 1];
+    nwork = nelem * maxn > STREAM_INTS ? nelem * maxn : STREAM_INTS;
+    size_t nel = nwork / sizes[0] > nelem ? nwork / sizes[0] : nelem;
     pristine = malloc(nelem * maxn * sizeof *pristine);
-    work = malloc(nelem * maxn * sizeof *work);
-    elems = malloc(nelem * sizeof *elems);
+    work = calloc(nwork, sizeof *work);
+    elems = malloc(nel * sizeof *elems);
     if (!pristine || !work || !elems)
         return 1;
     uint64_t r = 88172645463325252ull;
@@ -249,18 +288,27 @@ int main(int argc, char **argv)
 
     /* measure: repetitions outermost, configurations interleaved */
     static double t_ns[64][NSIZES][16];
+    static size_t len[64][NSIZES];
+    for (int s = 0; s < NSIZES; s++)
+        for (int c = 0; c < nc; c++)
+            len[c][s] = stream_length(&cfg[c], sizes[s]);
     for (int rep = 0; rep < reps && rep < 16; rep++)
         for (int s = 0; s < NSIZES; s++)
             for (int c = 0; c < nc; c++)
-                t_ns[c][s][rep] = measure(&cfg[c], sizes[s]) * 1e9;
+                t_ns[c][s][rep] = run_stream(&cfg[c], sizes[s], len[c][s]) * 1e9;
 
     tscope_mexp_t e = {0};
     tscope_mexp_param(&e, "n");
     for (int c = 0; c < nc; c++)
         for (int s = 0; s < NSIZES; s++) {
-            double n = (double)sizes[s];
-            tscope_mexp_add(&e, cfg[c].name, "ns_per_element", &n, t_ns[c][s],
-                            (size_t)(reps < 16 ? reps : 16));
+            /* one value per point, the median of the repetitions: on this
+             * shared VM one disturbed run in three is common, and in a mean it
+             * made the modeler fit a term like 1.8e-18 * n^3 * log2(n) to the
+             * nop component (flat otherwise): pipe(qsort, nop) then was nop */
+            double n = (double)sizes[s], v[16];
+            memcpy(v, t_ns[c][s], sizeof v);
+            double med = bench_median(v, reps < 16 ? reps : 16);
+            tscope_mexp_add(&e, cfg[c].name, "ns_per_element", &n, &med, 1);
         }
     tscope_mexp_finish(&e);
     tscope_model_t mono[64];
@@ -303,6 +351,25 @@ int main(int argc, char **argv)
                      e.series[c].points[NSIZES - 1].mean, "ns");
         bench_result("composition", cfg[c].name, "predicted_ns_per_element_largest",
                      tscope_model_eval(&mod, &n), "ns");
+    }
+    fprintf(stderr,
+            "\nmeasured ns per element (median of the repetitions; (max-min)/median)\n%-34s",
+            "n =");
+    for (int s = 0; s < NSIZES; s++)
+        fprintf(stderr, " %22zu", sizes[s]);
+    fprintf(stderr, "\n");
+    for (int c = 0; c < nc; c++) {
+        fprintf(stderr, "%-34s", cfg[c].name);
+        for (int s = 0; s < NSIZES; s++) {
+            double lo = INFINITY, hi = 0;
+            for (int k = 0; k < reps && k < 16; k++) {
+                lo = fmin(lo, t_ns[c][s][k]);
+                hi = fmax(hi, t_ns[c][s][k]);
+            }
+            fprintf(stderr, " %9.4g (%4.1f%%)      ", e.series[c].points[s].mean,
+                    100 * (hi - lo) / e.series[c].points[s].mean);
+        }
+        fprintf(stderr, "\n");
     }
     tscope_mexp_free(&e);
     free(pristine);
