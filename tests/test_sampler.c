@@ -97,6 +97,31 @@ static void busy(double seconds)
     } while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9 < seconds);
 }
 
+/* Field `col` (0-based) of CSV line `line` into out; 0, or -1 if the line
+ * has fewer fields. */
+static int csv_field(const char *line, unsigned col, char *out, size_t len)
+{
+    for (unsigned k = 0; k < col; k++) {
+        line = strchr(line, ',');
+        if (!line)
+            return -1;
+        line++;
+    }
+    size_t n = strcspn(line, ",\n");
+    snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), line);
+    return 0;
+}
+
+/* The 0-based column of series `name` in a samples.csv header, or -1. */
+static int csv_column(const char *header, const char *name)
+{
+    char field[128];
+    for (unsigned col = 0; csv_field(header, col, field, sizeof field) == 0; col++)
+        if (strcmp(field, name) == 0)
+            return (int)col;
+    return -1;
+}
+
 static size_t count_lines(const char *path, char *header, size_t hlen)
 {
     FILE *f = fopen(path, "r");
@@ -196,6 +221,29 @@ static void test_sampling(void)
     ASSERT(strncmp(header, "time_s,", 7) == 0 && strstr(header, ",app.answer") &&
            strstr(header, ",sys.cpu_utilization") && strstr(header, ",proc.rss_bytes") &&
            strstr(header, ",concurrency.threads_busy"));
+    { /* a series first seen later (a rate: it needs two reads) is empty in
+       * the first row and has values in later ones (every 100 ms: the
+       * system-wide files are read no more often); every row has every column */
+        int col = csv_column(header, "sys.cpu_utilization");
+        ASSERT(col > 0);
+        FILE *rows = fopen(csv, "r");
+        char line[8192], first[8192] = "", cell[64];
+        int later = 0;
+        ASSERT(rows && fgets(line, sizeof line, rows)); /* the header */
+        while (fgets(line, sizeof line, rows)) {
+            if (!first[0])
+                snprintf(first, sizeof first, "%s", line);
+            ASSERT_EQ(csv_field(line, (unsigned)col, cell, sizeof cell), 0);
+            if (cell[0] && atof(cell) >= 0 && atof(cell) <= 1)
+                later++;
+            ASSERT_EQ(
+                csv_field(line, (unsigned)csv_column(header, "app.answer"), cell, sizeof cell), 0);
+        }
+        fclose(rows);
+        ASSERT_EQ(csv_field(first, (unsigned)col, cell, sizeof cell), 0);
+        ASSERT_EQ(cell[0], 0);
+        ASSERT(later >= 1);
+    }
     snprintf(csv, sizeof csv, "%s/concurrency.gp", outdir);
     ASSERT(count_lines(csv, header, sizeof header) > 5); /* the gnuplot script */
 

@@ -85,20 +85,19 @@ static struct tscope__store *locked_store(void)
     return s;
 }
 
-uint32_t tscope__query_running(uint32_t *counts, uint32_t ntypes)
+uint32_t tscope__query_running(uint16_t *types, uint32_t max)
 {
     struct tscope__store *s = tscope__g.store;
-    for (;;) { /* the sequence lock's reader: count, then check nothing changed */
-        memset(counts, 0, ntypes * sizeof *counts);
-        if (!s)
-            return 0;
+    if (!s)
+        return 0;
+    for (;;) { /* the sequence lock's reader: copy, then check nothing changed */
         uint32_t seq = atomic_load_explicit(&s->running.seq, memory_order_acquire);
         uint32_t busy = atomic_load_explicit(&s->running.busy, memory_order_acquire);
-        for (uint32_t i = 0; i < busy && i < TSCOPE__RUNNING_MAX; i++) {
-            uint16_t type = atomic_load_explicit(&s->running.type[i], memory_order_acquire);
-            if (type < ntypes)
-                counts[type]++;
-        }
+        uint32_t n = busy < max ? busy : max;
+        if (n > TSCOPE__RUNNING_MAX)
+            n = TSCOPE__RUNNING_MAX;
+        for (uint32_t i = 0; i < n; i++)
+            types[i] = atomic_load_explicit(&s->running.type[i], memory_order_acquire);
         if (!(seq & 1) && atomic_load_explicit(&s->running.seq, memory_order_relaxed) == seq)
             return busy;
         sched_yield(); /* the consumer is writing it: a few microseconds */

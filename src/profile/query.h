@@ -9,12 +9,12 @@
 void tscope__fill_type_stats(struct tscope__store *s, uint32_t type, tscope_type_stats_t *out);
 /* Lock held: the run's totals. */
 void tscope__fill_totals(struct tscope__store *s, tscope_totals_t *out);
-/* Counts, per task type, the threads whose innermost running task is of
- * that type, as of the consumer's last round: counts[0 .. ntypes) (type 0:
- * tasks without a type).  Returns the number of threads running a task.
- * Takes no lock: it reads what the last round published (store.h, running;
- * only the first TSCOPE__RUNNING_MAX busy threads are counted by type). */
-uint32_t tscope__query_running(uint32_t *counts, uint32_t ntypes);
+/* The type of the innermost running task of each busy thread, as of the
+ * consumer's last round: types[0 .. min(busy, max)) (type 0: tasks without
+ * a type).  Returns the number of threads running a task (busy).  Takes no
+ * lock: it reads what the last round published (store.h, running; only the
+ * first TSCOPE__RUNNING_MAX busy threads have their type there). */
+uint32_t tscope__query_running(uint16_t *types, uint32_t max);
 /* Drops the cached children index (the store it indexed is going away). */
 void tscope__query_reset(void);
 

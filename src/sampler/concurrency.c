@@ -22,35 +22,48 @@
 
 enum { MAX_TYPES = 4096 };
 
-static uint8_t seen[MAX_TYPES];
+static uint16_t running[TSCOPE__RUNNING_MAX];
 static uint32_t counts[MAX_TYPES];
-static uint32_t nseen; /* 1 + the highest type seen: the loop below stops there */
+static char *series[MAX_TYPES]; /* "concurrency.TYPE" of each type seen: built once */
+static uint32_t nseen;          /* 1 + the highest type seen: the loops stop there */
 
 void tscope__concurrency_reset(void)
 {
-    memset(seen, 0, sizeof seen);
+    for (uint32_t t = 0; t < nseen; t++) {
+        free(series[t]);
+        series[t] = NULL;
+    }
     nseen = 0;
 }
 
+/* Per sample this touches the busy threads' types and the types seen, no
+ * more: at 200 Hz the program's threads evict it between samples. */
 void tscope__concurrency_sample(tscope_sample_emit_fn emit, void *ctx)
 {
-    uint32_t busy = tscope__query_running(counts, MAX_TYPES);
+    uint32_t busy = tscope__query_running(running, TSCOPE__RUNNING_MAX);
     emit(ctx, "concurrency.threads_busy", busy);
-    for (uint32_t t = 0, left = busy; left && t < MAX_TYPES; t++)
-        if (counts[t]) {
-            seen[t] = 1;
-            nseen = t + 1 > nseen ? t + 1 : nseen;
-            left -= counts[t]; /* the counts add up to at most busy */
-        }
-    for (uint32_t t = 0; t < nseen; t++) {
-        if (!seen[t])
+    for (uint32_t t = 0; t < nseen; t++)
+        counts[t] = 0;
+    for (uint32_t i = 0; i < busy && i < TSCOPE__RUNNING_MAX; i++) {
+        uint32_t t = running[i];
+        if (t >= MAX_TYPES)
             continue;
-        char name[200], series[256];
-        if (t == 0 || tscope_type_name(t, name, sizeof name))
-            snprintf(name, sizeof name, "untyped");
-        snprintf(series, sizeof series, "concurrency.%s", name);
-        emit(ctx, series, counts[t]);
+        if (!series[t]) {
+            char name[200], full[256];
+            if (t == 0 || tscope_type_name(t, name, sizeof name))
+                snprintf(name, sizeof name, "untyped");
+            snprintf(full, sizeof full, "concurrency.%s", name);
+            if (!(series[t] = strdup(full)))
+                continue;
+            for (uint32_t k = nseen; k <= t; k++)
+                counts[k] = 0;
+            nseen = t + 1 > nseen ? t + 1 : nseen;
+        }
+        counts[t]++;
     }
+    for (uint32_t t = 0; t < nseen; t++)
+        if (series[t])
+            emit(ctx, series[t], counts[t]);
 }
 
 /* samples.csv's header: the 1-based column of each series. */

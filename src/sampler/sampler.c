@@ -26,7 +26,7 @@
 #include "sampler.h"
 #include "taskscope/sampler.h"
 
-enum { MAX_SOURCES = 64, MAX_SERIES = 128 };
+enum { MAX_SOURCES = 64, MAX_SERIES = 128, ROW = 2 + MAX_SERIES };
 
 struct source {
     char name[64];
@@ -48,11 +48,14 @@ static struct {
     unsigned nseries;
     unsigned hint; /* the series after the one emitted last: sources emit in
                     * the same order every sample, so this is usually it */
-    double *rows;  /* keep x (1 + MAX_SERIES): time, then the series */
+    double *rows;  /* keep x ROW: time, the number of series then, their values */
     size_t nrows, keep;
     unsigned stride, skipped; /* keep one sample in `stride` */
     double cur[MAX_SERIES];   /* the row being sampled */
-    int cur_set;
+    /* the series the node metrics read, looked up again only when new
+     * series appear (nseries then differs from looked_up) */
+    int threads_at, power_at, power_estimate;
+    unsigned looked_up;
     double t0;
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
@@ -124,6 +127,9 @@ static void emit(void *ctx, const char *series, double value)
         tscope_counter_sample(S.counters[i], value);
 }
 
+/* Keeps the row of this sample (only the series that exist: a sample at
+ * 200 Hz touches as little memory as it can, since the program's threads
+ * evict it between samples and every line comes back from memory). */
 static void keep_row(double now)
 {
     if (!S.rows || S.keep == 0)
@@ -133,21 +139,36 @@ static void keep_row(double now)
     S.skipped = 0;
     if (S.nrows == S.keep) { /* full: keep every second row, sample half as often */
         for (size_t r = 0; r < S.nrows / 2; r++)
-            memcpy(&S.rows[r * (1 + MAX_SERIES)], &S.rows[(2 * r + 1) * (1 + MAX_SERIES)],
-                   (1 + MAX_SERIES) * sizeof *S.rows);
+            memcpy(&S.rows[r * ROW], &S.rows[(2 * r + 1) * ROW], ROW * sizeof *S.rows);
         S.nrows /= 2;
         S.stride *= 2;
     }
-    double *row = &S.rows[S.nrows++ * (1 + MAX_SERIES)];
+    double *row = &S.rows[S.nrows++ * ROW];
     row[0] = now - S.t0;
-    memcpy(row + 1, S.cur, MAX_SERIES * sizeof *row);
+    row[1] = S.nseries;
+    memcpy(row + 2, S.cur, S.nseries * sizeof *row);
+}
+
+static void look_up_node_inputs(void)
+{
+    S.threads_at = S.power_at = -1;
+    S.power_estimate = 0;
+    for (unsigned i = 0; i < S.nseries; i++) {
+        if (strcmp(S.names[i], "rt.active_threads") == 0)
+            S.threads_at = (int)i;
+        else if (strcmp(S.names[i], "power.package_w") == 0)
+            S.power_at = (int)i, S.power_estimate = 0;
+        else if (S.power_at < 0 && strcmp(S.names[i], "power.estimate_w") == 0)
+            S.power_at = (int)i, S.power_estimate = 1;
+    }
+    S.looked_up = S.nseries;
 }
 
 static void sample_locked(void)
 {
     double now = mono_s();
-    for (unsigned i = 0; i < MAX_SERIES; i++)
-        S.cur[i] = NAN;
+    for (unsigned i = 0; i < S.nseries; i++)
+        S.cur[i] = NAN; /* a series that gets no value this time; new ones get theirs */
     tscope__sampler_builtin(now, emit, &now);
     tscope__concurrency_sample(emit, &now);
     for (unsigned i = 0; i < S.nsources; i++) {
@@ -155,17 +176,11 @@ static void sample_locked(void)
         s->fn(s->data, s->last > 0 ? now - s->last : 0, emit, &now);
         s->last = now;
     }
-    const double *threads = NULL, *power = NULL;
-    int estimate = 0;
-    for (unsigned i = 0; i < S.nseries; i++) { /* the latest values, this sample or earlier */
-        if (strcmp(S.names[i], "rt.active_threads") == 0)
-            threads = &S.latest[i];
-        else if (strcmp(S.names[i], "power.package_w") == 0)
-            power = &S.latest[i];
-        else if (!power && strcmp(S.names[i], "power.estimate_w") == 0)
-            power = &S.latest[i], estimate = 1;
-    }
-    tscope__node_sample(now, threads, power, estimate, emit, &now);
+    if (S.looked_up != S.nseries) /* the latest values, this sample or earlier */
+        look_up_node_inputs();
+    tscope__node_sample(now, S.threads_at >= 0 ? &S.latest[S.threads_at] : NULL,
+                        S.power_at >= 0 ? &S.latest[S.power_at] : NULL, S.power_estimate, emit,
+                        &now);
     keep_row(now);
 }
 
@@ -218,8 +233,9 @@ int tscope__sampler_start(void)
     pthread_mutex_lock(&S.lock);
     free(S.rows);
     S.keep = tscope__g.cfg.sample_keep;
-    S.rows = S.keep ? malloc(S.keep * (1 + MAX_SERIES) * sizeof *S.rows) : NULL;
+    S.rows = S.keep ? malloc(S.keep * ROW * sizeof *S.rows) : NULL;
     S.nrows = 0;
+    S.looked_up = (unsigned)-1;
     S.stride = 1;
     S.skipped = 0;
     S.nseries = 0;
@@ -261,11 +277,11 @@ int tscope__sampler_write_csv(const struct tscope__profile *p, FILE *f)
         fprintf(f, ",%s", S.names[i]);
     fputc('\n', f);
     for (size_t r = 0; r < S.nrows; r++) {
-        const double *row = &S.rows[r * (1 + MAX_SERIES)];
+        const double *row = &S.rows[r * ROW];
         fprintf(f, "%.6f", row[0]);
         for (unsigned i = 0; i < S.nseries; i++) {
-            if (isfinite(row[1 + i]))
-                fprintf(f, ",%.9g", row[1 + i]);
+            if (i < (unsigned)row[1] && isfinite(row[2 + i]))
+                fprintf(f, ",%.9g", row[2 + i]);
             else
                 fputc(',', f);
         }
