@@ -6,8 +6,8 @@
  * the elements not yet taken (guided: 1/(2T) of the rest, down to single
  * elements at the end) with one compare-and-swap, so a task pool costs no
  * hand-over between threads and no feeding thread competes for the CPUs
- * (the caller only waits for the workers).  Stage i > 0 reads queue i; a
- * stage closes the next queue when it has passed on all n elements.  Each
+ * (the caller only waits for the workers).  Stage i > 0 reads queue i; the
+ * last worker of a stage to run out of elements closes the next queue.  Each
  * element's passage through a stage is reported as a task of the stage's
  * type: created and queued when the element enters the stage (claimed from
  * the array, or put into the stage's queue), begun and ended by the worker
