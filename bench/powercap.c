@@ -4,7 +4,9 @@
  * a band by changing the thread cap.
  *
  * usage: bench_powercap [LOW_W] [HIGH_W] [SWEEPS]   (defaults: a band
- * around the estimate for half the CPUs busy, 6000)
+ * around the estimate for half the CPUs busy, 20000: the policy moves the
+ * cap one thread a period, so from 16 workers the run must last well over
+ * 15 periods)
  * Prints the fraction of policy periods with the power inside the band
  * after it first entered it, the cap it ended at, and whether the power was
  * an estimate:
@@ -27,7 +29,7 @@ int main(int argc, char **argv)
     /* the default model: ncpu x (2 W + 8 W x utilisation); half busy = ncpu x 6 W */
     double low = argc > 1 ? atof(argv[1]) : (double)ncpu * 5.0;
     double high = argc > 2 ? atof(argv[2]) : (double)ncpu * 7.5;
-    int sweeps = argc > 3 ? atoi(argv[3]) : 6000;
+    int sweeps = argc > 3 ? atoi(argv[3]) : 20000;
     if (!(high > low) || sweeps < 10)
         return 2;
     setenv("TASKSCOPE_OUTPUTS", "none", 1);
