@@ -51,6 +51,9 @@ int main(int argc, char **argv)
     bench_result("powercap", "stencil", "band_low_w", low, "W");
     bench_result("powercap", "stencil", "band_high_w", high, "W");
     bench_result("powercap", "stencil", "periods", st.periods, "periods");
+    /* the period in which the power first was inside the band */
+    bench_result("powercap", "stencil", "periods_to_band",
+                 st.after_first ? st.periods - st.after_first + 1 : 0, "periods");
     bench_result("powercap", "stencil", "inside_band_fraction",
                  st.after_first ? (double)st.inside_after / st.after_first : 0, "fraction");
     bench_result("powercap", "stencil", "final_cap", st.cap, "threads");

@@ -1,13 +1,16 @@
 /* powercap.c - the built-in power-capping policy (include/taskscope/policy.h).
  *
  * A periodic policy on "rt.thread_cap" fed by the sampler's power series:
- * above the band's top one thread fewer, below its bottom one more, inside
- * nothing (the band is the hysteresis, so the cap does not oscillate when
- * the power sits inside it).  Where RAPL is missing the power is the
+ * above the band's top one thread fewer (a cap above the CPU count goes to
+ * the CPU count at once: those threads cannot raise the power, and taking
+ * them one a period only delayed the cut), below its bottom one more,
+ * inside nothing (the band is the hysteresis, so the cap does not oscillate
+ * when the power sits inside it).  Where RAPL is missing the power is the
  * sampler's estimate, and the status says so.
  */
 #include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "policy.h"
 #include "taskscope/policy.h"
@@ -19,7 +22,7 @@ static struct {
     int active, entered;
     double low, high, last_t;
     tscope_powercap_status_t st;
-    unsigned workers;
+    unsigned workers, cpus;
 } P = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void powercap_policy(void *data, double elapsed)
@@ -52,8 +55,8 @@ static void powercap_policy(void *data, double elapsed)
     }
     unsigned cap = tscope_rt_thread_cap();
     if (cap) {
-        if (w > P.high && cap > 1)
-            cap--;
+        if (w > P.high && cap > 1) /* threads beyond the CPUs cannot raise the power: */
+            cap = cap > P.cpus ? P.cpus : cap - 1; /* drop them at once */
         else if (w < P.low && cap < P.workers)
             cap++;
         if (cap != tscope_rt_thread_cap() && tscope_param_set("rt.thread_cap", cap) == 0)
@@ -78,6 +81,8 @@ int tscope_powercap_start(unsigned period_ms, double low_w, double high_w)
     P.st.cap = tscope_rt_thread_cap();
     P.low = low_w;
     P.high = high_w;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    P.cpus = ncpu > 1 ? (unsigned)ncpu : 1;
     P.entered = 0;
     P.last_t = -1;
     P.workers = (unsigned)d.max;
