@@ -39,6 +39,17 @@ struct tscope_rt_task {
  * pthread_create's error. */
 int tscope__rt_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg, const char *name);
 
+/* records.c: task records, recycled per worker thread.  A worker calls
+ * start when it begins and stop when it ends (stop frees its list); the
+ * pool is dropped when the runtime has stopped. */
+void tscope__rt_records_start(void);
+void tscope__rt_records_stop(void);
+void tscope__rt_records_drop_pool(void);
+/* A zeroed record, or NULL. */
+struct tscope_rt_task *tscope__rt_record_new(void);
+/* Frees the record and its successor array. */
+void tscope__rt_record_free(struct tscope_rt_task *t);
+
 /* deps.c: dependency tracking (deps_lock held by the caller where stated).
  * Only tasks that declare dependencies enter the address table, so only they
  * can gain successors: tasks without take no global lock at all. */

@@ -210,10 +210,8 @@ static uint64_t count_total(int c)
 
 void tscope__rt_task_release(struct tscope_rt_task *t)
 {
-    if (t && t != &rt.root && atomic_fetch_sub(&t->refs, 1) == 1) {
-        free(t->succ);
-        free(t);
-    }
+    if (t && t != &rt.root && atomic_fetch_sub(&t->refs, 1) == 1)
+        tscope__rt_record_free(t);
 }
 
 /* Wakes sleeping workers: one broadcast per sleep, however many tasks are
@@ -377,6 +375,7 @@ static void *worker_main(void *arg)
     struct worker *w = arg;
     self = w;
     tscope_thread_register(w->name);
+    tscope__rt_records_start();
     unsigned spins = 0;
     while (!atomic_load(&rt.stop)) {
         if (w->index >= atomic_load_explicit(&rt.cap, memory_order_relaxed)) {
@@ -391,6 +390,7 @@ static void *worker_main(void *arg)
             idle_wait(w, &spins, 0);
         }
     }
+    tscope__rt_records_stop();
     return NULL;
 }
 
@@ -499,6 +499,7 @@ int tscope_rt_init(unsigned threads)
     }
     self = &rt.workers[0];
     current = NULL;
+    tscope__rt_records_start();
     atomic_store(&rt.schedule, RT_LIFO);
     atomic_store(&rt.running, 1);
     for (unsigned i = 1; i < threads; i++) {
@@ -559,6 +560,8 @@ int tscope_rt_finalize(void)
     rt.workers = NULL;
     free(workers);
     self = NULL;
+    tscope__rt_records_stop();
+    tscope__rt_records_drop_pool();
     atomic_store(&rt.running, 0);
     return 0;
 }
@@ -570,7 +573,7 @@ int tscope_rt_spawn(tscope_rt_fn fn, void *arg, const tscope_rt_spawn_opts_t *op
         return TSCOPE_EINVAL;
     if (!atomic_load(&rt.running))
         return TSCOPE_ESTATE;
-    struct tscope_rt_task *t = calloc(1, sizeof *t);
+    struct tscope_rt_task *t = tscope__rt_record_new();
     if (!t)
         return TSCOPE_ENOMEM;
     struct tscope_rt_task *parent = current ? current : &rt.root;
