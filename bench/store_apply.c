@@ -43,6 +43,13 @@ static double finish(struct tscope__store *s, uint64_t tasks, uint64_t events, d
     return (double)events / secs;
 }
 
+/* Applies one record of task `id` (type 1), as written by thread `thread`. */
+static void apply(struct tscope__store *s, uint32_t thread, uint64_t id, uint8_t kind, uint64_t *ts)
+{
+    struct tscope__rec r = {.ts = (*ts)++, .id = id, .type = 1, .kind = kind};
+    tscope__store_apply(s, thread, &r, NULL);
+}
+
 static double run(uint64_t tasks, int created)
 {
     struct tscope__store *s = new_store();
@@ -89,19 +96,13 @@ static double run_spawned(uint64_t tasks)
     double t0 = bench_now_s();
     for (uint64_t first = 1; first <= tasks; first += 8192) {
         uint64_t last = first + 8191 < tasks ? first + 8191 : tasks;
-        for (uint64_t i = first; i <= last; i++) {
-            struct tscope__rec r = {.ts = ts++, .id = i, .type = 1, .kind = TSCOPE__REC_CREATE};
-            tscope__store_apply(s, 0, &r, NULL);
-            r.kind = TSCOPE__REC_QUEUED;
-            r.ts = ts++;
-            tscope__store_apply(s, 0, &r, NULL);
+        for (uint64_t i = first; i <= last; i++) { /* the spawning thread's ring */
+            apply(s, 0, i, TSCOPE__REC_CREATE, &ts);
+            apply(s, 0, i, TSCOPE__REC_QUEUED, &ts);
         }
-        for (uint64_t i = first; i <= last; i++) {
-            struct tscope__rec r = {.ts = ts++, .id = i, .type = 1, .kind = TSCOPE__REC_BEGIN};
-            tscope__store_apply(s, 1, &r, NULL);
-            r.kind = TSCOPE__REC_END;
-            r.ts = ts++;
-            tscope__store_apply(s, 1, &r, NULL);
+        for (uint64_t i = first; i <= last; i++) { /* a worker's ring */
+            apply(s, 1, i, TSCOPE__REC_BEGIN, &ts);
+            apply(s, 1, i, TSCOPE__REC_END, &ts);
         }
         events += 4 * (last - first + 1);
         tscope__store_end_round(s);

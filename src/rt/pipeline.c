@@ -57,10 +57,10 @@ struct tscope_rt_pipeline {
     size_t qcap;
     unsigned nstages;
     struct stage stages[MAX_STAGES];
-    struct queue queues[MAX_STAGES + 1]; /* queues[i]: input of stage i > 0; 0 and last unused */
-    size_t n;                            /* elements of the current run */
-    void **elements;                     /* the current run's input (stage 0 claims from it) */
-    _Atomic size_t next;                 /* the first element not yet claimed */
+    struct queue queues[MAX_STAGES]; /* queues[i]: input of stage i > 0 (queues[0] unused) */
+    size_t n;                        /* elements of the current run */
+    void **elements;                 /* the current run's input (stage 0 claims from it) */
+    _Atomic size_t next;             /* the first element not yet claimed */
 };
 
 struct worker_arg {
@@ -260,7 +260,7 @@ static void *stage_worker(void *arg)
     struct stage *s = &p->stages[wa->stage];
     tscope_thread_register(wa->name);
     int last = wa->stage + 1 == p->nstages;
-    struct queue *out = &p->queues[wa->stage + 1];
+    struct queue *out = last ? NULL : &p->queues[wa->stage + 1];
     size_t at = 0, left = 0; /* stage 0: the chunk being processed */
     for (;;) {
         int got;
@@ -311,7 +311,7 @@ int tscope_rt_pipeline_run(tscope_rt_pipeline_t *p, void **elements, size_t n)
         return 0;
     int rc = 0;
     unsigned nq = 0, total = 0;
-    for (; nq <= p->nstages; nq++)
+    for (nq = 1; nq < p->nstages; nq++) /* stage 0 reads the array; the last passes nothing on */
         if ((rc = q_init(&p->queues[nq], p->qcap)) != 0)
             break;
     for (unsigned i = 0; i < p->nstages; i++) {
@@ -365,7 +365,7 @@ int tscope_rt_pipeline_run(tscope_rt_pipeline_t *p, void **elements, size_t n)
 out:
     free(threads);
     free(args);
-    for (unsigned i = 0; i < nq; i++)
+    for (unsigned i = 1; i < nq; i++)
         q_destroy(&p->queues[i]);
     return rc;
 }
