@@ -12,7 +12,9 @@
  * papi.init_thread.EVENT_per_s.  The perf_event component lets the sampler
  * thread read the set either way.  An event the machine lacks (the VM has
  * no hardware counters; software ones like perf::TASK-CLOCK work) is said
- * once and left out.
+ * once and left out.  Where PAPI disables its perf_event component (no PMU
+ * that libpfm4 recognises, as on a VM whose kernel exposes only the
+ * "software" event source), that is said once and PAPI is skipped.
  */
 #include <stdio.h>
 #include <string.h>
@@ -55,9 +57,22 @@ void tscope__papi_reset(const char *events)
                     PAPI_strerror(rc));
         return;
     }
+    /* the events taskscope asks for are perf_event ones; with no PMU that
+     * libpfm4 knows (some VMs expose none at all), PAPI disables the whole
+     * component and every event "does not exist": say why, once */
+    int cidx = PAPI_get_component_index("perf_event");
+    const PAPI_component_info_t *perf = cidx >= 0 ? PAPI_get_component_info(cidx) : NULL;
+    if (!perf || perf->disabled) {
+        if (!said_init++)
+            fprintf(stderr,
+                    "taskscope: sampler: PAPI's perf_event component is disabled here (%s); "
+                    "PAPI events skipped\n",
+                    perf ? perf->disabled_reason : "PAPI has no perf_event component");
+        return;
+    }
     Q.set = PAPI_NULL;
     if ((rc = PAPI_create_eventset(&Q.set)) != PAPI_OK ||
-        (rc = PAPI_assign_eventset_component(Q.set, 0)) != PAPI_OK) {
+        (rc = PAPI_assign_eventset_component(Q.set, cidx)) != PAPI_OK) {
         fprintf(stderr, "taskscope: sampler: PAPI event set: %s; PAPI events skipped\n",
                 PAPI_strerror(rc));
         return;
