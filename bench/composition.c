@@ -23,9 +23,13 @@
  * Streams: configurations with qsort process ELEMENTS distinct arrays,
  * restored from a pristine copy before each measurement; the others cycle
  * over distinct arrays covering 2^26 integers (reset) in a stream long
- * enough for a run to last >= 100 ms (stream_length).
+ * enough for a run to last >= 100 ms (stream_length), every page of them
+ * touched first (touch).
  *
  * usage: bench_composition [MAX_T] [REPS] [ELEMENTS]
+ *   TSCOPE_BENCH_RAW=FILE      also write every measurement to FILE
+ *   TSCOPE_BENCH_REPLAY=FILE   model the measurements of such a FILE again
+ *                              (no measuring; MAX_T and ELEMENTS as then)
  * Prints a table on stderr and JSON lines on stdout:
  *   {"bench":"composition","variant":"<config>","metric":"rel_error",...}
  */
@@ -98,6 +102,17 @@ static int has_qsort(const struct config *c)
     return c->a == 2 || c->b == 2;
 }
 
+/* Writes one integer of every page of d[0..n): on this VM memory left
+ * alone for a few seconds is taken back by the host (a first pass over it
+ * then costs ~1-1.3 ns per integer instead of ~0.16), and a stream must not
+ * pay that for what the configuration measured before it did. */
+static void touch(int *d, size_t n)
+{
+    volatile int *v = d;
+    for (size_t i = 0; i < n; i += 1024)
+        v[i] = v[i];
+}
+
 /* Lays out the arrays of size n a stream of configuration c cycles over
  * and returns how many: the ELEMENTS arrays for qsort, restored from the
  * pristine copy (sorting changes them); otherwise distinct arrays covering
@@ -111,6 +126,8 @@ static size_t reset(const struct config *c, size_t n)
         memcpy(work, pristine, nelem * n * sizeof *work);
     else if (nwork / n > count)
         count = nwork / n;
+    if (!has_qsort(c))
+        touch(work, count * n);
     for (size_t i = 0; i < count; i++)
         elems[i] = (struct element){work + i * n, n};
     return count;
@@ -210,6 +227,95 @@ static size_t stream_length(const struct config *c, size_t n)
     return len;
 }
 
+enum { MAX_REPS = 32 };
+
+/* Measures every configuration reps times: the stream lengths first (pilot
+ * runs), then repetitions outermost, sizes, configurations interleaved, so
+ * that a disturbed stretch of time spreads over all of them. */
+static void measure(const struct config *cfg, int nc, int reps, double t_ns[][NSIZES][MAX_REPS])
+{
+    static size_t len[64][NSIZES];
+    for (int s = 0; s < NSIZES; s++)
+        for (int c = 0; c < nc; c++)
+            len[c][s] = stream_length(&cfg[c], sizes[s]);
+    for (int rep = 0; rep < reps; rep++)
+        for (int s = 0; s < NSIZES; s++)
+            for (int c = 0; c < nc; c++)
+                t_ns[c][s][rep] = run_stream(&cfg[c], sizes[s], len[c][s]) * 1e9;
+}
+
+/* TSCOPE_BENCH_RAW=FILE keeps every measurement, one line each:
+ * configuration, size, repetition, ns per element (tab-separated);
+ * TSCOPE_BENCH_REPLAY=FILE models such a file again without measuring. */
+static void save_raw(const char *path, const struct config *cfg, int nc, int reps,
+                     double t_ns[][NSIZES][MAX_REPS])
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "bench_composition: cannot write %s; raw measurements not kept\n", path);
+        return;
+    }
+    fprintf(f, "# configuration\tn\trepetition\tns_per_element\n");
+    for (int c = 0; c < nc; c++)
+        for (int s = 0; s < NSIZES; s++)
+            for (int k = 0; k < reps; k++)
+                fprintf(f, "%s\t%zu\t%d\t%.9g\n", cfg[c].name, sizes[s], k, t_ns[c][s][k]);
+    if (fclose(f))
+        fprintf(stderr, "bench_composition: writing %s failed\n", path);
+}
+
+/* Reads a file of save_raw; returns the number of repetitions (every
+ * configuration and size must have them all), or -1 with a message. */
+static int load_raw(const char *path, const struct config *cfg, int nc,
+                    double t_ns[][NSIZES][MAX_REPS])
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "bench_composition: cannot open %s\n", path);
+        return -1;
+    }
+    static unsigned char seen[64][NSIZES][MAX_REPS];
+    char line[256], name[128];
+    int reps = 0, lineno = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        if (line[0] == '#')
+            continue;
+        size_t n;
+        int k, s = 0, c = 0;
+        double v;
+        if (sscanf(line, "%127[^\t]\t%zu\t%d\t%lf", name, &n, &k, &v) != 4 || k < 0 ||
+            k >= MAX_REPS) {
+            fprintf(
+                stderr,
+                "bench_composition: %s:%d: expected CONFIGURATION<tab>N<tab>REPETITION<tab>NS\n",
+                path, lineno);
+            fclose(f);
+            return -1;
+        }
+        while (s < NSIZES && sizes[s] != n)
+            s++;
+        while (c < nc && strcmp(cfg[c].name, name) != 0)
+            c++;
+        if (s == NSIZES || c == nc)
+            continue; /* a configuration or size this run does not have */
+        t_ns[c][s][k] = v;
+        seen[c][s][k] = 1;
+        if (k + 1 > reps)
+            reps = k + 1;
+    }
+    fclose(f);
+    for (int c = 0; c < nc; c++)
+        for (int s = 0; s < NSIZES; s++)
+            for (int k = 0; k < reps; k++)
+                if (!seen[c][s][k]) {
+                    fprintf(stderr, "bench_composition: %s: no repetition %d of %s at n=%zu\n",
+                            path, k, cfg[c].name, sizes[s]);
+                    return -1;
+                }
+    return reps;
+}
+
 static tscope_model_t components[3];
 
 static int lookup(void *d, const char *name, tscope_model_t *out)
@@ -228,7 +334,7 @@ int main(int argc, char **argv)
     unsigned maxt = argc > 1 ? (unsigned)atoi(argv[1]) : 2;
     int reps = argc > 2 ? atoi(argv[2]) : 3;
     nelem = argc > 3 ? (size_t)atol(argv[3]) : 64;
-    if (maxt < 1 || maxt > 64 || reps < 1 || nelem < 2)
+    if (maxt < 1 || maxt > 64 || reps < 1 || reps > MAX_REPS || nelem < 2)
         return 2;
     size_t maxn = sizes[NSIZES - 1];
     nwork = nelem * maxn > STREAM_INTS ? nelem * maxn : STREAM_INTS;
@@ -238,6 +344,12 @@ int main(int argc, char **argv)
     elems = malloc(nel * sizeof *elems);
     if (!pristine || !work || !elems)
         return 1;
+    /* touch every page of the streams now (calloc maps them lazily, and a
+     * memset of zeros would be folded into calloc): otherwise the first
+     * pilot run that reaches them pays 65,536 page faults (0.7 s instead of
+     * 11 ms), takes that for its speed and leaves the stream 4x too short */
+    for (size_t i = 0; i < nwork; i++)
+        work[i] = (int)(i & 1023);
     uint64_t r = 88172645463325252ull;
     for (size_t i = 0; i < nelem * maxn; i++) {
         r ^= r << 13;
@@ -286,17 +398,16 @@ int main(int argc, char **argv)
         nc++;
     }
 
-    /* measure: repetitions outermost, configurations interleaved */
-    static double t_ns[64][NSIZES][16];
-    static size_t len[64][NSIZES];
-    for (int s = 0; s < NSIZES; s++)
-        for (int c = 0; c < nc; c++)
-            len[c][s] = stream_length(&cfg[c], sizes[s]);
-    for (int rep = 0; rep < reps && rep < 16; rep++)
-        for (int s = 0; s < NSIZES; s++)
-            for (int c = 0; c < nc; c++)
-                t_ns[c][s][rep] = run_stream(&cfg[c], sizes[s], len[c][s]) * 1e9;
-
+    static double t_ns[64][NSIZES][MAX_REPS];
+    const char *replay = getenv("TSCOPE_BENCH_REPLAY"), *raw = getenv("TSCOPE_BENCH_RAW");
+    if (replay) {
+        if ((reps = load_raw(replay, cfg, nc, t_ns)) < 1)
+            return 1;
+    } else {
+        measure(cfg, nc, reps, t_ns);
+        if (raw)
+            save_raw(raw, cfg, nc, reps, t_ns);
+    }
     tscope_mexp_t e = {0};
     tscope_mexp_param(&e, "n");
     for (int c = 0; c < nc; c++)
@@ -305,9 +416,9 @@ int main(int argc, char **argv)
              * shared VM one disturbed run in three is common, and in a mean it
              * made the modeler fit a term like 1.8e-18 * n^3 * log2(n) to the
              * nop component (flat otherwise): pipe(qsort, nop) then was nop */
-            double n = (double)sizes[s], v[16];
+            double n = (double)sizes[s], v[MAX_REPS];
             memcpy(v, t_ns[c][s], sizeof v);
-            double med = bench_median(v, reps < 16 ? reps : 16);
+            double med = bench_median(v, reps);
             tscope_mexp_add(&e, cfg[c].name, "ns_per_element", &n, &med, 1);
         }
     tscope_mexp_finish(&e);
@@ -362,7 +473,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%-34s", cfg[c].name);
         for (int s = 0; s < NSIZES; s++) {
             double lo = INFINITY, hi = 0;
-            for (int k = 0; k < reps && k < 16; k++) {
+            for (int k = 0; k < reps; k++) {
                 lo = fmin(lo, t_ns[c][s][k]);
                 hi = fmax(hi, t_ns[c][s][k]);
             }

@@ -21,7 +21,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: taskscope model [options] FILE...\n"
             "       taskscope model [options] --param NAME=VALUE PROFILE [--param ... PROFILE]...\n"
-            "       taskscope model compose EXPR --models FILE [--at NAME=VALUE]...\n"
+            "       taskscope model compose EXPR --models FILE [--range NAME=LO:HI]\n"
+            "                               [--at NAME=VALUE]...\n"
             "\n"
             "Fits a performance model to every call path and metric of Extra-P inputs\n"
             "(text, JSON, JSON Lines, Talpas: recognised from the content) or of taskscope\n"
@@ -41,7 +42,9 @@ static void usage(FILE *f)
             "Extra-P's form, one parameter, or the output of 'taskscope model' itself,\n"
             "named by call path) with tpool(T, E) = E / T and pipe(E1, E2, ...) = the\n"
             "stage of the highest order; prints the composed model and its value at\n"
-            "each --at.\n");
+            "each --at.  Stages of equal order are ranked by their value at the top of\n"
+            "the measured range, which a models file does not hold: --range gives it\n"
+            "(without it, by their constants).\n");
 }
 
 struct predict {
@@ -257,12 +260,26 @@ static int compose(int argc, char **argv)
     const char *models = NULL, *expr = NULL, *param = "p";
     const char *at[32];
     int nat = 0;
+    double lo = NAN, hi = NAN; /* --range: the measured range of every component */
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--models") == 0 && i + 1 < argc)
             models = argv[++i];
         else if (strcmp(argv[i], "--at") == 0 && i + 1 < argc && nat < 32)
             at[nat++] = argv[++i];
-        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+        else if (strcmp(argv[i], "--range") == 0 && i + 1 < argc) {
+            const char *r = argv[++i], *eq = strchr(r, '=');
+            char *end, *end2 = NULL;
+            lo = strtod(eq ? eq + 1 : r, &end);
+            hi = *end == ':' ? strtod(end + 1, &end2) : NAN;
+            if (end == (eq ? eq + 1 : r) || *end != ':' || end2 == end + 1 || *end2 ||
+                !(lo <= hi)) {
+                fprintf(stderr,
+                        "taskscope model compose: --range '%s': expected NAME=LO:HI with LO <= "
+                        "HI\n",
+                        r);
+                return 2;
+            }
+        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
         } else if (!expr && argv[i][0] != '-')
@@ -330,6 +347,8 @@ static int compose(int argc, char **argv)
             rc = 1;
             break;
         }
+        n[list.n].model.lo[0] = lo;
+        n[list.n].model.hi[0] = hi;
         list.n++;
     }
     fclose(f);

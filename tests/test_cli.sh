@@ -131,6 +131,14 @@ grep -qx '  at n=1024: 51.7' "$tmp/c1" || fail "compose value: $(cat "$tmp/c1")"
 grep -qx 'tpool(4, solve) = 0.5 + 0.0025 \* n^(2)' "$tmp/c2" || fail "compose fitted: $(cat "$tmp/c2")"
 grep -qx '  at n=100: 25.5' "$tmp/c2" || fail "compose fitted value: $(cat "$tmp/c2")"
 grep -q "no model named 'nosuch'" "$tmp/e6" || fail "compose error"
+# equal order: the larger stage at the top of the measured range (--range), not the larger constant
+printf 'small: 500 + 0.01 * n^(1) * log2(n)^(1)\nbig: -30000 + 6 * n^(1) * log2(n)^(1)\n' >"$tmp/tie.txt"
+"$ts" model compose 'pipe(small, big)' --models "$tmp/tie.txt" --range n=1024:262144 >"$tmp/c3" || fail "compose --range"
+grep -qx 'pipe(small, big) = -30000.0 + 6.0 \* n^(1) \* log2(n)^(1)' "$tmp/c3" || fail "compose --range: $(cat "$tmp/c3")"
+"$ts" model compose 'pipe(small, big)' --models "$tmp/tie.txt" >"$tmp/c4" || fail "compose without --range"
+grep -qx 'pipe(small, big) = 500.0 + 0.01 \* n^(1) \* log2(n)^(1)' "$tmp/c4" || fail "compose without --range: $(cat "$tmp/c4")"
+"$ts" model compose 'pipe(small, big)' --models "$tmp/tie.txt" --range n=5 2>"$tmp/e7" && fail "bad --range accepted"
+grep -qx "taskscope model compose: --range 'n=5': expected NAME=LO:HI with LO <= HI" "$tmp/e7" || fail "--range error: $(cat "$tmp/e7")"
 
 if [ $has_jansson = 1 ]; then
   echo "-- taskscope model on profiles labelled with parameter values"
