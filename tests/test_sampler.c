@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -176,7 +177,15 @@ static void test_sampling(void)
     ASSERT_EQ(tscope_sampler_source_register("answer", answer_source, &calls), TSCOPE_EINVAL);
     int fds = open_fds();
     ASSERT_EQ(tscope_init(0, 1), 0);
-    busy(0.4);
+    busy(0.2);
+    /* 2,048 page faults in the middle of the window (fresh pages) */
+    size_t fault_bytes = (size_t)2048 * (size_t)sysconf(_SC_PAGESIZE);
+    char *fresh =
+        mmap(NULL, fault_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT(fresh != MAP_FAILED);
+    for (size_t i = 0; i < fault_bytes; i += (size_t)sysconf(_SC_PAGESIZE))
+        fresh[i] = 1;
+    busy(0.2);
     double v, t;
     ASSERT_EQ(tscope_sampler_latest("app.answer", &v, &t), 0);
     ASSERT(v == 42 && t > 0);
@@ -207,7 +216,16 @@ static void test_sampling(void)
         /* the sampler thread itself sleeps and wakes 200 times a second */
         ASSERT_EQ(tscope_sampler_latest("proc.context_switches_per_s", &v, NULL), 0);
         ASSERT(v > 0);
+        /* the faults above: >= 1,024 in some 100 ms between two reads */
+        tscope_counter_t faults;
+        tscope_counter_stats_t fs;
+        ASSERT_EQ(tscope_counter_register("proc.page_faults_per_s", &faults), 0);
+        ASSERT_EQ(tscope_flush(), 0);
+        ASSERT_EQ(tscope_query_counter(faults, &fs), 0);
+        if (!(fs.max >= 5000))
+            TEST_FAIL("page faults peaked at %g/s after 2048 faults", fs.max);
     }
+    munmap(fresh, fault_bytes);
     ASSERT_EQ(tscope_sampler_latest("no.such.series", &v, NULL), TSCOPE_ENOENT);
     /* the values are taskscope counters too */
     tscope_counter_t c;
