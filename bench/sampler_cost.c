@@ -1,7 +1,8 @@
 /* sampler_cost.c - what the sampler costs a running program: the 1-D
  * stencil (bench/stencil.h) on 2 workers, profiling on, with the sampler
  * off and at 200 Hz (TASKSCOPE_SAMPLE_MS=5, or PERIOD_MS), alternately, REPS
- * times; the median of the per-repetition ratio.
+ * times; the median of the per-repetition ratio and its 95% confidence
+ * interval (order statistics: the VM's noise is not normal).
  *
  * usage: bench_sampler_cost [REPS] [SWEEPS] [PERIOD_MS]   (15, 400, 5)
  *   {"bench":"sampler","variant":"stencil_200hz","metric":"time_ratio",...}
@@ -46,6 +47,10 @@ int main(int argc, char **argv)
     bench_result("sampler", "stencil_off", "time_s", bench_median(off, reps), "s");
     bench_result("sampler", variant, "time_s", bench_median(on, reps), "s");
     bench_result("sampler", variant, "time_ratio", bench_median(ratio, reps), "x");
+    double lo, hi; /* how far the median may be from the true one, at 95% */
+    bench_median_ci95(ratio, reps, &lo, &hi);
+    bench_result("sampler", variant, "time_ratio_ci95_low", lo, "x");
+    bench_result("sampler", variant, "time_ratio_ci95_high", hi, "x");
     stencil_teardown();
     return 0;
 }
