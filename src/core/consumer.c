@@ -132,7 +132,7 @@ static void *consumer_main(void *arg)
          * wait.  Otherwise sleep until the period ends or a wake-up. */
         if (!flooded && !atomic_load(&tscope__g.wake_pending)) {
             struct timespec until =
-                tscope__deadline_after((uint64_t)tscope__g.cfg.period_ms * 1000000u);
+                tscope__deadline_aligned((uint64_t)tscope__g.cfg.period_ms * 1000000u);
             pthread_cond_timedwait(&tscope__g.cons_wake, &tscope__g.cons_lock, &until);
         }
         atomic_store(&tscope__g.wake_pending, 0);

@@ -111,4 +111,22 @@ static inline struct timespec tscope__deadline_after(uint64_t ns)
     return t;
 }
 
+/* The next CLOCK_REALTIME instant after now that is a whole multiple of
+ * `period_ns`: periodic threads (consumer, sampler, policy) wake on one grid
+ * of the clock, so that when their periods divide each other they wake
+ * together and interrupt the program's threads once, not once each.  A
+ * thread that falls behind skips to the next point of the grid. */
+static inline struct timespec tscope__deadline_aligned(uint64_t period_ns)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    if (period_ns == 0)
+        return t;
+    uint64_t now = (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+    uint64_t next = (now / period_ns + 1) * period_ns;
+    t.tv_sec = (time_t)(next / 1000000000u);
+    t.tv_nsec = (long)(next % 1000000000u);
+    return t;
+}
+
 #endif

@@ -218,7 +218,7 @@ static void *sampler_main(void *arg)
     pthread_mutex_lock(&S.lock);
     while (!S.stop) {
         sample_locked();
-        struct timespec until = tscope__deadline_after((uint64_t)period * 1000000u);
+        struct timespec until = tscope__deadline_aligned((uint64_t)period * 1000000u);
         while (!S.stop && pthread_cond_timedwait(&S.wake, &S.lock, &until) == 0)
             ;
     }
