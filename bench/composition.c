@@ -20,8 +20,9 @@
  * against the measured median, averaged over the sizes (the largest per
  * size is printed too).
  *
- * Streams: configurations with qsort process ELEMENTS distinct arrays,
- * restored from a pristine copy before each measurement; the others cycle
+ * Streams: configurations with qsort sort distinct arrays (as many as one
+ * worker sorts in ~250 ms, 16 at least, sorted_arrays), restored from a
+ * pristine copy of ELEMENTS arrays of the largest size before each run; the others cycle
  * over distinct arrays covering 2^26 integers (reset) in a stream long
  * enough for a run to last >= 100 ms (stream_length), every page of them
  * touched first (touch).
@@ -113,8 +114,33 @@ static void touch(int *d, size_t n)
         v[i] = v[i];
 }
 
+/* How many arrays of size n configurations with qsort sort in a run: enough
+ * for one worker to sort for ~250 ms (a pilot times a few), at least 16 so
+ * that two workers or two stages share them evenly, at most what the
+ * pristine copy holds (ELEMENTS arrays of the largest size).  A fixed 64 at
+ * every size made a run at 2^14 last 90 ms (a short run on this VM is
+ * easily disturbed) and one at 2^18 1.9 s (most of the benchmark's time). */
+static size_t sorted_arrays(size_t n)
+{
+    static size_t count[NSIZES];
+    int s = 0;
+    while (s + 1 < NSIZES && sizes[s] != n)
+        s++;
+    if (count[s])
+        return count[s];
+    size_t most = nelem * sizes[NSIZES - 1] / n, pilot = most < 4 ? most : 4;
+    memcpy(work, pristine, pilot * n * sizeof *work);
+    double t0 = bench_now_s();
+    for (size_t i = 0; i < pilot; i++)
+        qsort(work + i * n, n, sizeof *work, cmp_int);
+    double each = (bench_now_s() - t0) / (double)pilot;
+    size_t want = each > 0 ? (size_t)ceil(0.25 / each) : most;
+    count[s] = want < 16 ? 16 : want > most ? most : want;
+    return count[s];
+}
+
 /* Lays out the arrays of size n a stream of configuration c cycles over
- * and returns how many: the ELEMENTS arrays for qsort, restored from the
+ * and returns how many: the sorted_arrays(n) arrays for qsort, restored from the
  * pristine copy (sorting changes them); otherwise distinct arrays covering
  * STREAM_INTS integers (256 MiB), so that an element's data is as far from
  * the CPU (past L2) at every size, and inc's time per integer does not jump
@@ -122,9 +148,10 @@ static void touch(int *d, size_t n)
 static size_t reset(const struct config *c, size_t n)
 {
     size_t count = nelem;
-    if (has_qsort(c))
-        memcpy(work, pristine, nelem * n * sizeof *work);
-    else if (nwork / n > count)
+    if (has_qsort(c)) {
+        count = sorted_arrays(n);
+        memcpy(work, pristine, count * n * sizeof *work);
+    } else if (nwork / n > count)
         count = nwork / n;
     if (!has_qsort(c))
         touch(work, count * n);
@@ -204,14 +231,14 @@ static double run_stream(const struct config *c, size_t n, size_t len)
 }
 
 /* The stream length of a configuration at size n: configurations with qsort
- * sort the ELEMENTS distinct arrays once; the others cycle over their
+ * sort their distinct arrays once (sorted_arrays); the others cycle over their
  * arrays, at least 2^26 integers, and long enough that a run takes
  * >= 100 ms (pilot runs decide), so starting the run's threads (~0.1-1 ms
  * here) is amortised at every size. */
 static size_t stream_length(const struct config *c, size_t n)
 {
     if (has_qsort(c))
-        return nelem;
+        return sorted_arrays(n);
     size_t len = STREAM_INTS / n;
     if (len < nelem)
         len = nelem;
@@ -329,13 +356,10 @@ static int lookup(void *d, const char *name, tscope_model_t *out)
     return TSCOPE_ENOENT;
 }
 
-int main(int argc, char **argv)
+/* Allocates the arrays: the pristine copy for qsort (ELEMENTS arrays of the
+ * largest size, random) and the streams' data.  Returns 0, or -1. */
+static int setup_data(void)
 {
-    unsigned maxt = argc > 1 ? (unsigned)atoi(argv[1]) : 2;
-    int reps = argc > 2 ? atoi(argv[2]) : 3;
-    nelem = argc > 3 ? (size_t)atol(argv[3]) : 64;
-    if (maxt < 1 || maxt > 64 || reps < 1 || reps > MAX_REPS || nelem < 2)
-        return 2;
     size_t maxn = sizes[NSIZES - 1];
     nwork = nelem * maxn > STREAM_INTS ? nelem * maxn : STREAM_INTS;
     size_t nel = nwork / sizes[0] > nelem ? nwork / sizes[0] : nelem;
@@ -343,7 +367,7 @@ int main(int argc, char **argv)
     work = calloc(nwork, sizeof *work);
     elems = malloc(nel * sizeof *elems);
     if (!pristine || !work || !elems)
-        return 1;
+        return -1;
     /* touch every page of the streams now (calloc maps them lazily, and a
      * memset of zeros would be folded into calloc): otherwise the first
      * pilot run that reaches them pays 65,536 page faults (0.7 s instead of
@@ -357,7 +381,16 @@ int main(int argc, char **argv)
         r ^= r << 17;
         pristine[i] = (int)(r >> 33);
     }
+    return 0;
+}
 
+int main(int argc, char **argv)
+{
+    unsigned maxt = argc > 1 ? (unsigned)atoi(argv[1]) : 2;
+    int reps = argc > 2 ? atoi(argv[2]) : 3;
+    nelem = argc > 3 ? (size_t)atol(argv[3]) : 64;
+    if (maxt < 1 || maxt > 64 || reps < 1 || reps > MAX_REPS || nelem < 2)
+        return 2;
     struct config cfg[64];
     int nc = 0;
     for (int a = 0; a < 3; a++) { /* the components: one-worker pools */
@@ -404,6 +437,10 @@ int main(int argc, char **argv)
         if ((reps = load_raw(replay, cfg, nc, t_ns)) < 1)
             return 1;
     } else {
+        if (setup_data()) {
+            fprintf(stderr, "bench_composition: out of memory\n");
+            return 1;
+        }
         measure(cfg, nc, reps, t_ns);
         if (raw)
             save_raw(raw, cfg, nc, reps, t_ns);
