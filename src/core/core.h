@@ -112,7 +112,7 @@ static inline struct timespec tscope__deadline_after(uint64_t ns)
 }
 
 /* The next CLOCK_REALTIME instant after now that is a whole multiple of
- * `period_ns`: periodic threads (consumer, sampler, policy) wake on one grid
+ * `period_ns`: the periodic threads (consumer, sampler) wake on one grid
  * of the clock, so that when their periods divide each other they wake
  * together and interrupt the program's threads once, not once each.  A
  * thread that falls behind skips to the next point of the grid. */
