@@ -151,10 +151,11 @@ static size_t reset(const struct config *c, size_t n)
     if (has_qsort(c)) {
         count = sorted_arrays(n);
         memcpy(work, pristine, count * n * sizeof *work);
-    } else if (nwork / n > count)
-        count = nwork / n;
-    if (!has_qsort(c))
+    } else {
+        if (nwork / n > count)
+            count = nwork / n;
         touch(work, count * n);
+    }
     for (size_t i = 0; i < count; i++)
         elems[i] = (struct element){work + i * n, n};
     return count;

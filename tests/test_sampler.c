@@ -183,13 +183,13 @@ static void test_sampling(void)
     ASSERT_EQ(tscope_init(0, 1), 0);
     busy(0.2);
     /* 2,048 page faults in the middle of the window (fresh pages) */
-    size_t fault_bytes = (size_t)2048 * (size_t)sysconf(_SC_PAGESIZE);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), fault_bytes = 2048 * page;
     char *fresh =
         mmap(NULL, fault_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     ASSERT(fresh != MAP_FAILED);
     struct rusage before, after;
     getrusage(RUSAGE_THREAD, &before);
-    for (size_t i = 0; i < fault_bytes; i += (size_t)sysconf(_SC_PAGESIZE))
+    for (size_t i = 0; i < fault_bytes; i += page)
         fresh[i] = 1;
     getrusage(RUSAGE_THREAD, &after);
     long faulted = after.ru_minflt - before.ru_minflt; /* the kernel's count */

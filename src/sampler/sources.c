@@ -111,8 +111,11 @@ static void parse_failed(int src)
     B.off[src] = 1;
 }
 
-/* group: -2 a counter of its own, -1 the leader of a group, >= 0 the
- * leader's descriptor (a member); group counters are read with the leader. */
+/* perf_open's group: a counter of its own, the leader of a group, or (a
+ * descriptor >= 0) a member of the group that descriptor leads; a group is
+ * read through its leader. */
+enum { PERF_ALONE = -2, PERF_LEADER = -1 };
+
 static int perf_open(uint32_t type, uint64_t config, int group)
 {
     struct perf_event_attr a;
@@ -121,14 +124,14 @@ static int perf_open(uint32_t type, uint64_t config, int group)
     a.type = type;
     a.config = config;
     a.inherit = 1;
-    if (group != -2)
+    if (group != PERF_ALONE)
         a.read_format = PERF_FORMAT_GROUP;
     /* software events happen in the kernel (a context switch, a fault): count
      * them there too, which perf_event_paranoid 2 allows for one's own process;
      * hardware events: user space only, what paranoid 2 allows */
     a.exclude_kernel = type == PERF_TYPE_HARDWARE;
     a.exclude_hv = 1;
-    return (int)syscall(SYS_perf_event_open, &a, 0, -1, group < 0 ? -1 : group, 0);
+    return (int)syscall(SYS_perf_event_open, &a, 0, -1, group >= 0 ? group : -1, 0);
 }
 
 static uint64_t perf_read(int fd)
@@ -165,7 +168,7 @@ void tscope__sampler_builtin_reset(const struct tscope__config *cfg)
      * CPUs) instead of once per counter: 3 reads took ~170 us here while
      * two threads kept the CPUs busy, one group read ~90 us */
     B.pe_group = 0;
-    B.pe_fd[0] = perf_open(PERF_TYPE_SOFTWARE, sw[0], -1);
+    B.pe_fd[0] = perf_open(PERF_TYPE_SOFTWARE, sw[0], PERF_LEADER);
     if (B.pe_fd[0] >= 0) {
         B.pe_group = 1;
         for (int i = 1; i < 3 && B.pe_group; i++)
@@ -178,7 +181,7 @@ void tscope__sampler_builtin_reset(const struct tscope__config *cfg)
     if (!B.pe_group) { /* separate counters, read one by one */
         close_perf();
         for (int i = 0; i < 3; i++)
-            B.pe_fd[i] = perf_open(PERF_TYPE_SOFTWARE, sw[i], -2);
+            B.pe_fd[i] = perf_open(PERF_TYPE_SOFTWARE, sw[i], PERF_ALONE);
     }
     if (B.pe_fd[PE_TASK_CLOCK] < 0 && !said_perf++)
         fprintf(stderr,
@@ -186,8 +189,8 @@ void tscope__sampler_builtin_reset(const struct tscope__config *cfg)
                 "/proc/sys/kernel/perf_event_paranoid); task clock, faults and context "
                 "switches skipped\n",
                 strerror(errno));
-    B.pe_fd[PE_CYCLES] = perf_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, -2);
-    B.pe_fd[PE_INSTR] = perf_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, -2);
+    B.pe_fd[PE_CYCLES] = perf_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, PERF_ALONE);
+    B.pe_fd[PE_INSTR] = perf_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, PERF_ALONE);
     if ((B.pe_fd[PE_CYCLES] < 0 || B.pe_fd[PE_INSTR] < 0) && !said_hw++)
         fprintf(stderr,
                 "taskscope: sampler: no hardware performance counters on this machine "
