@@ -4,7 +4,7 @@
  * cap 1, 2, 4, .. W, and with the throttling policy tuning the cap while it
  * runs (starting from all W workers).
  *
- * usage: bench_throttle [WORKERS] [REPS] [SWEEPS] [BLOCK]   (16, 3, 12000, 4096)
+ * usage: bench_throttle [WORKERS] [REPS] [SWEEPS] [BLOCK]   (16, 3, 36000, 4096)
  * BLOCK: grid points per task (64 tasks per sweep).
  * Prints per variant the median time, and for "throttled" the cap it
  * converged to and its time against the best fixed cap and against no
@@ -27,7 +27,7 @@ int main(int argc, char **argv)
 {
     unsigned workers = argc > 1 ? (unsigned)atoi(argv[1]) : 16;
     int reps = argc > 2 ? atoi(argv[2]) : 3;
-    int sweeps = argc > 3 ? atoi(argv[3]) : 12000;
+    int sweeps = argc > 3 ? atoi(argv[3]) : 36000;
     size_t points = argc > 4 ? (size_t)atol(argv[4]) : 4096;
     if (workers < 2 || workers > 1024 || reps < 1 || reps > 32 || sweeps < 10 || points < 16)
         return 2;
@@ -40,7 +40,7 @@ int main(int argc, char **argv)
         caps[ncaps++] = c;
     caps[ncaps++] = workers;
     double fixed[16][32], throttled[32];
-    unsigned converged_cap[32], evals[32], retunes[32];
+    unsigned converged_cap[32], evals[32], retunes[32], cut[32];
     for (int r = 0; r < reps; r++) {
         for (unsigned c = 0; c < ncaps; c++) {
             tscope_init(0, 1);
@@ -62,6 +62,7 @@ int main(int argc, char **argv)
         converged_cap[r] = st.converged ? st.best : st.cap;
         evals[r] = st.evals;
         retunes[r] = st.retunes;
+        cut[r] = st.cut;
         tscope_rt_finalize();
         tscope_finalize();
     }
@@ -87,6 +88,7 @@ int main(int argc, char **argv)
         snprintf(v, sizeof v, "stencil_rep%d", r);
         bench_result("throttle", v, "converged_cap", converged_cap[r], "threads");
         bench_result("throttle", v, "periods_measured", evals[r], "periods");
+        bench_result("throttle", v, "periods_cut_short", cut[r], "periods");
         bench_result("throttle", v, "retunes", retunes[r], "searches");
         bench_result("throttle", v, "time_s", throttled_copy[r], "s");
     }

@@ -91,6 +91,9 @@ typedef struct tscope_tuner_opts {
     uint64_t seed;       /* random, annealing, start points; 0: a fixed default */
     double hysteresis;   /* hill climbing: a move needs a relative gain above this (0.05) */
     const double *start; /* NULL: the middle of every dimension; copied */
+    unsigned passes;     /* exhaustive: 2 walks the grid there and back, and a point's
+                            objective is the mean of its two measurements (a linear drift
+                            in time cancels: both sum to the same time); 0, 1: once */
 } tscope_tuner_opts_t;
 
 typedef struct tscope_tuner tscope_tuner_t;
@@ -161,16 +164,20 @@ int tscope_policy_on(const char *name, tscope_trigger_kind_t kind, uint32_t id,
 /* The built-in thread-throttling policy (TASKSCOPE_POLICY=throttle starts it
  * at tscope_rt_init): every period it measures the runtime's throughput
  * (tasks finished per second) or, with a task type, that type's mean
- * exclusive time, and tunes the parameter "rt.thread_cap" over powers of
- * two with hill climbing (5% hysteresis); once converged it keeps the best
- * cap and re-tunes only when the objective drifts by more than 20%. */
+ * exclusive time, and tunes the parameter "rt.thread_cap" over the powers
+ * of two from all workers down to 1 and back (each cap measured twice, a
+ * point more than 20% worse than the best after a quarter period cut
+ * short); once converged it keeps the cap with the best mean and re-tunes
+ * only when the objective drifts by more than 20%. */
 typedef struct tscope_throttle_status {
     int converged;
     unsigned cap;     /* the cap it set last */
     unsigned best;    /* the best cap found (valid when converged) */
     unsigned evals;   /* periods measured */
-    double objective; /* the last measurement (tasks/s, or ns per task) */
+    double objective; /* the last measurement (tasks/s, or ns per task); the best one's
+                         from convergence until the next whole period */
     unsigned retunes; /* searches started again after a drift */
+    unsigned cut;     /* of the evals, points cut short (clearly worse after a quarter period) */
 } tscope_throttle_status_t;
 
 /* Starts the throttling policy now (on the parameter "rt.thread_cap", which

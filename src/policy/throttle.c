@@ -9,14 +9,20 @@
  * A periodic policy on the parameter "rt.thread_cap".  Each period it
  * measures the objective over the period just ended (the runtime's tasks
  * finished per second, maximised; or a task type's mean exclusive time,
- * minimised), reports it to a hill-climbing tuner over the exponent k of
- * cap = 2^k (the largest point is the number of workers), and sets the cap
- * the tuner asks for next.  Starting from all workers it halves or doubles
- * the cap, moving only on a gain above 5%, so noise does not make it
- * oscillate.  Converged, it keeps the best cap; when the objective then
- * drifts more than 20% from the best value for three periods in a row (the
- * program changed phase) it tunes again.  A period without finished tasks
- * says nothing and is not reported.
+ * minimised) and reports it to a tuner: for throttling an exhaustive
+ * search over the powers of two from all workers down to 1 and back up
+ * (log2(W) + 1 points, each measured twice, so that a drift of the program's
+ * speed over time cancels and the noise of one period halves; it cannot
+ * stop on a plateau the way a climb with hysteresis does), then it keeps
+ * the best.  The first period after the start is not
+ * measured: a program's first fraction of a second ran 1-4% faster than
+ * the rest here, which favoured the first cap measured.  The policy runs four times a period: a
+ * point whose objective after a quarter of a period is already more than
+ * 20% worse than the best so far is cut short, so the search spends little
+ * time at caps far too small (or far too large).  Converged, it keeps the
+ * best cap; when the objective then drifts more than 20% from the best
+ * value for three periods in a row (the program changed phase) it tunes
+ * again.  A period without finished tasks says nothing and is not reported.
  */
 #include <math.h>
 #include <pthread.h>
@@ -40,6 +46,10 @@ static struct {
     tscope_tuner_t *tuner;
     tscope_type_t type; /* 0: throughput */
     unsigned workers, kmax, cap, best;
+    double period; /* seconds per measurement; the policy runs every quarter */
+    double sofar;  /* seconds measured at the current point */
+    unsigned cut;  /* points cut short */
+    int warm;      /* the first period (at start) is over */
     int converged, drift;
     unsigned evals, retunes;
     double objective, best_objective;
@@ -48,11 +58,14 @@ static struct {
     int have_base;
 } T = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-static unsigned cap_of(double k, unsigned workers)
+/* The tuner's point to a cap: the optimiser's grid is the cap itself;
+ * throttling's is j = 0 .. kmax for cap = 2^(kmax - j), so that the
+ * exhaustive search starts at all workers and halves. */
+static unsigned cap_of(double j, unsigned workers)
 {
     if (T.optimize)
-        return (unsigned)k; /* linear: the grid is 1 .. workers */
-    double c = pow(2, k);
+        return (unsigned)j;
+    double c = pow(2, T.kmax - j);
     return c >= workers ? workers : (unsigned)c;
 }
 
@@ -125,52 +138,92 @@ static int restart_tuner(void)
     tscope_tuner_destroy(T.tuner);
     T.tuner = NULL;
     tscope_tune_dim_t dim = {0, T.kmax, 1};
-    double start = T.kmax;
+    double start = 0;
     if (T.optimize) {
         dim = (tscope_tune_dim_t){1, T.workers, 1};
         start = T.workers;
     }
-    tscope_tuner_opts_t o = {sizeof o, 64, 1, 0.05, &start};
+    tscope_tuner_opts_t o = {sizeof o, 64, 1, 0.05, &start, 2};
     T.converged = 0;
     T.drift = 0;
-    return tscope_tuner_create(T.optimize ? TSCOPE_TUNER_NELDER_MEAD : TSCOPE_TUNER_HILL_CLIMB,
+    T.sofar = 0;
+    return tscope_tuner_create(T.optimize ? TSCOPE_TUNER_NELDER_MEAD : TSCOPE_TUNER_EXHAUSTIVE,
                                &dim, 1, &o, &T.tuner);
 }
 
+/* While tuning: 1 when the point measured so far (objective f over
+ * T.sofar seconds) is done, a whole period or clearly worse than the best
+ * after at least a quarter. */
+static int point_done(double f)
+{
+    if (T.sofar >= T.period * 0.9) /* the policy runs every quarter: allow for jitter */
+        return 1;
+    double p, best;
+    if (T.sofar < T.period * 0.2 || tscope_tuner_best(T.tuner, &p, &best) || !isfinite(best))
+        return 0;
+    if (f - best > 0.2 * fabs(best)) {
+        T.cut++;
+        return 1;
+    }
+    return 0;
+}
+
+/* Runs four times a period; a measurement spans from the baseline to now. */
 static void throttle_policy(void *data, double elapsed)
 {
     (void)data;
     pthread_mutex_lock(&T.lock);
-    double f = measure(elapsed);
-    if (T.have_base && !isnan(f)) {
-        T.objective = -f > 0 && !T.type && !T.optimize ? -f : f;
-        if (!T.converged) {
-            tscope_tuner_report(T.tuner, f);
-            T.evals++;
-        } else if (fabs(f - T.best_objective) > 0.2 * fabs(T.best_objective)) {
-            if (++T.drift >= 3 && restart_tuner() == 0) {
-                T.have_base = 0; /* a new search from all workers */
-                T.retunes++;
-            }
-        } else {
-            T.drift = 0;
-        }
-    }
-    if (!T.converged && T.tuner && (!T.have_base || !isnan(f))) {
-        double k;
-        if (tscope_tuner_next(T.tuner, &k) == 0) {
-            set_cap(cap_of(k, T.workers));
-        } else { /* converged: keep the best */
-            double fb;
-            tscope_tuner_best(T.tuner, &k, &fb);
-            T.converged = 1;
-            T.best = cap_of(k, T.workers);
-            T.best_objective = fb;
-            set_cap(T.best);
-        }
-    }
-    if (!T.have_base || !isnan(f))
+    T.sofar += elapsed;
+    double f = measure(T.sofar);
+    int done = T.sofar >= T.period * 0.9;
+    if (T.have_base && !isnan(f) && done && !T.warm) {
+        T.warm = 1; /* the first period is a warm-up, not a measurement */
         baseline();
+        T.sofar = 0;
+        pthread_mutex_unlock(&T.lock);
+        return;
+    }
+    if (T.have_base && !isnan(f)) {
+        if (!T.converged) {
+            done = point_done(f);
+            if (done) {
+                T.objective = !T.type && !T.optimize ? -f : f;
+                tscope_tuner_report(T.tuner, f);
+                T.evals++;
+            }
+        } else if (done) {
+            T.objective = !T.type && !T.optimize ? -f : f;
+            if (fabs(f - T.best_objective) > 0.2 * fabs(T.best_objective)) {
+                if (++T.drift >= 3 && restart_tuner() == 0) {
+                    T.have_base = 0; /* a new search from all workers */
+                    T.retunes++;
+                }
+            } else {
+                T.drift = 0;
+            }
+        }
+    }
+    if (!T.have_base || (done && !isnan(f))) {
+        if (!T.converged && T.tuner) {
+            double j;
+            if (tscope_tuner_next(T.tuner, &j) == 0) {
+                set_cap(cap_of(j, T.workers));
+            } else { /* converged: keep the best */
+                double fb;
+                tscope_tuner_best(T.tuner, &j, &fb);
+                T.converged = 1;
+                T.best = cap_of(j, T.workers);
+                T.best_objective = fb;
+                T.objective = !T.type && !T.optimize ? -fb : fb;
+                set_cap(T.best);
+            }
+        }
+        baseline();
+        T.sofar = 0;
+    } else if (done) {
+        baseline(); /* a period without finished tasks: measure the next one afresh */
+        T.sofar = 0;
+    }
     pthread_mutex_unlock(&T.lock);
 }
 
@@ -195,6 +248,8 @@ static int start(unsigned period_ms, const char *type_name, int optimize, const 
     tscope_param_desc_t d;
     if (tscope_param_describe("rt.thread_cap", &d))
         return TSCOPE_ENOENT;
+    if (period_ms < 1)
+        return TSCOPE_EINVAL;
     pthread_mutex_lock(&T.lock);
     if (T.active) {
         pthread_mutex_unlock(&T.lock);
@@ -214,7 +269,9 @@ static int start(unsigned period_ms, const char *type_name, int optimize, const 
     T.kmax = 0;
     while ((1u << T.kmax) < T.workers)
         T.kmax++;
-    T.evals = T.retunes = 0;
+    T.evals = T.retunes = T.cut = 0;
+    T.warm = 0;
+    T.period = period_ms / 1000.0;
     T.best = 0;
     T.objective = NAN;
     T.have_base = 0;
@@ -224,7 +281,7 @@ static int start(unsigned period_ms, const char *type_name, int optimize, const 
     pthread_mutex_unlock(&T.lock);
     if (rc)
         return rc;
-    rc = tscope_policy_add("throttle", period_ms, throttle_policy, NULL);
+    rc = tscope_policy_add("throttle", period_ms >= 4 ? period_ms / 4 : 1, throttle_policy, NULL);
     if (rc) {
         pthread_mutex_lock(&T.lock);
         T.active = 0;
@@ -245,6 +302,7 @@ int tscope_throttle_status(tscope_throttle_status_t *out)
     out->evals = T.evals;
     out->objective = T.objective;
     out->retunes = T.retunes;
+    out->cut = T.cut;
     pthread_mutex_unlock(&T.lock);
     return rc;
 }

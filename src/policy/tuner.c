@@ -9,7 +9,8 @@
  * in [0,1]^d (scaled per dimension); they are snapped to the grid and
  * clamped to the range before they are measured.
  *
- *   exhaustive   every grid point in order
+ *   exhaustive   every grid point in order; with passes = 2 there and back,
+ *                each point's objective the mean of its two measurements
  *   random       uniformly random grid points, max_evals of them
  *   hill climb   all 2d neighbours of the current point (one step each way);
  *                moves to the best only if it gains more than the
@@ -35,7 +36,8 @@
 enum { MAXD = TSCOPE_TUNER_MAX_DIMS, MAXB = 2 * MAXD + 2 };
 
 struct cached {
-    double p[MAXD], f;
+    double p[MAXD], f; /* f: the mean of n measurements */
+    unsigned n;
 };
 
 struct tscope_tuner {
@@ -118,8 +120,9 @@ static double worst(double f)
 
 static void plan_exhaustive(tscope_tuner_t *t)
 {
-    /* index -> grid point, mixed radix */
-    unsigned long long k = t->index++;
+    /* index -> grid point, mixed radix; odd passes walk the grid backwards */
+    unsigned long long k = t->index++, grid = t->max_evals / t->o.passes;
+    k = (k / grid) % 2 ? grid - 1 - k % grid : k % grid;
     double u[MAXD];
     for (unsigned i = 0; i < t->d; i++) {
         unsigned long long n = (unsigned long long)positions(&t->dims[i]);
@@ -552,7 +555,7 @@ int tscope_tuner_next(tscope_tuner_t *t, double *point)
         }
         double v[MAXD];
         snap(t, t->batch[t->cursor], v);
-        const struct cached *c = lookup(t, v);
+        const struct cached *c = t->o.passes > 1 ? NULL : lookup(t, v);
         if (c) { /* measured before: answer from the cache */
             t->val[t->cursor++] = c->f;
             t->cache_streak++;
@@ -574,25 +577,39 @@ int tscope_tuner_report(tscope_tuner_t *t, double objective)
         return TSCOPE_ESTATE;
     double v[MAXD];
     snap(t, t->batch[t->cursor], v);
-    if (t->ncache == t->cap_cache) {
-        size_t c = t->cap_cache ? t->cap_cache * 2 : 64;
-        struct cached *n = realloc(t->cache, c * sizeof *n);
-        if (!n)
-            return TSCOPE_ENOMEM;
-        t->cache = n;
-        t->cap_cache = c;
+    struct cached *c = (struct cached *)lookup(t, v); /* only repeated passes find one */
+    if (c) {
+        c->f = (worst(c->f) * c->n + worst(objective)) / (c->n + 1);
+        c->n++;
+    } else {
+        if (t->ncache == t->cap_cache) {
+            size_t cc = t->cap_cache ? t->cap_cache * 2 : 64;
+            struct cached *n = realloc(t->cache, cc * sizeof *n);
+            if (!n)
+                return TSCOPE_ENOMEM;
+            t->cache = n;
+            t->cap_cache = cc;
+        }
+        c = &t->cache[t->ncache++];
+        memcpy(c->p, v, sizeof v);
+        c->f = objective;
+        c->n = 1;
     }
-    memcpy(t->cache[t->ncache].p, v, sizeof v);
-    t->cache[t->ncache++].f = objective;
     t->val[t->cursor++] = objective;
     t->pending = 0;
     t->cache_streak = 0;
     t->evals++;
-    if (!t->has_best || worst(objective) < t->best_f) {
+    if (c->n > 1) { /* a mean changed: the best is the smallest mean */
+        for (size_t i = 0; i < t->ncache; i++)
+            if (i == 0 || worst(t->cache[i].f) < t->best_f) {
+                memcpy(t->best, t->cache[i].p, t->d * sizeof *v);
+                t->best_f = worst(t->cache[i].f);
+            }
+    } else if (!t->has_best || worst(objective) < t->best_f) {
         memcpy(t->best, v, t->d * sizeof *v);
         t->best_f = worst(objective);
-        t->has_best = 1;
     }
+    t->has_best = 1;
     if (t->cursor == t->nbatch) {
         digest(t);
         t->nbatch = t->cursor = 0;
@@ -656,9 +673,13 @@ int tscope_tuner_create(tscope_tuner_kind_t kind, const tscope_tune_dim_t *dims,
     t->kind = kind;
     t->d = ndims;
     memcpy(t->dims, dims, ndims * sizeof *dims);
-    t->o = (tscope_tuner_opts_t){sizeof t->o, 0, 0, 0.05, NULL};
+    t->o = (tscope_tuner_opts_t){sizeof t->o, 0, 0, 0.05, NULL, 1};
     if (opts)
         t->o = *opts;
+    if (kind != TSCOPE_TUNER_EXHAUSTIVE || t->o.passes < 1)
+        t->o.passes = 1;
+    if (t->o.passes > 2)
+        t->o.passes = 2;
     if (t->o.start) {
         memcpy(t->start, t->o.start, ndims * sizeof *t->start);
         t->has_start = 1;
@@ -666,7 +687,7 @@ int tscope_tuner_create(tscope_tuner_kind_t kind, const tscope_tune_dim_t *dims,
     }
     t->max_evals = t->o.max_evals ? t->o.max_evals : 100;
     if (kind == TSCOPE_TUNER_EXHAUSTIVE)
-        t->max_evals = grid < 1e9 ? (unsigned)grid : 1000000000u;
+        t->max_evals = (grid < 1e9 ? (unsigned)grid : 1000000000u) * t->o.passes;
     t->rng = t->o.seed ? t->o.seed : 0x9E3779B97F4A7C15ull;
     t->best_f = INFINITY;
     *out = t;
