@@ -427,9 +427,11 @@ static void test_throttle(void)
     ASSERT(st.converged);
     ASSERT_EQ(st.evals, 6); /* caps 4, 2, 1 and back: 1, 2, 4 */
     ASSERT_EQ(st.best, 2);
-    /* cap 1 twice (half the throughput of cap 2 after a quarter period),
-     * and cap 4 on the way back (now that 2 is known) */
-    ASSERT_EQ(st.cut, 3);
+    /* cap 1 twice at least (half the throughput of cap 2 after a quarter
+     * period); usually cap 4 on the way back too (now that 2 is known), and
+     * on a loaded machine (parallel tests under TSan) a quarter period at
+     * cap 2 can look 20% worse as well; the first point is never cut */
+    ASSERT(st.cut >= 2 && st.cut <= 5);
     ASSERT(st.objective > 1000 && st.objective < 2200); /* tasks per second at cap 2 */
     ASSERT_EQ(tscope_rt_thread_cap(), st.best);
     ASSERT_EQ(tscope_rt_finalize(), 0); /* stops the policy */
