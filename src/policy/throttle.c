@@ -11,18 +11,19 @@
  * finished per second, maximised; or a task type's mean exclusive time,
  * minimised) and reports it to a tuner: for throttling an exhaustive
  * search over the powers of two from all workers down to 1 and back up
- * (log2(W) + 1 points, each measured twice, so that a drift of the program's
- * speed over time cancels and the noise of one period halves; it cannot
- * stop on a plateau the way a climb with hysteresis does), then it keeps
- * the best.  The first period after the start is not
- * measured: a program's first fraction of a second ran 1-4% faster than
- * the rest here, which favoured the first cap measured.  The policy runs four times a period: a
- * point whose objective after a quarter of a period is already more than
- * 20% worse than the best so far is cut short, so the search spends little
- * time at caps far too small (or far too large).  Converged, it keeps the
- * best cap; when the objective then drifts more than 20% from the best
- * value for three periods in a row (the program changed phase) it tunes
- * again.  A period without finished tasks says nothing and is not reported.
+ * (log2(W) + 1 points, each measured twice, so that a drift of the
+ * program's speed over time cancels and the noise of one period halves; it
+ * cannot stop on a plateau the way a climb with hysteresis does), then it
+ * keeps the best.  The first period after the start is not measured: a
+ * program's first fraction of a second ran 1-4% faster than the rest here,
+ * which favoured the first cap measured.  The policy runs four times a
+ * period: a point whose objective after a quarter of a period is already
+ * more than 20% worse than the best so far is cut short, so the search
+ * spends little time at caps far too small (or far too large).  Converged,
+ * it keeps the best cap; when the objective then drifts more than 20% from
+ * the best value for three periods in a row (the program changed phase) it
+ * tunes again.  A period without finished tasks says nothing and is not
+ * reported.
  */
 #include <math.h>
 #include <pthread.h>
@@ -91,6 +92,13 @@ static void baseline(void)
         }
     }
     T.have_base = 1;
+    T.sofar = 0;
+}
+
+/* The objective as the status shows it: tasks per second, not its negative. */
+static double shown(double f)
+{
+    return !T.type && !T.optimize ? -f : f;
 }
 
 /* The objective over the period just ended (smaller is better); NAN when
@@ -146,26 +154,21 @@ static int restart_tuner(void)
     tscope_tuner_opts_t o = {sizeof o, 64, 1, 0.05, &start, 2};
     T.converged = 0;
     T.drift = 0;
-    T.sofar = 0;
     return tscope_tuner_create(T.optimize ? TSCOPE_TUNER_NELDER_MEAD : TSCOPE_TUNER_EXHAUSTIVE,
                                &dim, 1, &o, &T.tuner);
 }
 
-/* While tuning: 1 when the point measured so far (objective f over
- * T.sofar seconds) is done, a whole period or clearly worse than the best
- * after at least a quarter. */
-static int point_done(double f)
+/* While tuning: 1 (and counted) when the point measured so far, objective
+ * f over at least a fifth of a period, is more than 20% worse than the
+ * best: it is cut short. */
+static int clearly_worse(double f)
 {
-    if (T.sofar >= T.period * 0.9) /* the policy runs every quarter: allow for jitter */
-        return 1;
     double p, best;
-    if (T.sofar < T.period * 0.2 || tscope_tuner_best(T.tuner, &p, &best) || !isfinite(best))
+    if (T.sofar < T.period * 0.2 || tscope_tuner_best(T.tuner, &p, &best) || !isfinite(best) ||
+        !(f - best > 0.2 * fabs(best)))
         return 0;
-    if (f - best > 0.2 * fabs(best)) {
-        T.cut++;
-        return 1;
-    }
-    return 0;
+    T.cut++;
+    return 1;
 }
 
 /* Runs four times a period; a measurement spans from the baseline to now. */
@@ -175,24 +178,23 @@ static void throttle_policy(void *data, double elapsed)
     pthread_mutex_lock(&T.lock);
     T.sofar += elapsed;
     double f = measure(T.sofar);
-    int done = T.sofar >= T.period * 0.9;
+    int done = T.sofar >= T.period * 0.9; /* runs every quarter: allow for jitter */
     if (T.have_base && !isnan(f) && done && !T.warm) {
         T.warm = 1; /* the first period is a warm-up, not a measurement */
         baseline();
-        T.sofar = 0;
         pthread_mutex_unlock(&T.lock);
         return;
     }
     if (T.have_base && !isnan(f)) {
         if (!T.converged) {
-            done = point_done(f);
+            done = done || clearly_worse(f);
             if (done) {
-                T.objective = !T.type && !T.optimize ? -f : f;
+                T.objective = shown(f);
                 tscope_tuner_report(T.tuner, f);
                 T.evals++;
             }
         } else if (done) {
-            T.objective = !T.type && !T.optimize ? -f : f;
+            T.objective = shown(f);
             if (fabs(f - T.best_objective) > 0.2 * fabs(T.best_objective)) {
                 if (++T.drift >= 3 && restart_tuner() == 0) {
                     T.have_base = 0; /* a new search from all workers */
@@ -203,27 +205,22 @@ static void throttle_policy(void *data, double elapsed)
             }
         }
     }
-    if (!T.have_base || (done && !isnan(f))) {
-        if (!T.converged && T.tuner) {
-            double j;
-            if (tscope_tuner_next(T.tuner, &j) == 0) {
-                set_cap(cap_of(j, T.workers));
-            } else { /* converged: keep the best */
-                double fb;
-                tscope_tuner_best(T.tuner, &j, &fb);
-                T.converged = 1;
-                T.best = cap_of(j, T.workers);
-                T.best_objective = fb;
-                T.objective = !T.type && !T.optimize ? -fb : fb;
-                set_cap(T.best);
-            }
+    if ((!T.have_base || (done && !isnan(f))) && !T.converged && T.tuner) {
+        double j;
+        if (tscope_tuner_next(T.tuner, &j) == 0) {
+            set_cap(cap_of(j, T.workers));
+        } else { /* converged: keep the best */
+            double fb;
+            tscope_tuner_best(T.tuner, &j, &fb);
+            T.converged = 1;
+            T.best = cap_of(j, T.workers);
+            T.best_objective = fb;
+            T.objective = shown(fb);
+            set_cap(T.best);
         }
-        baseline();
-        T.sofar = 0;
-    } else if (done) {
-        baseline(); /* a period without finished tasks: measure the next one afresh */
-        T.sofar = 0;
     }
+    if (!T.have_base || done) /* a new point, or a period without finished tasks */
+        baseline();
     pthread_mutex_unlock(&T.lock);
 }
 

@@ -522,7 +522,7 @@ static void snap(const tscope_tuner_t *t, const double *u, double *v)
         v[i] = to_value(&t->dims[i], u[i]);
 }
 
-static const struct cached *lookup(const tscope_tuner_t *t, const double *v)
+static struct cached *lookup(tscope_tuner_t *t, const double *v)
 {
     for (size_t i = 0; i < t->ncache; i++)
         if (memcmp(t->cache[i].p, v, t->d * sizeof *v) == 0)
@@ -577,7 +577,7 @@ int tscope_tuner_report(tscope_tuner_t *t, double objective)
         return TSCOPE_ESTATE;
     double v[MAXD];
     snap(t, t->batch[t->cursor], v);
-    struct cached *c = (struct cached *)lookup(t, v); /* only repeated passes find one */
+    struct cached *c = lookup(t, v); /* only repeated passes find one */
     if (c) {
         c->f = (worst(c->f) * c->n + worst(objective)) / (c->n + 1);
         c->n++;
