@@ -67,10 +67,16 @@ typedef uint32_t tscope_type_t;    /* task type id, 1..65534 (0: untyped) */
 typedef uint32_t tscope_counter_t; /* counter id, 1..65534 */
 typedef uint32_t tscope_event_t;   /* custom event id, 1..65534 */
 
-/* Task flags (AllScale's work-item variants). */
+/* Task flags: AllScale's work-item variants, and OpenMP's task kinds (set
+ * by the OMPT adapter; docs/adapters.md). */
 #define TSCOPE_TASK_SPLITTABLE 0x1u
 #define TSCOPE_TASK_PROCESSABLE 0x2u
-#define TSCOPE_TASK_FLAGS_ALL 0x3u
+#define TSCOPE_TASK_UNDEFERRED 0x4u /* the creator waited for it (if(0), final) */
+#define TSCOPE_TASK_UNTIED 0x8u     /* may continue on another thread */
+#define TSCOPE_TASK_FINAL 0x10u     /* final: its descendants are included */
+#define TSCOPE_TASK_MERGEABLE 0x20u
+#define TSCOPE_TASK_INCLUDED 0x40u /* ran merged into its creator's data environment */
+#define TSCOPE_TASK_FLAGS_ALL 0x7Fu
 
 /* Local dependency hazard kinds. */
 typedef enum tscope_hazard {

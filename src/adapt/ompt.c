@@ -1,0 +1,692 @@
+/* ompt.c - the OMPT tool: OpenMP programs reported as taskscope events.
+ *
+ * libomp finds this tool through ompt_start_tool (the program links the
+ * library, LD_PRELOAD, or OMP_TOOL_LIBRARIES); its initialize callback
+ * starts taskscope (unless the program did) and its finalize, or exit(),
+ * writes the outputs.  It uses only the public API, as any runtime would.
+ *
+ * Mapping (docs/adapters.md has the full table):
+ * - explicit task: create (parent = encountering task, OMPT flags) at
+ *   task_create, begin when first scheduled, end at complete/cancel/detach;
+ * - initial and implicit tasks: tasks whose parent is the parallel region;
+ * - parallel regions, worksharing constructs and sync regions (barrier,
+ *   taskwait, taskgroup, ...): "pseudo-tasks" started and ended on the thread
+ *   (tscope_task_start), so waiting time shows per construct and thread;
+ * - depend clauses: RAW/WAR/WAW edges worked out by hazards.c.
+ *
+ * Each thread keeps a shadow stack of what runs on it, mirroring the
+ * profile's replay stack.  A task switched away from stays on the stack
+ * (libomp runs the next task on top of it, as a nested call), so exclusive
+ * time excludes what ran inside, and inclusive time is exclusive plus
+ * everything nested.  Only a task that is left while not on top of where
+ * execution continues (an untied task resumed later, maybe elsewhere) is
+ * yielded, and resumed where it continues.  This costs create + begin + end
+ * per task (a yield/resume pair only when a task really migrates), not five
+ * events.
+ *
+ * A task's ompt_data_t holds its id without the rank bits, its depth and a
+ * "begun" bit, so no memory is allocated per task.  Task types come from
+ * codeptr_ra through typecache.c (resolved once per address).
+ */
+#include <execinfo.h>
+#include <omp-tools.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hazards.h"
+#include "srcloc.h"
+#include "taskscope/taskscope.h"
+#include "typecache.h"
+
+/* ---- task data packing --------------------------------------------------- */
+
+#define ID_MASK ((1ull << 48) - 1)
+#define DEPTH_SHIFT 48
+#define DEPTH_MAX 0x7FFFu
+#define BEGUN (1ull << 63)
+
+static uint64_t rank_bits; /* the rank in the top 16 bits of every id */
+
+static inline uint64_t full_id(uint64_t value)
+{
+    return rank_bits | (value & ID_MASK);
+}
+
+static inline unsigned depth_of(uint64_t value)
+{
+    return (unsigned)(value >> DEPTH_SHIFT) & DEPTH_MAX;
+}
+
+static inline uint64_t pack(uint64_t id, unsigned depth, uint64_t begun)
+{
+    return (id & ID_MASK) | ((uint64_t)(depth > DEPTH_MAX ? DEPTH_MAX : depth) << DEPTH_SHIFT) |
+           begun;
+}
+
+/* ---- task types ------------------------------------------------------------ */
+
+/* A cache key is a code address tagged in its top byte with what it names
+ * (user-space addresses leave that byte free), or a parallel region's type
+ * id tagged likewise for what derives from the region. */
+enum tag {
+    TAG_TASK = 1,         /* explicit task at this address */
+    TAG_PARALLEL,         /* parallel region */
+    TAG_IMPLICIT,         /* implicit task of the parallel region type in the key */
+    TAG_TASKLOOP,         /* taskloop construct at a user return address */
+    TAG_SYNC = 16,        /* + ompt_sync_region_t */
+    TAG_REGION_SYNC = 32, /* + ompt_sync_region_t, at an address inside the
+                             runtime: by the parallel region's type */
+    TAG_WORK = 48         /* + ompt_work_t */
+};
+#define KEY(tag, v) (((uint64_t)(tag) << 56) | ((uint64_t)(v) & ((1ull << 56) - 1)))
+
+static const char *sync_name(int kind)
+{
+    switch (kind) {
+    case ompt_sync_region_taskwait:
+        return "taskwait";
+    case ompt_sync_region_taskgroup:
+        return "taskgroup";
+    case ompt_sync_region_reduction:
+        return "reduction";
+    case ompt_sync_region_barrier_explicit:
+        return "barrier";
+    case ompt_sync_region_barrier_implementation:
+        return "barrier (runtime)";
+    case ompt_sync_region_barrier_implicit_workshare:
+        return "barrier (end of worksharing)";
+    case ompt_sync_region_barrier_implicit_parallel:
+    case ompt_sync_region_barrier_implicit:
+        return "barrier (implicit)";
+    case ompt_sync_region_barrier_teams:
+        return "barrier (teams)";
+    default:
+        return "barrier";
+    }
+}
+
+static const char *work_name(int kind)
+{
+    switch (kind) {
+    case ompt_work_loop:
+        return "loop";
+    case ompt_work_sections:
+        return "sections";
+    case ompt_work_single_executor:
+        return "single";
+    case ompt_work_single_other:
+        return "single (others wait)";
+    case ompt_work_workshare:
+        return "workshare";
+    case ompt_work_distribute:
+        return "distribute";
+    case ompt_work_taskloop:
+        return "taskloop";
+    default:
+        return "scope";
+    }
+}
+
+static const void *runtime_code; /* an address inside the OpenMP runtime */
+static tscope_type_t type_initial, type_in_runtime;
+
+/* Registers a type name, cut to the 255 bytes a name may have. */
+static uint32_t register_name(char *name)
+{
+    if (strlen(name) > 255)
+        name[255] = 0;
+    tscope_type_t t = 0;
+    if (tscope_type_register(name, &t))
+        return type_in_runtime;
+    return t;
+}
+
+/* Strips "parallel " from a parallel region's type name: its location. */
+static void region_location(uint32_t parallel_type, char *buf, size_t len)
+{
+    char name[256];
+    if (tscope_type_name(parallel_type, name, sizeof name)) {
+        snprintf(buf, len, "(unknown location)");
+        return;
+    }
+    const char *p = strncmp(name, "parallel ", 9) == 0 ? name + 9 : name;
+    snprintf(buf, len, "%.*s", (int)len - 1, p);
+}
+
+/* typecache maker: a key -> a registered type (0: a task created inside the
+ * OpenMP runtime, named by its taskloop instead). */
+static uint32_t make_type(uint64_t key, void *arg)
+{
+    (void)arg;
+    unsigned tag = (unsigned)(key >> 56);
+    uint64_t v = key & ((1ull << 56) - 1);
+    const void *addr = (const void *)(uintptr_t)v;
+    char loc[256], name[512];
+    if (tag == TAG_IMPLICIT || (tag >= TAG_REGION_SYNC && tag < TAG_WORK)) {
+        region_location((uint32_t)v, loc, sizeof loc);
+        snprintf(name, sizeof name, "%s %s",
+                 tag == TAG_IMPLICIT ? "implicit task" : sync_name((int)(tag - TAG_REGION_SYNC)),
+                 loc);
+        return register_name(name);
+    }
+    if ((tag == TAG_TASK || (tag >= TAG_SYNC && tag < TAG_REGION_SYNC)) && runtime_code &&
+        tscope__srcloc_same_object(addr, runtime_code))
+        return 0; /* inside the runtime: the caller names it otherwise */
+    tscope__srcloc(addr, 1, loc, sizeof loc);
+    if (tag == TAG_TASK) /* "fib (fib.c:17)", or "task (x.c:9)" in outlined code */
+        snprintf(name, sizeof name, "%s%s", loc[0] == '(' ? "task " : "", loc);
+    else if (tag == TAG_PARALLEL)
+        snprintf(name, sizeof name, "parallel %s", loc);
+    else if (tag == TAG_TASKLOOP)
+        snprintf(name, sizeof name, "taskloop %s", loc);
+    else if (tag >= TAG_WORK)
+        snprintf(name, sizeof name, "%s %s", work_name((int)(tag - TAG_WORK)), loc);
+    else
+        snprintf(name, sizeof name, "%s %s", sync_name((int)(tag - TAG_SYNC)), loc);
+    return register_name(name);
+}
+
+static inline uint32_t type_of(uint64_t key)
+{
+    return tscope__typecache_get(key, make_type, NULL);
+}
+
+/* ---- per-thread shadow stack ------------------------------------------------ */
+
+enum frame_kind { F_TASK, F_PARALLEL, F_SYNC, F_WORK };
+
+struct frame {
+    uint64_t id; /* full taskscope id */
+    uint8_t kind;
+};
+
+struct tstate {
+    struct frame *f;
+    uint32_t n, cap;
+    uint32_t taskloop_type; /* type of tasks created by the running taskloop */
+};
+
+static __thread struct tstate *self;
+
+static struct tstate *state(void)
+{
+    if (__builtin_expect(self != NULL, 1))
+        return self;
+    self = calloc(1, sizeof *self);
+    return self;
+}
+
+static void push(struct tstate *st, uint64_t id, uint8_t kind)
+{
+    if (!st)
+        return;
+    if (st->n == st->cap) {
+        uint32_t cap = st->cap ? 2 * st->cap : 32;
+        struct frame *f = realloc(st->f, cap * sizeof *f);
+        if (!f)
+            return; /* out of memory: the profile shows the task unfinished */
+        st->f = f;
+        st->cap = cap;
+    }
+    st->f[st->n++] = (struct frame){id, kind};
+}
+
+/* Index of the topmost task frame with this id; -1 if none. */
+static int find_task(const struct tstate *st, uint64_t id)
+{
+    if (!st)
+        return -1;
+    for (uint32_t i = st->n; i-- > 0;)
+        if (st->f[i].id == id)
+            return (int)i;
+    return -1;
+}
+
+/* Index of the topmost frame of a construct kind that belongs to the task
+ * running here (above the topmost task frame); -1 if none. */
+static int find_construct(const struct tstate *st, uint8_t kind)
+{
+    if (!st)
+        return -1;
+    for (uint32_t i = st->n; i-- > 0 && st->f[i].kind != F_TASK;)
+        if (st->f[i].kind == kind)
+            return (int)i;
+    return -1;
+}
+
+/* Index of the topmost task frame (the task running here); -1 if none. */
+static int current_task(const struct tstate *st)
+{
+    if (!st)
+        return -1;
+    for (uint32_t i = st->n; i-- > 0;)
+        if (st->f[i].kind == F_TASK)
+            return (int)i;
+    return -1;
+}
+
+/* Leaves every frame above index i: tasks are suspended (yield), constructs
+ * end. */
+static void close_above(struct tstate *st, int i)
+{
+    while (st->n > (uint32_t)(i + 1)) {
+        struct frame *f = &st->f[--st->n];
+        if (f->kind == F_TASK)
+            tscope_task_yield(f->id);
+        else
+            tscope_task_end(f->id);
+    }
+}
+
+/* Task frame j continues to run here: the constructs it is in (the frames
+ * right above it, a taskwait say) stay; tasks above them, and what those
+ * are in, are left. */
+static void continue_task(struct tstate *st, int j)
+{
+    int k = j + 1;
+    while ((uint32_t)k < st->n && st->f[k].kind != F_TASK)
+        k++;
+    close_above(st, k - 1);
+}
+
+/* Ends the frame at index i (and leaves what is above it). */
+static void end_frame(struct tstate *st, int i, int cancelled)
+{
+    close_above(st, i);
+    uint64_t id = st->f[i].id;
+    st->n = (uint32_t)i;
+    if (cancelled)
+        tscope_task_cancel(id);
+    else
+        tscope_task_end(id);
+}
+
+/* Starts a construct (parallel region, sync region, worksharing) here. */
+static void start_construct(uint32_t type, uint8_t kind, uint64_t *id_out)
+{
+    uint64_t id = tscope_task_id_next();
+    tscope_task_start(id, type);
+    push(state(), id, kind);
+    if (id_out)
+        *id_out = id;
+}
+
+static void end_construct(uint8_t kind)
+{
+    struct tstate *st = self;
+    int i = find_construct(st, kind);
+    if (i >= 0)
+        end_frame(st, i, 0);
+}
+
+/* ---- callbacks ----------------------------------------------------------------- */
+
+static atomic_uint worker_count;
+
+static void on_thread_begin(ompt_thread_t type, ompt_data_t *data)
+{
+    (void)data;
+    char name[32];
+    if (type == ompt_thread_initial)
+        snprintf(name, sizeof name, "main");
+    else if (type == ompt_thread_worker)
+        snprintf(name, sizeof name, "omp-worker-%u", atomic_fetch_add(&worker_count, 1) + 1);
+    else
+        snprintf(name, sizeof name, "omp-other");
+    tscope_thread_register(name);
+    state();
+}
+
+/* Ends everything running on this thread (the thread or the program ends). */
+static void end_all(struct tstate *st)
+{
+    while (st && st->n)
+        tscope_task_end(st->f[--st->n].id);
+}
+
+static void on_thread_end(ompt_data_t *data)
+{
+    (void)data;
+    struct tstate *st = self;
+    end_all(st);
+    tscope_thread_unregister();
+    if (st) {
+        free(st->f);
+        free(st);
+        self = NULL;
+    }
+}
+
+static unsigned map_flags(int f)
+{
+    unsigned out = 0;
+    if (f & ompt_task_undeferred)
+        out |= TSCOPE_TASK_UNDEFERRED;
+    if (f & ompt_task_untied)
+        out |= TSCOPE_TASK_UNTIED;
+    if (f & ompt_task_final)
+        out |= TSCOPE_TASK_FINAL;
+    if (f & ompt_task_mergeable)
+        out |= TSCOPE_TASK_MERGEABLE;
+    if (f & (int)ompt_task_merged)
+        out |= TSCOPE_TASK_INCLUDED;
+    return out;
+}
+
+static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_data_t *task,
+                           int flags, int has_deps, const void *codeptr)
+{
+    (void)frame;
+    (void)has_deps;
+    if (!task)
+        return;
+    if (!(flags & ompt_task_explicit)) {
+        task->value = 0; /* target tasks: not measured */
+        return;
+    }
+    uint64_t id = tscope_task_id_next();
+    unsigned depth = enc && enc->value ? depth_of(enc->value) + 1 : 1;
+    uint32_t type = type_of(KEY(TAG_TASK, codeptr));
+    if (!type) { /* created inside the runtime: a taskloop's task */
+        struct tstate *st = state();
+        type = st && st->taskloop_type ? st->taskloop_type : type_in_runtime;
+    }
+    tscope_task_create(id, enc && enc->value ? full_id(enc->value) : 0, type, map_flags(flags),
+                       depth, 0);
+    task->value = pack(id, depth, 0);
+}
+
+static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
+{
+    struct tstate *st = state();
+    if (!st)
+        return;
+    if (status == ompt_task_early_fulfill || status == ompt_task_late_fulfill)
+        return; /* a detached task's event: its execution ended at detach */
+    if (prior && prior->value &&
+        (status == ompt_task_complete || status == ompt_task_cancel ||
+         status == ompt_task_detach)) {
+        int i = find_task(st, full_id(prior->value));
+        if (i >= 0)
+            end_frame(st, i, status == ompt_task_cancel);
+    }
+    if (!next || !next->value)
+        return;
+    uint64_t v = next->value;
+    uint64_t id = full_id(v);
+    if (!(v & BEGUN)) { /* the common case: a task's first run */
+        next->value = v | BEGUN;
+        tscope_task_begin(id, 0);
+        push(st, id, F_TASK);
+        return;
+    }
+    int j = find_task(st, id);
+    if (j >= 0) { /* continues here: whatever ran above it is left */
+        continue_task(st, j);
+        return;
+    }
+    tscope_task_resume(id); /* suspended earlier, maybe on another thread */
+    push(st, id, F_TASK);
+}
+
+static void on_implicit_task(ompt_scope_endpoint_t ep, ompt_data_t *parallel, ompt_data_t *task,
+                             unsigned actual, unsigned index, int flags)
+{
+    (void)actual;
+    (void)index;
+    if (!task)
+        return;
+    struct tstate *st = state();
+    if (ep == ompt_scope_end) {
+        int i = task->value ? find_task(st, full_id(task->value)) : -1;
+        if (i >= 0)
+            end_frame(st, i, 0);
+        return;
+    }
+    uint64_t id = tscope_task_id_next();
+    if (flags & ompt_task_initial) {
+        tscope_task_start(id, type_initial);
+    } else {
+        uint64_t pv = parallel ? parallel->value : 0;
+        uint32_t type = pv ? type_of(KEY(TAG_IMPLICIT, pv >> 48)) : type_in_runtime;
+        tscope_task_create(id, pv ? full_id(pv) : 0, type, 0, 0, 0);
+        tscope_task_begin(id, 0);
+    }
+    task->value = pack(id, 0, BEGUN);
+    push(st, id, F_TASK);
+}
+
+static void on_parallel_begin(ompt_data_t *enc, const ompt_frame_t *frame, ompt_data_t *parallel,
+                              unsigned requested, int flags, const void *codeptr)
+{
+    (void)enc;
+    (void)frame;
+    (void)requested;
+    if (!parallel || (flags & ompt_parallel_league))
+        return;
+    uint32_t type = type_of(KEY(TAG_PARALLEL, codeptr));
+    uint64_t id;
+    start_construct(type, F_PARALLEL, &id);
+    parallel->value = ((uint64_t)type << 48) | (id & ID_MASK);
+}
+
+static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *enc, int flags, const void *codeptr)
+{
+    (void)enc;
+    (void)codeptr;
+    if (!parallel || !parallel->value || (flags & ompt_parallel_league))
+        return;
+    struct tstate *st = self;
+    int i = find_construct(st, F_PARALLEL);
+    if (i >= 0)
+        end_frame(st, i, 0);
+}
+
+static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t ep, ompt_data_t *parallel,
+                           ompt_data_t *task, const void *codeptr)
+{
+    (void)task;
+    if (ep == ompt_scope_end) {
+        end_construct(F_SYNC);
+        return;
+    }
+    if (!codeptr && (kind == ompt_sync_region_barrier_implicit ||
+                     kind == ompt_sync_region_barrier_implicit_parallel)) {
+        /* A worker reached the join barrier of its region.  libomp reports
+         * it leaving there (and its implicit task ending) only at the next
+         * fork or at shutdown, after taskscope wrote its outputs; so the
+         * worker's implicit task ends here and the wait counts as idle. */
+        struct tstate *st = self;
+        int i = current_task(st);
+        if (i >= 0)
+            end_frame(st, i, 0);
+        return;
+    }
+    uint32_t type = type_of(KEY(TAG_SYNC + kind, codeptr));
+    if (!type) /* reported at an address inside libomp: name it by its region */
+        type = parallel && parallel->value
+                   ? type_of(KEY(TAG_REGION_SYNC + kind, parallel->value >> 48))
+                   : type_in_runtime;
+    start_construct(type, F_SYNC, NULL);
+}
+
+/* The first return address on this thread's stack that lies outside the
+ * OpenMP runtime and this tool: where the program called the runtime. */
+static const void *program_caller(void)
+{
+    void *frames[24];
+    int n = backtrace(frames, 24);
+    for (int i = 1; i < n; i++)
+        if (!tscope__srcloc_same_object(frames[i], (const void *)program_caller) &&
+            !tscope__srcloc_same_object(frames[i], runtime_code))
+            return frames[i];
+    return NULL;
+}
+
+static void on_work(ompt_work_t kind, ompt_scope_endpoint_t ep, ompt_data_t *parallel,
+                    ompt_data_t *task, uint64_t count, const void *codeptr)
+{
+    (void)parallel;
+    (void)task;
+    (void)count;
+    struct tstate *st = state();
+    if (ep == ompt_scope_end) {
+        if (kind == ompt_work_taskloop && st)
+            st->taskloop_type = 0;
+        end_construct(F_WORK);
+        return;
+    }
+    uint32_t type;
+    if (kind == ompt_work_taskloop && runtime_code &&
+        tscope__srcloc_same_object(codeptr, runtime_code)) {
+        /* libomp reports taskloops inside itself: name the construct and
+         * its tasks by the program's line (one unwind per taskloop) */
+        const void *ra = program_caller();
+        type = type_of(KEY(TAG_TASKLOOP, ra));
+        if (st)
+            st->taskloop_type = ra ? type_of(KEY(TAG_TASK, ra)) : type_in_runtime;
+    } else {
+        type = type_of(KEY(TAG_WORK + kind, codeptr));
+    }
+    start_construct(type, F_WORK, NULL);
+}
+
+static void edge(uint64_t from, uint64_t to, const void *addr, int hazard)
+{
+    tscope_dep_local(from, to, addr, (tscope_hazard_t)hazard);
+}
+
+static void on_dependences(ompt_data_t *task, const ompt_dependence_t *deps, int ndeps)
+{
+    if (!task || !task->value)
+        return;
+    /* reported right after task_create, on the creating thread: the
+     * encountering task is the topmost task here */
+    struct tstate *st = self;
+    int p = current_task(st);
+    uint64_t parent = p >= 0 ? st->f[p].id : 0;
+    uint64_t id = full_id(task->value);
+    for (int i = 0; i < ndeps; i++) {
+        int access;
+        switch (deps[i].dependence_type) {
+        case ompt_dependence_type_in:
+            access = TSCOPE__ACCESS_IN;
+            break;
+        case ompt_dependence_type_out:
+            access = TSCOPE__ACCESS_OUT;
+            break;
+        case ompt_dependence_type_inout:
+        case ompt_dependence_type_mutexinoutset:
+            access = TSCOPE__ACCESS_INOUT;
+            break;
+        case ompt_dependence_type_inoutset:
+            access = TSCOPE__ACCESS_SET;
+            break;
+        default:
+            continue; /* doacross source/sink: not task dependencies */
+        }
+        tscope__hazards_access(parent, id, deps[i].variable.ptr, access, edge);
+    }
+}
+
+/* ---- start and stop ------------------------------------------------------------ */
+
+static int owner;          /* this tool called tscope_init, so it finalizes */
+static atomic_int stopped; /* finish() ran */
+
+/* Ends what runs on the calling thread and, if this tool started taskscope,
+ * writes the outputs.  Runs once: from exit() or from OMPT's finalize. */
+static void finish(void)
+{
+    if (atomic_exchange(&stopped, 1))
+        return;
+    end_all(self);
+    if (owner)
+        tscope_finalize();
+    tscope__hazards_reset();
+    tscope__typecache_reset();
+}
+
+static void at_exit(void)
+{
+    finish();
+}
+
+#define CALLBACKS(X)                                                                               \
+    X(ompt_callback_thread_begin, on_thread_begin, 1)                                              \
+    X(ompt_callback_thread_end, on_thread_end, 1)                                                  \
+    X(ompt_callback_task_create, on_task_create, 1)                                                \
+    X(ompt_callback_task_schedule, on_task_schedule, 1)                                            \
+    X(ompt_callback_implicit_task, on_implicit_task, 1)                                            \
+    X(ompt_callback_parallel_begin, on_parallel_begin, 0)                                          \
+    X(ompt_callback_parallel_end, on_parallel_end, 0)                                              \
+    X(ompt_callback_sync_region, on_sync_region, 0)                                                \
+    X(ompt_callback_work, on_work, 0)                                                              \
+    X(ompt_callback_dependences, on_dependences, 0)
+
+static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *data)
+{
+    (void)device;
+    (void)data;
+    int rc = tscope_init(0, 1);
+    if (rc && rc != TSCOPE_ESTATE) {
+        fprintf(stderr,
+                "taskscope: OMPT tool: tscope_init failed (%s); the program runs "
+                "unprofiled\n",
+                tscope_strerror(rc));
+        return 0;
+    }
+    owner = rc == 0;
+    if (!tscope_is_enabled()) { /* TASKSCOPE_ENABLE=0: no callbacks at all */
+        if (owner)
+            tscope_finalize();
+        return 0;
+    }
+    rank_bits = tscope_task_id_next() & ~ID_MASK;
+    runtime_code = (const void *)lookup;
+    type_in_runtime = 0;
+    char in_runtime[] = "task (inside the OpenMP runtime)", initial[] = "initial task";
+    type_in_runtime = register_name(in_runtime);
+    type_initial = register_name(initial);
+    ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
+    if (!set) {
+        fprintf(stderr, "taskscope: OMPT tool: the OpenMP runtime offers no ompt_set_callback; "
+                        "the program runs unprofiled\n");
+        if (owner)
+            tscope_finalize();
+        return 0;
+    }
+#define SET(event, fn, needed)                                                                     \
+    if (set(event, (ompt_callback_t)fn) == ompt_set_never && needed)                               \
+        fprintf(stderr, "taskscope: OMPT tool: the OpenMP runtime never reports " #event           \
+                        "; the profile lacks what it reports\n");
+    CALLBACKS(SET)
+#undef SET
+    atomic_store(&stopped, 0);
+    if (owner)
+        atexit(at_exit); /* after tscope_init's own handler: runs before it */
+    return 1;
+}
+
+static void finalize(ompt_data_t *data)
+{
+    (void)data;
+    finish();
+}
+
+ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version);
+
+ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version)
+{
+    static ompt_start_tool_result_t result = {initialize, finalize, {0}};
+    if (omp_version < 201611) {
+        fprintf(stderr,
+                "taskscope: OMPT tool: %s implements OpenMP tools interface version %u; taskscope "
+                "needs 201611 (OpenMP 5.0) or later; the program runs unprofiled\n",
+                runtime_version ? runtime_version : "the OpenMP runtime", omp_version);
+        return NULL;
+    }
+    return &result;
+}

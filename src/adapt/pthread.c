@@ -1,0 +1,131 @@
+/* pthread.c - the pthread adapter: each thread's start function is a task.
+ *
+ * Preloaded into an unmodified program (LD_PRELOAD, `taskscope run
+ * --pthread`), it starts taskscope in a constructor, runs the main thread as
+ * a root task named after the program, and wraps pthread_create: the new
+ * thread's start function runs as a task whose type is the function's name
+ * and whose parent is the task that created the thread (created on the
+ * creating thread, begun on the new one).  The task ends when the function
+ * returns, or at pthread_exit / cancellation (a cleanup handler).  exit()
+ * ends the root task and writes the outputs.  A program that never calls
+ * pthread_create pays nothing but the root task.
+ *
+ * Uses only the public API; the real pthread_create comes from dlsym(RTLD_NEXT).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "srcloc.h"
+#include "taskscope/taskscope.h"
+#include "typecache.h"
+
+typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+static create_fn real_create;
+static int owner;                 /* this adapter called tscope_init */
+static atomic_int stopped;        /* the outputs were written */
+static __thread uint64_t current; /* the task running on this thread */
+static uint64_t root;             /* the main thread's task */
+
+struct start {
+    void *(*fn)(void *);
+    void *arg;
+    uint64_t id;
+};
+
+static uint32_t make_type(uint64_t key, void *arg)
+{
+    (void)arg;
+    char name[256];
+    tscope__srcloc((const void *)(uintptr_t)key, 0, name, sizeof name);
+    tscope_type_t t = 0;
+    tscope_type_register(name, &t);
+    return t;
+}
+
+static void task_done(void *id)
+{
+    tscope_task_end(*(uint64_t *)id);
+}
+
+static void *trampoline(void *p)
+{
+    struct start s = *(struct start *)p;
+    free(p);
+    tscope_task_begin(s.id, 0);
+    current = s.id;
+    void *ret;
+    pthread_cleanup_push(task_done, &s.id);
+    ret = s.fn(s.arg);
+    pthread_cleanup_pop(1);
+    tscope_thread_unregister();
+    return ret;
+}
+
+int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+    if (!real_create) {
+        real_create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
+        if (!real_create)
+            return EAGAIN;
+    }
+    struct start *s = tscope_is_enabled() ? malloc(sizeof *s) : NULL;
+    if (!s)
+        return real_create(thread, attr, fn, arg);
+    s->fn = fn;
+    s->arg = arg;
+    s->id = tscope_task_id_next();
+    uint32_t type = tscope__typecache_get((uint64_t)(uintptr_t)fn, make_type, NULL);
+    tscope_task_create(s->id, current, type, 0, 0, 0);
+    int rc = real_create(thread, attr, trampoline, s);
+    if (rc) {
+        tscope_task_cancel(s->id);
+        free(s);
+    }
+    return rc;
+}
+
+static void finish(void)
+{
+    if (atomic_exchange(&stopped, 1))
+        return;
+    if (root)
+        tscope_task_end(root);
+    if (owner)
+        tscope_finalize();
+}
+
+static const char *program_name(void)
+{
+    extern char *program_invocation_short_name;
+    return program_invocation_short_name && *program_invocation_short_name
+               ? program_invocation_short_name
+               : "main";
+}
+
+__attribute__((constructor)) static void start(void)
+{
+    int rc = tscope_init(0, 1);
+    if (rc && rc != TSCOPE_ESTATE) {
+        fprintf(stderr,
+                "taskscope: pthread adapter: tscope_init failed (%s); the program runs "
+                "unprofiled\n",
+                tscope_strerror(rc));
+        return;
+    }
+    owner = rc == 0;
+    if (!owner || !tscope_is_enabled())
+        return; /* the program reports its own tasks, or measurement is off */
+    tscope_type_t t = 0;
+    if (tscope_type_register(program_name(), &t) == 0) {
+        root = tscope_task_id_next();
+        tscope_task_start(root, t);
+        current = root;
+    }
+    atexit(finish); /* after tscope_init's own handler: runs before it */
+}

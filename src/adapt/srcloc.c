@@ -1,0 +1,141 @@
+/* srcloc.c - resolving code addresses to source locations (srcloc.h).
+ *
+ * With elfutils' libdwfl (TSCOPE_HAVE_LIBDW) the process's own modules are
+ * reported once from /proc/self/maps and again when an address falls in
+ * none of them (a library loaded later); symbol names come from the full
+ * symbol table and lines from DWARF, so unexported functions of a program
+ * built with -g are named too.  Without libdw, dladdr() gives exported
+ * symbols only.  Resolution happens under one lock: the adapters call this
+ * once per distinct address and cache the task type they make of it.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "srcloc.h"
+
+#ifdef TSCOPE_HAVE_LIBDW
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#endif
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+#ifdef TSCOPE_HAVE_LIBDW
+static Dwfl *dwfl;
+
+static const Dwfl_Callbacks callbacks = {
+    .find_elf = dwfl_linux_proc_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+};
+
+/* (Re)reports the process's modules; 0 on success. */
+static int report_modules(void)
+{
+    if (!dwfl)
+        dwfl = dwfl_begin(&callbacks);
+    if (!dwfl)
+        return -1;
+    dwfl_report_begin(dwfl);
+    int rc = dwfl_linux_proc_report(dwfl, getpid());
+    dwfl_report_end(dwfl, NULL, NULL);
+    return rc;
+}
+
+/* The line of pc found by walking the compile units: clang writes no
+ * .debug_aranges, which dwfl_module_getsrc needs in elfutils 0.188. */
+static const char *line_by_units(Dwfl_Module *mod, uintptr_t pc, int *lineno)
+{
+    Dwarf_Addr bias;
+    Dwarf *dw = dwfl_module_getdwarf(mod, &bias);
+    Dwarf_Off off = 0, next;
+    size_t header;
+    while (dw && dwarf_nextcu(dw, off, &next, &header, NULL, NULL, NULL) == 0) {
+        Dwarf_Die cu;
+        if (dwarf_offdie(dw, off + header, &cu) && dwarf_haspc(&cu, pc - bias) > 0) {
+            Dwarf_Line *line = dwarf_getsrc_die(&cu, pc - bias);
+            if (line && dwarf_lineno(line, lineno) == 0)
+                return dwarf_linesrc(line, NULL, NULL);
+            return NULL;
+        }
+        off = next;
+    }
+    return NULL;
+}
+
+/* Symbol and line from libdwfl; 0 when at least the symbol was found. */
+static int resolve_dw(uintptr_t pc, char *buf, size_t len)
+{
+    Dwfl_Module *mod = dwfl ? dwfl_addrmodule(dwfl, pc) : NULL;
+    if (!mod) {
+        if (report_modules())
+            return -1;
+        mod = dwfl_addrmodule(dwfl, pc);
+        if (!mod)
+            return -1;
+    }
+    const char *sym = dwfl_module_addrname(mod, pc);
+    if (!sym)
+        return -1;
+    if (sym[0] == '.') /* compiler-outlined code (.omp_outlined..N): the line says more */
+        sym = "";
+    Dwfl_Line *line = dwfl_module_getsrc(mod, pc);
+    int lineno = 0;
+    const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL)
+                            : line_by_units(mod, pc, &lineno);
+    if (file && lineno > 0)
+        snprintf(buf, len, "%s%s(%s:%d)", sym, *sym ? " " : "", base_name(file), lineno);
+    else if (*sym)
+        snprintf(buf, len, "%s", sym);
+    else
+        return -1;
+    return 0;
+}
+#endif
+
+void tscope__srcloc(const void *addr, int ret, char *buf, size_t len)
+{
+    if (!len)
+        return;
+    uintptr_t pc = (uintptr_t)addr;
+    if (!pc) {
+        snprintf(buf, len, "(unknown location)");
+        return;
+    }
+    if (ret)
+        pc -= 1; /* inside the call instruction, not after it */
+    pthread_mutex_lock(&lock);
+#ifdef TSCOPE_HAVE_LIBDW
+    int done = resolve_dw(pc, buf, len) == 0;
+#else
+    int done = 0;
+#endif
+    pthread_mutex_unlock(&lock);
+    if (done)
+        return;
+    Dl_info info;
+    if (dladdr((void *)pc, &info) && info.dli_sname)
+        snprintf(buf, len, "%s", info.dli_sname);
+    else if (dladdr((void *)pc, &info) && info.dli_fname)
+        snprintf(buf, len, "%s+0x%lx", base_name(info.dli_fname),
+                 (unsigned long)(pc - (uintptr_t)info.dli_fbase));
+    else
+        snprintf(buf, len, "0x%lx", (unsigned long)pc);
+}
+
+int tscope__srcloc_same_object(const void *addr, const void *in)
+{
+    Dl_info a, b;
+    if (!addr || !in || !dladdr(addr, &a) || !dladdr(in, &b))
+        return 0;
+    return a.dli_fbase == b.dli_fbase;
+}
