@@ -1,8 +1,9 @@
-/* run.c - `taskscope run`: configures measurement for a program through the
- * TASKSCOPE_* environment, prepares a fresh output folder, runs the program
- * and says where its outputs went.  The program must use the library (call
- * tscope_init/tscope_finalize); preloading for unmodified programs comes
- * with the adapters. */
+/* run.c - `taskscope run`, the launcher: configures measurement through the
+ * TASKSCOPE_* environment, prepares a fresh output folder, puts the right
+ * adapter into the program (launch.c: OMPT for OpenMP, the pthread wrapper,
+ * nothing for programs that call taskscope themselves), runs it with its
+ * stdin, stdout, stderr and exit status untouched, and says where the
+ * outputs went. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "launch.h"
 #include "export/output.h"
 
 static void usage(FILE *f)
@@ -23,8 +25,17 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: taskscope run [options] -- PROGRAM [ARGS...]\n"
             "\n"
-            "Runs PROGRAM (which uses the taskscope library) with measurement on, prints the\n"
-            "summary table when it finishes and says where the outputs went.\n"
+            "Runs PROGRAM with measurement on, prints the summary table when it finishes and\n"
+            "says where the outputs went.  An unmodified program is measured through an\n"
+            "adapter chosen by what it loads: OpenMP on libomp (or GCC's libgomp, run on\n"
+            "libomp) through the OMPT tool, anything else through the pthread wrapper;\n"
+            "a program linked with libtaskscope reports itself.\n"
+            "\n"
+            "  --ompt                use the OMPT tool (OMP_TOOL_LIBRARIES)\n"
+            "  --pthread             use the pthread wrapper (LD_PRELOAD)\n"
+            "  --no-preload          no adapter: the program calls tscope_init itself\n"
+            "  --tools LIST          tool plugins, colon-separated (TASKSCOPE_TOOLS)\n"
+            "  --sample-ms N         sampler period in ms, 0 off (TASKSCOPE_SAMPLE_MS)\n"
             "\n"
             "options (each sets the TASKSCOPE_* variable named; see docs/configuration.md):\n"
             "  -o, --output DIR      output folder (TASKSCOPE_OUTPUT_DIR, default taskscope-out;\n"
@@ -93,13 +104,22 @@ static void render_concurrency(const char *outdir)
 
 int tscope_cli_run(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'}, {"outputs", required_argument, NULL, 'O'},
-        {"mode", required_argument, NULL, 'm'},   {"policy", required_argument, NULL, 'p'},
-        {"sort", required_argument, NULL, 's'},   {"rows", required_argument, NULL, 'r'},
-        {"no-summary", no_argument, NULL, 'n'},   {"off", no_argument, NULL, 'x'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
-    int summary = 1, c;
+    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"outputs", required_argument, NULL, 'O'},
+                                         {"mode", required_argument, NULL, 'm'},
+                                         {"policy", required_argument, NULL, 'p'},
+                                         {"sort", required_argument, NULL, 's'},
+                                         {"rows", required_argument, NULL, 'r'},
+                                         {"no-summary", no_argument, NULL, 'n'},
+                                         {"off", no_argument, NULL, 'x'},
+                                         {"ompt", no_argument, NULL, 'P'},
+                                         {"pthread", no_argument, NULL, 'T'},
+                                         {"no-preload", no_argument, NULL, 'N'},
+                                         {"tools", required_argument, NULL, 't'},
+                                         {"sample-ms", required_argument, NULL, 'S'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    int summary = 1, c, adapter = TSCOPE_ADAPT_AUTO;
     const char *dir = getenv("TASKSCOPE_OUTPUT_DIR");
     if (!dir || !*dir)
         dir = "taskscope-out";
@@ -130,6 +150,21 @@ int tscope_cli_run(int argc, char **argv)
         case 'x':
             setenv("TASKSCOPE_ENABLE", "0", 1);
             break;
+        case 'P':
+            adapter = TSCOPE_ADAPT_OMPT;
+            break;
+        case 'T':
+            adapter = TSCOPE_ADAPT_PTHREAD;
+            break;
+        case 'N':
+            adapter = TSCOPE_ADAPT_NONE;
+            break;
+        case 't':
+            setenv("TASKSCOPE_TOOLS", optarg, 1);
+            break;
+        case 'S':
+            setenv("TASKSCOPE_SAMPLE_MS", optarg, 1);
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -143,6 +178,14 @@ int tscope_cli_run(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    const char *prog = argv[optind];
+    struct tscope_launch launch;
+    int err = tscope_launch_inspect(prog, &launch);
+    if (err) { /* as a shell says it */
+        fprintf(stderr, "taskscope run: %s: %s\n", prog,
+                err == ENOENT ? "command not found" : "permission denied (not executable)");
+        return err == ENOENT ? 127 : 126;
+    }
     char outdir[1100];
     if (tscope__output_make_dir(dir, outdir, sizeof outdir)) {
         fprintf(stderr, "taskscope run: cannot create output folder %s: %s\n", dir,
@@ -154,15 +197,18 @@ int tscope_cli_run(int argc, char **argv)
     setenv("TASKSCOPE_OUTPUT_DIR", outdir, 1);
     setenv("TASKSCOPE_OUTPUT_DIR_PREPARED", outdir, 1);
     setenv("TASKSCOPE_SUMMARY", summary ? "1" : "0", 1);
+    char tmpdir[PATH_MAX];
+    tscope_launch_prepare(&launch, adapter, prog, tmpdir, sizeof tmpdir);
 
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "taskscope run: fork failed: %s\n", strerror(errno));
         rmdir(outdir);
+        tscope_launch_cleanup(tmpdir);
         return 1;
     }
     if (pid == 0) {
-        execvp(argv[optind], argv + optind);
+        execv(launch.path, argv + optind);
         fprintf(stderr, "taskscope run: cannot run %s: %s\n", argv[optind], strerror(errno));
         _exit(127);
     }
@@ -171,19 +217,25 @@ int tscope_cli_run(int argc, char **argv)
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
+    tscope_launch_cleanup(tmpdir);
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     if (WIFSIGNALED(status))
-        fprintf(stderr, "taskscope: %s was killed by signal %d\n", argv[optind], WTERMSIG(status));
+        fprintf(stderr, "taskscope: %s was killed by signal %d (%s)\n", prog, WTERMSIG(status),
+                strsignal(WTERMSIG(status)));
     if (rmdir(outdir) == 0) { /* only succeeds when empty */
-        if (code != 127)
+        if (WIFSIGNALED(status))
             fprintf(stderr,
-                    "taskscope: %s wrote no outputs: it must call tscope_init() and "
-                    "tscope_finalize() (preloading for unmodified programs is not available "
-                    "yet), or TASKSCOPE_OUTPUTS is none\n",
-                    argv[optind]);
+                    "taskscope: %s wrote no outputs: it was killed before it could "
+                    "(taskscope writes its outputs at exit)\n",
+                    prog);
+        else if (code != 127)
+            fprintf(stderr,
+                    "taskscope: %s wrote no outputs: no adapter could be loaded into it (see "
+                    "above), measurement is off, or TASKSCOPE_OUTPUTS is none\n",
+                    prog);
     } else {
         render_concurrency(outdir);
-        fprintf(stderr, "taskscope: outputs of %s in %s/:", argv[optind], outdir);
+        fprintf(stderr, "taskscope: outputs of %s in %s/:", prog, outdir);
         list_outputs(outdir);
         fprintf(stderr, "\ntaskscope: re-render with: taskscope report %s\n", outdir);
     }

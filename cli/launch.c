@@ -1,0 +1,288 @@
+/* launch.c - what `taskscope run` needs to know about a program before it
+ * starts it: where it is, whether it can run, whether it is dynamically
+ * linked, and which of libtaskscope, libomp, libgomp it loads (directly or
+ * through its libraries); and the environment that puts the right adapter
+ * into it (OMP_TOOL_LIBRARIES for OpenMP, LD_PRELOAD for pthreads, libomp in
+ * place of libgomp for GCC-built OpenMP programs).
+ *
+ * The libraries come from the dynamic loader itself (LD_TRACE_LOADED_OBJECTS,
+ * which lists them without running the program), asked only after the ELF
+ * header showed a dynamically linked executable: the loader would run a
+ * static one.
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "launch.h"
+
+/* PATH lookup as execvp does it; 0 and the path, or the errno of the best
+ * failure (ENOENT, EACCES). */
+static int locate(const char *prog, char *out, size_t len)
+{
+    if (strchr(prog, '/')) {
+        snprintf(out, len, "%s", prog);
+        return access(out, F_OK) ? ENOENT : 0;
+    }
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    int err = ENOENT;
+    for (const char *p = path; *p;) {
+        const char *colon = strchr(p, ':');
+        size_t n = colon ? (size_t)(colon - p) : strlen(p);
+        snprintf(out, len, "%.*s/%s", (int)n, n ? p : ".", prog);
+        struct stat st;
+        if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
+            if (access(out, X_OK) == 0)
+                return 0;
+            err = EACCES;
+        }
+        p += n + (colon != NULL);
+    }
+    return err;
+}
+
+/* 1: ELF with an interpreter (dynamic), 0: ELF without (static), -1: not
+ * ELF (a script, say). */
+static int elf_dynamic(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    Elf64_Ehdr eh;
+    int result = -1;
+    if (read(fd, &eh, sizeof eh) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+        eh.e_ident[EI_CLASS] != ELFCLASS64)
+        goto out;
+    result = 0;
+    for (int i = 0; i < eh.e_phnum; i++) {
+        Elf64_Phdr ph;
+        if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) !=
+            (ssize_t)sizeof ph)
+            break;
+        if (ph.p_type == PT_INTERP)
+            result = 1;
+    }
+out:
+    close(fd);
+    return result;
+}
+
+/* Runs the loader's listing of the program's libraries and notes which of
+ * ours it loads. */
+static void scan_libraries(const char *path, struct tscope_launch *l)
+{
+    int fds[2];
+    if (pipe(fds))
+        return;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return;
+    }
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0)
+            dup2(null, 2);
+        close(fds[0]);
+        setenv("LD_TRACE_LOADED_OBJECTS", "1", 1);
+        unsetenv("LD_PRELOAD");
+        execl(path, path, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    FILE *f = fdopen(fds[0], "r");
+    char line[PATH_MAX + 64];
+    while (f && fgets(line, sizeof line, f)) {
+        if (strstr(line, "libtaskscope.so"))
+            l->uses_taskscope = 1;
+        if (strstr(line, "libomp.so") || strstr(line, "libiomp5.so"))
+            l->uses_libomp = 1;
+        if (strstr(line, "libgomp.so"))
+            l->uses_libgomp = 1;
+    }
+    if (f)
+        fclose(f);
+    else
+        close(fds[0]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+}
+
+int tscope_launch_inspect(const char *prog, struct tscope_launch *l)
+{
+    memset(l, 0, sizeof *l);
+    int err = locate(prog, l->path, sizeof l->path);
+    if (err)
+        return err;
+    struct stat st;
+    if (stat(l->path, &st) || !S_ISREG(st.st_mode) || access(l->path, X_OK))
+        return EACCES;
+    l->kind = elf_dynamic(l->path);
+    if (l->kind == 1)
+        scan_libraries(l->path, l);
+    return 0;
+}
+
+/* The folder of the running taskscope binary: the adapters lie next to it
+ * (build tree) or in ../lib* (installed). */
+static int adapter_path(const char *name, char *out, size_t len)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return -1;
+    self[n] = 0;
+    char *slash = strrchr(self, '/');
+    if (!slash)
+        return -1;
+    *slash = 0;
+    static const char *const rel[] = {"", "/../lib", "/../lib64", "/../lib/x86_64-linux-gnu"};
+    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
+        if ((size_t)snprintf(out, len, "%.*s%s/%s", PATH_MAX / 2, self, rel[i], name) >= len)
+            continue;
+        if (access(out, R_OK) == 0)
+            return 0;
+    }
+    return -1;
+}
+
+/* Prepends value to the colon-separated list in variable var. */
+static void prepend(const char *var, const char *value)
+{
+    const char *old = getenv(var);
+    if (!old || !*old) {
+        setenv(var, value, 1);
+        return;
+    }
+    size_t len = strlen(value) + strlen(old) + 2;
+    char *v = malloc(len);
+    if (!v)
+        return;
+    snprintf(v, len, "%s:%s", value, old);
+    setenv(var, v, 1);
+    free(v);
+}
+
+/* Appends value to the space/colon-separated LD_PRELOAD, keeping the user's
+ * own libraries first. */
+static void append_preload(const char *value)
+{
+    const char *old = getenv("LD_PRELOAD");
+    if (!old || !*old) {
+        setenv("LD_PRELOAD", value, 1);
+        return;
+    }
+    size_t len = strlen(value) + strlen(old) + 2;
+    char *v = malloc(len);
+    if (!v)
+        return;
+    snprintf(v, len, "%s:%s", old, value);
+    setenv("LD_PRELOAD", v, 1);
+    free(v);
+}
+
+/* A folder holding libgomp.so.1 -> the installed libomp, so that a program
+ * built by gcc -fopenmp loads libomp (which implements the GOMP_ entry
+ * points and OMPT).  0 and the folder in dir, or -1 when libomp is missing. */
+static int libomp_as_libgomp(char *dir, size_t len)
+{
+    void *h = dlopen("libomp.so.5", RTLD_LAZY | RTLD_LOCAL);
+    if (!h)
+        return -1;
+    void *sym = dlsym(h, "omp_get_max_threads");
+    Dl_info info;
+    int rc = -1;
+    if (sym && dladdr(sym, &info) && info.dli_fname) {
+        char real[PATH_MAX];
+        const char *tmp = getenv("TMPDIR");
+        snprintf(dir, len, "%s/taskscope-gomp.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (realpath(info.dli_fname, real) && mkdtemp(dir)) {
+            char link[PATH_MAX + 32];
+            snprintf(link, sizeof link, "%s/libgomp.so.1", dir);
+            rc = symlink(real, link);
+        }
+    }
+    dlclose(h);
+    return rc;
+}
+
+int tscope_launch_prepare(const struct tscope_launch *l, int adapter, const char *prog,
+                          char *tmpdir, size_t tmplen)
+{
+    char lib[PATH_MAX];
+    tmpdir[0] = 0;
+    if (adapter == TSCOPE_ADAPT_AUTO) {
+        if (l->kind == 0) {
+            fprintf(stderr,
+                    "taskscope: %s is statically linked: no adapter can be loaded into it, so it "
+                    "is measured only if it calls tscope_init() itself\n",
+                    prog);
+            return 0;
+        }
+        adapter = l->uses_taskscope                   ? TSCOPE_ADAPT_NONE
+                  : l->uses_libomp || l->uses_libgomp ? TSCOPE_ADAPT_OMPT
+                                                      : TSCOPE_ADAPT_PTHREAD;
+        if (l->kind < 0) /* a script: whatever it starts may be OpenMP */
+            adapter = TSCOPE_ADAPT_OMPT;
+    }
+    if (adapter == TSCOPE_ADAPT_NONE)
+        return 0;
+    if (adapter == TSCOPE_ADAPT_PTHREAD) {
+        if (adapter_path("libtaskscope-pthread.so", lib, sizeof lib)) {
+            fprintf(stderr,
+                    "taskscope: libtaskscope-pthread.so not found next to taskscope: %s "
+                    "runs unprofiled\n",
+                    prog);
+            return -1;
+        }
+        append_preload(lib);
+        return 0;
+    }
+    if (adapter_path("libtaskscope-ompt.so", lib, sizeof lib)) {
+        fprintf(stderr,
+                "taskscope: libtaskscope-ompt.so not found next to taskscope (built without "
+                "omp-tools.h?): %s runs unprofiled\n",
+                prog);
+        return -1;
+    }
+    if (l->uses_libgomp && !l->uses_libomp) {
+        if (libomp_as_libgomp(tmpdir, tmplen)) {
+            tmpdir[0] = 0;
+            fprintf(stderr,
+                    "taskscope: %s uses GCC's libgomp, which has no tools interface, and LLVM's "
+                    "libomp (Debian package libomp5) is not installed: it runs unprofiled\n",
+                    prog);
+            return -1;
+        }
+        fprintf(stderr,
+                "taskscope: %s was built with GCC's OpenMP (libgomp, no tools interface): it runs "
+                "on LLVM's libomp instead, which implements the same GOMP_ entry points\n",
+                prog);
+        prepend("LD_LIBRARY_PATH", tmpdir);
+    }
+    prepend("OMP_TOOL_LIBRARIES", lib);
+    return 0;
+}
+
+void tscope_launch_cleanup(const char *tmpdir)
+{
+    if (!tmpdir || !*tmpdir)
+        return;
+    char link[PATH_MAX + 32];
+    snprintf(link, sizeof link, "%s/libgomp.so.1", tmpdir);
+    unlink(link);
+    rmdir(tmpdir);
+}
