@@ -1,0 +1,138 @@
+/* cases.c - OpenMP programs whose profile is known, for test_adapters.sh.
+ *
+ *   cases deps        a chain, a diamond, WAR and WAW on depend clauses
+ *   cases untied N    N untied tasks that yield and may migrate
+ *   cases nested      a parallel region of 2 inside one of 2
+ *   cases numthreads  regions of 1, 3 and 2 threads (omp_set_num_threads)
+ *   cases exit        exit(5) from inside a task
+ *   cases abort       abort() from inside a task
+ */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static volatile long sink;
+
+static void work(long n)
+{
+    for (long i = 0; i < n; i++)
+        sink += i;
+}
+
+static void deps(void)
+{
+    int x = 0, y = 0, e = 0, f = 0;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+    {
+#pragma omp task depend(out : x) /* A */
+        x = 1;
+#pragma omp task depend(inout : x) /* B: A->B RAW */
+        x++;
+#pragma omp task depend(in : x) /* C: B->C RAW */
+        work(x);
+#pragma omp task depend(out : y) /* D */
+        y = 2;
+#pragma omp task depend(in : y) depend(out : e) /* E: D->E RAW */
+        e = y;
+#pragma omp task depend(in : y) depend(out : f) /* F: D->F RAW */
+        f = y;
+#pragma omp task depend(in : e, f) /* G: E->G RAW, F->G RAW */
+        work(e + f);
+#pragma omp task depend(out : y) /* H: E->H WAR, F->H WAR */
+        y = 3;
+#pragma omp task depend(out : y) /* I: H->I WAW */
+        y = 4;
+#pragma omp task depend(out : x) /* J: C->J WAR */
+        x = 5;
+    }
+    printf("deps x=%d y=%d\n", x, y);
+}
+
+static void untied(int n)
+{
+    long done = 0;
+#pragma omp parallel
+#pragma omp single
+    for (int i = 0; i < n; i++) {
+#pragma omp task untied shared(done)
+        {
+            work(1000);
+#pragma omp task
+            work(2000);
+#pragma omp taskyield
+            work(1000);
+#pragma omp taskwait
+#pragma omp atomic
+            done++;
+        }
+    }
+    printf("untied %ld of %d\n", done, n);
+}
+
+static void nested(void)
+{
+    omp_set_max_active_levels(2);
+    int count = 0;
+#pragma omp parallel num_threads(2)
+#pragma omp parallel num_threads(2)
+    {
+#pragma omp atomic
+        count++;
+    }
+    printf("nested %d\n", count);
+}
+
+static void numthreads(void)
+{
+    int total = 0;
+    static const int teams[] = {1, 3, 2};
+    for (int i = 0; i < 3; i++) {
+        omp_set_num_threads(teams[i]);
+#pragma omp parallel
+        {
+#pragma omp atomic
+            total++;
+        }
+    }
+    printf("numthreads %d\n", total);
+}
+
+static void leave(int how)
+{
+#pragma omp parallel num_threads(2)
+#pragma omp single
+    {
+#pragma omp task
+        work(1000);
+#pragma omp taskwait
+#pragma omp task
+        {
+            fflush(stdout);
+            if (how)
+                abort();
+            exit(5);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+    if (!strcmp(mode, "deps"))
+        deps();
+    else if (!strcmp(mode, "untied"))
+        untied(argc > 2 ? atoi(argv[2]) : 100);
+    else if (!strcmp(mode, "nested"))
+        nested();
+    else if (!strcmp(mode, "numthreads"))
+        numthreads();
+    else if (!strcmp(mode, "exit") || !strcmp(mode, "abort"))
+        leave(!strcmp(mode, "abort"));
+    else {
+        fprintf(stderr, "usage: cases deps|untied [N]|nested|numthreads|exit|abort\n");
+        return 2;
+    }
+    return 0;
+}

@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# test_adapters.sh - unmodified programs under `taskscope run`: the OMPT tool
+# (exact task counts, dependency edges and hazards, nesting of times, untied
+# tasks, nested regions, thread-count changes, exit and abort in a task), a
+# gcc -fopenmp binary run on libomp, the pthread wrapper, the launcher's
+# pass-through of output and exit status, and its bad-input messages.
+#   usage: test_adapters.sh TASKSCOPE_BINARY BUILD_DIR
+set -u
+ts=$1
+build=$2
+ex=$build/examples
+progs=$build/tests/omp
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() {
+    echo "FAIL: $*"
+    fails=$((fails + 1))
+}
+check() { # description, actual, expected
+    if [ "$2" = "$3" ]; then echo "ok: $1 ($2)"; else fail "$1: got '$2', expected '$3'"; fi
+}
+command -v jq >/dev/null || { echo "FAIL: jq is missing (scripts/deps installs it)"; exit 1; }
+
+# A sanitizer build's adapters need the sanitizer runtime loaded first into
+# programs that were built without it.
+if ldd "$build/libtaskscope.so" | grep -q libasan; then
+    export LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
+    export ASAN_OPTIONS=detect_leaks=0 # libomp keeps its thread pool at exit
+    echo "note: AddressSanitizer build: the programs run with libasan preloaded, leaks unchecked"
+fi
+export TASKSCOPE_SAMPLE_MS=0
+
+n=0
+# run_ts NAME [taskscope run options] -- PROGRAM ARGS: output folder
+# $tmp/NAME.out, stdout $tmp/NAME.stdout, stderr $tmp/NAME.stderr, status
+# in $status.
+run_ts() {
+    local name=$1
+    shift
+    "$ts" run -o "$tmp/$name.out" --no-summary "$@" >"$tmp/$name.stdout" 2>"$tmp/$name.stderr"
+    status=$?
+}
+json() { # name, jq filter
+    jq -r "$2" "$tmp/$1.out/profile.json" 2>/dev/null
+}
+created() { # name, type-name prefix: tasks created of the matching types
+    json "$1" "[.types[] | select(.name | startswith(\"$2\")) | .created] | add // 0"
+}
+calls() {
+    json "$1" "[.types[] | select(.name | startswith(\"$2\")) | .calls] | add // 0"
+}
+clean() { # name: no anomalies, nothing unfinished, no negative or inverted time
+    check "$1: anomalies" "$(json "$1" .totals.anomalies)" 0
+    check "$1: unfinished" "$(json "$1" .totals.tasks_unfinished)" 0
+    check "$1: tree nodes with negative time or excl > incl" \
+        "$(json "$1" '[.tree[] | select(.excl_ns < 0 or .excl_ns > .incl_ns + 1)] | length')" 0
+}
+
+if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
+    # fib(n) creates 2*fib(n+1)-2 tasks beyond the root call
+    for threads in 1 2 4; do
+        OMP_NUM_THREADS=$threads run_ts fib$threads -- "$ex/fib" 18
+        check "fib(18) at $threads threads: exit status" "$status" 0
+        check "fib(18) at $threads threads: tasks created" "$(created fib$threads "fib (")" 8360
+        check "fib(18) at $threads threads: tasks ended" "$(calls fib$threads "fib (")" 8360
+        check "fib(18) at $threads threads: taskwaits" "$(calls fib$threads "taskwait fib")" 4180
+        check "fib(18) at $threads threads: implicit tasks" \
+            "$(calls fib$threads "implicit task main")" "$threads"
+        clean fib$threads
+    done
+    # the program's own output is unchanged
+    OMP_NUM_THREADS=2 "$ex/fib" 18 >"$tmp/fib.plain"
+    check "fib: stdout as without taskscope" "$(cat "$tmp/fib2.stdout")" "$(cat "$tmp/fib.plain")"
+    grep -q "adapter\|libgomp" "$tmp/fib2.stderr" && fail "fib: a launcher note for a plain libomp program"
+
+    # at one thread a task's children (and its taskwait) run nested in it:
+    # every fib node's inclusive time is its exclusive time plus its
+    # children's inclusive times
+    check "fib at 1 thread: fib nodes where incl != excl + children" "$(json fib1 '
+        .tree as $t |
+        ($t | group_by(.parent) | map({key: (.[0].parent | tostring), value: (map(.incl_ns) | add)})
+            | from_entries) as $kids |
+        [ $t[] | select(.type | startswith("fib (")) |
+          select(((.incl_ns - .excl_ns - ($kids[.node | tostring] // 0)) | fabs) > 1000 + 1e-6 * .incl_ns)
+        ] | length')" 0
+    check "fib at 1 thread: fib nodes checked" "$(json fib1 '[.tree[] | select(.type | startswith("fib ("))] | length > 10')" true
+
+    for threads in 1 2 4; do
+        OMP_NUM_THREADS=$threads run_ts nq$threads -- "$ex/nqueens" 8
+        want=$(sed -n 's/.*tasks \([0-9]*\),.*/\1/p' "$tmp/nq$threads.stdout")
+        check "nqueens(8) at $threads threads: 92 solutions" \
+            "$(grep -c '92 solutions' "$tmp/nq$threads.stdout")" 1
+        check "nqueens(8) at $threads threads: tasks as the program counted" \
+            "$(created nq$threads "solve (")" "$want"
+        clean nq$threads
+    done
+
+    # dependencies: edges between the explicit tasks A..J in creation order
+    OMP_NUM_THREADS=2 TASKSCOPE_TOOLS=eventlog TASKSCOPE_EVENTLOG="$tmp/deps.log" \
+        run_ts deps -- "$progs/cases" deps
+    check "deps: exit status" "$status" 0
+    edges=$(awk '
+        / task_create / && /type=[0-9]+\(task \(cases\.c/ {
+            split($4, a, "="); label[a[2]] = sprintf("%c", 65 + n++) }
+        / dep_local / {
+            split($4, f, "="); split($5, t, "="); split($7, k, "=")
+            print label[f[2]] "->" label[t[2]] " " k[2] }' "$tmp/deps.log" | sort | tr '\n' ' ')
+    # clang reports depend(out) as inout to OMPT (libomp 14), so H->I, a
+    # write after a write that reads nothing, is reported as RAW; the WAW
+    # rule itself is checked in test_hazards.c
+    check "deps: edges and hazards" "$edges" \
+        "A->B RAW B->C RAW C->J WAR D->E RAW D->F RAW E->G RAW E->H WAR F->G RAW F->H WAR H->I RAW "
+    check "deps: dependencies counted in the profile" "$(json deps .totals.dependencies)" 10
+    clean deps
+
+    OMP_NUM_THREADS=2 TASKSCOPE_TOOLS=eventlog TASKSCOPE_EVENTLOG="$tmp/untied.log" \
+        run_ts untied -- "$progs/cases" untied 200
+    check "untied: all ran" "$(cat "$tmp/untied.stdout")" "untied 200 of 200"
+    check "untied: tasks created with the untied flag (8)" \
+        "$(grep -c 'task_create .*flags=8 ' "$tmp/untied.log")" 200
+    check "untied: tasks created = ended" "$(json untied .totals.tasks_created)" \
+        "$(json untied .totals.tasks_completed)"
+    check "untied: yields = resumes" "$(grep -c ' task_yield ' "$tmp/untied.log")" \
+        "$(grep -c ' task_resume ' "$tmp/untied.log")"
+    clean untied
+
+    run_ts nested -- "$progs/cases" nested
+    check "nested: output" "$(cat "$tmp/nested.stdout")" "nested 4"
+    check "nested: parallel regions" "$(calls nested "parallel ")" 3
+    check "nested: implicit tasks (2 outer + 2x2 inner)" "$(calls nested "implicit task ")" 6
+    clean nested
+
+    run_ts numthreads -- "$progs/cases" numthreads
+    check "numthreads: implicit tasks (1 + 3 + 2)" "$(calls numthreads "implicit task ")" 6
+    check "numthreads: threads seen" "$(json numthreads .totals.threads)" 3
+    clean numthreads
+
+    run_ts exit -- "$progs/cases" exit
+    check "exit(5) in a task: exit status passed on" "$status" 5
+    check "exit(5) in a task: the profile was written" "$(json exit '.totals.tasks_created > 0')" true
+
+    run_ts abort -- "$progs/cases" abort
+    check "abort in a task: exit status 128+6" "$status" 134
+    check "abort in a task: said why nothing was written" \
+        "$(grep -c 'killed by signal 6.*\|wrote no outputs: it was killed' "$tmp/abort.stderr")" 2
+
+    # GCC: libgomp has no OMPT; the launcher runs the binary on libomp
+    OMP_NUM_THREADS=2 run_ts gcc -- "$ex/fib-gcc" 15
+    check "gcc -fopenmp fib(15): exit status" "$status" 0
+    check "gcc -fopenmp fib(15): the launcher said it runs on libomp" \
+        "$(grep -c 'runs on LLVM.s libomp' "$tmp/gcc.stderr")" 1
+    check "gcc -fopenmp fib(15): tasks created" "$(created gcc "fib")" 1972
+    check "gcc -fopenmp fib(15): tasks ended" "$(calls gcc "fib")" 1972
+    check "gcc -fopenmp fib(15): anomalies" "$(json gcc .totals.anomalies)" 0
+
+    # measurement off: the program runs, nothing is written
+    OMP_NUM_THREADS=2 run_ts off --off -- "$ex/fib" 10
+    check "--off: exit status" "$status" 0
+    check "--off: no profile" "$([ -e "$tmp/off.out/profile.json" ] && echo yes || echo no)" no
+else
+    echo "SKIP: the OpenMP part: clang with libomp was not found at build time" \
+        "(install clang and libomp-dev, or run ./scripts/setup)"
+fi
+
+# pthreads: each start function is a task, child of the creating task
+user_preload=$progs/user_preload.so
+[ -n "${LD_PRELOAD:-}" ] && user_preload="$LD_PRELOAD:$user_preload"
+LD_PRELOAD=$user_preload run_ts threads -- "$progs/threads"
+check "threads: exit status passed on" "$status" 3
+check "threads: stdout" "$(cat "$tmp/threads.stdout")" "threads done"
+check "threads: the user's LD_PRELOAD kept" "$(grep -c 'user preload loaded into threads' "$tmp/threads.stderr")" 1
+check "threads: work tasks" "$(calls threads "work (")" 4
+check "threads: spawner tasks (ended by pthread_exit)" "$(calls threads "spawner (")" 1
+check "threads: work below spawner in the tree" "$(json threads '
+    .tree as $t | [ $t[] | select(.type | startswith("work (")) | .parent as $p |
+      $t[] | select(.node == $p) | .type ] | sort | join(",")' | sed 's/ ([^)]*)//g')" "spawner,threads"
+clean threads
+
+# more threads than TASKSCOPE_MAX_THREADS (1024, main included): one warning,
+# the program unharmed, the threads that registered measured
+run_ts many -- "$progs/threads" 10000
+check "10,000 threads: exit status" "$status" 0
+check "10,000 threads: output" "$(cat "$tmp/many.stdout")" "threads 10000"
+check "10,000 threads: one warning" "$(grep -c 'more than 1024 threads' "$tmp/many.stderr")" 1
+check "10,000 threads: the 1023 that registered measured" "$(calls many "work (")" 1023
+
+# bad input: as a shell would
+"$ts" run -- "$tmp/no-such-program" 2>"$tmp/nf.err"
+check "missing program: status 127" "$?" 127
+check "missing program: message" "$(grep -c 'command not found' "$tmp/nf.err")" 1
+touch "$tmp/notexec"
+"$ts" run -- "$tmp/notexec" 2>"$tmp/ne.err"
+check "not executable: status 126" "$?" 126
+check "not executable: message" "$(grep -c 'not executable' "$tmp/ne.err")" 1
+
+echo "$((fails == 0 ? 1 : 0)) passed, $((fails > 0 ? 1 : 0)) failed ($fails failed checks)"
+[ "$fails" -eq 0 ]
