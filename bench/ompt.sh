@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# ompt.sh - `scripts/bench ompt`: what measuring an unmodified OpenMP program
+# costs, as a user runs it (the whole process, default outputs included).
+# For each program, alternating per repetition: no tool, the counting OMPT
+# tool (bench/ompt_counting.c, the floor of OMPT), and `taskscope run`.
+# Medians of wall and CPU (user+sys) time; per-task costs divide by the
+# program's own count of explicit tasks.
+#   usage: ompt.sh BUILD_DIR THREADS REPS
+set -euo pipefail
+build=$1
+threads=$2
+reps=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export OMP_NUM_THREADS=$threads
+TIMEFORMAT='%R %U %S'
+
+median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+
+run_one() { # variant, program, args... -> appends "wall cpu" to $tmp/variant
+    local variant=$1
+    shift
+    local t
+    case $variant in
+    none) t=$({ time "$@" >"$tmp/out" 2>/dev/null; } 2>&1) ;;
+    counting) t=$({ time OMP_TOOL_LIBRARIES="$build/bench/ompt_counting.so" "$@" >"$tmp/out" 2>/dev/null; } 2>&1) ;;
+    taskscope)
+        rm -rf "$tmp/ts"
+        t=$({ time "$build/taskscope" run -o "$tmp/ts" --no-summary -- "$@" >"$tmp/out" 2>/dev/null; } 2>&1)
+        ;;
+    esac
+    echo "$t" | awk '{print $1, $2 + $3}' >>"$tmp/$variant"
+}
+
+bench_program() { # name, program, args...
+    local name=$1
+    shift
+    rm -f "$tmp/none" "$tmp/counting" "$tmp/taskscope"
+    "$@" >"$tmp/out" # warm the page cache
+    local tasks
+    tasks=$(sed -n 's/.*tasks \([0-9]*\).*/\1/p' "$tmp/out")
+    for ((r = 0; r < reps; r++)); do
+        for v in none counting taskscope; do run_one "$v" "$@"; done
+    done
+    local w0 c0 w1 c1 w2 c2
+    w0=$(cut -d' ' -f1 "$tmp/none" | median); c0=$(cut -d' ' -f2 "$tmp/none" | median)
+    w1=$(cut -d' ' -f1 "$tmp/counting" | median); c1=$(cut -d' ' -f2 "$tmp/counting" | median)
+    w2=$(cut -d' ' -f1 "$tmp/taskscope" | median); c2=$(cut -d' ' -f2 "$tmp/taskscope" | median)
+    awk -v n="$name" -v t="$tasks" -v w0="$w0" -v c0="$c0" -v w1="$w1" -v c1="$c1" -v w2="$w2" \
+        -v c2="$c2" -v th="$threads" 'function line(m, v, u) {
+            printf "{\"bench\":\"ompt\",\"variant\":\"%s\",\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"%s\",\"threads\":%d}\n", n, m, v, u, th }
+        BEGIN {
+            line("tasks", t, "tasks"); line("wall_no_tool", w0, "s"); line("wall_counting_tool", w1, "s")
+            line("wall_taskscope", w2, "s"); line("ratio_to_counting_tool", w2 / w1, "x")
+            line("ratio_to_no_tool", w2 / w0, "x")
+            line("added_ns_per_task", (w2 - w0) * 1e9 / t, "ns")
+            line("added_cpu_ns_per_task", (c2 - c0) * 1e9 / t, "ns")
+            line("counting_tool_added_ns_per_task", (w1 - w0) * 1e9 / t, "ns") }'
+}
+
+bench_program fib "$build/examples/fib" 27
+bench_program nqueens "$build/examples/nqueens" 11
+bench_program factorisation "$build/examples/cholesky" 16 64
