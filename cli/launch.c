@@ -159,8 +159,9 @@ static int adapter_path(const char *name, char *out, size_t len)
     return -1;
 }
 
-/* Prepends value to the colon-separated list in variable var. */
-static void prepend(const char *var, const char *value)
+/* Adds value to the colon-separated list in variable var: in front
+ * (first != 0), or after the user's own entries. */
+static void list_add(const char *var, const char *value, int first)
 {
     const char *old = getenv(var);
     if (!old || !*old) {
@@ -171,26 +172,8 @@ static void prepend(const char *var, const char *value)
     char *v = malloc(len);
     if (!v)
         return;
-    snprintf(v, len, "%s:%s", value, old);
+    snprintf(v, len, "%s:%s", first ? value : old, first ? old : value);
     setenv(var, v, 1);
-    free(v);
-}
-
-/* Appends value to the space/colon-separated LD_PRELOAD, keeping the user's
- * own libraries first. */
-static void append_preload(const char *value)
-{
-    const char *old = getenv("LD_PRELOAD");
-    if (!old || !*old) {
-        setenv("LD_PRELOAD", value, 1);
-        return;
-    }
-    size_t len = strlen(value) + strlen(old) + 2;
-    char *v = malloc(len);
-    if (!v)
-        return;
-    snprintf(v, len, "%s:%s", old, value);
-    setenv("LD_PRELOAD", v, 1);
     free(v);
 }
 
@@ -248,7 +231,7 @@ int tscope_launch_prepare(const struct tscope_launch *l, int adapter, const char
                     prog);
             return -1;
         }
-        append_preload(lib);
+        list_add("LD_PRELOAD", lib, 0);
         return 0;
     }
     if (adapter_path("libtaskscope-ompt.so", lib, sizeof lib)) {
@@ -271,9 +254,9 @@ int tscope_launch_prepare(const struct tscope_launch *l, int adapter, const char
                 "taskscope: %s was built with GCC's OpenMP (libgomp, no tools interface): it runs "
                 "on LLVM's libomp instead, which implements the same GOMP_ entry points\n",
                 prog);
-        prepend("LD_LIBRARY_PATH", tmpdir);
+        list_add("LD_LIBRARY_PATH", tmpdir, 1);
     }
-    prepend("OMP_TOOL_LIBRARIES", lib);
+    list_add("OMP_TOOL_LIBRARIES", lib, 1);
     return 0;
 }
 

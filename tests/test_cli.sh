@@ -60,7 +60,7 @@ TASKSCOPE_MODE=fast "$ts" run --no-summary -o "$tmp/bad" -- "$example" 5000 1 >/
 [ -s "$tmp/bad/profile.json" ] || fail "outputs after bad env"
 
 echo "-- a program without the library"
-"$ts" run -o "$tmp/none" -- true 2>"$tmp/stderr4" || fail "true failed"
+"$ts" run --no-preload -o "$tmp/none" -- true 2>"$tmp/stderr4" || fail "true failed"
 grep -q "wrote no outputs" "$tmp/stderr4" || fail "no-output note"
 [ ! -e "$tmp/none" ] || fail "empty folder left behind"
 
