@@ -62,7 +62,9 @@ clean() { # name: no anomalies, nothing unfinished, no negative or inverted time
 if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
     # fib(n) creates 2*fib(n+1)-2 tasks beyond the root call
     for threads in 1 2 4; do
-        OMP_NUM_THREADS=$threads run_ts fib$threads -- "$ex/fib" 18
+        fold=1
+        [ "$threads" = 1 ] && fold=0 # one path per task, for the nesting check below
+        OMP_NUM_THREADS=$threads TASKSCOPE_TREE_FOLD=$fold run_ts fib$threads -- "$ex/fib" 18
         check "fib(18) at $threads threads: exit status" "$status" 0
         check "fib(18) at $threads threads: tasks created" "$(created fib$threads "fib (")" 8360
         check "fib(18) at $threads threads: tasks ended" "$(calls fib$threads "fib (")" 8360
@@ -71,6 +73,11 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
             "$(calls fib$threads "implicit task main")" "$threads"
         clean fib$threads
     done
+    # recursion folded (the default): one tree node per task type pattern
+    check "fib(18) at 2 threads: tree nodes with recursion folded" \
+        "$(json fib2 '.tree | length < 20')" true
+    check "fib(18) at 2 threads: tasks in the tree" \
+        "$(json fib2 '[.tree[] | select(.type | startswith("fib (")) | .calls] | add')" 8360
     # the program's own output is unchanged
     OMP_NUM_THREADS=2 "$ex/fib" 18 >"$tmp/fib.plain"
     check "fib: stdout as without taskscope" "$(cat "$tmp/fib2.stdout")" "$(cat "$tmp/fib.plain")"
@@ -78,7 +85,7 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
 
     # at one thread a task's children (and its taskwait) run nested in it:
     # every fib node's inclusive time is its exclusive time plus its
-    # children's inclusive times
+    # children's inclusive times (with a node per path: TASKSCOPE_TREE_FOLD=0)
     check "fib at 1 thread: fib nodes where incl != excl + children" "$(json fib1 '
         .tree as $t |
         ($t | group_by(.parent) | map({key: (.[0].parent | tostring), value: (map(.incl_ns) | add)})

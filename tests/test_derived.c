@@ -122,8 +122,99 @@ static void hand_built_set(void)
     ASSERT_OK(tscope_finalize());
 }
 
+/* A recursion a -> b -> a -> b -> c, each task nested in the one before
+ * (start/end on one thread, 10 ns of own work each), run `times` times.
+ * Returns the snapshot (caller frees). */
+static tscope_type_t r_a, r_b, r_c;
+
+static struct tscope__profile *recursion(int times)
+{
+    harness_init();
+    r_a = type_named("r_a");
+    r_b = type_named("r_b");
+    r_c = type_named("r_c");
+    tscope_type_t chain[5] = {r_a, r_b, r_a, r_b, r_c};
+    uint64_t t = 0, id = 1;
+    for (int rep = 0; rep < times; rep++) {
+        for (int i = 0; i < 5; i++) {
+            at(t += 10);
+            ASSERT_OK(tscope_task_start(id + (uint64_t)i, chain[i]));
+        }
+        for (int i = 5; i-- > 0;) {
+            at(t += 10);
+            ASSERT_OK(tscope_task_end(id + (uint64_t)i));
+        }
+        id += 5;
+    }
+    ASSERT_OK(tscope_flush());
+    struct tscope__profile *p = tscope__profile_snapshot();
+    ASSERT(p != NULL);
+    ASSERT_OK(tscope_finalize());
+    return p;
+}
+
+/* The path index of `type` below node `parent`, or -1. */
+static int child_node(const struct tscope__profile *p, uint32_t parent, tscope_type_t type)
+{
+    for (uint32_t i = 1; i < p->nnodes; i++)
+        if (p->nodes[i].parent == parent && p->nodes[i].type == type)
+            return (int)i;
+    return -1;
+}
+
+static void tree_folding(void)
+{
+    /* folded (the default): root, a, a/b, a/b/c; the inner a and b count in
+     * the outer nodes; the type-level edges stay exact */
+    struct tscope__profile *p = recursion(3);
+    ASSERT_EQ(p->nnodes, 4);
+    int na = child_node(p, 0, r_a), nb = child_node(p, (uint32_t)na, r_b);
+    ASSERT(na > 0 && nb > 0 && child_node(p, (uint32_t)nb, r_c) > 0);
+    ASSERT_EQ(p->nodes[na].calls, 6);
+    ASSERT_EQ(p->nodes[nb].calls, 6);
+    ASSERT_NEAR(p->nodes[na].excl, 6 * 20, 0); /* each task: 10 ns before and after its child */
+    uint64_t ab = 0, ba = 0, bc = 0;
+    for (uint32_t i = 0; i < p->nedges; i++) {
+        const struct tscope__pedge *e = &p->edges[i];
+        if (e->from == r_a && e->to == r_b)
+            ab = e->count;
+        if (e->from == r_b && e->to == r_a)
+            ba = e->count;
+        if (e->from == r_b && e->to == r_c)
+            bc = e->count;
+    }
+    ASSERT_EQ(ab, 6);
+    ASSERT_EQ(ba, 3);
+    ASSERT_EQ(bc, 3);
+    tscope__profile_free(p);
+
+    /* unfolded: one node per path */
+    setenv("TASKSCOPE_TREE_FOLD", "0", 1);
+    p = recursion(2);
+    ASSERT_EQ(p->nnodes, 6);
+    tscope__profile_free(p);
+
+    /* unfolded, depth 3: a, a/b, a/b/a; the inner b counts in a/b/b's place
+     * at depth 3 (below a/b), c below a/b too */
+    setenv("TASKSCOPE_TREE_DEPTH", "3", 1);
+    p = recursion(1);
+    na = child_node(p, 0, r_a);
+    nb = child_node(p, (uint32_t)na, r_b);
+    ASSERT(child_node(p, (uint32_t)nb, r_a) > 0);
+    ASSERT(child_node(p, (uint32_t)nb, r_b) > 0);
+    ASSERT(child_node(p, (uint32_t)nb, r_c) > 0);
+    ASSERT_EQ(p->nnodes, 6);
+    for (uint32_t i = 1; i < p->nnodes; i++)
+        ASSERT(p->nodes[i].parent == 0 || p->nodes[p->nodes[i].parent].parent == 0 ||
+               p->nodes[p->nodes[p->nodes[i].parent].parent].parent == 0);
+    tscope__profile_free(p);
+    unsetenv("TASKSCOPE_TREE_FOLD");
+    unsetenv("TASKSCOPE_TREE_DEPTH");
+}
+
 int main(void)
 {
     RUN(hand_built_set);
+    RUN(tree_folding);
     return 0;
 }

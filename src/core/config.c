@@ -263,6 +263,20 @@ static int p_sort(struct tscope__config *c, const char *v)
     return -1;
 }
 
+static int p_tree_fold(struct tscope__config *c, const char *v)
+{
+    return tscope__parse_bool(v, &c->tree_fold);
+}
+
+static int p_tree_depth(struct tscope__config *c, const char *v)
+{
+    uint64_t n;
+    if (parse_u64(v, 0, 65535, &n))
+        return -1;
+    c->tree_depth = (uint32_t)n;
+    return 0;
+}
+
 static int p_rows(struct tscope__config *c, const char *v)
 {
     uint64_t n;
@@ -410,6 +424,14 @@ static const struct var vars[] = {
      "tasks kept in the instance graph; past it type-level data continues and the cut-off is "
      "reported",
      p_cap},
+    {"TASKSCOPE_TREE_FOLD", "1", "1/0, true/false, yes/no, on/off",
+     "fold recursion in the task tree: a path that re-enters a task type already on it "
+     "collapses into that node (a recursive program gets one node per type, not per task)",
+     p_tree_fold},
+    {"TASKSCOPE_TREE_DEPTH", "0", "0 (no limit) to 65535",
+     "deepest path of the task tree; deeper tasks count in the node of their type at that "
+     "depth (as TAU_CALLPATH_DEPTH)",
+     p_tree_depth},
     {"TASKSCOPE_INSTANCE_SAMPLE", "1", "a fraction from 0 to 1",
      "fraction of tasks recorded in the instance graph (chosen by a hash of the task id)",
      p_sample},

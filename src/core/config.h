@@ -35,6 +35,8 @@ struct tscope__config {
     uint32_t period_ms; /* consumer wake-up period */
     uint32_t batch;     /* records per ring per store-lock hold */
     uint64_t instance_cap;
+    int tree_fold;       /* fold recursive paths of the task tree */
+    uint32_t tree_depth; /* deepest task-tree path; 0: no limit */
     double instance_sample;
     int filter_flags; /* 0: any; else TSCOPE_TASK_* bits that must be set */
     uint32_t filter_depth_min, filter_depth_max;

@@ -31,8 +31,8 @@ void tscope__store_flush_leaves(struct tscope__store *s)
     node->calls += n;
     node->excl += b->acc.sum;
     node->incl += b->acc.sum;
-    if (b->node && node->edge != TSCOPE__NONE)
-        s->edges[node->edge].count += n;
+    if (b->edge != TSCOPE__NONE)
+        s->edges[b->edge].count += n;
     s->created += n;
     s->completed += n;
     tscope__type_saw_thread(s, b->type, b->thread);
@@ -67,7 +67,7 @@ int tscope__store_apply_leaf(struct tscope__store *s, uint32_t thread,
         b->thread = thread;
         b->pnode = pnode;
         b->type = start->type;
-        b->node = tscope__settle_node(s, pnode, ptype, start->type);
+        b->node = tscope__settle_node(s, pnode, ptype, start->type, &b->edge);
     }
     uint64_t d = end->ts - start->ts;
     tscope__acc_add(&b->acc, d);

@@ -37,26 +37,58 @@ static uint32_t edge_index(struct tscope__store *s, uint16_t from, uint16_t to)
     return idx;
 }
 
-/* The tree node for `type` below node `parent` (created on first use; its
- * type-level edge is found once, then kept in the node). */
-static uint32_t node_child(struct tscope__store *s, uint32_t parent, uint16_t ptype, uint16_t type)
+/* The node a step to `type` below node `parent` lands on, without the
+ * caches: folded into the ancestor of that type when recursion folding is
+ * on (a path that re-enters a type already on it collapses into that node,
+ * so a recursive program gets one node per type pattern, not one per
+ * task), below the ancestor at depth TASKSCOPE_TREE_DEPTH - 1 when the path
+ * would be deeper, else a new node.  0 (the root) on memory exhaustion. */
+static uint32_t node_land(struct tscope__store *s, uint32_t parent, uint16_t ptype, uint16_t type)
+{
+    if (s->cfg.tree_fold)
+        for (uint32_t a = parent; a != 0 && a != TSCOPE__NONE; a = s->nodes[a].parent)
+            if (s->nodes[a].type == type)
+                return a;
+    uint32_t depth = s->nodes[parent].depth + 1u;
+    if (s->cfg.tree_depth && depth > s->cfg.tree_depth) {
+        uint32_t a = parent;
+        while (s->nodes[a].depth + 1u > s->cfg.tree_depth)
+            a = s->nodes[a].parent;
+        uint32_t edge;
+        return tscope__settle_node(s, a, a ? s->nodes[a].type : TSCOPE__ROOT_TYPE, type, &edge);
+    }
+    if (tscope__grow(&s->nodes, &s->cap_nodes, s->nnodes, sizeof *s->nodes))
+        return 0; /* out of memory: account to the root */
+    uint32_t idx = s->nnodes++;
+    s->nodes[idx] = (struct tscope__node){
+        parent, type, (uint16_t)(depth > 0xFFFF ? 0xFFFF : depth), edge_index(s, ptype, type), 0,
+        0,      0};
+    return idx;
+}
+
+uint32_t tscope__settle_node(struct tscope__store *s, uint32_t parent, uint16_t ptype,
+                             uint16_t type, uint32_t *edge)
 {
     uint64_t key = ((uint64_t)parent << 16 | type) + 1;
     struct tscope__node_cache *c = &s->node_cache[tscope__mix64(key) % TSCOPE__NODE_CACHE];
-    if (c->key == key)
+    if (c->key == key) {
+        *edge = c->edge;
         return c->node;
+    }
     uint32_t idx;
     if (!tscope__u64map_get(&s->node_map, key, &idx)) {
-        if (tscope__grow(&s->nodes, &s->cap_nodes, s->nnodes, sizeof *s->nodes))
-            return 0; /* out of memory: account to the root */
-        idx = s->nnodes;
-        if (tscope__u64map_put(&s->node_map, key, idx))
+        idx = node_land(s, parent, ptype, type);
+        if (idx == 0 || tscope__u64map_put(&s->node_map, key, idx)) {
+            *edge = edge_index(s, ptype, type);
             return 0;
-        s->nodes[s->nnodes++] =
-            (struct tscope__node){parent, type, edge_index(s, ptype, type), 0, 0, 0};
+        }
     }
+    /* a node reached from its own parent counts in its own edge; a folded
+     * step counts in the edge between the types it really connects */
+    *edge = s->nodes[idx].parent == parent ? s->nodes[idx].edge : edge_index(s, ptype, type);
     c->key = key;
     c->node = idx;
+    c->edge = *edge;
     return idx;
 }
 
@@ -72,17 +104,13 @@ void tscope__settle_release_parent(struct tscope__store *s, uint32_t slot)
         tscope__task_free(s, p);
 }
 
-uint32_t tscope__settle_node(struct tscope__store *s, uint32_t pnode, uint16_t ptype, uint16_t type)
-{
-    return node_child(s, pnode, ptype, type);
-}
-
 uint32_t tscope__settle_path_step(struct tscope__store *s, uint32_t pnode, uint16_t ptype,
                                   uint16_t type)
 {
-    uint32_t node = node_child(s, pnode, ptype, type);
-    if (node && s->nodes[node].edge != TSCOPE__NONE)
-        s->edges[s->nodes[node].edge].count++;
+    uint32_t edge;
+    uint32_t node = tscope__settle_node(s, pnode, ptype, type, &edge);
+    if (edge != TSCOPE__NONE)
+        s->edges[edge].count++;
     return node;
 }
 

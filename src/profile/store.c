@@ -30,7 +30,7 @@ struct tscope__store *tscope__store_new(const struct tscope__config *cfg, uint64
         tscope__store_free(s);
         return NULL;
     }
-    s->nodes[0] = (struct tscope__node){TSCOPE__NONE, 0, TSCOPE__NONE, 0, 0, 0}; /* the root */
+    s->nodes[0] = (struct tscope__node){TSCOPE__NONE, 0, 0, TSCOPE__NONE, 0, 0, 0}; /* the root */
     s->nnodes = 1;
     return s;
 }

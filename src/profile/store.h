@@ -95,15 +95,19 @@ struct tscope__type_acc {
 struct tscope__node {
     uint32_t parent; /* node index; TSCOPE__NONE for the root */
     uint16_t type;
-    uint32_t edge; /* the type-level edge this path step counts in */
+    uint16_t depth; /* the root is 0 */
+    uint32_t edge;  /* the type-level edge of (parent's type -> type) */
     uint64_t calls, excl, incl;
 };
 
-/* Direct-mapped cache in front of node_map: (parent node, type) -> node. */
+/* Direct-mapped cache in front of node_map: (parent node, type) -> node,
+ * and the type-level edge a task taking that step counts in (not the
+ * node's own edge when the step folded into an ancestor). */
 #define TSCOPE__NODE_CACHE 256
 struct tscope__node_cache {
     uint64_t key;
     uint32_t node;
+    uint32_t edge;
 };
 
 struct tscope__edge {
@@ -140,6 +144,7 @@ struct tscope__leaf_batch {
     uint32_t thread;
     uint32_t pnode; /* parent's tree node */
     uint32_t node;  /* the leaves' tree node */
+    uint32_t edge;  /* the type-level edge they count in */
     uint16_t type;
     struct tscope__acc acc; /* durations; acc.n == 0: empty */
 };
@@ -262,10 +267,12 @@ void tscope__settle_check_terminal(struct tscope__store *s, uint32_t slot);
 /* settle.c: resolution and finalization (lock held). */
 void tscope__settle_try_resolve(struct tscope__store *s, uint32_t slot);
 void tscope__settle_release_parent(struct tscope__store *s, uint32_t slot);
-/* The tree node for `type` below node pnode (whose type is ptype), created
- * on first use. */
-uint32_t tscope__settle_node(struct tscope__store *s, uint32_t pnode, uint16_t ptype,
-                             uint16_t type);
+/* The tree node a task of `type` whose parent is at node pnode (of type
+ * ptype) counts in: created on first use, or an ancestor (recursion folding,
+ * TASKSCOPE_TREE_FOLD) or a shallower node (TASKSCOPE_TREE_DEPTH).  *edge
+ * receives the type-level edge (ptype -> type) the task counts in. */
+uint32_t tscope__settle_node(struct tscope__store *s, uint32_t pnode, uint16_t ptype, uint16_t type,
+                             uint32_t *edge);
 /* The same, counting one task on the type-level edge. */
 uint32_t tscope__settle_path_step(struct tscope__store *s, uint32_t pnode, uint16_t ptype,
                                   uint16_t type);
