@@ -62,42 +62,81 @@ static void list_outputs(const char *dir)
     closedir(d);
 }
 
-/* NAME.gp -> NAME.png with gnuplot, when both are there; 0 or 127 (no
- * gnuplot). */
-static int render(const char *outdir, const char *name)
+/* Starts gnuplot on NAME.gp in outdir (NAME.png); its pid, or -1 when the
+ * script is not there or fork failed. */
+static pid_t render_start(const char *outdir, const char *name)
 {
     char gp[PATH_MAX + 32];
     snprintf(gp, sizeof gp, "%s/%s", outdir, name);
     if (access(gp, R_OK) != 0)
-        return 0; /* the sampler did not run */
+        return -1; /* the sampler did not run */
     pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    if (chdir(outdir) != 0)
+        _exit(126);
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+        dup2(null, 1);
+        dup2(null, 2);
+    }
+    execlp("gnuplot", "gnuplot", name, (char *)NULL);
+    _exit(127);
+}
+
+/* Waits for a render_start; 127 when gnuplot is missing, else 0. */
+static int render_wait(pid_t pid, const char *outdir, const char *name)
+{
     if (pid < 0)
         return 0;
-    if (pid == 0) {
-        if (chdir(outdir) != 0)
-            _exit(126);
-        int null = open("/dev/null", O_WRONLY);
-        if (null >= 0) {
-            dup2(null, 1);
-            dup2(null, 2);
-        }
-        execlp("gnuplot", "gnuplot", name, (char *)NULL);
-        _exit(127);
-    }
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
         return 127;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        fprintf(stderr, "taskscope: gnuplot failed on %s; the data is in samples.csv\n", gp);
+        fprintf(stderr, "taskscope: gnuplot failed on %s/%s; the data is in samples.csv\n", outdir,
+                name);
     return 0;
 }
 
-/* The sampler's plots: concurrency.png and heatmap.png. */
+/* Rows of sampled data in outdir/samples.csv (the header not counted). */
+static int sample_rows(const char *outdir)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/samples.csv", outdir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    int rows = -1, c, last = '\n';
+    while ((c = getc(f)) != EOF) {
+        if (c == '\n')
+            rows++;
+        last = c;
+    }
+    if (last != '\n')
+        rows++;
+    fclose(f);
+    return rows < 0 ? 0 : rows;
+}
+
+/* The sampler's plots, concurrency.png and heatmap.png, rendered side by
+ * side; a run with too few samples for a plot gets a note instead. */
 static void render_concurrency(const char *outdir)
 {
-    if (render(outdir, "concurrency.gp") == 127 || render(outdir, "heatmap.gp") == 127)
+    int rows = sample_rows(outdir);
+    if (rows == 0)
+        return; /* no sampler */
+    if (rows < 3) {
+        fprintf(stderr,
+                "taskscope: concurrency.gp and heatmap.gp not rendered: %d sample%s only (a "
+                "shorter --sample-ms gives more; 'gnuplot concurrency.gp' in %s renders anyway)\n",
+                rows, rows == 1 ? "" : "s", outdir);
+        return;
+    }
+    pid_t a = render_start(outdir, "concurrency.gp"), b = render_start(outdir, "heatmap.gp");
+    int ra = render_wait(a, outdir, "concurrency.gp"), rb = render_wait(b, outdir, "heatmap.gp");
+    if (ra == 127 || rb == 127)
         fprintf(stderr, "taskscope: gnuplot is not installed: concurrency.gp and heatmap.gp not "
                         "rendered (apt-get install gnuplot-nox)\n");
 }
