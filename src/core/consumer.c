@@ -8,6 +8,7 @@
  * then end the round in the store (store.h explains why rounds matter).
  * Work is bounded per store-lock hold (TASKSCOPE_BATCH records), so queries
  * from other threads are never blocked for long, whatever the event flood.
+ * The records go to the subscribers in hooks.h, one call per batch.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,9 +16,9 @@
 
 #include "clock.h"
 #include "core.h"
-#include "policy/policy.h"
-#include "profile/store.h"
-#include "tool/tools.h"
+#include "hooks.h"
+
+struct tscope__hooks tscope__hooks;
 
 void tscope__consumer_wake(void)
 {
@@ -29,56 +30,20 @@ void tscope__consumer_wake(void)
     pthread_mutex_unlock(&tscope__g.cons_lock);
 }
 
-/* Hands records [from, to) of thread t to the batched tool callbacks and
- * the triggered policies, outside the store lock (they may query). */
-static void deliver_batched(struct tscope__thread *t, uint64_t from, uint64_t to)
-{
-    uint32_t triggers = atomic_load_explicit(&tscope__policy_trigger_mask, memory_order_relaxed);
-    for (uint64_t c = from; c < to; c++) {
-        const struct tscope__rec *rec = tscope__ring_slot(&t->ring, c);
-        const struct tscope__rec *ext = NULL;
-        if (tscope__rec_has_ext(rec) && c + 1 < to)
-            ext = tscope__ring_slot(&t->ring, ++c);
-        if (tscope__tools_batched_mask & tscope__tools_rec_bits(rec->kind))
-            tscope__tools_deliver(TSCOPE_TOOL_BATCHED, t->index, rec, ext);
-        if (triggers & (1u << rec->kind))
-            tscope__policy_trigger(t->index, rec);
-    }
-}
-
-/* Applies ring records [tail, head) of thread t in batches; returns the new
- * tail. */
-static uint64_t drain_ring(struct tscope__store *s, struct tscope__thread *t, uint64_t tail,
-                           uint64_t head)
+/* Hands ring records [tail, head) of thread t to the subscribers in
+ * batches of TASKSCOPE_BATCH: the profile applies each batch under its
+ * lock, then the batched subscribers see it; then the slots are released.
+ * Returns the new tail. */
+static uint64_t drain_ring(struct tscope__thread *t, uint64_t tail, uint64_t head)
 {
     struct tscope__ring *r = &t->ring;
     uint32_t batch = tscope__g.cfg.batch ? tscope__g.cfg.batch : 65536;
     while (tail < head) {
         uint64_t stop = head - tail > batch ? tail + batch : head;
         uint64_t batch_start = tail;
-        pthread_mutex_lock(&s->lock);
-        if (!tscope__g.cfg.profiler)
-            tail = stop; /* profiler off: the records are for batched tools only */
-        while (tail < stop) {
-            if (tail + 8 < head) /* hide the latency of large task tables */
-                tscope__store_prefetch(s, tscope__ring_slot(r, tail + 8));
-            const struct tscope__rec *rec = tscope__ring_slot(r, tail);
-            if (tail + 1 < head && tscope__rec_is_leaf_pair(rec, tscope__ring_slot(r, tail + 1)) &&
-                tscope__store_apply_leaf(s, t->index, rec, tscope__ring_slot(r, tail + 1)) == 0) {
-                tail += 2;
-                continue;
-            }
-            const struct tscope__rec *ext = NULL;
-            if (tscope__rec_has_ext(rec) && tail + 1 < head)
-                ext = tscope__ring_slot(r, ++tail); /* published together with rec */
-            tscope__store_apply(s, t->index, rec, ext);
-            tail++;
-        }
-        tscope__store_flush_leaves(s);
-        pthread_mutex_unlock(&s->lock);
-        if (tscope__tools_batched_mask ||
-            atomic_load_explicit(&tscope__policy_trigger_mask, memory_order_relaxed))
-            deliver_batched(t, batch_start, tail); /* tools and triggered policies */
+        tail = tscope__hooks.apply ? tscope__hooks.apply(t->index, r, tail, stop, head) : stop;
+        if (tscope__hooks.deliver_wanted && tscope__hooks.deliver_wanted())
+            tscope__hooks.deliver(t->index, r, batch_start, tail);
         tscope__ring_release(r, tail);
     }
     return tail;
@@ -87,7 +52,6 @@ static uint64_t drain_ring(struct tscope__store *s, struct tscope__thread *t, ui
 int tscope__consumer_round(void)
 {
     int busiest = 0;
-    struct tscope__store *s = tscope__g.store;
     pthread_mutex_lock(&tscope__g.cons_lock);
     tscope__g.rounds_started++;
     pthread_mutex_unlock(&tscope__g.cons_lock);
@@ -101,7 +65,7 @@ int tscope__consumer_round(void)
         uint64_t tail;
         uint64_t avail = tscope__ring_readable(&t->ring, &tail);
         if (avail)
-            tail = drain_ring(s, t, tail, tail + avail);
+            tail = drain_ring(t, tail, tail + avail);
         if (avail * 4 > t->ring.size) /* relative to this ring's size */
             busiest = 1;
         if (retired && tscope__ring_readable(&t->ring, &tail) == 0) {
@@ -109,9 +73,8 @@ int tscope__consumer_round(void)
             t->ring_freed = 1;
         }
     }
-    pthread_mutex_lock(&s->lock);
-    tscope__store_end_round(s);
-    pthread_mutex_unlock(&s->lock);
+    if (tscope__hooks.end_round)
+        tscope__hooks.end_round();
     tscope__clock_refine();
 
     pthread_mutex_lock(&tscope__g.cons_lock);

@@ -21,17 +21,16 @@
 
 #include "clock.h"
 #include "core.h"
-#include "profile/store.h"
+#include "hooks.h"
 #include "taskscope/taskscope.h"
 #include "thread_local.h"
-#include "tool/tools.h"
 
 /* Synchronous tool delivery of a record (and its EXT), if a tool wants it. */
 static __attribute__((noinline)) void
 tools_sync(struct tscope__thread *t, const struct tscope__rec *rec, const struct tscope__rec *ext)
 {
-    if (tscope__tools_sync_mask & tscope__tools_rec_bits(rec->kind))
-        tscope__tools_deliver(TSCOPE_TOOL_SYNC, t->index, rec, ext);
+    if (tscope__hooks.sync_kinds & (1u << rec->kind))
+        tscope__hooks.sync(t->index, rec, ext);
 }
 
 static int emit_slow(int run, struct tscope__rec rec, const uint64_t *ext_id)
@@ -45,16 +44,8 @@ static int emit_slow(int run, struct tscope__rec rec, const uint64_t *ext_id)
         return 0;
     }
     if (run == TSCOPE__RUN_NAIVE) {
-        struct tscope__store *s = tscope__g.store;
-        pthread_mutex_lock(&s->lock);
-        tscope__store_apply(s, t->index, &rec, ext_id ? &ext : NULL);
-        /* Applied in real order under the lock, nothing can arrive late:
-         * rounds may end as often as is cheap. */
-        if (++s->naive_since_round >= 4096) {
-            s->naive_since_round = 0;
-            tscope__store_end_round(s);
-        }
-        pthread_mutex_unlock(&s->lock);
+        if (tscope__hooks.apply_naive)
+            tscope__hooks.apply_naive(t->index, &rec, ext_id ? &ext : NULL);
         tools_sync(t, &rec, ext_id ? &ext : NULL);
         return 0;
     }
@@ -124,14 +115,14 @@ static inline int emit(uint8_t kind, uint64_t id, uint64_t arg, uint16_t type, i
     if (run == TSCOPE__RUN_OFF)
         return tscope__g.off_code;
     if (run == TSCOPE__RUN_TOOLS) { /* profiler off: synchronous tools only, no ring */
-        if (!(tscope__tools_sync_mask & tscope__tools_rec_bits(kind)))
+        if (!(tscope__hooks.sync_kinds & (1u << kind)))
             return 0; /* no tool wants this event */
         struct tscope__thread *t = tscope__tls_self;
         if (__builtin_expect(t != NULL, 1)) {
             struct tscope__rec rec = {tscope__clock_now(), id, arg, type, prio, depth, flags, kind};
             struct tscope__rec ext = {
                 .kind = TSCOPE__REC_EXT, .ts = rec.ts, .id = ext_id ? *ext_id : 0};
-            tscope__tools_deliver(TSCOPE_TOOL_SYNC, t->index, &rec, ext_id ? &ext : NULL);
+            tscope__hooks.sync(t->index, &rec, ext_id ? &ext : NULL);
             return 0;
         }
     }

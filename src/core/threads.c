@@ -15,7 +15,7 @@
 #include "core.h"
 #include "taskscope/taskscope.h"
 #include "thread_local.h"
-#include "tool/tools.h"
+#include "hooks.h"
 
 _Thread_local struct tscope__thread *tscope__tls_self __attribute__((tls_model("initial-exec")));
 
@@ -26,8 +26,8 @@ static _Atomic int limit_warned;
 static void on_thread_exit(void *arg)
 {
     struct tscope__thread *t = arg;
-    if (tscope__tools_sync_mask & (1u << TSCOPE_TOOL_EVENT_THREAD_END))
-        tscope__tools_thread(0, t->index, t->name);
+    if (tscope__hooks.thread_events & 2)
+        tscope__hooks.thread(0, t->index, t->name);
     atomic_store_explicit(&t->retired, 1, memory_order_release);
 }
 
@@ -74,8 +74,8 @@ out:
     if (t) {
         tscope__tls_self = t;
         pthread_setspecific(exit_key, t);
-        if (tscope__tools_sync_mask & (1u << TSCOPE_TOOL_EVENT_THREAD_BEGIN))
-            tscope__tools_thread(1, t->index, t->name);
+        if (tscope__hooks.thread_events & 1)
+            tscope__hooks.thread(1, t->index, t->name);
     }
     return t;
 }

@@ -26,6 +26,8 @@
 #include "core/record.h"
 #include "u64map.h"
 
+struct tscope__ring;
+
 #define TSCOPE__NONE UINT32_MAX
 #define TSCOPE__ROOT_TYPE 0xFFFFu /* parent type of tasks without a parent */
 #define TSCOPE__RUNNING_MAX 4096  /* busy threads whose type the sampler sees */
@@ -207,6 +209,14 @@ struct tscope__store {
     struct tscope__leaf_batch leaves; /* leaf.c: leaves not yet in the statistics */
     uint32_t naive_since_round;       /* naive mode: events since the last round */
 };
+
+/* The consumer hooks (drain.c; core/hooks.h says what each does), on
+ * tscope__g.store. */
+uint64_t tscope__store_apply_ring(uint32_t thread, struct tscope__ring *r, uint64_t tail,
+                                  uint64_t stop, uint64_t head);
+void tscope__store_round_done(void);
+void tscope__store_apply_naive(uint32_t thread, const struct tscope__rec *r,
+                               const struct tscope__rec *ext);
 
 /* Creates a store; cfg is copied.  NULL on memory exhaustion. */
 struct tscope__store *tscope__store_new(const struct tscope__config *cfg, uint64_t origin);

@@ -1,5 +1,9 @@
-/* lifecycle.c - tscope_init / tscope_finalize, registration entry points,
- * errors and version.
+/* lifecycle.c - the composition root: tscope_init / tscope_finalize,
+ * registration entry points, errors and version.
+ *
+ * It sits above every subsystem (core, profile, tools, sampler, policies,
+ * exporters) and is the one place that wires them together (wiring.c);
+ * the core includes nothing above itself.
  *
  * init: configuration -> clock -> store -> consumer -> switch on.
  * finalize: switch off -> stop the consumer -> drain every ring in this
@@ -11,17 +15,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "core.h"
+#include "core/clock.h"
+#include "core/core.h"
+#include "core/names.h"
+#include "core/thread_local.h"
 #include "export/output.h"
-#include "names.h"
+#include "policy/policy.h"
 #include "profile/query.h"
 #include "profile/store.h"
-#include "policy/policy.h"
 #include "sampler/sampler.h"
 #include "taskscope/taskscope.h"
-#include "thread_local.h"
 #include "tool/tools.h"
+#include "wiring.h"
 
 struct tscope__core tscope__g = {
     .off_code = TSCOPE_ESTATE,
@@ -172,6 +177,7 @@ int tscope_init(int rank, int nranks)
         goto out;
     }
     tscope__tools_load(cfg.tools, rank, nranks, cfg.max_threads);
+    tscope__wire(cfg.profiler);
     if (tscope__consumer_start()) {
         fprintf(stderr, "taskscope: error: cannot start the consumer thread; measurement off\n");
         tscope__g.off_code = 0;
@@ -220,6 +226,7 @@ int tscope_finalize(void)
         final_drain();
         uint64_t end = tscope__g.end_ticks - tscope__g.origin;
         tscope__tools_finalize((uint64_t)tscope__clock_ns(end));
+        tscope__unwire_tools();
     }
     pthread_mutex_lock(&s->lock);
     tscope__store_complete(s, tscope__g.end_ticks);

@@ -1,0 +1,48 @@
+/* hooks.h - where the subsystems built on the core plug into it.
+ *
+ * The core (rings, threads, event functions, the consumer) includes nothing
+ * above it.  What it hands records to - the profile store, the tool
+ * plugins, the triggered policies - is this table, filled by the
+ * composition root (src/lifecycle/wiring.c) at tscope_init before
+ * measurement is switched on, and emptied at the next tscope_init: readers
+ * never see it change while events flow.  An empty hook means nobody
+ * subscribed (the profiler off, no tools, no triggered policy).
+ */
+#ifndef TSCOPE_CORE_HOOKS_H
+#define TSCOPE_CORE_HOOKS_H
+
+#include <stdint.h>
+
+#include "record.h"
+#include "ring.h"
+
+struct tscope__hooks {
+    /* The profile: applies records [tail, stop) of thread's ring in one
+     * batch under its own lock (a pair or EXT record straddling stop may
+     * be read up to head) and returns the new tail. */
+    uint64_t (*apply)(uint32_t thread, struct tscope__ring *r, uint64_t tail, uint64_t stop,
+                      uint64_t head);
+    /* The end of a consumer round (store.h explains rounds). */
+    void (*end_round)(void);
+    /* Naive mode: one record applied on the producing thread. */
+    void (*apply_naive)(uint32_t thread, const struct tscope__rec *r,
+                        const struct tscope__rec *ext);
+
+    /* After each batch, outside the store lock: batched tool callbacks and
+     * triggered policies.  deliver_wanted() is the cheap test per batch. */
+    int (*deliver_wanted)(void);
+    void (*deliver)(uint32_t thread, struct tscope__ring *r, uint64_t from, uint64_t to);
+
+    /* Synchronous tool callbacks on the producing thread: one bit per
+     * record kind that some callback wants. */
+    uint32_t sync_kinds;
+    void (*sync)(uint32_t thread, const struct tscope__rec *r, const struct tscope__rec *ext);
+
+    /* Thread begin (bit 0) and end (bit 1) wanted by tools, on the thread. */
+    uint32_t thread_events;
+    void (*thread)(int begin, uint32_t index, const char *name);
+};
+
+extern struct tscope__hooks tscope__hooks;
+
+#endif

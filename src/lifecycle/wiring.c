@@ -1,0 +1,74 @@
+/* wiring.c - connects the subsystems to the core's hooks (core/hooks.h):
+ * the profile store as the consumer's main subscriber, the tool plugins
+ * (synchronous, batched, thread begin/end) and the triggered policies.
+ *
+ * The composition root (lifecycle.c) calls tscope__wire after loading the
+ * plugins and before switching measurement on; nothing here runs per event
+ * except the functions it installs.
+ */
+#include <stdatomic.h>
+
+#include "core/core.h"
+#include "core/hooks.h"
+#include "policy/policy.h"
+#include "profile/store.h"
+#include "tool/tools.h"
+#include "wiring.h"
+
+static void tools_sync(uint32_t thread, const struct tscope__rec *r, const struct tscope__rec *ext)
+{
+    tscope__tools_deliver(TSCOPE_TOOL_SYNC, thread, r, ext);
+}
+
+static int deliver_wanted(void)
+{
+    return tscope__tools_batched_mask ||
+           atomic_load_explicit(&tscope__policy_trigger_mask, memory_order_relaxed);
+}
+
+/* Hands records [from, to) of a thread's ring to the batched tool callbacks
+ * and the triggered policies, outside the store lock (they may query). */
+static void deliver(uint32_t thread, struct tscope__ring *ring, uint64_t from, uint64_t to)
+{
+    uint32_t triggers = atomic_load_explicit(&tscope__policy_trigger_mask, memory_order_relaxed);
+    for (uint64_t c = from; c < to; c++) {
+        const struct tscope__rec *rec = tscope__ring_slot(ring, c);
+        const struct tscope__rec *ext = NULL;
+        if (tscope__rec_has_ext(rec) && c + 1 < to)
+            ext = tscope__ring_slot(ring, ++c);
+        if (tscope__tools_batched_mask & tscope__tools_rec_bits(rec->kind))
+            tscope__tools_deliver(TSCOPE_TOOL_BATCHED, thread, rec, ext);
+        if (triggers & (1u << rec->kind))
+            tscope__policy_trigger(thread, rec);
+    }
+}
+
+void tscope__wire(int profiler)
+{
+    struct tscope__hooks h = {0};
+    if (profiler) {
+        h.apply = tscope__store_apply_ring;
+        h.end_round = tscope__store_round_done;
+        h.apply_naive = tscope__store_apply_naive;
+    } else {
+        h.end_round = tscope__store_round_done; /* rounds still settle the (empty) store */
+    }
+    h.deliver_wanted = deliver_wanted;
+    h.deliver = deliver;
+    for (unsigned kind = 1; kind < 32; kind++)
+        if (tscope__tools_sync_mask & tscope__tools_rec_bits(kind))
+            h.sync_kinds |= 1u << kind;
+    h.sync = tools_sync;
+    if (tscope__tools_sync_mask & (1u << TSCOPE_TOOL_EVENT_THREAD_BEGIN))
+        h.thread_events |= 1;
+    if (tscope__tools_sync_mask & (1u << TSCOPE_TOOL_EVENT_THREAD_END))
+        h.thread_events |= 2;
+    h.thread = tscope__tools_thread;
+    tscope__hooks = h;
+}
+
+void tscope__unwire_tools(void)
+{
+    tscope__hooks.sync_kinds = 0;
+    tscope__hooks.thread_events = 0;
+}

@@ -1,0 +1,59 @@
+/* drain.c - the profile store as the consumer's subscriber (core/hooks.h):
+ * a batch of ring records applied under the store lock, the end of a round,
+ * and naive mode's one record at a time.
+ *
+ * A batch holds the store lock for at most TASKSCOPE_BATCH records, so a
+ * query from another thread waits for one batch at most.  Leaves (a start
+ * followed by its end in the same ring) take the slot-free path of leaf.c;
+ * their pending batch is folded in before the lock is released.
+ */
+#include "core/core.h"
+#include "store.h"
+
+uint64_t tscope__store_apply_ring(uint32_t thread, struct tscope__ring *r, uint64_t tail,
+                                  uint64_t stop, uint64_t head)
+{
+    struct tscope__store *s = tscope__g.store;
+    pthread_mutex_lock(&s->lock);
+    while (tail < stop) {
+        if (tail + 8 < head) /* hide the latency of large task tables */
+            tscope__store_prefetch(s, tscope__ring_slot(r, tail + 8));
+        const struct tscope__rec *rec = tscope__ring_slot(r, tail);
+        if (tail + 1 < head && tscope__rec_is_leaf_pair(rec, tscope__ring_slot(r, tail + 1)) &&
+            tscope__store_apply_leaf(s, thread, rec, tscope__ring_slot(r, tail + 1)) == 0) {
+            tail += 2;
+            continue;
+        }
+        const struct tscope__rec *ext = NULL;
+        if (tscope__rec_has_ext(rec) && tail + 1 < head)
+            ext = tscope__ring_slot(r, ++tail); /* published together with rec */
+        tscope__store_apply(s, thread, rec, ext);
+        tail++;
+    }
+    tscope__store_flush_leaves(s);
+    pthread_mutex_unlock(&s->lock);
+    return tail;
+}
+
+void tscope__store_round_done(void)
+{
+    struct tscope__store *s = tscope__g.store;
+    pthread_mutex_lock(&s->lock);
+    tscope__store_end_round(s);
+    pthread_mutex_unlock(&s->lock);
+}
+
+void tscope__store_apply_naive(uint32_t thread, const struct tscope__rec *r,
+                               const struct tscope__rec *ext)
+{
+    struct tscope__store *s = tscope__g.store;
+    pthread_mutex_lock(&s->lock);
+    tscope__store_apply(s, thread, r, ext);
+    /* Applied in real order under the lock, nothing can arrive late:
+     * rounds may end as often as is cheap. */
+    if (++s->naive_since_round >= 4096) {
+        s->naive_since_round = 0;
+        tscope__store_end_round(s);
+    }
+    pthread_mutex_unlock(&s->lock);
+}
