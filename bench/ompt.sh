@@ -59,5 +59,5 @@ bench_program() { # name, program, args...
 }
 
 bench_program fib "$build/examples/fib" 27
-bench_program nqueens "$build/examples/nqueens" 11
-bench_program factorisation "$build/examples/cholesky" 16 64
+bench_program nqueens "$build/examples/nqueens" 12
+bench_program factorisation "$build/examples/cholesky" 24 96
