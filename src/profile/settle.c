@@ -226,7 +226,7 @@ void tscope__settle_record_instance(struct tscope__store *s, const struct tscope
         s->cut_off++;
         return;
     }
-    if (tscope__grow(&s->inst, &s->cap_inst, s->ninst, sizeof *s->inst)) {
+    if (tscope__grow_uninit(&s->inst, &s->cap_inst, s->ninst, sizeof *s->inst)) {
         s->cut_off++;
         return;
     }
