@@ -499,9 +499,11 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t ep, om
          * fork or at shutdown, after taskscope wrote its outputs; so the
          * worker's implicit task ends here and the wait counts as idle. */
         struct tstate *st = self;
-        int i = current_task(st);
-        if (i >= 0)
+        int i = task && task->value ? find_task(st, full_id(task->value)) : -1;
+        if (i >= 0) {
             end_frame(st, i, 0);
+            task->value = 0; /* ended: a task_schedule back to it in the barrier is no resume */
+        }
         return;
     }
     uint32_t type = type_of(KEY(TAG_SYNC + kind, codeptr));
