@@ -121,13 +121,15 @@ static int sample_rows(const char *outdir)
 }
 
 /* The sampler's plots, concurrency.png and heatmap.png, rendered side by
- * side; a run with too few samples for a plot gets a note instead. */
+ * side; a run with too few samples for a plot (fewer than 5: a run shorter
+ * than 4 sampling periods, where a plot shows next to nothing and gnuplot
+ * would add ~0.1 s) gets a note instead. */
 static void render_concurrency(const char *outdir)
 {
     int rows = sample_rows(outdir);
     if (rows == 0)
         return; /* no sampler */
-    if (rows < 3) {
+    if (rows < 5) {
         fprintf(stderr,
                 "taskscope: concurrency.gp and heatmap.gp not rendered: %d sample%s only (a "
                 "shorter --sample-ms gives more; 'gnuplot concurrency.gp' in %s renders anyway)\n",

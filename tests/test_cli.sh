@@ -23,7 +23,7 @@ grep -q "sorted 200000 integers with 2 threads: ok" "$tmp/stdout" || fail "examp
 grep -q "^leaf_sort " "$tmp/stderr" || fail "summary printed: $(cat "$tmp/stderr")"
 grep -q "taskscope: outputs of .* in $tmp/out/" "$tmp/stderr" || fail "outputs location"
 # a run shorter than the 1 s sampling period has too few samples to plot
-grep -q "concurrency.gp and heatmap.gp not rendered: [12] samples\? only" "$tmp/stderr" \
+grep -q "concurrency.gp and heatmap.gp not rendered: [1-4] samples\? only" "$tmp/stderr" \
   || fail "too-few-samples note: $(cat "$tmp/stderr")"
 [ ! -e "$tmp/out/concurrency.png" ] || fail "a plot of too few samples rendered"
 for f in profile.json types.csv counters.csv taskgraph.dot tasktree.txt; do
