@@ -136,26 +136,26 @@ int tscope_launch_inspect(const char *prog, struct tscope_launch *l)
     return 0;
 }
 
-/* The folder of the running taskscope binary: the adapters lie next to it
- * (build tree) or in ../lib* (installed). */
-static int adapter_path(const char *name, char *out, size_t len)
+/* The path of adapter library `name`, next to the running taskscope binary
+ * (build tree) or in ../lib* (installed); -1 with a one-line message that
+ * prog runs unprofiled when it is in neither. */
+static int adapter_path(const char *name, const char *prog, char *out, size_t len)
 {
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
-        return -1;
-    self[n] = 0;
+    self[n > 0 ? n : 0] = 0;
     char *slash = strrchr(self, '/');
-    if (!slash)
-        return -1;
-    *slash = 0;
     static const char *const rel[] = {"", "/../lib", "/../lib64", "/../lib/x86_64-linux-gnu"};
-    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
+    for (size_t i = 0; slash && i < sizeof rel / sizeof *rel; i++) {
+        *slash = 0;
         if ((size_t)snprintf(out, len, "%.*s%s/%s", PATH_MAX / 2, self, rel[i], name) >= len)
             continue;
         if (access(out, R_OK) == 0)
             return 0;
     }
+    fprintf(stderr,
+            "taskscope: %s not found next to taskscope or in its ../lib: %s runs unprofiled\n",
+            name, prog);
     return -1;
 }
 
@@ -224,23 +224,13 @@ int tscope_launch_prepare(const struct tscope_launch *l, int adapter, const char
     if (adapter == TSCOPE_ADAPT_NONE)
         return 0;
     if (adapter == TSCOPE_ADAPT_PTHREAD) {
-        if (adapter_path("libtaskscope-pthread.so", lib, sizeof lib)) {
-            fprintf(stderr,
-                    "taskscope: libtaskscope-pthread.so not found next to taskscope: %s "
-                    "runs unprofiled\n",
-                    prog);
+        if (adapter_path("libtaskscope-pthread.so", prog, lib, sizeof lib))
             return -1;
-        }
         list_add("LD_PRELOAD", lib, 0);
         return 0;
     }
-    if (adapter_path("libtaskscope-ompt.so", lib, sizeof lib)) {
-        fprintf(stderr,
-                "taskscope: libtaskscope-ompt.so not found next to taskscope (built without "
-                "omp-tools.h?): %s runs unprofiled\n",
-                prog);
-        return -1;
-    }
+    if (adapter_path("libtaskscope-ompt.so", prog, lib, sizeof lib))
+        return -1; /* built without omp-tools.h, say */
     if (l->uses_libgomp && !l->uses_libomp) {
         if (libomp_as_libgomp(tmpdir, tmplen)) {
             tmpdir[0] = 0;

@@ -145,6 +145,18 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
     check "numthreads: threads seen" "$(json numthreads .totals.threads)" 3
     clean numthreads
 
+    # libomp reports a taskloop and its tasks inside itself: both are named by
+    # the program's line of the construct
+    OMP_NUM_THREADS=2 run_ts taskloop -- "$progs/cases" taskloop
+    check "taskloop: output" "$(cat "$tmp/taskloop.stdout")" "taskloop 4950"
+    loc=$(json taskloop '.types[] | select(.name | startswith("taskloop ")) | .name' | sed 's/^taskloop //')
+    check "taskloop: the construct named by the program's line" "$(echo "$loc" | grep -c 'cases\.c:[0-9]')" 1
+    check "taskloop: its 10 tasks named by the same line" \
+        "$(json taskloop "[.types[] | select(.name == \"task $loc\") | .calls] | add // 0")" 10
+    check "taskloop: nothing named inside the runtime" \
+        "$(json taskloop '[.types[] | select(.name | test("inside the OpenMP runtime"))] | length')" 0
+    clean taskloop
+
     run_ts exit -- "$progs/cases" exit
     check "exit(5) in a task: exit status passed on" "$status" 5
     check "exit(5) in a task: the profile was written" "$(json exit '.totals.tasks_created > 0')" true

@@ -130,17 +130,24 @@ static const char *work_name(int kind)
 }
 
 static const void *runtime_code; /* an address inside the OpenMP runtime */
-static tscope_type_t type_initial, type_in_runtime;
+static tscope_type_t type_initial;
 
-/* Registers a type name, cut to the 255 bytes a name may have. */
+/* Registers a type name, cut to the 255 bytes a name may have; 0 (untyped)
+ * when it cannot be registered. */
 static uint32_t register_name(char *name)
 {
     if (strlen(name) > 255)
         name[255] = 0;
     tscope_type_t t = 0;
-    if (tscope_type_register(name, &t))
-        return type_in_runtime;
-    return t;
+    return tscope_type_register(name, &t) ? 0 : t;
+}
+
+/* The type of what the runtime reports at an address inside itself with
+ * nothing better to name it by (rare: registered when first needed). */
+static uint32_t type_in_runtime(void)
+{
+    char name[] = "task (inside the OpenMP runtime)";
+    return register_name(name);
 }
 
 /* Strips "parallel " from a parallel region's type name: its location. */
@@ -391,7 +398,7 @@ static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_dat
     uint32_t type = type_of(KEY(TAG_TASK, codeptr));
     if (!type) { /* created inside the runtime: a taskloop's task */
         struct tstate *st = state();
-        type = st && st->taskloop_type ? st->taskloop_type : type_in_runtime;
+        type = st && st->taskloop_type ? st->taskloop_type : type_in_runtime();
     }
     tscope_task_create(id, enc && enc->value ? full_id(enc->value) : 0, type, map_flags(flags),
                        depth, 0);
@@ -450,7 +457,7 @@ static void on_implicit_task(ompt_scope_endpoint_t ep, ompt_data_t *parallel, om
         tscope_task_start(id, type_initial);
     } else {
         uint64_t pv = parallel ? parallel->value : 0;
-        uint32_t type = pv ? type_of(KEY(TAG_IMPLICIT, pv >> 48)) : type_in_runtime;
+        uint32_t type = pv ? type_of(KEY(TAG_IMPLICIT, pv >> 48)) : type_in_runtime();
         tscope_task_create(id, pv ? full_id(pv) : 0, type, 0, 0, 0);
         tscope_task_begin(id, 0);
     }
@@ -487,7 +494,6 @@ static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *enc, int flags, 
 static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t ep, ompt_data_t *parallel,
                            ompt_data_t *task, const void *codeptr)
 {
-    (void)task;
     if (ep == ompt_scope_end) {
         end_construct(F_SYNC);
         return;
@@ -510,7 +516,7 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t ep, om
     if (!type) /* reported at an address inside libomp: name it by its region */
         type = parallel && parallel->value
                    ? type_of(KEY(TAG_REGION_SYNC + kind, parallel->value >> 48))
-                   : type_in_runtime;
+                   : type_in_runtime();
     start_construct(type, F_SYNC, NULL);
 }
 
@@ -548,7 +554,7 @@ static void on_work(ompt_work_t kind, ompt_scope_endpoint_t ep, ompt_data_t *par
         const void *ra = program_caller();
         type = type_of(KEY(TAG_TASKLOOP, ra));
         if (st)
-            st->taskloop_type = ra ? type_of(KEY(TAG_TASK, ra)) : type_in_runtime;
+            st->taskloop_type = ra ? type_of(KEY(TAG_TASK, ra)) : type_in_runtime();
     } else {
         type = type_of(KEY(TAG_WORK + kind, codeptr));
     }
@@ -648,9 +654,7 @@ static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *da
     }
     rank_bits = tscope_task_id_next() & ~ID_MASK;
     runtime_code = (const void *)lookup;
-    type_in_runtime = 0;
-    char in_runtime[] = "task (inside the OpenMP runtime)", initial[] = "initial task";
-    type_in_runtime = register_name(in_runtime);
+    char initial[] = "initial task";
     type_initial = register_name(initial);
     ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
     if (!set) {

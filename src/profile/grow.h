@@ -7,32 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* tscope__grow without zeroing the new entries: for append-only arrays
- * whose entries are written whole (the instance graph), where zeroing
- * megabytes only to overwrite them costs a second pass over fresh pages. */
-static inline int tscope__grow_uninit(void *arr, uint32_t *cap, uint64_t need, size_t elem)
-{
-    if (need < *cap)
-        return 0;
-    uint64_t n = (uint64_t)*cap * 2;
-    if (n < need + 1)
-        n = need + 1;
-    if (n < 16)
-        n = 16;
-    if (n > UINT32_MAX)
-        return -1;
-    void **p = (void **)arr;
-    void *a = realloc(*p, (size_t)n * elem);
-    if (!a)
-        return -1;
-    *p = a;
-    *cap = (uint32_t)n;
-    return 0;
-}
-
-/* Makes index `need` valid in *arr (an array of *cap items of elem bytes).
- * Returns 0, or -1 with *arr and *cap unchanged. */
-static inline int tscope__grow(void *arr, uint32_t *cap, uint64_t need, size_t elem)
+/* Makes index `need` valid in *arr (an array of *cap items of elem bytes),
+ * zeroing the new entries when `zero` is set.  Returns 0, or -1 with *arr
+ * and *cap unchanged. */
+static inline int tscope__grow_array(void *arr, uint32_t *cap, uint64_t need, size_t elem, int zero)
 {
     if (need < *cap)
         return 0;
@@ -47,10 +25,25 @@ static inline int tscope__grow(void *arr, uint32_t *cap, uint64_t need, size_t e
     char *a = realloc(*p, (size_t)n * elem);
     if (!a)
         return -1;
-    memset(a + (size_t)*cap * elem, 0, (size_t)(n - *cap) * elem);
+    if (zero)
+        memset(a + (size_t)*cap * elem, 0, (size_t)(n - *cap) * elem);
     *p = a;
     *cap = (uint32_t)n;
     return 0;
+}
+
+/* The usual growth: new entries zeroed. */
+static inline int tscope__grow(void *arr, uint32_t *cap, uint64_t need, size_t elem)
+{
+    return tscope__grow_array(arr, cap, need, elem, 1);
+}
+
+/* For append-only arrays whose entries are written whole (the instance
+ * graph): zeroing megabytes only to overwrite them costs a second pass over
+ * fresh pages. */
+static inline int tscope__grow_uninit(void *arr, uint32_t *cap, uint64_t need, size_t elem)
+{
+    return tscope__grow_array(arr, cap, need, elem, 0);
 }
 
 #endif

@@ -4,6 +4,7 @@
  *   cases untied N    N untied tasks that yield and may migrate
  *   cases nested      a parallel region of 2 inside one of 2
  *   cases numthreads  regions of 1, 3 and 2 threads (omp_set_num_threads)
+ *   cases taskloop    a taskloop of 100 iterations in tasks of 10
  *   cases exit        exit(5) from inside a task
  *   cases abort       abort() from inside a task
  */
@@ -99,6 +100,17 @@ static void numthreads(void)
     printf("numthreads %d\n", total);
 }
 
+static void taskloop(void)
+{
+    long sum = 0;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+#pragma omp taskloop grainsize(10) reduction(+ : sum)
+    for (int i = 0; i < 100; i++)
+        sum += i;
+    printf("taskloop %ld\n", sum);
+}
+
 static void leave(int how)
 {
 #pragma omp parallel num_threads(2)
@@ -128,10 +140,12 @@ int main(int argc, char **argv)
         nested();
     else if (!strcmp(mode, "numthreads"))
         numthreads();
+    else if (!strcmp(mode, "taskloop"))
+        taskloop();
     else if (!strcmp(mode, "exit") || !strcmp(mode, "abort"))
         leave(!strcmp(mode, "abort"));
     else {
-        fprintf(stderr, "usage: cases deps|untied [N]|nested|numthreads|exit|abort\n");
+        fprintf(stderr, "usage: cases deps|untied [N]|nested|numthreads|taskloop|exit|abort\n");
         return 2;
     }
     return 0;
