@@ -231,6 +231,11 @@ int tscope_launch_prepare(const struct tscope_launch *l, int adapter, const char
     }
     if (adapter_path("libtaskscope-ompt.so", prog, lib, sizeof lib))
         return -1; /* built without omp-tools.h, say */
+    if (l->kind == 1 && !l->uses_libomp && !l->uses_libgomp)
+        fprintf(stderr,
+                "taskscope: %s loads no OpenMP runtime (libomp or libgomp): the OMPT tool is "
+                "offered, but only an OpenMP runtime it loads later (dlopen) would start it\n",
+                prog);
     if (l->uses_libgomp && !l->uses_libomp) {
         if (libomp_as_libgomp(tmpdir, tmplen)) {
             tmpdir[0] = 0;

@@ -175,6 +175,32 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
     check "gcc -fopenmp fib(15): tasks ended" "$(calls gcc "fib")" 1972
     clean gcc
 
+    # the three ways libomp finds the tool, without the launcher
+    for how in preload toollib linked; do
+        prog=$ex/fib
+        case $how in
+        preload) env=(LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$build/libtaskscope-ompt.so") ;;
+        toollib) env=(OMP_TOOL_LIBRARIES="$build/libtaskscope-ompt.so") ;;
+        linked) env=(X=1); prog=$progs/fib-linked ;;
+        esac
+        OMP_NUM_THREADS=2 TASKSCOPE_OUTPUT_DIR="$tmp/$how.out" env "${env[@]}" "$prog" 12 \
+            >"$tmp/$how.stdout" 2>"$tmp/$how.stderr"
+        check "tool found through $how: exit status" "$?" 0
+        check "tool found through $how: tasks" "$(created "$how" "fib (")" 464
+    done
+
+    # a script that execs an OpenMP program: the launcher offers the OMPT tool
+    printf '#!/bin/sh\nexec "%s" 12\n' "$ex/fib" >"$tmp/fib.sh"
+    chmod +x "$tmp/fib.sh"
+    OMP_NUM_THREADS=2 run_ts script -- "$tmp/fib.sh"
+    check "script execs fib: exit status" "$status" 0
+    check "script execs fib: tasks" "$(created script "fib (")" 464
+
+    # --ompt on a program without OpenMP: said, and it runs
+    run_ts noomp --ompt -- "$progs/threads"
+    check "--ompt without OpenMP: exit status" "$status" 3
+    check "--ompt without OpenMP: said so" "$(grep -c 'loads no OpenMP runtime' "$tmp/noomp.stderr")" 1
+
     # measurement off: the program runs, nothing is written
     OMP_NUM_THREADS=2 run_ts off --off -- "$ex/fib" 10
     check "--off: exit status" "$status" 0
