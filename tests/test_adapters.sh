@@ -157,6 +157,14 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
         "$(json taskloop '[.types[] | select(.name | test("inside the OpenMP runtime"))] | length')" 0
     clean taskloop
 
+    # fork: the child runs (unmeasured, said once); the parent's measurement goes on
+    OMP_NUM_THREADS=2 run_ts fork -- "$progs/cases" fork
+    check "fork: exit status" "$status" 0
+    check "fork: parent and child output" "$(grep -c 'deps x=5 y=4' "$tmp/fork.stdout") $(tail -1 "$tmp/fork.stdout")" "3 child exit 7"
+    check "fork: the child said unmeasured" "$(grep -c 'forked process [0-9]* is not measured' "$tmp/fork.stderr")" 1
+    check "fork: the parent's two deps runs measured" "$(json fork .totals.dependencies)" 20
+    clean fork
+
     run_ts exit -- "$progs/cases" exit
     check "exit(5) in a task: exit status passed on" "$status" 5
     check "exit(5) in a task: the profile was written" "$(json exit '.totals.tasks_created > 0')" true

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/clock.h"
 #include "core/core.h"
@@ -124,6 +125,38 @@ static void reset_threads(void)
     }
 }
 
+/* fork(): the registry lock is held across it, so that the child never
+ * inherits it held by a thread that does not exist there. */
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&tscope__g.reg_lock);
+}
+
+static void fork_parent(void)
+{
+    pthread_mutex_unlock(&tscope__g.reg_lock);
+}
+
+/* The child has the parent's rings but none of its threads (no consumer
+ * to drain them): measurement is off there, said in one line, and its exit
+ * writes nothing.  The parent's measurement goes on. */
+static void fork_child(void)
+{
+    pthread_mutex_unlock(&tscope__g.reg_lock);
+    if (!tscope__g.initialised)
+        return;
+    atomic_store(&tscope__g.run, TSCOPE__RUN_OFF);
+    tscope__g.off_code = 0;
+    tscope__g.initialised = 0;
+    tscope__g.consumer_running = 0;
+    char line[160];
+    int n = snprintf(line, sizeof line,
+                     "taskscope: forked process %ld is not measured (its parent %ld still is)\n",
+                     (long)getpid(), (long)getppid());
+    if (n > 0 && write(2, line, (size_t)n) < 0)
+        return;
+}
+
 /* A program that exits without tscope_finalize still gets its outputs. */
 static void finalize_at_exit(void)
 {
@@ -170,8 +203,10 @@ int tscope_init(int rank, int nranks)
     reset_threads();
     tscope__g.initialised = 1;
     static int at_exit_registered;
-    if (!at_exit_registered++)
+    if (!at_exit_registered++) {
         atexit(finalize_at_exit);
+        pthread_atfork(fork_prepare, fork_parent, fork_child);
+    }
     if (!cfg.enable) {
         tscope__g.off_code = 0;
         goto out;

@@ -5,6 +5,7 @@
  *   cases nested      a parallel region of 2 inside one of 2
  *   cases numthreads  regions of 1, 3 and 2 threads (omp_set_num_threads)
  *   cases taskloop    a taskloop of 100 iterations in tasks of 10
+ *   cases fork        deps, then a child process runs deps, then deps again
  *   cases exit        exit(5) from inside a task
  *   cases abort       abort() from inside a task
  */
@@ -12,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static volatile long sink;
 
@@ -111,6 +114,23 @@ static void taskloop(void)
     printf("taskloop %ld\n", sum);
 }
 
+static int forked(void)
+{
+    deps();
+    fflush(stdout);
+    pid_t child = fork();
+    if (child == 0) {
+        deps();
+        fflush(stdout);
+        _exit(7);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    deps();
+    printf("child exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return 0;
+}
+
 static void leave(int how)
 {
 #pragma omp parallel num_threads(2)
@@ -142,10 +162,13 @@ int main(int argc, char **argv)
         numthreads();
     else if (!strcmp(mode, "taskloop"))
         taskloop();
+    else if (!strcmp(mode, "fork"))
+        forked();
     else if (!strcmp(mode, "exit") || !strcmp(mode, "abort"))
         leave(!strcmp(mode, "abort"));
     else {
-        fprintf(stderr, "usage: cases deps|untied [N]|nested|numthreads|taskloop|exit|abort\n");
+        fprintf(stderr,
+                "usage: cases deps|untied [N]|nested|numthreads|taskloop|fork|exit|abort\n");
         return 2;
     }
     return 0;
