@@ -5,11 +5,13 @@
 # tool (bench/ompt_counting.c, the floor of OMPT), and `taskscope run`.
 # Medians of wall and CPU (user+sys) time; per-task costs divide by the
 # program's own count of explicit tasks.
-#   usage: ompt.sh BUILD_DIR THREADS REPS
+#   usage: ompt.sh BUILD_DIR THREADS REPS [PROGRAM...]   (fib nqueens factorisation)
 set -euo pipefail
 build=$1
 threads=$2
 reps=$3
+shift 3
+programs=${*:-fib nqueens factorisation}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export OMP_NUM_THREADS=$threads
@@ -58,6 +60,11 @@ bench_program() { # name, program, args...
             line("counting_tool_added_ns_per_task", (w1 - w0) * 1e9 / t, "ns") }'
 }
 
-bench_program fib "$build/examples/fib" 27
-bench_program nqueens "$build/examples/nqueens" 12
-bench_program factorisation "$build/examples/cholesky" 24 96
+for p in $programs; do
+    case $p in
+    fib) bench_program fib "$build/examples/fib" 27 ;;
+    nqueens) bench_program nqueens "$build/examples/nqueens" 12 ;;
+    factorisation) bench_program factorisation "$build/examples/cholesky" 24 96 ;;
+    *) echo "ompt.sh: unknown program $p (fib, nqueens, factorisation)" >&2; exit 2 ;;
+    esac
+done
