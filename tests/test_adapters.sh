@@ -235,6 +235,11 @@ check "threads: work below spawner in the tree" "$(json threads '
     .tree as $t | [ $t[] | select(.type | startswith("work (")) | .parent as $p |
       $t[] | select(.node == $p) | .type ] | sort | join(",")' | sed 's/ ([^)]*)//g')" "spawner,threads"
 clean threads
+LD_PRELOAD=$user_preload run_ts threads_sampled --sample-ms 100 -- "$progs/threads"
+check "threads with the sampler on: taskscope's own threads are no tasks" \
+    "$(json threads_sampled '[.types[] | select(.calls > 0 or .unfinished > 0) | .name | sub(" \\(.*"; "")] | sort | join(",")')" \
+    "spawner,threads,work"
+clean threads_sampled
 
 # more threads than TASKSCOPE_MAX_THREADS (1024, main included): one warning,
 # the program unharmed, the threads that registered measured

@@ -5,7 +5,8 @@
  * a root task named after the program, and wraps pthread_create: the new
  * thread's start function runs as a task whose type is the function's name
  * and whose parent is the task that created the thread (created on the
- * creating thread, begun on the new one).  The task ends when the function
+ * creating thread, begun on the new one); threads that taskscope itself
+ * starts (sampler, policies) are left alone.  The task ends when the function
  * returns, or at pthread_exit / cancellation (a cleanup handler).  exit()
  * ends the root task and writes the outputs.  A program that never calls
  * pthread_create pays nothing but the root task.
@@ -74,7 +75,9 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(vo
         if (!real_create)
             return EAGAIN;
     }
-    struct start *s = tscope_is_enabled() ? malloc(sizeof *s) : NULL;
+    /* taskscope's own threads (sampler, policies) are not the program's */
+    int own = tscope__srcloc_same_object(__builtin_return_address(0), (const void *)tscope_init);
+    struct start *s = tscope_is_enabled() && !own ? malloc(sizeof *s) : NULL;
     if (!s)
         return real_create(thread, attr, fn, arg);
     s->fn = fn;
