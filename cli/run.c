@@ -34,6 +34,8 @@ static void usage(FILE *f)
             "  --ompt                use the OMPT tool (OMP_TOOL_LIBRARIES)\n"
             "  --pthread             use the pthread wrapper (LD_PRELOAD)\n"
             "  --no-preload          no adapter: the program calls tscope_init itself\n"
+            "  --pthread-waits       with the pthread wrapper, time mutex and condition waits\n"
+            "                        as tasks (TASKSCOPE_PTHREAD_WAITS=1)\n"
             "  --tools LIST          tool plugins, colon-separated (TASKSCOPE_TOOLS)\n"
             "  --sample-ms N         sampler period in ms, 0 off (TASKSCOPE_SAMPLE_MS)\n"
             "\n"
@@ -158,6 +160,7 @@ int tscope_cli_run(int argc, char **argv)
                                          {"no-preload", no_argument, NULL, 'N'},
                                          {"tools", required_argument, NULL, 't'},
                                          {"sample-ms", required_argument, NULL, 'S'},
+                                         {"pthread-waits", no_argument, NULL, 'W'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     int summary = 1, c, adapter = TSCOPE_ADAPT_AUTO;
@@ -205,6 +208,9 @@ int tscope_cli_run(int argc, char **argv)
             break;
         case 'S':
             setenv("TASKSCOPE_SAMPLE_MS", optarg, 1);
+            break;
+        case 'W':
+            setenv("TASKSCOPE_PTHREAD_WAITS", "1", 1);
             break;
         case 'h':
             usage(stdout);

@@ -241,6 +241,19 @@ check "threads with the sampler on: taskscope's own threads are no tasks" \
     "spawner,threads,work"
 clean threads_sampled
 
+# mutex and condition waits, on request: ~50 ms each, named by the caller
+run_ts waits --pthread-waits -- "$progs/threads" waits
+check "waits: output" "$(cat "$tmp/waits.stdout")" "waits done"
+check "waits: one mutex wait of 30-500 ms in waiter" "$(json waits '[.types[] | select(.name | startswith("mutex wait waiter (threads.c:")) | select(.calls == 1 and .excl_ns.sum > 3e7 and .excl_ns.sum < 5e8)] | length')" 1
+check "waits: one condition wait of 30-500 ms in waiter" "$(json waits '[.types[] | select(.name | startswith("condition wait waiter (threads.c:")) | select(.calls == 1 and .excl_ns.sum > 3e7 and .excl_ns.sum < 5e8)] | length')" 1
+check "waits: none of taskscope's own locks" "$(json waits '[.types[] | select(.name | test("tscope|typecache|names"))] | length')" 0
+clean waits
+run_ts nowaits -- "$progs/threads" waits
+check "waits off by default" "$(json nowaits '[.types[] | select(.name | test("wait "))] | length')" 0
+TASKSCOPE_PTHREAD_WAITS=maybe run_ts badwaits -- "$progs/threads" waits
+check "waits: a bad value said in one line, the program runs" \
+    "$status $(grep -c 'TASKSCOPE_PTHREAD_WAITS=maybe' "$tmp/badwaits.stderr")" "0 1"
+
 # more threads than TASKSCOPE_MAX_THREADS (1024, main included): one warning,
 # the program unharmed, the threads that registered measured
 run_ts many -- "$progs/threads" 10000

@@ -9,7 +9,8 @@
  * starts (sampler, policies) are left alone.  The task ends when the function
  * returns, or at pthread_exit / cancellation (a cleanup handler).  exit()
  * ends the root task and writes the outputs.  A program that never calls
- * pthread_create pays nothing but the root task.
+ * pthread_create pays nothing but the root task.  Mutex and condition waits
+ * as tasks, on request: pthread_waits.c.
  *
  * Uses only the public API; the real pthread_create comes from dlsym(RTLD_NEXT).
  */
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pthread_adapter.h"
 #include "srcloc.h"
 #include "taskscope/taskscope.h"
 #include "typecache.h"
@@ -32,6 +34,11 @@ static int owner;                 /* this adapter called tscope_init */
 static atomic_int stopped;        /* the outputs were written */
 static __thread uint64_t current; /* the task running on this thread */
 static uint64_t root;             /* the main thread's task */
+
+uint64_t tscope__pthread_current(void)
+{
+    return current;
+}
 
 struct start {
     void *(*fn)(void *);
@@ -122,6 +129,7 @@ __attribute__((constructor)) static void start(void)
         return;
     }
     owner = rc == 0;
+    tscope__pthread_waits_init();
     if (!owner || !tscope_is_enabled())
         return; /* the program reports its own tasks, or measurement is off */
     tscope_type_t t = 0;
