@@ -213,6 +213,10 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
     OMP_NUM_THREADS=2 run_ts off --off -- "$ex/fib" 10
     check "--off: exit status" "$status" 0
     check "--off: no profile" "$([ -e "$tmp/off.out/profile.json" ] && echo yes || echo no)" no
+    run_ts off_threads --off -- "$progs/threads"
+    check "--off, pthread wrapper: exit status" "$status" 3
+    check "--off, pthread wrapper: nothing said about finalizing" \
+        "$(grep -c 'finaliz' "$tmp/off_threads.stderr")" 0
 else
     echo "SKIP: the OpenMP part: clang with libomp was not found at build time" \
         "(install clang and libomp-dev, or run ./scripts/setup)"

@@ -130,8 +130,12 @@ __attribute__((constructor)) static void start(void)
     }
     owner = rc == 0;
     tscope__pthread_waits_init();
-    if (!owner || !tscope_is_enabled())
-        return; /* the program reports its own tasks, or measurement is off */
+    if (owner && !tscope_is_enabled()) { /* TASKSCOPE_ENABLE=0: nothing to write at exit */
+        tscope_finalize();
+        return;
+    }
+    if (!owner)
+        return; /* the program reports its own tasks */
     tscope_type_t t = 0;
     if (tscope_type_register(program_name(), &t) == 0) {
         root = tscope_task_id_next();
