@@ -7,6 +7,9 @@
  * built with -g are named too.  Without libdw, dladdr() gives exported
  * symbols only.  Resolution happens under one lock: the adapters call this
  * once per distinct address and cache the task type they make of it.
+ * libdw (with libelf and its compression libraries, ~5 ms of loading) is
+ * opened with dlopen at the first resolution, by the SONAME found at build
+ * time, so a program starts without it.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -20,6 +23,49 @@
 #ifdef TSCOPE_HAVE_LIBDW
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+
+/* The libdw functions used here, called through pointers filled by dlsym. */
+#define DW_FUNCS(X)                                                                                \
+    X(dwfl_begin)                                                                                  \
+    X(dwfl_report_begin)                                                                           \
+    X(dwfl_linux_proc_report)                                                                      \
+    X(dwfl_report_end)                                                                             \
+    X(dwfl_addrmodule)                                                                             \
+    X(dwfl_module_addrname)                                                                        \
+    X(dwfl_module_getsrc)                                                                          \
+    X(dwfl_lineinfo)                                                                               \
+    X(dwfl_module_getdwarf)                                                                        \
+    X(dwfl_linux_proc_find_elf)                                                                    \
+    X(dwfl_standard_find_debuginfo)                                                                \
+    X(dwarf_nextcu)                                                                                \
+    X(dwarf_offdie)                                                                                \
+    X(dwarf_haspc)                                                                                 \
+    X(dwarf_getsrc_die)                                                                            \
+    X(dwarf_lineno)                                                                                \
+    X(dwarf_linesrc)
+
+#define DW_DECLARE(f) static __typeof__(f) *p_##f;
+DW_FUNCS(DW_DECLARE)
+#undef DW_DECLARE
+
+/* Opens libdw once (lock held); 0, or -1 (then dladdr names symbols). */
+static int dw_load(void)
+{
+    static int state; /* 0 not tried, 1 loaded, -1 failed */
+    if (state)
+        return state > 0 ? 0 : -1;
+    state = -1;
+    void *h = dlopen(TSCOPE_LIBDW_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return -1;
+#define DW_LOAD(f)                                                                                 \
+    if (!(p_##f = (__typeof__(f) *)dlsym(h, #f)))                                                  \
+        return -1;
+    DW_FUNCS(DW_LOAD)
+#undef DW_LOAD
+    state = 1;
+    return 0;
+}
 #endif
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -31,18 +77,33 @@ static const char *base_name(const char *path)
 }
 
 #ifdef TSCOPE_HAVE_LIBDW
-static Dwfl *dwfl;
+#define dwfl_begin p_dwfl_begin
+#define dwfl_report_begin p_dwfl_report_begin
+#define dwfl_linux_proc_report p_dwfl_linux_proc_report
+#define dwfl_report_end p_dwfl_report_end
+#define dwfl_addrmodule p_dwfl_addrmodule
+#define dwfl_module_addrname p_dwfl_module_addrname
+#define dwfl_module_getsrc p_dwfl_module_getsrc
+#define dwfl_lineinfo p_dwfl_lineinfo
+#define dwfl_module_getdwarf p_dwfl_module_getdwarf
+#define dwarf_nextcu p_dwarf_nextcu
+#define dwarf_offdie p_dwarf_offdie
+#define dwarf_haspc p_dwarf_haspc
+#define dwarf_getsrc_die p_dwarf_getsrc_die
+#define dwarf_lineno p_dwarf_lineno
+#define dwarf_linesrc p_dwarf_linesrc
 
-static const Dwfl_Callbacks callbacks = {
-    .find_elf = dwfl_linux_proc_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
-};
+static Dwfl *dwfl;
+static Dwfl_Callbacks callbacks;
 
 /* (Re)reports the process's modules; 0 on success. */
 static int report_modules(void)
 {
-    if (!dwfl)
+    if (!dwfl) {
+        callbacks.find_elf = p_dwfl_linux_proc_find_elf;
+        callbacks.find_debuginfo = p_dwfl_standard_find_debuginfo;
         dwfl = dwfl_begin(&callbacks);
+    }
     if (!dwfl)
         return -1;
     dwfl_report_begin(dwfl);
@@ -115,7 +176,7 @@ void tscope__srcloc(const void *addr, int ret, char *buf, size_t len)
         pc -= 1; /* inside the call instruction, not after it */
     pthread_mutex_lock(&lock);
 #ifdef TSCOPE_HAVE_LIBDW
-    int done = resolve_dw(pc, buf, len) == 0;
+    int done = dw_load() == 0 && resolve_dw(pc, buf, len) == 0;
 #else
     int done = 0;
 #endif

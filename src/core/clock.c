@@ -4,8 +4,9 @@
  * before and after, the pair with the smallest gap wins) at setup and again
  * 2 ms later (a pair is exact to ~50 ns: 2.5e-5 of 2 ms; the pause is paid
  * by every measured program at its start); tscope__clock_refine() recomputes
- * the factor over the whole baseline since setup once it is 20 ms long.  The factor is an atomic double: the consumer writes
- * it, any thread converts with it.
+ * the factor over the whole baseline since setup once it is 20 ms long.
+ * The factor is an atomic double: the consumer writes it, any thread
+ * converts with it.
  */
 #include "clock.h"
 

@@ -15,6 +15,10 @@
  * once and left out.  Where PAPI disables its perf_event component (no PMU
  * that libpfm4 recognises, as on a VM whose kernel exposes only the
  * "software" event source), that is said once and PAPI is skipped.
+ *
+ * libpapi (with libpfm4, ~7 ms of loading and relocation) is opened with
+ * dlopen only when TASKSCOPE_PAPI_EVENTS names events, by the SONAME found
+ * at build time; every program that does not use PAPI starts without it.
  */
 #include <stdio.h>
 #include <string.h>
@@ -23,8 +27,73 @@
 
 #ifdef TSCOPE_HAVE_PAPI
 
+#include <dlfcn.h>
 #include <papi.h>
 #include <unistd.h>
+
+/* The PAPI functions used here, called through pointers filled by dlsym. */
+#define PAPI_FUNCS(X)                                                                              \
+    X(PAPI_library_init)                                                                           \
+    X(PAPI_is_initialized)                                                                         \
+    X(PAPI_strerror)                                                                               \
+    X(PAPI_get_component_index)                                                                    \
+    X(PAPI_get_component_info)                                                                     \
+    X(PAPI_create_eventset)                                                                        \
+    X(PAPI_assign_eventset_component)                                                              \
+    X(PAPI_set_opt)                                                                                \
+    X(PAPI_attach)                                                                                 \
+    X(PAPI_add_named_event)                                                                        \
+    X(PAPI_start)                                                                                  \
+    X(PAPI_read)                                                                                   \
+    X(PAPI_stop)                                                                                   \
+    X(PAPI_cleanup_eventset)                                                                       \
+    X(PAPI_destroy_eventset)
+
+#define PAPI_DECLARE(f) static __typeof__(f) *p_##f;
+PAPI_FUNCS(PAPI_DECLARE)
+#undef PAPI_DECLARE
+
+/* Opens libpapi once; 0, or -1 said once. */
+static int papi_load(void)
+{
+    static int state; /* 0 not tried, 1 loaded, -1 failed */
+    if (state)
+        return state > 0 ? 0 : -1;
+    state = -1;
+    void *h = dlopen(TSCOPE_PAPI_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        fprintf(stderr, "taskscope: sampler: cannot load %s (%s); PAPI events skipped\n",
+                TSCOPE_PAPI_SONAME, dlerror());
+        return -1;
+    }
+#define PAPI_LOAD(f)                                                                               \
+    if (!(p_##f = (__typeof__(f) *)dlsym(h, #f))) {                                                \
+        fprintf(stderr, "taskscope: sampler: %s lacks %s; PAPI events skipped\n",                  \
+                TSCOPE_PAPI_SONAME, #f);                                                           \
+        return -1;                                                                                 \
+    }
+    PAPI_FUNCS(PAPI_LOAD)
+#undef PAPI_LOAD
+    state = 1;
+    return 0;
+}
+
+/* From here on the calls go through the pointers. */
+#define PAPI_library_init p_PAPI_library_init
+#define PAPI_is_initialized p_PAPI_is_initialized
+#define PAPI_strerror p_PAPI_strerror
+#define PAPI_get_component_index p_PAPI_get_component_index
+#define PAPI_get_component_info p_PAPI_get_component_info
+#define PAPI_create_eventset p_PAPI_create_eventset
+#define PAPI_assign_eventset_component p_PAPI_assign_eventset_component
+#define PAPI_set_opt p_PAPI_set_opt
+#define PAPI_attach p_PAPI_attach
+#define PAPI_add_named_event p_PAPI_add_named_event
+#define PAPI_start p_PAPI_start
+#define PAPI_read p_PAPI_read
+#define PAPI_stop p_PAPI_stop
+#define PAPI_cleanup_eventset p_PAPI_cleanup_eventset
+#define PAPI_destroy_eventset p_PAPI_destroy_eventset
 
 enum { MAX_EVENTS = 16 };
 
@@ -48,7 +117,7 @@ void tscope__papi_reset(const char *events)
     }
     Q.n = 0;
     Q.prev_t = 0;
-    if (!events || !*events)
+    if (!events || !*events || papi_load())
         return;
     int rc = PAPI_is_initialized() ? (int)PAPI_VER_CURRENT : PAPI_library_init(PAPI_VER_CURRENT);
     if (rc != (int)PAPI_VER_CURRENT) {
