@@ -102,6 +102,25 @@ static void busy(double seconds)
     } while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9 < seconds);
 }
 
+/* Touches n fresh pages; returns the page faults the kernel counted for
+ * this thread, and in *done the time since t_init when it finished. */
+static long fault_fresh_pages(size_t n, double t_init, double *done)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), bytes = n * page;
+    char *fresh = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT(fresh != MAP_FAILED);
+    struct rusage before, after;
+    getrusage(RUSAGE_THREAD, &before);
+    for (size_t i = 0; i < bytes; i += page)
+        fresh[i] = 1;
+    getrusage(RUSAGE_THREAD, &after);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    *done = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 - t_init;
+    munmap(fresh, bytes);
+    return after.ru_minflt - before.ru_minflt; /* the kernel's count */
+}
+
 /* Field `col` (0-based) of CSV line `line` into out; 0, or -1 if the line
  * has fewer fields. */
 static int csv_field(const char *line, unsigned col, char *out, size_t len)
@@ -183,18 +202,8 @@ static void test_sampling(void)
     ASSERT_EQ(tscope_init(0, 1), 0);
     busy(0.2);
     /* 2,048 page faults in the middle of the window (fresh pages) */
-    size_t page = (size_t)sysconf(_SC_PAGESIZE), fault_bytes = 2048 * page;
-    char *fresh =
-        mmap(NULL, fault_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    ASSERT(fresh != MAP_FAILED);
-    struct rusage before, after;
-    getrusage(RUSAGE_THREAD, &before);
-    for (size_t i = 0; i < fault_bytes; i += page)
-        fresh[i] = 1;
-    getrusage(RUSAGE_THREAD, &after);
-    long faulted = after.ru_minflt - before.ru_minflt; /* the kernel's count */
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    double faults_done = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 - t_init;
+    double faults_done;
+    long faulted = fault_fresh_pages(2048, t_init, &faults_done);
     busy(0.2);
     double v, t;
     ASSERT_EQ(tscope_sampler_latest("app.answer", &v, &t), 0);
@@ -227,17 +236,29 @@ static void test_sampling(void)
         ASSERT_EQ(tscope_sampler_latest("proc.context_switches_per_s", &v, NULL), 0);
         ASSERT(v > 0);
         /* the faults above: >= 1,024 in some 100 ms between two reads, once
-         * a read after them is in (a loaded machine may delay the sampler) */
-        double ft = 0;
-        for (int i = 0; i < 500 && (tscope_sampler_latest("proc.page_faults_per_s", &v, &ft) ||
-                                    ft < faults_done + 0.01);
-             i++)
-            busy(0.01);
+         * a read after them is in (a loaded machine may delay the sampler).
+         * Twice in nine CI runs of 2026-11-24, with other tests running
+         * beside it, no window showed the faults at all (never on their
+         * own): then the pages are faulted again, up to twice more. */
         tscope_counter_t faults;
-        tscope_counter_stats_t fs;
         ASSERT_EQ(tscope_counter_register("proc.page_faults_per_s", &faults), 0);
-        ASSERT_EQ(tscope_flush(), 0);
-        ASSERT_EQ(tscope_query_counter(faults, &fs), 0);
+        tscope_counter_stats_t fs = {0};
+        double ft = 0;
+        for (int attempt = 0; attempt < 3; attempt++) {
+            if (attempt) {
+                printf("test_sampling: no sample showed the %ld page faults; faulting again\n",
+                       faulted);
+                faulted = fault_fresh_pages(2048, t_init, &faults_done);
+            }
+            for (int i = 0; i < 500 && (tscope_sampler_latest("proc.page_faults_per_s", &v, &ft) ||
+                                        ft < faults_done + 0.01);
+                 i++)
+                busy(0.01);
+            ASSERT_EQ(tscope_flush(), 0);
+            ASSERT_EQ(tscope_query_counter(faults, &fs), 0);
+            if (faulted < 1024 || fs.max >= 5000)
+                break;
+        }
         if (faulted < 1024)
             printf("test_sampling: page-fault check skipped: touching 2,048 fresh pages "
                    "faulted %ld times here\n",
@@ -247,7 +268,6 @@ static void test_sampling(void)
                       "the last sample at %.3f s)",
                       fs.max, (unsigned long long)fs.count, faulted, faults_done, ft);
     }
-    munmap(fresh, fault_bytes);
     ASSERT_EQ(tscope_sampler_latest("no.such.series", &v, NULL), TSCOPE_ENOENT);
     /* the values are taskscope counters too */
     tscope_counter_t c;
