@@ -115,14 +115,15 @@ static int x, seen_by_reader, seen_late;
 static void write_1(void *a)
 {
     (void)a;
-    pause_us(2000); /* the reader must still wait */
+    /* the reader must still wait (10 ms: 2 ms was beaten once by a loaded TSan run) */
+    pause_us(10000);
     x = 1;
 }
 static void read_x(void *a)
 {
     (void)a;
     seen_by_reader = x;
-    pause_us(2000); /* the next writer must wait for this read */
+    pause_us(10000); /* the next writer must wait for this read */
     seen_late = x;
 }
 static void write_2(void *a)
