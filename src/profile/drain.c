@@ -14,19 +14,26 @@ uint64_t tscope__store_apply_ring(uint32_t thread, struct tscope__ring *r, uint6
                                   uint64_t stop, uint64_t head)
 {
     struct tscope__store *s = tscope__g.store;
+    /* locals: the loop calls out, so the compiler would reload them from
+     * the ring for every record */
+    const struct tscope__rec *buf = r->buf;
+    const uint64_t mask = r->mask;
     pthread_mutex_lock(&s->lock);
     while (tail < stop) {
         if (tail + 8 < head) /* hide the latency of large task tables */
-            tscope__store_prefetch(s, tscope__ring_slot(r, tail + 8));
-        const struct tscope__rec *rec = tscope__ring_slot(r, tail);
-        if (tail + 1 < head && tscope__rec_is_leaf_pair(rec, tscope__ring_slot(r, tail + 1)) &&
-            tscope__store_apply_leaf(s, thread, rec, tscope__ring_slot(r, tail + 1)) == 0) {
+            tscope__store_prefetch(s, &buf[(tail + 8) & mask]);
+        const struct tscope__rec *rec = &buf[tail & mask];
+        const struct tscope__rec *next = &buf[(tail + 1) & mask];
+        if (tail + 1 < head && tscope__rec_is_leaf_pair(rec, next) &&
+            tscope__store_apply_leaf(s, thread, rec, next) == 0) {
             tail += 2;
             continue;
         }
         const struct tscope__rec *ext = NULL;
-        if (tscope__rec_has_ext(rec) && tail + 1 < head)
-            ext = tscope__ring_slot(r, ++tail); /* published together with rec */
+        if (tscope__rec_has_ext(rec) && tail + 1 < head) {
+            ext = next; /* published together with rec */
+            tail++;
+        }
         tscope__store_apply(s, thread, rec, ext);
         tail++;
     }
