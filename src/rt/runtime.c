@@ -363,8 +363,10 @@ int tscope__rt_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg, c
 {
     int rc = pthread_create(thread, NULL, fn, arg);
     if (rc == 0) {
-        char os[16];
-        snprintf(os, sizeof os, "%s", name);
+        char os[16]; /* the kernel's limit: longer names are cut */
+        size_t n = strnlen(name, sizeof os - 1);
+        memcpy(os, name, n);
+        os[n] = 0;
         pthread_setname_np(*thread, os);
     }
     return rc;
