@@ -3,7 +3,13 @@
  * adapter into the program (launch.c: OMPT for OpenMP, the pthread wrapper,
  * nothing for programs that call taskscope themselves), runs it with its
  * stdin, stdout, stderr and exit status untouched, and says where the
- * outputs went. */
+ * outputs went.
+ *
+ * As a parent it behaves like a shell running a command: SIGINT, SIGTERM,
+ * SIGHUP and SIGQUIT sent to it are passed on to the program (those from
+ * the terminal reach the program directly, being sent to the whole
+ * foreground process group), it waits for the program and exits with its
+ * status, 128+N when a signal N ended it. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -145,6 +151,68 @@ static void render_concurrency(const char *outdir)
                         "rendered (apt-get install gnuplot-nox)\n");
 }
 
+static volatile sig_atomic_t child_pid;
+
+/* Passes a signal sent to taskscope by kill() (si_code <= 0) on to the
+ * program; one from the terminal (SI_KERNEL) has reached it already. */
+static void forward(int sig, siginfo_t *info, void *ctx)
+{
+    (void)ctx;
+    if (child_pid > 0 && info->si_code <= 0)
+        kill((pid_t)child_pid, sig);
+}
+
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+static void block_forwarded(int how, sigset_t *old)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++)
+        sigaddset(&set, forwarded[i]);
+    sigprocmask(how, &set, old);
+}
+
+/* Removes the markers the program's measurement left in outdir (lifecycle.c:
+ * .taskscope-PID.running, from tscope_init until its outputs are written);
+ * returns how many there were: processes that measured and never finalized. */
+static int take_markers(const char *outdir)
+{
+    DIR *d = opendir(outdir);
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, ".taskscope-", 11) != 0 || len < 8 ||
+            strcmp(e->d_name + len - 8, ".running") != 0)
+            continue;
+        char path[PATH_MAX + 300];
+        snprintf(path, sizeof path, "%s/%s", outdir, e->d_name);
+        unlink(path);
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* One line on how the program ended when that is news: a signal, or an end
+ * without finalizing measurement. */
+static void say_end(const char *prog, int status, int unfinished, int wrote)
+{
+    if (WIFSIGNALED(status))
+        fprintf(stderr, "taskscope: %s was killed by signal %d (%s)%s\n", prog, WTERMSIG(status),
+                strsignal(WTERMSIG(status)),
+                unfinished ? "; what it measured is lost (taskscope writes its outputs at exit)"
+                           : "");
+    else if (unfinished)
+        fprintf(stderr,
+                "taskscope: %s exited (status %d) without finalizing measurement (_exit() or "
+                "an exit that skipped the atexit handlers); what it measured is lost%s\n",
+                prog, WEXITSTATUS(status), wrote ? " but for the outputs listed below" : "");
+}
+
 int tscope_cli_run(int argc, char **argv)
 {
     static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
@@ -247,40 +315,51 @@ int tscope_cli_run(int argc, char **argv)
     char tmpdir[PATH_MAX];
     tscope_launch_prepare(&launch, adapter, prog, tmpdir, sizeof tmpdir);
 
+    /* blocked across fork: a signal that comes before the child's pid is
+     * known waits, and is then passed on */
+    sigset_t old_mask;
+    block_forwarded(SIG_BLOCK, &old_mask);
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "taskscope run: fork failed: %s\n", strerror(errno));
+        sigprocmask(SIG_SETMASK, &old_mask, NULL);
         rmdir(outdir);
         tscope_launch_cleanup(tmpdir);
         return 1;
     }
     if (pid == 0) {
+        sigprocmask(SIG_SETMASK, &old_mask, NULL);
         execv(launch.path, argv + optind);
         fprintf(stderr, "taskscope run: cannot run %s: %s\n", argv[optind], strerror(errno));
         _exit(127);
     }
-    /* Ctrl-C goes to the program; we stay to report. */
-    signal(SIGINT, SIG_IGN);
+    child_pid = pid;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = forward;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++)
+        sigaction(forwarded[i], &sa, NULL);
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     tscope_launch_cleanup(tmpdir);
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    if (WIFSIGNALED(status))
-        fprintf(stderr, "taskscope: %s was killed by signal %d (%s)\n", prog, WTERMSIG(status),
-                strsignal(WTERMSIG(status)));
-    if (rmdir(outdir) == 0) { /* only succeeds when empty */
-        if (WIFSIGNALED(status))
+    int unfinished = take_markers(outdir);
+    int wrote = rmdir(outdir) != 0; /* only succeeds when empty */
+    say_end(prog, status, unfinished, wrote);
+    if (!wrote && !unfinished && !WIFSIGNALED(status) && code != 127) {
+        const char *outputs = getenv("TASKSCOPE_OUTPUTS");
+        if (outputs && strcmp(outputs, "none") == 0)
+            fprintf(stderr, "taskscope: no outputs written (TASKSCOPE_OUTPUTS=none)\n");
+        else
             fprintf(stderr,
-                    "taskscope: %s wrote no outputs: it was killed before it could "
-                    "(taskscope writes its outputs at exit)\n",
+                    "taskscope: %s wrote no outputs: it never started measuring (no adapter "
+                    "could be loaded into it, see above, or measurement is off)\n",
                     prog);
-        else if (code != 127)
-            fprintf(stderr,
-                    "taskscope: %s wrote no outputs: no adapter could be loaded into it (see "
-                    "above), measurement is off, or TASKSCOPE_OUTPUTS is none\n",
-                    prog);
-    } else {
+    } else if (wrote) {
         render_concurrency(outdir);
         fprintf(stderr, "taskscope: outputs of %s in %s/:", prog, outdir);
         list_outputs(outdir);

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # test_cli.sh - the taskscope tool end to end: run the bundled example,
 # re-render its profile, golden report output, and clear one-line errors for
-# bad input.  usage: test_cli.sh TASKSCOPE TASKTREE SOURCE_DIR FORGETFUL
+# bad input, signals passed on to the program.
+# usage: test_cli.sh TASKSCOPE TASKTREE SOURCE_DIR FORGETFUL ENDINGS
 set -euo pipefail
-ts=$1 example=$2 src=$3 forgetful=$4
+ts=$1 example=$2 src=$3 forgetful=$4 endings=$5
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -65,8 +66,55 @@ TASKSCOPE_MODE=fast "$ts" run --no-summary -o "$tmp/bad" -- "$example" 5000 1 >/
 
 echo "-- a program without the library"
 "$ts" run --no-preload -o "$tmp/none" -- true 2>"$tmp/stderr4" || fail "true failed"
-grep -q "wrote no outputs" "$tmp/stderr4" || fail "no-output note"
+grep -q "true wrote no outputs: it never started measuring" "$tmp/stderr4" \
+  || fail "no-output note: $(cat "$tmp/stderr4")"
 [ ! -e "$tmp/none" ] || fail "empty folder left behind"
+
+echo "-- _exit() after measuring: the status passes, the message says why nothing was written"
+status=0
+"$ts" run --no-summary -o "$tmp/exit3" -- "$endings" exit3 2>"$tmp/stderr7" || status=$?
+[ "$status" = 3 ] || fail "_exit(3): status $status"
+grep -q "endings exited (status 3) without finalizing measurement" "$tmp/stderr7" \
+  || fail "_exit note: $(cat "$tmp/stderr7")"
+[ "$(grep -c 'never started measuring' "$tmp/stderr7")" = 0 ] || fail "_exit: said never started"
+[ ! -e "$tmp/exit3" ] || fail "_exit: folder left behind: $(ls -A "$tmp/exit3")"
+
+# Starts `taskscope run -- endings MODE` in the background and waits until the
+# program printed "ready"; sets tspid.
+start_endings() { # mode, dir
+  "$ts" run --no-summary -o "$tmp/$2" -- "$endings" "$1" >"$tmp/$2.out" 2>"$tmp/$2.err" &
+  tspid=$!
+  for _ in $(seq 200); do
+    grep -q ready "$tmp/$2.out" 2>/dev/null && return 0
+    sleep 0.05
+  done
+  fail "endings $1 never got ready"
+}
+
+echo "-- SIGTERM to taskscope run reaches the program, which handles it and finishes"
+start_endings term term
+sleep 0.2
+kill -TERM "$tspid"
+status=0
+wait "$tspid" || status=$?
+[ "$status" = 0 ] || fail "term: status $status: $(cat "$tmp/term.err")"
+n=$(sed -n 's/^stopped after \([0-9]*\) tasks$/\1/p' "$tmp/term.out")
+[ -n "$n" ] && [ "$n" -gt 0 ] || fail "term: the program did not see SIGTERM: $(cat "$tmp/term.out")"
+grep -q "\"name\":\"tick\",\"created\":$n,\"calls\":$n" "$tmp/term/profile.json" \
+  || fail "term: profile lacks the $n tasks"
+
+echo "-- SIGTERM to taskscope run kills an unprepared program: nothing left running, 128+15"
+start_endings hang hang
+prog=$(pgrep -P "$tspid" endings || true)
+[ -n "$prog" ] || fail "hang: program pid not found"
+kill -TERM "$tspid"
+status=0
+wait "$tspid" || status=$?
+[ "$status" = 143 ] || fail "hang: status $status"
+kill -0 "$prog" 2>/dev/null && fail "hang: program $prog still running"
+grep -q "endings was killed by signal 15 (Terminated); what it measured is lost" "$tmp/hang.err" \
+  || fail "hang: message: $(cat "$tmp/hang.err")"
+[ ! -e "$tmp/hang" ] || fail "hang: folder left behind"
 
 echo "-- a program that never calls tscope_finalize still gets its outputs"
 "$ts" run --no-summary -o "$tmp/forgot" -- "$forgetful" 2>"$tmp/stderr6" || fail "forgetful failed"

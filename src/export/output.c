@@ -17,6 +17,8 @@
 #include "export.h"
 
 /* 1 if dir exists and holds no entries. */
+/* Empty but for the launcher's markers of running processes
+ * (.taskscope-PID.running, lifecycle.c). */
 static int dir_is_empty(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -25,7 +27,8 @@ static int dir_is_empty(const char *dir)
     struct dirent *e;
     int empty = 1;
     while (empty && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+            strncmp(e->d_name, ".taskscope-", 11) != 0)
             empty = 0;
     closedir(d);
     return empty;

@@ -11,6 +11,7 @@
  * stays for queries until the next tscope_init.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +126,32 @@ static void reset_threads(void)
     }
 }
 
+/* Under `taskscope run` (TASKSCOPE_OUTPUT_DIR_PREPARED set): an empty file
+ * .taskscope-PID.running in the output folder from init until finalize
+ * starts writing, so that the launcher can tell a program that never started
+ * measuring from one that ended without finalizing (killed, _exit). */
+static char marker[1200];
+
+static void marker_set(void)
+{
+    const char *dir = getenv("TASKSCOPE_OUTPUT_DIR_PREPARED");
+    if (!dir || !*dir)
+        return;
+    snprintf(marker, sizeof marker, "%s/.taskscope-%ld.running", dir, (long)getpid());
+    int fd = open(marker, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        marker[0] = 0; /* the launcher then says less; measuring goes on */
+    else
+        close(fd);
+}
+
+static void marker_clear(void)
+{
+    if (marker[0])
+        unlink(marker);
+    marker[0] = 0;
+}
+
 /* fork(): the registry lock is held across it, so that the child never
  * inherits it held by a thread that does not exist there. */
 static void fork_prepare(void)
@@ -143,6 +170,7 @@ static void fork_parent(void)
 static void fork_child(void)
 {
     pthread_mutex_unlock(&tscope__g.reg_lock);
+    marker[0] = 0; /* the parent's */
     if (!tscope__g.initialised)
         return;
     atomic_store(&tscope__g.run, TSCOPE__RUN_OFF);
@@ -211,6 +239,7 @@ int tscope_init(int rank, int nranks)
         tscope__g.off_code = 0;
         goto out;
     }
+    marker_set();
     tscope__tools_load(cfg.tools, rank, nranks, cfg.max_threads);
     tscope__wire(cfg.profiler);
     if (tscope__consumer_start()) {
@@ -268,6 +297,7 @@ int tscope_finalize(void)
     pthread_mutex_unlock(&s->lock);
     tscope__g.initialised = 0;
     tscope__g.finalised = 1;
+    marker_clear();
     int rc = was_on && tscope__g.cfg.profiler ? tscope__output_write_all() : 0;
     pthread_mutex_unlock(&life_lock);
     return rc;
