@@ -3,7 +3,8 @@
  *   endings exit3   runs 5 tasks, then _exit(3) (no atexit handlers, no outputs)
  *   endings term    prints "ready", runs a task every millisecond until SIGTERM
  *                   (a handler), then prints "stopped after N tasks" and returns 0
- *   endings hang    prints "ready", then waits for a signal without a handler */
+ *   endings hang    runs 3 tasks, prints "ready", then waits for a signal
+ *                   without a handler of its own */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,6 +49,10 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(argv[1], "hang") == 0) {
+        for (n = 1; n <= 3; n++) {
+            tscope_task_start(n, t);
+            tscope_task_end(n);
+        }
         printf("ready\n");
         fflush(stdout);
         for (;;)

@@ -82,7 +82,10 @@ grep -q "endings exited (status 3) without finalizing measurement" "$tmp/stderr7
 # Starts `taskscope run -- endings MODE` in the background and waits until the
 # program printed "ready"; sets tspid.
 start_endings() { # mode, dir
-  "$ts" run --no-summary -o "$tmp/$2" -- "$endings" "$1" >"$tmp/$2.out" 2>"$tmp/$2.err" &
+  # background commands of a script start with SIGINT and SIGQUIT ignored:
+  # back to the default, as for a command started from a terminal
+  env --default-signal=INT,QUIT "$ts" run --no-summary -o "$tmp/$2" -- "$endings" "$1" \
+    >"$tmp/$2.out" 2>"$tmp/$2.err" &
   tspid=$!
   for _ in $(seq 200); do
     grep -q ready "$tmp/$2.out" 2>/dev/null && return 0
@@ -91,30 +94,53 @@ start_endings() { # mode, dir
   fail "endings $1 never got ready"
 }
 
+# Waits (at most 20 s) for the background taskscope run; sets status.
+wait_ts() {
+  for _ in $(seq 400); do
+    kill -0 "$tspid" 2>/dev/null || break
+    sleep 0.05
+  done
+  if kill -0 "$tspid" 2>/dev/null; then
+    pkill -KILL -P "$tspid" || true
+    kill -KILL "$tspid" || true
+    fail "taskscope run did not end after the signal"
+  fi
+  status=0
+  wait "$tspid" || status=$?
+}
+
 echo "-- SIGTERM to taskscope run reaches the program, which handles it and finishes"
 start_endings term term
 sleep 0.2
 kill -TERM "$tspid"
-status=0
-wait "$tspid" || status=$?
+wait_ts
 [ "$status" = 0 ] || fail "term: status $status: $(cat "$tmp/term.err")"
 n=$(sed -n 's/^stopped after \([0-9]*\) tasks$/\1/p' "$tmp/term.out")
 [ -n "$n" ] && [ "$n" -gt 0 ] || fail "term: the program did not see SIGTERM: $(cat "$tmp/term.out")"
 grep -q "\"name\":\"tick\",\"created\":$n,\"calls\":$n" "$tmp/term/profile.json" \
   || fail "term: profile lacks the $n tasks"
 
-echo "-- SIGTERM to taskscope run kills an unprepared program: nothing left running, 128+15"
+echo "-- SIGTERM to taskscope run ends a program without a handler: 128+15, no orphan, outputs"
 start_endings hang hang
 prog=$(pgrep -P "$tspid" endings || true)
 [ -n "$prog" ] || fail "hang: program pid not found"
 kill -TERM "$tspid"
-status=0
-wait "$tspid" || status=$?
+wait_ts
 [ "$status" = 143 ] || fail "hang: status $status"
 kill -0 "$prog" 2>/dev/null && fail "hang: program $prog still running"
-grep -q "endings was killed by signal 15 (Terminated); what it measured is lost" "$tmp/hang.err" \
+grep -q "endings was killed by signal 15 (Terminated)$" "$tmp/hang.err" \
   || fail "hang: message: $(cat "$tmp/hang.err")"
-[ ! -e "$tmp/hang" ] || fail "hang: folder left behind"
+grep -q '"name":"tick","created":3,"calls":3' "$tmp/hang/profile.json" \
+  || fail "hang: the 3 tasks before SIGTERM are not in the profile"
+
+echo "-- SIGINT to the program itself (as Ctrl-C sends it): 128+2, outputs"
+start_endings hang int
+prog=$(pgrep -P "$tspid" endings || true)
+kill -INT "$prog"
+wait_ts
+[ "$status" = 130 ] || fail "int: status $status: $(cat "$tmp/int.err")"
+grep -q '"name":"tick","created":3,"calls":3' "$tmp/int/profile.json" \
+  || fail "int: the 3 tasks before SIGINT are not in the profile"
 
 echo "-- a program that never calls tscope_finalize still gets its outputs"
 "$ts" run --no-summary -o "$tmp/forgot" -- "$forgetful" 2>"$tmp/stderr6" || fail "forgetful failed"

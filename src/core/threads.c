@@ -8,6 +8,7 @@
  * consumer frees its ring once drained.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,7 +132,18 @@ uint64_t tscope_task_id_next(void)
 
 int tscope__thread_start(pthread_t *thread, void *(*fn)(void *), void *arg, const char *name)
 {
+    /* The thread starts with the program's asynchronous signals blocked
+     * (it inherits the mask): the program's handlers never run on it, and a
+     * handler that waits for taskscope (signals.c) never waits for itself. */
+    sigset_t all, old;
+    sigfillset(&all);
+    sigdelset(&all, SIGSEGV);
+    sigdelset(&all, SIGBUS);
+    sigdelset(&all, SIGFPE);
+    sigdelset(&all, SIGILL);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
     int rc = pthread_create(thread, NULL, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc == 0) {
         char os[16];
         snprintf(os, sizeof os, "%s", name);

@@ -7,7 +7,8 @@
  *
  * init: configuration -> clock -> store -> consumer -> switch on.
  * finalize: switch off -> stop the consumer -> drain every ring in this
- * thread -> settle and complete the store -> write the outputs.  The store
+ * thread -> settle and complete the store -> write the outputs.  It also
+ * runs when SIGTERM, SIGINT or SIGHUP ends the program (signals.c).  The store
  * stays for queries until the next tscope_init.
  */
 #include <errno.h>
@@ -28,6 +29,7 @@
 #include "sampler/sampler.h"
 #include "taskscope/taskscope.h"
 #include "tool/tools.h"
+#include "signals.h"
 #include "wiring.h"
 
 struct tscope__core tscope__g = {
@@ -171,6 +173,7 @@ static void fork_child(void)
 {
     pthread_mutex_unlock(&tscope__g.reg_lock);
     marker[0] = 0; /* the parent's */
+    tscope__signals_forget();
     if (!tscope__g.initialised)
         return;
     atomic_store(&tscope__g.run, TSCOPE__RUN_OFF);
@@ -257,6 +260,7 @@ int tscope_init(int rank, int nranks)
     else
         tscope_thread_register("main");
     tscope__sampler_start(); /* after "main": the sampler's thread comes second */
+    tscope__signals_install();
 out:
     pthread_mutex_unlock(&life_lock);
     return rc;
@@ -279,6 +283,7 @@ int tscope_finalize(void)
         pthread_mutex_unlock(&life_lock);
         return TSCOPE_ESTATE;
     }
+    tscope__signals_remove();
     tscope__policy_stop_all();
     tscope__sampler_stop(); /* its last samples still go into the rings */
     int was_on = atomic_exchange(&tscope__g.run, TSCOPE__RUN_OFF) != TSCOPE__RUN_OFF;
