@@ -413,7 +413,7 @@ static const struct var vars[] = {
      p_policy},
     {"TASKSCOPE_RING_SIZE", "16384", "a power of two from 64 to 16777216",
      "records (32 bytes each) per thread ring", p_ring},
-    {"TASKSCOPE_MAX_THREADS", "1024", "1 to 65535", "threads that can register", p_threads},
+    {"TASKSCOPE_MAX_THREADS", "1024", "1 to 65535", "thread slots (threads measured at once)", p_threads},
     {"TASKSCOPE_PERIOD_MS", "10", "1 to 10000",
      "consumer wake-up period in ms (it also wakes when a ring is half full)", p_period},
     {"TASKSCOPE_BATCH", "65536", "64 to 16777216",

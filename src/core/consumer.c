@@ -59,7 +59,7 @@ int tscope__consumer_round(void)
     uint32_t n = atomic_load_explicit(&tscope__g.nthreads, memory_order_acquire);
     for (uint32_t i = 0; i < n; i++) {
         struct tscope__thread *t = tscope__g.threads[i];
-        if (t->ring_freed)
+        if (atomic_load_explicit(&t->ring_freed, memory_order_acquire))
             continue;
         int retired = atomic_load_explicit(&t->retired, memory_order_acquire);
         uint64_t tail;
@@ -69,8 +69,10 @@ int tscope__consumer_round(void)
         if (avail * 4 > t->ring.size) /* relative to this ring's size */
             busiest = 1;
         if (retired && tscope__ring_readable(&t->ring, &tail) == 0) {
+            if (tscope__hooks.thread_gone)
+                tscope__hooks.thread_gone(t->index);
             tscope__ring_free(&t->ring);
-            t->ring_freed = 1;
+            tscope__thread_recycle(t);
         }
     }
     if (tscope__hooks.end_round)

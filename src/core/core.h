@@ -39,7 +39,8 @@ struct tscope__thread {
     struct tscope__ring ring; /* first: the hot fields share its cache line */
     uint32_t index;
     _Atomic int retired;      /* owner unregistered or exited */
-    int ring_freed;           /* consumer released the buffer (consumer only) */
+    _Atomic int ring_freed;   /* consumer released the buffer; the slot may be reused */
+    uint32_t next_free;       /* next reusable slot (under reg_lock) */
     _Atomic uint64_t dropped; /* records dropped (drop policy) */
     _Atomic uint64_t waits;   /* times the owner waited for space (wait policy) */
     uint64_t id_next, id_end; /* owner's block of task ids */
@@ -61,7 +62,9 @@ struct tscope__core {
     pthread_mutex_t reg_lock;
     struct tscope__thread *threads[TSCOPE__THREADS_MAX];
     _Atomic uint32_t nthreads;
-    _Atomic uint64_t id_blocks; /* task id blocks handed out */
+    _Atomic uint64_t id_blocks;            /* task id blocks handed out */
+    uint32_t free_slots;                   /* first reusable slot, UINT32_MAX none (reg_lock) */
+    _Atomic uint64_t unregistered_dropped; /* events of threads that got no slot */
 
     /* consumer */
     pthread_t consumer;
@@ -80,8 +83,12 @@ struct tscope__core {
 extern struct tscope__core tscope__g;
 
 /* Registers the calling thread (slow path of the first event). NULL on
- * failure (limit or memory); the event is then not recorded. */
+ * failure (limit or memory); the event is then not recorded (and counted
+ * in unregistered_dropped). */
 struct tscope__thread *tscope__thread_self_slow(void);
+/* The consumer drained and freed the ring of a retired thread: its slot
+ * (index, counters) goes to the next thread that registers. */
+void tscope__thread_recycle(struct tscope__thread *t);
 /* Starts one of taskscope's own threads, named for the OS (top -H, gdb,
  * perf; at most 15 characters) before anyone can look; 0 or pthread's error. */
 int tscope__thread_start(pthread_t *thread, void *(*fn)(void *), void *arg, const char *name);

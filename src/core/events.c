@@ -36,8 +36,11 @@ tools_sync(struct tscope__thread *t, const struct tscope__rec *rec, const struct
 static int emit_slow(int run, struct tscope__rec rec, const uint64_t *ext_id)
 {
     struct tscope__thread *t = tscope__thread_self();
-    if (!t)
+    if (!t) { /* no slot (TASKSCOPE_MAX_THREADS) or no memory: lost, and counted */
+        atomic_fetch_add_explicit(&tscope__g.unregistered_dropped, ext_id ? 2 : 1,
+                                  memory_order_relaxed);
         return TSCOPE_ELIMIT;
+    }
     struct tscope__rec ext = {.kind = TSCOPE__REC_EXT, .ts = rec.ts, .id = ext_id ? *ext_id : 0};
     if (run == TSCOPE__RUN_TOOLS) { /* no profiler, no batched tools: deliver, keep nothing */
         tools_sync(t, &rec, ext_id ? &ext : NULL);

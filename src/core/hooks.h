@@ -38,6 +38,10 @@ struct tscope__hooks {
     uint32_t sync_kinds;
     void (*sync)(uint32_t thread, const struct tscope__rec *r, const struct tscope__rec *ext);
 
+    /* A retired thread's ring is drained: what it left running is closed
+     * (unfinished), as its slot is about to be reused.  Consumer thread. */
+    void (*thread_gone)(uint32_t thread);
+
     /* Thread begin (bit 0) and end (bit 1) wanted by tools, on the thread. */
     uint32_t thread_events;
     void (*thread)(int begin, uint32_t index, const char *name);

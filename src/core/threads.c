@@ -5,7 +5,11 @@
  * nthreads so the consumer can walk the array without a lock.  Registrations
  * outlive tscope_finalize: a later tscope_init reuses them (rings are empty
  * after finalize).  A thread that exits or unregisters is marked retired; the
- * consumer frees its ring once drained.
+ * consumer frees its ring once drained and puts the slot on a free list,
+ * from which the next thread to register takes it (index, counters and all):
+ * a program that starts threads for short jobs, thousands over its run, needs
+ * as many slots as it has threads alive at once, not one per thread it ever
+ * started.  Per-thread numbers are therefore per slot.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -24,9 +28,13 @@ static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 static _Atomic int limit_warned;
 
+/* Runs on the ending thread (its key destructor, or unregister).  An event
+ * it records later (another destructor) registers it afresh: the retired
+ * slot may already belong to someone else. */
 static void on_thread_exit(void *arg)
 {
     struct tscope__thread *t = arg;
+    tscope__tls_self = NULL;
     if (tscope__hooks.thread_events & 2)
         tscope__hooks.thread(0, t->index, t->name);
     atomic_store_explicit(&t->retired, 1, memory_order_release);
@@ -44,6 +52,24 @@ static struct tscope__thread *register_self(const char *name)
     uint32_t idx = atomic_load_explicit(&tscope__g.nthreads, memory_order_relaxed);
     uint32_t limit = tscope__g.cfg.max_threads ? tscope__g.cfg.max_threads : TSCOPE__THREADS_MAX;
     struct tscope__thread *t = NULL;
+    uint32_t ring = tscope__g.cfg.ring_size ? tscope__g.cfg.ring_size : 16384;
+    if (tscope__g.free_slots != UINT32_MAX) {
+        t = tscope__g.threads[tscope__g.free_slots];
+        if (tscope__ring_init(&t->ring, ring)) {
+            t = NULL;
+            goto out;
+        }
+        tscope__g.free_slots = t->next_free;
+        atomic_store_explicit(&t->retired, 0, memory_order_relaxed);
+        t->id_next = t->id_end = 0;
+        if (name)
+            snprintf(t->name, sizeof t->name, "%s", name);
+        else
+            snprintf(t->name, sizeof t->name, "thread-%u", t->index);
+        /* publishes the fresh ring to the consumer */
+        atomic_store_explicit(&t->ring_freed, 0, memory_order_release);
+        goto out;
+    }
     if (idx >= limit || idx >= TSCOPE__THREADS_MAX) {
         if (!atomic_exchange(&limit_warned, 1))
             fprintf(stderr,
@@ -57,7 +83,6 @@ static struct tscope__thread *register_self(const char *name)
     t = aligned_alloc(_Alignof(struct tscope__thread), sizeof *t);
     if (t)
         memset(t, 0, sizeof *t);
-    uint32_t ring = tscope__g.cfg.ring_size ? tscope__g.cfg.ring_size : 16384;
     if (!t || tscope__ring_init(&t->ring, ring)) {
         free(t);
         t = NULL;
@@ -79,6 +104,15 @@ out:
             tscope__hooks.thread(1, t->index, t->name);
     }
     return t;
+}
+
+void tscope__thread_recycle(struct tscope__thread *t)
+{
+    pthread_mutex_lock(&tscope__g.reg_lock);
+    atomic_store_explicit(&t->ring_freed, 1, memory_order_release);
+    t->next_free = tscope__g.free_slots;
+    tscope__g.free_slots = t->index;
+    pthread_mutex_unlock(&tscope__g.reg_lock);
 }
 
 struct tscope__thread *tscope__thread_self_slow(void)

@@ -35,6 +35,7 @@
 struct tscope__core tscope__g = {
     .off_code = TSCOPE_ESTATE,
     .reg_lock = PTHREAD_MUTEX_INITIALIZER,
+    .free_slots = UINT32_MAX,
     .cons_lock = PTHREAD_MUTEX_INITIALIZER,
     .cons_wake = PTHREAD_COND_INITIALIZER,
     .cons_done = PTHREAD_COND_INITIALIZER,
@@ -118,14 +119,15 @@ static void reset_threads(void)
     uint32_t n = atomic_load_explicit(&tscope__g.nthreads, memory_order_acquire);
     for (uint32_t i = 0; i < n; i++) {
         struct tscope__thread *t = tscope__g.threads[i];
-        if (t->ring_freed)
+        atomic_store(&t->dropped, 0);
+        atomic_store(&t->waits, 0);
+        if (atomic_load(&t->ring_freed))
             continue;
         uint64_t tail;
         tscope__ring_readable(&t->ring, &tail);
         t->ring.tail_seen = tail;
-        atomic_store(&t->dropped, 0);
-        atomic_store(&t->waits, 0);
     }
+    atomic_store(&tscope__g.unregistered_dropped, 0);
 }
 
 /* Under `taskscope run` (TASKSCOPE_OUTPUT_DIR_PREPARED set): an empty file

@@ -50,6 +50,7 @@ void tscope__wire(int profiler)
         h.apply = tscope__store_apply_ring;
         h.end_round = tscope__store_round_done;
         h.apply_naive = tscope__store_apply_naive;
+        h.thread_gone = tscope__store_thread_gone;
     } else {
         h.end_round = tscope__store_round_done; /* rounds still settle the (empty) store */
     }

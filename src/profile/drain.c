@@ -1,12 +1,14 @@
 /* drain.c - the profile store as the consumer's subscriber (core/hooks.h):
  * a batch of ring records applied under the store lock, the end of a round,
- * and naive mode's one record at a time.
+ * naive mode's one record at a time, and a retired thread's stack closed
+ * before its slot is reused.
  *
  * A batch holds the store lock for at most TASKSCOPE_BATCH records, so a
  * query from another thread waits for one batch at most.  Leaves (a start
  * followed by its end in the same ring) take the slot-free path of leaf.c;
  * their pending batch is folded in before the lock is released.
  */
+#include "core/clock.h"
 #include "core/core.h"
 #include "store.h"
 
@@ -40,6 +42,15 @@ uint64_t tscope__store_apply_ring(uint32_t thread, struct tscope__ring *r, uint6
     tscope__store_flush_leaves(s);
     pthread_mutex_unlock(&s->lock);
     return tail;
+}
+
+void tscope__store_thread_gone(uint32_t thread)
+{
+    struct tscope__store *s = tscope__g.store;
+    pthread_mutex_lock(&s->lock);
+    tscope__store_flush_leaves(s);
+    tscope__stack_close_thread(s, thread, tscope__clock_now());
+    pthread_mutex_unlock(&s->lock);
 }
 
 void tscope__store_round_done(void)

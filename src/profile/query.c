@@ -291,6 +291,7 @@ void tscope__fill_totals(struct tscope__store *s, tscope_totals_t *out)
         out->events_dropped += atomic_load(&tscope__g.threads[i]->dropped);
         out->ring_waits += atomic_load(&tscope__g.threads[i]->waits);
     }
+    out->events_dropped += atomic_load(&tscope__g.unregistered_dropped);
     out->events = s->events;
     out->tasks_created = s->created;
     out->tasks_completed = s->completed;

@@ -189,18 +189,24 @@ static void stack_close(struct tscope__store *s, struct tscope__tstack *st, uint
         s->anomalies++; /* closed below the top: improper nesting */
 }
 
+void tscope__stack_close_thread(struct tscope__store *s, uint32_t thread, uint64_t end)
+{
+    if (thread >= s->nstacks)
+        return;
+    struct tscope__tstack *st = &s->stacks[thread];
+    while (st->n) {
+        uint32_t slot = st->seg[st->n - 1].slot;
+        stack_close(s, st, st->n - 1, end);
+        s->tasks[slot].bits |= TSCOPE__T_UNFINISHED;
+        if (!s->tasks[slot].end_ts)
+            s->tasks[slot].end_ts = end;
+    }
+}
+
 void tscope__stack_close_all(struct tscope__store *s, uint64_t end)
 {
-    for (uint32_t th = 0; th < s->nstacks; th++) {
-        struct tscope__tstack *st = &s->stacks[th];
-        while (st->n) {
-            uint32_t slot = st->seg[st->n - 1].slot;
-            stack_close(s, st, st->n - 1, end);
-            s->tasks[slot].bits |= TSCOPE__T_UNFINISHED;
-            if (!s->tasks[slot].end_ts)
-                s->tasks[slot].end_ts = end;
-        }
-    }
+    for (uint32_t th = 0; th < s->nstacks; th++)
+        tscope__stack_close_thread(s, th, end);
 }
 
 /* Slot of the task with this id on the thread's replay stack, or NONE. */

@@ -215,6 +215,7 @@ struct tscope__store {
 uint64_t tscope__store_apply_ring(uint32_t thread, struct tscope__ring *r, uint64_t tail,
                                   uint64_t stop, uint64_t head);
 void tscope__store_round_done(void);
+void tscope__store_thread_gone(uint32_t thread);
 void tscope__store_apply_naive(uint32_t thread, const struct tscope__rec *r,
                                const struct tscope__rec *ext);
 
@@ -269,6 +270,8 @@ void tscope__task_unmap(struct tscope__store *s, uint32_t slot);
 int tscope__store_grow_types(struct tscope__store *s, uint32_t type);
 void tscope__type_saw_thread(struct tscope__store *s, uint32_t type, uint32_t thread);
 void tscope__stack_close_all(struct tscope__store *s, uint64_t end);
+/* Closes what is still running on one thread at `end`, as unfinished. */
+void tscope__stack_close_thread(struct tscope__store *s, uint32_t thread, uint64_t end);
 
 /* Puts the task on the terminal list once it ended or was cancelled and all
  * its segments are closed (replay.c). */
