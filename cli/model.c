@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "model/fit.h"
 #include "taskscope/model.h"
 
 static void usage(FILE *f)
@@ -497,8 +498,9 @@ int tscope_cli_model(int argc, char **argv)
             print_json(s, &e, &m, text, pr, npredict);
             continue;
         }
-        printf("%s [%s]: %s  (RSS %.6g, SMAPE %.6g, adj. R^2 %.6g)\n", s->callpath, s->metric, text,
-               m.rss, m.smape, m.ar2);
+        char quality[160];
+        tscope__model_quality_format(&m, quality, sizeof quality);
+        printf("%s [%s]: %s  (%s)\n", s->callpath, s->metric, text, quality);
         for (int k = 0; k < npredict; k++)
             print_prediction(&m, &pr[k]);
     }

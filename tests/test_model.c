@@ -1,7 +1,10 @@
-/* test_model.c - the modeling library (include/taskscope/model.h): readers,
+/* test_model.c - the modeling library (include/taskscope/model.h): readers
+ * (and their rejections, on files written into a temporary folder),
  * Extra-P's default modeler, the multi-parameter and multi-term modelers,
- * printing and parsing, composition and its algebra. */
+ * printing and parsing, composition and its algebra.  Arguments name the
+ * tests to run (default: all), e.g. `test_model test_non_finite`. */
 #include <taskscope/model.h>
+#include <unistd.h>
 
 #include "model/fit.h"
 #include "test.h"
@@ -125,19 +128,24 @@ static void test_malformed(void)
                  TSCOPE_MFORMAT_AUTO, ":3: column");
     expect_error("{\"parameters\": [\"x\"], \"measurements\": {\"a\": {\"t\": "
                  "[{\"point\": [1, 2], \"values\": [1]}]}}}\n",
-                 TSCOPE_MFORMAT_AUTO, "entry 1: expected \"point\" with 1 numbers");
+                 TSCOPE_MFORMAT_AUTO,
+                 ": measurements[\"a\"][\"t\"][0].point: expected a finite number (or a list of "
+                 "1), got a list of 2");
     expect_error("{\"foo\": 1}\n", TSCOPE_MFORMAT_JSON, "not an Extra-P JSON experiment");
     expect_error("{\"callpaths\": [{\"id\": 1, \"name\": \"a\"}], \"coordinates\": [], "
                  "\"measurements\": [{\"callpath_id\": 1, \"coordinate_id\": 7, \"metric_id\": 1, "
                  "\"value\": 1}], \"metrics\": [{\"id\": 1, \"name\": \"t\"}], "
                  "\"parameters\": [{\"id\": 1, \"name\": \"x\"}]}\n",
-                 TSCOPE_MFORMAT_AUTO, "measurement 1: unknown callpath, metric or coordinate id");
+                 TSCOPE_MFORMAT_AUTO,
+                 ": measurements[0].coordinate_id: 7 is not the id of an entry of coordinates");
     expect_error("{\"params\": {\"x\": 1}, \"callpath\": \"a\", \"value\": 1}\n"
                  "{\"params\": {\"x\": 2}, \"callpath\": \"a\", \"value\": \"slow\"}\n",
-                 TSCOPE_MFORMAT_AUTO, ":2: \"value\" is not a number");
+                 TSCOPE_MFORMAT_AUTO,
+                 ":2: value: expected a finite number or a non-empty list of them, got a string");
     expect_error("{\"params\": {\"x\": 1}, \"callpath\": \"a\", \"value\": 1}\n"
                  "{\"params\": {\"x\": 2, \"y\": 1}, \"callpath\": \"a\", \"value\": 2}\n",
-                 TSCOPE_MFORMAT_JSONL, ":2: this line has a different set of parameters");
+                 TSCOPE_MFORMAT_JSONL,
+                 ":2: params: this line has a different set of parameters (x, y) than line 1 (x)");
     expect_error("{\"parameters\":{\"x\":20};\"callpath\":\"c\";\"value\":1}\n"
                  "{\"parameters\":{\"x\":30};\"callpath\":\"c\";\"value\":1\n",
                  TSCOPE_MFORMAT_AUTO, ":2: column");
@@ -147,6 +155,360 @@ static void test_malformed(void)
     ASSERT_EQ(tscope_mexp_read(&e, "/nonexistent/x.txt", TSCOPE_MFORMAT_AUTO, err, sizeof err),
               TSCOPE_EIO);
     ASSERT(strstr(err, "/nonexistent/x.txt: cannot open"));
+}
+
+/* ---- robust readers: files written into a temporary folder -------------- */
+
+static char tmpdir[64];
+static char created[64][1200];
+static int ncreated;
+
+/* Creates tmpdir/name holding content; its path into path. */
+static void temp_file(char *path, size_t len, const char *name, const char *content)
+{
+    snprintf(path, len, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "w");
+    ASSERT(f != NULL);
+    fputs(content, f);
+    ASSERT_EQ(fclose(f), 0);
+    if (ncreated < 64)
+        snprintf(created[ncreated++], sizeof created[0], "%s", path);
+}
+
+static void remove_temp_files(void)
+{
+    for (int i = 0; i < ncreated; i++)
+        remove(created[i]);
+    rmdir(tmpdir);
+}
+
+/* Reading path into e fails with exactly "PATH" + want. */
+static void expect_message(tscope_mexp_t *e, const char *path, tscope_mformat_t format,
+                           const char *want)
+{
+    char err[2048] = "a stale message", full[2048];
+    int rc = tscope_mexp_read(e, path, format, err, sizeof err);
+    snprintf(full, sizeof full, "%s%s", path, want);
+    if (rc >= 0 || strcmp(err, full) != 0)
+        TEST_FAIL("%s: rc %d, message\n  '%s', wanted\n  '%s'", path, rc, err, full);
+}
+
+#ifdef TSCOPE_HAVE_JANSSON
+/* An old-layout JSON file with nparams parameters (named "x" when
+ * same_name, else "p1", "p2", ..), one coordinate naming the last. */
+static void write_old_json(char *path, size_t len, const char *name, int nparams, int same_name)
+{
+    snprintf(path, len, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "w");
+    ASSERT(f != NULL);
+    fprintf(f, "{\"callpaths\": [{\"id\": 1, \"name\": \"a\"}], \"metrics\": [{\"id\": 1, "
+               "\"name\": \"t\"}], \"parameters\": [");
+    for (int i = 1; i <= nparams; i++) {
+        if (same_name)
+            fprintf(f, "%s{\"id\": %d, \"name\": \"x\"}", i > 1 ? ", " : "", i);
+        else
+            fprintf(f, "%s{\"id\": %d, \"name\": \"p%d\"}", i > 1 ? ", " : "", i, i);
+    }
+    fprintf(f,
+            "], \"coordinates\": [{\"id\": 1, \"parameter_value_pairs\": [{\"parameter_id\": "
+            "%d, \"parameter_value\": 4}]}], \"measurements\": [{\"callpath_id\": 1, "
+            "\"coordinate_id\": 1, \"metric_id\": 1, \"value\": 1}]}\n",
+            nparams);
+    ASSERT_EQ(fclose(f), 0);
+    if (ncreated < 64)
+        snprintf(created[ncreated++], sizeof created[0], "%s", path);
+}
+#endif
+
+/* Defect 1: 4,000 parameters of one name wrote past a stack buffer of 4
+ * coordinates (a segfault); now rejected with the file and the problem. */
+static void test_old_json_many_params(void)
+{
+#ifdef TSCOPE_HAVE_JANSSON
+    char path[1200];
+    tscope_mexp_t e = {0};
+    write_old_json(path, sizeof path, "model_old_4000_same.json", 4000, 1);
+    expect_message(&e, path, TSCOPE_MFORMAT_AUTO,
+                   ": parameters: parameter 'x' is named twice (parameters 1 and 2; expected "
+                   "distinct names)");
+    tscope_mexp_free(&e);
+    write_old_json(path, sizeof path, "model_old_4000.json", 4000, 0);
+    expect_message(&e, path, TSCOPE_MFORMAT_AUTO,
+                   ": parameters: too many parameters: 4000 (at most 4)");
+    tscope_mexp_free(&e);
+    /* a coordinate that names one parameter twice and leaves out the other */
+    temp_file(path, sizeof path, "model_old_pairs.json",
+              "{\"callpaths\": [{\"id\": 1, \"name\": \"a\"}], \"metrics\": [{\"id\": 1, \"name\": "
+              "\"t\"}], \"parameters\": [{\"id\": 7, \"name\": \"y\"}, {\"id\": 3, \"name\": "
+              "\"x\"}], \"coordinates\": [{\"id\": 1, \"parameter_value_pairs\": "
+              "[{\"parameter_id\": 3, \"parameter_value\": 10}, {\"parameter_id\": 3, "
+              "\"parameter_value\": 20}]}], \"measurements\": [{\"callpath_id\": 1, "
+              "\"coordinate_id\": 1, \"metric_id\": 1, \"value\": 1}]}\n");
+    expect_message(&e, path, TSCOPE_MFORMAT_AUTO,
+                   ": coordinates[0].parameter_value_pairs[1].parameter_id: parameter 2 again "
+                   "(expected each parameter once)");
+    tscope_mexp_free(&e);
+    /* ids are not positions: y (id 7) is the first parameter, x (id 3) the second */
+    temp_file(path, sizeof path, "model_old_ids.json",
+              "{\"callpaths\": [{\"id\": 1, \"name\": \"a\"}], \"metrics\": [{\"id\": 1, \"name\": "
+              "\"t\"}], \"parameters\": [{\"id\": 7, \"name\": \"y\"}, {\"id\": 3, \"name\": "
+              "\"x\"}], \"coordinates\": [{\"id\": 1, \"parameter_value_pairs\": "
+              "[{\"parameter_id\": 3, \"parameter_value\": 10}, {\"parameter_id\": 7, "
+              "\"parameter_value\": 20}]}], \"measurements\": [{\"callpath_id\": 1, "
+              "\"coordinate_id\": 1, \"metric_id\": 1, \"value\": 5}]}\n");
+    char err[512];
+    ASSERT_EQ(tscope_mexp_read(&e, path, TSCOPE_MFORMAT_AUTO, err, sizeof err), 0);
+    ASSERT_STR_EQ(e.params[0], "y");
+    ASSERT_STR_EQ(e.params[1], "x");
+    ASSERT(e.series[0].points[0].coord[0] == 20 && e.series[0].points[0].coord[1] == 10);
+    tscope_mexp_free(&e);
+    /* duplicate ids are an error, not the first match */
+    temp_file(path, sizeof path, "model_old_dup_ids.json",
+              "{\"callpaths\": [{\"id\": 1, \"name\": \"a\"}, {\"id\": 1, \"name\": \"b\"}], "
+              "\"metrics\": [{\"id\": 1, \"name\": \"t\"}], \"parameters\": [{\"id\": 1, "
+              "\"name\": \"x\"}], \"coordinates\": [], \"measurements\": []}\n");
+    expect_message(&e, path, TSCOPE_MFORMAT_AUTO,
+                   ": callpaths: id 1 is used twice (entries 0 and 1; expected unique ids)");
+    tscope_mexp_free(&e);
+#endif
+}
+
+/* Defect 2: the parameters of several files are matched by name; files
+ * whose names differ are rejected naming both files and the names. */
+static void test_params_by_name(void)
+{
+    char a[1200], b[1200], bad[1200], fewer[1200];
+    temp_file(a, sizeof a, "model_xy.txt",
+              "PARAMETER x y\nPOINTS ( 1 10 ) ( 2 20 )\nREGION r\nDATA 1\nDATA 2\n");
+    temp_file(b, sizeof b, "model_yx.txt",
+              "PARAMETER y\nPARAMETER x\nPOINTS ( 30 3 )\nREGION r\n"
+              "DATA 3\n");
+    tscope_mexp_t e = {0};
+    char err[1024];
+    ASSERT_EQ(tscope_mexp_read(&e, a, TSCOPE_MFORMAT_AUTO, err, sizeof err), 0);
+    if (tscope_mexp_read(&e, b, TSCOPE_MFORMAT_AUTO, err, sizeof err))
+        TEST_FAIL("%s", err);
+    ASSERT_EQ(e.nparams, 2);
+    ASSERT_STR_EQ(e.params[0], "x");
+    ASSERT_EQ(e.series[0].npoints, 3);
+    const double *c = e.series[0].points[2].coord;
+    if (c[0] != 3 || c[1] != 30)
+        TEST_FAIL("y=30, x=3 of %s stored as x=%g, y=%g", b, c[0], c[1]);
+#ifdef TSCOPE_HAVE_JANSSON
+    char j[1200], l[1200];
+    temp_file(j, sizeof j, "model_yx.json",
+              "{\"parameters\": [\"y\", \"x\"], \"measurements\": {\"r\": {\"time\": "
+              "[{\"point\": [40, 4], \"values\": [4]}]}}}\n");
+    temp_file(l, sizeof l, "model_yx.jsonl",
+              "{\"params\": {\"y\": 50, \"x\": 5}, \"callpath\": \"r\", \"value\": 5}\n");
+    ASSERT_EQ(tscope_mexp_read(&e, j, TSCOPE_MFORMAT_AUTO, err, sizeof err), 0);
+    ASSERT_EQ(tscope_mexp_read(&e, l, TSCOPE_MFORMAT_AUTO, err, sizeof err), 0);
+    ASSERT_EQ(e.series[0].npoints, 5);
+    ASSERT(e.series[0].points[3].coord[0] == 4 && e.series[0].points[3].coord[1] == 40);
+    ASSERT(e.series[0].points[4].coord[0] == 5 && e.series[0].points[4].coord[1] == 50);
+    char jbad[1200];
+    temp_file(jbad, sizeof jbad, "model_xq.json",
+              "{\"parameters\": [\"x\", \"q\"], \"measurements\": {\"r\": {\"time\": "
+              "[{\"point\": [1, 1], \"values\": [1]}]}}}\n");
+    char want[3000];
+    snprintf(want, sizeof want,
+             ": parameters: (x, q) differ from those of %s (x, y): only here: q; only in %s: y "
+             "(expected the same parameter names in every file)",
+             a, a);
+    expect_message(&e, jbad, TSCOPE_MFORMAT_AUTO, want);
+#endif
+    temp_file(bad, sizeof bad, "model_xz.txt",
+              "# other names\nPARAMETER x z\nPOINTS ( 1 1 )\nREGION r\nDATA 1\n");
+    char msg[3000];
+    snprintf(msg, sizeof msg,
+             ":2: parameters (x, z) differ from those of %s (x, y): only here: z; only in %s: y "
+             "(expected the same parameter names in every file)",
+             a, a);
+    expect_message(&e, bad, TSCOPE_MFORMAT_AUTO, msg);
+    temp_file(fewer, sizeof fewer, "model_x.txt", "PARAMETER x\nPOINTS 1\nREGION r\nDATA 1\n");
+    snprintf(msg, sizeof msg,
+             ":1: parameters (x) differ from those of %s (x, y): only here: none; only in %s: y "
+             "(expected the same parameter names in every file)",
+             a, a);
+    expect_message(&e, fewer, TSCOPE_MFORMAT_AUTO, msg);
+    ASSERT_EQ(e.nparams, 2); /* nothing declared by the rejected files */
+    tscope_mexp_free(&e);
+    /* in one file: a name twice, a PARAMETER after POINTS */
+    temp_file(bad, sizeof bad, "model_xx.txt", "PARAMETER x x\n");
+    expect_message(&e, bad, TSCOPE_MFORMAT_AUTO,
+                   ":1: parameter 'x' declared twice (expected distinct names)");
+    temp_file(bad, sizeof bad, "model_late.txt", "PARAMETER x\nPOINTS 1\nPARAMETER y\n");
+    expect_message(&e, bad, TSCOPE_MFORMAT_AUTO,
+                   ":3: PARAMETER after POINTS (expected every PARAMETER before the first "
+                   "POINTS)");
+    tscope_mexp_free(&e);
+}
+
+/* Defect 3: NaN and infinity are rejected by every reader. */
+static void test_non_finite(void)
+{
+    static const struct {
+        const char *name, *content, *want;
+    } cases[] = {
+        {"model_nan.txt", "PARAMETER n\nPOINTS 1 2 3\nREGION r\nDATA 1\nDATA nan\nDATA 3\n",
+         ":5: DATA: 'nan' is not a finite number (expected finite measurements)"},
+        {"model_inf.txt", "PARAMETER n\nPOINTS 1 2\nREGION r\nDATA 1 2\nDATA 3 -inf 4\n",
+         ":5: DATA: '-inf' is not a finite number (expected finite measurements)"},
+        {"model_overflow.txt", "PARAMETER n\nPOINTS 1 2\nREGION r\nDATA 1e999\n",
+         ":4: DATA: '1e999' is not a finite number (expected finite measurements)"},
+        {"model_inf_point.txt", "PARAMETER n\nPOINTS ( 1 ) ( infinity )\nREGION r\nDATA 1\n",
+         ":2: POINTS: 'infinity' is not a finite number (expected finite coordinates)"},
+#ifdef TSCOPE_HAVE_JANSSON
+        {"model_nan_new.json",
+         "{\"parameters\": [\"x\"],\n \"measurements\": {\"a\": {\"t\": [\n"
+         "{\"point\": [1], \"values\": [1, NaN]}]}}}\n",
+         ":3: column 32: invalid token near 'NaN' (expected JSON)"},
+        {"model_inf_old.json",
+         "{\"callpaths\": [{\"id\": 1, \"name\": \"a\"}], \"coordinates\": [{\"id\": 1, "
+         "\"parameter_value_pairs\": [{\"parameter_id\": 1, \"parameter_value\": 2}]}],\n"
+         "\"measurements\": [{\"callpath_id\": 1, \"coordinate_id\": 1, \"metric_id\": 1, "
+         "\"value\": 1e999}], \"metrics\": [{\"id\": 1, \"name\": \"t\"}], "
+         "\"parameters\": [{\"id\": 1, \"name\": \"x\"}]}\n",
+         ":2: column 86: real number overflow near '1e999' (expected JSON)"},
+        {"model_nan.jsonl",
+         "{\"params\": {\"x\": 1}, \"callpath\": \"a\", \"value\": 1}\n"
+         "{\"params\": {\"x\": Infinity}, \"callpath\": \"a\", \"value\": 2}\n",
+         ":2: column 25: invalid token near 'Infinity' (expected JSON)"},
+        {"model_nan_talpas.txt",
+         "{\"parameters\":{\"x\":20};\"callpath\":\"c\";\"value\":-1e400}\n",
+         ":1: column 52: real number overflow near '-1e400' (expected JSON)"},
+#endif
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[1200];
+        temp_file(path, sizeof path, cases[i].name, cases[i].content);
+        tscope_mexp_t e = {0};
+        expect_message(&e, path, TSCOPE_MFORMAT_AUTO, cases[i].want);
+        tscope_mexp_free(&e);
+    }
+}
+
+/* Defect 4: adjusted R^2 without variance or degrees of freedom is
+ * undefined (NaN), printed as "undefined", never -inf. */
+static void test_ar2_undefined(void)
+{
+    char buf[128];
+    const double x2[2] = {1, 2}, y2[2] = {1, 3}; /* 2 points, 1 term: n - 1 - 1 = 0 */
+    tscope_model_t m = fit_arrays(x2, y2, 2, 1, 1);
+    ASSERT_EQ(m.nterms, 1);
+    ASSERT(isnan(m.ar2));
+    char want[128];
+    snprintf(want, sizeof want, "RSS %.6g, SMAPE %.6g, adj. R^2 undefined", m.rss, m.smape);
+    tscope__model_quality_format(&m, buf, sizeof buf);
+    ASSERT_STR_EQ(buf, want);
+
+    const double x5[5] = {1, 2, 3, 4, 5}, y5[5] = {7, 7, 7, 7, 7}; /* TSS 0 */
+    m = fit_arrays(x5, y5, 5, 1, 1);
+    ASSERT(isnan(m.ar2));
+    tscope__model_quality_format(&m, buf, sizeof buf);
+    ASSERT_STR_EQ(buf, "RSS 0, SMAPE 0, adj. R^2 undefined");
+
+    const double y5b[5] = {5, 8, 11, 14, 17}; /* exactly 2 + 3 p: defined, 1 */
+    m = fit_arrays(x5, y5b, 5, 1, 1);
+    ASSERT(m.ar2 == 1);
+    snprintf(want, sizeof want, "RSS %.6g, SMAPE %.6g, adj. R^2 1", m.rss, m.smape);
+    tscope__model_quality_format(&m, buf, sizeof buf);
+    ASSERT_STR_EQ(buf, want);
+
+    /* two parameters, constant data: TSS 0 */
+    tscope_mexp_t e = {0};
+    tscope_mexp_param(&e, "x");
+    tscope_mexp_param(&e, "y");
+    for (int i = 1; i <= 3; i++)
+        for (int j = 1; j <= 3; j++) {
+            double c[2] = {i, j}, v = 4;
+            ASSERT_EQ(tscope_mexp_add(&e, "k", "t", c, &v, 1), 0);
+        }
+    tscope_mexp_finish(&e);
+    ASSERT_EQ(tscope_model_fit(&e.series[0], 2, NULL, &m), 0);
+    ASSERT(isnan(m.ar2));
+    tscope_mexp_free(&e);
+    ASSERT(isnan(tscope__adjusted_r2(1, 2, 3, 2))); /* n - terms - 1 = 0 */
+    ASSERT(isnan(tscope__adjusted_r2(1, 2, 2, 3))); /* negative */
+    ASSERT_NEAR(tscope__adjusted_r2(1, 4, 5, 1), 1 - 0.25 * 4 / 3, 1e-15);
+}
+
+/* Defect 5: names of any length are kept whole, never cut and merged. */
+static void test_long_names(void)
+{
+    size_t len = 3000;
+    char *one = malloc(len + 8), *two = malloc(len + 8), *metric = malloc(len + 8);
+    ASSERT(one && two && metric);
+    memset(one, 'a', len);
+    memcpy(one + len, "->one", 6);
+    memset(two, 'a', len);
+    memcpy(two + len, "->two", 6);
+    memset(metric, 'm', len);
+    metric[len] = 0;
+    size_t cap = 4 * len + 200;
+    char *content = malloc(cap), path[1200], err[512];
+    ASSERT(content != NULL);
+    snprintf(content, cap,
+             "PARAMETER p\nPOINTS 1 2\nREGION %s\nMETRIC %s\nDATA 1\nDATA 2\nREGION %s\n"
+             "DATA 3\nDATA 4\n",
+             one, metric, two);
+    temp_file(path, sizeof path, "model_long_names.txt", content);
+    tscope_mexp_t e = {0};
+    ASSERT_EQ(tscope_mexp_read(&e, path, TSCOPE_MFORMAT_AUTO, err, sizeof err), 0);
+    ASSERT_EQ(e.nseries, 2);
+    ASSERT_EQ(strlen(e.series[0].callpath), len + 5);
+    ASSERT(strcmp(e.series[0].callpath, one) == 0 && strcmp(e.series[1].callpath, two) == 0);
+    ASSERT(strcmp(e.series[0].metric, metric) == 0 && strcmp(e.series[1].metric, metric) == 0);
+    ASSERT(e.series[0].points[1].values[0] == 2 && e.series[1].points[1].values[0] == 4);
+    tscope_mexp_free(&e);
+    free(content);
+    free(one);
+    free(two);
+    free(metric);
+}
+
+/* Defect 6: every failure has a message of its own: the file, where, what
+ * was expected; never empty, never left from an earlier call. */
+static void test_messages(void)
+{
+    char a[1200], path[1200], err[512];
+    temp_file(a, sizeof a, "model_ok.txt", "PARAMETER x\nPOINTS 1 2\nREGION r\nDATA 1\nDATA 2\n");
+    tscope_mexp_t e = {0};
+    ASSERT_EQ(tscope_mexp_read(&e, a, TSCOPE_MFORMAT_AUTO, err, sizeof err), 0);
+    /* a later file without measurements was accepted silently */
+    temp_file(path, sizeof path, "model_comments.txt", "# nothing here\n");
+    expect_message(&e, path, TSCOPE_MFORMAT_AUTO,
+                   ":2: no DATA found by the end of the file (expected PARAMETER, POINTS, REGION "
+                   "and DATA lines)");
+#ifdef TSCOPE_HAVE_JANSSON
+    temp_file(path, sizeof path, "model_empty.json",
+              "{\"parameters\": [\"x\"], \"measurements\": {}}\n");
+    expect_message(&e, path, TSCOPE_MFORMAT_AUTO,
+                   ": no measurements found (expected at least one)");
+    temp_file(path, sizeof path, "model_blank.jsonl", "\n\n");
+    expect_message(&e, path, TSCOPE_MFORMAT_JSONL,
+                   ": no measurements found (expected at least one)");
+    temp_file(path, sizeof path, "model_dup_key.jsonl",
+              "{\"params\": {\"x\": 1, \"x\": 2}, \"callpath\": \"a\", \"value\": 1}\n");
+    expect_message(&e, path, TSCOPE_MFORMAT_AUTO,
+                   ":1: column 23: duplicate object key near '\"x\"' (expected JSON)");
+    temp_file(path, sizeof path, "model_bad_param.json",
+              "{\"parameters\": [\"x\", 3], \"measurements\": {}}\n");
+    expect_message(&e, path, TSCOPE_MFORMAT_AUTO,
+                   ": parameters[1]: expected a name (a string), got a number");
+#endif
+    tscope_mexp_free(&e);
+    /* a NUL byte, a folder */
+    snprintf(path, sizeof path, "%s/model_nul.txt", tmpdir);
+    FILE *f = fopen(path, "w");
+    ASSERT(f != NULL);
+    fwrite("PAR\0x", 1, 5, f);
+    fclose(f);
+    snprintf(created[ncreated++], sizeof created[0], "%s", path);
+    expect_message(&e, path, TSCOPE_MFORMAT_AUTO,
+                   ": byte 3: a NUL byte: expected text (a model input, not binary data)");
+    expect_message(&e, tmpdir, TSCOPE_MFORMAT_AUTO, ": byte 0: Is a directory");
+    tscope_mexp_free(&e);
 }
 
 /* ---- the default modeler -------------------------------------------------- */
@@ -499,22 +861,34 @@ static void test_compose(void)
     ASSERT(strstr(err, "expected ','"));
 }
 
-int main(void)
+/* Runs every test, or those whose names are given as arguments. */
+int main(int argc, char **argv)
 {
+    static const struct {
+        const char *name;
+        void (*fn)(void);
+    } tests[] = {
+#define TEST(fn) {#fn, fn}
+        TEST(test_readers),        TEST(test_malformed),   TEST(test_old_json_many_params),
+        TEST(test_params_by_name), TEST(test_non_finite),  TEST(test_ar2_undefined),
+        TEST(test_long_names),     TEST(test_messages),    TEST(test_recover_42),
+        TEST(test_constant),       TEST(test_noisy),       TEST(test_constant_cleaning),
+        TEST(test_log_needs_one),  TEST(test_two_params),  TEST(test_multi_term),
+        TEST(test_extrap_samples), TEST(test_print_parse), TEST(test_compose),
+#undef TEST
+    };
     const char *src = getenv("TSCOPE_SOURCE_DIR");
     snprintf(dir, sizeof dir, "%s", src ? src : ".");
-    test_readers();
-    test_malformed();
-    test_recover_42();
-    test_constant();
-    test_noisy();
-    test_constant_cleaning();
-    test_log_needs_one();
-    test_two_params();
-    test_multi_term();
-    test_extrap_samples();
-    test_print_parse();
-    test_compose();
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/tscope_model_XXXXXX");
+    ASSERT(mkdtemp(tmpdir) != NULL);
+    for (size_t t = 0; t < sizeof tests / sizeof tests[0]; t++) {
+        int wanted = argc < 2;
+        for (int a = 1; a < argc; a++)
+            wanted |= strcmp(argv[a], tests[t].name) == 0;
+        if (wanted)
+            tests[t].fn();
+    }
+    remove_temp_files();
     printf("test_model: ok\n");
     return 0;
 }

@@ -50,6 +50,9 @@ typedef struct tscope_mexp {
     char *params[TSCOPE_MODEL_MAX_PARAMS];
     tscope_mseries_t *series; /* in the order first seen */
     size_t nseries, cap_series;
+    /* the input file that declared params (for messages about a later file
+     * whose parameters differ); NULL when tscope_mexp_param declared them */
+    char *params_file;
 } tscope_mexp_t;
 
 typedef enum tscope_mformat {
@@ -73,8 +76,12 @@ int tscope_mexp_add(tscope_mexp_t *e, const char *callpath, const char *metric, 
                     const double *values, size_t n);
 /* Computes the point means; call after the last add. */
 void tscope_mexp_finish(tscope_mexp_t *e);
-/* Reads a file into e (appends; parameters must agree).  On failure e may
- * hold what was read before the error; err gets "FILE:LINE: problem". */
+/* Reads a file into e (appends).  A later file must name the same
+ * parameters as the first, in any order: they are matched by name.
+ * Measurements and coordinates must be finite numbers; names are kept
+ * whole, whatever their length.  On failure e may hold what was read
+ * before the error; err always gets "FILE:LINE: problem" (or "FILE: JSON
+ * path: problem", or "FILE: byte N: problem"). */
 int tscope_mexp_read(tscope_mexp_t *e, const char *path, tscope_mformat_t format, char *err,
                      size_t errlen);
 
@@ -96,7 +103,8 @@ typedef struct tscope_model {
     unsigned nterms;
     tscope_mterm_t terms[TSCOPE_MODEL_MAX_TERMS];
     /* quality, as Extra-P reports it: with cross-validation RSS and SMAPE
-     * are those of the left-out predictions */
+     * are those of the left-out predictions; ar2 is NaN where the adjusted
+     * R^2 is undefined (total sum of squares 0, or points <= terms + 1) */
     double rss, smape, ar2, re;
     size_t npoints;
     double lo[TSCOPE_MODEL_MAX_PARAMS], hi[TSCOPE_MODEL_MAX_PARAMS]; /* measured range */

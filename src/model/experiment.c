@@ -34,6 +34,7 @@ void tscope_mexp_free(tscope_mexp_t *e)
     free(e->series);
     for (unsigned p = 0; p < e->nparams; p++)
         free(e->params[p]);
+    free(e->params_file);
     memset(e, 0, sizeof *e);
 }
 

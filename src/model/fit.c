@@ -23,6 +23,10 @@
  * every term passes the same rejection rules and there are at least three
  * more points than coefficients (the guards against over-fitting).
  *
+ * Adjusted R^2 (tscope__adjusted_r2) is NaN where it is undefined: no
+ * variance in the data (TSS 0) or no degrees of freedom (n <= terms + 1);
+ * the printers show "undefined" (text) and null (JSON).
+ *
  * Least squares: two columns (constant and one term) with the centred
  * closed form, the minimum-norm answer when the term is constant (what
  * numpy's lstsq gives); more columns by Householder QR on columns scaled
@@ -226,10 +230,12 @@ static double contribution(double coef, const double *t, const double *y, size_t
     return mx;
 }
 
-static double adjusted_r2(double rss, double tss, size_t n, size_t nterms)
+double tscope__adjusted_r2(double rss, double tss, size_t n, size_t nterms)
 {
-    double adj = 1.0 - rss / tss;
-    return 1.0 - (1.0 - adj) * ((double)n - 1.0) / ((double)n - (double)nterms - 1.0);
+    if (!(tss > 0) || !isfinite(rss) || n <= nterms + 1)
+        return NAN; /* no variance to explain, or no degrees of freedom left */
+    double adj = 1.0 - (rss / tss) * ((double)n - 1.0) / ((double)n - (double)nterms - 1.0);
+    return isfinite(adj) ? adj : NAN;
 }
 
 static void set_hyp(tscope_mterm_t *t, int h, double coef)
@@ -355,7 +361,7 @@ static int add_terms(const double *y, size_t n, const tscope_mfit_opts_t *o, int
         m->rss = best.rss;
         m->smape = best.smape;
         m->re = best.re;
-        m->ar2 = adjusted_r2(m->rss, tss, n, k);
+        m->ar2 = tscope__adjusted_r2(m->rss, tss, n, k);
     }
     free(cols);
     return 0;
@@ -396,7 +402,7 @@ int tscope__fit_single(const double *x, const double *y, size_t n, const tscope_
     m->c0 = mean;
     m->rss = tss;
     m->smape = smape / (double)n * 100;
-    m->ar2 = 1;
+    m->ar2 = tss > 0 ? 1 : NAN; /* Extra-P's constant model: 1; undefined without variance */
     if (tss == 0)
         return 0;
 
@@ -442,7 +448,7 @@ int tscope__fit_single(const double *x, const double *y, size_t n, const tscope_
             m->rss = cost.rss;
             m->smape = cost.smape;
             m->re = cost.re;
-            m->ar2 = adjusted_r2(cost.rss, tss, n, 1);
+            m->ar2 = tscope__adjusted_r2(cost.rss, tss, n, 1);
         }
     }
     int rc = 0;

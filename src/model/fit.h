@@ -25,6 +25,14 @@ double tscope__term_eval(const tscope_mterm_t *t, unsigned nparams, const double
  * that are zero or dependent).  0 or TSCOPE_ENOMEM. */
 int tscope__lstsq(double *A, double *y, size_t n, size_t k, double *coef);
 
+/* Adjusted R^2 = 1 - (rss/tss) * (n-1) / (n - nterms - 1); NaN where it is
+ * undefined: tss 0 (or not finite), n <= nterms + 1, or rss not finite. */
+double tscope__adjusted_r2(double rss, double tss, size_t n, size_t nterms);
+
+/* "RSS r, SMAPE s, adj. R^2 a" (%.6g each; "undefined" for a NaN adjusted
+ * R^2) into buf, as taskscope model prints it; the length it needed. */
+int tscope__model_quality_format(const tscope_model_t *m, char *buf, size_t len);
+
 /* The single-parameter modeler on plain arrays (x: coordinates, y: point
  * values).  0 or a negative error. */
 int tscope__fit_single(const double *x, const double *y, size_t n, const tscope_mfit_opts_t *o,

@@ -129,7 +129,7 @@ static void set_cost(tscope_model_t *m, struct mcost c, double tss, size_t n)
     for (unsigned k = 0; k < m->nterms; k++)
         for (unsigned l = 0; l < m->nparams; l++)
             pairs += m->terms[k].f[l].num || m->terms[k].f[l].log;
-    m->ar2 = 1.0 - (c.rss / tss) * ((double)n - 1.0) / ((double)n - (double)pairs - 1.0);
+    m->ar2 = tscope__adjusted_r2(c.rss, tss, n, pairs);
 }
 
 /* Least squares of m's terms (coefficients ignored) on all points. */
@@ -236,7 +236,7 @@ int tscope__fit_multi(const tscope_mseries_t *s, unsigned np, const tscope_mfit_
                 smape += fabs(d) / abssum * 2;
         }
         m->smape = smape / (double)n * 100;
-        m->ar2 = 1;
+        m->ar2 = tss > 0 ? 1 : NAN; /* as the single-parameter constant model */
         m->multi_form = 0;
         return 0;
     }

@@ -10,6 +10,9 @@
  * when it is exactly 0; a single-parameter term's coefficient is left out
  * when it is exactly 1 (Extra-P's CompoundTerm), a multi-parameter term
  * always prints it.  Exponents print as reduced fractions.
+ *
+ * The quality line (RSS, SMAPE, adjusted R^2) prints an adjusted R^2 that
+ * is undefined (NaN: no variance, or too few points) as "undefined".
  */
 #include <ctype.h>
 #include <math.h>
@@ -160,6 +163,14 @@ int tscope_model_format(const tscope_model_t *m, const char *const *params, char
         put_factors(&b, t, m->nparams, params, 1);
     }
     return (int)b.used;
+}
+
+int tscope__model_quality_format(const tscope_model_t *m, char *buf, size_t len)
+{
+    char ar2[32] = "undefined";
+    if (!isnan(m->ar2))
+        snprintf(ar2, sizeof ar2, "%.6g", m->ar2);
+    return snprintf(buf, len, "RSS %.6g, SMAPE %.6g, adj. R^2 %s", m->rss, m->smape, ar2);
 }
 
 /* ---- parsing ------------------------------------------------------------ */
