@@ -1,7 +1,15 @@
 /* profile_read.c - reads profile.json back into a tscope__profile, with
- * errors that name the file, the line (syntax) or the field (schema).
+ * errors that name the file, then the line, column and byte offset (syntax)
+ * or the field's JSON path (schema: "types[3].calls"), and what was expected.
+ *
+ * Every integer is range-checked before it is narrowed (ids and thread
+ * counts to uint32_t, ranks to what tscope_init accepts, tree parents to an
+ * earlier node), so no value wraps; integers beyond int64 are the parser's
+ * syntax errors.  On failure the message buffer always holds one line for
+ * this call (never an empty or an earlier call's message).
  * Uses Debian's libjansson; without it the reader says so. */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,9 +39,10 @@ struct reader {
     int failed;
 };
 
-static void fail(struct reader *r, const char *fmt, ...)
+/* Records the first error (later ones follow from it and are dropped). */
+__attribute__((format(printf, 2, 3))) static void fail(struct reader *r, const char *fmt, ...)
 {
-    if (r->failed++)
+    if (r->failed++ || !r->errlen)
         return;
     int n = snprintf(r->err, r->errlen, "%s: ", r->file);
     va_list ap;
@@ -43,12 +52,22 @@ static void fail(struct reader *r, const char *fmt, ...)
     va_end(ap);
 }
 
+/* The JSON path of obj's member key ("types[3].calls"; "rank" at the top). */
+static void path_of(char *buf, size_t len, const char *where, const char *key)
+{
+    snprintf(buf, len, "%s%s%s", where, *where ? "." : "", key);
+}
+
+/* Member key of obj, or NULL (after fail()) when obj is not an object, has
+ * no such member or it fails is(); `expected` names what was wanted. */
 static json_t *field(struct reader *r, json_t *obj, const char *where, const char *key,
-                     int (*is)(const json_t *))
+                     int (*is)(const json_t *), const char *expected)
 {
     json_t *v = json_object_get(obj, key);
     if (!v || !is(v)) {
-        fail(r, "field '%s%s%s' is missing or has the wrong type", where, *where ? "." : "", key);
+        char path[160];
+        path_of(path, sizeof path, where, key);
+        fail(r, "field '%s' is missing or has the wrong type (expected %s)", path, expected);
         return NULL;
     }
     return v;
@@ -70,35 +89,66 @@ static int is_object(const json_t *v)
 {
     return json_is_object(v);
 }
-static int is_int(const json_t *v)
+static int is_integer(const json_t *v)
 {
-    return json_is_integer(v) && json_integer_value(v) >= 0;
+    return json_is_integer(v);
+}
+
+/* An integer member in [min, max]; 0 (after fail()) when it is missing, not
+ * an integer or out of range.  JSON integers beyond int64 are syntax errors
+ * of the parser (see tscope_cli_profile_read). */
+static uint64_t int_in(struct reader *r, json_t *obj, const char *where, const char *key,
+                       uint64_t min, uint64_t max)
+{
+    char expected[96];
+    snprintf(expected, sizeof expected, "an integer from %llu to %llu", (unsigned long long)min,
+             (unsigned long long)max);
+    json_t *v = field(r, obj, where, key, is_integer, expected);
+    if (!v)
+        return 0;
+    json_int_t x = json_integer_value(v);
+    if (x < 0 || (uint64_t)x < min || (uint64_t)x > max) {
+        char path[160];
+        path_of(path, sizeof path, where, key);
+        fail(r, "field '%s' is %lld, out of range (expected %s)", path, (long long)x, expected);
+        return 0;
+    }
+    return (uint64_t)x;
 }
 
 static uint64_t u64(struct reader *r, json_t *obj, const char *where, const char *key)
 {
-    json_t *v = field(r, obj, where, key, is_int);
-    return v ? (uint64_t)json_integer_value(v) : 0;
+    return int_in(r, obj, where, key, 0, INT64_MAX); /* json_int_t's range */
+}
+
+static uint32_t u32(struct reader *r, json_t *obj, const char *where, const char *key)
+{
+    return (uint32_t)int_in(r, obj, where, key, 0, UINT32_MAX);
 }
 
 static double num(struct reader *r, json_t *obj, const char *where, const char *key)
 {
-    json_t *v = field(r, obj, where, key, is_number);
+    json_t *v = field(r, obj, where, key, is_number, "a number");
     return v ? json_number_value(v) : 0;
 }
 
+/* A copy of a string member (free it); "" after an error, NULL only when
+ * memory ran out (after fail()). */
 static char *str(struct reader *r, json_t *obj, const char *where, const char *key)
 {
-    json_t *v = field(r, obj, where, key, is_string);
-    return strdup(v ? json_string_value(v) : "");
+    json_t *v = field(r, obj, where, key, is_string, "a string");
+    char *s = strdup(v ? json_string_value(v) : "");
+    if (!s)
+        fail(r, "out of memory");
+    return s;
 }
 
 static tscope_stats_t stats(struct reader *r, json_t *obj, const char *where, const char *key)
 {
     tscope_stats_t s = {0};
-    char path[128];
-    snprintf(path, sizeof path, "%s.%s", where, key);
-    json_t *o = field(r, obj, where, key, is_object);
+    char path[160];
+    path_of(path, sizeof path, where, key);
+    json_t *o = field(r, obj, where, key, is_object, "an object");
     if (!o)
         return s;
     s.count = u64(r, o, path, "count");
@@ -110,20 +160,46 @@ static tscope_stats_t stats(struct reader *r, json_t *obj, const char *where, co
     return s;
 }
 
-/* Allocates *out for the array `key` and returns its length (0 on error). */
-static size_t array(struct reader *r, json_t *root, const char *key, void **out, size_t elem)
+/* Allocates *out for the array `key` of root and returns it (NULL after
+ * fail()); *n is its length, which the profile's uint32_t counts must hold. */
+static json_t *array(struct reader *r, json_t *root, const char *key, void **out, size_t elem,
+                     size_t *n)
 {
-    json_t *a = field(r, root, "", key, is_array);
-    size_t n = a ? json_array_size(a) : 0;
-    *out = calloc(n + 1, elem);
-    if (!*out)
+    *n = 0;
+    json_t *a = field(r, root, "", key, is_array, "an array");
+    if (!a)
+        return NULL;
+    size_t len = json_array_size(a);
+    if (len > UINT32_MAX) {
+        fail(r, "field '%s' has %zu elements (at most %lu are read)", key, len,
+             (unsigned long)UINT32_MAX);
+        return NULL;
+    }
+    *out = calloc(len + 1, elem);
+    if (!*out) {
         fail(r, "out of memory");
-    return *out ? n : 0;
+        return NULL;
+    }
+    *n = len;
+    return a;
+}
+
+/* Element i of array a (named key) as an object, its path in w; NULL after
+ * fail() when it is not an object. */
+static json_t *element(struct reader *r, json_t *a, const char *key, size_t i, char *w, size_t wlen)
+{
+    snprintf(w, wlen, "%s[%zu]", key, i);
+    json_t *o = json_array_get(a, i);
+    if (!json_is_object(o)) {
+        fail(r, "field '%s' is missing or has the wrong type (expected an object)", w);
+        return NULL;
+    }
+    return o;
 }
 
 static void read_totals(struct reader *r, json_t *root, struct tscope__profile *p)
 {
-    json_t *t = field(r, root, "", "totals", is_object);
+    json_t *t = field(r, root, "", "totals", is_object, "an object");
     if (!t)
         return;
     tscope_totals_t *o = &p->totals;
@@ -141,45 +217,72 @@ static void read_totals(struct reader *r, json_t *root, struct tscope__profile *
     o->dependencies = u64(r, t, "totals", "dependencies");
     p->deps_cut_off = u64(r, t, "totals", "dependencies_cut_off");
     o->anomalies = u64(r, t, "totals", "anomalies");
-    o->threads = (uint32_t)u64(r, t, "totals", "threads");
-    o->types = (uint32_t)u64(r, t, "totals", "types");
+    o->threads = u32(r, t, "totals", "threads");
+    o->types = u32(r, t, "totals", "types");
+}
+
+/* tree[i].parent: null for the root (node 0), else an earlier node. */
+static uint32_t tree_parent(struct reader *r, json_t *o, const char *w, size_t i)
+{
+    json_t *parent = json_object_get(o, "parent");
+    if (i == 0) {
+        if (!json_is_null(parent))
+            fail(r, "field '%s.parent' must be null (node 0 is the root)", w);
+        return UINT32_MAX;
+    }
+    if (!json_is_integer(parent)) {
+        fail(r,
+             "field '%s.parent' is missing or has the wrong type (expected the index of an "
+             "earlier node, 0 to %zu)",
+             w, i - 1);
+        return UINT32_MAX;
+    }
+    json_int_t x = json_integer_value(parent);
+    if (x < 0 || (uint64_t)x >= i) {
+        fail(r,
+             "field '%s.parent' is %lld, out of range (expected the index of an earlier node, "
+             "0 to %zu)",
+             w, (long long)x, i - 1);
+        return UINT32_MAX;
+    }
+    return (uint32_t)x;
 }
 
 static void read_all(struct reader *r, json_t *root, struct tscope__profile *p)
 {
     char w[64];
+    size_t n;
     p->program = str(r, root, "", "program");
     p->clock = str(r, root, "", "clock");
     p->mode = str(r, root, "", "mode");
     p->full_policy = str(r, root, "", "full_policy");
-    p->rank = (int)u64(r, root, "", "rank");
-    p->nranks = (int)u64(r, root, "", "nranks");
+    /* what tscope_init accepts */
+    p->nranks = (int)int_in(r, root, "", "nranks", 1, 65536);
+    p->rank = (int)int_in(r, root, "", "rank", 0, p->nranks > 0 ? (uint64_t)p->nranks - 1 : 0);
     read_totals(r, root, p);
 
-    size_t n = array(r, root, "types", (void **)&p->types, sizeof *p->types);
+    json_t *a = array(r, root, "types", (void **)&p->types, sizeof *p->types, &n);
     for (size_t i = 0; i < n && !r->failed; i++, p->ntypes++) {
-        json_t *o = json_array_get(json_object_get(root, "types"), i);
-        snprintf(w, sizeof w, "types[%zu]", i);
+        json_t *o = element(r, a, "types", i, w, sizeof w);
         struct tscope__ptype *t = &p->types[i];
-        t->id = (uint32_t)u64(r, o, w, "id");
+        t->id = u32(r, o, w, "id");
         t->name = str(r, o, w, "name");
         t->created = u64(r, o, w, "created");
         t->calls = u64(r, o, w, "calls");
         t->yields = u64(r, o, w, "yields");
         t->cancelled = u64(r, o, w, "cancelled");
         t->unfinished = u64(r, o, w, "unfinished");
-        t->threads = (uint32_t)u64(r, o, w, "threads");
+        t->threads = u32(r, o, w, "threads");
         t->excl = stats(r, o, w, "excl_ns");
         t->incl = stats(r, o, w, "incl_ns");
-        if (i && t->id <= p->types[i - 1].id)
+        if (i && !r->failed && t->id <= p->types[i - 1].id)
             fail(r, "%s: type ids must ascend", w);
     }
-    n = array(r, root, "counters", (void **)&p->counters, sizeof *p->counters);
+    a = array(r, root, "counters", (void **)&p->counters, sizeof *p->counters, &n);
     for (size_t i = 0; i < n && !r->failed; i++, p->ncounters++) {
-        json_t *o = json_array_get(json_object_get(root, "counters"), i);
-        snprintf(w, sizeof w, "counters[%zu]", i);
+        json_t *o = element(r, a, "counters", i, w, sizeof w);
         struct tscope__pcounter *c = &p->counters[i];
-        c->id = (uint32_t)u64(r, o, w, "id");
+        c->id = u32(r, o, w, "id");
         c->name = str(r, o, w, "name");
         c->stats.count = u64(r, o, w, "count");
         c->stats.min = num(r, o, w, "min");
@@ -188,95 +291,108 @@ static void read_all(struct reader *r, json_t *root, struct tscope__profile *p)
         c->stats.stddev = num(r, o, w, "stddev");
         c->stats.last = num(r, o, w, "last");
     }
-    n = array(r, root, "events", (void **)&p->events, sizeof *p->events);
+    a = array(r, root, "events", (void **)&p->events, sizeof *p->events, &n);
     for (size_t i = 0; i < n && !r->failed; i++, p->nevents++) {
-        json_t *o = json_array_get(json_object_get(root, "events"), i);
-        snprintf(w, sizeof w, "events[%zu]", i);
-        p->events[i].id = (uint32_t)u64(r, o, w, "id");
+        json_t *o = element(r, a, "events", i, w, sizeof w);
+        p->events[i].id = u32(r, o, w, "id");
         p->events[i].name = str(r, o, w, "name");
         p->events[i].count = u64(r, o, w, "count");
         p->events[i].last_payload = u64(r, o, w, "last_payload");
     }
-    n = array(r, root, "graph", (void **)&p->edges, sizeof *p->edges);
+    a = array(r, root, "graph", (void **)&p->edges, sizeof *p->edges, &n);
     for (size_t i = 0; i < n && !r->failed; i++, p->nedges++) {
-        json_t *o = json_array_get(json_object_get(root, "graph"), i);
-        snprintf(w, sizeof w, "graph[%zu]", i);
-        p->edges[i].from = (uint32_t)u64(r, o, w, "from_id");
-        p->edges[i].to = (uint32_t)u64(r, o, w, "to_id");
+        json_t *o = element(r, a, "graph", i, w, sizeof w);
+        p->edges[i].from = u32(r, o, w, "from_id");
+        p->edges[i].to = u32(r, o, w, "to_id");
         p->edges[i].count = u64(r, o, w, "count");
     }
-    n = array(r, root, "tree", (void **)&p->nodes, sizeof *p->nodes);
+    a = array(r, root, "tree", (void **)&p->nodes, sizeof *p->nodes, &n);
     for (size_t i = 0; i < n && !r->failed; i++, p->nnodes++) {
-        json_t *o = json_array_get(json_object_get(root, "tree"), i);
-        snprintf(w, sizeof w, "tree[%zu]", i);
-        json_t *parent = json_object_get(o, "parent");
-        p->nodes[i].parent =
-            json_is_integer(parent) ? (uint32_t)json_integer_value(parent) : UINT32_MAX;
-        if (i && p->nodes[i].parent >= i)
-            fail(r, "%s.parent must name an earlier node", w);
-        p->nodes[i].type = (uint32_t)u64(r, o, w, "type_id");
+        json_t *o = element(r, a, "tree", i, w, sizeof w);
+        if (!o)
+            break;
+        p->nodes[i].parent = tree_parent(r, o, w, i);
+        p->nodes[i].type = u32(r, o, w, "type_id");
         p->nodes[i].calls = u64(r, o, w, "calls");
         p->nodes[i].excl = num(r, o, w, "excl_ns");
         p->nodes[i].incl = num(r, o, w, "incl_ns");
     }
-    n = array(r, root, "threads", (void **)&p->threads, sizeof *p->threads);
+    a = array(r, root, "threads", (void **)&p->threads, sizeof *p->threads, &n);
     for (size_t i = 0; i < n && !r->failed; i++, p->nthreads++) {
-        json_t *o = json_array_get(json_object_get(root, "threads"), i);
-        snprintf(w, sizeof w, "threads[%zu]", i);
+        json_t *o = element(r, a, "threads", i, w, sizeof w);
         p->threads[i].name = str(r, o, w, "name");
         p->threads[i].events = u64(r, o, w, "events");
         p->threads[i].dropped = u64(r, o, w, "dropped");
         p->threads[i].waits = u64(r, o, w, "waits");
     }
-    n = array(r, root, "unfinished", (void **)&p->unfinished, sizeof *p->unfinished);
+    /* the profile lists the first TSCOPE__UNFINISHED_LIST (as the writer
+     * does); totals.tasks_unfinished counts them all */
+    a = array(r, root, "unfinished", (void **)&p->unfinished, sizeof *p->unfinished, &n);
     for (size_t i = 0; i < n && i < TSCOPE__UNFINISHED_LIST && !r->failed; i++, p->nunfinished++) {
-        json_t *o = json_array_get(json_object_get(root, "unfinished"), i);
-        snprintf(w, sizeof w, "unfinished[%zu]", i);
+        json_t *o = element(r, a, "unfinished", i, w, sizeof w);
         p->unfinished[i].id = u64(r, o, w, "id");
-        p->unfinished[i].type = (uint32_t)u64(r, o, w, "type_id");
-        p->unfinished[i].thread = (uint32_t)u64(r, o, w, "thread");
+        p->unfinished[i].type = u32(r, o, w, "type_id");
+        p->unfinished[i].thread = u32(r, o, w, "thread");
         p->unfinished[i].begin = num(r, o, w, "begin_ns");
     }
 }
 
+/* The JSON parser's error as "FILE: line L, column C: TEXT (byte offset B)". */
+static void syntax_error(struct reader *r, const json_error_t *jerr)
+{
+    const char *text = jerr->text[0] ? jerr->text : "not valid JSON";
+    /* jansson keeps integers in an int64 and rejects larger ones */
+    const char *hint =
+        strstr(text, "too big") ? " (integers are read up to 9223372036854775807)" : "";
+    if (jerr->line > 0)
+        fail(r, "line %d, column %d: %s%s (byte offset %d)", jerr->line, jerr->column, text, hint,
+             jerr->position);
+    else
+        fail(r, "%s%s", text, hint);
+}
+
 struct tscope__profile *tscope_cli_profile_read(const char *path, char *err, size_t errlen)
 {
-    char file[1100];
+    if (errlen)
+        err[0] = 0; /* no stale message: written below on every failure */
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        snprintf(file, sizeof file, "%s/profile.json", path);
-    else
-        snprintf(file, sizeof file, "%s", path);
-    struct reader r = {file, err, errlen, 0};
-    json_error_t jerr;
-    json_t *root = json_load_file(file, JSON_REJECT_DUPLICATES, &jerr);
-    if (!root) {
-        if (jerr.line > 0)
-            snprintf(err, errlen, "%s: line %d, column %d: %s", file, jerr.line, jerr.column,
-                     jerr.text);
-        else
-            snprintf(err, errlen, "%s: %s", file, jerr.text);
+    char *file = NULL;
+    int dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    if ((dir ? asprintf(&file, "%s/profile.json", path) : asprintf(&file, "%s", path)) < 0) {
+        snprintf(err, errlen, "%s: out of memory", path);
         return NULL;
     }
-    struct tscope__profile *p = calloc(1, sizeof *p);
-    json_t *schema = json_object_get(root, "schema");
-    json_t *version = json_object_get(root, "version");
-    if (!p) {
+    struct reader r = {file, err, errlen, 0};
+    struct tscope__profile *p = NULL;
+    json_error_t jerr;
+    memset(&jerr, 0, sizeof jerr);
+    json_t *root = json_load_file(file, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root) {
+        syntax_error(&r, &jerr);
+    } else if (!(p = calloc(1, sizeof *p))) {
         fail(&r, "out of memory");
-    } else if (!json_is_object(root) || !json_is_string(schema) ||
-               strcmp(json_string_value(schema), TSCOPE__PROFILE_SCHEMA) != 0) {
-        fail(&r, "not a taskscope profile (no \"schema\": \"%s\")", TSCOPE__PROFILE_SCHEMA);
-    } else if (!json_is_integer(version) ||
-               json_integer_value(version) != TSCOPE__PROFILE_VERSION) {
-        fail(&r, "profile version %lld is not supported (this taskscope reads version %d)",
-             json_is_integer(version) ? (long long)json_integer_value(version) : -1LL,
-             TSCOPE__PROFILE_VERSION);
     } else {
-        read_all(&r, root, p);
+        json_t *schema = json_object_get(root, "schema");
+        json_t *version = json_object_get(root, "version");
+        if (!json_is_object(root) || !json_is_string(schema) ||
+            strcmp(json_string_value(schema), TSCOPE__PROFILE_SCHEMA) != 0)
+            fail(&r, "not a taskscope profile (no \"schema\": \"%s\")", TSCOPE__PROFILE_SCHEMA);
+        else if (!json_is_integer(version))
+            fail(&r, "field 'version' is missing or has the wrong type (expected the integer %d)",
+                 TSCOPE__PROFILE_VERSION);
+        else if (json_integer_value(version) != TSCOPE__PROFILE_VERSION)
+            fail(&r, "profile version %lld is not supported (this taskscope reads version %d)",
+                 (long long)json_integer_value(version), TSCOPE__PROFILE_VERSION);
+        else
+            read_all(&r, root, p);
     }
     json_decref(root);
+    if (r.failed && errlen && !err[0]) /* fail() wrote nothing: keep the file named */
+        snprintf(err, errlen, "%s: cannot be read", file);
+    free(file);
     if (r.failed) {
-        tscope__profile_free(p);
+        if (p)
+            tscope__profile_free(p);
         return NULL;
     }
     return p;

@@ -1,7 +1,13 @@
 /* test_export.c - golden files for the CSV, JSON, DOT, task tree and
- * summary outputs of a deterministic run (manual clock, one thread).
+ * summary outputs of a deterministic run (manual clock, one thread);
+ * renderers given extreme input (a tree 5,000 deep, infinite and NaN times,
+ * long names); and the profile.json reader (cli/profile_read.c, through the
+ * built `taskscope report`: it is not linked into this program) given
+ * crafted files: out-of-range and huge integers, truncated files.
  * TSCOPE_REGENERATE=1 rewrites the golden files instead of comparing. */
+#include <math.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "export/export.h"
@@ -174,11 +180,535 @@ static void full_disk_is_reported(void)
     rmdir(dir);
 }
 
+/* ---- a task tree deeper than any fixed buffer ---------------------------- */
+
+#define DEEP 5000 /* levels below the root */
+
+/* A chain c_1 .. c_DEEP (c_k the child of c_{k-1}, type k) and beside each
+ * c_k a leaf l_k (type 100000 + k) with less inclusive time, so every chain
+ * node prints first ("|-") and opens a "|  " column for its subtree.  Node
+ * 2k-1 is c_k, node 2k is l_k.  Free with free_deep_tree. */
+static struct tscope__profile *deep_tree(void)
+{
+    struct tscope__profile *p = calloc(1, sizeof *p);
+    ASSERT(p != NULL);
+    p->program = "deep";
+    p->clock = "manual";
+    p->mode = "profile";
+    p->full_policy = "wait";
+    p->nranks = 1;
+    p->nnodes = 2 * DEEP + 1;
+    p->nodes = calloc(p->nnodes, sizeof *p->nodes);
+    ASSERT(p->nodes != NULL);
+    p->nodes[0] = (struct tscope__pnode){UINT32_MAX, 0, 0, 0, 4.0 * DEEP};
+    for (uint32_t k = 1; k <= DEEP; k++) {
+        uint32_t parent = k == 1 ? 0 : 2 * k - 3;
+        p->nodes[2 * k - 1] = (struct tscope__pnode){parent, k, 1, 1000, 2000.0 * (DEEP - k + 2)};
+        p->nodes[2 * k] = (struct tscope__pnode){parent, 100000 + k, 2, 500, 500};
+    }
+    return p;
+}
+
+static void free_deep_tree(struct tscope__profile *p)
+{
+    free(p->nodes);
+    free(p);
+}
+
+/* The line of c_k or l_k as the tree prints it. */
+static void deep_line(char *buf, size_t len, uint32_t k, int leaf)
+{
+    static char bars[3 * DEEP + 1]; /* "|  " per open ancestor */
+    if (!bars[0])
+        for (size_t i = 0; i < 3 * DEEP; i++)
+            bars[i] = i % 3 ? ' ' : '|';
+    int indent = 3 * (int)(k - 1);
+    if (leaf)
+        snprintf(buf, len, "%.*s`- type-%u  calls 2  excl 0.001 ms  incl 0.001 ms", indent, bars,
+                 100000 + k);
+    else
+        snprintf(buf, len, "%.*s|- type-%u  calls 1  excl 0.001 ms  incl %.3f ms", indent, bars, k,
+                 2000.0 * (DEEP - k + 2) / 1e6);
+}
+
+/* Splits text into lines (in place); returns how many, *lines malloc'd. */
+static size_t split_lines(char *text, char ***lines)
+{
+    size_t n = 0, cap = 1024;
+    *lines = malloc(cap * sizeof **lines);
+    ASSERT(*lines != NULL);
+    for (char *s = text; *s;) {
+        char *nl = strchr(s, '\n');
+        ASSERT(nl != NULL); /* every line ends */
+        *nl = 0;
+        if (n == cap) {
+            cap *= 2;
+            *lines = realloc(*lines, cap * sizeof **lines);
+            ASSERT(*lines != NULL);
+        }
+        (*lines)[n++] = s;
+        s = nl + 1;
+    }
+    return n;
+}
+
+/* The tree text of deep_tree(), checked line by line. */
+static void check_deep_tree_text(char *text)
+{
+    char **lines;
+    size_t n = split_lines(text, &lines);
+    ASSERT_EQ(n, 2 + 2 * DEEP); /* header, <root>, two lines per level */
+    ASSERT_STR_EQ(lines[0], "task tree of deep (paths of task types; times summed over calls)");
+    ASSERT_STR_EQ(lines[1], "<root>");
+    static char want[3 * DEEP + 200];
+    /* preorder: c_1, c_2, ..., c_DEEP, l_DEEP, l_DEEP-1, ..., l_1 */
+    for (uint32_t k = 1; k <= DEEP; k++) {
+        deep_line(want, sizeof want, k, 0);
+        ASSERT_STR_EQ(lines[1 + k], want);
+        deep_line(want, sizeof want, k, 1);
+        ASSERT_STR_EQ(lines[1 + 2 * DEEP - (k - 1)], want);
+    }
+    /* the deepest node: 4,999 columns of "|  " before it */
+    ASSERT_EQ(strlen(lines[1 + DEEP]), 3 * (DEEP - 1) + strlen("|- type-5000  calls 1  excl "
+                                                               "0.001 ms  incl 0.004 ms"));
+    ASSERT(strstr(lines[1 + DEEP], "|  |- type-5000  calls 1  excl 0.001 ms  incl 0.004 ms") ==
+           lines[1 + DEEP] + 3 * (DEEP - 2));
+    free(lines);
+}
+
+static void deep_tree_prints_completely(void)
+{
+    struct tscope__profile *p = deep_tree();
+    char *text = render(tscope__export_tree, p);
+    check_deep_tree_text(text);
+    free(text);
+    free_deep_tree(p);
+}
+
+/* ---- DOT with times that are not finite --------------------------------- */
+
+/* The line of node "t<id>" in the DOT text (free it). */
+static char *dot_node_line(const char *dot, uint32_t id)
+{
+    char key[32];
+    snprintf(key, sizeof key, "\n  \"t%u\" [", id);
+    const char *at = strstr(dot, key);
+    if (!at)
+        TEST_FAIL("no node t%u in:\n%s", id, dot);
+    at += 3;
+    return strndup(at, strcspn(at, "\n"));
+}
+
+static void check_dot_node(const char *dot, uint32_t id, const char *want)
+{
+    char *line = dot_node_line(dot, id);
+    ASSERT_STR_EQ(line, want);
+    free(line);
+}
+
+static void dot_clamps_times_that_are_not_finite(void)
+{
+    struct tscope__ptype types[4];
+    struct tscope__profile p = {0};
+    p.program = "say \"hi\"";
+    p.clock = "manual";
+    p.mode = "profile";
+    p.full_policy = "wait";
+    p.types = types;
+
+    /* a zero total: nothing is red, every share 0% */
+    memset(types, 0, sizeof types);
+    types[0] = (struct tscope__ptype){.name = "idle", .id = 1, .calls = 1};
+    p.ntypes = 1;
+    char *dot = render(tscope__export_dot, &p);
+    ASSERT(strstr(dot, "label=\"task graph of say \\\"hi\\\" (fill: exclusive time,"));
+    check_dot_node(dot, 1,
+                   "\"t1\" [label=\"idle\\ncalls 1\\nexcl 0.000 ms (0.0%)\", "
+                   "fillcolor=\"#FFFF00\", fontcolor=\"black\"];");
+    free(dot);
+
+    /* an infinite time: it is the maximum and the total (inf / inf was NaN,
+     * converted to int) */
+    types[0] = (struct tscope__ptype){.name = "forever", .id = 1, .calls = 1};
+    types[0].excl.sum = INFINITY;
+    types[1] = (struct tscope__ptype){.name = "brief", .id = 2, .calls = 1};
+    types[1].excl.sum = 1e6;
+    p.ntypes = 2;
+    dot = render(tscope__export_dot, &p);
+    check_dot_node(dot, 1,
+                   "\"t1\" [label=\"forever\\ncalls 1\\nexcl inf ms (100.0%)\", "
+                   "fillcolor=\"#FF0000\", fontcolor=\"white\"];");
+    check_dot_node(dot, 2,
+                   "\"t2\" [label=\"brief\\ncalls 1\\nexcl 1.000 ms (0.0%)\", "
+                   "fillcolor=\"#FFFF00\", fontcolor=\"black\"];");
+    free(dot);
+
+    /* NaN (never the maximum) and a negative time (was green 383, "#FF17F00"):
+     * the total is NaN, so every share is 0% */
+    types[0] = (struct tscope__ptype){.name = "nan", .id = 1, .calls = 1};
+    types[0].excl.sum = NAN;
+    types[1] = (struct tscope__ptype){.name = "most", .id = 2, .calls = 1};
+    types[1].excl.sum = 2e6;
+    types[2] = (struct tscope__ptype){.name = "negative", .id = 3, .calls = 1};
+    types[2].excl.sum = -1e6;
+    p.ntypes = 3;
+    dot = render(tscope__export_dot, &p);
+    check_dot_node(dot, 1,
+                   "\"t1\" [label=\"nan\\ncalls 1\\nexcl nan ms (0.0%)\", "
+                   "fillcolor=\"#FFFF00\", fontcolor=\"black\"];");
+    check_dot_node(dot, 2,
+                   "\"t2\" [label=\"most\\ncalls 1\\nexcl 2.000 ms (0.0%)\", "
+                   "fillcolor=\"#FF0000\", fontcolor=\"white\"];");
+    check_dot_node(dot, 3,
+                   "\"t3\" [label=\"negative\\ncalls 1\\nexcl -1.000 ms (0.0%)\", "
+                   "fillcolor=\"#FFFF00\", fontcolor=\"black\"];");
+    free(dot);
+
+    /* finite values: shares as before, the middle one orange */
+    types[0] = (struct tscope__ptype){.name = "quarter", .id = 1, .calls = 1};
+    types[0].excl.sum = 1e6;
+    types[1] = (struct tscope__ptype){.name = "half", .id = 2, .calls = 1};
+    types[1].excl.sum = 2e6;
+    types[2] = (struct tscope__ptype){.name = "most", .id = 3, .calls = 1};
+    types[2].excl.sum = 4e6;
+    types[3] = (struct tscope__ptype){.name = NULL, .id = 4, .calls = 1}; /* no name: "?" */
+    types[3].excl.sum = 1e6;
+    p.ntypes = 4;
+    dot = render(tscope__export_dot, &p);
+    check_dot_node(dot, 1,
+                   "\"t1\" [label=\"quarter\\ncalls 1\\nexcl 1.000 ms (12.5%)\", "
+                   "fillcolor=\"#FFBF00\", fontcolor=\"black\"];");
+    check_dot_node(dot, 2,
+                   "\"t2\" [label=\"half\\ncalls 1\\nexcl 2.000 ms (25.0%)\", "
+                   "fillcolor=\"#FF8000\", fontcolor=\"black\"];");
+    check_dot_node(dot, 3,
+                   "\"t3\" [label=\"most\\ncalls 1\\nexcl 4.000 ms (50.0%)\", "
+                   "fillcolor=\"#FF0000\", fontcolor=\"white\"];");
+    check_dot_node(dot, 4,
+                   "\"t4\" [label=\"?\\ncalls 1\\nexcl 1.000 ms (12.5%)\", "
+                   "fillcolor=\"#FFBF00\", fontcolor=\"black\"];");
+    free(dot);
+}
+
+/* A label is as long as its contents (it was cut at 511 bytes). */
+static void dot_label_is_never_cut(void)
+{
+    char name[1201];
+    memset(name, 'n', sizeof name - 1);
+    name[sizeof name - 1] = 0;
+    struct tscope__ptype type = {.name = name, .id = 7, .calls = 3};
+    struct tscope__profile p = {0};
+    p.program = "long";
+    p.types = &type;
+    p.ntypes = 1;
+    char *dot = render(tscope__export_dot, &p);
+    char want[1400];
+    snprintf(want, sizeof want,
+             "\"t7\" [label=\"%s\\ncalls 3\\nexcl 0.000 ms (0.0%%)\", fillcolor=\"#FFFF00\", "
+             "fontcolor=\"black\"];",
+             name);
+    check_dot_node(dot, 7, want);
+    free(dot);
+}
+
+/* ---- the profile.json reader, through `taskscope report` ---------------- */
+
+static char report_dir[64];
+
+static const char *cli_path(void)
+{
+    static char path[1100];
+    const char *b = getenv("TSCOPE_BUILD_DIR");
+    snprintf(path, sizeof path, "%s/taskscope", b ? b : ".");
+    return path;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ASSERT(f != NULL);
+    fputs(text, f);
+    ASSERT_EQ(fclose(f), 0);
+}
+
+/* Runs `taskscope report ARGS FILE`; returns its exit status, its stdout and
+ * stderr in *out and *err (free them). */
+static int report(const char *args, const char *file, char **out, char **err)
+{
+    char cmd[4000], opath[200], epath[200];
+    snprintf(opath, sizeof opath, "%s/stdout", report_dir);
+    snprintf(epath, sizeof epath, "%s/stderr", report_dir);
+    snprintf(cmd, sizeof cmd, "'%s' report %s '%s' >'%s' 2>'%s'", cli_path(), args, file, opath,
+             epath);
+    int st = system(cmd);
+    ASSERT(st != -1 && WIFEXITED(st));
+    *out = test_slurp(opath);
+    *err = test_slurp(epath);
+    ASSERT(*out != NULL && *err != NULL);
+    return WEXITSTATUS(st);
+}
+
+/* 1 if the CLI reads JSON (the build found libjansson: TSCOPE_HAVE_JANSSON,
+ * from how the build was configured, not from what the CLI says), after
+ * making the scratch folder; 0 with a SKIPPED line otherwise. */
+static int reader_available(void)
+{
+#ifndef TSCOPE_HAVE_JANSSON
+    fprintf(stderr, "SKIPPED part: taskscope was built without libjansson-dev: the "
+                    "profile.json reader is not checked\n");
+    return 0;
+#else
+    if (access(cli_path(), X_OK) != 0)
+        TEST_FAIL("%s is missing: build the taskscope_cli target before this test", cli_path());
+    if (!report_dir[0]) {
+        snprintf(report_dir, sizeof report_dir, "/tmp/tscope-read-XXXXXX");
+        ASSERT(mkdtemp(report_dir) != NULL);
+    }
+    char *out, *err;
+    int rc = report("", test_golden_path("profile.json"), &out, &err);
+    if (rc != 0)
+        TEST_FAIL("report of the golden profile failed (%d): %s", rc, err);
+    free(out);
+    free(err);
+    return 1;
+#endif
+}
+
+/* text with the first occurrence of from replaced by to (free it). */
+static char *replace_once(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    if (!at)
+        TEST_FAIL("'%s' not in:\n%s", from, text);
+    size_t head = (size_t)(at - text), lf = strlen(from), lt = strlen(to);
+    char *s = malloc(strlen(text) - lf + lt + 1);
+    ASSERT(s != NULL);
+    memcpy(s, text, head);
+    memcpy(s + head, to, lt);
+    strcpy(s + head + lt, at + lf);
+    return s;
+}
+
+/* Writes text to the scratch folder as NAME, runs report on it and checks
+ * that it fails with exactly "taskscope report: FILE: WANT\n". */
+static void report_fails_with(const char *name, const char *text, const char *want)
+{
+    char file[200], line[2000];
+    snprintf(file, sizeof file, "%s/%s", report_dir, name);
+    write_text(file, text);
+    char *out, *err;
+    int rc = report("", file, &out, &err);
+    snprintf(line, sizeof line, "taskscope report: %s: %s\n", file, want);
+    if (rc != 1 || strcmp(err, line) != 0)
+        TEST_FAIL("%s: exit %d, stderr:\n%s\nexpected exit 1, stderr:\n%s", name, rc, err, line);
+    ASSERT_STR_EQ(out, "");
+    free(out);
+    free(err);
+    unlink(file);
+}
+
+/* A small valid profile as JSON: type 1 (3 calls), tree root -> node 1. */
+static char *small_profile_json(void)
+{
+    struct tscope__ptype type = {.name = "work", .id = 1, .calls = 3};
+    struct tscope__pnode nodes[2] = {{UINT32_MAX, 0, 0, 0, 9}, {0, 1, 7, 9, 9}};
+    struct tscope__pedge edge = {TSCOPE__PROFILE_ROOT, 1, 3};
+    struct tscope__profile p = {0};
+    p.program = "small";
+    p.clock = "manual";
+    p.mode = "profile";
+    p.full_policy = "wait";
+    p.nranks = 1;
+    p.types = &type;
+    p.ntypes = 1;
+    p.nodes = nodes;
+    p.nnodes = 2;
+    p.edges = &edge;
+    p.nedges = 1;
+    return render(tscope__export_json, &p);
+}
+
+static void reader_rejects_out_of_range_integers(void)
+{
+    if (!reader_available())
+        return;
+    char *good = small_profile_json();
+    char file[200];
+    snprintf(file, sizeof file, "%s/good.json", report_dir);
+    write_text(file, good);
+    char *out, *err;
+    ASSERT_EQ(report("", file, &out, &err), 0);
+    ASSERT(strstr(out, "work"));
+    free(out);
+    free(err);
+
+    struct {
+        const char *from, *to, *want;
+    } cases[] = {
+        /* a negative count (was "the wrong type") */
+        {"\"calls\":3", "\"calls\":-3",
+         "field 'types[0].calls' is -3, out of range (expected an integer from 0 to "
+         "9223372036854775807)"},
+        /* ids are uint32_t: 2^32 + 1 was read as 1 */
+        {"\"id\":1", "\"id\":4294967297",
+         "field 'types[0].id' is 4294967297, out of range (expected an integer from 0 to "
+         "4294967295)"},
+        /* a tree parent of 2^32 was read as node 0 */
+        {"\"parent\":0", "\"parent\":4294967296",
+         "field 'tree[1].parent' is 4294967296, out of range (expected the index of an earlier "
+         "node, 0 to 0)"},
+        {"\"parent\":0", "\"parent\":-1",
+         "field 'tree[1].parent' is -1, out of range (expected the index of an earlier node, 0 "
+         "to 0)"},
+        {"\"parent\":null", "\"parent\":0",
+         "field 'tree[0].parent' must be null (node 0 is the root)"},
+        /* ranks are int: 2^32 was read as rank 0 */
+        {"\"rank\":0", "\"rank\":4294967296",
+         "field 'rank' is 4294967296, out of range (expected an integer from 0 to 0)"},
+        {"\"nranks\":1", "\"nranks\":0",
+         "field 'nranks' is 0, out of range (expected an integer from 1 to 65536)"},
+        {"\"threads\":0,\"types\"", "\"threads\":4294967296,\"types\"",
+         "field 'totals.threads' is 4294967296, out of range (expected an integer from 0 to "
+         "4294967295)"},
+        {"\"calls\":3", "\"calls\":\"3\"",
+         "field 'types[0].calls' is missing or has the wrong type (expected an integer from 0 "
+         "to 9223372036854775807)"},
+        {"\"version\":1", "\"version\":\"1\"",
+         "field 'version' is missing or has the wrong type (expected the integer 1)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *bad = replace_once(good, cases[i].from, cases[i].to);
+        char name[32];
+        snprintf(name, sizeof name, "case%zu.json", i);
+        report_fails_with(name, bad, cases[i].want);
+        free(bad);
+    }
+
+    /* an element that is not an object */
+    const char *tree = strstr(good, "\"tree\":[");
+    ASSERT(tree != NULL);
+    char *bad = malloc(strlen(good) + 16);
+    ASSERT(bad != NULL);
+    snprintf(bad, strlen(good) + 16, "%.*s\"tree\":[5,%s", (int)(tree - good), good,
+             strchr(tree, '[') + 1);
+    report_fails_with("element.json", bad,
+                      "field 'tree[0]' is missing or has the wrong type (expected an object)");
+    free(bad);
+    unlink(file);
+    free(good);
+}
+
+/* Syntax errors name the line, the column and the byte offset; an integer
+ * beyond int64 says what range is read. */
+static void reader_names_syntax_errors(void)
+{
+    if (!reader_available())
+        return;
+    char *good = small_profile_json();
+    char file[200];
+
+    /* a count beyond int64 (the writer's uint64_t can hold it) */
+    char *big = replace_once(good, "\"calls\":3", "\"calls\":18446744073709551615");
+    const char *at = strstr(big, "18446744073709551615");
+    int line = 1;
+    for (const char *c = big; c < at; c++)
+        line += *c == '\n';
+    char want[64];
+    snprintf(want, sizeof want, "line %d, column ", line);
+    snprintf(file, sizeof file, "%s/big.json", report_dir);
+    write_text(file, big);
+    char *out, *err;
+    ASSERT_EQ(report("", file, &out, &err), 1);
+    char prefix[1000];
+    snprintf(prefix, sizeof prefix, "taskscope report: %s: %s", file, want);
+    if (strncmp(err, prefix, strlen(prefix)) != 0 ||
+        !strstr(err, ": too big integer near '18446744073709551615' (integers are read up to "
+                     "9223372036854775807) (byte offset ") ||
+        err[strlen(err) - 1] != '\n' || strchr(err, '\n') != err + strlen(err) - 1)
+        TEST_FAIL("big integer: %s", err);
+    free(out);
+    free(err);
+    free(big);
+    unlink(file);
+
+    /* a truncated file: every prefix that is not a whole profile fails with
+     * one non-empty line naming the file and the place */
+    size_t len = strlen(good);
+    size_t cuts[] = {0, 1, len / 3, len / 2, len - 2};
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        char *cut = strndup(good, cuts[i]);
+        snprintf(file, sizeof file, "%s/cut%zu.json", report_dir, i);
+        write_text(file, cut);
+        ASSERT_EQ(report("", file, &out, &err), 1);
+        snprintf(prefix, sizeof prefix, "taskscope report: %s: ", file);
+        if (strncmp(err, prefix, strlen(prefix)) != 0 || strlen(err) < strlen(prefix) + 10 ||
+            strchr(err, '\n') != err + strlen(err) - 1)
+            TEST_FAIL("cut at %zu: '%s'", cuts[i], err);
+        if (cuts[i] > 0 && !strstr(err, "(byte offset "))
+            TEST_FAIL("cut at %zu: no byte offset: '%s'", cuts[i], err);
+        free(out);
+        free(err);
+        free(cut);
+        unlink(file);
+    }
+
+    /* a missing file */
+    snprintf(file, sizeof file, "%s/nothing-here.json", report_dir);
+    ASSERT_EQ(report("", file, &out, &err), 1);
+    snprintf(prefix, sizeof prefix, "taskscope report: %s: unable to open %s: ", file, file);
+    ASSERT(strncmp(err, prefix, strlen(prefix)) == 0);
+    free(out);
+    free(err);
+    free(good);
+}
+
+/* `taskscope report --tree` of a profile.json holding the deep tree prints
+ * the same text as the renderer (the reader and the printer together). */
+static void report_tree_of_deep_profile(void)
+{
+    if (!reader_available())
+        return;
+    struct tscope__profile *p = deep_tree();
+    char *json = render(tscope__export_json, p);
+    char *text = render(tscope__export_tree, p);
+    char file[200];
+    snprintf(file, sizeof file, "%s/deep.json", report_dir);
+    write_text(file, json);
+    char *out, *err;
+    int rc = report("--tree", file, &out, &err);
+    if (rc != 0)
+        TEST_FAIL("report --tree: exit %d: %s", rc, err);
+    const char *tree = strstr(out, "task tree of deep");
+    ASSERT(tree != NULL);
+    ASSERT_STR_EQ(tree, text);
+    check_deep_tree_text(text);
+    free(out);
+    free(err);
+    free(json);
+    free(text);
+    unlink(file);
+    free_deep_tree(p);
+}
+
 int main(void)
 {
+    RUN(deep_tree_prints_completely);
+    RUN(dot_clamps_times_that_are_not_finite);
+    RUN(dot_label_is_never_cut);
+    RUN(reader_rejects_out_of_range_integers);
+    RUN(reader_names_syntax_errors);
+    RUN(report_tree_of_deep_profile);
     RUN(outputs_match_golden);
     RUN(dot_renders_with_graphviz);
     RUN(dropped_events_are_stated);
     RUN(full_disk_is_reported);
+    if (report_dir[0]) {
+        char path[200];
+        snprintf(path, sizeof path, "%s/stdout", report_dir);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/stderr", report_dir);
+        unlink(path);
+        rmdir(report_dir);
+    }
     return 0;
 }

@@ -1,7 +1,8 @@
 /* test_tools.c - the tools interface: two plugins at once (one synchronous,
  * one batched) receive exactly the events produced, in load order; a missing
  * file, another ABI version, a wrong declared version and a failing init each
- * give one warning line and the program runs on; golden eventlog output. */
+ * give one warning line and the program runs on; golden eventlog output;
+ * a NULL plugin handle is rejected by every function that takes one. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -10,6 +11,7 @@
 #include "golden.h"
 #include "harness.h"
 #include "taskscope/tool.h"
+#include "tool/tools.h"
 
 struct counting_results {
     _Atomic uint64_t count[TSCOPE_TOOL_EVENT_COUNT];
@@ -261,8 +263,63 @@ static void eventlog_golden(void)
     free(sync);
 }
 
+static _Atomic int null_test_calls;
+
+static void null_test_begin(const tscope_tool_ctx_t *ctx, uint64_t task, tscope_type_t type)
+{
+    (void)ctx;
+    (void)task;
+    (void)type;
+    atomic_fetch_add(&null_test_calls, 1);
+}
+
+/* api->set_callback (tscope__tools_set_callback) answers TSCOPE_EINVAL for
+ * a NULL handle in either delivery and registers nothing (a NULL entry
+ * would be dereferenced at the next delivery); the internal functions that
+ * take a handle ignore NULL: forget(NULL) keeps the other plugins'
+ * callbacks, lifecycle(NULL) calls nothing. */
+static void null_handle_is_rejected(void)
+{
+    tscope__tools_reset();
+    tscope_tool_callback_t cb = (tscope_tool_callback_t)null_test_begin;
+    for (int ev = 0; ev < TSCOPE_TOOL_EVENT_COUNT; ev++) {
+        ASSERT_EQ(tscope__tools_set_callback(NULL, (tscope_tool_event_t)ev, cb, TSCOPE_TOOL_SYNC),
+                  TSCOPE_EINVAL);
+        ASSERT_EQ(
+            tscope__tools_set_callback(NULL, (tscope_tool_event_t)ev, cb, TSCOPE_TOOL_BATCHED),
+            TSCOPE_EINVAL);
+    }
+    ASSERT_EQ(tscope__tools_sync_mask, 0);
+    ASSERT_EQ(tscope__tools_batched_mask, 0);
+
+    static tscope_tool_handle_t h; /* a plugin's handle, as load.c fills it */
+    memset(&h, 0, sizeof h);
+    h.reg.struct_size = sizeof h.reg;
+    ASSERT_EQ(tscope__tools_set_callback(&h, TSCOPE_TOOL_EVENT_TASK_BEGIN, cb, TSCOPE_TOOL_SYNC),
+              TSCOPE_TOOL_ALWAYS);
+    ASSERT_EQ(tscope__tools_set_callback(NULL, TSCOPE_TOOL_EVENT_TASK_BEGIN, cb, TSCOPE_TOOL_SYNC),
+              TSCOPE_EINVAL);
+    uint32_t begin_bit = 1u << TSCOPE_TOOL_EVENT_TASK_BEGIN;
+    ASSERT_EQ(tscope__tools_sync_mask, begin_bit);
+    tscope__tools_forget(NULL);
+    ASSERT_EQ(tscope__tools_sync_mask, begin_bit);
+    tscope__tools_lifecycle(NULL, 1, NULL, 0);
+    tscope__tools_lifecycle(NULL, 0, NULL, 0);
+    /* the one registered callback is delivered exactly once per begin */
+    struct tscope__rec rec;
+    memset(&rec, 0, sizeof rec);
+    rec.kind = TSCOPE__REC_BEGIN;
+    rec.id = 5;
+    tscope__tools_deliver(TSCOPE_TOOL_SYNC, 0, &rec, NULL);
+    ASSERT_EQ(atomic_load(&null_test_calls), 1);
+    tscope__tools_forget(&h);
+    ASSERT_EQ(tscope__tools_sync_mask, 0);
+    tscope__tools_reset();
+}
+
 int main(void)
 {
+    RUN(null_handle_is_rejected);
     RUN(two_plugins_sync_and_batched);
     RUN(tools_without_profiler);
     RUN(bad_plugins_warn_and_run_on);

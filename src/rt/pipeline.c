@@ -40,7 +40,10 @@ struct queue {
     pthread_cond_t not_full, not_empty;
     struct item *items;
     size_t cap, head;
-    _Atomic size_t count; /* written under lock; read without it to poll */
+    /* count and closed are written only under lock (relaxed stores: the lock
+     * orders them for every reader that holds it) and read without it only
+     * to poll (relaxed loads; a poll's answer is confirmed under the lock) */
+    _Atomic size_t count;
     _Atomic int closed;
 };
 
@@ -75,8 +78,11 @@ static int q_init(struct queue *q, size_t cap)
     if (!q->items)
         return TSCOPE_ENOMEM;
     q->cap = cap;
-    q->head = q->count = 0;
-    q->closed = 0;
+    q->head = 0;
+    /* no worker runs yet: the threads are started after this (pthread_create
+     * orders these stores before anything they do) */
+    atomic_store_explicit(&q->count, 0, memory_order_relaxed);
+    atomic_store_explicit(&q->closed, 0, memory_order_relaxed);
     /* adaptive: a thread that finds the lock taken spins briefly before it
      * sleeps; the critical sections are a few loads and stores, and with a
      * plain mutex the stages slept on each other's locks (3 us per element
@@ -176,7 +182,9 @@ static void q_push(struct queue *q, void *e, tscope_type_t type)
      * sleeping producer takes to wake up, and the stage would then starve */
     q_wait(q, &q->not_full, has_room);
     tscope_task_queued(it.task);
-    q->items[(q->head + q->count++) % q->cap] = it;
+    size_t count = atomic_load_explicit(&q->count, memory_order_relaxed);
+    q->items[(q->head + count) % q->cap] = it;
+    atomic_store_explicit(&q->count, count + 1, memory_order_relaxed);
     pthread_cond_signal(&q->not_empty);
     pthread_mutex_unlock(&q->lock);
 }
@@ -187,11 +195,12 @@ static struct item q_pop(struct queue *q, int *got)
 {
     q_wait(q, &q->not_empty, has_item_or_closed);
     struct item e = {NULL, 0};
-    *got = q->count > 0;
+    size_t count = atomic_load_explicit(&q->count, memory_order_relaxed);
+    *got = count > 0;
     if (*got) {
         e = q->items[q->head];
         q->head = (q->head + 1) % q->cap;
-        q->count--;
+        atomic_store_explicit(&q->count, count - 1, memory_order_relaxed);
         pthread_cond_signal(&q->not_full);
     }
     pthread_mutex_unlock(&q->lock);
@@ -201,7 +210,7 @@ static struct item q_pop(struct queue *q, int *got)
 static void q_close(struct queue *q)
 {
     pthread_mutex_lock(&q->lock);
-    q->closed = 1;
+    atomic_store_explicit(&q->closed, 1, memory_order_relaxed);
     pthread_cond_broadcast(&q->not_empty);
     pthread_mutex_unlock(&q->lock);
 }

@@ -3,7 +3,9 @@
  *
  * For each event and each delivery mode, an array of (callback, tool data)
  * in plugin load order.  One X-macro expansion turns a record into calls of
- * the typed callbacks.  See tools.h for the concurrency rules.
+ * the typed callbacks.  See tools.h for the concurrency rules.  Every entry
+ * names a non-NULL handle: set_callback rejects NULL (TSCOPE_EINVAL), and
+ * forget and lifecycle ignore it, so delivery never dereferences one.
  */
 #include <stdio.h>
 #include <string.h>
@@ -46,6 +48,8 @@ void tscope__tools_reset(void)
 
 void tscope__tools_forget(tscope_tool_handle_t *h)
 {
+    if (!h) /* no plugin: nothing to forget (a NULL must not match every entry) */
+        return;
     tscope__tools_sync_mask = tscope__tools_batched_mask = 0;
     for (int m = 0; m < 2; m++) {
         for (int ev = 0; ev < TSCOPE_TOOL_EVENT_COUNT; ev++) {
@@ -63,7 +67,8 @@ void tscope__tools_forget(tscope_tool_handle_t *h)
 int tscope__tools_set_callback(tscope_tool_handle_t *h, tscope_tool_event_t event,
                                tscope_tool_callback_t cb, int delivery)
 {
-    if ((unsigned)event >= TSCOPE_TOOL_EVENT_COUNT || !cb ||
+    /* a NULL handle would be dereferenced at every delivery */
+    if (!h || (unsigned)event >= TSCOPE_TOOL_EVENT_COUNT || !cb ||
         (delivery != TSCOPE_TOOL_SYNC && delivery != TSCOPE_TOOL_BATCHED))
         return TSCOPE_EINVAL;
     /* lifecycle and thread events happen on their own thread: always sync */
@@ -171,6 +176,8 @@ void tscope__tools_thread(int begin, uint32_t thread, const char *name)
 void tscope__tools_lifecycle(tscope_tool_handle_t *h, int init, const tscope_tool_init_info_t *info,
                              uint64_t time_ns)
 {
+    if (!h)
+        return;
     tscope_tool_ctx_t ctx = {sizeof ctx, 0, time_ns, h->reg.tool_data};
     tscope_tool_event_t ev = init ? TSCOPE_TOOL_EVENT_INIT : TSCOPE_TOOL_EVENT_FINALIZE;
     for (int i = 0; i < counts[0][ev]; i++) {
