@@ -28,7 +28,9 @@ static void *one_job(void *arg)
 static void *crowded_job(void *arg)
 {
     pthread_barrier_wait(&crowd); /* all CROWD threads alive at once */
-    return one_job(arg);
+    one_job(arg);
+    pthread_barrier_wait(&crowd); /* and none gives its slot back before all tried */
+    return NULL;
 }
 
 /* Sum of the per-thread event counts of a snapshot. */

@@ -389,6 +389,7 @@ static void work_task(void *arg)
     volatile double x = 0;
     for (int i = 0; i < 20000; i++)
         x += i;
+    (void)x;
 }
 
 /* A task that sleeps, so that the runtime's throughput is cap / duration

@@ -100,6 +100,7 @@ static void busy(double seconds)
             x += i;
         clock_gettime(CLOCK_MONOTONIC, &t);
     } while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9 < seconds);
+    (void)x;
 }
 
 /* Touches n fresh pages; returns the page faults the kernel counted for

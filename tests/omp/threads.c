@@ -15,6 +15,7 @@ static void *work(void *n)
     volatile long s = 0;
     for (long i = 0; i < (long)n; i++)
         s += i;
+    (void)s;
     return NULL;
 }
 
