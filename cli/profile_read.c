@@ -32,6 +32,8 @@ struct tscope__profile *tscope_cli_profile_read(const char *path, char *err, siz
 
 #include <jansson.h>
 
+#include "core/core.h"
+
 struct reader {
     const char *file;
     char *err;
@@ -248,6 +250,25 @@ static uint32_t tree_parent(struct reader *r, json_t *o, const char *w, size_t i
     return (uint32_t)x;
 }
 
+/* "ended_by" (optional: only a run ended by a signal or _exit has it). */
+static void read_ended_by(struct reader *r, json_t *root, struct tscope__profile *p)
+{
+    json_t *v = json_object_get(root, "ended_by");
+    if (!v)
+        return;
+    const char *s = json_is_string(v) ? json_string_value(v) : "";
+    if (strcmp(s, "_exit") == 0) {
+        p->ended_by = TSCOPE__ENDED_BY_EXIT;
+        return;
+    }
+    for (int sig = 1; sig < 65 && strncmp(s, "SIG", 3) == 0; sig++)
+        if (sigabbrev_np(sig) && strcmp(s + 3, sigabbrev_np(sig)) == 0) {
+            p->ended_by = sig;
+            return;
+        }
+    fail(r, "field 'ended_by' is not a signal name (SIGTERM, ...) or \"_exit\"");
+}
+
 static void read_all(struct reader *r, json_t *root, struct tscope__profile *p)
 {
     char w[64];
@@ -256,6 +277,7 @@ static void read_all(struct reader *r, json_t *root, struct tscope__profile *p)
     p->clock = str(r, root, "", "clock");
     p->mode = str(r, root, "", "mode");
     p->full_policy = str(r, root, "", "full_policy");
+    read_ended_by(r, root, p);
     /* what tscope_init accepts */
     p->nranks = (int)int_in(r, root, "", "nranks", 1, 65536);
     p->rank = (int)int_in(r, root, "", "rank", 0, p->nranks > 0 ? (uint64_t)p->nranks - 1 : 0);

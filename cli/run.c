@@ -92,7 +92,23 @@ static pid_t render_start(const char *outdir, const char *name)
     _exit(127);
 }
 
-/* Waits for a render_start; 127 when gnuplot is missing, else 0. */
+/* 1 if path is a whole PNG file: it ends with the IEND chunk.  gnuplot
+ * exits with 0 even when the disk is full or a file size limit cut its
+ * output short. */
+static int png_whole(const char *path)
+{
+    static const unsigned char iend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
+    unsigned char tail[12];
+    FILE *f = fopen(path, "rb");
+    int ok = f && fseek(f, -12, SEEK_END) == 0 && fread(tail, 1, 12, f) == 12 &&
+             memcmp(tail, iend, 12) == 0;
+    if (f)
+        fclose(f);
+    return ok;
+}
+
+/* Waits for a render_start of NAME.gp; 127 when gnuplot is missing, else
+ * 0.  A picture that is not whole is removed, and said once. */
 static int render_wait(pid_t pid, const char *outdir, const char *name)
 {
     if (pid < 0)
@@ -102,9 +118,14 @@ static int render_wait(pid_t pid, const char *outdir, const char *name)
         ;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
         return 127;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        fprintf(stderr, "taskscope: gnuplot failed on %s/%s; the data is in samples.csv\n", outdir,
-                name);
+    char png[PATH_MAX + 32];
+    snprintf(png, sizeof png, "%s/%.*s.png", outdir, (int)(strlen(name) - 3), name);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !png_whole(png)) {
+        int had = unlink(png) == 0;
+        fprintf(stderr, "taskscope: gnuplot failed on %s/%s%s; the data is in samples.csv\n",
+                outdir, name,
+                had ? " (its partial picture removed: disk full or file size limit?)" : "");
+    }
     return 0;
 }
 

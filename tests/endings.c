@@ -1,12 +1,15 @@
 /* endings.c - a measured program that ends in the ways test_cli.sh checks
  * `taskscope run` against:
- *   endings exit3   runs 5 tasks, then _exit(3) (no atexit handlers, no outputs)
+ *   endings exit3   runs 5 tasks, then _exit(3) (no atexit handlers)
+ *   endings segv    runs 5 tasks, begins a sixth, and dereferences NULL
+ *   endings abort   runs 5 tasks, begins a sixth, and calls abort()
  *   endings term    prints "ready", runs a task every millisecond until SIGTERM
  *                   (a handler), then prints "stopped after N tasks" and returns 0
  *   endings hang    runs 3 tasks, prints "ready", then waits for a signal
  *                   without a handler of its own */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,6 +36,17 @@ int main(int argc, char **argv)
             tscope_task_end(n);
         }
         _exit(3);
+    }
+    if (strcmp(argv[1], "segv") == 0 || strcmp(argv[1], "abort") == 0) {
+        for (n = 1; n <= 5; n++) {
+            tscope_task_start(n, t);
+            tscope_task_end(n);
+        }
+        tscope_task_start(n, t); /* running when the program dies */
+        if (strcmp(argv[1], "abort") == 0)
+            abort();
+        volatile int *volatile nowhere = NULL;
+        return *nowhere;
     }
     if (strcmp(argv[1], "term") == 0) {
         signal(SIGTERM, on_term);

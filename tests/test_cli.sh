@@ -70,14 +70,55 @@ grep -q "true wrote no outputs: it never started measuring" "$tmp/stderr4" \
   || fail "no-output note: $(cat "$tmp/stderr4")"
 [ ! -e "$tmp/none" ] || fail "empty folder left behind"
 
-echo "-- _exit() after measuring: the status passes, the message says why nothing was written"
+ulimit -c 0 # the crashes below would leave core files
+echo "-- _exit() after measuring: the outputs are written first, the status passes"
 status=0
-"$ts" run --no-summary -o "$tmp/exit3" -- "$endings" exit3 2>"$tmp/stderr7" || status=$?
+"$ts" run -o "$tmp/exit3" -- "$endings" exit3 2>"$tmp/stderr7" || status=$?
 [ "$status" = 3 ] || fail "_exit(3): status $status"
-grep -q "endings exited (status 3) without finalizing measurement" "$tmp/stderr7" \
-  || fail "_exit note: $(cat "$tmp/stderr7")"
-[ "$(grep -c 'never started measuring' "$tmp/stderr7")" = 0 ] || fail "_exit: said never started"
-[ ! -e "$tmp/exit3" ] || fail "_exit: folder left behind: $(ls -A "$tmp/exit3")"
+grep -q '"ended_by":"_exit"' "$tmp/exit3/profile.json" || fail "_exit: ended_by missing"
+grep -q '"name":"tick","created":5,"calls":5' "$tmp/exit3/profile.json" || fail "_exit: 5 tasks"
+grep -q "^ended by _exit at [0-9.]* s; 0 tasks were running" "$tmp/stderr7" \
+  || fail "_exit: summary line: $(cat "$tmp/stderr7")"
+
+for crash in segv:11:SEGV abort:6:ABRT; do
+  mode=${crash%%:*} sig=$(echo "$crash" | cut -d: -f2) name=${crash##*:}
+  echo "-- $mode: what was measured is written, the running task unfinished, 128+$sig"
+  status=0
+  "$ts" run -o "$tmp/$mode" -- "$endings" "$mode" 2>"$tmp/$mode.err" || status=$?
+  [ "$status" = $((128 + sig)) ] || fail "$mode: status $status"
+  grep -q "\"ended_by\":\"SIG$name\"" "$tmp/$mode/profile.json" || fail "$mode: ended_by"
+  grep -q '"name":"tick","created":6,"calls":5,"yields":0,"cancelled":0,"unfinished":1' \
+    "$tmp/$mode/profile.json" || fail "$mode: 5 tasks done and 1 unfinished"
+  grep -q "^ended by SIG$name at [0-9.]* s; 1 task was running" "$tmp/$mode.err" \
+    || fail "$mode: summary line: $(cat "$tmp/$mode.err")"
+  grep -q "endings was killed by signal $sig" "$tmp/$mode.err" || fail "$mode: launcher line"
+  if [ "$has_jansson" = 1 ]; then
+    "$ts" report "$tmp/$mode" 2>&1 | grep -q "^ended by SIG$name at " || fail "$mode: report line"
+  fi
+done
+
+echo "-- a file size limit: no partial file, the failure named once, the other outputs whole"
+status=0
+(
+  trap '' XFSZ
+  ulimit -f 2 # 2 KiB: profile.json and the pictures do not fit, the CSV files do
+  "$ts" run --no-summary --sample-ms 5 -o "$tmp/fsize" -- "$example" 400000 2 >/dev/null \
+    2>"$tmp/fsize.err"
+) || status=$?
+[ "$status" = 0 ] || fail "fsize: status $status"
+[ "$(grep -c "writing $tmp/fsize/profile.json failed: File too large" "$tmp/fsize.err")" = 1 ] \
+  || fail "fsize: message: $(cat "$tmp/fsize.err")"
+[ ! -e "$tmp/fsize/profile.json" ] || fail "fsize: partial profile.json left"
+ls "$tmp/fsize" | grep -q 'tmp$' && fail "fsize: temporary file left"
+grep -q "^[0-9]*,leaf_sort,[0-9]*,[0-9]*," "$tmp/fsize/types.csv" || fail "fsize: types.csv incomplete"
+grep -q "taskscope: outputs in $tmp/fsize/ (types.csv," "$tmp/fsize.err" \
+  || fail "fsize: outputs line: $(cat "$tmp/fsize.err")"
+grep -q "outputs in $tmp/fsize/ (.*profile.json" "$tmp/fsize.err" && fail "fsize: profile.json listed"
+if command -v gnuplot >/dev/null; then
+  [ ! -e "$tmp/fsize/concurrency.png" ] || fail "fsize: a cut concurrency.png listed"
+  grep -q "gnuplot failed on $tmp/fsize/concurrency.gp (its partial picture removed" \
+    "$tmp/fsize.err" || fail "fsize: picture message: $(cat "$tmp/fsize.err")"
+fi
 
 # Starts `taskscope run -- endings MODE` in the background and waits until the
 # program printed "ready"; sets tspid.
@@ -141,6 +182,16 @@ wait_ts
 [ "$status" = 130 ] || fail "int: status $status: $(cat "$tmp/int.err")"
 grep -q '"name":"tick","created":3,"calls":3' "$tmp/int/profile.json" \
   || fail "int: the 3 tasks before SIGINT are not in the profile"
+
+echo "-- SIGKILL: nothing can be written; the launcher says so"
+start_endings hang kill9
+prog=$(pgrep -P "$tspid" endings || true)
+kill -KILL "$prog"
+wait_ts
+[ "$status" = 137 ] || fail "kill9: status $status"
+grep -q "endings was killed by signal 9 (Killed); what it measured is lost" "$tmp/kill9.err" \
+  || fail "kill9: message: $(cat "$tmp/kill9.err")"
+[ ! -e "$tmp/kill9" ] || fail "kill9: folder left behind"
 
 echo "-- a program that never calls tscope_finalize still gets its outputs"
 "$ts" run --no-summary -o "$tmp/forgot" -- "$forgetful" 2>"$tmp/stderr6" || fail "forgetful failed"

@@ -35,6 +35,8 @@ enum tscope__run {
     TSCOPE__RUN_TOOLS = 4 /* profiler off, only synchronous tools: no ring at all */
 };
 
+#define TSCOPE__ENDED_BY_EXIT (-1)
+
 struct tscope__thread {
     struct tscope__ring ring; /* first: the hot fields share its cache line */
     uint32_t index;
@@ -56,7 +58,9 @@ struct tscope__core {
     _Atomic int finalised;   /* finalize ran: queries use the final store */
     struct tscope__config cfg;
     int rank, nranks;
-    uint64_t origin; /* clock ticks at init */
+    _Atomic int ended_by; /* the signal that ended the run (signals.c),
+                             TSCOPE__ENDED_BY_EXIT for _exit() (exit.c), 0 */
+    uint64_t origin;      /* clock ticks at init */
     uint64_t end_ticks;
 
     pthread_mutex_t reg_lock;
@@ -92,6 +96,8 @@ void tscope__thread_recycle(struct tscope__thread *t);
 /* Starts one of taskscope's own threads, named for the OS (top -H, gdb,
  * perf; at most 15 characters) before anyone can look; 0 or pthread's error. */
 int tscope__thread_start(pthread_t *thread, void *(*fn)(void *), void *arg, const char *name);
+/* 1 on a thread started by tscope__thread_start. */
+int tscope__thread_is_own(void);
 /* Stops one: sets *stop under lock, wakes every waiter on cond, joins. */
 void tscope__thread_stop(pthread_t thread, pthread_mutex_t *lock, pthread_cond_t *cond, int *stop);
 

@@ -11,6 +11,7 @@
  * as many slots as it has threads alive at once, not one per thread it ever
  * started.  Per-thread numbers are therefore per slot.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -164,8 +165,32 @@ uint64_t tscope_task_id_next(void)
     return rank | (t->id_next++ & ((1ull << ID_COUNTER_BITS) - 1));
 }
 
+static _Thread_local int own_thread;
+
+int tscope__thread_is_own(void)
+{
+    return own_thread;
+}
+
+struct own_start {
+    void *(*fn)(void *);
+    void *arg;
+};
+
+static void *own_main(void *p)
+{
+    struct own_start s = *(struct own_start *)p;
+    free(p);
+    own_thread = 1;
+    return s.fn(s.arg);
+}
+
 int tscope__thread_start(pthread_t *thread, void *(*fn)(void *), void *arg, const char *name)
 {
+    struct own_start *s = malloc(sizeof *s);
+    if (!s)
+        return ENOMEM;
+    *s = (struct own_start){fn, arg};
     /* The thread starts with the program's asynchronous signals blocked
      * (it inherits the mask): the program's handlers never run on it, and a
      * handler that waits for taskscope (signals.c) never waits for itself. */
@@ -176,8 +201,10 @@ int tscope__thread_start(pthread_t *thread, void *(*fn)(void *), void *arg, cons
     sigdelset(&all, SIGFPE);
     sigdelset(&all, SIGILL);
     pthread_sigmask(SIG_BLOCK, &all, &old);
-    int rc = pthread_create(thread, NULL, fn, arg);
+    int rc = pthread_create(thread, NULL, own_main, s);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc)
+        free(s);
     if (rc == 0) {
         char os[16];
         snprintf(os, sizeof os, "%s", name);

@@ -36,5 +36,7 @@ void tscope__fmt_json_number(FILE *f, double v);
 double tscope__profile_total_excl(const struct tscope__profile *p);
 /* One line noting dropped events/cut-offs, prefixed by `prefix`, or nothing. */
 void tscope__fmt_loss_note(const struct tscope__profile *p, FILE *f, const char *prefix);
+/* What ended the run (p->ended_by != 0): "SIGSEGV", "_exit", ... */
+const char *tscope__fmt_ended_by(const struct tscope__profile *p, char *buf, size_t len);
 
 #endif

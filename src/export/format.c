@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/core.h"
 #include "export.h"
 
 void tscope__fmt_json_string(FILE *f, const char *s)
@@ -59,6 +60,18 @@ double tscope__profile_total_excl(const struct tscope__profile *p)
     for (uint32_t i = 0; i < p->ntypes; i++)
         total += p->types[i].excl.sum;
     return total;
+}
+
+const char *tscope__fmt_ended_by(const struct tscope__profile *p, char *buf, size_t len)
+{
+    if (p->ended_by == TSCOPE__ENDED_BY_EXIT)
+        return "_exit";
+    const char *abbrev = p->ended_by > 0 ? sigabbrev_np(p->ended_by) : NULL;
+    if (abbrev)
+        snprintf(buf, len, "SIG%s", abbrev);
+    else
+        snprintf(buf, len, "signal %d", p->ended_by);
+    return buf;
 }
 
 void tscope__fmt_loss_note(const struct tscope__profile *p, FILE *f, const char *prefix)

@@ -1,6 +1,8 @@
 /* json.c - the canonical JSON profile (schema "taskscope-profile", version
  * TSCOPE__PROFILE_VERSION; docs/output-formats.md describes every field).
  * One array element per line, so diffs of two profiles stay readable. */
+#include <string.h>
+
 #include "export.h"
 
 static void key(FILE *f, const char *k)
@@ -100,6 +102,11 @@ int tscope__export_json(const struct tscope__profile *p, FILE *f)
     str(f, "mode", p->mode);
     fputc(',', f);
     str(f, "full_policy", p->full_policy);
+    if (p->ended_by) { /* only then: a normal end keeps the format as it was */
+        char sig[32];
+        fputc(',', f);
+        str(f, "ended_by", tscope__fmt_ended_by(p, sig, sizeof sig));
+    }
     fputs(",\n", f);
     totals(f, p);
 

@@ -44,6 +44,12 @@ int tscope__export_summary(const struct tscope__profile *p, FILE *f, const char 
             (unsigned long long)t->tasks_cancelled, (unsigned long long)t->tasks_unfinished,
             (unsigned long long)t->events, (unsigned long long)t->events_dropped);
     tscope__fmt_loss_note(p, f, "");
+    char how[32];
+    if (p->ended_by)
+        fprintf(f, "ended by %s at %.3f s; %llu task%s %s running (closed then, as unfinished)\n",
+                tscope__fmt_ended_by(p, how, sizeof how), t->elapsed_ns / 1e9,
+                (unsigned long long)t->tasks_unfinished, t->tasks_unfinished == 1 ? "" : "s",
+                t->tasks_unfinished == 1 ? "was" : "were");
 
     const struct tscope__ptype **order = malloc((p->ntypes + 1) * sizeof *order);
     if (!order)

@@ -29,6 +29,7 @@
 #include "sampler/sampler.h"
 #include "taskscope/taskscope.h"
 #include "tool/tools.h"
+#include "exit.h"
 #include "signals.h"
 #include "wiring.h"
 
@@ -245,6 +246,7 @@ int tscope_init(int rank, int nranks)
         goto out;
     }
     marker_set();
+    atomic_store(&tscope__init_pid, (long)getpid());
     tscope__tools_load(cfg.tools, rank, nranks, cfg.max_threads);
     tscope__wire(cfg.profiler);
     if (tscope__consumer_start()) {

@@ -1,21 +1,26 @@
-/* signals.c - outputs written when a termination signal ends the program.
+/* signals.c - outputs written when a signal ends the program.
  *
- * SIGTERM (kill, batch systems, CI timeouts), SIGINT (Ctrl-C) and SIGHUP
- * end a program by default without its atexit handlers, so nothing measured
+ * Termination signals (SIGTERM from kill, batch systems and CI timeouts,
+ * SIGINT from Ctrl-C, SIGHUP) and crashes (SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+ * SIGABRT) end a program without its atexit handlers, so nothing measured
  * would be written.  For each of them still at its default action when
  * measurement starts, a handler is installed.  The handler does nothing
- * that is unsafe in a signal handler: it wakes a waiting thread of
- * taskscope's own ("tscope-signal"), which runs tscope_finalize (the
- * program's other threads go on meanwhile; the interrupted one waits), and
- * once the outputs are written - or after TASKSCOPE__SIGNAL_WAIT_S, should
- * finalize be stuck behind a lock the interrupted thread holds - the
- * default action is restored and the signal raised again, so the program
- * ends as it would have, with the same status.  A second signal while the
- * outputs are being written ends it at once.
+ * that is unsafe in a signal handler: it notes the signal, wakes a waiting
+ * thread of taskscope's own ("tscope-signal"), which runs tscope_finalize
+ * (the outputs then say which signal ended the run, and the tasks still
+ * running are closed at that moment, as unfinished), and waits.  Once the
+ * outputs are written - or after TASKSCOPE__SIGNAL_WAIT_S, should finalize be
+ * stuck behind a lock the interrupted thread holds, or the heap be broken -
+ * the default action is restored and the signal raised again, so the
+ * program ends as it would have (same status, a core dump where there would
+ * have been one).
  *
- * A handler the program installs (before or after) is left alone: the
- * program then decides what the signal does.  Fatal signals (SEGV, ABRT, ...)
- * are not handled here: the heap may be broken when they come.
+ * A second termination signal while the outputs are being written ends the
+ * program at once (Ctrl-C twice); a crash of another thread meanwhile waits
+ * as the first did.  A crash on one of taskscope's own threads does not
+ * wait (finalize would wait for that thread).  A handler the program
+ * installs, before or after, is left alone: the program then decides.
+ * SIGKILL cannot be caught; `_exit()` is exit.c's.
  */
 #include <errno.h>
 #include <semaphore.h>
@@ -31,14 +36,15 @@
 
 #define TASKSCOPE__SIGNAL_WAIT_S 10
 
-static const int handled[] = {SIGTERM, SIGINT, SIGHUP};
+static const int handled[] = {SIGTERM, SIGINT, SIGHUP, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 #define NHANDLED (sizeof handled / sizeof *handled)
 
-static sem_t go, done;
+static sem_t go;
 static pthread_t thread;
-static int running;        /* the thread exists (init/finalize, under their lock) */
-static _Atomic int caught; /* the first signal caught, 0 before */
-static _Atomic int quit;   /* the thread should end without finalizing */
+static int running;         /* the thread exists (init/finalize, under their lock) */
+static _Atomic int caught;  /* the first signal caught, 0 before */
+static _Atomic int written; /* finalize after a signal returned */
+static _Atomic int quit;    /* the thread should end without finalizing */
 static int installed[NHANDLED];
 
 static void *signal_main(void *arg)
@@ -50,23 +56,40 @@ static void *signal_main(void *arg)
         if (atomic_load(&quit))
             return NULL;
         tscope_finalize();
-        sem_post(&done);
+        atomic_store(&written, 1);
     }
+}
+
+static int terminates(int sig)
+{
+    return sig == SIGTERM || sig == SIGINT || sig == SIGHUP;
+}
+
+/* Waits (async-signal-safe: nanosleep) until the outputs are written, at
+ * most TASKSCOPE__SIGNAL_WAIT_S. */
+static void wait_written(void)
+{
+    struct timespec step = {0, 2000000};
+    for (int i = 0; i < TASKSCOPE__SIGNAL_WAIT_S * 500 && !atomic_load(&written); i++)
+        nanosleep(&step, NULL);
 }
 
 static void on_signal(int sig)
 {
     int saved = errno;
-    if (atomic_exchange(&caught, sig) == 0) {
-        sem_post(&go);
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += TASKSCOPE__SIGNAL_WAIT_S;
-        while (sem_timedwait(&done, &until) != 0 && errno == EINTR)
-            ;
+    if (!tscope__thread_is_own()) {
+        if (atomic_exchange(&caught, sig) == 0) {
+            tscope__g.ended_by = sig;
+            sem_post(&go);
+            wait_written();
+        } else if (!terminates(sig)) {
+            wait_written(); /* another thread crashed meanwhile */
+        }
     }
+    /* the default action, now or (blocked in this handler) when it returns;
+     * a fault re-executes the instruction and faults again */
     signal(sig, SIG_DFL);
-    raise(sig); /* delivered when this handler returns */
+    raise(sig);
     errno = saved;
 }
 
@@ -75,8 +98,10 @@ void tscope__signals_install(void)
     if (running)
         return;
     atomic_store(&caught, 0);
+    atomic_store(&written, 0);
     atomic_store(&quit, 0);
-    if (sem_init(&go, 0, 0) || sem_init(&done, 0, 0))
+    tscope__g.ended_by = 0;
+    if (sem_init(&go, 0, 0))
         return;
     if (tscope__thread_start(&thread, signal_main, NULL, "tscope-signal"))
         return; /* no thread: the signals keep their default action */
@@ -110,17 +135,18 @@ void tscope__signals_remove(void)
 {
     if (!running)
         return;
-    restore();
     if (pthread_equal(pthread_self(), thread)) {
-        /* finalize runs on the signal thread: the handler ends the process */
+        /* finalize after a signal, on the signal thread: the handlers stay
+         * (a crash of another thread meanwhile waits too), the handler that
+         * waits ends the process */
         running = 0;
         return;
     }
+    restore();
     atomic_store(&quit, 1);
     sem_post(&go);
     pthread_join(thread, NULL);
     sem_destroy(&go);
-    sem_destroy(&done);
     running = 0;
 }
 

@@ -65,6 +65,7 @@ struct tscope__profile {
     char *mode;
     char *full_policy;
     int rank, nranks;
+    int ended_by; /* the signal that ended the run, 0 if it ended normally */
     tscope_totals_t totals;
     uint64_t deps_cut_off;
     struct tscope__ptype *types;

@@ -84,6 +84,7 @@ struct tscope__profile *tscope__profile_snapshot(void)
         return NULL;
     }
     p->program = strdup(program_invocation_short_name);
+    p->ended_by = atomic_load(&tscope__g.ended_by);
     p->clock = strdup(tscope__clock_name());
     p->mode = strdup(s->cfg.mode == TSCOPE__MODE_NAIVE ? "naive" : "profile");
     p->full_policy = strdup(s->cfg.full_policy == TSCOPE__FULL_DROP ? "drop" : "wait");
