@@ -194,35 +194,61 @@ static void block_forwarded(int how, sigset_t *old)
     sigprocmask(how, &set, old);
 }
 
-/* Removes the markers the program's measurement left in outdir (lifecycle.c:
- * .taskscope-PID.running, from tscope_init until its outputs are written);
- * returns how many there were: processes that measured and never finalized. */
-static int take_markers(const char *outdir)
+/* What the program's measurement left in outdir (lifecycle.c): the markers
+ * .taskscope-PID.running of processes that measured and never finalized,
+ * and their checkpoints .taskscope-PID.checkpoint.json.  The first
+ * checkpoint becomes the outputs (recover.c; *as_of: the time it was taken,
+ * -1 unknown, and *recovered set), the rest is removed.  Returns how many
+ * processes never finalized. */
+static int take_markers(const char *outdir, int sig, int *recovered, double *as_of)
 {
+    *recovered = 0;
     DIR *d = opendir(outdir);
     if (!d)
         return 0;
     int n = 0;
     struct dirent *e;
+    char path[PATH_MAX + 300], cp[PATH_MAX + 300];
     while ((e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (strncmp(e->d_name, ".taskscope-", 11) != 0 || len < 8 ||
-            strcmp(e->d_name + len - 8, ".running") != 0)
+        long pid;
+        char rest[32];
+        if (sscanf(e->d_name, ".taskscope-%ld.%31s", &pid, rest) != 2)
             continue;
-        char path[PATH_MAX + 300];
         snprintf(path, sizeof path, "%s/%s", outdir, e->d_name);
+        if (strcmp(rest, "running") != 0) {
+            if (strstr(rest, ".tmp")) /* a checkpoint being written when it died */
+                unlink(path);
+            continue;
+        }
         unlink(path);
         n++;
+        snprintf(cp, sizeof cp, "%s/.taskscope-%ld.checkpoint.json", outdir, pid);
+        if (access(cp, F_OK) == 0 && !*recovered && tscope_cli_recover(outdir, cp, sig, as_of) == 0)
+            *recovered = 1;
+        unlink(cp);
     }
     closedir(d);
     return n;
 }
 
-/* One line on how the program ended when that is news: a signal, or an end
- * without finalizing measurement. */
-static void say_end(const char *prog, int status, int unfinished, int wrote)
+static void say_end(const char *prog, int status, int unfinished, int recovered, double as_of,
+                    int wrote)
 {
-    if (WIFSIGNALED(status))
+    if (recovered) {
+        char how[96], when[64] = "";
+        if (WIFSIGNALED(status))
+            snprintf(how, sizeof how, "was killed by signal %d (%s)", WTERMSIG(status),
+                     strsignal(WTERMSIG(status)));
+        else
+            snprintf(how, sizeof how, "exited (status %d) without finalizing measurement",
+                     WEXITSTATUS(status));
+        if (as_of >= 0)
+            snprintf(when, sizeof when, " (%.3f s into the run)", as_of);
+        fprintf(stderr,
+                "taskscope: %s %s; its outputs are the profile as of its last checkpoint%s: what "
+                "happened after it is missing (TASKSCOPE_CHECKPOINT_MS)\n",
+                prog, how, when);
+    } else if (WIFSIGNALED(status))
         fprintf(stderr, "taskscope: %s was killed by signal %d (%s)%s\n", prog, WTERMSIG(status),
                 strsignal(WTERMSIG(status)),
                 unfinished ? "; what it measured is lost (taskscope writes its outputs at exit)"
@@ -368,9 +394,12 @@ int tscope_cli_run(int argc, char **argv)
         ;
     tscope_launch_cleanup(tmpdir);
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    int unfinished = take_markers(outdir);
+    int recovered;
+    double as_of;
+    int unfinished =
+        take_markers(outdir, WIFSIGNALED(status) ? WTERMSIG(status) : 0, &recovered, &as_of);
     int wrote = rmdir(outdir) != 0; /* only succeeds when empty */
-    say_end(prog, status, unfinished, wrote);
+    say_end(prog, status, unfinished, recovered, as_of, wrote);
     if (!wrote && !unfinished && !WIFSIGNALED(status) && code != 127) {
         const char *outputs = getenv("TASKSCOPE_OUTPUTS");
         if (outputs && strcmp(outputs, "none") == 0)

@@ -183,15 +183,33 @@ wait_ts
 grep -q '"name":"tick","created":3,"calls":3' "$tmp/int/profile.json" \
   || fail "int: the 3 tasks before SIGINT are not in the profile"
 
-echo "-- SIGKILL: nothing can be written; the launcher says so"
-start_endings hang kill9
+echo "-- SIGKILL without checkpoints: nothing can be written; the launcher says so"
+TASKSCOPE_CHECKPOINT_MS=0 start_endings hang kill9
 prog=$(pgrep -P "$tspid" endings || true)
 kill -KILL "$prog"
 wait_ts
 [ "$status" = 137 ] || fail "kill9: status $status"
 grep -q "endings was killed by signal 9 (Killed); what it measured is lost" "$tmp/kill9.err" \
   || fail "kill9: message: $(cat "$tmp/kill9.err")"
-[ ! -e "$tmp/kill9" ] || fail "kill9: folder left behind"
+[ ! -e "$tmp/kill9" ] || fail "kill9: folder left behind: $(ls -A "$tmp/kill9")"
+
+echo "-- SIGKILL after a checkpoint: the outputs are the profile as of the checkpoint"
+TASKSCOPE_CHECKPOINT_MS=20 start_endings hang ckpt
+sleep 0.3 # the 3 tasks ran before "ready": in every checkpoint from now on
+prog=$(pgrep -P "$tspid" endings || true)
+kill -KILL "$prog"
+wait_ts
+[ "$status" = 137 ] || fail "ckpt: status $status"
+grep -q "endings was killed by signal 9 (Killed); its outputs are the profile as of its last checkpoint" \
+  "$tmp/ckpt.err" || fail "ckpt: message: $(cat "$tmp/ckpt.err")"
+grep -q '"name":"tick","created":3,"calls":3' "$tmp/ckpt/profile.json" || fail "ckpt: 3 tasks"
+if [ "$has_jansson" = 1 ]; then # re-rendered from the checkpoint (else it is kept as it is)
+  grep -q '"ended_by":"SIGKILL"' "$tmp/ckpt/profile.json" || fail "ckpt: ended_by"
+  for f in types.csv counters.csv taskgraph.dot tasktree.txt; do
+    [ -s "$tmp/ckpt/$f" ] || fail "ckpt: $f not recovered"
+  done
+fi
+[ -z "$(ls -A "$tmp/ckpt" | grep '^\.')" ] || fail "ckpt: markers left: $(ls -A "$tmp/ckpt")"
 
 echo "-- a program that never calls tscope_finalize still gets its outputs"
 "$ts" run --no-summary -o "$tmp/forgot" -- "$forgetful" 2>"$tmp/stderr6" || fail "forgetful failed"

@@ -119,6 +119,15 @@ static int p_period(struct tscope__config *c, const char *v)
     return 0;
 }
 
+static int p_checkpoint(struct tscope__config *c, const char *v)
+{
+    uint64_t n;
+    if (parse_u64(v, 0, 3600000, &n))
+        return -1;
+    c->checkpoint_ms = (uint32_t)n;
+    return 0;
+}
+
 static int p_batch(struct tscope__config *c, const char *v)
 {
     uint64_t n;
@@ -413,9 +422,14 @@ static const struct var vars[] = {
      p_policy},
     {"TASKSCOPE_RING_SIZE", "16384", "a power of two from 64 to 16777216",
      "records (32 bytes each) per thread ring", p_ring},
-    {"TASKSCOPE_MAX_THREADS", "1024", "1 to 65535", "thread slots (threads measured at once)", p_threads},
+    {"TASKSCOPE_MAX_THREADS", "1024", "1 to 65535", "thread slots (threads measured at once)",
+     p_threads},
     {"TASKSCOPE_PERIOD_MS", "10", "1 to 10000",
      "consumer wake-up period in ms (it also wakes when a ring is half full)", p_period},
+    {"TASKSCOPE_CHECKPOINT_MS", "1000", "0 to 3600000",
+     "under taskscope run: how often the profile so far is saved, so that a program killed by "
+     "SIGKILL still has one (0: never)",
+     p_checkpoint},
     {"TASKSCOPE_BATCH", "65536", "64 to 16777216",
      "records the consumer applies per ring before releasing the store lock (bounds query "
      "latency)",

@@ -32,8 +32,9 @@ struct tscope__config {
     int full_policy;
     uint32_t ring_size; /* records per thread, power of two */
     uint32_t max_threads;
-    uint32_t period_ms; /* consumer wake-up period */
-    uint32_t batch;     /* records per ring per store-lock hold */
+    uint32_t period_ms;     /* consumer wake-up period */
+    uint32_t checkpoint_ms; /* profile saved for recovery (taskscope run), 0 never */
+    uint32_t batch;         /* records per ring per store-lock hold */
     uint64_t instance_cap;
     int tree_fold;       /* fold recursive paths of the task tree */
     uint32_t tree_depth; /* deepest task-tree path; 0: no limit */

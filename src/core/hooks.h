@@ -38,6 +38,11 @@ struct tscope__hooks {
     uint32_t sync_kinds;
     void (*sync)(uint32_t thread, const struct tscope__rec *r, const struct tscope__rec *ext);
 
+    /* After a round, at most every TASKSCOPE_CHECKPOINT_MS: the profile so
+     * far saved where `taskscope run` finds it after a SIGKILL.  Consumer
+     * thread. */
+    void (*checkpoint)(void);
+
     /* A retired thread's ring is drained: what it left running is closed
      * (unfinished), as its slot is about to be reused.  Consumer thread. */
     void (*thread_gone)(uint32_t thread);
