@@ -1,13 +1,14 @@
 /* endings.c - a measured program that ends in the ways test_cli.sh checks
  * `taskscope run` against:
  *   endings exit3   runs 5 tasks, then _exit(3) (no atexit handlers)
- *   endings segv    runs 5 tasks, begins a sixth, and dereferences NULL
+ *   endings segv    runs 5 tasks, begins a sixth, and writes to address 8
  *   endings abort   runs 5 tasks, begins a sixth, and calls abort()
  *   endings term    prints "ready", runs a task every millisecond until SIGTERM
  *                   (a handler), then prints "stopped after N tasks" and returns 0
  *   endings hang    runs 3 tasks, prints "ready", then waits for a signal
  *                   without a handler of its own */
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,8 +46,11 @@ int main(int argc, char **argv)
         tscope_task_start(n, t); /* running when the program dies */
         if (strcmp(argv[1], "abort") == 0)
             abort();
-        volatile int *volatile nowhere = NULL;
-        return *nowhere;
+        /* a real fault, at an address that is not NULL (UBSan would stop a
+         * NULL load itself) */
+        volatile int *volatile nowhere = (volatile int *)(uintptr_t)8;
+        *nowhere = 1;
+        return 1;
     }
     if (strcmp(argv[1], "term") == 0) {
         signal(SIGTERM, on_term);
