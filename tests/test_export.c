@@ -81,6 +81,19 @@ static void outputs_match_golden(void)
     ASSERT_EQ(p->totals.tasks_completed, 5);
     ASSERT_EQ(p->totals.tasks_cancelled, 1);
     ASSERT_EQ(p->totals.tasks_unfinished, 1);
+    /* the calls of deterministic_profile that record an event, counted by
+     * hand: main's create and begin (2); per "work" task its create, the
+     * counter sample, its begin, the leaf's start and end, its end (2 x 6);
+     * task 4's create and cancel, the last sample, the custom event, main's
+     * end, task 20's start (6) */
+    ASSERT_EQ(p->totals.events, 2 + 2 * 6 + 6);
+    /* every event was produced by some thread: the threads' counts add up
+     * (a thread's events before its first begin were once left out) */
+    ASSERT_EQ(p->nthreads, 1);
+    uint64_t by_threads = 0;
+    for (uint32_t i = 0; i < p->nthreads; i++)
+        by_threads += p->threads[i].events;
+    ASSERT_U64_EQ(by_threads, p->totals.events);
     struct {
         const char *name;
         render_fn fn;

@@ -45,6 +45,18 @@ static void format(const tscope_model_t *m, const char *const *params, char *buf
     ASSERT(n > 0 && (size_t)n < len);
 }
 
+/* v as the shortest %g text that reads back as v: how the printer writes a
+ * coefficient that is neither a whole number nor needs an exponent (Python's
+ * repr, as Extra-P prints). */
+static void shortest_double(double v, char *buf, size_t len)
+{
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(buf, len, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
 /* ---- readers ------------------------------------------------------------ */
 
 static void check_small(const tscope_mexp_t *e, const char *file)
@@ -616,13 +628,26 @@ static void test_two_params(void)
     char buf[256];
     format(&m, (const char *const *)e.params, buf, sizeof buf);
     /* the data: (3 + 0.5 * x * log2(y)) * 1.0005 on average */
-    ASSERT(strcmp(buf, "3.001499999999992 + 0.5002499999999999 * x^(1) * log2(y)^(1)") == 0 ||
-           (m.nterms == 1 && m.multi_form));
     ASSERT_EQ(m.nterms, 1);
+    ASSERT(m.multi_form);
     ASSERT(m.terms[0].f[0].num == 1 && m.terms[0].f[0].log == 0 && m.terms[0].f[1].log == 1 &&
            m.terms[0].f[1].num == 0);
     assert_rel(m.terms[0].coef, 0.5 * 1.0005, 1e-9, "x*log2(y) coefficient");
     assert_rel(m.c0, 3 * 1.0005, 1e-9, "c0");
+    /* printed exactly: the fitted coefficients as the shortest text that
+     * reads back as the same double (their last digits are the solver's
+     * rounding, checked above to 1e-9, not what this checks) */
+    char c0[32], c1[32], want[256];
+    shortest_double(m.c0, c0, sizeof c0);
+    shortest_double(m.terms[0].coef, c1, sizeof c1);
+    snprintf(want, sizeof want, "%s + %s * x^(1) * log2(y)^(1)", c0, c1);
+    ASSERT_STR_EQ(buf, want);
+    /* and with the values the data was made from, digit for digit */
+    tscope_model_t exact = m;
+    exact.c0 = 3.0015;
+    exact.terms[0].coef = 0.50025;
+    format(&exact, (const char *const *)e.params, buf, sizeof buf);
+    ASSERT_STR_EQ(buf, "3.0015 + 0.50025 * x^(1) * log2(y)^(1)");
     double at[2] = {100, 64};
     assert_rel(tscope_model_eval(&m, at), (3 + 0.5 * 100 * 6) * 1.0005, 1e-9, "prediction");
     tscope_mexp_free(&e);
@@ -861,6 +886,156 @@ static void test_compose(void)
     ASSERT(strstr(err, "expected ','"));
 }
 
+/* ---- large inputs: aggregation and linear-time folds --------------------- */
+
+static uint64_t large_rng = 0x2545f4914f6cdd1dull;
+
+static double large_uniform(void)
+{
+    large_rng ^= large_rng << 13;
+    large_rng ^= large_rng >> 7;
+    large_rng ^= large_rng << 17;
+    return (double)(large_rng >> 11) / 9007199254740992.0;
+}
+
+/* The same model, bit for bit. */
+static void assert_identical(const tscope_model_t *a, const tscope_model_t *b, const char *what)
+{
+    if (a->nterms != b->nterms || a->npoints != b->npoints || memcmp(&a->c0, &b->c0, 8) ||
+        memcmp(&a->rss, &b->rss, 8) || memcmp(&a->smape, &b->smape, 8) ||
+        memcmp(&a->ar2, &b->ar2, 8) || memcmp(a->terms, b->terms, a->nterms * sizeof *a->terms))
+        TEST_FAIL("%s: %u terms, c0 %.17g, RSS %.17g, SMAPE %.17g vs %u terms, c0 %.17g, RSS "
+                  "%.17g, SMAPE %.17g",
+                  what, a->nterms, a->c0, a->rss, a->smape, b->nterms, b->c0, b->rss, b->smape);
+}
+
+/* 20,000 measurements of y = 3 + 2 * x^(3/2) over 20 points (1,000
+ * repetitions each, 0.5% noise) give the same points and, bit for bit, the
+ * same model whether they are added one at a time, repetition after
+ * repetition (no two of a point in a row: tscope_mexp_add appends and the
+ * merges fold them into one point), a point's repetitions in one call, or
+ * only each point's mean; the model is x^(3/2) with its coefficients. */
+static void test_aggregated_input(void)
+{
+    enum { NPOINTS = 20, REPS = 1000 };
+    static double v[NPOINTS][REPS];
+    double x[NPOINTS];
+    for (int i = 0; i < NPOINTS; i++) {
+        x[i] = 2.0 * (i + 1);
+        for (int r = 0; r < REPS; r++)
+            v[i][r] = (3 + 2 * pow(x[i], 1.5)) * (1 + 0.005 * (large_uniform() - 0.5));
+    }
+    tscope_mexp_t single = {0}, whole = {0}, means = {0};
+    ASSERT_EQ(tscope_mexp_param(&single, "x"), 0);
+    ASSERT_EQ(tscope_mexp_param(&whole, "x"), 0);
+    ASSERT_EQ(tscope_mexp_param(&means, "x"), 0);
+    for (int r = 0; r < REPS; r++)
+        for (int i = 0; i < NPOINTS; i++)
+            ASSERT_EQ(tscope_mexp_add(&single, "f", "time", &x[i], &v[i][r], 1), 0);
+    for (int i = 0; i < NPOINTS; i++)
+        ASSERT_EQ(tscope_mexp_add(&whole, "f", "time", &x[i], v[i], REPS), 0);
+    tscope_mexp_finish(&single);
+    tscope_mexp_finish(&whole);
+    ASSERT_EQ(single.nseries, 1);
+    ASSERT_EQ(single.series[0].npoints, NPOINTS);
+    for (int i = 0; i < NPOINTS; i++) {
+        const tscope_mpoint_t *a = &single.series[0].points[i], *b = &whole.series[0].points[i];
+        ASSERT(a->coord[0] == x[i]);
+        ASSERT_EQ(a->nvalues, REPS);
+        ASSERT(memcmp(a->values, v[i], sizeof v[i]) == 0); /* in the order added */
+        ASSERT(memcmp(&a->mean, &b->mean, sizeof a->mean) == 0);
+        ASSERT_EQ(tscope_mexp_add(&means, "f", "time", &x[i], &b->mean, 1), 0);
+    }
+    tscope_mexp_finish(&means);
+    tscope_model_t ms, mw, mm;
+    ASSERT_EQ(tscope_model_fit(&single.series[0], 1, NULL, &ms), 0);
+    ASSERT_EQ(tscope_model_fit(&whole.series[0], 1, NULL, &mw), 0);
+    ASSERT_EQ(tscope_model_fit(&means.series[0], 1, NULL, &mm), 0);
+    ASSERT_EQ(ms.nterms, 1);
+    ASSERT(ms.terms[0].f[0].num == 3 && ms.terms[0].f[0].den == 2 && !ms.terms[0].f[0].log);
+    assert_rel(ms.c0, 3, 0.05, "c0 of 3 + 2 * x^(3/2)");
+    assert_rel(ms.terms[0].coef, 2, 1e-3, "coefficient of x^(3/2)");
+    ASSERT_EQ(ms.npoints, NPOINTS);
+    assert_identical(&ms, &mw, "one measurement a call vs a point's repetitions a call");
+    assert_identical(&mw, &mm, "repetitions vs their means");
+    tscope_mexp_free(&single);
+    tscope_mexp_free(&whole);
+    tscope_mexp_free(&means);
+}
+
+/* Above TSCOPE__LOO_REFIT_MAX points the leave-one-out folds are
+ * downdated from the fit on all points instead of refitted: the same model
+ * (the final coefficients are computed alike: bit for bit) and the
+ * cross-validated RSS and SMAPE to rounding, for noisy data from every
+ * hypothesis at evenly spread, geometric and evenly spread but one far out
+ * coordinates (that point holds nearly all of a term's variation, and its
+ * fold is refitted), with one term and with two. */
+static void test_folds_downdated(void)
+{
+    double x[150], y[150];
+    for (int trial = 0; trial < 3 * TSCOPE__NHYP + 6; trial++) {
+        int one = trial < 3 * TSCOPE__NHYP, layout = one ? trial / TSCOPE__NHYP : trial % 3;
+        int h = one ? trial % TSCOPE__NHYP : trial % 2 ? 8 : 30; /* p^(1/2), p^2 */
+        size_t n = one ? 150 : 40; /* refitting costs n^2 (per combination of terms) */
+        tscope_mfactor_t f = {tscope__hyp[h][0], tscope__hyp[h][1], tscope__hyp[h][2]};
+        for (size_t i = 0; i < n; i++) {
+            x[i] = layout == 1 ? pow(1.1, (double)i) : (double)(i + 1);
+            if (layout == 2 && i == n - 1)
+                x[i] = 100.0 * (double)n;
+            y[i] = (50 + 3 * tscope__factor_eval(&f, x[i])) * (1 + 0.02 * (large_uniform() - 0.5));
+        }
+        tscope_mfit_opts_t o = {sizeof o, 1, one ? 1 : 2};
+        tscope_model_t refit, down;
+        ASSERT_EQ(tscope__fit_single_folds(x, y, n, &o, SIZE_MAX, &refit), 0);
+        ASSERT_EQ(tscope__fit_single_folds(x, y, n, &o, 0, &down), 0);
+        if (refit.nterms != down.nterms || refit.c0 != down.c0 ||
+            memcmp(refit.terms, down.terms, refit.nterms * sizeof *refit.terms))
+            TEST_FAIL("trial %d (hypothesis %d): %u terms, c0 %.17g refitted, %u terms, c0 %.17g "
+                      "downdated",
+                      trial, h, refit.nterms, refit.c0, down.nterms, down.c0);
+        assert_rel(down.rss, refit.rss, 1e-6, "cross-validated RSS");
+        assert_rel(down.smape, refit.smape, 1e-6, "cross-validated SMAPE");
+    }
+}
+
+/* Two parameters on an 80 x 80 grid (6,400 points, two repetitions each,
+ * added in a shuffled order): 10 + 2 * x + 40 * z^(1/2) comes back. */
+static void test_multi_large(void)
+{
+    enum { SIDE = 80 };
+    static double c[2 * SIDE * SIDE][2];
+    size_t n = 0;
+    for (int i = 1; i <= SIDE; i++)
+        for (int j = 1; j <= SIDE; j++, n += 2) {
+            c[n][0] = c[n + 1][0] = i;
+            c[n][1] = c[n + 1][1] = j;
+        }
+    for (size_t k = n; k-- > 1;) { /* Fisher-Yates */
+        size_t r = (size_t)(large_uniform() * (double)(k + 1));
+        double t[2] = {c[k][0], c[k][1]};
+        memcpy(c[k], c[r], sizeof t);
+        memcpy(c[r], t, sizeof t);
+    }
+    tscope_mexp_t e = {0};
+    ASSERT_EQ(tscope_mexp_param(&e, "x"), 0);
+    ASSERT_EQ(tscope_mexp_param(&e, "z"), 1);
+    for (size_t k = 0; k < n; k++) {
+        double v = 10 + 2 * c[k][0] + 40 * sqrt(c[k][1]);
+        ASSERT_EQ(tscope_mexp_add(&e, "k", "t", c[k], &v, 1), 0);
+    }
+    tscope_mexp_finish(&e);
+    ASSERT_EQ(e.series[0].npoints, SIDE * SIDE);
+    tscope_model_t m;
+    ASSERT_EQ(tscope_model_fit(&e.series[0], 2, NULL, &m), 0);
+    char buf[256];
+    format(&m, (const char *const *)e.params, buf, sizeof buf);
+    if (m.nterms != 2 || !strstr(buf, " * x^(1) + ") || !strstr(buf, " * z^(1/2)") ||
+        !(m.smape < 1e-6))
+        TEST_FAIL("got %s (SMAPE %g)", buf, m.smape);
+    assert_rel(m.c0, 10, 1e-9, "c0");
+    tscope_mexp_free(&e);
+}
+
 /* Runs every test, or those whose names are given as arguments. */
 int main(int argc, char **argv)
 {
@@ -875,6 +1050,7 @@ int main(int argc, char **argv)
         TEST(test_constant),       TEST(test_noisy),       TEST(test_constant_cleaning),
         TEST(test_log_needs_one),  TEST(test_two_params),  TEST(test_multi_term),
         TEST(test_extrap_samples), TEST(test_print_parse), TEST(test_compose),
+        TEST(test_aggregated_input), TEST(test_folds_downdated), TEST(test_multi_large),
 #undef TEST
     };
     const char *src = getenv("TSCOPE_SOURCE_DIR");

@@ -1,11 +1,13 @@
 /* test_tools.c - the tools interface: two plugins at once (one synchronous,
  * one batched) receive exactly the events produced, in load order; a missing
  * file, another ABI version, a wrong declared version and a failing init each
- * give one warning line and the program runs on; golden eventlog output;
+ * give one warning line and the program runs on; golden eventlog output
+ * (from a fresh process: the ids it shows depend on what ran before);
  * a NULL plugin handle is rejected by every function that takes one. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "golden.h"
@@ -253,7 +255,12 @@ static char *eventlog_run(const char *delivery)
     return text;
 }
 
-static void eventlog_golden(void)
+/* The eventlog names type and counter ids, which the process-wide
+ * registries hand out in registration order (and keep over init and
+ * finalize): what ran before in this process would shift them.  So the run
+ * for the golden file is this program again, started fresh with the single
+ * argument "eventlog_golden_fresh" (which may also be given by hand). */
+static void eventlog_golden_fresh(void)
 {
     char *batched = eventlog_run("batched");
     char *sync = eventlog_run("sync");
@@ -261,6 +268,27 @@ static void eventlog_golden(void)
     test_check_golden("eventlog.txt", batched);
     free(batched);
     free(sync);
+}
+
+static void eventlog_golden(void)
+{
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    ASSERT(n > 0);
+    self[n] = 0;
+    fflush(NULL);
+    pid_t pid = fork();
+    ASSERT(pid >= 0);
+    if (pid == 0) {
+        execl(self, self, "eventlog_golden_fresh", (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        TEST_FAIL("%s eventlog_golden_fresh: %s %d", self,
+                  WIFEXITED(status) ? "exit status" : "signal",
+                  WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 }
 
 static _Atomic int null_test_calls;
@@ -317,8 +345,14 @@ static void null_handle_is_rejected(void)
     tscope__tools_reset();
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "eventlog_golden_fresh") == 0) {
+        RUN(eventlog_golden_fresh);
+        return 0;
+    }
+    if (argc > 1)
+        TEST_FAIL("usage: %s [eventlog_golden_fresh]", argv[0]);
     RUN(null_handle_is_rejected);
     RUN(two_plugins_sync_and_batched);
     RUN(tools_without_profiler);

@@ -113,8 +113,13 @@ void tscope__store_apply(struct tscope__store *s, uint32_t thread, const struct 
     if (s->leaves.acc.n)
         tscope__store_flush_leaves(s);
     s->events++;
-    if (thread < s->nstacks)
-        s->stacks[thread].events++;
+    /* the thread's first records (a create, the begin that makes its replay
+     * stack) come before its stack: make it here, so that the per-thread
+     * counts add up to s->events (only memory exhaustion leaves one short) */
+    struct tscope__tstack *st =
+        thread < s->nstacks ? &s->stacks[thread] : tscope__stack_of(s, thread);
+    if (st)
+        st->events++;
     switch (r->kind) {
     case TSCOPE__REC_COUNTER:
         on_counter(s, r);
