@@ -1,12 +1,21 @@
 /* model_fit.c - throughput of the default modeler (Extra-P's), one core.
  *
- * usage: bench_model_fit [SERIES] [REPS]
+ * usage: bench_model_fit [SERIES] [REPS] [MAX_POINTS]
  * SERIES (default 10,000) call path/metric series of 6 points x 5
  * repetitions, each drawn from a random one of the 42 hypotheses with
  * random coefficients and 2% noise (a fixed seed: the same data every run),
  * are fitted with cross-validation; REPS (default 3) timed repetitions,
  * median reported.  Also checks how many series got their generating term
  * back (a fit that is fast but wrong would show here).
+ *
+ * Then one series of many points (variant points_N, N = 1,000, 10,000,
+ * 100,000 up to MAX_POINTS, default 100,000): y = 3 + 2 * x^(3/2) at x =
+ * 1 .. N with 5 repetitions each and 1% noise, added one measurement at a
+ * time, repetition after repetition (as a JSON Lines file of five runs
+ * gives them: no two measurements of a point in a row), then fitted with
+ * cross-validation.  aggregate_s: the adds and tscope_mexp_finish, which
+ * merges the repetitions into one point each; fit_s: tscope_model_fit on
+ * the N points; term_recovered: 1 when the model is x^(3/2).
  */
 #include <math.h>
 #include <stdint.h>
@@ -27,10 +36,63 @@ static double uniform(void)
     return (double)(rng >> 11) / 9007199254740992.0;
 }
 
+enum { POINT_REPS = 5 };
+
+/* N points x POINT_REPS repetitions into e (a fresh experiment). */
+static int add_point_series(tscope_mexp_t *e, size_t npoints, const double *values)
+{
+    tscope_mexp_param(e, "x");
+    for (size_t r = 0; r < POINT_REPS; r++)
+        for (size_t i = 0; i < npoints; i++) {
+            double x = (double)(i + 1);
+            if (tscope_mexp_add(e, "main", "time", &x, &values[r * npoints + i], 1))
+                return 1;
+        }
+    tscope_mexp_finish(e);
+    return e->nseries == 1 && e->series[0].npoints == npoints ? 0 : 1;
+}
+
+/* The points_N variants (see the top of the file). */
+static int bench_points(size_t npoints, int reps)
+{
+    double *values = malloc(POINT_REPS * npoints * sizeof *values);
+    if (!values)
+        return 1;
+    for (size_t r = 0; r < POINT_REPS; r++)
+        for (size_t i = 0; i < npoints; i++) {
+            double x = (double)(i + 1);
+            values[r * npoints + i] = (3 + 2 * pow(x, 1.5)) * (1 + 0.01 * (uniform() - 0.5));
+        }
+    double ta[64], tf[64];
+    tscope_model_t m;
+    for (int r = 0; r < reps; r++) {
+        tscope_mexp_t e = {0};
+        double t0 = bench_now_s();
+        if (add_point_series(&e, npoints, values))
+            return 1;
+        double t1 = bench_now_s();
+        if (tscope_model_fit(&e.series[0], 1, NULL, &m))
+            return 1;
+        tf[r] = bench_now_s() - t1;
+        ta[r] = t1 - t0;
+        tscope_mexp_free(&e);
+    }
+    char variant[32];
+    snprintf(variant, sizeof variant, "points_%zu", npoints);
+    const tscope_mfactor_t *f = &m.terms[0].f[0];
+    bench_result("model_fit", variant, "aggregate_s", bench_median(ta, reps), "s");
+    bench_result("model_fit", variant, "fit_s", bench_median(tf, reps), "s");
+    bench_result("model_fit", variant, "term_recovered",
+                 m.nterms == 1 && f->num == 3 && f->den == 2 && !f->log, "bool");
+    free(values);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     size_t nseries = argc > 1 ? (size_t)atol(argv[1]) : 10000;
     int reps = argc > 2 ? atoi(argv[2]) : 3;
+    size_t max_points = argc > 3 ? (size_t)atol(argv[3]) : 100000;
     if (nseries < 1 || reps < 1 || reps > 64)
         return 2;
     tscope_mexp_t e = {0};
@@ -77,5 +139,8 @@ int main(int argc, char **argv)
     free(models);
     free(truth);
     tscope_mexp_free(&e);
+    for (size_t npoints = 1000; npoints <= max_points; npoints *= 10)
+        if (bench_points(npoints, reps))
+            return 1;
     return 0;
 }

@@ -57,7 +57,9 @@ __attribute__((format(printf, 2, 3))) static void fail(struct reader *r, const c
 /* The JSON path of obj's member key ("types[3].calls"; "rank" at the top). */
 static void path_of(char *buf, size_t len, const char *where, const char *key)
 {
-    snprintf(buf, len, "%s%s%s", where, *where ? "." : "", key);
+    int n = snprintf(buf, len, "%s%s%s", where, *where ? "." : "", key);
+    if ((n < 0 || (size_t)n >= len) && len > 4)
+        memcpy(buf + len - 4, "...", 4); /* a path longer than messages need */
 }
 
 /* Member key of obj, or NULL (after fail()) when obj is not an object, has

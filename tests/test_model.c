@@ -915,7 +915,7 @@ static void assert_identical(const tscope_model_t *a, const tscope_model_t *b, c
  * repetition (no two of a point in a row: tscope_mexp_add appends and the
  * merges fold them into one point), a point's repetitions in one call, or
  * only each point's mean; the model is x^(3/2) with its coefficients. */
-static void test_aggregated_input(void)
+static void test_aggregation(void)
 {
     enum { NPOINTS = 20, REPS = 1000 };
     static double v[NPOINTS][REPS];
@@ -970,7 +970,7 @@ static void test_aggregated_input(void)
  * hypothesis at evenly spread, geometric and evenly spread but one far out
  * coordinates (that point holds nearly all of a term's variation, and its
  * fold is refitted), with one term and with two. */
-static void test_folds_downdated(void)
+static void test_fast_folds(void)
 {
     double x[150], y[150];
     for (int trial = 0; trial < 3 * TSCOPE__NHYP + 6; trial++) {
@@ -1050,7 +1050,7 @@ int main(int argc, char **argv)
         TEST(test_constant),       TEST(test_noisy),       TEST(test_constant_cleaning),
         TEST(test_log_needs_one),  TEST(test_two_params),  TEST(test_multi_term),
         TEST(test_extrap_samples), TEST(test_print_parse), TEST(test_compose),
-        TEST(test_aggregated_input), TEST(test_folds_downdated), TEST(test_multi_large),
+        TEST(test_aggregation),    TEST(test_fast_folds),  TEST(test_multi_large),
 #undef TEST
     };
     const char *src = getenv("TSCOPE_SOURCE_DIR");

@@ -70,11 +70,14 @@ int tscope_mformat_parse(const char *name);
 void tscope_mexp_free(tscope_mexp_t *e);
 /* Declares a parameter (in order); its index or a negative error. */
 int tscope_mexp_param(tscope_mexp_t *e, const char *name);
-/* Adds n repetitions at one point of (callpath, metric); the series and the
- * point are created when new.  0 or TSCOPE_ENOMEM / TSCOPE_EINVAL. */
+/* Adds n repetitions at one point of (callpath, metric); the series is
+ * created when new.  Points at one coordinate are merged by
+ * tscope_mexp_finish: before it, a repeated coordinate may show as separate
+ * points.  0 or TSCOPE_ENOMEM / TSCOPE_EINVAL. */
 int tscope_mexp_add(tscope_mexp_t *e, const char *callpath, const char *metric, const double *coord,
                     const double *values, size_t n);
-/* Computes the point means; call after the last add. */
+/* Merges the points at one coordinate (values in the order added), then
+ * computes the point means; call after the last add. */
 void tscope_mexp_finish(tscope_mexp_t *e);
 /* Reads a file into e (appends).  A later file must name the same
  * parameters as the first, in any order: they are matched by name.

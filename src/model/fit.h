@@ -37,6 +37,14 @@ int tscope__model_quality_format(const tscope_model_t *m, char *buf, size_t len)
  * values).  0 or a negative error. */
 int tscope__fit_single(const double *x, const double *y, size_t n, const tscope_mfit_opts_t *o,
                        tscope_model_t *m);
+/* Leave-one-out folds are refitted from scratch up to this many points
+ * (Extra-P's arithmetic) and downdated from the fit on all points above
+ * (linear in the points; equal to rounding): fit.c says how. */
+#define TSCOPE__LOO_REFIT_MAX 64
+/* tscope__fit_single with that bound given (for tests that compare the two
+ * ways: SIZE_MAX refits every fold, 0 downdates every one it can). */
+int tscope__fit_single_folds(const double *x, const double *y, size_t n,
+                             const tscope_mfit_opts_t *o, size_t refit_max, tscope_model_t *m);
 /* The multi-parameter modeler on a series. */
 int tscope__fit_multi(const tscope_mseries_t *s, unsigned nparams, const tscope_mfit_opts_t *o,
                       tscope_model_t *m);

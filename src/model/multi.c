@@ -14,6 +14,11 @@
  *    sum), each fitted by least squares on all points; the lowest SMAPE on
  *    all points wins, among those whose terms pass the contribution rule
  *    (the first hypothesis is the starting point whatever it scores).
+ *
+ * Cost: step 1 sorts (O(n log n) in the points; the pairwise comparisons
+ * it replaced were quadratic, cubic for scattered points), the fits are
+ * linear (fit.c) and the hypotheses of step 3 are a handful of least
+ * squares on all points.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -30,72 +35,156 @@ static const uint8_t hyp3[][4] = {{7},       {1, 2, 4}, {7, 1},    {7, 2},    {7
                                   {5, 2, 1}, {5, 2, 4}, {6, 1},    {6, 1, 2}, {6, 1, 4}};
 static const uint8_t hyp4[][4] = {{15}, {1, 2, 4, 8}};
 
-static int same_except(const double *a, const double *b, unsigned np, unsigned p)
+/* A point's coordinates but the one of the parameter being selected
+ * (padded with 0), and its index. */
+struct other_key {
+    double other[TSCOPE_MODEL_MAX_PARAMS - 1];
+    size_t index;
+};
+
+/* One coordinate of a point and its position in the member list. */
+struct value_key {
+    double v;
+    size_t pos;
+};
+
+/* A total order on doubles that agrees with ==: NaN last. */
+static int double_order(double a, double b)
 {
-    for (unsigned l = 0; l < np; l++)
-        if (l != p && a[l] != b[l])
+    if (a < b)
+        return -1;
+    if (a > b)
+        return 1;
+    return (a != a) - (b != b);
+}
+
+static int other_key_compare(const void *a, const void *b)
+{
+    const struct other_key *x = a, *y = b;
+    for (unsigned l = 0; l < TSCOPE_MODEL_MAX_PARAMS - 1; l++) {
+        int c = double_order(x->other[l], y->other[l]);
+        if (c)
+            return c;
+    }
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+static int value_key_compare(const void *a, const void *b)
+{
+    const struct value_key *x = a, *y = b;
+    int c = double_order(x->v, y->v);
+    return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* Equal other coordinates (==: a NaN equals nothing). */
+static int same_other(const struct other_key *x, const struct other_key *y)
+{
+    for (unsigned l = 0; l < TSCOPE_MODEL_MAX_PARAMS - 1; l++)
+        if (x->other[l] != y->other[l])
             return 0;
     return 1;
 }
 
-/* Step 1 for parameter p: x[], y[] get the values; returns their number. */
-static size_t select_points(const tscope_mseries_t *s, unsigned np, unsigned p, size_t *group,
-                            size_t *len, int *member, double *x, double *y)
+/* Step 1 for parameter p: x[], y[] get the values, *nx their number.
+ * Classes (the points with equal other coordinates) come from sorting on
+ * the other coordinates, the values of p from sorting the members on p:
+ * O(n log n).  The longest classes, first point first, are the members;
+ * each value of p among them (in the order first seen) gets the mean of
+ * its members' values, skipping after the first value the members whose
+ * class has no member at the first value.  0 or TSCOPE_ENOMEM. */
+static int select_points(const tscope_mseries_t *s, unsigned np, unsigned p, double *x, double *y,
+                         size_t *nx)
 {
-    size_t n = s->npoints, maxlen = 0;
-    for (size_t i = 0; i < n; i++) { /* group[i]: first point with the same other coordinates */
-        group[i] = i;
-        for (size_t j = 0; j < i; j++)
-            if (group[j] == j && same_except(s->points[i].coord, s->points[j].coord, np, p)) {
-                group[i] = j;
-                break;
-            }
-        len[i] = 0;
+    size_t n = s->npoints;
+    struct other_key *ok = malloc(n * sizeof *ok);
+    struct value_key *vk = malloc(n * sizeof *vk);
+    size_t *idx = malloc((5 * n + 1) * sizeof *idx);
+    double *bsum = malloc(2 * n * sizeof *bsum);
+    unsigned char *has_first = calloc(n, 1);
+    if (!ok || !vk || !idx || !bsum || !has_first) {
+        free(ok);
+        free(vk);
+        free(idx);
+        free(bsum);
+        free(has_first);
+        return TSCOPE_ENOMEM;
     }
-    for (size_t i = 0; i < n; i++)
-        if (++len[group[i]] > maxlen)
-            maxlen = len[group[i]];
-    /* members of the longest groups, in group order then point order */
-    size_t nm = 0;
-    for (size_t g = 0; g < n; g++)
-        if (group[g] == g && len[g] == maxlen)
-            for (size_t i = g; i < n; i++)
-                if (group[i] == g)
-                    member[nm++] = (int)i;
-    /* buckets by this parameter's value, in first-seen order */
-    size_t nb = 0;
-    for (size_t a = 0; a < nm; a++) {
-        double v = s->points[member[a]].coord[p];
-        int seen = 0;
-        for (size_t b = 0; b < a && !seen; b++)
-            seen = s->points[member[b]].coord[p] == v;
-        if (seen)
-            continue;
-        const double *first = NULL; /* a point of the first bucket, for its coordinates */
-        double sum = 0;
-        size_t cnt = 0;
-        for (size_t b = a; b < nm; b++) {
-            const tscope_mpoint_t *pt = &s->points[member[b]];
-            if (pt->coord[p] != v)
-                continue;
-            if (nb > 0) { /* keep only coordinates the first bucket has */
-                int found = 0;
-                for (size_t c = 0; c < nm && !found; c++) {
-                    first = s->points[member[c]].coord;
-                    found = first[p] == x[0] && same_except(first, pt->coord, np, p);
-                }
-                if (!found)
-                    continue;
-            }
-            sum += pt->mean;
-            cnt++;
+    size_t *class_of = idx, *member = idx + n, *bucket_of = idx + 2 * n, *bcount = idx + 3 * n,
+           *run_start = idx + 4 * n; /* n + 1 */
+    double *bvalue = bsum + n;
+    for (size_t i = 0; i < n; i++) {
+        memset(ok[i].other, 0, sizeof ok[i].other);
+        for (unsigned l = 0, m = 0; l < np; l++)
+            if (l != p)
+                ok[i].other[m++] = s->points[i].coord[l];
+        ok[i].index = i;
+    }
+    qsort(ok, n, sizeof *ok, other_key_compare);
+    size_t nclass = 0, maxlen = 0;
+    for (size_t a = 0, b; a < n; a = b) { /* ok[a .. b): one class, in point order */
+        for (b = a + 1; b < n && same_other(&ok[a], &ok[b]); b++)
+            ;
+        for (size_t c = a; c < b; c++)
+            class_of[ok[c].index] = nclass;
+        run_start[nclass++] = a;
+        if (b - a > maxlen)
+            maxlen = b - a;
+    }
+    run_start[nclass] = n;
+    size_t nm = 0; /* members of the longest classes, by first point, then point order */
+    for (size_t i = 0; i < n; i++) {
+        size_t a = run_start[class_of[i]], b = run_start[class_of[i] + 1];
+        if (ok[a].index == i && b - a == maxlen)
+            for (size_t c = a; c < b; c++)
+                member[nm++] = ok[c].index;
+    }
+    for (size_t m = 0; m < nm; m++) {
+        vk[m].v = s->points[member[m]].coord[p];
+        vk[m].pos = m;
+    }
+    qsort(vk, nm, sizeof *vk, value_key_compare);
+    size_t nbuckets = 0;
+    for (size_t a = 0, b; a < nm; a = b) { /* vk[a .. b): one value (a NaN: none) */
+        for (b = a + 1; b < nm && vk[b].v == vk[a].v; b++)
+            ;
+        int valid = vk[a].v == vk[a].v;
+        for (size_t c = a; c < b; c++)
+            bucket_of[vk[c].pos] = valid ? nbuckets : SIZE_MAX;
+        if (valid) {
+            bvalue[nbuckets] = vk[a].v; /* the first seen of the equal values */
+            bsum[nbuckets] = 0;
+            bcount[nbuckets++] = 0;
         }
-        if (!cnt)
-            continue;
-        x[nb] = v;
-        y[nb++] = sum / (double)cnt;
     }
-    return nb;
+    size_t first = SIZE_MAX; /* the bucket of the first value seen */
+    for (size_t m = 0; m < nm && first == SIZE_MAX; m++)
+        first = bucket_of[m];
+    for (size_t m = 0; m < nm; m++)
+        if (bucket_of[m] == first)
+            has_first[class_of[member[m]]] = 1;
+    for (size_t m = 0; m < nm; m++) {
+        size_t bk = bucket_of[m];
+        if (bk == SIZE_MAX || (bk != first && !has_first[class_of[member[m]]]))
+            continue;
+        bsum[bk] += s->points[member[m]].mean;
+        bcount[bk]++;
+    }
+    size_t nb = 0;
+    for (size_t m = 0; m < nm; m++) { /* the buckets in the order first seen */
+        size_t bk = bucket_of[m];
+        if (bk == SIZE_MAX || !bcount[bk])
+            continue;
+        x[nb] = bvalue[bk];
+        y[nb++] = bsum[bk] / (double)bcount[bk];
+        bcount[bk] = 0;
+    }
+    *nx = nb;
+    free(ok);
+    free(vk);
+    free(idx);
+    free(bsum);
+    free(has_first);
+    return 0;
 }
 
 struct mcost {
@@ -179,25 +268,19 @@ int tscope__fit_multi(const tscope_mseries_t *s, unsigned np, const tscope_mfit_
                       tscope_model_t *m)
 {
     size_t n = s->npoints;
-    size_t *group = malloc(2 * n * sizeof *group);
-    int *member = malloc(n * sizeof *member);
     double *xy = malloc(2 * n * sizeof *xy);
-    if (!group || !member || !xy) {
-        free(group);
-        free(member);
-        free(xy);
+    if (!xy)
         return TSCOPE_ENOMEM;
-    }
     tscope_mfit_opts_t o1 = *o;
     o1.max_terms = 1;
     tscope_model_t sp[TSCOPE_MODEL_MAX_PARAMS];
     int rc = 0;
     for (unsigned p = 0; p < np && !rc; p++) {
-        size_t nb = select_points(s, np, p, group, group + n, member, xy, xy + n);
-        rc = tscope__fit_single(xy, xy + n, nb, &o1, &sp[p]);
+        size_t nb = 0;
+        rc = select_points(s, np, p, xy, xy + n, &nb);
+        if (!rc)
+            rc = tscope__fit_single(xy, xy + n, nb, &o1, &sp[p]);
     }
-    free(group);
-    free(member);
     free(xy);
     if (rc)
         return rc;
