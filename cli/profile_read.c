@@ -52,6 +52,11 @@ __attribute__((format(printf, 2, 3))) static void fail(struct reader *r, const c
     if (n >= 0 && (size_t)n < r->errlen)
         vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
     va_end(ap);
+    /* one line, whatever the file holds: jansson quotes the text near a
+     * syntax error, which may contain a newline or other control bytes */
+    for (char *c = r->err; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
 }
 
 /* The JSON path of obj's member key ("types[3].calls"; "rank" at the top). */

@@ -107,6 +107,24 @@ static void bad_values_warn_once_and_use_defaults(void)
     free(warnings);
 }
 
+/* Weights that are not finite are refused (a fuzzer found 1e999 and inf
+ * accepted: the score then became NaN); the defaults stay. */
+static void infinite_weights_are_refused(void)
+{
+    setenv("TASKSCOPE_SCORE_WEIGHTS", "1e999,1,1", 1);
+    setenv("TASKSCOPE_OPTIMIZE_WEIGHTS", "inf,0,0", 1);
+    struct tscope__config c;
+    load(&c); /* variables of earlier tests may still warn too */
+    ASSERT_NEAR(c.score_w[0], 1.0, 0);
+    ASSERT_NEAR(c.optimize_w[0], 1.0, 0);
+    ASSERT_NEAR(c.optimize_w[1], 0.5, 0);
+    ASSERT(strstr(warnings, "TASKSCOPE_SCORE_WEIGHTS=\"1e999,1,1\" is invalid") != NULL);
+    ASSERT(strstr(warnings, "TASKSCOPE_OPTIMIZE_WEIGHTS=\"inf,0,0\" is invalid") != NULL);
+    free(warnings);
+    unsetenv("TASKSCOPE_SCORE_WEIGHTS");
+    unsetenv("TASKSCOPE_OPTIMIZE_WEIGHTS");
+}
+
 static void describe_lists_every_variable(void)
 {
     char *buf;
@@ -136,6 +154,7 @@ int main(void)
     RUN(booleans);
     RUN(good_values);
     RUN(bad_values_warn_once_and_use_defaults);
+    RUN(infinite_weights_are_refused);
     RUN(describe_lists_every_variable);
     return 0;
 }

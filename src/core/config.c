@@ -8,6 +8,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -378,12 +379,20 @@ static int p_power_band(struct tscope__config *c, const char *v)
     return 0;
 }
 
+/* Three finite weights >= 0, not all 0 (1e999 and inf are not weights:
+ * a score scaled by infinity is NaN). */
 static int parse_weights(const char *v, double *w)
 {
     char end;
-    if (sscanf(v, "%lf,%lf,%lf%c", &w[0], &w[1], &w[2], &end) != 3 || !(w[0] >= 0) ||
-        !(w[1] >= 0) || !(w[2] >= 0) || w[0] + w[1] + w[2] <= 0)
+    double x[3];
+    if (sscanf(v, "%lf,%lf,%lf%c", &x[0], &x[1], &x[2], &end) != 3)
         return -1;
+    for (int i = 0; i < 3; i++)
+        if (!(x[i] >= 0) || !isfinite(x[i]))
+            return -1;
+    if (x[0] + x[1] + x[2] <= 0 || !isfinite(x[0] + x[1] + x[2]))
+        return -1;
+    memcpy(w, x, sizeof x);
     return 0;
 }
 
