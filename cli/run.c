@@ -172,26 +172,35 @@ static void render_concurrency(const char *outdir)
                         "rendered (apt-get install gnuplot-nox)\n");
 }
 
-static volatile sig_atomic_t child_pid;
-
-/* Passes a signal sent to taskscope by kill() (si_code <= 0) on to the
- * program; one from the terminal (SI_KERNEL) has reached it already. */
-static void forward(int sig, siginfo_t *info, void *ctx)
-{
-    (void)ctx;
-    if (child_pid > 0 && info->si_code <= 0)
-        kill((pid_t)child_pid, sig);
-}
-
 static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
-static void block_forwarded(int how, sigset_t *old)
+/* The signals the launcher waits for: those it passes on, and SIGCHLD. */
+static void waited_signals(sigset_t *set)
 {
-    sigset_t set;
-    sigemptyset(&set);
+    sigemptyset(set);
     for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++)
-        sigaddset(&set, forwarded[i]);
-    sigprocmask(how, &set, old);
+        sigaddset(set, forwarded[i]);
+    sigaddset(set, SIGCHLD);
+}
+
+/* Waits for the program, passing on each signal sent to taskscope by kill()
+ * (si_code <= 0); one from the terminal (SI_KERNEL) has reached the program
+ * already, being sent to the whole foreground process group.  The signals
+ * are blocked (since before fork) and taken with sigwaitinfo, not by a
+ * handler: nothing is lost between fork and here, and no handler runs in
+ * the middle of waitpid. */
+static int wait_program(pid_t pid, const sigset_t *set)
+{
+    int status = 0;
+    for (;;) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid || (r < 0 && errno != EINTR))
+            return status;
+        siginfo_t si;
+        int sig = sigwaitinfo(set, &si);
+        if (sig > 0 && sig != SIGCHLD && si.si_code <= 0)
+            kill(pid, sig);
+    }
 }
 
 /* What the program's measurement left in outdir (lifecycle.c): the markers
@@ -362,10 +371,11 @@ int tscope_cli_run(int argc, char **argv)
     char tmpdir[PATH_MAX];
     tscope_launch_prepare(&launch, adapter, prog, tmpdir, sizeof tmpdir);
 
-    /* blocked across fork: a signal that comes before the child's pid is
-     * known waits, and is then passed on */
-    sigset_t old_mask;
-    block_forwarded(SIG_BLOCK, &old_mask);
+    /* blocked from before fork: a signal that comes before the child's
+     * pid is known waits, and is then passed on (wait_program) */
+    sigset_t waited, old_mask;
+    waited_signals(&waited);
+    sigprocmask(SIG_BLOCK, &waited, &old_mask);
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "taskscope run: fork failed: %s\n", strerror(errno));
@@ -380,18 +390,13 @@ int tscope_cli_run(int argc, char **argv)
         fprintf(stderr, "taskscope run: cannot run %s: %s\n", argv[optind], strerror(errno));
         _exit(127);
     }
-    child_pid = pid;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = forward;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++)
-        sigaction(forwarded[i], &sa, NULL);
-    sigprocmask(SIG_SETMASK, &old_mask, NULL);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    int status = wait_program(pid, &waited);
+    /* a Ctrl-C that came with the program's end is the program's: taken
+     * here, it does not end taskscope before it reports */
+    struct timespec now = {0, 0};
+    while (sigtimedwait(&waited, NULL, &now) > 0)
         ;
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
     tscope_launch_cleanup(tmpdir);
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     int recovered;
