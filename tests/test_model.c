@@ -508,6 +508,10 @@ static void test_messages(void)
               "{\"parameters\": [\"x\", 3], \"measurements\": {}}\n");
     expect_message(&e, path, TSCOPE_MFORMAT_AUTO,
                    ": parameters[1]: expected a name (a string), got a number");
+    /* jansson quotes the text near the error, here a newline: still one line */
+    temp_file(path, sizeof path, "model_newline.json", "{\"a\":\"\\\n\"}\n");
+    expect_message(&e, path, TSCOPE_MFORMAT_JSON,
+                   ":2: column 0: invalid escape near '\"\\?' (expected JSON)");
 #endif
     tscope_mexp_free(&e);
     /* a NUL byte, a folder */

@@ -35,6 +35,11 @@ int tscope__read_fail(char *err, size_t errlen, int code, const char *path, int 
         vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
         va_end(ap);
     }
+    /* one line, whatever the input holds: jansson quotes the text near a
+     * syntax error, which may contain a newline or other control bytes */
+    for (char *c = err; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
     return code;
 }
 
