@@ -165,7 +165,9 @@ uint64_t tscope_task_id_next(void)
     return rank | (t->id_next++ & ((1ull << ID_COUNTER_BITS) - 1));
 }
 
-static _Thread_local int own_thread;
+/* initial-exec, as tscope__tls_self: read in signal handlers (signals.c, exit.c),
+ * where a first access through __tls_get_addr could allocate */
+static _Thread_local int own_thread __attribute__((tls_model("initial-exec")));
 
 int tscope__thread_is_own(void)
 {
