@@ -21,6 +21,15 @@
  *   dummy_only  the dummy plugin, synchronous, with the built-in profiler off
  *               (TASKSCOPE_PROFILER=0): the tools interface alone, as the
  *               overhead harness's "dummy" variant runs it
+ *   profile_thread  profile on a thread of its own, started for the run
+ *               (its slot and ring are new: ordinary memory)
+ *   profile_journal  the same with the crash journal on, as under
+ *               `taskscope run`: the new thread's slot and ring live in the
+ *               journal's shared file mapping, and the consumer writes each
+ *               batch to the journal before releasing it.  Its ratio to
+ *               profile_thread is what the journal costs the producer.
+ *   profile_sustained_journal  profile_sustained with the journal: what it
+ *               costs the consumer, as events absorbed per second
  * consumer/profile: 2 producer threads, events processed per second from the
  * first event until a flush returned (median of the repetitions), and the
  * number of events lost over all repetitions (must be 0 with the wait
@@ -33,6 +42,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 #endif
@@ -127,6 +137,75 @@ static double run_variant(const char *variant, const char *enable, const char *m
     return ns;
 }
 
+/* The crash journal's folder (as `taskscope run` prepares it), set while
+ * a *_journal variant runs. */
+static char journal_dir[] = "/tmp/taskscope-bench-XXXXXX";
+
+struct fresh {
+    uint64_t first, chunk;
+    double ns;
+    pthread_mutex_t *lock;
+    pthread_cond_t *cond;
+    int *done;
+};
+
+/* Runs the loop on its own thread, then stays registered until the end of
+ * the program: the next such thread gets a new slot, not this one (slots
+ * outlive init cycles, and one made in another cycle is in other memory). */
+static void *fresh_loop(void *arg)
+{
+    struct fresh *f = arg;
+    f->ns = loop_events(f->first, f->chunk);
+    pthread_mutex_lock(f->lock);
+    *f->done = 1;
+    pthread_cond_broadcast(f->cond);
+    while (*f->done != 2)
+        pthread_cond_wait(f->cond, f->lock);
+    pthread_mutex_unlock(f->lock);
+    return NULL;
+}
+
+static pthread_mutex_t park_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t park_cond = PTHREAD_COND_INITIALIZER;
+static int park_state[200];
+static struct fresh park_runs[200];
+static pthread_t park_threads[200];
+static int nparked;
+
+static double run_fresh(const char *variant, int journal, uint64_t chunk)
+{
+    if (journal)
+        setenv("TASKSCOPE_OUTPUT_DIR_PREPARED", journal_dir, 1);
+    setup("1", "profile", chunk ? "1048576" : "16384");
+    static uint64_t next_id = 1ull << 40;
+    int k = nparked++;
+    park_runs[k] = (struct fresh){next_id, chunk, 0, &park_lock, &park_cond, &park_state[k]};
+    next_id += pairs;
+    if (pthread_create(&park_threads[k], NULL, fresh_loop, &park_runs[k])) {
+        fprintf(stderr, "event_cost: cannot start a thread\n");
+        exit(1);
+    }
+    pthread_mutex_lock(&park_lock);
+    while (!park_state[k])
+        pthread_cond_wait(&park_cond, &park_lock);
+    pthread_mutex_unlock(&park_lock);
+    tscope_finalize();
+    unsetenv("TASKSCOPE_OUTPUT_DIR_PREPARED");
+    check_counts(variant);
+    return park_runs[k].ns;
+}
+
+static void unpark_all(void)
+{
+    pthread_mutex_lock(&park_lock);
+    for (int k = 0; k < nparked; k++)
+        park_state[k] = 2;
+    pthread_cond_broadcast(&park_cond);
+    pthread_mutex_unlock(&park_lock);
+    for (int k = 0; k < nparked; k++)
+        pthread_join(park_threads[k], NULL);
+}
+
 struct producer {
     uint64_t first;
     uint64_t n;
@@ -184,7 +263,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: event_cost [pairs >= 2] [repetitions 1..100]\n");
         return 2;
     }
-    double v[8][100];
+    if (reps > 50) {
+        fprintf(stderr, "event_cost: at most 50 repetitions\n");
+        return 2;
+    }
+    if (!mkdtemp(journal_dir)) {
+        fprintf(stderr, "event_cost: cannot create %s\n", journal_dir);
+        return 1;
+    }
+    double v[11][100];
     char dummy[1200];
     snprintf(dummy, sizeof dummy, "%s/libtaskscope-tool-dummy.so", TSCOPE_TOOLS_DIR);
     /* Interleave the variants so drift affects all of them alike. */
@@ -204,11 +291,26 @@ int main(int argc, char **argv)
         v[7][r] = run_variant("dummy_only", "1", "profile", 100000);
         profiler = "1";
         tools = "";
+        setenv("TASKSCOPE_DUMMY_DELIVERY", "sync", 1);
+        v[8][r] = run_fresh("profile_thread", 0, 100000);
+        v[9][r] = run_fresh("profile_journal", 1, 100000);
+        v[10][r] = run_fresh("profile_sustained_journal", 1, 0);
     }
-    const char *names[8] = {"rdtsc_pair",        "disabled", "profile",       "naive",
-                            "profile_sustained", "dummy",    "dummy_batched", "dummy_only"};
-    double med[8];
-    for (int i = 0; i < 8; i++) {
+    unpark_all();
+    rmdir(journal_dir);
+    const char *names[11] = {"rdtsc_pair",
+                             "disabled",
+                             "profile",
+                             "naive",
+                             "profile_sustained",
+                             "dummy",
+                             "dummy_batched",
+                             "dummy_only",
+                             "profile_thread",
+                             "profile_journal",
+                             "profile_sustained_journal"};
+    double med[11];
+    for (int i = 0; i < 11; i++) {
         med[i] = bench_median(v[i], reps);
         bench_result("event_cost", names[i], "ns_per_pair", med[i], "ns");
     }
@@ -217,6 +319,9 @@ int main(int argc, char **argv)
     bench_result("event_cost", "dummy", "ratio_to_profile", med[5] / med[2], "x");
     bench_result("event_cost", "dummy_batched", "ratio_to_profile", med[6] / med[2], "x");
     bench_result("event_cost", "dummy_only", "ratio_to_disabled", med[7] / med[1], "x");
+    bench_result("event_cost", "profile_journal", "ratio_to_profile_thread", med[9] / med[8], "x");
+    bench_result("event_cost", "profile_sustained_journal", "ratio_to_profile_sustained",
+                 med[10] / med[4], "x");
     consumer_throughput(reps);
     return 0;
 }

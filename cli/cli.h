@@ -2,6 +2,9 @@
 #ifndef TSCOPE_CLI_CLI_H
 #define TSCOPE_CLI_CLI_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "profile/profile.h"
 
 /* Each returns the process exit status. */
@@ -13,9 +16,11 @@ int tscope_cli_model(int argc, char **argv);
  * On error returns NULL and writes a one-line message naming the file (and
  * line, for syntax errors) into err. */
 struct tscope__profile *tscope_cli_profile_read(const char *path, char *err, size_t errlen);
-/* Turns a checkpoint a killed program left into the outputs in outdir,
- * marked as ended by sig (recover.c); *as_of_s: when it was taken (-1 if
- * unknown).  0, or -1 with a message. */
-int tscope_cli_recover(const char *outdir, const char *checkpoint, int sig, double *as_of_s);
+/* Rebuilds the outputs of process pid, which died without writing them,
+ * from the crash journal it left in outdir (src/lifecycle/journal.h), marked
+ * as ended by sig (0: an exit) at death_mono_ns (CLOCK_MONOTONIC when it was seen gone).
+ * *as_of_s: the run's length.  0, or -1 with a one-line message in why. */
+int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mono_ns,
+                       double *as_of_s, char *why, size_t whylen);
 
 #endif

@@ -1,38 +1,284 @@
 /* recover.c - the outputs of a program that could not write them itself.
  *
  * A program killed by SIGKILL (the OOM killer, a batch system's last word)
- * runs no handler.  Under `taskscope run` its library saved the profile so
- * far every TASKSCOPE_CHECKPOINT_MS in .taskscope-PID.checkpoint.json
- * (src/lifecycle/lifecycle.c); this turns that file into the usual outputs,
- * marked with the signal that ended the run.  What happened after the last
- * checkpoint is missing, and said so.
+ * runs no handler, and one that leaves by a path taskscope does not see
+ * (an _exit inside a privately loaded tool) runs none either.  Under
+ * `taskscope run` its library kept a crash journal (src/lifecycle/journal.h
+ * says what is where); this rebuilds the store from it with the library's
+ * own store functions, in the order the consumer applied them, adds what
+ * the rings still held, closes the tasks still open at the moment the
+ * program died, and writes the usual outputs, marked with how it ended.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "core/clock.h"
+#include "core/core.h"
+#include "core/names.h"
 #include "export/export.h"
 #include "export/output.h"
+#include "lifecycle/journal.h"
+#include "profile/persist.h"
 #include "profile/profile.h"
+#include "profile/store.h"
 
-int tscope_cli_recover(const char *outdir, const char *checkpoint, int sig, double *as_of_s)
+#define MAX_BATCH (1u << 26) /* records in one journal entry: more is corruption */
+
+/* Recovery state: per thread slot, where the journal left its ring. */
+struct replay {
+    uint64_t *applied; /* ring counter after the last journaled batch */
+    uint8_t *seen;     /* a batch of the slot's current ring is in the journal */
+    uint32_t nslots;   /* highest slot + 1 met */
+    uint64_t last_ticks;
+};
+
+static int get_names(FILE *f, struct tscope__names *t)
 {
-    char err[1024];
-    struct tscope__profile *p = tscope_cli_profile_read(checkpoint, err, sizeof err);
-    if (!p) { /* no JSON reader here: the checkpoint itself is the profile */
-        char path[PATH_MAX + 32];
-        snprintf(path, sizeof path, "%s/profile.json", outdir);
-        if (rename(checkpoint, path) != 0) {
-            fprintf(stderr, "taskscope: cannot recover %s: %s\n", checkpoint, err);
+    uint32_t n;
+    if (fread(&n, sizeof n, 1, f) != 1 || n > TSCOPE__MAX_IDS)
+        return -1;
+    char buf[TSCOPE__NAME_MAX + 1];
+    for (uint32_t id = 1; id <= n; id++) {
+        uint16_t len;
+        uint32_t got;
+        if (fread(&len, sizeof len, 1, f) != 1 || len == 0 || len > TSCOPE__NAME_MAX ||
+            fread(buf, 1, len, f) != len)
             return -1;
-        }
-        *as_of_s = -1;
-        return 0;
+        buf[len] = 0;
+        if (tscope__names_intern(t, buf, &got) || got != id)
+            return -1; /* a name twice: not a table this library wrote */
     }
-    p->ended_by = sig;
+    return 0;
+}
+
+static struct tscope__names *table_of(uint16_t t)
+{
+    return t == 0 ? &tscope__types : t == 1 ? &tscope__counters : &tscope__events;
+}
+
+/* Applies n records of thread `slot` (contiguous) as the consumer did. */
+static void apply(uint32_t slot, struct tscope__rec *recs, uint64_t n)
+{
+    uint64_t size = 1;
+    while (size < n)
+        size *= 2;
+    struct tscope__ring r = {.buf = recs, .size = size, .mask = size - 1, .external = 1};
+    tscope__store_apply_ring(slot, &r, 0, n, n);
+}
+
+static void note_slot(struct replay *rp, uint32_t slot)
+{
+    if (slot + 1 > rp->nslots)
+        rp->nslots = slot + 1;
+}
+
+/* Replays one journal file; a torn last entry (the write SIGKILL cut) ends
+ * it, as those records are still in the ring. */
+static void replay_journal(const char *path, uint64_t generation, struct replay *rp)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return; /* killed before its first entry was created: nothing in it */
+    struct tscope__rec *buf = NULL;
+    uint64_t cap = 0;
+    struct tscope__jchunk h;
+    uint32_t magic = TSCOPE__JOURNAL_MAGIC ^ (uint32_t)generation;
+    while (fread(&h, sizeof h, 1, f) == 1 && h.magic == magic) {
+        if (h.ticks > rp->last_ticks)
+            rp->last_ticks = h.ticks;
+        if (h.kind == TSCOPE__J_RECORDS) {
+            if (h.n == 0 || h.n > MAX_BATCH || h.slot >= TSCOPE__THREADS_MAX)
+                break;
+            if (h.n > cap) {
+                free(buf);
+                cap = h.n;
+                buf = malloc(cap * sizeof *buf);
+                if (!buf)
+                    break;
+            }
+            if (fread(buf, sizeof *buf, h.n, f) != h.n)
+                break;
+            apply(h.slot, buf, h.n);
+            rp->applied[h.slot] = h.start + h.n;
+            rp->seen[h.slot] = 1;
+            note_slot(rp, h.slot);
+        } else if (h.kind == TSCOPE__J_ROUND) {
+            tscope__store_round_done();
+        } else if (h.kind == TSCOPE__J_GONE && h.slot < TSCOPE__THREADS_MAX) {
+            tscope__store_thread_gone_at(h.slot, h.ticks);
+            rp->seen[h.slot] = 0; /* a new ring starts from 0 */
+            note_slot(rp, h.slot);
+        } else if (h.kind == TSCOPE__J_NAME && h.table <= 2 && h.n <= TSCOPE__NAME_MAX) {
+            char name[TSCOPE__NAME_MAX + 1];
+            if (fread(name, 1, h.n, f) != h.n)
+                break;
+            name[h.n] = 0;
+            if (fseek(f, (long)((32 - (sizeof h + h.n) % 32) % 32), SEEK_CUR))
+                break; /* entries are padded to 32 bytes */
+            struct tscope__names *t = table_of(h.table);
+            uint32_t got;
+            while (tscope__names_count(t) + 1 < h.slot) { /* keep the ids */
+                char fill[32];
+                snprintf(fill, sizeof fill, "name-%u", tscope__names_count(t) + 1);
+                if (tscope__names_intern(t, fill, &got))
+                    break;
+            }
+            if (tscope__names_count(t) + 1 == h.slot)
+                tscope__names_intern(t, name, &got);
+        } else {
+            break;
+        }
+    }
+    free(buf);
+    fclose(f);
+}
+
+/* The rings: records past what the journal holds, and the thread slots
+ * themselves (names, drop counts) for the profile. */
+static void replay_rings(const char *path, const struct tscope__jstate *st, struct replay *rp)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) || st->region_bytes == 0 ||
+        st->ring_offset < sizeof(struct tscope__thread) || st->ring_offset >= st->region_bytes) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    uint64_t nregions = (uint64_t)sb.st_size / st->region_bytes;
+    if (nregions > TSCOPE__THREADS_MAX)
+        nregions = TSCOPE__THREADS_MAX;
+    char *map = nregions ? mmap(NULL, nregions * st->region_bytes, PROT_READ, MAP_PRIVATE, fd, 0)
+                         : MAP_FAILED;
+    close(fd);
+    if (map == MAP_FAILED)
+        return;
+    uint64_t ring_records = (st->region_bytes - st->ring_offset) / sizeof(struct tscope__rec);
+    struct tscope__rec *buf = malloc(ring_records * sizeof *buf);
+    for (uint64_t i = 0; buf && i < nregions; i++) {
+        struct tscope__thread *t = (struct tscope__thread *)(map + i * st->region_bytes);
+        if (t->slot_records != ring_records || t->index != i)
+            continue;             /* a slot that never got this region */
+        tscope__g.threads[i] = t; /* its name and counts, read by the profile */
+        note_slot(rp, (uint32_t)i);
+        if (atomic_load(&t->ring_freed))
+            continue;
+        uint64_t head = atomic_load(&t->ring.head), tail = atomic_load(&t->ring.tail);
+        uint64_t from = rp->seen[i] && rp->applied[i] > tail ? rp->applied[i] : tail;
+        if (head <= from || head - from > ring_records)
+            continue;
+        const struct tscope__rec *ring = (const struct tscope__rec *)((char *)t + st->ring_offset);
+        uint64_t n = head - from;
+        for (uint64_t c = 0; c < n; c++) {
+            buf[c] = ring[(from + c) & (ring_records - 1)];
+            if (buf[c].ts > rp->last_ticks)
+                rp->last_ticks = buf[c].ts;
+        }
+        apply((uint32_t)i, buf, n);
+    }
+    free(buf);
+    /* the mapping stays: tscope__g.threads points into it until exit */
+}
+
+static int fail(char *why, size_t len, const char *fmt, const char *a, const char *b)
+{
+    snprintf(why, len, fmt, a, b);
+    return -1;
+}
+
+int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mono_ns,
+                       double *as_of_s, char *why, size_t whylen)
+{
+    char base[PATH_MAX + 64], path[PATH_MAX + 128];
+    snprintf(base, sizeof base, "%s/.taskscope-%ld", outdir, pid);
+    snprintf(path, sizeof path, "%s.state", base);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return fail(why, whylen, "no crash journal in %s (%s)", outdir,
+                    errno == ENOENT ? "it could not be written, see above" : strerror(errno));
+    struct tscope__jstate st;
+    const char *bad = "truncated";
+    struct tscope__store *s = NULL;
+    if (fread(&st, sizeof st, 1, f) == 1 && strcmp(st.magic, TSCOPE__STATE_MAGIC) == 0) {
+        st.program[sizeof st.program - 1] = 0;
+        if (get_names(f, &tscope__types) || get_names(f, &tscope__counters) ||
+            get_names(f, &tscope__events))
+            bad = "its name tables are corrupt";
+        else
+            s = tscope__store_load(f, &bad);
+    } else {
+        bad = "not a taskscope state file";
+    }
+    fclose(f);
+    if (!s)
+        return fail(why, whylen, "cannot read %s: %s", path, bad);
+
+    tscope__clock_restore(st.clock_kind, st.ns_per_tick);
+    tscope__g.store = s;
+    tscope__g.origin = s->origin;
+    tscope__g.rank = st.rank;
+    tscope__g.nranks = st.nranks;
+    struct replay rp = {calloc(TSCOPE__THREADS_MAX, sizeof(uint64_t)),
+                        calloc(TSCOPE__THREADS_MAX, 1), st.nthreads, st.ticks};
+    if (!rp.applied || !rp.seen) {
+        free(rp.applied);
+        free(rp.seen);
+        return fail(why, whylen, "cannot recover %s: %s", base, "out of memory");
+    }
+    snprintf(path, sizeof path, "%s.journal-%u", base, (unsigned)(st.generation & 1));
+    replay_journal(path, st.generation, &rp);
+    snprintf(path, sizeof path, "%s.slots", base);
+    replay_rings(path, &st, &rp);
+    free(rp.applied);
+    free(rp.seen);
+
+    /* the end: when the launcher saw the program gone, or the last record */
+    uint64_t end = rp.last_ticks;
+    if (death_mono_ns > st.mono_ns && st.ns_per_tick > 0) {
+        uint64_t at = st.ticks + (uint64_t)((double)(death_mono_ns - st.mono_ns) / st.ns_per_tick);
+        if (at > end)
+            end = at;
+    }
+    if (end < s->origin)
+        end = s->origin;
+    uint32_t nthreads = rp.nslots;
+    for (uint32_t i = 0; i < nthreads; i++) {
+        if (tscope__g.threads[i])
+            continue;
+        struct tscope__thread *t = calloc(1, sizeof *t);
+        if (!t) {
+            nthreads = i;
+            break;
+        }
+        t->index = i;
+        snprintf(t->name, sizeof t->name, "thread-%u", i);
+        tscope__g.threads[i] = t;
+    }
+    atomic_store(&tscope__g.nthreads, nthreads);
+    tscope__g.end_ticks = end;
+    /* no signal: it exited by a way that ran no taskscope code (an _exit
+     * in a privately loaded tool), which the outputs call "_exit" */
+    atomic_store(&tscope__g.ended_by, sig ? sig : TSCOPE__ENDED_BY_EXIT);
+    tscope__store_round_done(); /* what waited a round, as finalize's drain does */
+    tscope__store_round_done();
+    pthread_mutex_lock(&s->lock);
+    tscope__store_complete(s, end);
+    pthread_mutex_unlock(&s->lock);
+    tscope__g.finalised = 1;
+
+    struct tscope__profile *p = tscope__profile_snapshot();
+    if (!p)
+        return fail(why, whylen, "cannot recover %s: %s", base, "out of memory");
+    free(p->program);
+    p->program = strdup(st.program);
     *as_of_s = p->totals.elapsed_ns / 1e9;
     static const struct {
         const char *name;
@@ -44,9 +290,10 @@ int tscope_cli_recover(const char *outdir, const char *checkpoint, int sig, doub
     };
     int rc = 0;
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
-        if (tscope__output_write_file(outdir, files[i].name, files[i].fn, p))
+        if (p->program && tscope__output_write_file(outdir, files[i].name, files[i].fn, p))
             rc = -1;
     tscope__profile_free(p);
-    unlink(checkpoint);
-    return rc;
+    if (rc)
+        return fail(why, whylen, "cannot write the recovered outputs to %s%s", outdir, "");
+    return 0;
 }

@@ -24,6 +24,7 @@
 
 #include "cli.h"
 #include "launch.h"
+#include "core/clock.h"
 #include "export/output.h"
 
 static void usage(FILE *f)
@@ -203,38 +204,46 @@ static int wait_program(pid_t pid, const sigset_t *set)
     }
 }
 
-/* What the program's measurement left in outdir (lifecycle.c): the markers
- * .taskscope-PID.running of processes that measured and never finalized,
- * and their checkpoints .taskscope-PID.checkpoint.json.  The first
- * checkpoint becomes the outputs (recover.c; *as_of: the time it was taken,
- * -1 unknown, and *recovered set), the rest is removed.  Returns how many
- * processes never finalized. */
-static int take_markers(const char *outdir, int sig, int *recovered, double *as_of)
+/* What the program's measurement left in outdir (src/lifecycle): a marker
+ * .taskscope-PID.running per process that measured and never finalized,
+ * and its crash journal (journal.h).  The program's own process (prog_pid),
+ * else the first one met, is rebuilt into the outputs (recover.c; *as_of:
+ * the time it ended, and *recovered set); then every .taskscope-* file is
+ * removed.  Returns how many processes never finalized. */
+static int take_markers(const char *outdir, pid_t prog_pid, int sig, uint64_t died_ns,
+                        int *recovered, double *as_of)
 {
     *recovered = 0;
     DIR *d = opendir(outdir);
     if (!d)
         return 0;
     int n = 0;
+    long chosen = 0;
     struct dirent *e;
-    char path[PATH_MAX + 300], cp[PATH_MAX + 300];
     while ((e = readdir(d))) {
         long pid;
         char rest[32];
-        if (sscanf(e->d_name, ".taskscope-%ld.%31s", &pid, rest) != 2)
+        if (sscanf(e->d_name, ".taskscope-%ld.%31s", &pid, rest) == 2 &&
+            strcmp(rest, "running") == 0) {
+            n++;
+            if (!chosen || pid == (long)prog_pid)
+                chosen = pid;
+        }
+    }
+    if (chosen) {
+        char why[PATH_MAX + 200];
+        if (tscope_cli_recover(outdir, chosen, sig, died_ns, as_of, why, sizeof why) == 0)
+            *recovered = 1;
+        else
+            fprintf(stderr, "taskscope: %s\n", why);
+    }
+    rewinddir(d);
+    char path[PATH_MAX + 300];
+    while ((e = readdir(d))) {
+        if (strncmp(e->d_name, ".taskscope-", 11) != 0)
             continue;
         snprintf(path, sizeof path, "%s/%s", outdir, e->d_name);
-        if (strcmp(rest, "running") != 0) {
-            if (strstr(rest, ".tmp")) /* a checkpoint being written when it died */
-                unlink(path);
-            continue;
-        }
         unlink(path);
-        n++;
-        snprintf(cp, sizeof cp, "%s/.taskscope-%ld.checkpoint.json", outdir, pid);
-        if (access(cp, F_OK) == 0 && !*recovered && tscope_cli_recover(outdir, cp, sig, as_of) == 0)
-            *recovered = 1;
-        unlink(cp);
     }
     closedir(d);
     return n;
@@ -252,10 +261,10 @@ static void say_end(const char *prog, int status, int unfinished, int recovered,
             snprintf(how, sizeof how, "exited (status %d) without finalizing measurement",
                      WEXITSTATUS(status));
         if (as_of >= 0)
-            snprintf(when, sizeof when, " (%.3f s into the run)", as_of);
+            snprintf(when, sizeof when, " at %.3f s", as_of);
         fprintf(stderr,
-                "taskscope: %s %s; its outputs are the profile as of its last checkpoint%s: what "
-                "happened after it is missing (TASKSCOPE_CHECKPOINT_MS)\n",
+                "taskscope: %s %s%s; its outputs were rebuilt from the crash journal, with every "
+                "event it recorded\n",
                 prog, how, when);
     } else if (WIFSIGNALED(status))
         fprintf(stderr, "taskscope: %s was killed by signal %d (%s)%s\n", prog, WTERMSIG(status),
@@ -391,6 +400,7 @@ int tscope_cli_run(int argc, char **argv)
         _exit(127);
     }
     int status = wait_program(pid, &waited);
+    uint64_t died_ns = tscope__mono_ns();
     /* a Ctrl-C that came with the program's end is the program's: taken
      * here, it does not end taskscope before it reports */
     struct timespec now = {0, 0};
@@ -401,8 +411,8 @@ int tscope_cli_run(int argc, char **argv)
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     int recovered;
     double as_of;
-    int unfinished =
-        take_markers(outdir, WIFSIGNALED(status) ? WTERMSIG(status) : 0, &recovered, &as_of);
+    int unfinished = take_markers(outdir, pid, WIFSIGNALED(status) ? WTERMSIG(status) : 0, died_ns,
+                                  &recovered, &as_of);
     int wrote = rmdir(outdir) != 0; /* only succeeds when empty */
     say_end(prog, status, unfinished, recovered, as_of, wrote);
     if (!wrote && !unfinished && !WIFSIGNALED(status) && code != 127) {

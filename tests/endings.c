@@ -6,7 +6,12 @@
  *   endings term    prints "ready", runs a task every millisecond until SIGTERM
  *                   (a handler), then prints "stopped after N tasks" and returns 0
  *   endings hang    runs 3 tasks, prints "ready", then waits for a signal
- *                   without a handler of its own */
+ *                   without a handler of its own
+ *   endings flood N runs N tasks on each of two threads (a type each) as
+ *                   fast as it can, begins one more on the main thread,
+ *                   prints "ready" and waits for a signal: a SIGKILL then
+ *                   finds most records applied and some still in the rings */
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +28,25 @@ static void on_term(int sig)
 {
     (void)sig;
     stop = 1;
+}
+
+static uint64_t flood_n;
+
+static void flood(uint64_t first, tscope_type_t t)
+{
+    for (uint64_t i = 0; i < flood_n; i++) {
+        tscope_task_start(first + i, t);
+        tscope_task_end(first + i);
+    }
+}
+
+static void *flood_worker(void *arg)
+{
+    tscope_type_t t;
+    if (tscope_type_register("work", &t) == 0)
+        flood(1u << 30, t);
+    (void)arg;
+    return NULL;
 }
 
 int main(int argc, char **argv)
@@ -65,6 +89,19 @@ int main(int argc, char **argv)
         }
         printf("stopped after %llu tasks\n", (unsigned long long)n);
         return 0;
+    }
+    if (strcmp(argv[1], "flood") == 0 && argc > 2) {
+        flood_n = strtoull(argv[2], NULL, 10);
+        pthread_t th;
+        if (pthread_create(&th, NULL, flood_worker, NULL))
+            return 1;
+        flood(1, t);
+        pthread_join(th, NULL);
+        tscope_task_start(1u << 31, t); /* running when the program dies */
+        printf("ready\n");
+        fflush(stdout);
+        for (;;)
+            pause();
     }
     if (strcmp(argv[1], "hang") == 0) {
         for (n = 1; n <= 3; n++) {

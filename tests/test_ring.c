@@ -10,7 +10,7 @@
 static void wrap_around(void)
 {
     struct tscope__ring r;
-    ASSERT_OK(tscope__ring_init(&r, 8));
+    ASSERT_OK(tscope__ring_init(&r, 8, NULL));
     uint64_t next_read = 1;
     for (uint64_t v = 1; v <= 100; v++) {
         tscope__ring_slot(&r, r.head_local)->id = v;

@@ -156,3 +156,9 @@ void tscope__clock_manual_set(uint64_t now)
 {
     atomic_store_explicit(&manual_now, now, memory_order_relaxed);
 }
+
+void tscope__clock_restore(int kind, double ns_per_tick_saved)
+{
+    tscope__clock_kind = kind;
+    atomic_store(&ns_per_tick, ns_per_tick_saved);
+}

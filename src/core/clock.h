@@ -56,6 +56,10 @@ uint64_t tscope__mono_ns(void);
 /* 1 if /proc/cpuinfo advertises an invariant TSC. */
 int tscope__clock_tsc_invariant(void);
 
+/* The clock of another process, to read its ticks (crash recovery); this
+ * process does not read the clock afterwards. */
+void tscope__clock_restore(int kind, double ns_per_tick);
+
 /* Test hooks: switch to a manual clock (1 tick = 1 ns) and set its value. */
 void tscope__clock_use_manual(uint64_t start);
 void tscope__clock_manual_set(uint64_t now);

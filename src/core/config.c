@@ -436,8 +436,8 @@ static const struct var vars[] = {
     {"TASKSCOPE_PERIOD_MS", "10", "1 to 10000",
      "consumer wake-up period in ms (it also wakes when a ring is half full)", p_period},
     {"TASKSCOPE_CHECKPOINT_MS", "1000", "0 to 3600000",
-     "under taskscope run: how often the profile so far is saved, so that a program killed by "
-     "SIGKILL still has one (0: never)",
+     "under taskscope run: how often the crash journal saves the store (its journal then starts "
+     "afresh); 0: no crash journal, a SIGKILL loses the profile",
      p_checkpoint},
     {"TASKSCOPE_BATCH", "65536", "64 to 16777216",
      "records the consumer applies per ring before releasing the store lock (bounds query "

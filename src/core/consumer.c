@@ -44,6 +44,8 @@ static uint64_t drain_ring(struct tscope__thread *t, uint64_t tail, uint64_t hea
         tail = tscope__hooks.apply ? tscope__hooks.apply(t->index, r, tail, stop, head) : stop;
         if (tscope__hooks.deliver_wanted && tscope__hooks.deliver_wanted())
             tscope__hooks.deliver(t->index, r, batch_start, tail);
+        if (tscope__hooks.applied)
+            tscope__hooks.applied(t->index, r, batch_start, tail);
         tscope__ring_release(r, tail);
     }
     return tail;
@@ -90,8 +92,6 @@ static void *consumer_main(void *arg)
 {
     (void)arg;
     int flooded = 0;
-    uint64_t checkpoint_ns = (uint64_t)tscope__g.cfg.checkpoint_ms * 1000000u;
-    uint64_t next_checkpoint = tscope__mono_ns() + checkpoint_ns;
     pthread_mutex_lock(&tscope__g.cons_lock);
     while (!tscope__g.stop) {
         /* After a round that found a ring over a quarter full, go on at
@@ -107,10 +107,8 @@ static void *consumer_main(void *arg)
             break;
         pthread_mutex_unlock(&tscope__g.cons_lock);
         flooded = tscope__consumer_round() != 0;
-        if (tscope__hooks.checkpoint && checkpoint_ns && tscope__mono_ns() >= next_checkpoint) {
+        if (tscope__hooks.checkpoint)
             tscope__hooks.checkpoint();
-            next_checkpoint = tscope__mono_ns() + checkpoint_ns;
-        }
         pthread_mutex_lock(&tscope__g.cons_lock);
     }
     pthread_mutex_unlock(&tscope__g.cons_lock);

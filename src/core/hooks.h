@@ -38,10 +38,21 @@ struct tscope__hooks {
     uint32_t sync_kinds;
     void (*sync)(uint32_t thread, const struct tscope__rec *r, const struct tscope__rec *ext);
 
-    /* After a round, at most every TASKSCOPE_CHECKPOINT_MS: the profile so
-     * far saved where `taskscope run` finds it after a SIGKILL.  Consumer
-     * thread. */
+    /* The crash journal (src/lifecycle/journal.c), under `taskscope run`:
+     * - slot_memory: the memory of a new thread slot (the thread struct,
+     *   thread_bytes, followed by its ring of ring_records in *ring), in a
+     *   file that outlives the process; NULL: ordinary memory.  Under the
+     *   thread registry's lock.
+     * - applied: records [from, to) of thread's ring were applied, just
+     *   before their slots are released.  Consumer thread.
+     * - checkpoint: after every round; saves the store when due.  Consumer
+     *   thread.
+     * - name_added: a new name in a name table, under that table's lock. */
+    void *(*slot_memory)(uint32_t index, size_t thread_bytes, uint64_t ring_records,
+                         struct tscope__rec **ring);
+    void (*applied)(uint32_t thread, struct tscope__ring *r, uint64_t from, uint64_t to);
     void (*checkpoint)(void);
+    void (*name_added)(const void *table, uint32_t id, const char *name);
 
     /* A retired thread's ring is drained: what it left running is closed
      * (unfinished), as its slot is about to be reused.  Consumer thread. */

@@ -4,6 +4,7 @@
  * id stays valid for the life of the process.
  */
 #include "names.h"
+#include "hooks.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,8 @@ int tscope__names_intern(struct tscope__names *t, const char *name, uint32_t *id
     t->names[++t->count] = copy;
     *slot = t->count;
     *id = t->count;
+    if (tscope__hooks.name_added) /* under the lock: see the hook */
+        tscope__hooks.name_added(t, t->count, copy);
     if (t->count * 2 > t->hash_cap)
         grow_hash(t); /* a failed grow leaves a valid, fuller table */
 out:

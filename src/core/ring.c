@@ -6,10 +6,11 @@
 
 #include "taskscope/taskscope.h"
 
-int tscope__ring_init(struct tscope__ring *r, uint64_t size)
+int tscope__ring_init(struct tscope__ring *r, uint64_t size, struct tscope__rec *buf)
 {
     memset(r, 0, sizeof *r);
-    r->buf = aligned_alloc(64, size * sizeof *r->buf);
+    r->external = buf != NULL;
+    r->buf = buf ? buf : aligned_alloc(64, size * sizeof *r->buf);
     if (!r->buf)
         return TSCOPE_ENOMEM;
     r->size = size;
@@ -20,6 +21,7 @@ int tscope__ring_init(struct tscope__ring *r, uint64_t size)
 
 void tscope__ring_free(struct tscope__ring *r)
 {
-    free(r->buf);
+    if (!r->external)
+        free(r->buf);
     r->buf = NULL;
 }

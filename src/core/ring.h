@@ -28,6 +28,7 @@ struct tscope__ring {
     uint64_t size; /* power of two */
     uint64_t mask;
     uint64_t half;
+    int external; /* buf belongs to someone else (a thread slot's mapping) */
     /* producer side: written by every event; the consumer reads head once
      * per round */
     _Alignas(64) _Atomic uint64_t head; /* published: records [tail, head) are readable */
@@ -37,9 +38,9 @@ struct tscope__ring {
     _Alignas(64) _Atomic uint64_t tail;
 };
 
-/* Allocates a ring of `size` records (a power of two).  Returns 0 or
- * TSCOPE_ENOMEM. */
-int tscope__ring_init(struct tscope__ring *r, uint64_t size);
+/* Sets up an empty ring of `size` records (a power of two) in buf, or in
+ * memory of its own when buf is NULL.  Returns 0 or TSCOPE_ENOMEM. */
+int tscope__ring_init(struct tscope__ring *r, uint64_t size, struct tscope__rec *buf);
 void tscope__ring_free(struct tscope__ring *r);
 
 /* Records readable by the consumer now (acquire). */

@@ -56,7 +56,7 @@ static struct tscope__thread *register_self(const char *name)
     uint32_t ring = tscope__g.cfg.ring_size ? tscope__g.cfg.ring_size : 16384;
     if (tscope__g.free_slots != UINT32_MAX) {
         t = tscope__g.threads[tscope__g.free_slots];
-        if (tscope__ring_init(&t->ring, ring)) {
+        if (tscope__ring_init(&t->ring, ring, t->slot_records == ring ? t->slot_ring : NULL)) {
             t = NULL;
             goto out;
         }
@@ -79,16 +79,24 @@ static struct tscope__thread *register_self(const char *name)
                     limit);
         goto out;
     }
-    /* aligned like its ring (64 B): calloc's 16 would let a neighbouring
+    /* in the crash journal's file when there is one (the hook), else
+     * aligned like its ring (64 B): calloc's 16 would let a neighbouring
      * allocation share the cache line of the ring's head or of id_next */
-    t = aligned_alloc(_Alignof(struct tscope__thread), sizeof *t);
+    struct tscope__rec *mapped = NULL;
+    t = tscope__hooks.slot_memory ? tscope__hooks.slot_memory(idx, sizeof *t, ring, &mapped) : NULL;
+    if (!t) {
+        mapped = NULL;
+        t = aligned_alloc(_Alignof(struct tscope__thread), sizeof *t);
+    }
     if (t)
         memset(t, 0, sizeof *t);
-    if (!t || tscope__ring_init(&t->ring, ring)) {
-        free(t);
+    if (!t || tscope__ring_init(&t->ring, ring, mapped)) {
+        free(t); /* a mapped slot cannot fail here */
         t = NULL;
         goto out;
     }
+    t->slot_ring = mapped;
+    t->slot_records = mapped ? ring : 0;
     t->index = idx;
     if (name)
         snprintf(t->name, sizeof t->name, "%s", name);

@@ -33,6 +33,7 @@
 #include "taskscope/taskscope.h"
 #include "tool/tools.h"
 #include "exit.h"
+#include "journal.h"
 #include "signals.h"
 #include "wiring.h"
 
@@ -137,59 +138,32 @@ static void reset_threads(void)
 /* Under `taskscope run` (TASKSCOPE_OUTPUT_DIR_PREPARED set): an empty file
  * .taskscope-PID.running in the output folder from init until finalize
  * starts writing, so that the launcher can tell a program that never started
- * measuring from one that ended without finalizing (killed, _exit); and,
- * every TASKSCOPE_CHECKPOINT_MS, the profile so far in
- * .taskscope-PID.checkpoint.json (written by the consumer thread, replaced
- * atomically), which the launcher turns into the outputs after a SIGKILL. */
-static char marker[1200], checkpoint[1200];
+ * measuring from one that ended without finalizing (killed, _exit); and the
+ * crash journal (journal.c), from which the launcher rebuilds the outputs of
+ * a program that could not write them. */
+static char marker[1200];
 
-static void marker_set(void)
+static void marker_set(const struct tscope__config *cfg)
 {
     const char *dir = getenv("TASKSCOPE_OUTPUT_DIR_PREPARED");
     if (!dir || !*dir)
         return;
     snprintf(marker, sizeof marker, "%s/.taskscope-%ld.running", dir, (long)getpid());
-    snprintf(checkpoint, sizeof checkpoint, "%s/.taskscope-%ld.checkpoint.json", dir,
-             (long)getpid());
     int fd = open(marker, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
         marker[0] = 0; /* the launcher then says less; measuring goes on */
     else
         close(fd);
+    if (marker[0] && cfg->profiler && cfg->checkpoint_ms && cfg->mode != TSCOPE__MODE_NAIVE)
+        tscope__journal_start(dir, cfg->ring_size ? cfg->ring_size : 16384, cfg->checkpoint_ms);
 }
 
 static void marker_clear(void)
 {
+    tscope__journal_stop();
     if (marker[0])
         unlink(marker);
-    if (checkpoint[0])
-        unlink(checkpoint);
-    marker[0] = checkpoint[0] = 0;
-}
-
-/* The hooks.checkpoint of a run under taskscope run: a snapshot of the
- * profile written to a temporary name and renamed over the last one, so the
- * file is always whole.  A failure is said once and ends the checkpoints. */
-static void write_checkpoint(void)
-{
-    if (!checkpoint[0])
-        return;
-    struct tscope__profile *p = tscope__profile_snapshot();
-    char tmp[1210];
-    snprintf(tmp, sizeof tmp, "%s.tmp", checkpoint);
-    FILE *f = p ? fopen(tmp, "w") : NULL;
-    int ok = f && tscope__export_json(p, f) == 0;
-    ok = f && fclose(f) == 0 && ok;
-    ok = ok && rename(tmp, checkpoint) == 0;
-    tscope__profile_free(p);
-    if (!ok) {
-        unlink(tmp);
-        fprintf(stderr,
-                "taskscope: warning: cannot save the profile so far to %s (%s); a SIGKILL "
-                "would lose it\n",
-                checkpoint, p ? strerror(errno) : "out of memory");
-        tscope__hooks.checkpoint = NULL; /* only this consumer thread reads it */
-    }
+    marker[0] = 0;
 }
 
 /* fork(): the registry lock is held across it, so that the child never
@@ -210,7 +184,8 @@ static void fork_parent(void)
 static void fork_child(void)
 {
     pthread_mutex_unlock(&tscope__g.reg_lock);
-    marker[0] = checkpoint[0] = 0; /* the parent's */
+    marker[0] = 0; /* the parent's */
+    tscope__journal_forget();
     tscope__signals_forget();
     if (!tscope__g.initialised)
         return;
@@ -280,12 +255,10 @@ int tscope_init(int rank, int nranks)
         tscope__g.off_code = 0;
         goto out;
     }
-    marker_set();
     atomic_store(&tscope__init_pid, (long)getpid());
     tscope__tools_load(cfg.tools, rank, nranks, cfg.max_threads);
     tscope__wire(cfg.profiler);
-    if (checkpoint[0] && cfg.profiler && cfg.checkpoint_ms)
-        tscope__hooks.checkpoint = write_checkpoint; /* before the consumer starts */
+    marker_set(&cfg); /* the journal's hooks: after the wiring, before the consumer */
     if (tscope__consumer_start()) {
         fprintf(stderr, "taskscope: error: cannot start the consumer thread; measurement off\n");
         tscope__g.off_code = 0;

@@ -44,13 +44,18 @@ uint64_t tscope__store_apply_ring(uint32_t thread, struct tscope__ring *r, uint6
     return tail;
 }
 
-void tscope__store_thread_gone(uint32_t thread)
+void tscope__store_thread_gone_at(uint32_t thread, uint64_t end)
 {
     struct tscope__store *s = tscope__g.store;
     pthread_mutex_lock(&s->lock);
     tscope__store_flush_leaves(s);
-    tscope__stack_close_thread(s, thread, tscope__clock_now());
+    tscope__stack_close_thread(s, thread, end);
     pthread_mutex_unlock(&s->lock);
+}
+
+void tscope__store_thread_gone(uint32_t thread)
+{
+    tscope__store_thread_gone_at(thread, tscope__clock_now());
 }
 
 void tscope__store_round_done(void)

@@ -1,0 +1,353 @@
+/* journal.c - writes the crash journal (formats and recovery: journal.h).
+ *
+ * Under `taskscope run` (TASKSCOPE_CHECKPOINT_MS > 0, the profiler on, ring
+ * mode) every thread slot lives in .taskscope-PID.slots, mapped shared, so
+ * what a thread recorded is in the page cache the moment it is published:
+ * the producer's path is the same code writing to different pages.  The
+ * consumer appends each batch it applied to the journal before it releases
+ * the ring space, so every record is, at any moment, in the ring or in the
+ * journal or in the saved state, and none of them needs the process alive.
+ * Every TASKSCOPE_CHECKPOINT_MS, or when the journal passes JOURNAL_MAX
+ * bytes, the store is saved and the next generation of the journal begins,
+ * which bounds the disk used to one state plus two journal files.
+ *
+ * The two journal files take the generations in turn and are overwritten in
+ * place, not recreated: writing over pages the page cache already holds runs
+ * at memory speed (12 GB/s here), while a new file's blocks cost the file
+ * system an allocation each (0.4 GB/s on this ext4).  Stale entries of an
+ * older generation are told apart by the magic, which carries the
+ * generation; an entry's payload is written before its header, so an entry
+ * that SIGKILL cut short has no valid header and ends the replay (its
+ * records are then still in the ring, which is released only after).
+ *
+ * A write that fails (full disk, a file size limit) is said once, the files
+ * are removed and journaling stops: the run goes on, only a SIGKILL would
+ * now lose it.  Normal endings (finalize, handled signals, exit, _exit)
+ * write the outputs themselves and remove the files.
+ */
+#include "journal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/core.h"
+#include "core/hooks.h"
+#include "core/names.h"
+#include "profile/persist.h"
+#include "profile/store.h"
+
+extern char *program_invocation_short_name;
+
+#define JOURNAL_MAX (64ull << 20) /* bytes before a checkpoint comes early */
+
+static struct {
+    _Atomic int on;
+    char base[1100]; /* DIR/.taskscope-PID */
+    int slots_fd;
+    int fds[2];           /* the journal files; generation g writes fds[g & 1] */
+    pthread_mutex_t lock; /* generation and off: the consumer and name writers */
+    uint64_t generation;
+    uint64_t off; /* where the next entry goes */
+    uint64_t period_ns, next_ns;
+    uint64_t ring_records, ring_offset, region_bytes;
+    int slot_warned;
+} J = {.slots_fd = -1, .fds = {-1, -1}, .lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void path_of(char *out, size_t len, const char *what, uint64_t gen)
+{
+    if (gen)
+        snprintf(out, len, "%s.%s-%llu", J.base, what, (unsigned long long)gen);
+    else
+        snprintf(out, len, "%s.%s", J.base, what);
+}
+
+static void remove_files(void)
+{
+    char p[1200];
+    path_of(p, sizeof p, "state", 0);
+    unlink(p);
+    path_of(p, sizeof p, "journal-0", 0);
+    unlink(p);
+    path_of(p, sizeof p, "journal-1", 0);
+    unlink(p);
+    path_of(p, sizeof p, "slots", 0);
+    unlink(p);
+}
+
+/* A write failed: said once, files removed, journaling off. */
+static void give_up(const char *what, int err)
+{
+    if (!atomic_exchange(&J.on, 0)) /* somebody else gave up first */
+        return;
+    fprintf(stderr,
+            "taskscope: warning: cannot write the crash journal (%s.%s: %s); measuring goes on, "
+            "but a SIGKILL would now lose the profile\n",
+            J.base, what, strerror(err));
+    remove_files();
+}
+
+/* Appends one entry: header h, then payload a and b; h->magic is filled
+ * in.  The payload goes first and the header after, both over the old
+ * content of the file.  0, or -1 with errno. */
+static int put_entry(struct tscope__jchunk *h, const void *a, size_t na, const void *b, size_t nb)
+{
+    struct iovec iov[2] = {{(void *)a, na}, {(void *)b, nb}};
+    size_t len = (sizeof *h + na + nb + 31) / 32 * 32; /* headers stay in one page */
+    pthread_mutex_lock(&J.lock);
+    int fd = J.fds[J.generation & 1];
+    h->magic = TSCOPE__JOURNAL_MAGIC ^ (uint32_t)J.generation;
+    off_t at = (off_t)J.off;
+    ssize_t w = na + nb ? pwritev(fd, iov, nb ? 2 : 1, at + (off_t)sizeof *h) : 0;
+    int ok = w == (ssize_t)(na + nb) && pwrite(fd, h, sizeof *h, at) == (ssize_t)sizeof *h;
+    if (ok)
+        J.off += len;
+    else if (errno == 0 || w >= 0)
+        errno = ENOSPC; /* a short write to a regular file: the disk or a limit */
+    pthread_mutex_unlock(&J.lock);
+    return ok ? 0 : -1;
+}
+
+static void applied(uint32_t thread, struct tscope__ring *r, uint64_t from, uint64_t to)
+{
+    if (from == to || !atomic_load_explicit(&J.on, memory_order_relaxed))
+        return;
+    struct tscope__jchunk h = {0,
+                               TSCOPE__J_RECORDS,
+                               0,
+                               thread,
+                               (uint32_t)(to - from),
+                               from,
+                               tscope__ring_slot(r, to - 1)->ts};
+    uint64_t first = from & r->mask, n = to - from;
+    uint64_t n1 = r->size - first < n ? r->size - first : n;
+    errno = 0;
+    if (put_entry(&h, &r->buf[first], n1 * sizeof *r->buf, r->buf, (n - n1) * sizeof *r->buf))
+        give_up("journal", errno);
+}
+
+static void mark(uint16_t kind, uint32_t slot, uint64_t ticks)
+{
+    if (!atomic_load_explicit(&J.on, memory_order_relaxed))
+        return;
+    struct tscope__jchunk h = {0, kind, 0, slot, 0, 0, ticks};
+    errno = 0;
+    if (put_entry(&h, NULL, 0, NULL, 0))
+        give_up("journal", errno);
+}
+
+static void round_end(void)
+{
+    tscope__store_round_done();
+    mark(TSCOPE__J_ROUND, 0, tscope__clock_now());
+}
+
+static void thread_gone(uint32_t thread)
+{
+    uint64_t now = tscope__clock_now();
+    mark(TSCOPE__J_GONE, thread, now);
+    tscope__store_thread_gone_at(thread, now);
+}
+
+static void name_added(const void *table, uint32_t id, const char *name)
+{
+    if (!atomic_load_explicit(&J.on, memory_order_relaxed))
+        return;
+    uint16_t t = table == &tscope__types ? 0 : table == &tscope__counters ? 1 : 2;
+    size_t len = strlen(name);
+    struct tscope__jchunk h = {0, TSCOPE__J_NAME, t, id, (uint32_t)len, 0, tscope__clock_now()};
+    errno = 0;
+    if (put_entry(&h, name, len, NULL, 0))
+        give_up("journal", errno);
+}
+
+static int put_names(FILE *f, struct tscope__names *t)
+{
+    uint32_t n = tscope__names_count(t);
+    if (fwrite(&n, sizeof n, 1, f) != 1)
+        return -1;
+    char buf[TSCOPE__NAME_MAX + 1];
+    for (uint32_t id = 1; id <= n; id++) {
+        if (tscope__names_get(t, id, buf, sizeof buf))
+            snprintf(buf, sizeof buf, "name-%u", id);
+        uint16_t len = (uint16_t)strlen(buf);
+        if (fwrite(&len, sizeof len, 1, f) != 1 || fwrite(buf, 1, len, f) != len)
+            return -1;
+    }
+    return 0;
+}
+
+/* The store and everything needed to read it, written aside and renamed. */
+static int write_state(void)
+{
+    char path[1200], tmp[1210];
+    path_of(path, sizeof path, "state", 0);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return -1;
+    struct tscope__jstate h = {.generation = J.generation,
+                               .ticks = tscope__clock_now(),
+                               .mono_ns = tscope__mono_ns(),
+                               .ns_per_tick = tscope__clock_ns_per_tick(),
+                               .clock_kind = tscope__clock_kind,
+                               .rank = tscope__g.rank,
+                               .nranks = tscope__g.nranks,
+                               .nthreads = atomic_load(&tscope__g.nthreads),
+                               .region_bytes = J.region_bytes,
+                               .ring_offset = J.ring_offset};
+    snprintf(h.magic, sizeof h.magic, "%s", TSCOPE__STATE_MAGIC);
+    snprintf(h.program, sizeof h.program, "%s", program_invocation_short_name);
+    int ok = fwrite(&h, sizeof h, 1, f) == 1 && put_names(f, &tscope__types) == 0 &&
+             put_names(f, &tscope__counters) == 0 && put_names(f, &tscope__events) == 0;
+    if (ok) {
+        struct tscope__store *s = tscope__g.store;
+        pthread_mutex_lock(&s->lock);
+        ok = tscope__store_save(s, f) == 0;
+        pthread_mutex_unlock(&s->lock);
+    }
+    int err = errno;
+    ok = fclose(f) == 0 && ok;
+    if (ok && rename(tmp, path) == 0)
+        return 0;
+    err = errno ? errno : err;
+    unlink(tmp);
+    errno = err;
+    return -1;
+}
+
+/* Saves the store and starts journal generation+1, in the file that held
+ * generation-1 (which no state names any more). */
+static void rotate(void)
+{
+    pthread_mutex_lock(&J.lock);
+    J.generation++;
+    J.off = 0;
+    pthread_mutex_unlock(&J.lock);
+    if (write_state())
+        give_up("state", errno);
+}
+
+static void checkpoint(void)
+{
+    if (!atomic_load_explicit(&J.on, memory_order_relaxed))
+        return;
+    uint64_t now = tscope__mono_ns();
+    pthread_mutex_lock(&J.lock); /* name writers move it too */
+    uint64_t off = J.off;
+    pthread_mutex_unlock(&J.lock);
+    if (now < J.next_ns && off < JOURNAL_MAX)
+        return;
+    rotate();
+    J.next_ns = tscope__mono_ns() + J.period_ns;
+}
+
+static void *slot_memory(uint32_t index, size_t thread_bytes, uint64_t ring_records,
+                         struct tscope__rec **ring)
+{
+    if (!atomic_load(&J.on) || ring_records != J.ring_records || thread_bytes > J.ring_offset)
+        return NULL;
+    off_t off = (off_t)index * (off_t)J.region_bytes;
+    int err = posix_fallocate(J.slots_fd, off, (off_t)J.region_bytes);
+    void *p = MAP_FAILED;
+    if (!err) {
+        p = mmap(NULL, J.region_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, J.slots_fd, off);
+        err = p == MAP_FAILED ? errno : 0;
+    }
+    if (err) {
+        if (!J.slot_warned++)
+            fprintf(stderr,
+                    "taskscope: warning: cannot map thread slot %u in %s.slots (%s); a SIGKILL "
+                    "would lose what such threads recorded since the consumer last read it\n",
+                    index, J.base, strerror(err));
+        return NULL;
+    }
+    *ring = (struct tscope__rec *)((char *)p + J.ring_offset);
+    return p;
+}
+
+static void close_files(void)
+{
+    for (int i = 0; i < 2; i++) {
+        if (J.fds[i] >= 0)
+            close(J.fds[i]);
+        J.fds[i] = -1;
+    }
+    if (J.slots_fd >= 0)
+        close(J.slots_fd); /* the mappings stay: threads still use their slots */
+    J.slots_fd = -1;
+}
+
+int tscope__journal_start(const char *dir, uint64_t ring_records, uint32_t checkpoint_ms)
+{
+    snprintf(J.base, sizeof J.base, "%s/.taskscope-%ld", dir, (long)getpid());
+    J.ring_records = ring_records;
+    J.ring_offset = (sizeof(struct tscope__thread) + 4095) / 4096 * 4096;
+    J.region_bytes = J.ring_offset + ring_records * sizeof(struct tscope__rec);
+    J.generation = 1;
+    J.off = 0;
+    J.slot_warned = 0;
+    J.period_ns = (uint64_t)checkpoint_ms * 1000000u;
+    J.next_ns = tscope__mono_ns() + J.period_ns;
+    char p[1200];
+    const char *what = "slots";
+    path_of(p, sizeof p, "slots", 0);
+    J.slots_fd = open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    for (int i = 0; i < 2 && J.slots_fd >= 0 && (i == 0 || J.fds[0] >= 0); i++) {
+        what = i ? "journal-1" : "journal-0";
+        path_of(p, sizeof p, what, 0);
+        J.fds[i] = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        /* blocks reserved now: writing then costs the file system nothing
+         * more (a full disk only means it has to find them later) */
+        if (J.fds[i] >= 0)
+            (void)fallocate(J.fds[i], FALLOC_FL_KEEP_SIZE, 0, (off_t)JOURNAL_MAX);
+    }
+    if (J.fds[1] >= 0) {
+        what = "state";
+        if (write_state() == 0) {
+            atomic_store(&J.on, 1);
+            tscope__hooks.slot_memory = slot_memory;
+            tscope__hooks.applied = applied;
+            tscope__hooks.checkpoint = checkpoint;
+            tscope__hooks.name_added = name_added;
+            tscope__hooks.end_round = round_end;
+            tscope__hooks.thread_gone = thread_gone;
+            return 0;
+        }
+    }
+    int err = errno;
+    fprintf(stderr,
+            "taskscope: warning: cannot start the crash journal (%s.%s: %s); measuring goes on, "
+            "but a SIGKILL would lose the profile\n",
+            J.base, what, strerror(err));
+    remove_files();
+    close_files();
+    return -1;
+}
+
+void tscope__journal_stop(void)
+{
+    if (J.slots_fd < 0 && J.fds[0] < 0)
+        return;
+    atomic_store(&J.on, 0);
+    remove_files();
+    pthread_mutex_lock(&J.lock); /* an entry being written */
+    close_files();
+    pthread_mutex_unlock(&J.lock);
+}
+
+/* In a forked child (one thread, the lock perhaps held by a thread that is
+ * not there): the files stay, they are the parent's. */
+void tscope__journal_forget(void)
+{
+    atomic_store(&J.on, 0);
+    close_files();
+}

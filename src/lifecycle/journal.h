@@ -1,0 +1,73 @@
+/* journal.h - the crash journal: what `taskscope run` needs to rebuild the
+ * whole profile of a program that died without finalizing (SIGKILL, the OOM
+ * killer, an _exit nobody intercepted).  journal.c writes it, cli/recover.c
+ * reads it; the formats below are shared by the two (same build).
+ *
+ * Three kinds of file in the output folder, per process:
+ *   .taskscope-PID.slots      the thread slots (struct tscope__thread and its
+ *                             ring), mapped shared: records not yet drained
+ *                             survive the process in the page cache
+ *   .taskscope-PID.state      the store as of the last checkpoint, with the
+ *                             names and the clock (written aside, renamed)
+ *   .taskscope-PID.journal-0  everything the consumer applied since that
+ *   .taskscope-PID.journal-1  checkpoint, in order: record batches, round
+ *                             ends, retired threads, new names; generation
+ *                             G in file G % 2, each entry padded to 32
+ *                             bytes, its magic TSCOPE__JOURNAL_MAGIC ^ G
+ * Recovery = load the state, replay the journal through the same store
+ * functions, then apply what the rings still hold past the journal.
+ */
+#ifndef TSCOPE_LIFECYCLE_JOURNAL_H
+#define TSCOPE_LIFECYCLE_JOURNAL_H
+
+#include <stdint.h>
+
+#define TSCOPE__JOURNAL_MAGIC 0x314a5354u /* "TSJ1" */
+#define TSCOPE__STATE_MAGIC "taskscope-st-1"
+
+enum tscope__jkind {
+    TSCOPE__J_RECORDS = 1, /* slot, n records from ring counter start */
+    TSCOPE__J_ROUND,       /* the consumer ended a round */
+    TSCOPE__J_GONE,        /* slot retired; its open tasks closed at ticks */
+    TSCOPE__J_NAME         /* name id `slot` of table `table`, n bytes follow */
+};
+
+/* One journal entry header, followed by its payload. */
+struct tscope__jchunk {
+    uint32_t magic;
+    uint16_t kind;
+    uint16_t table; /* J_NAME: 0 task types, 1 counters, 2 custom events */
+    uint32_t slot;  /* thread index; J_NAME: the id */
+    uint32_t n;     /* records (J_RECORDS) or name bytes (J_NAME) */
+    uint64_t start; /* J_RECORDS: ring counter of the first record */
+    uint64_t ticks; /* clock when written (J_GONE: when the tasks closed) */
+};
+
+/* The state file's header; then per name table a uint32 count and count
+ * names as a uint16 length and the bytes; then the store (persist.h). */
+struct tscope__jstate {
+    char magic[16];
+    uint64_t generation; /* the journal generation that continues this state */
+    uint64_t ticks;      /* clock when written ... */
+    uint64_t mono_ns;    /* ... and CLOCK_MONOTONIC at the same moment */
+    double ns_per_tick;
+    int32_t clock_kind;
+    int32_t rank, nranks;
+    uint32_t nthreads;
+    uint64_t region_bytes; /* bytes per thread slot in the slots file */
+    uint64_t ring_offset;  /* offset of the ring in a slot */
+    char program[256];
+};
+
+/* Library side (journal.c). */
+/* Starts the journal in dir for this process (rings of ring_records), and
+ * puts its functions in the hooks (after tscope__wire, before the consumer
+ * starts).  On failure says why in one line and leaves the hooks as they
+ * were: measurement goes on, a SIGKILL would lose it. */
+int tscope__journal_start(const char *dir, uint64_t ring_records, uint32_t checkpoint_ms);
+/* Finalize: stops journaling and removes the files (the outputs follow). */
+void tscope__journal_stop(void);
+/* A forked child: the files are the parent's. */
+void tscope__journal_forget(void);
+
+#endif

@@ -1,0 +1,191 @@
+/* test_persist.c - the store saved and loaded (src/profile/persist.c), as the
+ * crash journal does at a checkpoint and its recovery after a SIGKILL: a
+ * store loaded mid-run and then fed the rest of the events ends exactly
+ * where the original does; short, corrupt and foreign bytes are refused
+ * with a reason, never half-loaded. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/config.h"
+#include "profile/persist.h"
+#include "profile/store.h"
+#include "test.h"
+
+static struct tscope__rec rec(uint8_t kind, uint64_t ts, uint64_t id, uint64_t arg, uint16_t type)
+{
+    return (struct tscope__rec){.ts = ts, .id = id, .arg = arg, .type = type, .kind = kind};
+}
+
+/* Step k of a workload on three threads: parents created on thread 0 run on
+ * thread k % 3, yield around a taskwait for two leaf children, resume and
+ * end; counters, custom events and dependencies in between; a round ends
+ * every 7 steps.  Applied to every store in s[0..n). */
+static void step(struct tscope__store **s, int n, uint64_t k)
+{
+    uint64_t t0 = k * 1000, parent = 100000 + k, c1 = 200000 + 2 * k, c2 = c1 + 1;
+    uint32_t th = (uint32_t)(k % 3);
+    struct tscope__rec r[] = {
+        rec(TSCOPE__REC_CREATE, t0, parent, 0, (uint16_t)(1 + k % 4)),
+        rec(TSCOPE__REC_BEGIN, t0 + 10, parent, 0, 0),
+        rec(TSCOPE__REC_CREATE, t0 + 20, c1, parent, 5),
+        rec(TSCOPE__REC_CREATE, t0 + 30, c2, parent, 6),
+        rec(TSCOPE__REC_YIELD, t0 + 40, parent, 0, 0),
+        rec(TSCOPE__REC_BEGIN, t0 + 50, c1, 0, 0),
+        rec(TSCOPE__REC_END, t0 + 150 + k % 13, c1, 0, 0),
+        rec(TSCOPE__REC_BEGIN, t0 + 200, c2, 0, 0),
+        rec(TSCOPE__REC_END, t0 + 260, c2, 0, 0),
+        rec(TSCOPE__REC_RESUME, t0 + 300, parent, 0, 0),
+        rec(TSCOPE__REC_END, t0 + 400 + k % 7, parent, 0, 0),
+    };
+    uint32_t thread_of[] = {0, th, 0, 0, th, (th + 1) % 3, (th + 1) % 3, th, th, th, th};
+    double v = (double)(k % 17) * 0.5;
+    struct tscope__rec counter = rec(TSCOPE__REC_COUNTER, t0 + 5, 0, 0, (uint16_t)(1 + k % 2));
+    memcpy(&counter.arg, &v, sizeof v);
+    struct tscope__rec custom = rec(TSCOPE__REC_CUSTOM, t0 + 6, 0, k, 3);
+    struct tscope__rec dep = rec(TSCOPE__REC_DEP_LOCAL, t0 + 7, c1, c2, 0);
+    struct tscope__rec ext = rec(TSCOPE__REC_EXT, t0 + 7, 0x1000 + k, 0, 0);
+    for (int i = 0; i < n; i++) {
+        for (size_t j = 0; j < sizeof r / sizeof *r; j++)
+            tscope__store_apply(s[i], thread_of[j], &r[j], NULL);
+        tscope__store_apply(s[i], 1, &counter, NULL);
+        tscope__store_apply(s[i], 2, &custom, NULL);
+        tscope__store_apply(s[i], 0, &dep, &ext);
+        if (k % 7 == 6)
+            tscope__store_end_round(s[i]);
+    }
+}
+
+static struct tscope__store *new_store(void)
+{
+    struct tscope__config cfg;
+    tscope__config_load(&cfg, NULL);
+    cfg.instance_cap = 500; /* reached: the cut-off is saved too */
+    struct tscope__store *s = tscope__store_new(&cfg, 0);
+    ASSERT(s != NULL);
+    return s;
+}
+
+static FILE *saved(struct tscope__store *s, long *size)
+{
+    FILE *f = tmpfile();
+    ASSERT(f != NULL);
+    ASSERT_OK(tscope__store_save(s, f));
+    ASSERT_OK(fflush(f));
+    *size = ftell(f);
+    rewind(f);
+    return f;
+}
+
+static void same_acc(const struct tscope__acc *a, const struct tscope__acc *b)
+{
+    ASSERT(memcmp(a, b, sizeof *a) == 0);
+}
+
+/* Everything a profile is made of, compared field by field. */
+static void same_store(struct tscope__store *a, struct tscope__store *b)
+{
+    ASSERT_EQ(a->events, b->events);
+    ASSERT_EQ(a->created, b->created);
+    ASSERT_EQ(a->completed, b->completed);
+    ASSERT_EQ(a->unfinished, b->unfinished);
+    ASSERT_EQ(a->anomalies, b->anomalies);
+    ASSERT_EQ(a->dependencies, b->dependencies);
+    ASSERT_EQ(a->cut_off, b->cut_off);
+    ASSERT_EQ(a->live, b->live);
+    ASSERT_EQ(a->ntypes, b->ntypes);
+    for (uint32_t i = 0; i < a->ntypes; i++) {
+        ASSERT_EQ(a->types[i].calls, b->types[i].calls);
+        ASSERT_EQ(a->types[i].created, b->types[i].created);
+        ASSERT_EQ(a->types[i].yields, b->types[i].yields);
+        ASSERT_EQ(a->types[i].threads, b->types[i].threads);
+        same_acc(&a->types[i].excl, &b->types[i].excl);
+        same_acc(&a->types[i].incl, &b->types[i].incl);
+    }
+    ASSERT_EQ(a->nnodes, b->nnodes);
+    ASSERT(memcmp(a->nodes, b->nodes, a->nnodes * sizeof *a->nodes) == 0);
+    ASSERT_EQ(a->nedges, b->nedges);
+    ASSERT(memcmp(a->edges, b->edges, a->nedges * sizeof *a->edges) == 0);
+    ASSERT_EQ(a->ninst, b->ninst);
+    ASSERT(memcmp(a->inst, b->inst, a->ninst * sizeof *a->inst) == 0);
+    ASSERT_EQ(a->ndeps, b->ndeps);
+    ASSERT(memcmp(a->deps, b->deps, a->ndeps * sizeof *a->deps) == 0);
+    ASSERT_EQ(a->ncounters, b->ncounters);
+    ASSERT(memcmp(a->counters, b->counters, a->ncounters * sizeof *a->counters) == 0);
+    ASSERT_EQ(a->ncustoms, b->ncustoms);
+    ASSERT(memcmp(a->customs, b->customs, a->ncustoms * sizeof *a->customs) == 0);
+    for (uint32_t i = 0; i < a->nstacks && i < b->nstacks; i++)
+        ASSERT_EQ(a->stacks[i].events, b->stacks[i].events);
+}
+
+/* Saved after 300 steps, in the middle of a round and with tasks running;
+ * both go on for 400 more steps and are completed: identical. */
+static void loaded_store_goes_on_exactly(void)
+{
+    struct tscope__store *a = new_store();
+    for (uint64_t k = 0; k < 300; k++)
+        step(&a, 1, k);
+    struct tscope__rec open = rec(TSCOPE__REC_START, 300000, 999999, 0, 7);
+    tscope__store_apply(a, 2, &open, NULL); /* still running at the end */
+    long size;
+    FILE *f = saved(a, &size);
+    const char *why = NULL;
+    struct tscope__store *b = tscope__store_load(f, &why);
+    fclose(f);
+    ASSERT(b != NULL);
+    ASSERT(a->live > 0); /* there was something in flight to carry over */
+    struct tscope__store *both[2] = {a, b};
+    for (uint64_t k = 300; k < 700; k++)
+        step(both, 2, k);
+    for (int i = 0; i < 2; i++) {
+        tscope__store_end_round(both[i]);
+        tscope__store_end_round(both[i]);
+        tscope__store_complete(both[i], 800000);
+    }
+    same_store(a, b);
+    ASSERT_EQ(a->types[5].calls, 700);
+    ASSERT_EQ(a->unfinished, 1);
+    ASSERT(a->cut_off > 0);
+    tscope__store_free(a);
+    tscope__store_free(b);
+}
+
+/* Every prefix of a saved store (in steps of 97 bytes) and a flipped layout
+ * stamp are refused with a reason. */
+static void short_and_foreign_bytes_refused(void)
+{
+    struct tscope__store *a = new_store();
+    for (uint64_t k = 0; k < 50; k++)
+        step(&a, 1, k);
+    long size;
+    FILE *f = saved(a, &size);
+    char *bytes = malloc((size_t)size);
+    ASSERT(bytes != NULL);
+    ASSERT_EQ(fread(bytes, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+    for (long cut = 0; cut < size; cut += 97) {
+        FILE *g = fmemopen(bytes, (size_t)cut ? (size_t)cut : 1, "r");
+        ASSERT(g != NULL);
+        if (cut == 0)
+            fgetc(g); /* fmemopen needs a size of at least 1: read it away */
+        const char *why = NULL;
+        ASSERT(tscope__store_load(g, &why) == NULL);
+        ASSERT(why != NULL && *why);
+        fclose(g);
+    }
+    bytes[0] ^= 0x5a;
+    FILE *g = fmemopen(bytes, (size_t)size, "r");
+    const char *why = NULL;
+    ASSERT(tscope__store_load(g, &why) == NULL);
+    ASSERT(strcmp(why, "written by another build of taskscope") == 0);
+    fclose(g);
+    free(bytes);
+    tscope__store_free(a);
+}
+
+int main(void)
+{
+    RUN(loaded_store_goes_on_exactly);
+    RUN(short_and_foreign_bytes_refused);
+    return 0;
+}
