@@ -174,6 +174,17 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
     check "abort in a task: the profile was written, ended by SIGABRT" \
         "$(json abort '.ended_by + " " + (.totals.tasks_created > 0 | tostring)')" "SIGABRT true"
 
+    # _exit in a task: no taskscope code runs (the OMPT tool is loaded
+    # privately, the _exit is libc's); the launcher rebuilds the outputs from
+    # the crash journal: the finished task is there, the exiting one unfinished
+    run_ts _exit -- "$progs/cases" _exit
+    check "_exit(6) in a task: exit status passed on" "$status" 6
+    check "_exit(6) in a task: outputs rebuilt from the crash journal" \
+        "$(grep -c 'exited (status 6) without finalizing measurement at [0-9.]* s; its outputs were rebuilt from the crash journal' "$tmp/_exit.stderr")" 1
+    check "_exit(6) in a task: ended by _exit, a task finished and the exiting one unfinished" \
+        "$(json _exit '.ended_by + " " + (.totals.tasks_completed > 0 | tostring) + " " + (.totals.tasks_unfinished > 0 | tostring)')" \
+        "_exit true true"
+
     # GCC: libgomp has no OMPT; the launcher runs the binary on libomp
     OMP_NUM_THREADS=2 run_ts gcc -- "$ex/fib-gcc" 15
     check "gcc -fopenmp fib(15): exit status" "$status" 0

@@ -8,6 +8,8 @@
  *   cases fork        deps, then a child process runs deps, then deps again
  *   cases exit        exit(5) from inside a task
  *   cases abort       abort() from inside a task
+ *   cases _exit       _exit(6) from inside a task (no atexit handler, no
+ *                     signal: the outputs come from the crash journal)
  */
 #include <omp.h>
 #include <stdio.h>
@@ -142,8 +144,10 @@ static void leave(int how)
 #pragma omp task
         {
             fflush(stdout);
-            if (how)
+            if (how == 1)
                 abort();
+            if (how == 2)
+                _exit(6); /* libc's: the privately loaded tool sees nothing */
             exit(5);
         }
     }
@@ -164,11 +168,11 @@ int main(int argc, char **argv)
         taskloop();
     else if (!strcmp(mode, "fork"))
         forked();
-    else if (!strcmp(mode, "exit") || !strcmp(mode, "abort"))
-        leave(!strcmp(mode, "abort"));
+    else if (!strcmp(mode, "exit") || !strcmp(mode, "abort") || !strcmp(mode, "_exit"))
+        leave(!strcmp(mode, "abort") ? 1 : !strcmp(mode, "_exit") ? 2 : 0);
     else {
         fprintf(stderr,
-                "usage: cases deps|untied [N]|nested|numthreads|taskloop|fork|exit|abort\n");
+                "usage: cases deps|untied [N]|nested|numthreads|taskloop|fork|exit|abort|_exit\n");
         return 2;
     }
     return 0;
