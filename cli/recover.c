@@ -280,17 +280,28 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
     free(p->program);
     p->program = strdup(st.program);
     *as_of_s = p->totals.elapsed_ns / 1e9;
+    /* what the program would have written itself (its configuration is
+     * in the store); the sampler's time series lived only in the process */
+    const struct tscope__config *cfg = &s->cfg;
+    if (cfg->summary) {
+        tscope__export_summary(p, stderr, cfg->summary_sort, cfg->summary_rows);
+        fflush(stderr);
+    }
     static const struct {
+        int bit;
         const char *name;
         tscope__writer_fn fn;
     } files[] = {
-        {"profile.json", tscope__export_json},         {"types.csv", tscope__export_csv_types},
-        {"counters.csv", tscope__export_csv_counters}, {"taskgraph.dot", tscope__export_dot},
-        {"tasktree.txt", tscope__export_tree},
+        {TSCOPE__OUT_JSON, "profile.json", tscope__export_json},
+        {TSCOPE__OUT_CSV, "types.csv", tscope__export_csv_types},
+        {TSCOPE__OUT_CSV, "counters.csv", tscope__export_csv_counters},
+        {TSCOPE__OUT_DOT, "taskgraph.dot", tscope__export_dot},
+        {TSCOPE__OUT_TREE, "tasktree.txt", tscope__export_tree},
     };
     int rc = 0;
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
-        if (p->program && tscope__output_write_file(outdir, files[i].name, files[i].fn, p))
+        if ((cfg->outputs & files[i].bit) && p->program &&
+            tscope__output_write_file(outdir, files[i].name, files[i].fn, p))
             rc = -1;
     tscope__profile_free(p);
     if (rc)
