@@ -199,24 +199,41 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
 {
     char base[PATH_MAX + 64], path[PATH_MAX + 128];
     snprintf(base, sizeof base, "%s/.taskscope-%ld", outdir, pid);
-    snprintf(path, sizeof path, "%s.state", base);
-    FILE *f = fopen(path, "r");
+    /* the newer of the two state files with a whole header (journal.c) */
+    struct tscope__jstate st, cand;
+    FILE *f = NULL;
+    int open_err = ENOENT;
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s.state-%d", base, i);
+        FILE *g = fopen(path, "r");
+        if (!g) {
+            if (errno != ENOENT)
+                open_err = errno;
+            continue;
+        }
+        if (fread(&cand, sizeof cand, 1, g) == 1 &&
+            strncmp(cand.magic, TSCOPE__STATE_MAGIC, sizeof cand.magic) == 0 &&
+            (cand.generation & 1) == (uint64_t)i && (!f || cand.generation > st.generation)) {
+            if (f)
+                fclose(f);
+            f = g;
+            st = cand;
+        } else {
+            fclose(g);
+        }
+    }
     if (!f)
         return fail(why, whylen, "no crash journal in %s (%s)", outdir,
-                    errno == ENOENT ? "it could not be written, see above" : strerror(errno));
-    struct tscope__jstate st;
+                    open_err == ENOENT ? "it could not be written, see above" : strerror(open_err));
+    snprintf(path, sizeof path, "%s.state-%d", base, (int)(st.generation & 1));
     const char *bad = "truncated";
     struct tscope__store *s = NULL;
-    if (fread(&st, sizeof st, 1, f) == 1 && strcmp(st.magic, TSCOPE__STATE_MAGIC) == 0) {
-        st.program[sizeof st.program - 1] = 0;
-        if (get_names(f, &tscope__types) || get_names(f, &tscope__counters) ||
-            get_names(f, &tscope__events))
-            bad = "its name tables are corrupt";
-        else
-            s = tscope__store_load(f, &bad);
-    } else {
-        bad = "not a taskscope state file";
-    }
+    st.program[sizeof st.program - 1] = 0;
+    if (get_names(f, &tscope__types) || get_names(f, &tscope__counters) ||
+        get_names(f, &tscope__events))
+        bad = "its name tables are corrupt";
+    else
+        s = tscope__store_load(f, &bad);
     fclose(f);
     if (!s)
         return fail(why, whylen, "cannot read %s: %s", path, bad);

@@ -243,6 +243,13 @@ static int take_markers(const char *outdir, pid_t prog_pid, int sig, uint64_t di
         if (strncmp(e->d_name, ".taskscope-", 11) != 0)
             continue;
         snprintf(path, sizeof path, "%s/%s", outdir, e->d_name);
+        char target[PATH_MAX];
+        ssize_t len = readlink(path, target, sizeof target - 1);
+        if (len > 0) { /* the slots file in /dev/shm (src/lifecycle/journal.c) */
+            target[len] = 0;
+            if (strncmp(target, "/dev/shm/taskscope-", 19) == 0)
+                unlink(target);
+        }
         unlink(path);
     }
     closedir(d);

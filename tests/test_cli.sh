@@ -248,6 +248,7 @@ kill9_run() { # name, N, largest journal before the kill (bytes), environment...
   kill -KILL "$prog"
   wait_ts
   kill9_check "$name" "$n"
+  [ -z "$(ls /dev/shm/taskscope-"$prog"-* 2>/dev/null)" ] || fail "$name: slots left in /dev/shm"
 }
 echo "-- SIGKILL mid-run: every task recovered from the journal and the rings"
 kill9_run kill9j 200000 100000000

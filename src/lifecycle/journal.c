@@ -9,16 +9,23 @@
  * journal or in the saved state, and none of them needs the process alive.
  * Every TASKSCOPE_CHECKPOINT_MS, or when the journal passes JOURNAL_MAX
  * bytes, the store is saved and the next generation of the journal begins,
- * which bounds the disk used to one state plus two journal files.
+ * which bounds the disk used to two states and two journal files.
  *
- * The two journal files take the generations in turn and are overwritten in
- * place, not recreated: writing over pages the page cache already holds runs
- * at memory speed (12 GB/s here), while a new file's blocks cost the file
- * system an allocation each (0.4 GB/s on this ext4).  Stale entries of an
- * older generation are told apart by the magic, which carries the
- * generation; an entry's payload is written before its header, so an entry
- * that SIGKILL cut short has no valid header and ends the replay (its
- * records are then still in the ring, which is released only after).
+ * The two journal files, and the two state files, take the generations in
+ * turn and are overwritten in place, not recreated: writing over pages the page cache already holds
+ * runs at memory speed (12 GB/s here), while a new file's blocks cost the file system an allocation
+ * each (0.4 GB/s on this ext4).  Stale entries of an older generation are told apart by the magic,
+ * which carries the generation; an entry's payload is written before its header, so an entry that
+ * SIGKILL cut short has no valid header and ends the replay (its records are then still in the
+ * ring, which is released only after).
+ *
+ * The slots file itself lives in /dev/shm when that is a tmpfs, and
+ * .taskscope-PID.slots is a symbolic link to it.  On a disk file system the
+ * kernel's writeback cleans dirty pages of a shared mapping and
+ * write-protects them, so the producer's next record into such a page takes
+ * a fault: measured, the producer's pair cost rose 31% while other files
+ * were being written back.  tmpfs pages have no writeback.  Elsewhere the
+ * slots file is in the output folder.
  *
  * A write that fails (full disk, a file size limit) is said once, the files
  * are removed and journaling stops: the run goes on, only a SIGKILL would
@@ -34,7 +41,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/mman.h>
+#include <sys/statfs.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -52,6 +61,7 @@ extern char *program_invocation_short_name;
 static struct {
     _Atomic int on;
     char base[1100]; /* DIR/.taskscope-PID */
+    char shm[128];   /* the slots file in /dev/shm, or "" */
     int slots_fd;
     int fds[2];           /* the journal files; generation g writes fds[g & 1] */
     pthread_mutex_t lock; /* generation and off: the consumer and name writers */
@@ -73,7 +83,9 @@ static void path_of(char *out, size_t len, const char *what, uint64_t gen)
 static void remove_files(void)
 {
     char p[1200];
-    path_of(p, sizeof p, "state", 0);
+    path_of(p, sizeof p, "state-0", 0);
+    unlink(p);
+    path_of(p, sizeof p, "state-1", 0);
     unlink(p);
     path_of(p, sizeof p, "journal-0", 0);
     unlink(p);
@@ -81,6 +93,37 @@ static void remove_files(void)
     unlink(p);
     path_of(p, sizeof p, "slots", 0);
     unlink(p);
+    if (J.shm[0])
+        unlink(J.shm);
+}
+
+/* Creates the slots file: in /dev/shm (tmpfs) behind a link at `link`, or
+ * at `link` itself.  Returns the descriptor or -1. */
+static int open_slots(const char *link)
+{
+    struct statfs fs;
+    J.shm[0] = 0;
+    /* one left by this pid's previous program (it exec'd this one) */
+    char old[sizeof J.shm];
+    ssize_t len = readlink(link, old, sizeof old - 1);
+    if (len > 0) {
+        old[len] = 0;
+        if (strncmp(old, "/dev/shm/taskscope-", 19) == 0)
+            unlink(old);
+    }
+    unlink(link);
+    if (statfs("/dev/shm", &fs) == 0 && fs.f_type == TMPFS_MAGIC) {
+        snprintf(J.shm, sizeof J.shm, "/dev/shm/taskscope-%ld-XXXXXX", (long)getpid());
+        int fd = mkostemp(J.shm, O_CLOEXEC);
+        if (fd >= 0 && symlink(J.shm, link) == 0)
+            return fd;
+        if (fd >= 0) {
+            close(fd);
+            unlink(J.shm);
+        }
+        J.shm[0] = 0;
+    }
+    return open(link, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 }
 
 /* A write failed: said once, files removed, journaling off. */
@@ -185,15 +228,24 @@ static int put_names(FILE *f, struct tscope__names *t)
     return 0;
 }
 
-/* The store and everything needed to read it, written aside and renamed. */
+/* The store and everything needed to read it, in state file generation % 2
+ * (the other holds the previous generation, whole).  Overwritten in place,
+ * like the journal files, and in this order: the old header made invalid,
+ * the body, then the new header, one write within a page; a state cut short
+ * by SIGKILL has no valid header and the recovery takes the other. */
 static int write_state(void)
 {
-    char path[1200], tmp[1210];
-    path_of(path, sizeof path, "state", 0);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
+    char path[1200];
+    path_of(path, sizeof path, J.generation & 1 ? "state-1" : "state-0", 0);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    FILE *f = fd >= 0 ? fdopen(fd, "r+") : NULL;
+    if (!f) {
+        int err = errno;
+        if (fd >= 0)
+            close(fd);
+        errno = err;
         return -1;
+    }
     struct tscope__jstate h = {.generation = J.generation,
                                .ticks = tscope__clock_now(),
                                .mono_ns = tscope__mono_ns(),
@@ -204,7 +256,6 @@ static int write_state(void)
                                .nthreads = atomic_load(&tscope__g.nthreads),
                                .region_bytes = J.region_bytes,
                                .ring_offset = J.ring_offset};
-    snprintf(h.magic, sizeof h.magic, "%s", TSCOPE__STATE_MAGIC);
     snprintf(h.program, sizeof h.program, "%s", program_invocation_short_name);
     int ok = fwrite(&h, sizeof h, 1, f) == 1 && put_names(f, &tscope__types) == 0 &&
              put_names(f, &tscope__counters) == 0 && put_names(f, &tscope__events) == 0;
@@ -214,14 +265,13 @@ static int write_state(void)
         ok = tscope__store_save(s, f) == 0;
         pthread_mutex_unlock(&s->lock);
     }
+    ok = fflush(f) == 0 && ok;
+    snprintf(h.magic, sizeof h.magic, "%s", TSCOPE__STATE_MAGIC);
+    ok = ok && pwrite(fd, &h, sizeof h, 0) == (ssize_t)sizeof h;
     int err = errno;
-    ok = fclose(f) == 0 && ok;
-    if (ok && rename(tmp, path) == 0)
-        return 0;
-    err = errno ? errno : err;
-    unlink(tmp);
+    fclose(f);
     errno = err;
-    return -1;
+    return ok ? 0 : -1;
 }
 
 /* Saves the store and starts journal generation+1, in the file that held
@@ -233,7 +283,7 @@ static void rotate(void)
     J.off = 0;
     pthread_mutex_unlock(&J.lock);
     if (write_state())
-        give_up("state", errno);
+        give_up(J.generation & 1 ? "state-1" : "state-0", errno);
 }
 
 static void checkpoint(void)
@@ -259,7 +309,10 @@ static void *slot_memory(uint32_t index, size_t thread_bytes, uint64_t ring_reco
     int err = posix_fallocate(J.slots_fd, off, (off_t)J.region_bytes);
     void *p = MAP_FAILED;
     if (!err) {
-        p = mmap(NULL, J.region_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, J.slots_fd, off);
+        /* populated now, on the thread's first event (the slow path): the
+         * records never meet a page fault */
+        p = mmap(NULL, J.region_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+                 J.slots_fd, off);
         err = p == MAP_FAILED ? errno : 0;
     }
     if (err) {
@@ -300,7 +353,7 @@ int tscope__journal_start(const char *dir, uint64_t ring_records, uint32_t check
     char p[1200];
     const char *what = "slots";
     path_of(p, sizeof p, "slots", 0);
-    J.slots_fd = open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    J.slots_fd = open_slots(p);
     for (int i = 0; i < 2 && J.slots_fd >= 0 && (i == 0 || J.fds[0] >= 0); i++) {
         what = i ? "journal-1" : "journal-0";
         path_of(p, sizeof p, what, 0);
@@ -311,7 +364,7 @@ int tscope__journal_start(const char *dir, uint64_t ring_records, uint32_t check
             (void)fallocate(J.fds[i], FALLOC_FL_KEEP_SIZE, 0, (off_t)JOURNAL_MAX);
     }
     if (J.fds[1] >= 0) {
-        what = "state";
+        what = "state-1";
         if (write_state() == 0) {
             atomic_store(&J.on, 1);
             tscope__hooks.slot_memory = slot_memory;

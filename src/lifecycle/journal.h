@@ -6,9 +6,13 @@
  * Three kinds of file in the output folder, per process:
  *   .taskscope-PID.slots      the thread slots (struct tscope__thread and its
  *                             ring), mapped shared: records not yet drained
- *                             survive the process in the page cache
- *   .taskscope-PID.state      the store as of the last checkpoint, with the
- *                             names and the clock (written aside, renamed)
+ *                             survive the process in the page cache; a
+ *                             link to /dev/shm/taskscope-PID-XXXXXX when
+ *                             /dev/shm is a tmpfs (journal.c says why)
+ *   .taskscope-PID.state-0    the store as of the last checkpoint, with the
+ *   .taskscope-PID.state-1    names and the clock: generation G in file
+ *                             G % 2, its header written last (the newer
+ *                             whole one is the state)
  *   .taskscope-PID.journal-0  everything the consumer applied since that
  *   .taskscope-PID.journal-1  checkpoint, in order: record batches, round
  *                             ends, retired threads, new names; generation
