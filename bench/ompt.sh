@@ -2,7 +2,9 @@
 # ompt.sh - `scripts/bench ompt`: what measuring an unmodified OpenMP program
 # costs, as a user runs it (the whole process, default outputs included).
 # For each program, alternating per repetition: no tool, the counting OMPT
-# tool (bench/ompt_counting.c, the floor of OMPT), and `taskscope run`.
+# tool (bench/ompt_counting.c, the floor of OMPT), `taskscope run`, and
+# `taskscope run` without its crash journal (TASKSCOPE_CHECKPOINT_MS=0: what
+# nothing-lost-on-SIGKILL costs, as journal_ratio).
 # Medians of wall and CPU (user+sys) time; per-task costs divide by the
 # program's own count of explicit tasks.
 #   usage: ompt.sh BUILD_DIR THREADS REPS [PROGRAM...]   (fib nqueens factorisation)
@@ -30,6 +32,10 @@ run_one() { # variant, program, args... -> appends "wall cpu" to $tmp/variant
         rm -rf "$tmp/ts"
         t=$({ time "$build/taskscope" run -o "$tmp/ts" --no-summary -- "$@" >"$tmp/out" 2>/dev/null; } 2>&1)
         ;;
+    nojournal)
+        rm -rf "$tmp/ts"
+        t=$({ time TASKSCOPE_CHECKPOINT_MS=0 "$build/taskscope" run -o "$tmp/ts" --no-summary -- "$@" >"$tmp/out" 2>/dev/null; } 2>&1)
+        ;;
     esac
     echo "$t" | awk '{print $1, $2 + $3}' >>"$tmp/$variant"
 }
@@ -37,19 +43,20 @@ run_one() { # variant, program, args... -> appends "wall cpu" to $tmp/variant
 bench_program() { # name, program, args...
     local name=$1
     shift
-    rm -f "$tmp/none" "$tmp/counting" "$tmp/taskscope"
+    rm -f "$tmp/none" "$tmp/counting" "$tmp/taskscope" "$tmp/nojournal"
     "$@" >"$tmp/out" # warm the page cache
     local tasks
     tasks=$(sed -n 's/.*tasks \([0-9]*\).*/\1/p' "$tmp/out")
     for ((r = 0; r < reps; r++)); do
-        for v in none counting taskscope; do run_one "$v" "$@"; done
+        for v in none counting taskscope nojournal; do run_one "$v" "$@"; done
     done
-    local w0 c0 w1 c1 w2 c2
+    local w0 c0 w1 c1 w2 c2 w3
     w0=$(cut -d' ' -f1 "$tmp/none" | median); c0=$(cut -d' ' -f2 "$tmp/none" | median)
     w1=$(cut -d' ' -f1 "$tmp/counting" | median); c1=$(cut -d' ' -f2 "$tmp/counting" | median)
     w2=$(cut -d' ' -f1 "$tmp/taskscope" | median); c2=$(cut -d' ' -f2 "$tmp/taskscope" | median)
+    w3=$(cut -d' ' -f1 "$tmp/nojournal" | median)
     awk -v n="$name" -v t="$tasks" -v w0="$w0" -v c0="$c0" -v w1="$w1" -v c1="$c1" -v w2="$w2" \
-        -v c2="$c2" -v th="$threads" 'function line(m, v, u) {
+        -v c2="$c2" -v w3="$w3" -v th="$threads" 'function line(m, v, u) {
             printf "{\"bench\":\"ompt\",\"variant\":\"%s\",\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"%s\",\"threads\":%d}\n", n, m, v, u, th }
         BEGIN {
             line("tasks", t, "tasks"); line("wall_no_tool", w0, "s"); line("wall_counting_tool", w1, "s")
@@ -57,7 +64,8 @@ bench_program() { # name, program, args...
             line("ratio_to_no_tool", w2 / w0, "x")
             line("added_ns_per_task", (w2 - w0) * 1e9 / t, "ns")
             line("added_cpu_ns_per_task", (c2 - c0) * 1e9 / t, "ns")
-            line("counting_tool_added_ns_per_task", (w1 - w0) * 1e9 / t, "ns") }'
+            line("counting_tool_added_ns_per_task", (w1 - w0) * 1e9 / t, "ns")
+            line("wall_taskscope_no_journal", w3, "s"); line("journal_ratio", w2 / w3, "x") }'
 }
 
 for p in $programs; do

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "profile/profile.h"
 
@@ -20,7 +21,14 @@ struct tscope__profile *tscope_cli_profile_read(const char *path, char *err, siz
  * from the crash journal it left in outdir (src/lifecycle/journal.h), marked
  * as ended by sig (0: an exit) at death_mono_ns (CLOCK_MONOTONIC when it was seen gone).
  * *as_of_s: the run's length.  0, or -1 with a one-line message in why. */
-int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mono_ns,
+int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mono_ns, FILE *summary,
                        double *as_of_s, char *why, size_t whylen);
+/* Frees what the last recovery built (it lives in the process's globals:
+ * the store, the name tables, the thread registry). */
+void tscope_cli_recover_release(void);
+/* The configuration of the program the last recovery read (its outputs,
+ * summary); NULL when none is loaded. */
+struct tscope__config;
+const struct tscope__config *tscope_cli_recovered_config(void);
 
 #endif

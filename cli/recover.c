@@ -64,14 +64,27 @@ static struct tscope__names *table_of(uint16_t t)
     return t == 0 ? &tscope__types : t == 1 ? &tscope__counters : &tscope__events;
 }
 
-/* Applies n records of thread `slot` (contiguous) as the consumer did. */
-static void apply(uint32_t slot, struct tscope__rec *recs, uint64_t n)
+/* What recovery mapped and made, for tscope_cli_recover_release. */
+static struct {
+    char *map;
+    size_t map_len;
+} R;
+
+/* Applies n records of thread `slot` (contiguous) as the consumer did.
+ * Returns 0, or -1 (nothing applied) when a record is not one a producer
+ * writes: a corrupt journal or ring, whose replay stops there. */
+static int apply(uint32_t slot, struct tscope__rec *recs, uint64_t n)
 {
+    for (uint64_t i = 0; i < n; i++)
+        if (recs[i].kind < TSCOPE__REC_CREATE || recs[i].kind > TSCOPE__REC_START ||
+            recs[i].type > TSCOPE__MAX_IDS)
+            return -1;
     uint64_t size = 1;
     while (size < n)
         size *= 2;
     struct tscope__ring r = {.buf = recs, .size = size, .mask = size - 1, .external = 1};
     tscope__store_apply_ring(slot, &r, 0, n, n);
+    return 0;
 }
 
 static void note_slot(struct replay *rp, uint32_t slot)
@@ -90,13 +103,17 @@ static void replay_journal(const char *path, uint64_t generation, struct replay 
     struct tscope__rec *buf = NULL;
     uint64_t cap = 0;
     struct tscope__jchunk h;
+    struct stat sb;
+    uint64_t size = fstat(fileno(f), &sb) == 0 ? (uint64_t)sb.st_size : 0;
     uint32_t magic = TSCOPE__JOURNAL_MAGIC ^ (uint32_t)generation;
     while (fread(&h, sizeof h, 1, f) == 1 && h.magic == magic) {
         if (h.ticks > rp->last_ticks)
             rp->last_ticks = h.ticks;
         if (h.kind == TSCOPE__J_RECORDS) {
-            if (h.n == 0 || h.n > MAX_BATCH || h.slot >= TSCOPE__THREADS_MAX)
-                break;
+            long at = ftell(f);
+            if (h.n == 0 || h.n > MAX_BATCH || h.slot >= TSCOPE__THREADS_MAX || at < 0 ||
+                (uint64_t)h.n * sizeof *buf > size - (uint64_t)at)
+                break; /* more than the file holds: a torn or corrupt entry */
             if (h.n > cap) {
                 free(buf);
                 cap = h.n;
@@ -104,9 +121,8 @@ static void replay_journal(const char *path, uint64_t generation, struct replay 
                 if (!buf)
                     break;
             }
-            if (fread(buf, sizeof *buf, h.n, f) != h.n)
+            if (fread(buf, sizeof *buf, h.n, f) != h.n || apply(h.slot, buf, h.n))
                 break;
-            apply(h.slot, buf, h.n);
             rp->applied[h.slot] = h.start + h.n;
             rp->seen[h.slot] = 1;
             note_slot(rp, h.slot);
@@ -153,15 +169,20 @@ static void replay_rings(const char *path, const struct tscope__jstate *st, stru
             close(fd);
         return;
     }
+    uint64_t ring_records = (st->region_bytes - st->ring_offset) / sizeof(struct tscope__rec);
     uint64_t nregions = (uint64_t)sb.st_size / st->region_bytes;
     if (nregions > TSCOPE__THREADS_MAX)
         nregions = TSCOPE__THREADS_MAX;
+    if (ring_records == 0 || (ring_records & (ring_records - 1)) || ring_records > (1u << 28) ||
+        st->ring_offset + ring_records * sizeof(struct tscope__rec) != st->region_bytes)
+        nregions = 0; /* not the layout journal.c writes */
     char *map = nregions ? mmap(NULL, nregions * st->region_bytes, PROT_READ, MAP_PRIVATE, fd, 0)
                          : MAP_FAILED;
     close(fd);
     if (map == MAP_FAILED)
         return;
-    uint64_t ring_records = (st->region_bytes - st->ring_offset) / sizeof(struct tscope__rec);
+    R.map = map;
+    R.map_len = nregions * st->region_bytes;
     struct tscope__rec *buf = malloc(ring_records * sizeof *buf);
     for (uint64_t i = 0; buf && i < nregions; i++) {
         struct tscope__thread *t = (struct tscope__thread *)(map + i * st->region_bytes);
@@ -185,7 +206,7 @@ static void replay_rings(const char *path, const struct tscope__jstate *st, stru
         apply((uint32_t)i, buf, n);
     }
     free(buf);
-    /* the mapping stays: tscope__g.threads points into it until exit */
+    /* the mapping stays: tscope__g.threads points into it until the release */
 }
 
 static int fail(char *why, size_t len, const char *fmt, const char *a, const char *b)
@@ -194,7 +215,7 @@ static int fail(char *why, size_t len, const char *fmt, const char *a, const cha
     return -1;
 }
 
-int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mono_ns,
+int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mono_ns, FILE *summary,
                        double *as_of_s, char *why, size_t whylen)
 {
     char base[PATH_MAX + 64], path[PATH_MAX + 128];
@@ -229,8 +250,12 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
     const char *bad = "truncated";
     struct tscope__store *s = NULL;
     st.program[sizeof st.program - 1] = 0;
-    if (get_names(f, &tscope__types) || get_names(f, &tscope__counters) ||
-        get_names(f, &tscope__events))
+    if (st.nthreads > TSCOPE__THREADS_MAX || st.nranks < 1 || st.nranks > 65536 || st.rank < 0 ||
+        st.rank >= st.nranks || !(st.ns_per_tick > 0 && st.ns_per_tick < 1e6) ||
+        st.clock_kind < TSCOPE__CLOCK_TSC || st.clock_kind > TSCOPE__CLOCK_MANUAL)
+        bad = "its header is corrupt";
+    else if (get_names(f, &tscope__types) || get_names(f, &tscope__counters) ||
+             get_names(f, &tscope__events))
         bad = "its name tables are corrupt";
     else
         s = tscope__store_load(f, &bad);
@@ -300,9 +325,9 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
     /* what the program would have written itself (its configuration is
      * in the store); the sampler's time series lived only in the process */
     const struct tscope__config *cfg = &s->cfg;
-    if (cfg->summary) {
-        tscope__export_summary(p, stderr, cfg->summary_sort, cfg->summary_rows);
-        fflush(stderr);
+    if (cfg->summary && summary) {
+        tscope__export_summary(p, summary, cfg->summary_sort, cfg->summary_rows);
+        fflush(summary);
     }
     static const struct {
         int bit;
@@ -324,4 +349,33 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
     if (rc)
         return fail(why, whylen, "cannot write the recovered outputs to %s%s", outdir, "");
     return 0;
+}
+
+const struct tscope__config *tscope_cli_recovered_config(void)
+{
+    return tscope__g.store ? &tscope__g.store->cfg : NULL;
+}
+
+void tscope_cli_recover_release(void)
+{
+    uint32_t n = atomic_load(&tscope__g.nthreads);
+    for (uint32_t i = 0; i < TSCOPE__THREADS_MAX && (i < n || tscope__g.threads[i]); i++) {
+        char *t = (char *)tscope__g.threads[i];
+        if (t && !(R.map && t >= R.map && t < R.map + R.map_len))
+            free(t); /* a placeholder of a slot without a region */
+        tscope__g.threads[i] = NULL;
+    }
+    atomic_store(&tscope__g.nthreads, 0);
+    if (R.map)
+        munmap(R.map, R.map_len);
+    R.map = NULL;
+    R.map_len = 0;
+    tscope__store_free(tscope__g.store);
+    tscope__g.store = NULL;
+    tscope__g.finalised = 0;
+    tscope__g.end_ticks = 0;
+    atomic_store(&tscope__g.ended_by, 0);
+    tscope__names_clear(&tscope__types);
+    tscope__names_clear(&tscope__counters);
+    tscope__names_clear(&tscope__events);
 }

@@ -232,10 +232,11 @@ static int take_markers(const char *outdir, pid_t prog_pid, int sig, uint64_t di
     }
     if (chosen) {
         char why[PATH_MAX + 200];
-        if (tscope_cli_recover(outdir, chosen, sig, died_ns, as_of, why, sizeof why) == 0)
+        if (tscope_cli_recover(outdir, chosen, sig, died_ns, stderr, as_of, why, sizeof why) == 0)
             *recovered = 1;
         else
             fprintf(stderr, "taskscope: %s\n", why);
+        tscope_cli_recover_release();
     }
     rewinddir(d);
     char path[PATH_MAX + 300];

@@ -150,6 +150,45 @@ static void loaded_store_goes_on_exactly(void)
     tscope__store_free(b);
 }
 
+static void spoil_node(struct tscope__store *s)
+{
+    s->nodes[1].parent = 2; /* made after node 1 */
+}
+
+/* Two live tasks waiting in each other's list. */
+static void spoil_waiters(struct tscope__store *s)
+{
+    uint32_t x = TSCOPE__NONE, y = TSCOPE__NONE;
+    for (uint32_t i = 0; i < s->ntasks_cap && y == TSCOPE__NONE; i++)
+        if (!(s->tasks[i].bits & TSCOPE__T_FREE)) {
+            if (x == TSCOPE__NONE)
+                x = i;
+            else
+                y = i;
+        }
+    if (y == TSCOPE__NONE) { /* make two */
+        x = 0;
+        y = 1;
+        s->tasks[0].bits = s->tasks[1].bits = TSCOPE__T_CREATED;
+    }
+    s->tasks[x].waiters = y;
+    s->tasks[y].next_wait = x;
+    s->tasks[x].next_wait = y; /* y -> x -> y -> ... */
+    s->tasks[y].waiters = TSCOPE__NONE;
+    ASSERT(s->ntasks_cap >= 2);
+}
+
+static void spoil_type(struct tscope__store *s)
+{
+    for (uint32_t i = 0; i < s->ntasks_cap; i++)
+        if (!(s->tasks[i].bits & TSCOPE__T_FREE)) {
+            s->tasks[i].type = (uint16_t)s->ntypes;
+            return;
+        }
+    s->tasks[0].bits = TSCOPE__T_CREATED;
+    s->tasks[0].type = (uint16_t)s->ntypes;
+}
+
 /* Every prefix of a saved store (in steps of 97 bytes) and a flipped layout
  * stamp are refused with a reason. */
 static void short_and_foreign_bytes_refused(void)
@@ -183,9 +222,39 @@ static void short_and_foreign_bytes_refused(void)
     tscope__store_free(a);
 }
 
+/* Bytes that are whole but say impossible things: refused with what is
+ * wrong (a node's parent made after it, a loop through the waiter lists, a
+ * task of a type that does not exist), not followed. */
+static void inconsistent_bytes_refused(void)
+{
+    struct {
+        void (*spoil)(struct tscope__store *);
+        const char *why;
+    } cases[] = {
+        {spoil_node, "the task tree is broken"},
+        {spoil_waiters, "the lists of waiting tasks are broken"},
+        {spoil_type, "a task has a type or tree node that does not exist"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct tscope__store *c = new_store();
+        for (uint64_t k = 0; k < 50; k++)
+            step(&c, 1, k);
+        ASSERT(c->nnodes > 2);
+        cases[i].spoil(c);
+        long size;
+        FILE *f = saved(c, &size);
+        const char *why = NULL;
+        ASSERT(tscope__store_load(f, &why) == NULL);
+        ASSERT_STR_EQ(why, cases[i].why);
+        fclose(f);
+        tscope__store_free(c);
+    }
+}
+
 int main(void)
 {
     RUN(loaded_store_goes_on_exactly);
     RUN(short_and_foreign_bytes_refused);
+    RUN(inconsistent_bytes_refused);
     return 0;
 }

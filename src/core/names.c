@@ -128,3 +128,16 @@ uint32_t tscope__names_count(struct tscope__names *t)
     pthread_mutex_unlock(&t->lock);
     return n;
 }
+
+void tscope__names_clear(struct tscope__names *t)
+{
+    pthread_mutex_lock(&t->lock);
+    for (uint32_t id = 1; id <= t->count; id++)
+        free(t->names[id]);
+    free(t->names);
+    free(t->hash);
+    t->names = NULL;
+    t->hash = NULL;
+    t->count = t->cap = t->hash_cap = 0;
+    pthread_mutex_unlock(&t->lock);
+}

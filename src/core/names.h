@@ -31,6 +31,9 @@ uint32_t tscope__names_find(struct tscope__names *t, const char *name);
 int tscope__names_get(struct tscope__names *t, uint32_t id, char *buf, size_t len);
 /* Number of names (= highest id). */
 uint32_t tscope__names_count(struct tscope__names *t);
+/* Forgets every name (ids start at 1 again): for a process that reads
+ * another's tables (crash recovery), never while events flow. */
+void tscope__names_clear(struct tscope__names *t);
 
 /* The process-wide tables. */
 extern struct tscope__names tscope__types, tscope__counters, tscope__events;

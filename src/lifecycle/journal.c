@@ -266,6 +266,8 @@ static int write_state(void)
         pthread_mutex_unlock(&s->lock);
     }
     ok = fflush(f) == 0 && ok;
+    long end = ftell(f); /* nothing stale past it (a smaller store) */
+    ok = ok && end > 0 && ftruncate(fd, (off_t)end) == 0;
     snprintf(h.magic, sizeof h.magic, "%s", TSCOPE__STATE_MAGIC);
     ok = ok && pwrite(fd, &h, sizeof h, 0) == (ssize_t)sizeof h;
     int err = errno;
@@ -358,10 +360,6 @@ int tscope__journal_start(const char *dir, uint64_t ring_records, uint32_t check
         what = i ? "journal-1" : "journal-0";
         path_of(p, sizeof p, what, 0);
         J.fds[i] = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        /* blocks reserved now: writing then costs the file system nothing
-         * more (a full disk only means it has to find them later) */
-        if (J.fds[i] >= 0)
-            (void)fallocate(J.fds[i], FALLOC_FL_KEEP_SIZE, 0, (off_t)JOURNAL_MAX);
     }
     if (J.fds[1] >= 0) {
         what = "state-1";

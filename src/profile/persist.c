@@ -35,11 +35,35 @@ static int put_map(FILE *f, const struct tscope__u64map *m)
     return put(f, m->e, (size_t)(m->mask + 1) * sizeof *m->e);
 }
 
+/* The task table, sparse: the live slots with their index, then the free
+ * list in its order (which slot the next task gets stays the same, and with
+ * it every later result).  Most of a table is free after its peak. */
+static int put_tasks(FILE *f, const struct tscope__store *s)
+{
+    uint32_t live = 0, nfree = 0;
+    for (uint32_t i = 0; i < s->ntasks_cap; i++)
+        live += !(s->tasks[i].bits & TSCOPE__T_FREE);
+    if (put(f, &live, sizeof live))
+        return -1;
+    for (uint32_t i = 0; i < s->ntasks_cap; i++)
+        if (!(s->tasks[i].bits & TSCOPE__T_FREE) &&
+            (put(f, &i, sizeof i) || put(f, &s->tasks[i], sizeof s->tasks[i])))
+            return -1;
+    for (uint32_t i = s->free_head; i != TSCOPE__NONE && nfree < s->ntasks_cap;
+         i = s->tasks[i].next_wait)
+        nfree++;
+    if (put(f, &nfree, sizeof nfree))
+        return -1;
+    for (uint32_t i = s->free_head, k = 0; k < nfree; i = s->tasks[i].next_wait, k++)
+        if (put(f, &i, sizeof i))
+            return -1;
+    return 0;
+}
+
 int tscope__store_save(struct tscope__store *s, FILE *f)
 {
     uint64_t stamp = layout_stamp();
-    int rc = put(f, &stamp, sizeof stamp) || put(f, s, sizeof *s) ||
-             put(f, s->tasks, (size_t)s->ntasks_cap * sizeof *s->tasks) ||
+    int rc = put(f, &stamp, sizeof stamp) || put(f, s, sizeof *s) || put_tasks(f, s) ||
              put_map(f, &s->task_map) ||
              put(f, s->implicit_list, (size_t)s->n_implicit * sizeof *s->implicit_list) ||
              put(f, s->terminal_list, (size_t)s->n_terminal * sizeof *s->terminal_list) ||
@@ -58,36 +82,213 @@ int tscope__store_save(struct tscope__store *s, FILE *f)
     return rc ? -1 : 0;
 }
 
-/* Allocates cap items of elem bytes in *p (zeroed) and reads the first n. */
-static int get(FILE *f, void *p, uint64_t cap, uint64_t n, size_t elem)
+/* The bytes still to read: no allocation is made for more than they can
+ * fill, whatever sizes the struct claims. */
+struct rd {
+    FILE *f;
+    uint64_t left;
+};
+
+static int take(struct rd *r, void *dst, uint64_t n, size_t elem)
+{
+    if (n > r->left / elem)
+        return -1;
+    if (n && fread(dst, elem, (size_t)n, r->f) != (size_t)n)
+        return -1;
+    r->left -= n * elem;
+    return 0;
+}
+
+/* Allocates n items of elem bytes in *p and reads them; *cap (if given)
+ * becomes n: a loaded array is exactly as long as what it holds, and grows
+ * from there as before. */
+static int get(struct rd *r, void *p, uint32_t *cap, uint64_t n, size_t elem)
 {
     void **out = p;
     *out = NULL;
-    if (n > cap || cap > UINT32_MAX)
+    if (n > UINT32_MAX || n > r->left / elem)
         return -1;
-    if (!cap)
+    if (cap)
+        *cap = (uint32_t)n;
+    if (!n)
         return 0;
-    *out = calloc((size_t)cap, elem);
-    if (!*out)
+    *out = malloc((size_t)n * elem);
+    return !*out || take(r, *out, n, elem) ? -1 : 0;
+}
+
+/* The task table written by put_tasks; every slot is live or on the free
+ * list, as saved.  -1 for short or impossible bytes. */
+static int get_tasks(struct rd *r, struct tscope__store *s)
+{
+    uint32_t cap = s->ntasks_cap, live, nfree;
+    if (cap > r->left / sizeof(uint32_t)) /* each slot costs 4 bytes at least */
         return -1;
-    return n && fread(*out, elem, (size_t)n, f) != (size_t)n ? -1 : 0;
+    if (cap && !(s->tasks = calloc(cap, sizeof *s->tasks)))
+        return -1;
+    if (take(r, &live, 1, sizeof live) || live > cap)
+        return -1;
+    for (uint32_t i = 0; i < cap; i++)
+        s->tasks[i] = (struct tscope__task){.bits = TSCOPE__T_FREE, .next_wait = TSCOPE__NONE};
+    for (uint32_t k = 0; k < live; k++) {
+        uint32_t i;
+        struct tscope__task t;
+        if (take(r, &i, 1, sizeof i) || i >= cap || take(r, &t, 1, sizeof t) ||
+            (t.bits & TSCOPE__T_FREE) || !(s->tasks[i].bits & TSCOPE__T_FREE))
+            return -1; /* out of the table, free, or the same slot twice */
+        s->tasks[i] = t;
+    }
+    if (take(r, &nfree, 1, sizeof nfree) || nfree != cap - live)
+        return -1;
+    uint32_t *prev = &s->free_head;
+    *prev = TSCOPE__NONE;
+    for (uint32_t k = 0; k < nfree; k++) {
+        uint32_t i;
+        if (take(r, &i, 1, sizeof i) || i >= cap || !(s->tasks[i].bits & TSCOPE__T_FREE) ||
+            s->tasks[i].next_wait != TSCOPE__NONE || &s->tasks[i].next_wait == prev)
+            return -1; /* not a free slot, or listed twice */
+        *prev = i;
+        prev = &s->tasks[i].next_wait;
+    }
+    *prev = TSCOPE__NONE;
+    return 0;
 }
 
 /* m->e is NULL; mask and count are the saved ones. */
-static int get_map(FILE *f, struct tscope__u64map *m)
+static int get_map(struct rd *r, struct tscope__u64map *m)
 {
     uint64_t cap = m->mask + 1;
     if (cap == 0 || (cap & (cap - 1)) || m->count >= cap)
         return -1;
-    return get(f, &m->e, cap, cap, sizeof *m->e);
+    return get(r, &m->e, NULL, cap, sizeof *m->e);
+}
+
+static int in(uint32_t v, uint32_t n)
+{
+    return v < n;
+}
+
+static int none_or_in(uint32_t v, uint32_t n)
+{
+    return v == TSCOPE__NONE || v < n;
+}
+
+/* 1 if a hash map has an empty entry (lookups end) and every value is below
+ * n. */
+static int map_ok(const struct tscope__u64map *m, uint32_t n)
+{
+    uint64_t used = 0;
+    for (uint64_t i = 0; i <= m->mask; i++) {
+        if (!m->e[i].key)
+            continue;
+        used++;
+        if (m->e[i].val >= n)
+            return 0;
+    }
+    return used <= m->mask;
+}
+
+/* Every index the store follows points inside its arrays, and every chain
+ * it walks ends: what any later store function needs not to stray, whatever
+ * the bytes were.  NULL, or what is wrong. */
+static const char *check(struct tscope__store *s)
+{
+    uint32_t cap = s->ntasks_cap;
+    if (!s->nodes || s->nnodes == 0 || s->ntypes == 0 || s->nnodes > s->cap_nodes ||
+        s->nedges > s->cap_edges || s->ninst > s->cap_inst || s->ndeps > s->cap_deps ||
+        !none_or_in(s->free_head, cap))
+        return "inconsistent sizes";
+    for (uint32_t i = 0; i < cap; i++) {
+        const struct tscope__task *t = &s->tasks[i];
+        if (!none_or_in(t->next_wait, cap) || !none_or_in(t->parent_slot, cap) ||
+            !none_or_in(t->waiters, cap))
+            return "a task refers outside the task table";
+        if (!(t->bits & TSCOPE__T_FREE) &&
+            (!in(t->type, s->ntypes) || !none_or_in(t->node, s->nnodes) ||
+             ((t->bits & TSCOPE__T_RESOLVED) && !in(t->node, s->nnodes))))
+            return "a task has a type or tree node that does not exist";
+    }
+    uint32_t chain = 0; /* the free list: free slots only, no loop */
+    for (uint32_t i = s->free_head; i != TSCOPE__NONE; i = s->tasks[i].next_wait)
+        if (++chain > cap || !(s->tasks[i].bits & TSCOPE__T_FREE))
+            return "the free list of tasks is broken";
+    /* the waiter lists: a task waits in one list at most (next_wait is one
+     * link), so no task is met twice over all of them */
+    uint8_t *met = calloc(cap ? cap : 1, 1);
+    if (!met)
+        return "out of memory";
+    for (uint32_t i = 0; i < cap; i++)
+        for (uint32_t w = s->tasks[i].bits & TSCOPE__T_FREE ? TSCOPE__NONE : s->tasks[i].waiters;
+             w != TSCOPE__NONE; w = s->tasks[w].next_wait) {
+            if (met[w]++) {
+                free(met);
+                return "the lists of waiting tasks are broken";
+            }
+        }
+    free(met);
+    for (uint32_t i = 0; i < s->n_implicit; i++)
+        if (!in(s->implicit_list[i], cap))
+            return "a task list refers outside the task table";
+    for (uint32_t i = 0; i < s->n_terminal; i++)
+        if (!in(s->terminal_list[i], cap))
+            return "a task list refers outside the task table";
+    for (uint32_t i = 0; i < s->nstacks; i++)
+        for (uint32_t k = 0; k < s->stacks[i].n; k++)
+            if (!in(s->stacks[i].seg[k].slot, cap))
+                return "a thread's stack refers outside the task table";
+    /* the tree: node 0 the root, parents made before their children, depth
+     * one more than the parent's: every walk towards the root ends there */
+    if (s->nodes[0].parent != TSCOPE__NONE || s->nodes[0].depth != 0)
+        return "the task tree has no root";
+    for (uint32_t i = 1; i < s->nnodes; i++) {
+        const struct tscope__node *n = &s->nodes[i];
+        if (n->parent >= i || n->depth != s->nodes[n->parent].depth + 1u ||
+            !none_or_in(n->edge, s->nedges))
+            return "the task tree is broken";
+    }
+    if (!map_ok(&s->task_map, cap) || !map_ok(&s->node_map, s->nnodes) ||
+        !map_ok(&s->edge_map, s->nedges))
+        return "an index is broken";
+    if (s->leaves.acc.n &&
+        (!in(s->leaves.type, s->ntypes) || !in(s->leaves.node, s->nnodes) ||
+         !in(s->leaves.pnode, s->nnodes) || !none_or_in(s->leaves.edge, s->nedges)))
+        return "the pending leaf tasks are broken";
+    if (s->cfg.filter_ntypes < 0 || s->cfg.filter_ntypes > TSCOPE__FILTER_MAX_TYPES)
+        return "the configuration is broken";
+    return NULL;
+}
+
+/* What is only a cache, or only makes sense in the process that wrote it,
+ * starts afresh; strings end where their arrays do. */
+static void reset_local(struct tscope__store *s)
+{
+    memset(s->node_cache, 0, sizeof s->node_cache);
+    atomic_store(&s->running.seq, 0);
+    atomic_store(&s->running.busy, 0);
+    struct tscope__config *c = &s->cfg;
+    for (int i = 0; i < TSCOPE__FILTER_MAX_TYPES; i++)
+        c->filter_types[i][sizeof c->filter_types[i] - 1] = 0;
+    c->output_dir[sizeof c->output_dir - 1] = 0;
+    c->summary_sort[sizeof c->summary_sort - 1] = 0;
+    c->clock[sizeof c->clock - 1] = 0;
+    c->tools[sizeof c->tools - 1] = 0;
+    c->policy[sizeof c->policy - 1] = 0;
+    c->throttle_type[sizeof c->throttle_type - 1] = 0;
+    c->papi_events[sizeof c->papi_events - 1] = 0;
 }
 
 struct tscope__store *tscope__store_load(FILE *f, const char **why)
 {
+    struct rd r = {f, UINT64_MAX};
+    long here = ftell(f);
+    if (here >= 0 && fseek(f, 0, SEEK_END) == 0) {
+        long end = ftell(f);
+        if (end >= here && fseek(f, here, SEEK_SET) == 0)
+            r.left = (uint64_t)(end - here);
+    }
     uint64_t stamp;
     struct tscope__store *s = calloc(1, sizeof *s);
     *why = "truncated";
-    if (!s || fread(&stamp, sizeof stamp, 1, f) != 1 || fread(s, sizeof *s, 1, f) != 1) {
+    if (!s || take(&r, &stamp, 1, sizeof stamp) || take(&r, s, 1, sizeof *s)) {
         free(s);
         return NULL;
     }
@@ -98,8 +299,6 @@ struct tscope__store *tscope__store_load(FILE *f, const char **why)
     }
     /* every pointer read is meaningless here: clear them all first, so that
      * tscope__store_free can run whatever fails below */
-    struct tscope__tstack *stacks = NULL;
-    struct tscope__type_acc *types = NULL;
     uint32_t nstacks = s->nstacks, ntypes = s->ntypes;
     s->tasks = NULL;
     s->implicit_list = s->terminal_list = NULL;
@@ -114,11 +313,14 @@ struct tscope__store *tscope__store_load(FILE *f, const char **why)
     s->nstacks = s->ntypes = 0;
     s->task_map.e = s->node_map.e = s->edge_map.e = s->inst_map.e = NULL;
     pthread_mutex_init(&s->lock, NULL);
-    int bad = get(f, &s->tasks, s->ntasks_cap, s->ntasks_cap, sizeof *s->tasks);
-    bad = bad || get_map(f, &s->task_map);
-    bad = bad || get(f, &s->implicit_list, s->cap_implicit, s->n_implicit, sizeof(uint32_t)) ||
-          get(f, &s->terminal_list, s->cap_terminal, s->n_terminal, sizeof(uint32_t));
-    if (!bad && get(f, &stacks, nstacks, nstacks, sizeof *stacks)) {
+    errno = 0;
+    int bad = get_tasks(&r, s) || get_map(&r, &s->task_map) ||
+              get(&r, &s->implicit_list, &s->cap_implicit, s->n_implicit, sizeof(uint32_t)) ||
+              get(&r, &s->terminal_list, &s->cap_terminal, s->n_terminal, sizeof(uint32_t));
+    /* stacks and types own arrays of their own: their pointers are cleared
+     * as soon as the array is in the store */
+    struct tscope__tstack *stacks = NULL;
+    if (!bad && get(&r, &stacks, NULL, nstacks, sizeof *stacks)) {
         free(stacks);
         bad = 1;
     }
@@ -128,10 +330,11 @@ struct tscope__store *tscope__store_load(FILE *f, const char **why)
         for (uint32_t i = 0; i < nstacks; i++)
             s->stacks[i].seg = NULL;
         for (uint32_t i = 0; !bad && i < nstacks; i++)
-            bad = get(f, &s->stacks[i].seg, s->stacks[i].cap, s->stacks[i].n,
+            bad = get(&r, &s->stacks[i].seg, &s->stacks[i].cap, s->stacks[i].n,
                       sizeof *s->stacks[i].seg);
     }
-    if (!bad && get(f, &types, ntypes, ntypes, sizeof *types)) {
+    struct tscope__type_acc *types = NULL;
+    if (!bad && get(&r, &types, NULL, ntypes, sizeof *types)) {
         free(types);
         bad = 1;
     }
@@ -141,22 +344,28 @@ struct tscope__store *tscope__store_load(FILE *f, const char **why)
         for (uint32_t i = 0; i < ntypes; i++)
             s->types[i].seen = NULL;
         for (uint32_t i = 0; !bad && i < ntypes; i++)
-            bad = get(f, &s->types[i].seen, s->types[i].seen_bytes, s->types[i].seen_bytes, 1);
+            bad = get(&r, &s->types[i].seen, NULL, s->types[i].seen_bytes, 1);
     }
-    bad = bad || get(f, &s->counters, s->ncounters, s->ncounters, sizeof *s->counters) ||
-          get(f, &s->customs, s->ncustoms, s->ncustoms, sizeof *s->customs) ||
-          get(f, &s->nodes, s->cap_nodes, s->nnodes, sizeof *s->nodes);
-    bad = bad || get_map(f, &s->node_map);
-    bad = bad || get(f, &s->edges, s->cap_edges, s->nedges, sizeof *s->edges);
-    bad = bad || get_map(f, &s->edge_map);
-    bad = bad || get(f, &s->inst, s->cap_inst, s->ninst, sizeof *s->inst) ||
-          get(f, &s->deps, s->cap_deps, s->ndeps, sizeof *s->deps);
+    bad = bad || get(&r, &s->counters, NULL, s->ncounters, sizeof *s->counters) ||
+          get(&r, &s->customs, NULL, s->ncustoms, sizeof *s->customs) ||
+          get(&r, &s->nodes, &s->cap_nodes, s->nnodes, sizeof *s->nodes) ||
+          get_map(&r, &s->node_map) ||
+          get(&r, &s->edges, &s->cap_edges, s->nedges, sizeof *s->edges) ||
+          get_map(&r, &s->edge_map) || get(&r, &s->inst, &s->cap_inst, s->ninst, sizeof *s->inst) ||
+          get(&r, &s->deps, &s->cap_deps, s->ndeps, sizeof *s->deps);
     if (!bad) { /* the instance index is rebuilt by the queries that need it */
         s->inst_indexed = 0;
         bad = tscope__u64map_init(&s->inst_map, 1024) != 0;
     }
     if (bad) {
         *why = errno == ENOMEM ? "out of memory" : "truncated or corrupt";
+        tscope__store_free(s);
+        return NULL;
+    }
+    reset_local(s);
+    const char *wrong = check(s);
+    if (wrong) {
+        *why = wrong;
         tscope__store_free(s);
         return NULL;
     }
