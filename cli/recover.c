@@ -75,10 +75,13 @@ static struct {
  * writes: a corrupt journal or ring, whose replay stops there. */
 static int apply(uint32_t slot, struct tscope__rec *recs, uint64_t n)
 {
-    for (uint64_t i = 0; i < n; i++)
-        if (recs[i].kind < TSCOPE__REC_CREATE || recs[i].kind > TSCOPE__REC_START ||
-            recs[i].type > TSCOPE__MAX_IDS)
+    for (uint64_t i = 0; i < n; i++) {
+        uint8_t k = recs[i].kind;
+        int task = k <= TSCOPE__REC_RESUME || k == TSCOPE__REC_START;
+        if (k < TSCOPE__REC_CREATE || k > TSCOPE__REC_START || recs[i].type > TSCOPE__MAX_IDS ||
+            (task && recs[i].id == 0)) /* the API refuses task id 0 */
             return -1;
+    }
     uint64_t size = 1;
     while (size < n)
         size *= 2;

@@ -76,6 +76,23 @@ static void argument_checks(void)
     tscope_task_info_t ti;
     ASSERT_EQ(tscope_query_task(424242, &ti), TSCOPE_ENOENT);
     ASSERT_EQ(tscope_query_type(60000, NULL), TSCOPE_EINVAL);
+    /* task id 0 is "no task": every task event refuses it (it used to reach
+     * the store, whose task index keeps 0 for empty entries: a crash) */
+    ASSERT_EQ(tscope_task_create(0, 0, a, 0, 0, 0), TSCOPE_EINVAL);
+    ASSERT_EQ(tscope_task_queued(0), TSCOPE_EINVAL);
+    ASSERT_EQ(tscope_task_begin(0, a), TSCOPE_EINVAL);
+    ASSERT_EQ(tscope_task_start(0, a), TSCOPE_EINVAL);
+    ASSERT_EQ(tscope_task_yield(0), TSCOPE_EINVAL);
+    ASSERT_EQ(tscope_task_resume(0), TSCOPE_EINVAL);
+    ASSERT_EQ(tscope_task_end(0), TSCOPE_EINVAL);
+    ASSERT_EQ(tscope_task_cancel(0), TSCOPE_EINVAL);
+    ASSERT_EQ(tscope_task_begin(7, 0x10000), TSCOPE_EINVAL); /* no such type id */
+    ASSERT_EQ(tscope_task_start(7, 0xFFFF), TSCOPE_EINVAL);
+    tscope_totals_t tot;
+    ASSERT_OK(tscope_flush());
+    ASSERT_OK(tscope_query_totals(&tot));
+    ASSERT_EQ(tot.events, 0);
+    ASSERT_EQ(tot.anomalies, 0);
     ASSERT_OK(tscope_finalize());
 }
 

@@ -13,7 +13,8 @@
  *   event functions do nothing; they return 0 when disabled on purpose and
  *   TSCOPE_ESTATE when the library is not initialised.
  * - Task ids are 64-bit: the rank in the top 16 bits, a counter below
- *   (tscope_task_id_next()).  Id 0 means "no task".
+ *   (tscope_task_id_next()).  Id 0 means "no task": a task event on it
+ *   returns TSCOPE_EINVAL and records nothing.
  * - Times returned by queries are nanoseconds.
  * - All functions are thread-safe.  Event functions register the calling
  *   thread implicitly on its first event.

@@ -133,9 +133,13 @@ static inline int emit(uint8_t kind, uint64_t id, uint64_t arg, uint16_t type, i
     return emit_slow(run, rec, ext_id);
 }
 
+/* Id 0 means "no task" (taskscope.h): an event on it is refused, never
+ * recorded (the store's task index keeps 0 for its empty entries). */
 #define TASK_EVENT(name, kind)                                                                     \
     int name(uint64_t id)                                                                          \
     {                                                                                              \
+        if (__builtin_expect(id == 0, 0))                                                          \
+            return TSCOPE_EINVAL;                                                                  \
         return emit(kind, id, 0, 0, 0, 0, 0, NULL);                                                \
     }
 
@@ -147,18 +151,22 @@ TASK_EVENT(tscope_task_resume, TSCOPE__REC_RESUME)
 
 int tscope_task_begin(uint64_t id, tscope_type_t type)
 {
+    if (__builtin_expect(id == 0 || type > TSCOPE__MAX_IDS, 0))
+        return TSCOPE_EINVAL;
     return emit(TSCOPE__REC_BEGIN, id, 0, (uint16_t)type, 0, 0, 0, NULL);
 }
 
 int tscope_task_start(uint64_t id, tscope_type_t type)
 {
+    if (__builtin_expect(id == 0 || type > TSCOPE__MAX_IDS, 0))
+        return TSCOPE_EINVAL;
     return emit(TSCOPE__REC_START, id, 0, (uint16_t)type, 0, 0, 0, NULL);
 }
 
 int tscope_task_create(uint64_t id, uint64_t parent, tscope_type_t type, unsigned flags,
                        unsigned depth, int priority)
 {
-    if (__builtin_expect(type > TSCOPE__MAX_IDS || (flags & ~TSCOPE_TASK_FLAGS_ALL), 0))
+    if (__builtin_expect(id == 0 || type > TSCOPE__MAX_IDS || (flags & ~TSCOPE_TASK_FLAGS_ALL), 0))
         return TSCOPE_EINVAL;
     int16_t prio = priority > INT16_MAX   ? INT16_MAX
                    : priority < INT16_MIN ? INT16_MIN
