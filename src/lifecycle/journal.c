@@ -12,12 +12,14 @@
  * which bounds the disk used to two states and two journal files.
  *
  * The two journal files, and the two state files, take the generations in
- * turn and are overwritten in place, not recreated: writing over pages the page cache already holds
- * runs at memory speed (12 GB/s here), while a new file's blocks cost the file system an allocation
- * each (0.4 GB/s on this ext4).  Stale entries of an older generation are told apart by the magic,
- * which carries the generation; an entry's payload is written before its header, so an entry that
- * SIGKILL cut short has no valid header and ends the replay (its records are then still in the
- * ring, which is released only after).
+ * turn and are overwritten in place, not recreated: writing over pages the
+ * page cache already holds runs at memory speed (12 GB/s here), while a new
+ * file's pages cost the kernel an allocation each (0.4-5 GB/s on this
+ * ext4).  Stale entries of an older generation are told apart by the magic,
+ * which carries the generation; an entry's payload is written before its
+ * header, so an entry that SIGKILL cut short has no valid header and ends
+ * the replay (its records are then still in the ring, which is released
+ * only after).
  *
  * The slots file itself lives in /dev/shm when that is a tmpfs, and
  * .taskscope-PID.slots is a symbolic link to it.  On a disk file system the
@@ -72,26 +74,23 @@ static struct {
     int slot_warned;
 } J = {.slots_fd = -1, .fds = {-1, -1}, .lock = PTHREAD_MUTEX_INITIALIZER};
 
-static void path_of(char *out, size_t len, const char *what, uint64_t gen)
+static void path_of(char *out, size_t len, const char *what)
 {
-    if (gen)
-        snprintf(out, len, "%s.%s-%llu", J.base, what, (unsigned long long)gen);
-    else
-        snprintf(out, len, "%s.%s", J.base, what);
+    snprintf(out, len, "%s.%s", J.base, what);
 }
 
 static void remove_files(void)
 {
     char p[1200];
-    path_of(p, sizeof p, "state-0", 0);
+    path_of(p, sizeof p, "state-0");
     unlink(p);
-    path_of(p, sizeof p, "state-1", 0);
+    path_of(p, sizeof p, "state-1");
     unlink(p);
-    path_of(p, sizeof p, "journal-0", 0);
+    path_of(p, sizeof p, "journal-0");
     unlink(p);
-    path_of(p, sizeof p, "journal-1", 0);
+    path_of(p, sizeof p, "journal-1");
     unlink(p);
-    path_of(p, sizeof p, "slots", 0);
+    path_of(p, sizeof p, "slots");
     unlink(p);
     if (J.shm[0])
         unlink(J.shm);
@@ -236,7 +235,7 @@ static int put_names(FILE *f, struct tscope__names *t)
 static int write_state(void)
 {
     char path[1200];
-    path_of(path, sizeof path, J.generation & 1 ? "state-1" : "state-0", 0);
+    path_of(path, sizeof path, J.generation & 1 ? "state-1" : "state-0");
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     FILE *f = fd >= 0 ? fdopen(fd, "r+") : NULL;
     if (!f) {
@@ -354,11 +353,11 @@ int tscope__journal_start(const char *dir, uint64_t ring_records, uint32_t check
     J.next_ns = tscope__mono_ns() + J.period_ns;
     char p[1200];
     const char *what = "slots";
-    path_of(p, sizeof p, "slots", 0);
+    path_of(p, sizeof p, "slots");
     J.slots_fd = open_slots(p);
     for (int i = 0; i < 2 && J.slots_fd >= 0 && (i == 0 || J.fds[0] >= 0); i++) {
         what = i ? "journal-1" : "journal-0";
-        path_of(p, sizeof p, what, 0);
+        path_of(p, sizeof p, what);
         J.fds[i] = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     }
     if (J.fds[1] >= 0) {
