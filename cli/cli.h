@@ -12,6 +12,7 @@
 int tscope_cli_run(int argc, char **argv);
 int tscope_cli_report(int argc, char **argv);
 int tscope_cli_model(int argc, char **argv);
+int tscope_cli_diff(int argc, char **argv);
 
 /* Reads a JSON profile (a profile.json file, or a folder holding one).
  * On error returns NULL and writes a one-line message naming the file (and

@@ -14,6 +14,7 @@ static void usage(FILE *f)
             "  run [options] -- PROGRAM [ARGS]   run a program with measurement configured,\n"
             "                                    then say where the outputs went\n"
             "  report [options] FOLDER|FILE      print the summary of a saved profile\n"
+            "  diff [options] A B                compare two saved profiles per task type\n"
             "  model [options] FILE...           performance models (Extra-P inputs or labelled\n"
             "                                    profiles); 'model compose' composes them\n"
             "  version                           print the version\n"
@@ -32,6 +33,8 @@ int main(int argc, char **argv)
         return tscope_cli_run(argc - 1, argv + 1);
     if (strcmp(cmd, "report") == 0)
         return tscope_cli_report(argc - 1, argv + 1);
+    if (strcmp(cmd, "diff") == 0)
+        return tscope_cli_diff(argc - 1, argv + 1);
     if (strcmp(cmd, "model") == 0)
         return tscope_cli_model(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {

@@ -292,6 +292,10 @@ if [ "$has_jansson" = 0 ]; then
   [ "$status" = 1 ] || fail "report without libjansson: status $status"
   [ "$(wc -l <"$tmp/e0")" = 1 ] && grep -q "built without libjansson-dev" "$tmp/e0" \
     || fail "report without libjansson: $(cat "$tmp/e0")"
+  status=0
+  "$ts" diff "$src/tests/golden/profile.json" "$src/tests/golden/profile.json" 2>"$tmp/e0" || status=$?
+  [ "$status" = 1 ] && [ "$(wc -l <"$tmp/e0")" = 1 ] && grep -q "built without libjansson-dev" "$tmp/e0" \
+    || fail "diff without libjansson: $status $(cat "$tmp/e0")"
 else
   echo "-- report re-renders the golden profile exactly"
   "$ts" report "$src/tests/golden/profile.json" >"$tmp/report.txt"
@@ -300,6 +304,30 @@ else
   [ "$(sed -n 5p "$tmp/r2" | awk '{print $1}')" = sort ] || fail "sort by calls: $(cat "$tmp/r2")"
   grep -q "^\.\.\. 3 more task types" "$tmp/r2" || fail "rows limit"
   "$ts" report --tree "$tmp/out" | grep -q "leaf_sort  calls 64" || fail "report --tree"
+
+  echo "-- diff: two profiles with known differences"
+  # B: 'work' takes twice the self time, 'main' is renamed, the run is longer
+  jq -c '.types[1].excl_ns.sum = 7000 | .types[1].excl_ns.max = 5000 | .types[1].excl_ns.mean = 3500
+         | .types[0].name = "main2" | .totals.elapsed_ns = 9000' \
+    "$src/tests/golden/profile.json" >"$tmp/b.json" || fail "jq: cannot make the second profile"
+  "$ts" diff "$src/tests/golden/profile.json" "$tmp/b.json" >"$tmp/diff.txt" || fail "diff failed"
+  [ "$(sed -n 1p "$tmp/diff.txt")" = "run length: A 0.008 ms, B 0.009 ms (+0.001 ms, +7.8%)" ] \
+    || fail "diff: head: $(cat "$tmp/diff.txt")"
+  # largest change in self time first: work +3.5 us (+100%), then main gone and main2 new
+  [ "$(sed -n 3p "$tmp/diff.txt" | awk '{print $1, $2, $3, $NF}')" = "work 2 2 +100.0%" ] \
+    || fail "diff: first row: $(cat "$tmp/diff.txt")"
+  grep -q "^main  *1  *- .* gone$" "$tmp/diff.txt" || fail "diff: main gone: $(cat "$tmp/diff.txt")"
+  grep -q "^main2  *-  *1 .* new$" "$tmp/diff.txt" || fail "diff: main2 new: $(cat "$tmp/diff.txt")"
+  grep -q '^leaf, "quoted" .* +0.0%$' "$tmp/diff.txt" || fail "diff: unchanged row"
+  [ "$("$ts" diff --sort name --rows 1 "$src/tests/golden/profile.json" "$tmp/b.json" | sed -n '3p;4p' | cut -c1-14)" \
+    = "$(printf 'leaf, "quoted"\n(3 more task t')" ] || fail "diff --sort name --rows 1"
+  status=0
+  "$ts" diff "$src/tests/golden/profile.json" "$tmp/none.json" 2>"$tmp/e" || status=$?
+  [ "$status" = 1 ] && grep -q "^taskscope diff: $tmp/none.json: unable to open" "$tmp/e" \
+    || fail "diff of a missing file: $status $(cat "$tmp/e")"
+  status=0
+  "$ts" diff --sort size a b 2>"$tmp/e" || status=$?
+  [ "$status" = 2 ] && grep -q "expected impact or name" "$tmp/e" || fail "diff --sort size: $status"
   "$ts" report --dot "$tmp/out" | grep -q "^digraph taskscope" || fail "report --dot"
 
   echo "-- corrupt inputs give one line naming the file and the problem"

@@ -1,0 +1,185 @@
+/* diff.c - `taskscope diff A B`: what changed between two runs, per task
+ * type, as Hatchet and Thicket users compare profiles.
+ *
+ * Types are matched by name (ids are given in registration order and
+ * differ between runs).  For each type: calls in A and B, self (exclusive)
+ * and running (inclusive) time in A and B, the change in self time in ms
+ * and in percent; rows sorted by the size of the change in self time (the
+ * impact on the run), or by name.  Types present in one run only show "-"
+ * for the other.  The head line compares the runs' lengths.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct row {
+    const char *name;
+    const struct tscope__ptype *a, *b;
+    double impact; /* self time in B minus in A, ns */
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: taskscope diff [options] A B\n"
+               "\n"
+               "Compares two profiles written by taskscope (folders or profile.json files):\n"
+               "per task type, calls, self and running time in A and in B, and the change in\n"
+               "self time, largest change first.\n"
+               "\n"
+               "options:\n"
+               "  --sort KEY   order rows by impact (default: |change in self time|) or name\n"
+               "  --rows N     print at most N task types (0: all; default 20)\n"
+               "  -h, --help   this text\n"
+               "\n"
+               "exit status: 0 compared, 1 a profile could not be read, 2 usage\n");
+}
+
+static int by_impact(const void *x, const void *y)
+{
+    const struct row *a = x, *b = y;
+    double da = fabs(a->impact), db = fabs(b->impact);
+    if (da != db)
+        return da < db ? 1 : -1;
+    return strcmp(a->name, b->name);
+}
+
+static int by_name(const void *x, const void *y)
+{
+    return strcmp(((const struct row *)x)->name, ((const struct row *)y)->name);
+}
+
+static const struct tscope__ptype *find(const struct tscope__profile *p, const char *name)
+{
+    for (uint32_t i = 0; i < p->ntypes; i++)
+        if (strcmp(p->types[i].name, name) == 0)
+            return &p->types[i];
+    return NULL;
+}
+
+static void cell_u64(const struct tscope__ptype *t, char *buf, size_t len)
+{
+    if (t)
+        snprintf(buf, len, "%llu", (unsigned long long)t->calls);
+    else
+        snprintf(buf, len, "-");
+}
+
+static void cell_ms(const struct tscope__ptype *t, int incl, char *buf, size_t len)
+{
+    if (t)
+        snprintf(buf, len, "%.3f", (incl ? t->incl.sum : t->excl.sum) / 1e6);
+    else
+        snprintf(buf, len, "-");
+}
+
+static void print(const struct tscope__profile *a, const struct tscope__profile *b, struct row *r,
+                  size_t n, long rows)
+{
+    double ea = a->totals.elapsed_ns / 1e6, eb = b->totals.elapsed_ns / 1e6;
+    char head[32] = "";
+    if (ea > 0)
+        snprintf(head, sizeof head, ", %+.1f%%", 100.0 * (eb - ea) / ea);
+    printf("run length: A %.3f ms, B %.3f ms (%+.3f ms%s)\n", ea, eb, eb - ea, head);
+    printf("%-28s %10s %10s %12s %12s %12s %12s %12s %8s\n", "task type", "calls A", "calls B",
+           "self A ms", "self B ms", "run A ms", "run B ms", "self +- ms", "self %");
+    size_t shown = rows ? (size_t)rows : n;
+    for (size_t i = 0; i < n && i < shown; i++) {
+        char ca[24], cb[24], sa[24], sb[24], ia[24], ib[24], pct[16];
+        cell_u64(r[i].a, ca, sizeof ca);
+        cell_u64(r[i].b, cb, sizeof cb);
+        cell_ms(r[i].a, 0, sa, sizeof sa);
+        cell_ms(r[i].b, 0, sb, sizeof sb);
+        cell_ms(r[i].a, 1, ia, sizeof ia);
+        cell_ms(r[i].b, 1, ib, sizeof ib);
+        if (r[i].a && r[i].b && r[i].a->excl.sum > 0)
+            snprintf(pct, sizeof pct, "%+.1f%%", 100.0 * r[i].impact / r[i].a->excl.sum);
+        else
+            snprintf(pct, sizeof pct, "%s", !r[i].b ? "gone" : !r[i].a ? "new" : "-");
+        printf("%-28.28s %10s %10s %12s %12s %12s %12s %+12.3f %8s\n", r[i].name, ca, cb, sa, sb,
+               ia, ib, r[i].impact / 1e6, pct);
+    }
+    if (n > shown)
+        printf("(%zu more task types; --rows 0 shows all)\n", n - shown);
+}
+
+int tscope_cli_diff(int argc, char **argv)
+{
+    static const struct option opts[] = {{"sort", required_argument, NULL, 's'},
+                                         {"rows", required_argument, NULL, 'r'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    int (*order)(const void *, const void *) = by_impact;
+    long rows = 20;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 's':
+            if (strcmp(optarg, "impact") == 0)
+                order = by_impact;
+            else if (strcmp(optarg, "name") == 0)
+                order = by_name;
+            else {
+                fprintf(stderr, "taskscope diff: --sort %s: expected impact or name\n", optarg);
+                return 2;
+            }
+            break;
+        case 'r': {
+            char *end;
+            rows = strtol(optarg, &end, 10);
+            if (*end || rows < 0 || end == optarg) {
+                fprintf(stderr, "taskscope diff: --rows %s: expected a number >= 0\n", optarg);
+                return 2;
+            }
+            break;
+        }
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind != argc - 2) {
+        usage(stderr);
+        return 2;
+    }
+    char err[1200];
+    struct tscope__profile *p[2] = {NULL, NULL};
+    for (int i = 0; i < 2; i++) {
+        p[i] = tscope_cli_profile_read(argv[optind + i], err, sizeof err);
+        if (!p[i]) {
+            fprintf(stderr, "taskscope diff: %s\n", err);
+            tscope__profile_free(p[0]);
+            return 1;
+        }
+    }
+    size_t n = 0;
+    struct row *r = calloc((size_t)p[0]->ntypes + p[1]->ntypes + 1, sizeof *r);
+    if (!r) {
+        fprintf(stderr, "taskscope diff: out of memory\n");
+        tscope__profile_free(p[0]);
+        tscope__profile_free(p[1]);
+        return 1;
+    }
+    for (uint32_t i = 0; i < p[0]->ntypes; i++) {
+        const struct tscope__ptype *a = &p[0]->types[i], *b = find(p[1], a->name);
+        r[n++] = (struct row){a->name, a, b, (b ? b->excl.sum : 0) - a->excl.sum};
+    }
+    for (uint32_t i = 0; i < p[1]->ntypes; i++) {
+        const struct tscope__ptype *b = &p[1]->types[i];
+        if (!find(p[0], b->name))
+            r[n++] = (struct row){b->name, NULL, b, b->excl.sum};
+    }
+    qsort(r, n, sizeof *r, order);
+    print(p[0], p[1], r, n, rows);
+    free(r);
+    tscope__profile_free(p[0]);
+    tscope__profile_free(p[1]);
+    return 0;
+}
