@@ -14,6 +14,13 @@ int tscope_cli_report(int argc, char **argv);
 int tscope_cli_model(int argc, char **argv);
 int tscope_cli_diff(int argc, char **argv);
 
+/* Shared option checks (options.c): 0, or -1 after one line on stderr,
+ * "taskscope CMD: --OPT VALUE: expected ...". */
+int tscope_cli_check_sort(const char *cmd, const char *value);
+int tscope_cli_check_rows(const char *cmd, const char *value, long *rows);
+/* --policy, --full-policy and --mode. */
+int tscope_cli_check_word(const char *cmd, const char *opt, const char *value);
+
 /* Reads a JSON profile (a profile.json file, or a folder holding one).
  * On error returns NULL and writes a one-line message naming the file (and
  * line, for syntax errors) into err. */

@@ -128,15 +128,10 @@ int tscope_cli_diff(int argc, char **argv)
                 return 2;
             }
             break;
-        case 'r': {
-            char *end;
-            rows = strtol(optarg, &end, 10);
-            if (*end || rows < 0 || end == optarg) {
-                fprintf(stderr, "taskscope diff: --rows %s: expected a number >= 0\n", optarg);
+        case 'r':
+            if (tscope_cli_check_rows("diff", optarg, &rows))
                 return 2;
-            }
             break;
-        }
         case 'h':
             usage(stdout);
             return 0;

@@ -34,25 +34,14 @@ int tscope_cli_report(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 's':
-            if (strcmp(optarg, "excl") && strcmp(optarg, "incl") && strcmp(optarg, "calls") &&
-                strcmp(optarg, "mean") && strcmp(optarg, "name")) {
-                fprintf(stderr,
-                        "taskscope report: --sort %s: expected excl, incl, calls, mean "
-                        "or name\n",
-                        optarg);
+            if (tscope_cli_check_sort("report", optarg))
                 return 2;
-            }
             sort = optarg;
             break;
-        case 'r': {
-            char *end;
-            rows = strtol(optarg, &end, 10);
-            if (*end || rows < 0) {
-                fprintf(stderr, "taskscope report: --rows %s: expected a number >= 0\n", optarg);
+        case 'r':
+            if (tscope_cli_check_rows("report", optarg, &rows))
                 return 2;
-            }
             break;
-        }
         case 't':
             tree = 1;
             break;

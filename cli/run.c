@@ -51,7 +51,10 @@ static void usage(FILE *f)
             "                        an existing folder is never reused: DIR.1, DIR.2, ...)\n"
             "      --outputs LIST    csv,json,dot,tree, all or none (TASKSCOPE_OUTPUTS)\n"
             "      --mode MODE       profile or naive (TASKSCOPE_MODE)\n"
-            "      --policy POLICY   full-ring policy: wait or drop (TASKSCOPE_FULL_POLICY)\n"
+            "      --policy NAME     runtime adaptation: none, throttle, optimize or powercap\n"
+            "                        (TASKSCOPE_POLICY, docs/policy.md)\n"
+            "      --full-policy P   when a thread's ring is full: wait or drop\n"
+            "                        (TASKSCOPE_FULL_POLICY)\n"
             "      --sort KEY        summary order: excl, incl, calls, mean, name\n"
             "      --rows N          summary rows, 0 for all (TASKSCOPE_SUMMARY_ROWS)\n"
             "      --no-summary      do not print the summary (TASKSCOPE_SUMMARY=0)\n"
@@ -292,6 +295,7 @@ int tscope_cli_run(int argc, char **argv)
                                          {"outputs", required_argument, NULL, 'O'},
                                          {"mode", required_argument, NULL, 'm'},
                                          {"policy", required_argument, NULL, 'p'},
+                                         {"full-policy", required_argument, NULL, 'F'},
                                          {"sort", required_argument, NULL, 's'},
                                          {"rows", required_argument, NULL, 'r'},
                                          {"no-summary", no_argument, NULL, 'n'},
@@ -318,15 +322,28 @@ int tscope_cli_run(int argc, char **argv)
             setenv("TASKSCOPE_OUTPUTS", optarg, 1);
             break;
         case 'm':
+            if (tscope_cli_check_word("run", "--mode", optarg))
+                return 2;
             setenv("TASKSCOPE_MODE", optarg, 1);
             break;
         case 'p':
+            if (tscope_cli_check_word("run", "--policy", optarg))
+                return 2;
+            setenv("TASKSCOPE_POLICY", optarg, 1);
+            break;
+        case 'F':
+            if (tscope_cli_check_word("run", "--full-policy", optarg))
+                return 2;
             setenv("TASKSCOPE_FULL_POLICY", optarg, 1);
             break;
         case 's':
+            if (tscope_cli_check_sort("run", optarg))
+                return 2;
             setenv("TASKSCOPE_SUMMARY_SORT", optarg, 1);
             break;
         case 'r':
+            if (tscope_cli_check_rows("run", optarg, NULL))
+                return 2;
             setenv("TASKSCOPE_SUMMARY_ROWS", optarg, 1);
             break;
         case 'n':

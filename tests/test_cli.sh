@@ -23,6 +23,30 @@ echo "-- help"
 "$ts" run --help | grep -q -- "--output DIR" || fail "run --help"
 "$ts" report --help | grep -q -- "--sort KEY" || fail "report --help"
 "$ts" bogus 2>/dev/null && fail "unknown command accepted"
+"$ts" diff --help | grep -q -- "--sort KEY" || fail "diff --help"
+"$ts" --help | grep -q "diff \[options\] A B" || fail "taskscope --help lists diff"
+
+echo "-- shared options: one check, one message, status 2, for run, report and diff"
+for cmd in run report diff; do
+  status=0
+  "$ts" $cmd --rows -3 x y 2>"$tmp/e" >/dev/null || status=$?
+  [ "$status" = 2 ] && [ "$(cat "$tmp/e")" = "taskscope $cmd: --rows -3: expected a number >= 0" ] \
+    || fail "$cmd --rows -3: $status $(cat "$tmp/e")"
+done
+for cmd in run report; do
+  status=0
+  "$ts" $cmd --sort size x 2>"$tmp/e" >/dev/null || status=$?
+  [ "$status" = 2 ] && [ "$(cat "$tmp/e")" = "taskscope $cmd: --sort size: expected excl, incl, calls, mean or name" ] \
+    || fail "$cmd --sort size: $status $(cat "$tmp/e")"
+done
+# --policy is the adaptation policy, --full-policy what a full ring does: each reaches the program
+"$ts" run --policy throttle --full-policy drop --no-preload -o "$tmp/envt" -- env >"$tmp/env" 2>/dev/null
+grep -qx "TASKSCOPE_POLICY=throttle" "$tmp/env" && grep -qx "TASKSCOPE_FULL_POLICY=drop" "$tmp/env" \
+  || fail "run --policy/--full-policy: $(grep TASKSCOPE_ "$tmp/env")"
+status=0
+"$ts" run --policy drop -- true 2>"$tmp/e" || status=$?
+[ "$status" = 2 ] && grep -q "^taskscope run: --policy drop: expected none, throttle, optimize or powercap$" "$tmp/e" \
+  || fail "run --policy drop: $status $(cat "$tmp/e")"
 
 echo "-- run the example"
 "$ts" run -o "$tmp/out" -- "$example" 200000 2 >"$tmp/stdout" 2>"$tmp/stderr" || fail "run exit $?"
