@@ -14,6 +14,11 @@ int tscope_cli_report(int argc, char **argv);
 int tscope_cli_model(int argc, char **argv);
 int tscope_cli_diff(int argc, char **argv);
 
+/* Renders concurrency.png and heatmap.png in outdir from the scripts the
+ * sampler wrote, when there are enough samples (render.c); notes and
+ * failures on stderr, one line each. */
+void tscope_cli_render(const char *outdir);
+
 /* Shared option checks (options.c): 0, or -1 after one line on stderr,
  * "taskscope CMD: --OPT VALUE: expected ...". */
 int tscope_cli_check_sort(const char *cmd, const char *value);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "export/export.h"
@@ -11,7 +12,8 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: taskscope report [options] FOLDER|PROFILE.json\n"
                "\n"
-               "Prints the summary table of a profile written by taskscope.\n"
+               "Prints the summary table of a profile written by taskscope; given a folder,\n"
+               "also renders its pictures again (concurrency.png, heatmap.png; gnuplot).\n"
                "\n"
                "options:\n"
                "  --sort KEY   order rows by excl (default), incl, calls, mean or name\n"
@@ -66,6 +68,11 @@ int tscope_cli_report(int argc, char **argv)
         fprintf(stderr, "taskscope report: %s\n", err);
         return 1;
     }
+    /* a folder: its pictures are rendered again too (gnuplot scripts and
+     * samples.csv are in it when the sampler ran) */
+    struct stat sb;
+    if (!dot && stat(argv[optind], &sb) == 0 && S_ISDIR(sb.st_mode))
+        tscope_cli_render(argv[optind]);
     int rc;
     if (dot) {
         rc = tscope__export_dot(p, stdout);

@@ -76,6 +76,13 @@ grep -q "with boxes" "$tmp/sampled/concurrency.gp" || fail "concurrency.gp"
 if command -v gnuplot >/dev/null; then
   [ -s "$tmp/sampled/concurrency.png" ] || fail "concurrency.png not rendered: $(cat "$tmp/se")"
   [ -s "$tmp/sampled/heatmap.png" ] || fail "heatmap.png not rendered: $(cat "$tmp/se")"
+  if [ "$has_jansson" = 1 ]; then # "re-render with: taskscope report DIR" does render
+    for png in concurrency heatmap; do mv "$tmp/sampled/$png.png" "$tmp/$png.first.png"; done
+    "$ts" report "$tmp/sampled" >/dev/null 2>"$tmp/re" || fail "report of the sampled run: $(cat "$tmp/re")"
+    for png in concurrency heatmap; do
+      cmp -s "$tmp/$png.first.png" "$tmp/sampled/$png.png" || fail "report did not render $png.png again"
+    done
+  fi
 else
   echo "note: gnuplot not installed: the PNG is not checked (scripts/deps installs gnuplot-nox)"
   grep -q "gnuplot is not installed" "$tmp/se" || fail "no note about gnuplot"
