@@ -62,16 +62,18 @@ static void usage(FILE *f)
             "  -h, --help            this text\n");
 }
 
+/* The files in dir, in name order (hidden ones aside). */
 static void list_outputs(const char *dir)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (e->d_name[0] != '.')
-            fprintf(stderr, " %s", e->d_name);
-    closedir(d);
+    struct dirent **names;
+    int n = scandir(dir, &names, NULL, alphasort);
+    for (int i = 0; i < n; i++) {
+        if (names[i]->d_name[0] != '.')
+            fprintf(stderr, " %s", names[i]->d_name);
+        free(names[i]);
+    }
+    if (n >= 0)
+        free(names);
 }
 
 static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};

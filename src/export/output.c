@@ -152,7 +152,11 @@ int tscope__output_write_all(void)
                 strncat(written, files[i].name, sizeof written - strlen(written) - 1);
             }
         }
-        fprintf(stderr, "taskscope: outputs in %s/ (%s)\n", tscope__g.outdir, written);
+        /* under `taskscope run` the launcher lists them, pictures included:
+         * said once */
+        const char *launcher = getenv("TASKSCOPE_OUTPUT_DIR_PREPARED");
+        if (!launcher || !*launcher)
+            fprintf(stderr, "taskscope: outputs in %s/ (%s)\n", tscope__g.outdir, written);
     }
     tscope__profile_free(p);
     return first;

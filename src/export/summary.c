@@ -89,7 +89,8 @@ int tscope__export_summary(const struct tscope__profile *p, FILE *f, const char 
                 n - shown);
     free(order);
 
-    int any = 0;
+    /* the counters and the unfinished tasks: at most `rows` each too */
+    uint32_t any = 0;
     for (uint32_t i = 0; i < p->ncounters; i++) {
         const struct tscope__pcounter *c = &p->counters[i];
         if (!c->stats.count)
@@ -97,11 +98,16 @@ int tscope__export_summary(const struct tscope__profile *p, FILE *f, const char 
         if (!any++)
             fprintf(f, "\n%-*s %10s %14s %14s %14s %14s %14s\n", width, "counter", "samples", "min",
                     "max", "mean", "stddev", "last");
+        if (rows && any > rows)
+            continue;
         fprintf(f, "%-*.*s %10llu %14.6g %14.6g %14.6g %14.6g %14.6g\n", width, width, c->name,
                 (unsigned long long)c->stats.count, c->stats.min, c->stats.max, c->stats.mean,
                 c->stats.stddev, c->stats.last);
     }
-    for (uint32_t i = 0; i < p->nunfinished; i++) {
+    if (rows && any > rows)
+        fprintf(f, "... %u more counters (show all with --rows 0 or TASKSCOPE_SUMMARY_ROWS=0)\n",
+                any - rows);
+    for (uint32_t i = 0; i < p->nunfinished && (!rows || i < rows); i++) {
         char buf[32];
         const struct tscope__punfinished *u = &p->unfinished[i];
         fprintf(f, "%sunfinished: task %llu (%s) begun at %.3f ms on thread %u\n",
