@@ -256,6 +256,38 @@ static int lookup(void *data, const char *name, tscope_model_t *out)
     return TSCOPE_ENOENT;
 }
 
+static int name_char(char c)
+{
+    return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* The parameter of a model in its printed form: the name in its first term,
+ * raised to a power ("n^(1)") or under a logarithm ("log2(n)"), whichever
+ * comes first.  1 and the name in buf, or 0 for a constant model. */
+static int param_of(const char *m, char *buf, size_t len)
+{
+    for (const char *c = m; *c; c++) {
+        const char *st = NULL, *end = NULL;
+        if (strncmp(c, "log2(", 5) == 0) {
+            st = c + 5;
+            for (end = st; name_char(*end); end++)
+                ;
+            if (*end != ')')
+                st = NULL;
+        } else if (*c == '^' && c > m && name_char(c[-1])) {
+            end = c;
+            for (st = c; st > m && name_char(st[-1]); st--)
+                ;
+        }
+        if (st && end > st && (size_t)(end - st) < len && !(st[0] >= '0' && st[0] <= '9')) {
+            memcpy(buf, st, (size_t)(end - st));
+            buf[end - st] = 0;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static int compose(int argc, char **argv)
 {
     const char *models = NULL, *expr = NULL, *param = "p";
@@ -322,26 +354,22 @@ static int compose(int argc, char **argv)
         char *quality = strstr(colon + 1, "  (RSS ");
         if (quality)
             *quality = 0;
-        if (!pname[0]) { /* the parameter: the first name a model raises to a power */
-            const char *m = colon + 1, *caret = strchr(m, '^');
-            const char *st = caret;
-            while (st && st > m &&
-                   (st[-1] == '_' || (st[-1] >= 'a' && st[-1] <= 'z') ||
-                    (st[-1] >= 'A' && st[-1] <= 'Z') || (st[-1] >= '0' && st[-1] <= '9')))
-                st--;
-            if (caret && caret > st && (size_t)(caret - st) < sizeof pname) {
-                memcpy(pname, st, (size_t)(caret - st));
-                pname[caret - st] = 0;
-                param = pname;
-            }
-        }
+        if (!pname[0] && param_of(colon + 1, pname, sizeof pname))
+            param = pname;
         struct named *n = realloc(list.items, (list.n + 1) * sizeof *n);
         if (!n) {
             rc = 1;
             break;
         }
         list.items = n;
-        snprintf(n[list.n].name, sizeof n[list.n].name, "%.*s", (int)strcspn(s, " \t["), s);
+        /* the name: all before the colon, but a metric " [time]" */
+        char *metric = strstr(s, " [");
+        if (metric)
+            *metric = 0;
+        size_t nl = strlen(s);
+        while (nl && (s[nl - 1] == ' ' || s[nl - 1] == '\t'))
+            nl--;
+        snprintf(n[list.n].name, sizeof n[list.n].name, "%.*s", (int)nl, s);
         char err[512];
         if (tscope_model_parse(colon + 1, 1, &param, &n[list.n].model, err, sizeof err)) {
             fprintf(stderr, "%s:%d: %s\n", models, lineno, err);

@@ -419,6 +419,17 @@ grep -qx 'pipe(small, big) = -30000.0 + 6.0 \* n^(1) \* log2(n)^(1)' "$tmp/c3" |
 grep -qx 'pipe(small, big) = 500.0 + 0.01 \* n^(1) \* log2(n)^(1)' "$tmp/c4" || fail "compose without --range: $(cat "$tmp/c4")"
 "$ts" model compose 'pipe(small, big)' --models "$tmp/tie.txt" --range n=5 2>"$tmp/e7" && fail "bad --range accepted"
 grep -qx "taskscope model compose: --range 'n=5': expected NAME=LO:HI with LO <= HI" "$tmp/e7" || fail "--range error: $(cat "$tmp/e7")"
+# the parameter is found under a logarithm too (a first model with log2(n) terms only), and
+# call paths as Extra-P names them compose: main(), main->solve, or any name in quotes
+printf 'logs: 1 + 2 * log2(n)^(1)\nmain(): 3 + 1 * n^(1)\nmain->solve: 2 * n^(2)\nx y [time]: 5\n' >"$tmp/paths.txt"
+"$ts" model compose 'pipe(logs, tpool(2, main()), main->solve, "x y")' --models "$tmp/paths.txt" \
+  --at n=8 >"$tmp/c5" 2>"$tmp/e8" || fail "compose call paths: $(cat "$tmp/e8")"
+[ "$(sed -n 2p "$tmp/c5")" = "  at n=8: 128" ] || fail "compose call paths: $(cat "$tmp/c5")"
+for e in logs 'tpool(2, main())' '"x y"'; do # each alone: its own value
+  "$ts" model compose "$e" --models "$tmp/paths.txt" --at n=8 | sed -n 2p >>"$tmp/c6"
+done
+[ "$(cat "$tmp/c6" | tr -d ' ' | tr '\n' ' ')" = "atn=8:7 atn=8:5.5 atn=8:5 " ] \
+  || fail "compose each call path: $(cat "$tmp/c6")"
 
 if [ "$has_jansson" = 0 ]; then
   echo "SKIPPED taskscope model on profiles: $no_jansson_reason"

@@ -127,14 +127,29 @@ static int expr(struct cparser *p, tscope_model_t *out)
     if (++p->depth > 100)
         return cfail(p, "nested too deeply");
     const char *name = p->s;
-    while (isalnum((unsigned char)*p->s) || *p->s == '_' || *p->s == '.' || *p->s == '-')
-        p->s++;
-    size_t len = (size_t)(p->s - name);
+    size_t len;
+    int quoted = *p->s == '"';
+    if (quoted) { /* "any call path" */
+        name = ++p->s;
+        while (*p->s && *p->s != '"')
+            p->s++;
+        if (*p->s != '"')
+            return cfail(p, "a quoted model name has no closing '\"'");
+        len = (size_t)(p->s++ - name);
+    } else {
+        /* call paths as Extra-P writes them: main, main->solve, solve() */
+        while (isalnum((unsigned char)*p->s) || *p->s == '_' || *p->s == '.' || *p->s == '-' ||
+               (*p->s == '>' && p->s > name && p->s[-1] == '-') || *p->s == ':')
+            p->s++;
+        len = (size_t)(p->s - name);
+        if (len && p->s[0] == '(' && p->s[1] == ')') /* main(): a name, not a call */
+            p->s += 2, len += 2;
+    }
     if (!len)
         return cfail(p, "expected a model name, tpool( or pipe(");
     cskip(p);
     int rc;
-    if (*p->s == '(' && len == 5 && strncmp(name, "tpool", 5) == 0) {
+    if (!quoted && *p->s == '(' && len == 5 && strncmp(name, "tpool", 5) == 0) {
         p->s++;
         cskip(p);
         char *end;
@@ -147,7 +162,7 @@ static int expr(struct cparser *p, tscope_model_t *out)
         out->c0 /= t;
         for (unsigned k = 0; k < out->nterms; k++)
             out->terms[k].coef /= t;
-    } else if (*p->s == '(' && len == 4 && strncmp(name, "pipe", 4) == 0) {
+    } else if (!quoted && *p->s == '(' && len == 4 && strncmp(name, "pipe", 4) == 0) {
         p->s++;
         if ((rc = expr(p, out)))
             return rc;
