@@ -16,8 +16,8 @@ int tscope_cli_diff(int argc, char **argv);
 
 /* Renders concurrency.png and heatmap.png in outdir from the scripts the
  * sampler wrote, when there are enough samples (render.c); notes and
- * failures on stderr, one line each. */
-void tscope_cli_render(const char *outdir);
+ * failures on stderr, one line each; quiet: failures only. */
+void tscope_cli_render(const char *outdir, int quiet);
 
 /* Shared option checks (options.c): 0, or -1 after one line on stderr,
  * "taskscope CMD: --OPT VALUE: expected ...". */

@@ -45,7 +45,10 @@ static void usage(FILE *f)
             "stage of the highest order; prints the composed model and its value at\n"
             "each --at.  Stages of equal order are ranked by their value at the top of\n"
             "the measured range, which a models file does not hold: --range gives it\n"
-            "(without it, by their constants).\n");
+            "(without it, by their constants).\n"
+            "\n"
+            "exit status: 0 done, 1 an input could not be read, fitted or composed, 2 a bad\n"
+            "option\n");
 }
 
 struct predict {

@@ -95,12 +95,14 @@ static int sample_rows(const char *outdir)
  * side; a run with too few samples for a plot (fewer than 5: a run shorter
  * than 4 sampling periods, where a plot shows next to nothing and gnuplot
  * would add ~0.1 s) gets a note instead. */
-void tscope_cli_render(const char *outdir)
+void tscope_cli_render(const char *outdir, int quiet)
 {
     int rows = sample_rows(outdir);
     if (rows == 0)
         return; /* no sampler */
     if (rows < 5) {
+        if (quiet)
+            return;
         fprintf(stderr,
                 "taskscope: concurrency.gp and heatmap.gp not rendered: %d sample%s only (a "
                 "shorter --sample-ms gives more; 'gnuplot concurrency.gp' in %s renders anyway)\n",

@@ -20,7 +20,9 @@ static void usage(FILE *f)
                "  --rows N     print at most N task types (0: all; default 20)\n"
                "  --tree       also print the task tree\n"
                "  --dot        print the task graph in Graphviz DOT instead of the summary\n"
-               "  -h, --help   this text\n");
+               "  -h, --help   this text\n"
+               "\n"
+               "exit status: 0 printed, 1 the profile could not be read, 2 a bad option\n");
 }
 
 int tscope_cli_report(int argc, char **argv)
@@ -72,7 +74,7 @@ int tscope_cli_report(int argc, char **argv)
      * samples.csv are in it when the sampler ran) */
     struct stat sb;
     if (!dot && stat(argv[optind], &sb) == 0 && S_ISDIR(sb.st_mode))
-        tscope_cli_render(argv[optind]);
+        tscope_cli_render(argv[optind], 0);
     int rc;
     if (dot) {
         rc = tscope__export_dot(p, stdout);

@@ -58,8 +58,13 @@ static void usage(FILE *f)
             "      --sort KEY        summary order: excl, incl, calls, mean, name\n"
             "      --rows N          summary rows, 0 for all (TASKSCOPE_SUMMARY_ROWS)\n"
             "      --no-summary      do not print the summary (TASKSCOPE_SUMMARY=0)\n"
+            "  -q, --quiet           no summary and no notes: only warnings, errors and what\n"
+            "                        ended the program (TASKSCOPE_QUIET=1)\n"
             "      --off             run with measurement off (TASKSCOPE_ENABLE=0)\n"
-            "  -h, --help            this text\n");
+            "  -h, --help            this text\n"
+            "\n"
+            "exit status: the program's (128+N when signal N ended it); 127 the program was\n"
+            "not found, 126 it is not executable, 2 a bad option, 1 taskscope itself failed\n");
 }
 
 /* The files in dir, in name order (hidden ones aside). */
@@ -206,6 +211,7 @@ int tscope_cli_run(int argc, char **argv)
                                          {"tools", required_argument, NULL, 't'},
                                          {"sample-ms", required_argument, NULL, 'S'},
                                          {"pthread-waits", no_argument, NULL, 'W'},
+                                         {"quiet", no_argument, NULL, 'q'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     int summary = 1, c, adapter = TSCOPE_ADAPT_AUTO;
@@ -213,7 +219,8 @@ int tscope_cli_run(int argc, char **argv)
     if (!dir || !*dir)
         dir = "taskscope-out";
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
+    int quiet = 0;
+    while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'o':
             dir = optarg;
@@ -248,6 +255,11 @@ int tscope_cli_run(int argc, char **argv)
             break;
         case 'n':
             summary = 0;
+            break;
+        case 'q':
+            quiet = 1;
+            summary = 0;
+            setenv("TASKSCOPE_QUIET", "1", 1);
             break;
         case 'x':
             setenv("TASKSCOPE_ENABLE", "0", 1);
@@ -350,10 +362,12 @@ int tscope_cli_run(int argc, char **argv)
                     "could be loaded into it, see above, or measurement is off)\n",
                     prog);
     } else if (wrote) {
-        tscope_cli_render(outdir);
-        fprintf(stderr, "taskscope: outputs of %s in %s/:", prog, outdir);
-        list_outputs(outdir);
-        fprintf(stderr, "\ntaskscope: re-render with: taskscope report %s\n", outdir);
+        tscope_cli_render(outdir, quiet);
+        if (!quiet) {
+            fprintf(stderr, "taskscope: outputs of %s in %s/:", prog, outdir);
+            list_outputs(outdir);
+            fprintf(stderr, "\ntaskscope: re-render with: taskscope report %s\n", outdir);
+        }
     }
     return code;
 }

@@ -88,6 +88,12 @@ else
   grep -q "gnuplot is not installed" "$tmp/se" || fail "no note about gnuplot"
 fi
 
+echo "-- run -q: outputs written, nothing said but the program's own output"
+"$ts" run -q --sample-ms 5 -o "$tmp/quiet" -- "$example" 200000 2 >"$tmp/q.out" 2>"$tmp/q.err" || fail "run -q"
+[ ! -s "$tmp/q.err" ] || fail "run -q said: $(cat "$tmp/q.err")"
+grep -q "sorted 200000 integers with 2 threads: ok" "$tmp/q.out" || fail "run -q: program output"
+[ -s "$tmp/quiet/profile.json" ] && [ -s "$tmp/quiet/samples.csv" ] || fail "run -q: outputs: $(ls "$tmp/quiet")"
+
 echo "-- an existing folder is never reused"
 "$ts" run --no-summary -o "$tmp/out" -- "$example" 5000 1 >/dev/null 2>"$tmp/stderr2"
 grep -q "$tmp/out already exists; writing to $tmp/out.1" "$tmp/stderr2" || fail "suffix note"

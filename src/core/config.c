@@ -71,6 +71,11 @@ static int p_summary(struct tscope__config *c, const char *v)
     return tscope__parse_bool(v, &c->summary);
 }
 
+static int p_quiet(struct tscope__config *c, const char *v)
+{
+    return tscope__parse_bool(v, &c->quiet);
+}
+
 static int p_mode(struct tscope__config *c, const char *v)
 {
     if (strcmp(v, "profile") == 0)
@@ -472,6 +477,10 @@ static const struct var vars[] = {
      "files written at finalize", p_outputs},
     {"TASKSCOPE_SUMMARY", "0", "1/0, true/false, yes/no, on/off",
      "print the summary table to stderr at finalize (taskscope run sets 1)", p_summary},
+    {"TASKSCOPE_QUIET", "0", "1/0, true/false, yes/no, on/off",
+     "1: taskscope prints warnings and errors only, no notes (what this machine lacks, where "
+     "the outputs went); taskscope run -q sets it",
+     p_quiet},
     {"TASKSCOPE_SUMMARY_SORT", "excl", "excl, incl, calls, mean, name",
      "summary table order (descending, name ascending)", p_sort},
     {"TASKSCOPE_SUMMARY_ROWS", "20", "0 to 1000000 (0: all)", "rows in the summary table", p_rows},

@@ -46,6 +46,7 @@ struct tscope__config {
     char output_dir[1024];
     int outputs;  /* TSCOPE__OUT_* bits */
     int summary;  /* print the summary table at finalize */
+    int quiet;    /* notes silenced (tscope__note): warnings and errors only */
     int profiler; /* the built-in profiler consumes events */
     char summary_sort[16];
     uint32_t summary_rows;

@@ -100,6 +100,8 @@ void tscope__thread_recycle(struct tscope__thread *t);
 int tscope__thread_start(pthread_t *thread, void *(*fn)(void *), void *arg, const char *name);
 /* 1 on a thread started by tscope__thread_start. */
 int tscope__thread_is_own(void);
+/* A note on stderr ("taskscope: " + fmt), unless TASKSCOPE_QUIET (note.c). */
+void tscope__note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Stops one: sets *stop under lock, wakes every waiter on cond, joins. */
 void tscope__thread_stop(pthread_t thread, pthread_mutex_t *lock, pthread_cond_t *cond, int *stop);
 

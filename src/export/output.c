@@ -123,7 +123,7 @@ int tscope__output_write_all(void)
             return TSCOPE_EIO;
         }
         if (strcmp(tscope__g.outdir, cfg->output_dir) != 0)
-            fprintf(stderr, "taskscope: %s already exists; writing to %s instead\n",
+            tscope__note("%s already exists; writing to %s instead\n",
                     cfg->output_dir, tscope__g.outdir);
         static const struct {
             int bit;
@@ -156,7 +156,7 @@ int tscope__output_write_all(void)
          * said once */
         const char *launcher = getenv("TASKSCOPE_OUTPUT_DIR_PREPARED");
         if (!launcher || !*launcher)
-            fprintf(stderr, "taskscope: outputs in %s/ (%s)\n", tscope__g.outdir, written);
+            tscope__note("outputs in %s/ (%s)\n", tscope__g.outdir, written);
     }
     tscope__profile_free(p);
     return first;

@@ -205,8 +205,7 @@ static void fork_child(void)
 static void finalize_at_exit(void)
 {
     if (tscope__g.initialised) {
-        fprintf(stderr, "taskscope: the program exited without tscope_finalize(); finalizing "
-                        "now\n");
+        tscope__note("the program exited without tscope_finalize(); finalizing now\n");
         tscope_finalize();
     }
 }
