@@ -273,7 +273,7 @@ static void measure(const struct config *cfg, int nc, int reps, double t_ns[][NS
 }
 
 /* TSCOPE_BENCH_RAW=FILE keeps every measurement, one line each:
- * configuration, size, repetition, ns per element (tab-separated);
+ * configuration, size, repetition, ns per array of n integers (tab-separated);
  * TSCOPE_BENCH_REPLAY=FILE models such a file again without measuring. */
 static void save_raw(const char *path, const struct config *cfg, int nc, int reps,
                      double t_ns[][NSIZES][MAX_REPS])
@@ -502,7 +502,8 @@ int main(int argc, char **argv)
                      tscope_model_eval(&mod, &n), "ns");
     }
     fprintf(stderr,
-            "\nmeasured ns per element (median of the repetitions; (max-min)/median)\n%-34s",
+            "\nmeasured ns per array of n integers (one stream element; median of the "
+            "repetitions; (max-min)/median)\n%-34s",
             "n =");
     for (int s = 0; s < NSIZES; s++)
         fprintf(stderr, " %22zu", sizes[s]);
