@@ -123,8 +123,8 @@ int tscope__output_write_all(void)
             return TSCOPE_EIO;
         }
         if (strcmp(tscope__g.outdir, cfg->output_dir) != 0)
-            tscope__note("%s already exists; writing to %s instead\n",
-                    cfg->output_dir, tscope__g.outdir);
+            tscope__note("%s already exists; writing to %s instead\n", cfg->output_dir,
+                         tscope__g.outdir);
         static const struct {
             int bit;
             const char *name;

@@ -207,7 +207,7 @@ void tscope__sampler_builtin_reset(const struct tscope__config *cfg)
         tscope__note("sampler: no readable RAPL energy counter (%s); power is an "
                      "estimate: power.estimate_w = %ld CPUs x (%g W + %g W x utilization) "
                      "(TASKSCOPE_POWER_MODEL)\n",
-                rapl, B.ncpu, B.idle_w, B.max_w - B.idle_w);
+                     rapl, B.ncpu, B.idle_w, B.max_w - B.idle_w);
     }
 }
 
