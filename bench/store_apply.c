@@ -6,7 +6,8 @@
  * create_begin_end (create, begin, end: explicitly created tasks) and
  * spawned (the bundled runtime's pattern: a round holds the create and
  * queued records of 8192 tasks from the spawning thread's ring, then their
- * begin and end records from a worker's ring).
+ * begin and end records from a worker's ring) and taskwait (a parent that
+ * creates two children and waits for them: OpenMP's fib and nqueens).
  * usage: store_apply [tasks (default 10000000)]
  */
 #include <stdlib.h>
@@ -88,6 +89,40 @@ static double run(uint64_t tasks, int created)
     return finish(s, tasks, events, t0);
 }
 
+/* Explicit tasks that wait for their children, as OpenMP programs make
+ * them (fib, nqueens): a parent created and begun, two children created, a
+ * yield at the taskwait, the children begun and ended, the parent resumed
+ * and ended, all on one thread; a round every 8192 parents.  Counted: the
+ * children (type 1, so that finish() checks them) and the parents (type 2). */
+static double run_taskwait(uint64_t parents)
+{
+    struct tscope__store *s = new_store();
+    uint64_t ts = 0, events = 0;
+    double t0 = bench_now_s();
+    for (uint64_t i = 1; i <= parents; i++) {
+        uint64_t p = 3 * i, c1 = p + 1, c2 = p + 2;
+        struct tscope__rec r[] = {
+            {.ts = ts++, .id = p, .type = 2, .kind = TSCOPE__REC_CREATE},
+            {.ts = ts++, .id = p, .kind = TSCOPE__REC_BEGIN},
+            {.ts = ts++, .id = c1, .arg = p, .type = 1, .kind = TSCOPE__REC_CREATE},
+            {.ts = ts++, .id = c2, .arg = p, .type = 1, .kind = TSCOPE__REC_CREATE},
+            {.ts = ts++, .id = p, .kind = TSCOPE__REC_YIELD},
+            {.ts = ts++, .id = c1, .kind = TSCOPE__REC_BEGIN},
+            {.ts = ts++, .id = c1, .kind = TSCOPE__REC_END},
+            {.ts = ts++, .id = c2, .kind = TSCOPE__REC_BEGIN},
+            {.ts = ts++, .id = c2, .kind = TSCOPE__REC_END},
+            {.ts = ts++, .id = p, .kind = TSCOPE__REC_RESUME},
+            {.ts = ts++, .id = p, .kind = TSCOPE__REC_END},
+        };
+        for (size_t k = 0; k < sizeof r / sizeof *r; k++)
+            tscope__store_apply(s, 0, &r[k], NULL);
+        events += sizeof r / sizeof *r;
+        if (i % 8192 == 0)
+            tscope__store_end_round(s);
+    }
+    return finish(s, 2 * parents, events, t0);
+}
+
 /* The runtime's pattern, in rounds of 8192 tasks. */
 static double run_spawned(uint64_t tasks)
 {
@@ -116,5 +151,6 @@ int main(int argc, char **argv)
     bench_result("store_apply", "start_end", "events_per_s", run(tasks, 0), "events/s");
     bench_result("store_apply", "create_begin_end", "events_per_s", run(tasks, 1), "events/s");
     bench_result("store_apply", "spawned", "events_per_s", run_spawned(tasks), "events/s");
+    bench_result("store_apply", "taskwait", "events_per_s", run_taskwait(tasks / 3), "events/s");
     return 0;
 }

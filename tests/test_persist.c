@@ -166,11 +166,7 @@ static void spoil_waiters(struct tscope__store *s)
             else
                 y = i;
         }
-    if (y == TSCOPE__NONE) { /* make two */
-        x = 0;
-        y = 1;
-        s->tasks[0].bits = s->tasks[1].bits = TSCOPE__T_CREATED;
-    }
+    ASSERT(y != TSCOPE__NONE); /* the two created, never begun, at least */
     s->tasks[x].waiters = y;
     s->tasks[y].next_wait = x;
     s->tasks[x].next_wait = y; /* y -> x -> y -> ... */
@@ -185,8 +181,7 @@ static void spoil_type(struct tscope__store *s)
             s->tasks[i].type = (uint16_t)s->ntypes;
             return;
         }
-    s->tasks[0].bits = TSCOPE__T_CREATED;
-    s->tasks[0].type = (uint16_t)s->ntypes;
+    ASSERT(0); /* there are live tasks */
 }
 
 /* Every prefix of a saved store (in steps of 97 bytes) and a flipped layout
@@ -240,6 +235,10 @@ static void inconsistent_bytes_refused(void)
         for (uint64_t k = 0; k < 50; k++)
             step(&c, 1, k);
         ASSERT(c->nnodes > 2);
+        for (uint64_t id = 777001; id <= 777002; id++) { /* live: created, never begun */
+            struct tscope__rec r = rec(TSCOPE__REC_CREATE, 900000, id, 0, 2);
+            tscope__store_apply(c, 0, &r, NULL);
+        }
         cases[i].spoil(c);
         long size;
         FILE *f = saved(c, &size);

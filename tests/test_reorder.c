@@ -182,6 +182,38 @@ static void leaf_batches_equal_the_slow_path(void)
     tscope__store_free(b);
 }
 
+/* A task that waits for its children (yield, resume) on the thread it began
+ * on is settled at its end: every record about it and every create of its
+ * children came through that thread's ring.  One resumed on another thread
+ * waits a round, as a create of a child made on the first thread may still
+ * be unread. */
+static void taskwait_on_one_thread_settles_at_end(void)
+{
+    for (int moved = 0; moved < 2; moved++) {
+        struct tscope__store *s = new_store();
+        apply(s, 0, rec(TSCOPE__REC_CREATE, 0, 5, 0, 1));
+        apply(s, 0, rec(TSCOPE__REC_BEGIN, 10, 5, 0, 0));
+        apply(s, 0, rec(TSCOPE__REC_CREATE, 20, 6, 5, 2));
+        apply(s, 0, rec(TSCOPE__REC_YIELD, 30, 5, 0, 0));
+        apply(s, 0, rec(TSCOPE__REC_BEGIN, 40, 6, 0, 0));
+        apply(s, 0, rec(TSCOPE__REC_END, 70, 6, 0, 0));
+        apply(s, moved, rec(TSCOPE__REC_RESUME, 80, 5, 0, 0));
+        apply(s, moved, rec(TSCOPE__REC_END, 100, 5, 0, 0));
+        ASSERT_EQ(s->types[2].calls, 1); /* the child: settled at its end */
+        ASSERT_EQ(s->types[1].calls, moved ? 0 : 1);
+        tscope__store_end_round(s);
+        tscope__store_end_round(s);
+        ASSERT_EQ(s->types[1].calls, 1);
+        ASSERT_EQ(s->types[1].excl.sum, 40); /* 10-30 and 80-100 */
+        ASSERT_EQ(s->types[1].yields, 1);
+        uint32_t n5 = node_of(s, 0, 1);
+        ASSERT(n5 != TSCOPE__NONE && node_of(s, n5, 2) != TSCOPE__NONE); /* 6 below 5 */
+        ASSERT_EQ(s->anomalies, 0);
+        ASSERT_EQ(s->live, 0);
+        tscope__store_free(s);
+    }
+}
+
 int main(void)
 {
     RUN(leaf_batches_equal_the_slow_path);
@@ -189,5 +221,6 @@ int main(void)
     RUN(resume_applied_before_yield);
     RUN(implicit_after_one_round);
     RUN(anomalies_are_counted);
+    RUN(taskwait_on_one_thread_settles_at_end);
     return 0;
 }

@@ -375,6 +375,8 @@ static void on_resume(struct tscope__store *s, uint32_t thread, const struct tsc
     }
     struct tscope__task *t = &s->tasks[slot];
     t->resumes++;
+    if (thread != t->thread)
+        t->bits |= TSCOPE__T_MOVED;
     if (t->type)
         tscope__type_saw_thread(s, t->type, thread);
     tscope__settle_check_terminal(s, slot);
@@ -418,11 +420,14 @@ static void on_end(struct tscope__store *s, uint32_t thread, const struct tscope
     struct tscope__task *t = &s->tasks[slot];
     t->bits |= TSCOPE__T_ENDED;
     t->end_ts = r->ts;
-    if ((t->bits & (TSCOPE__T_CREATED | TSCOPE__T_RESOLVED)) ==
+    if ((t->bits & (TSCOPE__T_CREATED | TSCOPE__T_RESOLVED | TSCOPE__T_MOVED)) ==
             (TSCOPE__T_CREATED | TSCOPE__T_RESOLVED) &&
-        !t->yields && !t->resumes && !t->open && t->thread == thread) {
-        /* Created (so its parent is known), run once on this thread: no
-         * event of another thread can change its numbers any more. */
+        t->yields == t->resumes && !t->open && t->thread == thread) {
+        /* Created (so its parent is known) and run on this thread only,
+         * also across yields (a taskwait): every record of its life, and
+         * every create of a child it made, was in this thread's ring before
+         * this end, so no event of another thread can change its numbers
+         * any more.  The others wait a round (store.h). */
         tscope__settle_finalize(s, slot);
         return;
     }

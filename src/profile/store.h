@@ -47,7 +47,8 @@ enum {
     TSCOPE__T_FREE = 1 << 10,      /* slot is on the free list */
     TSCOPE__T_MAPPED = 1 << 11,    /* task_map maps the id to this slot */
     TSCOPE__T_SAW = 1 << 12,       /* the type's thread set has the first thread */
-    TSCOPE__T_START = 1 << 13      /* created and begun by one START event */
+    TSCOPE__T_START = 1 << 13,     /* created and begun by one START event */
+    TSCOPE__T_MOVED = 1 << 14      /* resumed on a thread other than its first */
 };
 
 struct tscope__task {
