@@ -260,8 +260,14 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
     else if (get_names(f, &tscope__types) || get_names(f, &tscope__counters) ||
              get_names(f, &tscope__events))
         bad = "its name tables are corrupt";
-    else
-        s = tscope__store_load(f, &bad);
+    else {
+        snprintf(path, sizeof path, "%s.appendix", base);
+        FILE *ax = fopen(path, "r");
+        s = tscope__store_load(f, ax, &bad);
+        if (ax)
+            fclose(ax);
+        snprintf(path, sizeof path, "%s.state-%d", base, (int)(st.generation & 1));
+    }
     fclose(f);
     if (!s)
         return fail(why, whylen, "cannot read %s: %s", path, bad);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/config.h"
 #include "profile/persist.h"
@@ -70,7 +71,7 @@ static FILE *saved(struct tscope__store *s, long *size)
 {
     FILE *f = tmpfile();
     ASSERT(f != NULL);
-    ASSERT_OK(tscope__store_save(s, f));
+    ASSERT_OK(tscope__store_save(s, f, NULL));
     ASSERT_OK(fflush(f));
     *size = ftell(f);
     rewind(f);
@@ -130,7 +131,7 @@ static void loaded_store_goes_on_exactly(void)
     long size;
     FILE *f = saved(a, &size);
     const char *why = NULL;
-    struct tscope__store *b = tscope__store_load(f, &why);
+    struct tscope__store *b = tscope__store_load(f, NULL, &why);
     fclose(f);
     ASSERT(b != NULL);
     ASSERT(a->live > 0); /* there was something in flight to carry over */
@@ -203,14 +204,14 @@ static void short_and_foreign_bytes_refused(void)
         if (cut == 0)
             fgetc(g); /* fmemopen needs a size of at least 1: read it away */
         const char *why = NULL;
-        ASSERT(tscope__store_load(g, &why) == NULL);
+        ASSERT(tscope__store_load(g, NULL, &why) == NULL);
         ASSERT(why != NULL && *why);
         fclose(g);
     }
     bytes[0] ^= 0x5a;
     FILE *g = fmemopen(bytes, (size_t)size, "r");
     const char *why = NULL;
-    ASSERT(tscope__store_load(g, &why) == NULL);
+    ASSERT(tscope__store_load(g, NULL, &why) == NULL);
     ASSERT(strcmp(why, "written by another build of taskscope") == 0);
     fclose(g);
     free(bytes);
@@ -243,11 +244,54 @@ static void inconsistent_bytes_refused(void)
         long size;
         FILE *f = saved(c, &size);
         const char *why = NULL;
-        ASSERT(tscope__store_load(f, &why) == NULL);
+        ASSERT(tscope__store_load(f, NULL, &why) == NULL);
         ASSERT_STR_EQ(why, cases[i].why);
         fclose(f);
         tscope__store_free(c);
     }
+}
+
+/* As the crash journal saves: the instances and dependencies in an appendix,
+ * each entry once over successive saves, the last state loaded with it;
+ * the appendix short or missing is refused with that said. */
+static void appendix_saves_each_entry_once(void)
+{
+    struct tscope__store *a = new_store();
+    FILE *ax = tmpfile(), *st = NULL;
+    ASSERT(ax != NULL);
+    struct tscope__appendix app = {ax, 0, 0};
+    for (int save = 0; save < 3; save++) {
+        for (uint64_t k = 100 * (uint64_t)save; k < 100 * (uint64_t)save + 100; k++)
+            step(&a, 1, k);
+        if (st)
+            fclose(st);
+        st = tmpfile();
+        ASSERT(st != NULL);
+        ASSERT_OK(tscope__store_save(a, st, &app));
+        ASSERT_EQ(app.inst_done, a->ninst);
+    }
+    ASSERT(a->ninst > 0 && a->ndeps > 0);
+    long ax_size = ftell(ax);
+    /* each instance and dependency once: the chunks' headers aside */
+    ASSERT(ax_size < (long)(a->ninst * sizeof *a->inst + a->ndeps * sizeof *a->deps + 6 * 8));
+    rewind(st);
+    rewind(ax);
+    const char *why = NULL;
+    struct tscope__store *b = tscope__store_load(st, ax, &why);
+    ASSERT(b != NULL);
+    same_store(a, b);
+    tscope__store_free(b);
+    rewind(st);
+    ASSERT(tscope__store_load(st, NULL, &why) == NULL);
+    ASSERT_STR_EQ(why, "its appendix (instances, dependencies) is missing");
+    rewind(st);
+    ASSERT_OK(ftruncate(fileno(ax), ax_size / 2));
+    rewind(ax);
+    ASSERT(tscope__store_load(st, ax, &why) == NULL);
+    ASSERT_STR_EQ(why, "its appendix (instances, dependencies) is short or corrupt");
+    fclose(st);
+    fclose(ax);
+    tscope__store_free(a);
 }
 
 int main(void)
@@ -255,5 +299,6 @@ int main(void)
     RUN(loaded_store_goes_on_exactly);
     RUN(short_and_foreign_bytes_refused);
     RUN(inconsistent_bytes_refused);
+    RUN(appendix_saves_each_entry_once);
     return 0;
 }

@@ -58,7 +58,7 @@
 
 extern char *program_invocation_short_name;
 
-#define JOURNAL_MAX (64ull << 20) /* bytes before a checkpoint comes early */
+#define JOURNAL_MAX (8ull << 20) /* bytes before a checkpoint comes early */
 
 static struct {
     _Atomic int on;
@@ -72,6 +72,7 @@ static struct {
     uint64_t period_ns, next_ns;
     uint64_t ring_records, ring_offset, region_bytes;
     int slot_warned;
+    struct tscope__appendix ax; /* the instances and dependencies, each saved once */
 } J = {.slots_fd = -1, .fds = {-1, -1}, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void path_of(char *out, size_t len, const char *what)
@@ -91,6 +92,8 @@ static void remove_files(void)
     path_of(p, sizeof p, "journal-1");
     unlink(p);
     path_of(p, sizeof p, "slots");
+    unlink(p);
+    path_of(p, sizeof p, "appendix");
     unlink(p);
     if (J.shm[0])
         unlink(J.shm);
@@ -261,7 +264,7 @@ static int write_state(void)
     if (ok) {
         struct tscope__store *s = tscope__g.store;
         pthread_mutex_lock(&s->lock);
-        ok = tscope__store_save(s, f) == 0;
+        ok = tscope__store_save(s, f, &J.ax) == 0;
         pthread_mutex_unlock(&s->lock);
     }
     ok = fflush(f) == 0 && ok;
@@ -338,6 +341,7 @@ static void close_files(void)
     if (J.slots_fd >= 0)
         close(J.slots_fd); /* the mappings stay: threads still use their slots */
     J.slots_fd = -1;
+    J.ax.f = NULL; /* closed by the caller (a forked child leaves it: its lock may be held) */
 }
 
 int tscope__journal_start(const char *dir, uint64_t ring_records, uint32_t checkpoint_ms)
@@ -361,6 +365,11 @@ int tscope__journal_start(const char *dir, uint64_t ring_records, uint32_t check
         J.fds[i] = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     }
     if (J.fds[1] >= 0) {
+        what = "appendix";
+        path_of(p, sizeof p, what);
+        J.ax = (struct tscope__appendix){fopen(p, "we"), 0, 0};
+    }
+    if (J.ax.f) {
         what = "state-1";
         if (write_state() == 0) {
             atomic_store(&J.on, 1);
@@ -379,6 +388,8 @@ int tscope__journal_start(const char *dir, uint64_t ring_records, uint32_t check
             "but a SIGKILL would lose the profile\n",
             J.base, what, strerror(err));
     remove_files();
+    if (J.ax.f)
+        fclose(J.ax.f);
     close_files();
     return -1;
 }
@@ -390,6 +401,8 @@ void tscope__journal_stop(void)
     atomic_store(&J.on, 0);
     remove_files();
     pthread_mutex_lock(&J.lock); /* an entry being written */
+    if (J.ax.f)                  /* the consumer, its only writer, has stopped */
+        fclose(J.ax.f);
     close_files();
     pthread_mutex_unlock(&J.lock);
 }

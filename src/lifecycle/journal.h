@@ -13,6 +13,10 @@
  *   .taskscope-PID.state-1    names and the clock: generation G in file
  *                             G % 2, its header written last (the newer
  *                             whole one is the state)
+ *   .taskscope-PID.appendix   the instance graph and the dependency list,
+ *                             which only grow: each entry appended once, at
+ *                             the checkpoint whose state first counts it
+ *                             (persist.h), so that a state stays small
  *   .taskscope-PID.journal-0  everything the consumer applied since that
  *   .taskscope-PID.journal-1  checkpoint, in order: record batches, round
  *                             ends, retired threads, new names; generation

@@ -60,11 +60,30 @@ static int put_tasks(FILE *f, const struct tscope__store *s)
     return 0;
 }
 
-int tscope__store_save(struct tscope__store *s, FILE *f)
+/* Appends n entries of kind (1 instances, 2 dependencies) as one chunk. */
+static int put_chunk(FILE *f, uint32_t kind, const void *entries, uint64_t n, size_t elem)
+{
+    uint32_t h[2] = {kind, (uint32_t)n};
+    return n && (put(f, h, sizeof h) || put(f, entries, (size_t)n * elem)) ? -1 : 0;
+}
+
+int tscope__store_save(struct tscope__store *s, FILE *f, struct tscope__appendix *ax)
 {
     uint64_t stamp = layout_stamp();
-    int rc = put(f, &stamp, sizeof stamp) || put(f, s, sizeof *s) || put_tasks(f, s) ||
-             put_map(f, &s->task_map) ||
+    uint32_t where = ax ? 2 : 1; /* the instances and dependencies: inline or appended */
+    if (ax) {                    /* only what the appendix lacks, before the state that counts it */
+        if (ax->inst_done > s->ninst || ax->deps_done > s->ndeps ||
+            put_chunk(ax->f, 1, s->inst + ax->inst_done, s->ninst - ax->inst_done,
+                      sizeof *s->inst) ||
+            put_chunk(ax->f, 2, s->deps + ax->deps_done, s->ndeps - ax->deps_done,
+                      sizeof *s->deps) ||
+            fflush(ax->f))
+            return -1;
+        ax->inst_done = s->ninst;
+        ax->deps_done = s->ndeps;
+    }
+    int rc = put(f, &stamp, sizeof stamp) || put(f, s, sizeof *s) || put(f, &where, sizeof where) ||
+             put_tasks(f, s) || put_map(f, &s->task_map) ||
              put(f, s->implicit_list, (size_t)s->n_implicit * sizeof *s->implicit_list) ||
              put(f, s->terminal_list, (size_t)s->n_terminal * sizeof *s->terminal_list) ||
              put(f, s->stacks, (size_t)s->nstacks * sizeof *s->stacks);
@@ -76,9 +95,10 @@ int tscope__store_save(struct tscope__store *s, FILE *f)
     rc = rc || put(f, s->counters, (size_t)s->ncounters * sizeof *s->counters) ||
          put(f, s->customs, (size_t)s->ncustoms * sizeof *s->customs) ||
          put(f, s->nodes, (size_t)s->nnodes * sizeof *s->nodes) || put_map(f, &s->node_map) ||
-         put(f, s->edges, (size_t)s->nedges * sizeof *s->edges) || put_map(f, &s->edge_map) ||
-         put(f, s->inst, (size_t)s->ninst * sizeof *s->inst) ||
-         put(f, s->deps, (size_t)s->ndeps * sizeof *s->deps);
+         put(f, s->edges, (size_t)s->nedges * sizeof *s->edges) || put_map(f, &s->edge_map);
+    if (!ax)
+        rc = rc || put(f, s->inst, (size_t)s->ninst * sizeof *s->inst) ||
+             put(f, s->deps, (size_t)s->ndeps * sizeof *s->deps);
     return rc ? -1 : 0;
 }
 
@@ -276,19 +296,66 @@ static void reset_local(struct tscope__store *s)
     c->papi_events[sizeof c->papi_events - 1] = 0;
 }
 
-struct tscope__store *tscope__store_load(FILE *f, const char **why)
+/* The bytes left in a stream from where it is (UINT64_MAX when it cannot
+ * seek). */
+static uint64_t bytes_left(FILE *f)
 {
-    struct rd r = {f, UINT64_MAX};
     long here = ftell(f);
     if (here >= 0 && fseek(f, 0, SEEK_END) == 0) {
         long end = ftell(f);
         if (end >= here && fseek(f, here, SEEK_SET) == 0)
-            r.left = (uint64_t)(end - here);
+            return (uint64_t)(end - here);
     }
+    return UINT64_MAX;
+}
+
+/* The first ninst instances and ndeps dependencies from an appendix's
+ * chunks (later chunks, written for a state that never completed, are not
+ * read).  -1 when it holds fewer. */
+static int get_appendix(struct rd *r, struct tscope__store *s)
+{
+    uint64_t ni = 0, nd = 0;
+    if (s->ninst > r->left / sizeof *s->inst || s->ndeps > r->left / sizeof *s->deps)
+        return -1;
+    if (s->ninst && !(s->inst = malloc(s->ninst * sizeof *s->inst)))
+        return -1;
+    if (s->ndeps && !(s->deps = malloc(s->ndeps * sizeof *s->deps)))
+        return -1;
+    s->cap_inst = s->ninst;
+    s->cap_deps = s->ndeps;
+    while (ni < s->ninst || nd < s->ndeps) {
+        uint32_t h[2];
+        if (take(r, h, 1, sizeof h) || (h[0] != 1 && h[0] != 2))
+            return -1;
+        int inst = h[0] == 1;
+        size_t elem = inst ? sizeof *s->inst : sizeof *s->deps;
+        uint64_t have = inst ? ni : nd, want = inst ? s->ninst : s->ndeps;
+        uint64_t use = want - have < h[1] ? want - have : h[1];
+        char *dst = inst ? (char *)(s->inst + ni) : (char *)(s->deps + nd);
+        if (take(r, dst, use, elem))
+            return -1;
+        for (uint64_t k = use; k < h[1]; k++) { /* past what this state counts */
+            char skip[sizeof *s->inst > sizeof *s->deps ? sizeof *s->inst : sizeof *s->deps];
+            if (take(r, skip, 1, elem))
+                return -1;
+        }
+        if (inst)
+            ni += use;
+        else
+            nd += use;
+    }
+    return 0;
+}
+
+struct tscope__store *tscope__store_load(FILE *f, FILE *appendix, const char **why)
+{
+    struct rd r = {f, bytes_left(f)};
     uint64_t stamp;
     struct tscope__store *s = calloc(1, sizeof *s);
     *why = "truncated";
-    if (!s || take(&r, &stamp, 1, sizeof stamp) || take(&r, s, 1, sizeof *s)) {
+    uint32_t where = 0;
+    if (!s || take(&r, &stamp, 1, sizeof stamp) || take(&r, s, 1, sizeof *s) ||
+        take(&r, &where, 1, sizeof where)) {
         free(s);
         return NULL;
     }
@@ -313,6 +380,7 @@ struct tscope__store *tscope__store_load(FILE *f, const char **why)
     s->nstacks = s->ntypes = 0;
     s->task_map.e = s->node_map.e = s->edge_map.e = s->inst_map.e = NULL;
     pthread_mutex_init(&s->lock, NULL);
+    const char *why_appendix = NULL;
     errno = 0;
     int bad = get_tasks(&r, s) || get_map(&r, &s->task_map) ||
               get(&r, &s->implicit_list, &s->cap_implicit, s->n_implicit, sizeof(uint32_t)) ||
@@ -351,14 +419,28 @@ struct tscope__store *tscope__store_load(FILE *f, const char **why)
           get(&r, &s->nodes, &s->cap_nodes, s->nnodes, sizeof *s->nodes) ||
           get_map(&r, &s->node_map) ||
           get(&r, &s->edges, &s->cap_edges, s->nedges, sizeof *s->edges) ||
-          get_map(&r, &s->edge_map) || get(&r, &s->inst, &s->cap_inst, s->ninst, sizeof *s->inst) ||
-          get(&r, &s->deps, &s->cap_deps, s->ndeps, sizeof *s->deps);
+          get_map(&r, &s->edge_map);
+    if (!bad && where == 1)
+        bad = get(&r, &s->inst, &s->cap_inst, s->ninst, sizeof *s->inst) ||
+              get(&r, &s->deps, &s->cap_deps, s->ndeps, sizeof *s->deps);
+    else if (!bad && where == 2 && appendix) {
+        struct rd ra = {appendix, bytes_left(appendix)};
+        bad = get_appendix(&ra, s);
+        if (bad)
+            why_appendix = "its appendix (instances, dependencies) is short or corrupt";
+    } else if (!bad) {
+        bad = 1;
+        why_appendix = where == 2 ? "its appendix (instances, dependencies) is missing"
+                                  : "truncated or corrupt";
+    }
     if (!bad) { /* the instance index is rebuilt by the queries that need it */
         s->inst_indexed = 0;
         bad = tscope__u64map_init(&s->inst_map, 1024) != 0;
     }
     if (bad) {
-        *why = errno == ENOMEM ? "out of memory" : "truncated or corrupt";
+        *why = errno == ENOMEM ? "out of memory"
+               : why_appendix  ? why_appendix
+                               : "truncated or corrupt";
         tscope__store_free(s);
         return NULL;
     }

@@ -3,16 +3,29 @@
 #ifndef TSCOPE_PROFILE_PERSIST_H
 #define TSCOPE_PROFILE_PERSIST_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 struct tscope__store;
 
-/* Writes the store (lock held by the caller, or no other user).  0 or -1
- * (errno from the stream). */
-int tscope__store_save(struct tscope__store *s, FILE *f);
-/* Reads a store written by tscope__store_save of the same build.  NULL with
- * *why set (a static phrase) when the bytes are short, corrupt, from another
- * build, or memory runs out. */
-struct tscope__store *tscope__store_load(FILE *f, const char **why);
+/* The parts of a store that only grow, the instance graph and the list of
+ * dependencies (up to 100,000 entries each, most of a large store): kept
+ * in an appendix file where each entry is written once, instead of in every
+ * saved state.  f is the appendix, open for appending; *_done the entries
+ * it holds already. */
+struct tscope__appendix {
+    FILE *f;
+    uint64_t inst_done, deps_done;
+};
+
+/* Writes the store (lock held by the caller, or no other user); with ax,
+ * appends the new instances and dependencies to ax->f first (flushed) and
+ * leaves them out of f.  0 or -1 (errno from the stream). */
+int tscope__store_save(struct tscope__store *s, FILE *f, struct tscope__appendix *ax);
+/* Reads a store written by tscope__store_save of the same build, with the
+ * appendix file it was saved with (NULL if none).  NULL with *why set (a
+ * static phrase) when the bytes are short, corrupt, from another build, the
+ * appendix is missing, or memory runs out. */
+struct tscope__store *tscope__store_load(FILE *f, FILE *appendix, const char **why);
 
 #endif

@@ -2,11 +2,12 @@
  * (tscope_cli_recover, cli/recover.c, linked in), which `taskscope run`
  * uses to rebuild the outputs of a program that died without writing them.
  *
- * The input is a 4-byte length L (little-endian), then L bytes of state
- * file, then the journal (src/lifecycle/journal.h has both formats).  The
- * target writes them as process 1's .taskscope-1.state-0/-1 and
- * .taskscope-1.journal-0/-1 in a folder of its own (the reader picks the
- * files by the generation the state names) and recovers.  What it checks:
+ * The input is a 4-byte length L (little-endian), L bytes of state file, a
+ * 4-byte length A, A bytes of appendix (the instances and dependencies),
+ * then the journal (src/lifecycle/journal.h has the formats).  The target
+ * writes them as process 1's .taskscope-1.state-0/-1, .taskscope-1.appendix
+ * and .taskscope-1.journal-0/-1 in a folder of its own (the reader picks
+ * the files by the generation the state names) and recovers.  What it checks:
  *   - on failure: one line of message, no newline, saying what could not be
  *     read ("cannot read PATH: ...", "no crash journal in ...", or "cannot
  *     recover ...: out of memory");
@@ -56,6 +57,21 @@ static void empty_dir(void)
     closedir(d);
 }
 
+/* Reads a 4-byte little-endian length at *at (what is there, if short) and
+ * returns it, cut to what follows. */
+static size_t part(const uint8_t **at, const uint8_t *end)
+{
+    uint32_t len = 0;
+    if (end - *at >= 4) {
+        len = (uint32_t)(*at)[0] | (uint32_t)(*at)[1] << 8 | (uint32_t)(*at)[2] << 16 |
+              (uint32_t)(*at)[3] << 24;
+        *at += 4;
+    } else {
+        *at = end;
+    }
+    return len < (size_t)(end - *at) ? len : (size_t)(end - *at);
+}
+
 static int exists(const char *name)
 {
     char path[128];
@@ -72,18 +88,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!mkdtemp(dir) || !(sink = fopen("/dev/null", "w")))
             FUZZ_FAIL("cannot make a folder or open /dev/null");
     }
-    uint32_t len = 0;
-    if (size >= 4)
-        len = (uint32_t)data[0] | (uint32_t)data[1] << 8 | (uint32_t)data[2] << 16 |
-              (uint32_t)data[3] << 24;
-    size_t rest = size >= 4 ? size - 4 : 0;
-    if (len > rest)
-        len = (uint32_t)rest;
-    const uint8_t *state = data + (size >= 4 ? 4 : size);
-    put(".taskscope-1.state-0", state, len);
-    put(".taskscope-1.state-1", state, len);
-    put(".taskscope-1.journal-0", state + len, rest - len);
-    put(".taskscope-1.journal-1", state + len, rest - len);
+    const uint8_t *at = data, *end = data + size;
+    size_t len = part(&at, end);
+    put(".taskscope-1.state-0", at, len);
+    put(".taskscope-1.state-1", at, len);
+    at += len;
+    len = part(&at, end);
+    put(".taskscope-1.appendix", at, len);
+    at += len;
+    put(".taskscope-1.journal-0", at, (size_t)(end - at));
+    put(".taskscope-1.journal-1", at, (size_t)(end - at));
 
     char why[1024] = "";
     double as_of = -1;
