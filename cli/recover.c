@@ -59,6 +59,29 @@ static int get_names(FILE *f, struct tscope__names *t)
     return 0;
 }
 
+/* One entry of the state's table of ring positions (journal.c). */
+struct position {
+    uint32_t slot, pad;
+    uint64_t pos;
+};
+
+/* The state's ring positions: how far it covers each slot's ring. */
+static int get_positions(FILE *f, uint32_t *n, struct position **out)
+{
+    *out = NULL;
+    if (fread(n, sizeof *n, 1, f) != 1 || *n > TSCOPE__THREADS_MAX)
+        return -1;
+    if (!*n)
+        return 0;
+    *out = malloc(*n * sizeof **out);
+    if (!*out || fread(*out, sizeof **out, *n, f) != *n)
+        return -1;
+    for (uint32_t i = 0; i < *n; i++)
+        if ((*out)[i].slot >= TSCOPE__THREADS_MAX)
+            return -1;
+    return 0;
+}
+
 static struct tscope__names *table_of(uint16_t t)
 {
     return t == 0 ? &tscope__types : t == 1 ? &tscope__counters : &tscope__events;
@@ -225,6 +248,8 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
     snprintf(base, sizeof base, "%s/.taskscope-%ld", outdir, pid);
     /* the newer of the two state files with a whole header (journal.c) */
     struct tscope__jstate st, cand;
+    struct position *pos = NULL;
+    uint32_t npos = 0;
     FILE *f = NULL;
     int open_err = ENOENT;
     for (int i = 0; i < 2; i++) {
@@ -260,6 +285,8 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
     else if (get_names(f, &tscope__types) || get_names(f, &tscope__counters) ||
              get_names(f, &tscope__events))
         bad = "its name tables are corrupt";
+    else if (get_positions(f, &npos, &pos))
+        bad = "its ring positions are corrupt";
     else {
         snprintf(path, sizeof path, "%s.appendix", base);
         FILE *ax = fopen(path, "r");
@@ -269,8 +296,10 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
         snprintf(path, sizeof path, "%s.state-%d", base, (int)(st.generation & 1));
     }
     fclose(f);
-    if (!s)
+    if (!s) {
+        free(pos);
         return fail(why, whylen, "cannot read %s: %s", path, bad);
+    }
 
     tscope__clock_restore(st.clock_kind, st.ns_per_tick);
     tscope__g.store = s;
@@ -279,6 +308,12 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
     tscope__g.nranks = st.nranks;
     struct replay rp = {calloc(TSCOPE__THREADS_MAX, sizeof(uint64_t)),
                         calloc(TSCOPE__THREADS_MAX, 1), st.nthreads, st.ticks};
+    for (uint32_t i = 0; rp.applied && rp.seen && i < npos; i++) {
+        /* what the state holds of each ring: its records are skipped there */
+        rp.applied[pos[i].slot] = pos[i].pos;
+        rp.seen[pos[i].slot] = 1;
+    }
+    free(pos);
     if (!rp.applied || !rp.seen) {
         free(rp.applied);
         free(rp.seen);

@@ -30,10 +30,22 @@ void tscope__consumer_wake(void)
     pthread_mutex_unlock(&tscope__g.cons_lock);
 }
 
+/* Releases ring space up to what hooks.keep allows (all of it without the
+ * hook). */
+static void release(struct tscope__thread *t, uint64_t applied, int must)
+{
+    struct tscope__ring *r = &t->ring;
+    uint64_t released = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    if (released == applied)
+        return;
+    tscope__ring_release(
+        r, tscope__hooks.keep ? tscope__hooks.keep(t->index, r, released, applied, must) : applied);
+}
+
 /* Hands ring records [tail, head) of thread t to the subscribers in
  * batches of TASKSCOPE_BATCH: the profile applies each batch under its
- * lock, then the batched subscribers see it; then the slots are released.
- * Returns the new tail. */
+ * lock, then the batched subscribers see it; then the slots are released
+ * (or kept: hooks.keep).  Returns the new read position. */
 static uint64_t drain_ring(struct tscope__thread *t, uint64_t tail, uint64_t head)
 {
     struct tscope__ring *r = &t->ring;
@@ -44,9 +56,8 @@ static uint64_t drain_ring(struct tscope__thread *t, uint64_t tail, uint64_t hea
         tail = tscope__hooks.apply ? tscope__hooks.apply(t->index, r, tail, stop, head) : stop;
         if (tscope__hooks.deliver_wanted && tscope__hooks.deliver_wanted())
             tscope__hooks.deliver(t->index, r, batch_start, tail);
-        if (tscope__hooks.applied)
-            tscope__hooks.applied(t->index, r, batch_start, tail);
-        tscope__ring_release(r, tail);
+        t->read_pos = tail;
+        release(t, tail, 0);
     }
     return tail;
 }
@@ -64,13 +75,13 @@ int tscope__consumer_round(void)
         if (atomic_load_explicit(&t->ring_freed, memory_order_acquire))
             continue;
         int retired = atomic_load_explicit(&t->retired, memory_order_acquire);
-        uint64_t tail;
-        uint64_t avail = tscope__ring_readable(&t->ring, &tail);
+        uint64_t avail = tscope__ring_head(&t->ring) - t->read_pos;
         if (avail)
-            tail = drain_ring(t, tail, tail + avail);
+            drain_ring(t, t->read_pos, t->read_pos + avail);
         if (avail * 4 > t->ring.size) /* relative to this ring's size */
             busiest = 1;
-        if (retired && tscope__ring_readable(&t->ring, &tail) == 0) {
+        if (retired && tscope__ring_head(&t->ring) == t->read_pos) {
+            release(t, t->read_pos, 1); /* the slot is about to be reused */
             if (tscope__hooks.thread_gone)
                 tscope__hooks.thread_gone(t->index);
             tscope__ring_free(&t->ring);

@@ -47,6 +47,8 @@ struct tscope__thread {
     _Atomic uint64_t waits;   /* times the owner waited for space (wait policy) */
     uint64_t id_next, id_end; /* owner's block of task ids */
     char name[64];
+    uint64_t read_pos;             /* consumer only: records before it are applied; ring.tail (the
+                                      released part) may lag behind it (hooks.keep) */
     struct tscope__rec *slot_ring; /* the slot's ring memory in the crash journal's file */
     uint64_t slot_records;         /* its size in records; 0: ordinary memory */
 };

@@ -43,14 +43,20 @@ struct tscope__hooks {
      *   thread_bytes, followed by its ring of ring_records in *ring), in a
      *   file that outlives the process; NULL: ordinary memory.  Under the
      *   thread registry's lock.
-     * - applied: records [from, to) of thread's ring were applied, just
-     *   before their slots are released.  Consumer thread.
+     * - keep: records [released, applied) of thread's ring are applied and
+     *   not yet released; returns how far the ring may be released now
+     *   (released .. applied): the journal holds records back in the ring
+     *   until a checkpoint has them, or journals them when the ring needs
+     *   the space.  must: everything (the slot is about to be reused).
+     *   Without the hook every applied record is released at once.
+     *   Consumer thread.
      * - checkpoint: after every round; saves the store when due.  Consumer
      *   thread.
      * - name_added: a new name in a name table, under that table's lock. */
     void *(*slot_memory)(uint32_t index, size_t thread_bytes, uint64_t ring_records,
                          struct tscope__rec **ring);
-    void (*applied)(uint32_t thread, struct tscope__ring *r, uint64_t from, uint64_t to);
+    uint64_t (*keep)(uint32_t thread, struct tscope__ring *r, uint64_t released, uint64_t applied,
+                     int must);
     void (*checkpoint)(void);
     void (*name_added)(const void *table, uint32_t id, const char *name);
 

@@ -43,6 +43,12 @@ struct tscope__ring {
 int tscope__ring_init(struct tscope__ring *r, uint64_t size, struct tscope__rec *buf);
 void tscope__ring_free(struct tscope__ring *r);
 
+/* The producer's published head (acquire): records before it are whole. */
+static inline uint64_t tscope__ring_head(struct tscope__ring *r)
+{
+    return atomic_load_explicit(&r->head, memory_order_acquire);
+}
+
 /* Records readable by the consumer now (acquire). */
 static inline uint64_t tscope__ring_readable(struct tscope__ring *r, uint64_t *tail_out)
 {

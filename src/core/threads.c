@@ -60,6 +60,7 @@ static struct tscope__thread *register_self(const char *name)
             t = NULL;
             goto out;
         }
+        t->read_pos = 0; /* the consumer reads the new ring from its start */
         tscope__g.free_slots = t->next_free;
         atomic_store_explicit(&t->retired, 0, memory_order_relaxed);
         t->id_next = t->id_end = 0;

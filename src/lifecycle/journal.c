@@ -73,6 +73,8 @@ static struct {
     uint64_t ring_records, ring_offset, region_bytes;
     int slot_warned;
     struct tscope__appendix ax; /* the instances and dependencies, each saved once */
+    uint64_t state_bytes;       /* size of the last state: what a checkpoint costs */
+    int journaled;              /* records journaled since the last round mark */
 } J = {.slots_fd = -1, .fds = {-1, -1}, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void path_of(char *out, size_t len, const char *what)
@@ -161,10 +163,9 @@ static int put_entry(struct tscope__jchunk *h, const void *a, size_t na, const v
     return ok ? 0 : -1;
 }
 
-static void applied(uint32_t thread, struct tscope__ring *r, uint64_t from, uint64_t to)
+/* Journals records [from, to) of a ring.  0, or -1 (said; journaling off). */
+static int journal_records(uint32_t thread, struct tscope__ring *r, uint64_t from, uint64_t to)
 {
-    if (from == to || !atomic_load_explicit(&J.on, memory_order_relaxed))
-        return;
     struct tscope__jchunk h = {0,
                                TSCOPE__J_RECORDS,
                                0,
@@ -175,8 +176,12 @@ static void applied(uint32_t thread, struct tscope__ring *r, uint64_t from, uint
     uint64_t first = from & r->mask, n = to - from;
     uint64_t n1 = r->size - first < n ? r->size - first : n;
     errno = 0;
-    if (put_entry(&h, &r->buf[first], n1 * sizeof *r->buf, r->buf, (n - n1) * sizeof *r->buf))
+    if (put_entry(&h, &r->buf[first], n1 * sizeof *r->buf, r->buf, (n - n1) * sizeof *r->buf)) {
         give_up("journal", errno);
+        return -1;
+    }
+    J.journaled = 1;
+    return 0;
 }
 
 static void mark(uint16_t kind, uint32_t slot, uint64_t ticks)
@@ -189,10 +194,14 @@ static void mark(uint16_t kind, uint32_t slot, uint64_t ticks)
         give_up("journal", errno);
 }
 
+/* A round mark orders the journaled batches as the consumer applied them;
+ * without batches since the last mark there is nothing to order. */
 static void round_end(void)
 {
     tscope__store_round_done();
-    mark(TSCOPE__J_ROUND, 0, tscope__clock_now());
+    if (J.journaled)
+        mark(TSCOPE__J_ROUND, 0, tscope__clock_now());
+    J.journaled = 0;
 }
 
 static void thread_gone(uint32_t thread)
@@ -230,6 +239,30 @@ static int put_names(FILE *f, struct tscope__names *t)
     return 0;
 }
 
+/* How far the state covers each ring: the slots in use and their read
+ * positions (records before it are in the store; a ring may still hold
+ * some of them, released only once this state is whole). */
+static int put_positions(FILE *f)
+{
+    uint32_t n = atomic_load_explicit(&tscope__g.nthreads, memory_order_acquire), live = 0;
+    for (uint32_t i = 0; i < n; i++)
+        live += !atomic_load_explicit(&tscope__g.threads[i]->ring_freed, memory_order_acquire);
+    if (fwrite(&live, sizeof live, 1, f) != 1)
+        return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        struct tscope__thread *t = tscope__g.threads[i];
+        if (atomic_load_explicit(&t->ring_freed, memory_order_acquire))
+            continue;
+        struct {
+            uint32_t slot, pad;
+            uint64_t pos;
+        } e = {i, 0, t->read_pos};
+        if (fwrite(&e, sizeof e, 1, f) != 1)
+            return -1;
+    }
+    return 0;
+}
+
 /* The store and everything needed to read it, in state file generation % 2
  * (the other holds the previous generation, whole).  Overwritten in place,
  * like the journal files, and in this order: the old header made invalid,
@@ -260,7 +293,8 @@ static int write_state(void)
                                .ring_offset = J.ring_offset};
     snprintf(h.program, sizeof h.program, "%s", program_invocation_short_name);
     int ok = fwrite(&h, sizeof h, 1, f) == 1 && put_names(f, &tscope__types) == 0 &&
-             put_names(f, &tscope__counters) == 0 && put_names(f, &tscope__events) == 0;
+             put_names(f, &tscope__counters) == 0 && put_names(f, &tscope__events) == 0 &&
+             put_positions(f) == 0;
     if (ok) {
         struct tscope__store *s = tscope__g.store;
         pthread_mutex_lock(&s->lock);
@@ -275,19 +309,60 @@ static int write_state(void)
     int err = errno;
     fclose(f);
     errno = err;
+    if (ok)
+        J.state_bytes = (uint64_t)end;
     return ok ? 0 : -1;
 }
 
+/* Every ring's applied records are in the state now: their space is
+ * released.  Consumer thread (the only one that releases). */
+static void release_all(void)
+{
+    uint32_t n = atomic_load_explicit(&tscope__g.nthreads, memory_order_acquire);
+    for (uint32_t i = 0; i < n; i++) {
+        struct tscope__thread *t = tscope__g.threads[i];
+        if (!atomic_load_explicit(&t->ring_freed, memory_order_acquire))
+            tscope__ring_release(&t->ring, t->read_pos);
+    }
+}
+
 /* Saves the store and starts journal generation+1, in the file that held
- * generation-1 (which no state names any more). */
-static void rotate(void)
+ * generation-1 (which no state names any more); then the rings let go of
+ * what the state holds.  0, or -1 (said; journaling off). */
+static int rotate(void)
 {
     pthread_mutex_lock(&J.lock);
     J.generation++;
     J.off = 0;
     pthread_mutex_unlock(&J.lock);
-    if (write_state())
+    if (write_state()) {
         give_up(J.generation & 1 ? "state-1" : "state-0", errno);
+        return -1;
+    }
+    release_all();
+    J.next_ns = tscope__mono_ns() + J.period_ns;
+    return 0;
+}
+
+/* hooks.keep: applied records stay in their ring (which survives the
+ * process) until a checkpoint has them; when the ring needs the space
+ * (over a quarter of it held) they go into a checkpoint if a state costs
+ * less than journaling them, else into the journal; a slot about to be
+ * reused has its records journaled. */
+static uint64_t keep(uint32_t thread, struct tscope__ring *r, uint64_t released, uint64_t applied,
+                     int must)
+{
+    if (!atomic_load_explicit(&J.on, memory_order_relaxed))
+        return applied;
+    uint64_t held = applied - released;
+    if (!must && held <= r->size / 4)
+        return released;
+    if (!must && J.state_bytes < held * sizeof(struct tscope__rec)) {
+        rotate(); /* every ring's applied records released, this one's too */
+        return applied;
+    }
+    journal_records(thread, r, released, applied);
+    return applied; /* journaled, or journaling off: released either way */
 }
 
 static void checkpoint(void)
@@ -301,7 +376,6 @@ static void checkpoint(void)
     if (now < J.next_ns && off < JOURNAL_MAX)
         return;
     rotate();
-    J.next_ns = tscope__mono_ns() + J.period_ns;
 }
 
 static void *slot_memory(uint32_t index, size_t thread_bytes, uint64_t ring_records,
@@ -352,6 +426,7 @@ int tscope__journal_start(const char *dir, uint64_t ring_records, uint32_t check
     J.region_bytes = J.ring_offset + ring_records * sizeof(struct tscope__rec);
     J.generation = 1;
     J.off = 0;
+    J.journaled = 0;
     J.slot_warned = 0;
     J.period_ns = (uint64_t)checkpoint_ms * 1000000u;
     J.next_ns = tscope__mono_ns() + J.period_ns;
@@ -374,7 +449,7 @@ int tscope__journal_start(const char *dir, uint64_t ring_records, uint32_t check
         if (write_state() == 0) {
             atomic_store(&J.on, 1);
             tscope__hooks.slot_memory = slot_memory;
-            tscope__hooks.applied = applied;
+            tscope__hooks.keep = keep;
             tscope__hooks.checkpoint = checkpoint;
             tscope__hooks.name_added = name_added;
             tscope__hooks.end_round = round_end;
@@ -399,6 +474,7 @@ void tscope__journal_stop(void)
     if (J.slots_fd < 0 && J.fds[0] < 0)
         return;
     atomic_store(&J.on, 0);
+    release_all(); /* the consumer has stopped: nothing is held back any more */
     remove_files();
     pthread_mutex_lock(&J.lock); /* an entry being written */
     if (J.ax.f)                  /* the consumer, its only writer, has stopped */
