@@ -4,12 +4,17 @@
  * mode) every thread slot lives in .taskscope-PID.slots, mapped shared, so
  * what a thread recorded is in the page cache the moment it is published:
  * the producer's path is the same code writing to different pages.  The
- * consumer appends each batch it applied to the journal before it releases
- * the ring space, so every record is, at any moment, in the ring or in the
- * journal or in the saved state, and none of them needs the process alive.
- * Every TASKSCOPE_CHECKPOINT_MS, or when the journal passes JOURNAL_MAX
- * bytes, the store is saved and the next generation of the journal begins,
- * which bounds the disk used to two states and two journal files.
+ * consumer applies records as ever, but releases their ring space only once
+ * they are safe elsewhere (hooks.keep): a checkpoint saves the store and
+ * releases every ring up to what it applied; a ring a quarter held before
+ * the next checkpoint gets one at once, if a state costs less than
+ * journaling its records, or has them appended to the journal.  So every
+ * record is, at any moment, in its ring, in the journal or in the saved
+ * state, and none of them needs the process alive; with rings of 65536
+ * records (lifecycle.c) the journal is rarely written at all.  A checkpoint
+ * also comes every TASKSCOPE_CHECKPOINT_MS, and when the journal passes
+ * JOURNAL_MAX bytes; the disk used is bounded by two states, the appendix
+ * (instances and dependencies, up to their cap) and two journal files.
  *
  * The two journal files, and the two state files, take the generations in
  * turn and are overwritten in place, not recreated: writing over pages the

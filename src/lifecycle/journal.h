@@ -5,25 +5,29 @@
  *
  * Three kinds of file in the output folder, per process:
  *   .taskscope-PID.slots      the thread slots (struct tscope__thread and its
- *                             ring), mapped shared: records not yet drained
- *                             survive the process in the page cache; a
+ *                             ring), mapped shared: records not yet released
+ *                             (not drained, or applied but not yet in a
+ *                             state or the journal) survive the process; a
  *                             link to /dev/shm/taskscope-PID-XXXXXX when
  *                             /dev/shm is a tmpfs (journal.c says why)
  *   .taskscope-PID.state-0    the store as of the last checkpoint, with the
- *   .taskscope-PID.state-1    names and the clock: generation G in file
+ *   .taskscope-PID.state-1    names, the clock and how far it covers each
+ *                             ring (slot, read position): generation G in file
  *                             G % 2, its header written last (the newer
  *                             whole one is the state)
  *   .taskscope-PID.appendix   the instance graph and the dependency list,
  *                             which only grow: each entry appended once, at
  *                             the checkpoint whose state first counts it
  *                             (persist.h), so that a state stays small
- *   .taskscope-PID.journal-0  everything the consumer applied since that
- *   .taskscope-PID.journal-1  checkpoint, in order: record batches, round
- *                             ends, retired threads, new names; generation
+ *   .taskscope-PID.journal-0  what the consumer released since that
+ *   .taskscope-PID.journal-1  checkpoint without a new one, in order: record
+ *                             batches, round ends, retired threads, new
+ *                             names; generation
  *                             G in file G % 2, each entry padded to 32
  *                             bytes, its magic TSCOPE__JOURNAL_MAGIC ^ G
  * Recovery = load the state, replay the journal through the same store
- * functions, then apply what the rings still hold past the journal.
+ * functions, then apply what the rings still hold past the state's
+ * positions and the journal.
  */
 #ifndef TSCOPE_LIFECYCLE_JOURNAL_H
 #define TSCOPE_LIFECYCLE_JOURNAL_H
@@ -52,7 +56,9 @@ struct tscope__jchunk {
 };
 
 /* The state file's header; then per name table a uint32 count and count
- * names as a uint16 length and the bytes; then the store (persist.h). */
+ * names as a uint16 length and the bytes; then a uint32 count of rings and
+ * per ring {uint32 slot, uint32 0, uint64 read position}; then the store
+ * (persist.h). */
 struct tscope__jstate {
     char magic[16];
     uint64_t generation; /* the journal generation that continues this state */
