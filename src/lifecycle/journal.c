@@ -360,6 +360,8 @@ static uint64_t keep(uint32_t thread, struct tscope__ring *r, uint64_t released,
     if (!atomic_load_explicit(&J.on, memory_order_relaxed))
         return applied;
     uint64_t held = applied - released;
+    if (!r->external) /* a slot the file could not take: its ring dies with the process */
+        must = 1;
     if (!must && held <= r->size / 4)
         return released;
     if (!must && J.state_bytes < held * sizeof(struct tscope__rec)) {
