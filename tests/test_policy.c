@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
+#include <unistd.h>
 #include <taskscope/policy.h>
 #include <taskscope/rt.h>
 #include <taskscope/sampler.h>
@@ -615,6 +616,53 @@ static void test_powercap(void)
     setenv("TASKSCOPE_SAMPLE_MS", "0", 1);
 }
 
+/* 30 W of other processes' load plus 5 W per thread of ours. */
+static void loaded_power(void *data, double seconds, tscope_sample_emit_fn emit, void *ctx)
+{
+    (void)data;
+    (void)seconds;
+    emit(ctx, "power.package_w", 30.0 + 5.0 * tscope_rt_thread_cap());
+}
+
+/* The band cannot be reached by capping this program: down to one thread,
+ * the periods above the band counted, and the reason said once. */
+static void test_powercap_others_load(void)
+{
+    setenv("TASKSCOPE_SAMPLE_MS", "10", 1);
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *err = tmpfile();
+    ASSERT(saved >= 0 && err != NULL);
+    dup2(fileno(err), 2);
+    ASSERT_EQ(tscope_init(0, 1), 0);
+    ASSERT_EQ(tscope_rt_init(4), 0);
+    ASSERT_EQ(tscope_sampler_source_register("loaded_power", loaded_power, NULL), 0);
+    ASSERT_EQ(tscope_powercap_start(20, 9, 11), 0);
+    tscope_powercap_status_t st = {0};
+    for (int i = 0; i < 200 && st.above_at_floor < 6; i++) {
+        sleep_s(0.02);
+        ASSERT_EQ(tscope_powercap_status(&st), 0);
+    }
+    ASSERT_EQ(tscope_rt_finalize(), 0);
+    ASSERT_EQ(tscope_sampler_source_unregister("loaded_power"), 0);
+    ASSERT_EQ(tscope_finalize(), 0);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    ASSERT(st.above_at_floor >= 6 && st.inside == 0 && st.cap == 1);
+    char text[4096] = "";
+    rewind(err);
+    size_t n = fread(text, 1, sizeof text - 1, err);
+    text[n] = 0;
+    fclose(err);
+    const char *say = "taskscope: powercap: the power stays above the band (35.0 W > 11.0 W) with "
+                      "the program down to one thread";
+    ASSERT(strstr(text, say) != NULL);
+    ASSERT(strstr(strstr(text, say) + 1, say) == NULL); /* once */
+    printf("test_powercap_others_load: at one thread after %u periods, said why\n", st.periods);
+    setenv("TASKSCOPE_SAMPLE_MS", "0", 1);
+}
+
 int main(void)
 {
     test_params();
@@ -627,6 +675,7 @@ int main(void)
     test_triggered();
     test_throttle();
     test_powercap();
+    test_powercap_others_load();
     test_optimize();
     test_throttle_decisions(); /* last: it installs a manual clock */
     ASSERT_EQ(tscope_tuner_kind_parse("nelder_mead"), TSCOPE_TUNER_NELDER_MEAD);

@@ -207,13 +207,16 @@ void tscope_throttle_stop(void);
  * lowers "rt.thread_cap" by one above HIGH, raises it by one below LOW and
  * leaves it alone in between (the band is the hysteresis). */
 typedef struct tscope_powercap_status {
-    unsigned cap;          /* the cap it set last */
-    double power_w;        /* the last power read */
-    unsigned periods;      /* periods with a power value */
-    unsigned inside;       /* of those, inside [LOW, HIGH] */
-    unsigned after_first;  /* periods since the power first entered the band */
-    unsigned inside_after; /* of those, inside the band */
-    int estimate;          /* 1: the power is the sampler's estimate */
+    unsigned cap;            /* the cap it set last */
+    double power_w;          /* the last power read */
+    unsigned periods;        /* periods with a power value */
+    unsigned inside;         /* of those, inside [LOW, HIGH] */
+    unsigned after_first;    /* periods since the power first entered the band */
+    unsigned inside_after;   /* of those, inside the band */
+    int estimate;            /* 1: the power is the sampler's estimate */
+    unsigned above_at_floor; /* periods above HIGH with the cap at one thread already: the
+                                power is not this program's to cut (other processes' load;
+                                said once on stderr after 3 such periods in a row) */
 } tscope_powercap_status_t;
 
 int tscope_powercap_start(unsigned period_ms, double low_w, double high_w);

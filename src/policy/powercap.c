@@ -6,9 +6,13 @@
  * them one a period only delayed the cut), below its bottom one more,
  * inside nothing (the band is the hysteresis, so the cap does not oscillate
  * when the power sits inside it).  Where RAPL is missing the power is the
- * sampler's estimate, and the status says so.
+ * sampler's estimate, and the status says so.  When the power stays above
+ * the band with the program at one thread, other processes make it: the
+ * policy says so once (and counts those periods) instead of failing
+ * silently.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -19,7 +23,7 @@
 
 static struct {
     pthread_mutex_t lock;
-    int active, entered;
+    int active, entered, floor_run, floor_said;
     double low, high, last_t;
     tscope_powercap_status_t st;
     unsigned workers, cpus;
@@ -54,6 +58,23 @@ static void powercap_policy(void *data, double elapsed)
         P.st.inside_after += inside;
     }
     unsigned cap = tscope_rt_thread_cap();
+    /* above the band with one thread left: what remains is not ours */
+    if (cap == 1 && w > P.high) {
+        P.st.above_at_floor++;
+        if (++P.floor_run == 3 && !P.floor_said++) {
+            double self = -1, sys = -1, tt;
+            tscope_sampler_latest("proc.cpu_cores_used", &self, &tt);
+            tscope_sampler_latest("sys.cpu_utilization", &sys, &tt);
+            fprintf(stderr,
+                    "taskscope: powercap: the power stays above the band (%.1f W > %.1f W) with "
+                    "the program down to one thread: the rest is other processes' load (this "
+                    "process uses %.2f of %u CPUs, the machine %.0f%%); the band cannot be kept "
+                    "from here\n",
+                    w, P.high, self, P.cpus, sys * 100);
+        }
+    } else {
+        P.floor_run = 0;
+    }
     if (cap) {
         if (w > P.high && cap > 1) /* threads beyond the CPUs cannot raise the power: */
             cap = cap > P.cpus ? P.cpus : cap - 1; /* drop them at once */
@@ -84,6 +105,7 @@ int tscope_powercap_start(unsigned period_ms, double low_w, double high_w)
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     P.cpus = ncpu > 1 ? (unsigned)ncpu : 1;
     P.entered = 0;
+    P.floor_run = P.floor_said = 0;
     P.last_t = -1;
     P.workers = (unsigned)d.max;
     P.active = 1;
