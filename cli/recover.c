@@ -195,12 +195,12 @@ static void replay_rings(const char *path, const struct tscope__jstate *st, stru
             close(fd);
         return;
     }
-    uint64_t ring_records = (st->region_bytes - st->ring_offset) / sizeof(struct tscope__rec);
-    uint64_t nregions = (uint64_t)sb.st_size / st->region_bytes;
+    uint64_t max_records = (st->region_bytes - st->ring_offset) / sizeof(struct tscope__rec);
+    /* the last slot's region may be shorter than the stride (its ring) */
+    uint64_t nregions = ((uint64_t)sb.st_size + st->region_bytes - 1) / st->region_bytes;
     if (nregions > TSCOPE__THREADS_MAX)
         nregions = TSCOPE__THREADS_MAX;
-    if (ring_records == 0 || (ring_records & (ring_records - 1)) || ring_records > (1u << 28) ||
-        st->ring_offset + ring_records * sizeof(struct tscope__rec) != st->region_bytes)
+    if (max_records == 0 || max_records > (1u << 28))
         nregions = 0; /* not the layout journal.c writes */
     char *map = nregions ? mmap(NULL, nregions * st->region_bytes, PROT_READ, MAP_PRIVATE, fd, 0)
                          : MAP_FAILED;
@@ -209,10 +209,16 @@ static void replay_rings(const char *path, const struct tscope__jstate *st, stru
         return;
     R.map = map;
     R.map_len = nregions * st->region_bytes;
-    struct tscope__rec *buf = malloc(ring_records * sizeof *buf);
+    struct tscope__rec *buf = malloc(max_records * sizeof *buf);
     for (uint64_t i = 0; buf && i < nregions; i++) {
+        if (i * st->region_bytes + st->ring_offset > (uint64_t)sb.st_size)
+            break; /* past the end of the file: pages there cannot be read */
         struct tscope__thread *t = (struct tscope__thread *)(map + i * st->region_bytes);
-        if (t->slot_records != ring_records || t->index != i)
+        uint64_t ring_records = t->slot_records;
+        if (i * st->region_bytes + st->ring_offset + ring_records * sizeof(struct tscope__rec) >
+                (uint64_t)sb.st_size ||
+            ring_records == 0 || ring_records > max_records ||
+            (ring_records & (ring_records - 1)) || t->index != i)
             continue;             /* a slot that never got this region */
         tscope__g.threads[i] = t; /* its name and counts, read by the profile */
         note_slot(rp, (uint32_t)i);

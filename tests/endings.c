@@ -7,7 +7,10 @@
  *                   (a handler), then prints "stopped after N tasks" and returns 0
  *   endings hang    runs 3 tasks, prints "ready", then waits for a signal
  *                   without a handler of its own
- *   endings flood N runs N tasks on each of two threads (a type each) as
+ *   endings flood N [T] runs N tasks on the main thread and on each of T
+ *                   workers (default 1; a type for each side), the workers
+ *                   all alive at once and staying so (T > 64 gives slots
+ *                   past the crash journal's large rings), as
  *                   fast as it can, begins one more on the main thread,
  *                   prints "ready" and waits for a signal: a SIGKILL then
  *                   finds most records applied and some still in the rings */
@@ -40,12 +43,23 @@ static void flood(uint64_t first, tscope_type_t t)
     }
 }
 
+static pthread_mutex_t flood_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t flood_cond = PTHREAD_COND_INITIALIZER;
+static unsigned flood_done;
+
+/* Runs its tasks, says so, and stays (its slot stays taken) until the
+ * process ends. */
 static void *flood_worker(void *arg)
 {
     tscope_type_t t;
+    uint64_t k = (uint64_t)(uintptr_t)arg;
     if (tscope_type_register("work", &t) == 0)
-        flood(1u << 30, t);
-    (void)arg;
+        flood((1ull << 30) + k * flood_n, t);
+    pthread_mutex_lock(&flood_lock);
+    flood_done++;
+    pthread_cond_broadcast(&flood_cond);
+    for (;;)
+        pthread_cond_wait(&flood_cond, &flood_lock);
     return NULL;
 }
 
@@ -92,11 +106,17 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "flood") == 0 && argc > 2) {
         flood_n = strtoull(argv[2], NULL, 10);
-        pthread_t th;
-        if (pthread_create(&th, NULL, flood_worker, NULL))
-            return 1;
+        unsigned workers = argc > 3 ? (unsigned)atoi(argv[3]) : 1;
+        for (unsigned k = 0; k < workers; k++) {
+            pthread_t th;
+            if (pthread_create(&th, NULL, flood_worker, (void *)(uintptr_t)k))
+                return 1;
+        }
         flood(1, t);
-        pthread_join(th, NULL);
+        pthread_mutex_lock(&flood_lock);
+        while (flood_done < workers)
+            pthread_cond_wait(&flood_cond, &flood_lock);
+        pthread_mutex_unlock(&flood_lock);
         tscope_task_start(1u << 31, t); /* running when the program dies */
         printf("ready\n");
         fflush(stdout);

@@ -298,6 +298,23 @@ echo "-- SIGKILL mid-run, nothing drained yet: every task recovered from the rin
 # come from the rings
 kill9_run kill9r 100000 4096 TASKSCOPE_PERIOD_MS=10000 TASKSCOPE_RING_SIZE=1048576
 
+echo "-- SIGKILL with 80 threads alive: slots past the journal's 64 large rings recovered too"
+"$ts" run --no-summary -o "$tmp/kill9m" -- "$endings" flood 2000 80 >"$tmp/kill9m.out" 2>"$tmp/kill9m.err" &
+tspid=$!
+for _ in $(seq 400); do
+  grep -q ready "$tmp/kill9m.out" 2>/dev/null && break
+  sleep 0.05
+done
+prog=$(pgrep -P "$tspid" endings || true)
+[ -n "$prog" ] || fail "kill9m: program pid not found: $(cat "$tmp/kill9m.err")"
+kill -KILL "$prog"
+wait_ts
+[ "$status" = 137 ] || fail "kill9m: status $status"
+grep -q "^1,tick,2001,2000,0,0,1,1," "$tmp/kill9m/types.csv" || fail "kill9m: tick: $(cat "$tmp/kill9m/types.csv")"
+grep -q "^2,work,160000,160000,0,0,0,80," "$tmp/kill9m/types.csv" \
+  || fail "kill9m: work: $(cat "$tmp/kill9m/types.csv")"
+[ -z "$(ls /dev/shm/taskscope-"$prog"-* 2>/dev/null)" ] || fail "kill9m: slots left in /dev/shm"
+
 echo "-- SIGKILL after checkpoints: the saved state holds the tasks"
 TASKSCOPE_CHECKPOINT_MS=20 start_endings hang ckpt
 sleep 0.3 # the 3 tasks ran before "ready": in the state saved from now on

@@ -40,9 +40,10 @@ struct tscope__hooks {
 
     /* The crash journal (src/lifecycle/journal.c), under `taskscope run`:
      * - slot_memory: the memory of a new thread slot (the thread struct,
-     *   thread_bytes, followed by its ring of ring_records in *ring), in a
-     *   file that outlives the process; NULL: ordinary memory.  Under the
-     *   thread registry's lock.
+     *   thread_bytes, followed by its ring in *ring), in a file that
+     *   outlives the process; *ring_records may be changed for this slot (a
+     *   power of two); NULL: ordinary memory.  Under the thread registry's
+     *   lock.
      * - keep: records [released, applied) of thread's ring are applied and
      *   not yet released; returns how far the ring may be released now
      *   (released .. applied): the journal holds records back in the ring
@@ -53,7 +54,7 @@ struct tscope__hooks {
      * - checkpoint: after every round; saves the store when due.  Consumer
      *   thread.
      * - name_added: a new name in a name table, under that table's lock. */
-    void *(*slot_memory)(uint32_t index, size_t thread_bytes, uint64_t ring_records,
+    void *(*slot_memory)(uint32_t index, size_t thread_bytes, uint64_t *ring_records,
                          struct tscope__rec **ring);
     uint64_t (*keep)(uint32_t thread, struct tscope__ring *r, uint64_t released, uint64_t applied,
                      int must);

@@ -56,7 +56,8 @@ static struct tscope__thread *register_self(const char *name)
     uint32_t ring = tscope__g.cfg.ring_size ? tscope__g.cfg.ring_size : 16384;
     if (tscope__g.free_slots != UINT32_MAX) {
         t = tscope__g.threads[tscope__g.free_slots];
-        if (tscope__ring_init(&t->ring, ring, t->slot_records == ring ? t->slot_ring : NULL)) {
+        /* a slot in the journal's file keeps its ring there, of its size */
+        if (tscope__ring_init(&t->ring, t->slot_ring ? t->slot_records : ring, t->slot_ring)) {
             t = NULL;
             goto out;
         }
@@ -84,20 +85,23 @@ static struct tscope__thread *register_self(const char *name)
      * aligned like its ring (64 B): calloc's 16 would let a neighbouring
      * allocation share the cache line of the ring's head or of id_next */
     struct tscope__rec *mapped = NULL;
-    t = tscope__hooks.slot_memory ? tscope__hooks.slot_memory(idx, sizeof *t, ring, &mapped) : NULL;
+    uint64_t records = ring;
+    t = tscope__hooks.slot_memory ? tscope__hooks.slot_memory(idx, sizeof *t, &records, &mapped)
+                                  : NULL;
     if (!t) {
         mapped = NULL;
+        records = ring;
         t = aligned_alloc(_Alignof(struct tscope__thread), sizeof *t);
     }
     if (t)
         memset(t, 0, sizeof *t);
-    if (!t || tscope__ring_init(&t->ring, ring, mapped)) {
+    if (!t || tscope__ring_init(&t->ring, records, mapped)) {
         free(t); /* a mapped slot cannot fail here */
         t = NULL;
         goto out;
     }
     t->slot_ring = mapped;
-    t->slot_records = mapped ? ring : 0;
+    t->slot_records = mapped ? records : 0;
     t->index = idx;
     if (name)
         snprintf(t->name, sizeof t->name, "%s", name);

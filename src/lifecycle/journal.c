@@ -75,7 +75,7 @@ static struct {
     uint64_t generation;
     uint64_t off; /* where the next entry goes */
     uint64_t period_ns, next_ns;
-    uint64_t ring_records, ring_offset, region_bytes;
+    uint64_t ring_records, big_records, ring_offset, region_bytes;
     int slot_warned;
     struct tscope__appendix ax; /* the instances and dependencies, each saved once */
     uint64_t state_bytes;       /* size of the last state: what a checkpoint costs */
@@ -385,19 +385,27 @@ static void checkpoint(void)
     rotate();
 }
 
-static void *slot_memory(uint32_t index, size_t thread_bytes, uint64_t ring_records,
+/* The first BIG_SLOTS slots get rings of J.big_records (records held until
+ * a checkpoint make it rare for a large ring), the others J.ring_records:
+ * a program with a thousand threads does not take 2 GB of /dev/shm.  Every
+ * slot has a region of the large size in the file (its stride); only what
+ * its ring uses is allocated. */
+#define BIG_SLOTS 64
+
+static void *slot_memory(uint32_t index, size_t thread_bytes, uint64_t *ring_records,
                          struct tscope__rec **ring)
 {
-    if (!atomic_load(&J.on) || ring_records != J.ring_records || thread_bytes > J.ring_offset)
+    if (!atomic_load(&J.on) || thread_bytes > J.ring_offset)
         return NULL;
+    uint64_t records = index < BIG_SLOTS ? J.big_records : J.ring_records;
+    size_t bytes = J.ring_offset + records * sizeof(struct tscope__rec);
     off_t off = (off_t)index * (off_t)J.region_bytes;
-    int err = posix_fallocate(J.slots_fd, off, (off_t)J.region_bytes);
+    int err = posix_fallocate(J.slots_fd, off, (off_t)bytes);
     void *p = MAP_FAILED;
     if (!err) {
         /* populated now, on the thread's first event (the slow path): the
          * records never meet a page fault */
-        p = mmap(NULL, J.region_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
-                 J.slots_fd, off);
+        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, J.slots_fd, off);
         err = p == MAP_FAILED ? errno : 0;
     }
     if (err) {
@@ -409,6 +417,7 @@ static void *slot_memory(uint32_t index, size_t thread_bytes, uint64_t ring_reco
         return NULL;
     }
     *ring = (struct tscope__rec *)((char *)p + J.ring_offset);
+    *ring_records = records;
     return p;
 }
 
@@ -425,12 +434,14 @@ static void close_files(void)
     J.ax.f = NULL; /* closed by the caller (a forked child leaves it: its lock may be held) */
 }
 
-int tscope__journal_start(const char *dir, uint64_t ring_records, uint32_t checkpoint_ms)
+int tscope__journal_start(const char *dir, uint64_t ring_records, uint64_t big_records,
+                          uint32_t checkpoint_ms)
 {
     snprintf(J.base, sizeof J.base, "%s/.taskscope-%ld", dir, (long)getpid());
     J.ring_records = ring_records;
+    J.big_records = big_records > ring_records ? big_records : ring_records;
     J.ring_offset = (sizeof(struct tscope__thread) + 4095) / 4096 * 4096;
-    J.region_bytes = J.ring_offset + ring_records * sizeof(struct tscope__rec);
+    J.region_bytes = J.ring_offset + J.big_records * sizeof(struct tscope__rec);
     J.generation = 1;
     J.off = 0;
     J.journaled = 0;

@@ -68,17 +68,20 @@ struct tscope__jstate {
     int32_t clock_kind;
     int32_t rank, nranks;
     uint32_t nthreads;
-    uint64_t region_bytes; /* bytes per thread slot in the slots file */
-    uint64_t ring_offset;  /* offset of the ring in a slot */
+    uint64_t region_bytes; /* the stride of thread slots in the slots file */
+    uint64_t ring_offset;  /* offset of the ring in a slot (its size: the
+                              thread struct's slot_records) */
     char program[256];
 };
 
 /* Library side (journal.c). */
-/* Starts the journal in dir for this process (rings of ring_records), and
+/* Starts the journal in dir for this process (rings of big_records for the
+ * first 64 thread slots, of ring_records for the others), and
  * puts its functions in the hooks (after tscope__wire, before the consumer
  * starts).  On failure says why in one line and leaves the hooks as they
  * were: measurement goes on, a SIGKILL would lose it. */
-int tscope__journal_start(const char *dir, uint64_t ring_records, uint32_t checkpoint_ms);
+int tscope__journal_start(const char *dir, uint64_t ring_records, uint64_t big_records,
+                          uint32_t checkpoint_ms);
 /* Finalize: stops journaling and removes the files (the outputs follow). */
 void tscope__journal_stop(void);
 /* A forked child: the files are the parent's. */

@@ -160,14 +160,12 @@ static void marker_set(const struct tscope__config *cfg)
     /* The journal keeps applied records in the rings until a checkpoint
      * holds them, and checkpoints (or journals) when a ring is a quarter
      * held: rings of 65536 records (2 MB a thread, in /dev/shm) make that
-     * rare enough to cost little (nqueens 12: 1.14x -> 1.03x the run
-     * without the journal, against 16384), unless the size was chosen. */
+     * rare enough to cost little (nqueens 12: 1.14x -> 1.01x the run
+     * without the journal, against 16384), for the first 64 threads and
+     * unless the size was chosen. */
     const char *chosen = getenv("TASKSCOPE_RING_SIZE");
-    if (!chosen || !*chosen)
-        tscope__g.cfg.ring_size = JOURNAL_RING;
-    uint32_t ring = tscope__g.cfg.ring_size ? tscope__g.cfg.ring_size : 16384;
-    if (tscope__journal_start(dir, ring, cfg->checkpoint_ms))
-        tscope__g.cfg.ring_size = cfg->ring_size; /* no journal: the usual rings */
+    uint32_t ring = cfg->ring_size ? cfg->ring_size : 16384;
+    tscope__journal_start(dir, ring, chosen && *chosen ? ring : JOURNAL_RING, cfg->checkpoint_ms);
 }
 
 static void marker_clear(void)
