@@ -89,19 +89,13 @@ static void path_of(char *out, size_t len, const char *what)
 
 static void remove_files(void)
 {
+    static const char *const files[] = {"state-0",   "state-1", "journal-0",
+                                        "journal-1", "slots",   "appendix"};
     char p[1200];
-    path_of(p, sizeof p, "state-0");
-    unlink(p);
-    path_of(p, sizeof p, "state-1");
-    unlink(p);
-    path_of(p, sizeof p, "journal-0");
-    unlink(p);
-    path_of(p, sizeof p, "journal-1");
-    unlink(p);
-    path_of(p, sizeof p, "slots");
-    unlink(p);
-    path_of(p, sizeof p, "appendix");
-    unlink(p);
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        path_of(p, sizeof p, files[i]);
+        unlink(p);
+    }
     if (J.shm[0])
         unlink(J.shm);
 }
