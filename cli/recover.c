@@ -379,22 +379,7 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
         tscope__export_summary(p, summary, cfg->summary_sort, cfg->summary_rows);
         fflush(summary);
     }
-    static const struct {
-        int bit;
-        const char *name;
-        tscope__writer_fn fn;
-    } files[] = {
-        {TSCOPE__OUT_JSON, "profile.json", tscope__export_json},
-        {TSCOPE__OUT_CSV, "types.csv", tscope__export_csv_types},
-        {TSCOPE__OUT_CSV, "counters.csv", tscope__export_csv_counters},
-        {TSCOPE__OUT_DOT, "taskgraph.dot", tscope__export_dot},
-        {TSCOPE__OUT_TREE, "tasktree.txt", tscope__export_tree},
-    };
-    int rc = 0;
-    for (size_t i = 0; i < sizeof files / sizeof *files; i++)
-        if ((cfg->outputs & files[i].bit) && p->program &&
-            tscope__output_write_file(outdir, files[i].name, files[i].fn, p))
-            rc = -1;
+    int rc = p->program ? tscope__output_write_files(outdir, cfg->outputs, 0, p, NULL, 0) : -1;
     tscope__profile_free(p);
     if (rc)
         return fail(why, whylen, "cannot write the recovered outputs to %s%s", outdir, "");

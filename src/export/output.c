@@ -97,6 +97,41 @@ int tscope__output_write_file(const char *dir, const char *name, tscope__writer_
     return rc;
 }
 
+int tscope__output_write_files(const char *dir, int outputs, int sampled,
+                               const struct tscope__profile *p, char *written, size_t len)
+{
+    static const struct {
+        int bit;
+        const char *name;
+        tscope__writer_fn fn;
+        int sampled; /* only when the sampler kept rows */
+    } files[] = {
+        {TSCOPE__OUT_JSON, "profile.json", tscope__export_json, 0},
+        {TSCOPE__OUT_CSV, "types.csv", tscope__export_csv_types, 0},
+        {TSCOPE__OUT_CSV, "counters.csv", tscope__export_csv_counters, 0},
+        {TSCOPE__OUT_DOT, "taskgraph.dot", tscope__export_dot, 0},
+        {TSCOPE__OUT_TREE, "tasktree.txt", tscope__export_tree, 0},
+        {TSCOPE__OUT_CSV, "samples.csv", tscope__sampler_write_csv, 1},
+        {TSCOPE__OUT_CSV, "concurrency.gp", tscope__sampler_write_gp, 1},
+        {TSCOPE__OUT_CSV, "heatmap.gp", tscope__sampler_write_heatmap, 1},
+    };
+    int first = 0;
+    if (written && len)
+        written[0] = 0;
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        if (!(outputs & files[i].bit) || (files[i].sampled && !sampled))
+            continue;
+        int rc = tscope__output_write_file(dir, files[i].name, files[i].fn, p);
+        if (rc && !first)
+            first = rc;
+        if (!rc && written && len) {
+            strncat(written, written[0] ? ", " : "", len - strlen(written) - 1);
+            strncat(written, files[i].name, len - strlen(written) - 1);
+        }
+    }
+    return first;
+}
+
 int tscope__output_write_all(void)
 {
     const struct tscope__config *cfg = &tscope__g.cfg;
@@ -125,33 +160,9 @@ int tscope__output_write_all(void)
         if (strcmp(tscope__g.outdir, cfg->output_dir) != 0)
             tscope__note("%s already exists; writing to %s instead\n", cfg->output_dir,
                          tscope__g.outdir);
-        static const struct {
-            int bit;
-            const char *name;
-            tscope__writer_fn fn;
-            int sampled; /* only when the sampler kept rows */
-        } files[] = {
-            {TSCOPE__OUT_JSON, "profile.json", tscope__export_json, 0},
-            {TSCOPE__OUT_CSV, "types.csv", tscope__export_csv_types, 0},
-            {TSCOPE__OUT_CSV, "counters.csv", tscope__export_csv_counters, 0},
-            {TSCOPE__OUT_DOT, "taskgraph.dot", tscope__export_dot, 0},
-            {TSCOPE__OUT_TREE, "tasktree.txt", tscope__export_tree, 0},
-            {TSCOPE__OUT_CSV, "samples.csv", tscope__sampler_write_csv, 1},
-            {TSCOPE__OUT_CSV, "concurrency.gp", tscope__sampler_write_gp, 1},
-            {TSCOPE__OUT_CSV, "heatmap.gp", tscope__sampler_write_heatmap, 1},
-        };
         char written[512] = "";
-        for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-            if (!(cfg->outputs & files[i].bit) || (files[i].sampled && !tscope__sampler_rows()))
-                continue;
-            int rc = tscope__output_write_file(tscope__g.outdir, files[i].name, files[i].fn, p);
-            if (rc && !first)
-                first = rc;
-            if (!rc) {
-                strncat(written, written[0] ? ", " : "", sizeof written - strlen(written) - 1);
-                strncat(written, files[i].name, sizeof written - strlen(written) - 1);
-            }
-        }
+        first = tscope__output_write_files(tscope__g.outdir, cfg->outputs,
+                                           tscope__sampler_rows() != 0, p, written, sizeof written);
         /* under `taskscope run` the launcher lists them, pictures included:
          * said once */
         const char *launcher = getenv("TASKSCOPE_OUTPUT_DIR_PREPARED");

@@ -15,6 +15,13 @@ int tscope__output_write_all(void);
 
 typedef int (*tscope__writer_fn)(const struct tscope__profile *p, FILE *f);
 
+/* Writes into dir every file selected by the TSCOPE__OUT_* bits of outputs
+ * (the sampler's files only when `sampled`), each whole or absent
+ * (tscope__output_write_file); the names written go to `written` (comma
+ * separated, may be NULL).  Returns 0 or the first error. */
+int tscope__output_write_files(const char *dir, int outputs, int sampled,
+                               const struct tscope__profile *p, char *written, size_t len);
+
 /* Writes fn's output to DIR/NAME.tmp and renames it to DIR/NAME when it is
  * complete.  On any error (a full disk included) prints one line naming the
  * file and the reason, removes the temporary file and returns TSCOPE_EIO;

@@ -75,12 +75,13 @@ struct tscope__jstate {
 };
 
 /* Library side (journal.c). */
-/* Starts the journal in dir for this process (rings of big_records for the
- * first 64 thread slots, of ring_records for the others), and
+/* Starts the journal in dir for this process (rings of ring_records, or
+ * larger ones for the first 64 thread slots unless the size was chosen:
+ * journal.c says why), and
  * puts its functions in the hooks (after tscope__wire, before the consumer
  * starts).  On failure says why in one line and leaves the hooks as they
  * were: measurement goes on, a SIGKILL would lose it. */
-int tscope__journal_start(const char *dir, uint64_t ring_records, uint64_t big_records,
+int tscope__journal_start(const char *dir, uint64_t ring_records, int size_chosen,
                           uint32_t checkpoint_ms);
 /* Finalize: stops journaling and removes the files (the outputs follow). */
 void tscope__journal_stop(void);

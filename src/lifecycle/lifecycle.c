@@ -142,7 +142,6 @@ static void reset_threads(void)
  * crash journal (journal.c), from which the launcher rebuilds the outputs of
  * a program that could not write them. */
 static char marker[1200];
-#define JOURNAL_RING 65536
 
 static void marker_set(const struct tscope__config *cfg)
 {
@@ -157,15 +156,9 @@ static void marker_set(const struct tscope__config *cfg)
         close(fd);
     if (!marker[0] || !cfg->profiler || !cfg->checkpoint_ms || cfg->mode == TSCOPE__MODE_NAIVE)
         return;
-    /* The journal keeps applied records in the rings until a checkpoint
-     * holds them, and checkpoints (or journals) when a ring is a quarter
-     * held: rings of 65536 records (2 MB a thread, in /dev/shm) make that
-     * rare enough to cost little (nqueens 12: 1.14x -> 1.01x the run
-     * without the journal, against 16384), for the first 64 threads and
-     * unless the size was chosen. */
     const char *chosen = getenv("TASKSCOPE_RING_SIZE");
-    uint32_t ring = cfg->ring_size ? cfg->ring_size : 16384;
-    tscope__journal_start(dir, ring, chosen && *chosen ? ring : JOURNAL_RING, cfg->checkpoint_ms);
+    tscope__journal_start(dir, cfg->ring_size ? cfg->ring_size : 16384, chosen && *chosen,
+                          cfg->checkpoint_ms);
 }
 
 static void marker_clear(void)

@@ -121,7 +121,7 @@ static int take(struct rd *r, void *dst, uint64_t n, size_t elem)
 
 /* Allocates n items of elem bytes in *p and reads them; *cap (if given)
  * becomes n: a loaded array is exactly as long as what it holds, and grows
- * from there as before. */
+ * from there as before.  On failure *p is NULL (nothing to free). */
 static int get(struct rd *r, void *p, uint32_t *cap, uint64_t n, size_t elem)
 {
     void **out = p;
@@ -133,7 +133,11 @@ static int get(struct rd *r, void *p, uint32_t *cap, uint64_t n, size_t elem)
     if (!n)
         return 0;
     *out = malloc((size_t)n * elem);
-    return !*out || take(r, *out, n, elem) ? -1 : 0;
+    if (*out && take(r, *out, n, elem) == 0)
+        return 0;
+    free(*out);
+    *out = NULL;
+    return -1;
 }
 
 /* The task table written by put_tasks; every slot is live or on the free
@@ -388,10 +392,7 @@ struct tscope__store *tscope__store_load(FILE *f, FILE *appendix, const char **w
     /* stacks and types own arrays of their own: their pointers are cleared
      * as soon as the array is in the store */
     struct tscope__tstack *stacks = NULL;
-    if (!bad && get(&r, &stacks, NULL, nstacks, sizeof *stacks)) {
-        free(stacks);
-        bad = 1;
-    }
+    bad = bad || get(&r, &stacks, NULL, nstacks, sizeof *stacks);
     if (!bad) {
         s->stacks = stacks;
         s->nstacks = nstacks;
@@ -402,10 +403,7 @@ struct tscope__store *tscope__store_load(FILE *f, FILE *appendix, const char **w
                       sizeof *s->stacks[i].seg);
     }
     struct tscope__type_acc *types = NULL;
-    if (!bad && get(&r, &types, NULL, ntypes, sizeof *types)) {
-        free(types);
-        bad = 1;
-    }
+    bad = bad || get(&r, &types, NULL, ntypes, sizeof *types);
     if (!bad) {
         s->types = types;
         s->ntypes = ntypes;
