@@ -2,8 +2,8 @@
  * type, as Hatchet and Thicket users compare profiles.
  *
  * Types are matched by name (ids are given in registration order and
- * differ between runs).  For each type: calls in A and B, self (exclusive)
- * and running (inclusive) time in A and B, the change in self time in ms
+ * differ between runs).  For each type: calls in A and B, self time
+ * and elapsed time (totals, recursion once) in A and B, the change in self time in ms
  * and in percent; rows sorted by the size of the change in self time (the
  * impact on the run), or by name.  Types present in one run only show "-"
  * for the other.  The head line compares the runs' lengths.
@@ -68,10 +68,11 @@ static void cell_u64(const struct tscope__ptype *t, char *buf, size_t len)
         snprintf(buf, len, "-");
 }
 
-static void cell_ms(const struct tscope__ptype *t, int incl, char *buf, size_t len)
+/* self time, or the elapsed total ("-" where a version 1 profile has none) */
+static void cell_ms(const struct tscope__ptype *t, int elapsed, char *buf, size_t len)
 {
-    if (t)
-        snprintf(buf, len, "%.3f", (incl ? t->incl.sum : t->excl.sum) / 1e6);
+    if (t && (!elapsed || t->elapsed.count || !t->calls))
+        snprintf(buf, len, "%.3f", (elapsed ? t->elapsed_total : t->excl.sum) / 1e6);
     else
         snprintf(buf, len, "-");
 }
@@ -84,8 +85,8 @@ static void print(const struct tscope__profile *a, const struct tscope__profile 
     if (ea > 0)
         snprintf(head, sizeof head, ", %+.1f%%", 100.0 * (eb - ea) / ea);
     printf("run length: A %.3f ms, B %.3f ms (%+.3f ms%s)\n", ea, eb, eb - ea, head);
-    printf("%-28s %10s %10s %12s %12s %12s %12s %12s %8s\n", "task type", "calls A", "calls B",
-           "self A ms", "self B ms", "run A ms", "run B ms", "self +- ms", "self %");
+    printf("%-28s %10s %10s %12s %12s %13s %13s %12s %8s\n", "task type", "calls A", "calls B",
+           "self A ms", "self B ms", "elapsed A ms", "elapsed B ms", "self +- ms", "self %");
     size_t shown = rows ? (size_t)rows : n;
     for (size_t i = 0; i < n && i < shown; i++) {
         char ca[24], cb[24], sa[24], sb[24], ia[24], ib[24], pct[16];
@@ -99,7 +100,7 @@ static void print(const struct tscope__profile *a, const struct tscope__profile 
             snprintf(pct, sizeof pct, "%+.1f%%", 100.0 * r[i].impact / r[i].a->excl.sum);
         else
             snprintf(pct, sizeof pct, "%s", !r[i].b ? "gone" : !r[i].a ? "new" : "-");
-        printf("%-28.28s %10s %10s %12s %12s %12s %12s %+12.3f %8s\n", r[i].name, ca, cb, sa, sb,
+        printf("%-28.28s %10s %10s %12s %12s %13s %13s %+12.3f %8s\n", r[i].name, ca, cb, sa, sb,
                ia, ib, r[i].impact / 1e6, pct);
     }
     if (n > shown)

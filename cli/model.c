@@ -4,8 +4,9 @@
  *
  * Profiles: each "--param NAME=VALUE[,NAME=VALUE] PROFILE" pair labels one
  * run (a profile.json or the output folder holding one); runs with equal
- * labels are repetitions.  Each task type gives three series: excl_mean_ns
- * (exclusive time per call), excl_sum_ns and calls.
+ * labels are repetitions.  Each task type gives the series self_mean_ns
+ * (self time per call), self_sum_ns, calls and - from profiles that have it
+ * (version 2) - elapsed_mean_ns (begin to end per call).
  */
 #include <getopt.h>
 #include <math.h>
@@ -223,9 +224,12 @@ static int read_profiles(tscope_mexp_t *e, char **labels, char **paths, int n, c
             if (!ty->calls)
                 continue;
             double mean = ty->excl.mean, sum = ty->excl.sum, calls = (double)ty->calls;
-            if (tscope_mexp_add(e, ty->name, "excl_mean_ns", coord, &mean, 1) ||
-                tscope_mexp_add(e, ty->name, "excl_sum_ns", coord, &sum, 1) ||
-                tscope_mexp_add(e, ty->name, "calls", coord, &calls, 1)) {
+            double elapsed = ty->elapsed.mean;
+            if (tscope_mexp_add(e, ty->name, "self_mean_ns", coord, &mean, 1) ||
+                tscope_mexp_add(e, ty->name, "self_sum_ns", coord, &sum, 1) ||
+                tscope_mexp_add(e, ty->name, "calls", coord, &calls, 1) ||
+                (ty->elapsed.count &&
+                 tscope_mexp_add(e, ty->name, "elapsed_mean_ns", coord, &elapsed, 1))) {
                 tscope__profile_free(p);
                 snprintf(err, errlen, "out of memory");
                 return 1;

@@ -19,8 +19,10 @@ static int one_of(const char *cmd, const char *opt, const char *v, const char *c
 
 int tscope_cli_check_sort(const char *cmd, const char *v)
 {
-    static const char *const ok[] = {"excl", "incl", "calls", "mean", "name", NULL};
-    return one_of(cmd, "--sort", v, ok, "excl, incl, calls, mean or name");
+    /* excl and incl: the names before self and running */
+    static const char *const ok[] = {"self", "running", "elapsed", "calls", "mean",
+                                     "name", "excl",    "incl",    NULL};
+    return one_of(cmd, "--sort", v, ok, "self, running, elapsed, calls, mean or name");
 }
 
 int tscope_cli_check_rows(const char *cmd, const char *v, long *rows)

@@ -39,6 +39,7 @@ struct reader {
     char *err;
     size_t errlen;
     int failed;
+    int version; /* the profile's schema version */
 };
 
 /* Records the first error (later ones follow from it and are dropped). */
@@ -152,7 +153,9 @@ static char *str(struct reader *r, json_t *obj, const char *where, const char *k
     return s;
 }
 
-static tscope_stats_t stats(struct reader *r, json_t *obj, const char *where, const char *key)
+/* A time's statistics; total (if asked for) receives its "total" field. */
+static tscope_stats_t stats(struct reader *r, json_t *obj, const char *where, const char *key,
+                            double *total)
 {
     tscope_stats_t s = {0};
     char path[160];
@@ -166,6 +169,8 @@ static tscope_stats_t stats(struct reader *r, json_t *obj, const char *where, co
     s.max = num(r, o, path, "max");
     s.mean = num(r, o, path, "mean");
     s.stddev = num(r, o, path, "stddev");
+    if (total)
+        *total = num(r, o, path, "total");
     return s;
 }
 
@@ -302,8 +307,16 @@ static void read_all(struct reader *r, json_t *root, struct tscope__profile *p)
         t->cancelled = u64(r, o, w, "cancelled");
         t->unfinished = u64(r, o, w, "unfinished");
         t->threads = u32(r, o, w, "threads");
-        t->excl = stats(r, o, w, "excl_ns");
-        t->incl = stats(r, o, w, "incl_ns");
+        if (r->version == 1) { /* excl/incl: self and running, no elapsed */
+            t->excl = stats(r, o, w, "excl_ns", NULL);
+            t->incl = stats(r, o, w, "incl_ns", NULL);
+            t->running_total = t->incl.sum;
+        } else {
+            double self_total;
+            t->excl = stats(r, o, w, "self_ns", &self_total);
+            t->incl = stats(r, o, w, "running_ns", &t->running_total);
+            t->elapsed = stats(r, o, w, "elapsed_ns", &t->elapsed_total);
+        }
         if (i && !r->failed && t->id <= p->types[i - 1].id)
             fail(r, "%s: type ids must ascend", w);
     }
@@ -343,8 +356,10 @@ static void read_all(struct reader *r, json_t *root, struct tscope__profile *p)
         p->nodes[i].parent = tree_parent(r, o, w, i);
         p->nodes[i].type = u32(r, o, w, "type_id");
         p->nodes[i].calls = u64(r, o, w, "calls");
-        p->nodes[i].excl = num(r, o, w, "excl_ns");
-        p->nodes[i].incl = num(r, o, w, "incl_ns");
+        p->nodes[i].excl = num(r, o, w, r->version == 1 ? "excl_ns" : "self_ns");
+        p->nodes[i].incl = num(r, o, w, r->version == 1 ? "incl_ns" : "running_ns");
+        if (r->version != 1)
+            p->nodes[i].elapsed = num(r, o, w, "elapsed_ns");
     }
     a = array(r, root, "threads", (void **)&p->threads, sizeof *p->threads, &n);
     for (size_t i = 0; i < n && !r->failed; i++, p->nthreads++) {
@@ -391,7 +406,7 @@ struct tscope__profile *tscope_cli_profile_read(const char *path, char *err, siz
         snprintf(err, errlen, "%s: out of memory", path);
         return NULL;
     }
-    struct reader r = {file, err, errlen, 0};
+    struct reader r = {file, err, errlen, 0, 0};
     struct tscope__profile *p = NULL;
     json_error_t jerr;
     memset(&jerr, 0, sizeof jerr);
@@ -409,11 +424,15 @@ struct tscope__profile *tscope_cli_profile_read(const char *path, char *err, siz
         else if (!json_is_integer(version))
             fail(&r, "field 'version' is missing or has the wrong type (expected the integer %d)",
                  TSCOPE__PROFILE_VERSION);
-        else if (json_integer_value(version) != TSCOPE__PROFILE_VERSION)
-            fail(&r, "profile version %lld is not supported (this taskscope reads version %d)",
+        else if (json_integer_value(version) < 1 ||
+                 json_integer_value(version) > TSCOPE__PROFILE_VERSION)
+            fail(&r,
+                 "profile version %lld is not supported (this taskscope reads versions 1 to %d)",
                  (long long)json_integer_value(version), TSCOPE__PROFILE_VERSION);
-        else
+        else {
+            r.version = (int)json_integer_value(version);
             read_all(&r, root, p);
+        }
     }
     json_decref(root);
     if (r.failed && errlen && !err[0]) /* fail() wrote nothing: keep the file named */

@@ -10,19 +10,20 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: taskscope report [options] FOLDER|PROFILE.json\n"
-               "\n"
-               "Prints the summary table of a profile written by taskscope; given a folder,\n"
-               "also renders its pictures again (concurrency.png, heatmap.png; gnuplot).\n"
-               "\n"
-               "options:\n"
-               "  --sort KEY   order rows by excl (default), incl, calls, mean or name\n"
-               "  --rows N     print at most N task types (0: all; default 20)\n"
-               "  --tree       also print the task tree\n"
-               "  --dot        print the task graph in Graphviz DOT instead of the summary\n"
-               "  -h, --help   this text\n"
-               "\n"
-               "exit status: 0 printed, 1 the profile could not be read, 2 a bad option\n");
+    fprintf(f,
+            "usage: taskscope report [options] FOLDER|PROFILE.json\n"
+            "\n"
+            "Prints the summary table of a profile written by taskscope; given a folder,\n"
+            "also renders its pictures again (concurrency.png, heatmap.png; gnuplot).\n"
+            "\n"
+            "options:\n"
+            "  --sort KEY   order rows by self (default), running, elapsed, calls, mean or name\n"
+            "  --rows N     print at most N task types (0: all; default 20)\n"
+            "  --tree       also print the task tree\n"
+            "  --dot        print the task graph in Graphviz DOT instead of the summary\n"
+            "  -h, --help   this text\n"
+            "\n"
+            "exit status: 0 printed, 1 the profile could not be read, 2 a bad option\n");
 }
 
 int tscope_cli_report(int argc, char **argv)
@@ -31,7 +32,7 @@ int tscope_cli_report(int argc, char **argv)
         {"sort", required_argument, NULL, 's'}, {"rows", required_argument, NULL, 'r'},
         {"tree", no_argument, NULL, 't'},       {"dot", no_argument, NULL, 'd'},
         {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0}};
-    const char *sort = "excl";
+    const char *sort = "self";
     long rows = 20;
     int tree = 0, dot = 0, c;
     optind = 1;

@@ -55,7 +55,7 @@ static void usage(FILE *f)
             "                        (TASKSCOPE_POLICY, docs/policy.md)\n"
             "      --full-policy P   when a thread's ring is full: wait or drop\n"
             "                        (TASKSCOPE_FULL_POLICY)\n"
-            "      --sort KEY        summary order: excl, incl, calls, mean, name\n"
+            "      --sort KEY        summary order: self, running, elapsed, calls, mean, name\n"
             "      --rows N          summary rows, 0 for all (TASKSCOPE_SUMMARY_ROWS)\n"
             "      --no-summary      do not print the summary (TASKSCOPE_SUMMARY=0)\n"
             "  -q, --quiet           no summary and no notes: only warnings, errors and what\n"

@@ -55,8 +55,8 @@ calls() {
 clean() { # name: no anomalies, nothing unfinished, no negative or inverted time
     check "$1: anomalies" "$(json "$1" .totals.anomalies)" 0
     check "$1: unfinished" "$(json "$1" .totals.tasks_unfinished)" 0
-    check "$1: tree nodes with negative time or excl > incl" \
-        "$(json "$1" '[.tree[] | select(.excl_ns < 0 or .excl_ns > .incl_ns + 1)] | length')" 0
+    check "$1: tree nodes with negative time or self > running" \
+        "$(json "$1" '[.tree[] | select(.self_ns < 0 or .self_ns > .running_ns + 1)] | length')" 0
 }
 
 if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
@@ -86,12 +86,12 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
     # at one thread a task's children (and its taskwait) run nested in it:
     # every fib node's inclusive time is its exclusive time plus its
     # children's inclusive times (with a node per path: TASKSCOPE_TREE_FOLD=0)
-    check "fib at 1 thread: fib nodes where incl != excl + children" "$(json fib1 '
+    check "fib at 1 thread: fib nodes where running != self + children" "$(json fib1 '
         .tree as $t |
-        ($t | group_by(.parent) | map({key: (.[0].parent | tostring), value: (map(.incl_ns) | add)})
+        ($t | group_by(.parent) | map({key: (.[0].parent | tostring), value: (map(.running_ns) | add)})
             | from_entries) as $kids |
         [ $t[] | select(.type | startswith("fib (")) |
-          select(((.incl_ns - .excl_ns - ($kids[.node | tostring] // 0)) | fabs) > 1000 + 1e-6 * .incl_ns)
+          select(((.running_ns - .self_ns - ($kids[.node | tostring] // 0)) | fabs) > 1000 + 1e-6 * .running_ns)
         ] | length')" 0
     check "fib at 1 thread: fib nodes checked" "$(json fib1 '[.tree[] | select(.type | startswith("fib ("))] | length > 10')" true
 
@@ -259,8 +259,8 @@ clean threads_sampled
 # mutex and condition waits, on request: ~50 ms each, named by the caller
 run_ts waits --pthread-waits -- "$progs/threads" waits
 check "waits: output" "$(cat "$tmp/waits.stdout")" "waits done"
-check "waits: one mutex wait of 30-500 ms in waiter" "$(json waits '[.types[] | select(.name | startswith("mutex wait waiter (threads.c:")) | select(.calls == 1 and .excl_ns.sum > 3e7 and .excl_ns.sum < 5e8)] | length')" 1
-check "waits: one condition wait of 30-500 ms in waiter" "$(json waits '[.types[] | select(.name | startswith("condition wait waiter (threads.c:")) | select(.calls == 1 and .excl_ns.sum > 3e7 and .excl_ns.sum < 5e8)] | length')" 1
+check "waits: one mutex wait of 30-500 ms in waiter" "$(json waits '[.types[] | select(.name | startswith("mutex wait waiter (threads.c:")) | select(.calls == 1 and .self_ns.sum > 3e7 and .self_ns.sum < 5e8)] | length')" 1
+check "waits: one condition wait of 30-500 ms in waiter" "$(json waits '[.types[] | select(.name | startswith("condition wait waiter (threads.c:")) | select(.calls == 1 and .self_ns.sum > 3e7 and .self_ns.sum < 5e8)] | length')" 1
 check "waits: none of taskscope's own locks" "$(json waits '[.types[] | select(.name | test("tscope|typecache|names"))] | length')" 0
 clean waits
 run_ts nowaits -- "$progs/threads" waits

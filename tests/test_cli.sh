@@ -36,7 +36,7 @@ done
 for cmd in run report; do
   status=0
   "$ts" $cmd --sort size x 2>"$tmp/e" >/dev/null || status=$?
-  [ "$status" = 2 ] && [ "$(cat "$tmp/e")" = "taskscope $cmd: --sort size: expected excl, incl, calls, mean or name" ] \
+  [ "$status" = 2 ] && [ "$(cat "$tmp/e")" = "taskscope $cmd: --sort size: expected self, running, elapsed, calls, mean or name" ] \
     || fail "$cmd --sort size: $status $(cat "$tmp/e")"
 done
 # --policy is the adaptation policy, --full-policy what a full ring does: each reaches the program
@@ -365,7 +365,7 @@ else
 
   echo "-- diff: two profiles with known differences"
   # B: 'work' takes twice the self time, 'main' is renamed, the run is longer
-  jq -c '.types[1].excl_ns.sum = 7000 | .types[1].excl_ns.max = 5000 | .types[1].excl_ns.mean = 3500
+  jq -c '.types[1].self_ns.sum = 7000 | .types[1].self_ns.max = 5000 | .types[1].self_ns.mean = 3500
          | .types[0].name = "main2" | .totals.elapsed_ns = 9000' \
     "$src/tests/golden/profile.json" >"$tmp/b.json" || fail "jq: cannot make the second profile"
   "$ts" diff "$src/tests/golden/profile.json" "$tmp/b.json" >"$tmp/diff.txt" || fail "diff failed"
@@ -466,6 +466,7 @@ else
   "$ts" model "${args[@]}" >"$tmp/m2" || fail "model on profiles"
   # n / 3125 leaves (halving until <= 4096 elements): calls grow linearly
   grep -q '^leaf_sort \[calls\]: .*0.00032 \* n^(1)  ' "$tmp/m2" || fail "leaf_sort calls model: $(cat "$tmp/m2")"
-  grep -q '^leaf_sort \[excl_mean_ns\]: ' "$tmp/m2" || fail "time model"
+  grep -q '^leaf_sort \[self_mean_ns\]: ' "$tmp/m2" || fail "time model"
+  grep -q '^leaf_sort \[elapsed_mean_ns\]: ' "$tmp/m2" || fail "elapsed model"
 fi
 echo "test_cli: all checks passed"

@@ -29,7 +29,7 @@ static char *render(render_fn fn, const struct tscope__profile *p)
 
 static int render_summary(const struct tscope__profile *p, FILE *f)
 {
-    return tscope__export_summary(p, f, "excl", 20);
+    return tscope__export_summary(p, f, "self", 20);
 }
 
 /* A fixed little program: a root "main" task that creates two "work" tasks
@@ -213,11 +213,12 @@ static struct tscope__profile *deep_tree(void)
     p->nnodes = 2 * DEEP + 1;
     p->nodes = calloc(p->nnodes, sizeof *p->nodes);
     ASSERT(p->nodes != NULL);
-    p->nodes[0] = (struct tscope__pnode){UINT32_MAX, 0, 0, 0, 4.0 * DEEP};
+    p->nodes[0] = (struct tscope__pnode){UINT32_MAX, 0, 0, 0, 4.0 * DEEP, 0};
     for (uint32_t k = 1; k <= DEEP; k++) {
         uint32_t parent = k == 1 ? 0 : 2 * k - 3;
-        p->nodes[2 * k - 1] = (struct tscope__pnode){parent, k, 1, 1000, 2000.0 * (DEEP - k + 2)};
-        p->nodes[2 * k] = (struct tscope__pnode){parent, 100000 + k, 2, 500, 500};
+        p->nodes[2 * k - 1] = (struct tscope__pnode){
+            parent, k, 1, 1000, 2000.0 * (DEEP - k + 2), 2000.0 * (DEEP - k + 2)};
+        p->nodes[2 * k] = (struct tscope__pnode){parent, 100000 + k, 2, 500, 500, 500};
     }
     return p;
 }
@@ -237,11 +238,13 @@ static void deep_line(char *buf, size_t len, uint32_t k, int leaf)
             bars[i] = i % 3 ? ' ' : '|';
     int indent = 3 * (int)(k - 1);
     if (leaf)
-        snprintf(buf, len, "%.*s`- type-%u  calls 2  excl 0.001 ms  incl 0.001 ms", indent, bars,
-                 100000 + k);
+        snprintf(buf, len,
+                 "%.*s`- type-%u  calls 2  self 0.001 ms  running 0.001 ms  elapsed 0.001 ms",
+                 indent, bars, 100000 + k);
     else
-        snprintf(buf, len, "%.*s|- type-%u  calls 1  excl 0.001 ms  incl %.3f ms", indent, bars, k,
-                 2000.0 * (DEEP - k + 2) / 1e6);
+        snprintf(buf, len,
+                 "%.*s|- type-%u  calls 1  self 0.001 ms  running %.3f ms  elapsed %.3f ms", indent,
+                 bars, k, 2000.0 * (DEEP - k + 2) / 1e6, 2000.0 * (DEEP - k + 2) / 1e6);
 }
 
 /* Splits text into lines (in place); returns how many, *lines malloc'd. */
@@ -282,10 +285,10 @@ static void check_deep_tree_text(char *text)
         ASSERT_STR_EQ(lines[1 + 2 * DEEP - (k - 1)], want);
     }
     /* the deepest node: 4,999 columns of "|  " before it */
-    ASSERT_EQ(strlen(lines[1 + DEEP]), 3 * (DEEP - 1) + strlen("|- type-5000  calls 1  excl "
-                                                               "0.001 ms  incl 0.004 ms"));
-    ASSERT(strstr(lines[1 + DEEP], "|  |- type-5000  calls 1  excl 0.001 ms  incl 0.004 ms") ==
-           lines[1 + DEEP] + 3 * (DEEP - 2));
+    static const char deepest[] =
+        "|- type-5000  calls 1  self 0.001 ms  running 0.004 ms  elapsed 0.004 ms";
+    ASSERT_EQ(strlen(lines[1 + DEEP]), 3 * (DEEP - 1) + strlen(deepest));
+    ASSERT(strstr(lines[1 + DEEP], deepest) == lines[1 + DEEP] + 3 * (DEEP - 1));
     free(lines);
 }
 
@@ -334,9 +337,9 @@ static void dot_clamps_times_that_are_not_finite(void)
     types[0] = (struct tscope__ptype){.name = "idle", .id = 1, .calls = 1};
     p.ntypes = 1;
     char *dot = render(tscope__export_dot, &p);
-    ASSERT(strstr(dot, "label=\"task graph of say \\\"hi\\\" (fill: exclusive time,"));
+    ASSERT(strstr(dot, "label=\"task graph of say \\\"hi\\\" (fill: self time,"));
     check_dot_node(dot, 1,
-                   "\"t1\" [label=\"idle\\ncalls 1\\nexcl 0.000 ms (0.0%)\", "
+                   "\"t1\" [label=\"idle\\ncalls 1\\nself 0.000 ms (0.0%)\\nelapsed 0.000 ms\", "
                    "fillcolor=\"#FFFF00\", fontcolor=\"black\"];");
     free(dot);
 
@@ -349,10 +352,10 @@ static void dot_clamps_times_that_are_not_finite(void)
     p.ntypes = 2;
     dot = render(tscope__export_dot, &p);
     check_dot_node(dot, 1,
-                   "\"t1\" [label=\"forever\\ncalls 1\\nexcl inf ms (100.0%)\", "
+                   "\"t1\" [label=\"forever\\ncalls 1\\nself inf ms (100.0%)\\nelapsed 0.000 ms\", "
                    "fillcolor=\"#FF0000\", fontcolor=\"white\"];");
     check_dot_node(dot, 2,
-                   "\"t2\" [label=\"brief\\ncalls 1\\nexcl 1.000 ms (0.0%)\", "
+                   "\"t2\" [label=\"brief\\ncalls 1\\nself 1.000 ms (0.0%)\\nelapsed 0.000 ms\", "
                    "fillcolor=\"#FFFF00\", fontcolor=\"black\"];");
     free(dot);
 
@@ -367,14 +370,15 @@ static void dot_clamps_times_that_are_not_finite(void)
     p.ntypes = 3;
     dot = render(tscope__export_dot, &p);
     check_dot_node(dot, 1,
-                   "\"t1\" [label=\"nan\\ncalls 1\\nexcl nan ms (0.0%)\", "
+                   "\"t1\" [label=\"nan\\ncalls 1\\nself nan ms (0.0%)\\nelapsed 0.000 ms\", "
                    "fillcolor=\"#FFFF00\", fontcolor=\"black\"];");
     check_dot_node(dot, 2,
-                   "\"t2\" [label=\"most\\ncalls 1\\nexcl 2.000 ms (0.0%)\", "
+                   "\"t2\" [label=\"most\\ncalls 1\\nself 2.000 ms (0.0%)\\nelapsed 0.000 ms\", "
                    "fillcolor=\"#FF0000\", fontcolor=\"white\"];");
-    check_dot_node(dot, 3,
-                   "\"t3\" [label=\"negative\\ncalls 1\\nexcl -1.000 ms (0.0%)\", "
-                   "fillcolor=\"#FFFF00\", fontcolor=\"black\"];");
+    check_dot_node(
+        dot, 3,
+        "\"t3\" [label=\"negative\\ncalls 1\\nself -1.000 ms (0.0%)\\nelapsed 0.000 ms\", "
+        "fillcolor=\"#FFFF00\", fontcolor=\"black\"];");
     free(dot);
 
     /* finite values: shares as before, the middle one orange */
@@ -388,17 +392,18 @@ static void dot_clamps_times_that_are_not_finite(void)
     types[3].excl.sum = 1e6;
     p.ntypes = 4;
     dot = render(tscope__export_dot, &p);
-    check_dot_node(dot, 1,
-                   "\"t1\" [label=\"quarter\\ncalls 1\\nexcl 1.000 ms (12.5%)\", "
-                   "fillcolor=\"#FFBF00\", fontcolor=\"black\"];");
+    check_dot_node(
+        dot, 1,
+        "\"t1\" [label=\"quarter\\ncalls 1\\nself 1.000 ms (12.5%)\\nelapsed 0.000 ms\", "
+        "fillcolor=\"#FFBF00\", fontcolor=\"black\"];");
     check_dot_node(dot, 2,
-                   "\"t2\" [label=\"half\\ncalls 1\\nexcl 2.000 ms (25.0%)\", "
+                   "\"t2\" [label=\"half\\ncalls 1\\nself 2.000 ms (25.0%)\\nelapsed 0.000 ms\", "
                    "fillcolor=\"#FF8000\", fontcolor=\"black\"];");
     check_dot_node(dot, 3,
-                   "\"t3\" [label=\"most\\ncalls 1\\nexcl 4.000 ms (50.0%)\", "
+                   "\"t3\" [label=\"most\\ncalls 1\\nself 4.000 ms (50.0%)\\nelapsed 0.000 ms\", "
                    "fillcolor=\"#FF0000\", fontcolor=\"white\"];");
     check_dot_node(dot, 4,
-                   "\"t4\" [label=\"?\\ncalls 1\\nexcl 1.000 ms (12.5%)\", "
+                   "\"t4\" [label=\"?\\ncalls 1\\nself 1.000 ms (12.5%)\\nelapsed 0.000 ms\", "
                    "fillcolor=\"#FFBF00\", fontcolor=\"black\"];");
     free(dot);
 }
@@ -417,7 +422,8 @@ static void dot_label_is_never_cut(void)
     char *dot = render(tscope__export_dot, &p);
     char want[1400];
     snprintf(want, sizeof want,
-             "\"t7\" [label=\"%s\\ncalls 3\\nexcl 0.000 ms (0.0%%)\", fillcolor=\"#FFFF00\", "
+             "\"t7\" [label=\"%s\\ncalls 3\\nself 0.000 ms (0.0%%)\\nelapsed 0.000 ms\", "
+             "fillcolor=\"#FFFF00\", "
              "fontcolor=\"black\"];",
              name);
     check_dot_node(dot, 7, want);
@@ -524,7 +530,7 @@ static void report_fails_with(const char *name, const char *text, const char *wa
 static char *small_profile_json(void)
 {
     struct tscope__ptype type = {.name = "work", .id = 1, .calls = 3};
-    struct tscope__pnode nodes[2] = {{UINT32_MAX, 0, 0, 0, 9}, {0, 1, 7, 9, 9}};
+    struct tscope__pnode nodes[2] = {{UINT32_MAX, 0, 0, 0, 9, 0}, {0, 1, 7, 9, 9, 9}};
     struct tscope__pedge edge = {TSCOPE__PROFILE_ROOT, 1, 3};
     struct tscope__profile p = {0};
     p.program = "small";
@@ -586,8 +592,10 @@ static void reader_rejects_out_of_range_integers(void)
         {"\"calls\":3", "\"calls\":\"3\"",
          "field 'types[0].calls' is missing or has the wrong type (expected an integer from 0 "
          "to 9223372036854775807)"},
-        {"\"version\":1", "\"version\":\"1\"",
-         "field 'version' is missing or has the wrong type (expected the integer 1)"},
+        {"\"version\":2", "\"version\":\"2\"",
+         "field 'version' is missing or has the wrong type (expected the integer 2)"},
+        {"\"version\":2", "\"version\":3",
+         "profile version 3 is not supported (this taskscope reads versions 1 to 2)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *bad = replace_once(good, cases[i].from, cases[i].to);

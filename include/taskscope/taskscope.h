@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define TSCOPE_VERSION_MAJOR 0
-#define TSCOPE_VERSION_MINOR 1
+#define TSCOPE_VERSION_MINOR 2
 #define TSCOPE_VERSION_PATCH 0
 #define TSCOPE_VERSION_HEX                                                                         \
     ((TSCOPE_VERSION_MAJOR << 16) | (TSCOPE_VERSION_MINOR << 8) | TSCOPE_VERSION_PATCH)
@@ -192,9 +192,20 @@ typedef struct tscope_type_stats {
     uint64_t yields;     /* yields of ended tasks */
     uint64_t cancelled;  /* tasks cancelled (not counted in calls) */
     uint64_t unfinished; /* begun, never ended (known at finalize) */
-    tscope_stats_t excl_ns;
-    tscope_stats_t incl_ns;
-    uint32_t threads; /* distinct threads that ran tasks of this type */
+    /* The three times of each ended task (docs/output-formats.md):
+     * self: running, without the tasks nested inside it on its thread;
+     * running: running, nested tasks included (time yielded excluded);
+     * elapsed: from its begin to its end (yields and waits included).
+     * count/min/max/mean/stddev describe single tasks, sum adds them all. */
+    tscope_stats_t excl_ns; /* self */
+    tscope_stats_t incl_ns; /* running */
+    uint32_t threads;       /* distinct threads that ran tasks of this type */
+    tscope_stats_t elapsed_ns;
+    /* The type's share of the run, recursion counted once (as TAU does):
+     * running time outside segments of the same type on the same thread,
+     * elapsed time of the tasks without an ancestor of the same type.
+     * Neither exceeds the run's duration times its threads. */
+    double running_total_ns, elapsed_total_ns;
 } tscope_type_stats_t;
 
 /* Statistics of one task type.  TSCOPE_ENOENT for an unknown id. */
@@ -222,7 +233,8 @@ typedef struct tscope_task_info {
     uint32_t thread; /* thread index of the first begin */
     uint32_t yields;
     double begin_ns, end_ns; /* since tscope_init; end_ns 0 while live */
-    double excl_ns, incl_ns; /* so far, for a live task */
+    double excl_ns, incl_ns; /* self and running time, so far for a live task */
+    double elapsed_ns;       /* end_ns - begin_ns; 0 while live */
 } tscope_task_info_t;
 
 /* One task.  Live tasks and tasks in the instance graph can be queried;

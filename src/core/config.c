@@ -268,8 +268,10 @@ static int p_outputs(struct tscope__config *c, const char *v)
 
 static int p_sort(struct tscope__config *c, const char *v)
 {
-    static const char *keys[] = {"excl", "incl", "calls", "mean", "name"};
-    for (size_t i = 0; i < 5; i++) {
+    /* excl and incl: the names before self and running */
+    static const char *keys[] = {"self", "running", "elapsed", "calls",
+                                 "mean", "name",    "excl",    "incl"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         if (strcmp(v, keys[i]) == 0) {
             strcpy(c->summary_sort, v);
             return 0;
@@ -483,8 +485,10 @@ static const struct var vars[] = {
      "1: taskscope prints warnings and errors only, no notes (what this machine lacks, where "
      "the outputs went); taskscope run -q sets it",
      p_quiet},
-    {"TASKSCOPE_SUMMARY_SORT", "excl", "excl, incl, calls, mean, name",
-     "summary table order (descending, name ascending)", p_sort},
+    {"TASKSCOPE_SUMMARY_SORT", "self", "self, running, elapsed, calls, mean, name",
+     "summary table order (descending, name ascending; excl and incl, the names before "
+     "version 0.2, mean self and running)",
+     p_sort},
     {"TASKSCOPE_SUMMARY_ROWS", "20", "0 to 1000000 (0: all)", "rows in the summary table", p_rows},
     {"TASKSCOPE_CLOCK", "auto", "auto, tsc, monotonic",
      "timestamp source; auto uses the invariant TSC when the CPU has one", p_clock},

@@ -10,9 +10,10 @@ static void stats_cols(FILE *f, const tscope_stats_t *s)
 int tscope__export_csv_types(const struct tscope__profile *p, FILE *f)
 {
     tscope__fmt_loss_note(p, f, "# ");
-    fputs("type_id,type,created,calls,yields,cancelled,unfinished,threads,excl_sum_ns,excl_min_ns,"
-          "excl_max_ns,excl_mean_ns,excl_stddev_ns,incl_sum_ns,incl_min_ns,incl_max_ns,"
-          "incl_mean_ns,incl_stddev_ns\n",
+    fputs("type_id,type,created,calls,yields,cancelled,unfinished,threads,self_sum_ns,self_min_ns,"
+          "self_max_ns,self_mean_ns,self_stddev_ns,running_sum_ns,running_min_ns,running_max_ns,"
+          "running_mean_ns,running_stddev_ns,running_total_ns,elapsed_sum_ns,elapsed_min_ns,"
+          "elapsed_max_ns,elapsed_mean_ns,elapsed_stddev_ns,elapsed_total_ns\n",
           f);
     for (uint32_t i = 0; i < p->ntypes; i++) {
         const struct tscope__ptype *t = &p->types[i];
@@ -23,6 +24,9 @@ int tscope__export_csv_types(const struct tscope__profile *p, FILE *f)
                 (unsigned long long)t->cancelled, (unsigned long long)t->unfinished, t->threads);
         stats_cols(f, &t->excl);
         stats_cols(f, &t->incl);
+        fprintf(f, ",%.17g", t->running_total);
+        stats_cols(f, &t->elapsed);
+        fprintf(f, ",%.17g", t->elapsed_total);
         fputc('\n', f);
     }
     return ferror(f) ? TSCOPE_EIO : 0;

@@ -1,7 +1,7 @@
 /* dot.c - type-level task graph in Graphviz DOT.
  *
  * One box per task type that ran, filled from yellow (#FFFF00, little
- * exclusive time) to red (#FF0000, the type with the most), white text on
+ * self time) to red (#FF0000, the type with the most), white text on
  * the darker half; edges parent type -> child type labelled with counts.
  *
  * Times come from a live store or from a profile.json read back, so any
@@ -72,11 +72,11 @@ int tscope__export_dot(const struct tscope__profile *p, FILE *f)
     fputs("digraph taskscope {\n  graph [rankdir=TB, labelloc=t, label=", f);
     int rc = p->totals.events_dropped
                  ? dot_string(f,
-                              "task graph of %s (fill: exclusive time, yellow = least, red = "
+                              "task graph of %s (fill: self time, yellow = least, red = "
                               "most)\nWARNING: %llu events dropped, counts incomplete",
                               program, (unsigned long long)p->totals.events_dropped)
                  : dot_string(f,
-                              "task graph of %s (fill: exclusive time, yellow = least, red = "
+                              "task graph of %s (fill: self time, yellow = least, red = "
                               "most)",
                               program);
     if (rc)
@@ -91,9 +91,10 @@ int tscope__export_dot(const struct tscope__profile *p, FILE *f)
         fputs("  ", f);
         node_name(f, t->id);
         fputs(" [label=", f);
-        if ((rc = dot_string(f, "%s\ncalls %llu\nexcl %.3f ms (%.1f%%)", t->name ? t->name : "?",
-                             (unsigned long long)t->calls, t->excl.sum / 1e6,
-                             share_of(t->excl.sum, total, 100.0))) != 0)
+        if ((rc = dot_string(f, "%s\ncalls %llu\nself %.3f ms (%.1f%%)\nelapsed %.3f ms",
+                             t->name ? t->name : "?", (unsigned long long)t->calls,
+                             t->excl.sum / 1e6, share_of(t->excl.sum, total, 100.0),
+                             t->elapsed_total / 1e6)) != 0)
             return rc;
         fprintf(f, ", fillcolor=\"#FF%02X00\", fontcolor=\"%s\"];\n", (unsigned)green,
                 green < 128 ? "white" : "black");

@@ -29,10 +29,13 @@ static void str(FILE *f, const char *k, const char *v)
     tscope__fmt_json_string(f, v);
 }
 
-static void stats(FILE *f, const char *k, const tscope_stats_t *s)
+/* A time's statistics; `total` is the sum with recursion counted once. */
+static void stats(FILE *f, const char *k, const tscope_stats_t *s, double total)
 {
     key(f, k);
     fputc('{', f);
+    num(f, "total", total);
+    fputc(',', f);
     u64(f, "count", s->count);
     fputc(',', f);
     num(f, "sum", s->sum);
@@ -130,9 +133,11 @@ int tscope__export_json(const struct tscope__profile *p, FILE *f)
         fputc(',', f);
         u64(f, "threads", t->threads);
         fputc(',', f);
-        stats(f, "excl_ns", &t->excl);
+        stats(f, "self_ns", &t->excl, t->excl.sum);
         fputc(',', f);
-        stats(f, "incl_ns", &t->incl);
+        stats(f, "running_ns", &t->incl, t->running_total);
+        fputc(',', f);
+        stats(f, "elapsed_ns", &t->elapsed, t->elapsed_total);
         fputc('}', f);
     }
     fputs("],\n \"counters\":[", f);
@@ -203,9 +208,11 @@ int tscope__export_json(const struct tscope__profile *p, FILE *f)
         fputc(',', f);
         u64(f, "calls", n->calls);
         fputc(',', f);
-        num(f, "excl_ns", n->excl);
+        num(f, "self_ns", n->excl);
         fputc(',', f);
-        num(f, "incl_ns", n->incl);
+        num(f, "running_ns", n->incl);
+        fputc(',', f);
+        num(f, "elapsed_ns", n->elapsed);
         fputc('}', f);
     }
     fputs("],\n \"threads\":[", f);

@@ -13,9 +13,12 @@ static int cmp_types(const void *a, const void *b)
     double vx, vy;
     if (strcmp(sort_key, "name") == 0)
         return strcmp(x->name, y->name);
-    if (strcmp(sort_key, "incl") == 0) {
-        vx = x->incl.sum;
-        vy = y->incl.sum;
+    if (strcmp(sort_key, "running") == 0 || strcmp(sort_key, "incl") == 0) {
+        vx = x->running_total;
+        vy = y->running_total;
+    } else if (strcmp(sort_key, "elapsed") == 0) {
+        vx = x->elapsed_total;
+        vy = y->elapsed_total;
     } else if (strcmp(sort_key, "calls") == 0) {
         vx = (double)x->calls;
         vy = (double)y->calls;
@@ -70,19 +73,22 @@ int tscope__export_summary(const struct tscope__profile *p, FILE *f, const char 
         if (p->counters[i].stats.count && w > width)
             width = w < 40 ? w : 40;
     }
-    sort_key = sort ? sort : "excl";
+    sort_key = sort ? sort : "self";
     qsort(order, n, sizeof *order, cmp_types);
     double total = tscope__profile_total_excl(p);
-    fprintf(f, "\n%-*s %10s %13s %7s %12s %12s %13s %12s %7s\n", width, "task type", "calls",
-            "excl total ms", "excl %", "excl mean us", "excl sd us", "incl total ms",
-            "incl mean us", "threads");
+    /* self: the task's own running; running: with what nested inside it on
+     * its thread; elapsed: begin to end (totals count recursion once) */
+    fprintf(f, "\n%-*s %10s %13s %7s %12s %12s %13s %13s %15s %7s\n", width, "task type", "calls",
+            "self total ms", "self %", "self mean us", "self sd us", "running ms", "elapsed ms",
+            "elapsed mean us", "threads");
     uint32_t shown = rows && rows < n ? rows : n;
     for (uint32_t i = 0; i < shown; i++) {
         const struct tscope__ptype *ty = order[i];
-        fprintf(f, "%-*.*s %10llu %13.3f %6.1f%% %12.3f %12.3f %13.3f %12.3f %7u\n", width, width,
-                ty->name, (unsigned long long)ty->calls, ty->excl.sum / 1e6,
+        fprintf(f, "%-*.*s %10llu %13.3f %6.1f%% %12.3f %12.3f %13.3f %13.3f %15.3f %7u\n", width,
+                width, ty->name, (unsigned long long)ty->calls, ty->excl.sum / 1e6,
                 total > 0 ? 100.0 * ty->excl.sum / total : 0.0, ty->excl.mean / 1e3,
-                ty->excl.stddev / 1e3, ty->incl.sum / 1e6, ty->incl.mean / 1e3, ty->threads);
+                ty->excl.stddev / 1e3, ty->running_total / 1e6, ty->elapsed_total / 1e6,
+                ty->elapsed.mean / 1e3, ty->threads);
     }
     if (shown < n)
         fprintf(f, "... %u more task types (show all with --rows 0 or TASKSCOPE_SUMMARY_ROWS=0)\n",

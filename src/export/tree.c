@@ -82,8 +82,9 @@ static int print_children(const struct tscope__profile *p, const uint32_t *start
         const char *name = tscope__profile_type_name(p, n->type, buf, sizeof buf);
         size_t indent = (w.depth - 1) * 3;
         fwrite(w.prefix, 1, indent, f);
-        fprintf(f, "%s %s  calls %llu  excl %.3f ms  incl %.3f ms\n", last ? "`-" : "|-",
-                name ? name : "?", (unsigned long long)n->calls, n->excl / 1e6, n->incl / 1e6);
+        fprintf(f, "%s %s  calls %llu  self %.3f ms  running %.3f ms  elapsed %.3f ms\n",
+                last ? "`-" : "|-", name ? name : "?", (unsigned long long)n->calls, n->excl / 1e6,
+                n->incl / 1e6, n->elapsed / 1e6);
         if (start[child] == start[child + 1])
             continue; /* a leaf: nothing to open */
         if ((rc = walk_reserve(&w)) != 0)

@@ -4,8 +4,8 @@
  * same task is a leaf: a task that ran on one thread, created nothing that
  * ran inside it, and never yielded - the commonest pattern (timers, loop
  * bodies, the tasks at the bottom of a recursion).  Its numbers are final at
- * once: parent = the task on top of the thread's stack, exclusive time =
- * inclusive time = end - start.  No task slot is used.
+ * once: parent = the task on top of the thread's stack, self time =
+ * running time = elapsed time = end - start.  No task slot is used.
  *
  * Consecutive leaves of one type below the same parent node are added up in
  * a batch (exact integer sums, as acc.h) and folded into the type, node and
@@ -25,12 +25,21 @@ void tscope__store_flush_leaves(struct tscope__store *s)
     struct tscope__type_acc *ta = &s->types[b->type];
     ta->created += n;
     ta->calls += n;
+    /* a leaf's self, running and elapsed times are all end - start */
     tscope__acc_merge(&ta->excl, &b->acc);
     tscope__acc_merge(&ta->incl, &b->acc);
+    tscope__acc_merge(&ta->elapsed, &b->acc);
+    if (!b->inside)
+        ta->running_total += b->acc.sum;
+    if (!(b->step & TSCOPE__STEP_NESTED))
+        ta->elapsed_total += b->acc.sum;
     struct tscope__node *node = &s->nodes[b->node];
     node->calls += n;
     node->excl += b->acc.sum;
-    node->incl += b->acc.sum;
+    if (!(b->step & TSCOPE__STEP_FOLDED) || !b->inside)
+        node->incl += b->acc.sum;
+    if (!(b->step & TSCOPE__STEP_FOLDED))
+        node->elapsed += b->acc.sum;
     if (b->edge != TSCOPE__NONE)
         s->edges[b->edge].count += n;
     s->created += n;
@@ -67,7 +76,8 @@ int tscope__store_apply_leaf(struct tscope__store *s, uint32_t thread,
         b->thread = thread;
         b->pnode = pnode;
         b->type = start->type;
-        b->node = tscope__settle_node(s, pnode, ptype, start->type, &b->edge);
+        b->node = tscope__settle_node(s, pnode, ptype, start->type, &b->edge, &b->step);
+        b->inside = start->type < st->nopen && st->open[start->type] != 0;
     }
     uint64_t d = end->ts - start->ts;
     tscope__acc_add(&b->acc, d);
@@ -81,6 +91,7 @@ int tscope__store_apply_leaf(struct tscope__store *s, uint32_t thread,
                                  .end_ts = end->ts,
                                  .excl = d,
                                  .incl = d,
+                                 .incl_top = d,
                                  .thread = thread,
                                  .type = start->type};
         tscope__settle_record_instance(s, &t, TSCOPE_TASK_DONE);

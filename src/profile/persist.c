@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "persist.h"
 #include "store.h"
 
@@ -396,11 +397,23 @@ struct tscope__store *tscope__store_load(FILE *f, FILE *appendix, const char **w
     if (!bad) {
         s->stacks = stacks;
         s->nstacks = nstacks;
-        for (uint32_t i = 0; i < nstacks; i++)
+        for (uint32_t i = 0; i < nstacks; i++) {
             s->stacks[i].seg = NULL;
+            s->stacks[i].open = NULL;
+            s->stacks[i].nopen = 0;
+        }
         for (uint32_t i = 0; !bad && i < nstacks; i++)
             bad = get(&r, &s->stacks[i].seg, &s->stacks[i].cap, s->stacks[i].n,
                       sizeof *s->stacks[i].seg);
+        /* the open segments per type follow from the segments */
+        for (uint32_t i = 0; !bad && i < nstacks; i++) {
+            struct tscope__tstack *st = &s->stacks[i];
+            for (uint32_t k = 0; !bad && k < st->n; k++) {
+                bad = tscope__grow(&st->open, &st->nopen, st->seg[k].type, sizeof *st->open);
+                if (!bad)
+                    st->open[st->seg[k].type]++;
+            }
+        }
     }
     struct tscope__type_acc *types = NULL;
     bad = bad || get(&r, &types, NULL, ntypes, sizeof *types);

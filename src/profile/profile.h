@@ -13,14 +13,15 @@
 #include "taskscope/taskscope.h"
 
 #define TSCOPE__PROFILE_SCHEMA "taskscope-profile"
-#define TSCOPE__PROFILE_VERSION 1
+#define TSCOPE__PROFILE_VERSION 2    /* 2: self/running/elapsed; 1 still read */
 #define TSCOPE__PROFILE_ROOT 0xFFFFu /* edge source of tasks without a parent */
 
 struct tscope__ptype {
     char *name;
     uint32_t id;
     uint64_t created, calls, yields, cancelled, unfinished;
-    tscope_stats_t excl, incl;
+    tscope_stats_t excl, incl, elapsed;  /* self, running, elapsed (taskscope.h) */
+    double running_total, elapsed_total; /* recursion counted once */
     uint32_t threads;
 };
 
@@ -45,7 +46,7 @@ struct tscope__pnode {
     uint32_t parent; /* node index; UINT32_MAX for the root (node 0) */
     uint32_t type;
     uint64_t calls;
-    double excl, incl;
+    double excl, incl, elapsed; /* self, running, elapsed */
 };
 
 struct tscope__pthread {

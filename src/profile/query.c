@@ -119,6 +119,9 @@ void tscope__fill_type_stats(struct tscope__store *s, uint32_t type, tscope_type
     out->unfinished = ta->unfinished;
     out->excl_ns = tscope__acc_stats(&ta->excl, f);
     out->incl_ns = tscope__acc_stats(&ta->incl, f);
+    out->elapsed_ns = tscope__acc_stats(&ta->elapsed, f);
+    out->running_total_ns = (double)ta->running_total * f;
+    out->elapsed_total_ns = (double)ta->elapsed_total * f;
     out->threads = ta->threads;
 }
 
@@ -176,6 +179,7 @@ static void info_from_instance(const struct tscope__instance *in, tscope_task_in
     out->end_ns = tscope__clock_ns(in->end_ts);
     out->excl_ns = tscope__clock_ns(in->excl);
     out->incl_ns = tscope__clock_ns(in->incl);
+    out->elapsed_ns = in->end_ts > in->begin_ts ? tscope__clock_ns(in->end_ts - in->begin_ts) : 0;
 }
 
 int tscope_query_task(uint64_t id, tscope_task_info_t *out)

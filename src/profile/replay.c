@@ -52,7 +52,7 @@ static uint32_t slot_alloc(struct tscope__store *s, uint64_t id)
     t->id = id;
     t->parent_id = 0;
     t->create_ts = t->queued_ts = t->begin_ts = t->end_ts = 0;
-    t->excl = t->incl = 0;
+    t->excl = t->incl = t->incl_top = 0;
     t->seen_round = UINT64_MAX;
     t->terminal_round = 0;
     t->parent_slot = TSCOPE__NONE;
@@ -66,6 +66,7 @@ static uint32_t slot_alloc(struct tscope__store *s, uint64_t id)
     t->prio = 0;
     t->depth = 0;
     t->flags = 0;
+    t->step = 0;
     t->bits = 0;
     s->live++;
     return slot;
@@ -149,13 +150,15 @@ struct tscope__tstack *tscope__stack_of(struct tscope__store *s, uint32_t thread
 static int stack_push(struct tscope__store *s, struct tscope__tstack *st, uint32_t slot,
                       uint64_t ts)
 {
-    if (tscope__grow(&st->seg, &st->cap, st->n, sizeof *st->seg))
+    uint16_t type = s->tasks[slot].type;
+    if (tscope__grow(&st->seg, &st->cap, st->n, sizeof *st->seg) ||
+        tscope__grow(&st->open, &st->nopen, type, sizeof *st->open))
         return TSCOPE_ENOMEM;
     if (st->n) {
         struct tscope__segment *top = &st->seg[st->n - 1];
         top->excl_acc += ts - top->excl_since;
     }
-    st->seg[st->n++] = (struct tscope__segment){slot, ts, ts, 0};
+    st->seg[st->n++] = (struct tscope__segment){slot, type, st->open[type]++ != 0, ts, ts, 0};
     s->tasks[slot].open++;
     return 0;
 }
@@ -180,7 +183,10 @@ static void stack_close(struct tscope__store *s, struct tscope__tstack *st, uint
     struct tscope__task *t = &s->tasks[g.slot];
     t->excl += g.excl_acc;
     t->incl += ts - g.start;
+    if (!g.nested)
+        t->incl_top += ts - g.start;
     t->open--;
+    st->open[g.type]--;
     memmove(&st->seg[i], &st->seg[i + 1], (st->n - i - 1) * sizeof g);
     st->n--;
     if (was_top && st->n)

@@ -55,24 +55,54 @@ static uint32_t node_land(struct tscope__store *s, uint32_t parent, uint16_t pty
         while (s->nodes[a].depth + 1u > s->cfg.tree_depth)
             a = s->nodes[a].parent;
         uint32_t edge;
-        return tscope__settle_node(s, a, a ? s->nodes[a].type : TSCOPE__ROOT_TYPE, type, &edge);
+        uint8_t step;
+        return tscope__settle_node(s, a, a ? s->nodes[a].type : TSCOPE__ROOT_TYPE, type, &edge,
+                                   &step);
     }
+    uint8_t rec = 0;
+    for (uint32_t a = parent; a != 0 && a != TSCOPE__NONE && !rec; a = s->nodes[a].parent)
+        rec = s->nodes[a].type == type;
     if (tscope__grow(&s->nodes, &s->cap_nodes, s->nnodes, sizeof *s->nodes))
         return 0; /* out of memory: account to the root */
     uint32_t idx = s->nnodes++;
     s->nodes[idx] = (struct tscope__node){
-        parent, type, (uint16_t)(depth > 0xFFFF ? 0xFFFF : depth), edge_index(s, ptype, type), 0,
-        0,      0};
+        .parent = parent,
+        .type = type,
+        .depth = (uint16_t)(depth > 0xFFFF ? 0xFFFF : depth),
+        .edge = edge_index(s, ptype, type),
+        .rec = rec,
+    };
     return idx;
 }
 
+/* The step flags of parent -> type landing on node idx: a child node of
+ * parent carries them; a folded or depth-capped landing is looked up. */
+static uint8_t step_of(const struct tscope__store *s, uint32_t parent, uint16_t type, uint32_t idx)
+{
+    if (idx == 0)
+        return 0;
+    if (s->nodes[idx].parent == parent)
+        return s->nodes[idx].rec ? TSCOPE__STEP_NESTED : 0;
+    uint8_t step = 0;
+    for (uint32_t a = parent; a != 0 && a != TSCOPE__NONE; a = s->nodes[a].parent) {
+        if (s->nodes[a].type == type)
+            step |= TSCOPE__STEP_NESTED;
+        if (a == idx)
+            step |= TSCOPE__STEP_FOLDED;
+    }
+    return step;
+}
+
+#define EDGE_NONE_30 0x3FFFFFFFu /* TSCOPE__NONE in the cache's 30-bit field */
+
 uint32_t tscope__settle_node(struct tscope__store *s, uint32_t parent, uint16_t ptype,
-                             uint16_t type, uint32_t *edge)
+                             uint16_t type, uint32_t *edge, uint8_t *step)
 {
     uint64_t key = ((uint64_t)parent << 16 | type) + 1;
     struct tscope__node_cache *c = &s->node_cache[tscope__mix64(key) % TSCOPE__NODE_CACHE];
     if (c->key == key) {
-        *edge = c->edge;
+        *edge = c->edge == EDGE_NONE_30 ? TSCOPE__NONE : c->edge;
+        *step = (uint8_t)c->step;
         return c->node;
     }
     uint32_t idx;
@@ -80,15 +110,18 @@ uint32_t tscope__settle_node(struct tscope__store *s, uint32_t parent, uint16_t 
         idx = node_land(s, parent, ptype, type);
         if (idx == 0 || tscope__u64map_put(&s->node_map, key, idx)) {
             *edge = edge_index(s, ptype, type);
+            *step = 0;
             return 0;
         }
     }
     /* a node reached from its own parent counts in its own edge; a folded
      * step counts in the edge between the types it really connects */
     *edge = s->nodes[idx].parent == parent ? s->nodes[idx].edge : edge_index(s, ptype, type);
+    *step = step_of(s, parent, type, idx);
     c->key = key;
     c->node = idx;
-    c->edge = *edge;
+    c->edge = *edge >= EDGE_NONE_30 ? EDGE_NONE_30 : *edge;
+    c->step = *step;
     return idx;
 }
 
@@ -105,27 +138,36 @@ void tscope__settle_release_parent(struct tscope__store *s, uint32_t slot)
 }
 
 uint32_t tscope__settle_path_step(struct tscope__store *s, uint32_t pnode, uint16_t ptype,
-                                  uint16_t type)
+                                  uint16_t type, uint8_t *step)
 {
     uint32_t edge;
-    uint32_t node = tscope__settle_node(s, pnode, ptype, type, &edge);
+    uint32_t node = tscope__settle_node(s, pnode, ptype, type, &edge, step);
     if (edge != TSCOPE__NONE)
         s->edges[edge].count++;
     return node;
 }
 
-void tscope__settle_count_done(struct tscope__store *s, uint16_t type, uint32_t node, uint64_t excl,
-                               uint64_t incl, uint32_t yields)
+void tscope__settle_count_done(struct tscope__store *s, const struct tscope__task *t)
 {
-    struct tscope__type_acc *ta = &s->types[type];
+    struct tscope__type_acc *ta = &s->types[t->type];
+    uint64_t elapsed = t->end_ts > t->begin_ts ? t->end_ts - t->begin_ts : 0;
     ta->calls++;
-    ta->yields += yields;
-    tscope__acc_add(&ta->excl, excl);
-    tscope__acc_add(&ta->incl, incl);
-    struct tscope__node *n = &s->nodes[node == TSCOPE__NONE ? 0 : node];
+    ta->yields += t->yields;
+    tscope__acc_add(&ta->excl, t->excl);
+    tscope__acc_add(&ta->incl, t->incl);
+    tscope__acc_add(&ta->elapsed, elapsed);
+    ta->running_total += t->incl_top;
+    if (!(t->bits & TSCOPE__T_NESTED))
+        ta->elapsed_total += elapsed;
+    struct tscope__node *n = &s->nodes[t->node == TSCOPE__NONE ? 0 : t->node];
     n->calls++;
-    n->excl += excl;
-    n->incl += incl;
+    n->excl += t->excl;
+    if (t->step & TSCOPE__STEP_FOLDED) {
+        n->incl += t->incl_top; /* the node's outer task holds the rest */
+    } else {
+        n->incl += t->incl;
+        n->elapsed += elapsed;
+    }
     s->completed++;
 }
 
@@ -141,9 +183,13 @@ static void attach(struct tscope__store *s, uint32_t slot)
         if (pnode != 0)
             ptype = p->type;
     }
-    uint32_t node = tscope__settle_path_step(s, pnode, ptype, t->type);
+    uint8_t step;
+    uint32_t node = tscope__settle_path_step(s, pnode, ptype, t->type, &step);
     t = &s->tasks[slot];
     t->node = node;
+    t->step = step;
+    if (step & TSCOPE__STEP_NESTED)
+        t->bits |= TSCOPE__T_NESTED;
     t->bits |= TSCOPE__T_RESOLVED;
     tscope__settle_release_parent(s, slot);
 }
@@ -276,7 +322,7 @@ void tscope__settle_finalize(struct tscope__store *s, uint32_t slot)
         s->cancelled++;
         state = TSCOPE_TASK_CANCELLED;
     } else if (t->bits & TSCOPE__T_ENDED) {
-        tscope__settle_count_done(s, t->type, t->node, t->excl, t->incl, t->yields);
+        tscope__settle_count_done(s, t);
         state = TSCOPE_TASK_DONE;
     } else {
         s->never_ran++; /* created, never run (seen at finalize only) */

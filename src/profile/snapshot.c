@@ -124,6 +124,9 @@ struct tscope__profile *tscope__profile_snapshot(void)
         t->unfinished = st.unfinished;
         t->excl = st.excl_ns;
         t->incl = st.incl_ns;
+        t->elapsed = st.elapsed_ns;
+        t->running_total = st.running_total_ns;
+        t->elapsed_total = st.elapsed_total_ns;
         t->threads = st.threads;
     }
     for (uint32_t id = 1; ok && id <= ncounters; id++) {
@@ -144,8 +147,12 @@ struct tscope__profile *tscope__profile_snapshot(void)
     }
     for (uint32_t i = 0; ok && i < s->nnodes; i++) {
         const struct tscope__node *n = &s->nodes[i];
-        p->nodes[i] = (struct tscope__pnode){n->parent, n->type, n->calls, (double)n->excl * f,
-                                             (double)n->incl * f};
+        p->nodes[i] = (struct tscope__pnode){n->parent,
+                                             n->type,
+                                             n->calls,
+                                             (double)n->excl * f,
+                                             (double)n->incl * f,
+                                             (double)n->elapsed * f};
     }
     p->nnodes = ok ? s->nnodes : 0;
     for (uint32_t i = 0; ok && i < s->nedges; i++)

@@ -30,7 +30,8 @@ struct tscope__store *tscope__store_new(const struct tscope__config *cfg, uint64
         tscope__store_free(s);
         return NULL;
     }
-    s->nodes[0] = (struct tscope__node){TSCOPE__NONE, 0, 0, TSCOPE__NONE, 0, 0, 0}; /* the root */
+    s->nodes[0] =
+        (struct tscope__node){.parent = TSCOPE__NONE, .edge = TSCOPE__NONE}; /* the root */
     s->nnodes = 1;
     return s;
 }
@@ -39,8 +40,10 @@ void tscope__store_free(struct tscope__store *s)
 {
     if (!s)
         return;
-    for (uint32_t i = 0; i < s->nstacks; i++)
+    for (uint32_t i = 0; i < s->nstacks; i++) {
         free(s->stacks[i].seg);
+        free(s->stacks[i].open);
+    }
     for (uint32_t i = 0; i < s->ntypes; i++)
         free(s->types[i].seen);
     free(s->stacks);

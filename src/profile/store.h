@@ -48,7 +48,15 @@ enum {
     TSCOPE__T_MAPPED = 1 << 11,    /* task_map maps the id to this slot */
     TSCOPE__T_SAW = 1 << 12,       /* the type's thread set has the first thread */
     TSCOPE__T_START = 1 << 13,     /* created and begun by one START event */
-    TSCOPE__T_MOVED = 1 << 14      /* resumed on a thread other than its first */
+    TSCOPE__T_MOVED = 1 << 14,     /* resumed on a thread other than its first */
+    TSCOPE__T_NESTED = 1 << 15     /* a task of its type is an ancestor (tree step) */
+};
+
+/* What a step in the tree (parent node -> type) is, for the recursion
+ * rule of the running and elapsed totals (settle.c). */
+enum {
+    TSCOPE__STEP_NESTED = 1, /* the parent's path holds the type: recursion */
+    TSCOPE__STEP_FOLDED = 2  /* landed on an ancestor's node (recursion folding) */
 };
 
 struct tscope__task {
@@ -56,6 +64,7 @@ struct tscope__task {
     uint64_t parent_id; /* from create; else the task it was begun inside */
     uint64_t create_ts, queued_ts, begin_ts, end_ts;
     uint64_t excl, incl; /* ticks accumulated over closed segments */
+    uint64_t incl_top;   /* incl without segments nested in one of the same type */
     uint64_t seen_round; /* round of the first begin */
     uint64_t terminal_round;
     uint32_t parent_slot; /* slot of the parent while unresolved (holds a ref) */
@@ -69,12 +78,15 @@ struct tscope__task {
     int16_t prio;
     uint16_t depth;
     uint8_t flags;
+    uint8_t step; /* TSCOPE__STEP_* of its tree step, once resolved */
     uint16_t bits;
 };
 
 /* A task running on a thread: one entry of the thread's replay stack. */
 struct tscope__segment {
     uint32_t slot;
+    uint16_t type;       /* its task's type when pushed */
+    uint16_t nested;     /* a segment of the same type is below it */
     uint64_t start;      /* begin/resume time */
     uint64_t excl_since; /* when this entry last became the top */
     uint64_t excl_acc;   /* exclusive ticks of this segment so far */
@@ -84,11 +96,18 @@ struct tscope__tstack {
     struct tscope__segment *seg;
     uint32_t n, cap;
     uint64_t events;
+    uint32_t *open; /* open segments per type (the recursion rule) */
+    uint32_t nopen; /* allocated entries of open */
 };
 
+/* Per type: self (excl), running (incl) and elapsed (begin to end) of each
+ * ended task; the totals count recursion once - running_total leaves out
+ * segments nested in a segment of the same type on the thread, and
+ * elapsed_total tasks with an ancestor of the same type. */
 struct tscope__type_acc {
     uint64_t created, calls, yields, cancelled, unfinished;
-    struct tscope__acc excl, incl;
+    struct tscope__acc excl, incl, elapsed;
+    uint64_t running_total, elapsed_total;
     uint8_t *seen; /* bitmap of thread indexes */
     uint32_t seen_bytes;
     uint32_t threads;
@@ -98,9 +117,10 @@ struct tscope__type_acc {
 struct tscope__node {
     uint32_t parent; /* node index; TSCOPE__NONE for the root */
     uint16_t type;
-    uint16_t depth; /* the root is 0 */
-    uint32_t edge;  /* the type-level edge of (parent's type -> type) */
-    uint64_t calls, excl, incl;
+    uint16_t depth;                      /* the root is 0 */
+    uint32_t edge;                       /* the type-level edge of (parent's type -> type) */
+    uint8_t rec;                         /* an ancestor node has the same type */
+    uint64_t calls, excl, incl, elapsed; /* folded steps add no running/elapsed twice */
 };
 
 /* Direct-mapped cache in front of node_map: (parent node, type) -> node,
@@ -110,7 +130,8 @@ struct tscope__node {
 struct tscope__node_cache {
     uint64_t key;
     uint32_t node;
-    uint32_t edge;
+    uint32_t edge : 30; /* TSCOPE__NONE stored as all ones */
+    uint32_t step : 2;  /* TSCOPE__STEP_* */
 };
 
 struct tscope__edge {
@@ -149,6 +170,8 @@ struct tscope__leaf_batch {
     uint32_t node;  /* the leaves' tree node */
     uint32_t edge;  /* the type-level edge they count in */
     uint16_t type;
+    uint8_t step;           /* TSCOPE__STEP_* of their tree step */
+    uint8_t inside;         /* they ran inside a segment of their own type */
     struct tscope__acc acc; /* durations; acc.n == 0: empty */
 };
 
@@ -289,14 +312,13 @@ void tscope__settle_release_parent(struct tscope__store *s, uint32_t slot);
  * TASKSCOPE_TREE_FOLD) or a shallower node (TASKSCOPE_TREE_DEPTH).  *edge
  * receives the type-level edge (ptype -> type) the task counts in. */
 uint32_t tscope__settle_node(struct tscope__store *s, uint32_t pnode, uint16_t ptype, uint16_t type,
-                             uint32_t *edge);
+                             uint32_t *edge, uint8_t *step);
 /* The same, counting one task on the type-level edge. */
 uint32_t tscope__settle_path_step(struct tscope__store *s, uint32_t pnode, uint16_t ptype,
-                                  uint16_t type);
+                                  uint16_t type, uint8_t *step);
 /* Adds one completed task to its type's and its tree node's statistics
  * (types[type] must exist). */
-void tscope__settle_count_done(struct tscope__store *s, uint16_t type, uint32_t node, uint64_t excl,
-                               uint64_t incl, uint32_t yields);
+void tscope__settle_count_done(struct tscope__store *s, const struct tscope__task *t);
 /* Adds a task to the instance graph if the filters, sampling and cap allow. */
 void tscope__settle_record_instance(struct tscope__store *s, const struct tscope__task *t,
                                     int state);
