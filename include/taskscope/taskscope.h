@@ -47,7 +47,8 @@ extern "C" {
     X(IO, -7, "input/output error")                                                                \
     X(EXIST, -8, "output folder already exists")                                                   \
     X(FORMAT, -9, "malformed input")                                                               \
-    X(CANCELED, -10, "the task was cancelled")
+    X(CANCELED, -10, "the task was cancelled")                                                     \
+    X(NOTKEPT, -11, "task not kept in the instance graph (TASKSCOPE_INSTANCE_CAP reached)")
 
 enum {
 #define TSCOPE_ERR_ENUM(name, value, text) TSCOPE_E##name = (value),
@@ -238,7 +239,8 @@ typedef struct tscope_task_info {
 } tscope_task_info_t;
 
 /* One task.  Live tasks and tasks in the instance graph can be queried;
- * TSCOPE_ENOENT otherwise (unknown, filtered out, or past the instance cap). */
+ * TSCOPE_ENOTKEPT for a task the instance cap left out (or an unknown task
+ * once the cap was reached), TSCOPE_ENOENT otherwise (unknown, filtered). */
 int tscope_query_task(uint64_t id, tscope_task_info_t *out);
 
 typedef struct tscope_subtree {
@@ -247,11 +249,29 @@ typedef struct tscope_subtree {
     int complete;   /* 1 if every descendant is in the instance graph */
 } tscope_subtree_t;
 
-/* Total time of an ended task and all its descendants (over the instance
- * graph, descendants on any thread).  TSCOPE_ENOENT if not recorded. */
+/* Total time of an ended task and all its descendants (on any thread).
+ * When the instance graph is capped it keeps the tasks closest to the root
+ * (every task down to the depth that fits) and adds the tasks below that
+ * depth to their deepest kept ancestor, so the root's subtree stays exact.
+ * TSCOPE_ENOTKEPT for a task the cap left out, TSCOPE_ENOENT if unknown. */
 int tscope_query_subtree(uint64_t id, tscope_subtree_t *out);
 /* Statistics of the inclusive times of a recorded task's recorded children. */
 int tscope_query_children(uint64_t id, tscope_stats_t *out);
+
+typedef struct tscope_dep_info {
+    uint64_t task; /* the task at the other end of the edge */
+    int kind;      /* tscope_hazard_t; tscope_dep_dir_t when remote */
+    int remote;    /* 1: recorded with tscope_dep_remote */
+    int rank;      /* the other task's rank */
+} tscope_dep_info_t;
+
+/* The dependency edges of a task, as recorded (the first
+ * TASKSCOPE_INSTANCE_CAP edges of the run): its predecessors (the tasks it
+ * depends on) and successors.  Fills up to pred_cap / succ_cap entries
+ * (either array may be NULL with cap 0) and sets *npred / *nsucc to the full
+ * counts.  TSCOPE_ENOENT when the task is unknown and has no edges. */
+int tscope_query_deps(uint64_t id, tscope_dep_info_t *pred, size_t pred_cap, size_t *npred,
+                      tscope_dep_info_t *succ, size_t succ_cap, size_t *nsucc);
 
 typedef struct tscope_counter_stats {
     uint64_t count;

@@ -50,6 +50,89 @@ static void stats(FILE *f, const char *k, const tscope_stats_t *s, double total)
     fputc('}', f);
 }
 
+static const char *state_name(int state)
+{
+    static const char *const names[] = {"live", "done", "cancelled", "unfinished"};
+    return state >= 0 && state < 4 ? names[state] : "live";
+}
+
+/* RAW/WAR/WAW for a local edge, in/out/copyin for a remote one, else the
+ * number. */
+static const char *dep_kind(const struct tscope__pdep *d, char *buf, size_t len)
+{
+    static const char *const local[] = {"RAW", "WAR", "WAW"}, *const remote[] = {"in", "out",
+                                                                                 "copyin"};
+    if (d->kind >= 1 && d->kind <= 3)
+        return d->remote ? remote[d->kind - 1] : local[d->kind - 1];
+    snprintf(buf, len, "%d", d->kind);
+    return buf;
+}
+
+/* "dependencies" (by type pair), "tasks" (the instance graph) and
+ * "task_deps" (its dependency edges). */
+static void dependencies(FILE *f, const struct tscope__profile *p)
+{
+    char buf[32];
+    fputs(" \"dependencies\":[", f);
+    for (uint32_t i = 0; i < p->ndeptypes; i++) {
+        const struct tscope__pdeptype *d = &p->deptypes[i];
+        fputs(i ? ",\n  {" : "\n  {", f);
+        u64(f, "from_id", d->from);
+        fputc(',', f);
+        str(f, "from", tscope__profile_type_name(p, d->from, buf, sizeof buf));
+        fputc(',', f);
+        u64(f, "to_id", d->to);
+        fputc(',', f);
+        str(f, "to", tscope__profile_type_name(p, d->to, buf, sizeof buf));
+        fprintf(f, ",\"count\":%llu,\"raw\":%llu,\"war\":%llu,\"waw\":%llu,\"remote\":%llu}",
+                (unsigned long long)d->count, (unsigned long long)d->raw,
+                (unsigned long long)d->war, (unsigned long long)d->waw,
+                (unsigned long long)d->remote);
+    }
+    fputs("],\n \"tasks\":[", f);
+    for (uint32_t i = 0; i < p->ntasks; i++) {
+        const struct tscope__ptask *t = &p->tasks[i];
+        fputs(i ? ",\n  {" : "\n  {", f);
+        u64(f, "id", t->id);
+        fputc(',', f);
+        u64(f, "parent", t->parent);
+        fputc(',', f);
+        u64(f, "type_id", t->type);
+        fputc(',', f);
+        u64(f, "thread", t->thread);
+        fputc(',', f);
+        str(f, "state", state_name(t->state));
+        fputc(',', f);
+        num(f, "create_ns", t->create);
+        fputc(',', f);
+        num(f, "begin_ns", t->begin);
+        fputc(',', f);
+        num(f, "end_ns", t->end);
+        fputc(',', f);
+        num(f, "self_ns", t->self);
+        fputc(',', f);
+        num(f, "running_ns", t->running);
+        fputc(',', f);
+        /* a task cancelled before it began has no elapsed time */
+        num(f, "elapsed_ns",
+            t->end > t->begin && (t->begin > 0 || t->running > 0) ? t->end - t->begin : 0);
+        fputc('}', f);
+    }
+    fputs("],\n \"task_deps\":[", f);
+    for (uint32_t i = 0; i < p->ndeps; i++) {
+        const struct tscope__pdep *d = &p->deps[i];
+        fputs(i ? ",\n  {" : "\n  {", f);
+        u64(f, "from", d->from);
+        fputc(',', f);
+        u64(f, "to", d->to);
+        fputc(',', f);
+        str(f, "kind", dep_kind(d, buf, sizeof buf));
+        fprintf(f, ",\"remote\":%s,\"from_rank\":%d,\"to_rank\":%d}", d->remote ? "true" : "false",
+                d->from_rank, d->to_rank);
+    }
+    fputc(']', f);
+}
+
 static void totals(FILE *f, const struct tscope__profile *p)
 {
     const tscope_totals_t *t = &p->totals;
@@ -243,6 +326,8 @@ int tscope__export_json(const struct tscope__profile *p, FILE *f)
         num(f, "begin_ns", u->begin);
         fputc('}', f);
     }
-    fputs("]}\n", f);
+    fputs("],\n", f);
+    dependencies(f, p);
+    fputs("}\n", f);
     return ferror(f) ? TSCOPE_EIO : 0;
 }

@@ -458,7 +458,7 @@ int tscope__journal_start(const char *dir, uint64_t ring_records, int size_chose
     if (J.fds[1] >= 0) {
         what = "appendix";
         path_of(p, sizeof p, what);
-        J.ax = (struct tscope__appendix){fopen(p, "we"), 0, 0};
+        J.ax = (struct tscope__appendix){fopen(p, "we"), 0};
     }
     if (J.ax.f) {
         what = "state-1";

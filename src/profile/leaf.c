@@ -83,7 +83,7 @@ int tscope__store_apply_leaf(struct tscope__store *s, uint32_t thread,
     tscope__acc_add(&b->acc, d);
     s->events += 2;
     st->events += 2;
-    if (s->cfg.instance_cap) {
+    {
         struct tscope__task t = {.id = start->id,
                                  .parent_id = pslot == TSCOPE__NONE ? 0 : s->tasks[pslot].id,
                                  .create_ts = start->ts,
@@ -93,8 +93,16 @@ int tscope__store_apply_leaf(struct tscope__store *s, uint32_t thread,
                                  .incl = d,
                                  .incl_top = d,
                                  .thread = thread,
-                                 .type = start->type};
-        tscope__settle_record_instance(s, &t, TSCOPE_TASK_DONE);
+                                 .type = start->type,
+                                 .tdepth = pslot == TSCOPE__NONE ? 0
+                                           : s->tasks[pslot].tdepth < 0xFFFE
+                                               ? (uint16_t)(s->tasks[pslot].tdepth + 1)
+                                               : 0xFFFE};
+        if (tscope__settle_record_instance(s, &t, TSCOPE_TASK_DONE) == TSCOPE__NONE &&
+            pslot != TSCOPE__NONE) { /* left out: counted in its parent, running here */
+            s->tasks[pslot].below_n++;
+            s->tasks[pslot].below += d;
+        }
     }
     return 0;
 }

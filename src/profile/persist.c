@@ -61,11 +61,35 @@ static int put_tasks(FILE *f, const struct tscope__store *s)
     return 0;
 }
 
-/* Appends n entries of kind (1 instances, 2 dependencies) as one chunk. */
+/* An update of an instance already in the appendix: its count of the tasks
+ * left out below it (settle.c) grew. */
+struct below_update {
+    uint64_t id, below_n, below;
+};
+
+/* Appends n entries of kind (1 instances, 2 dependencies, 3 updates of
+ * instances) as one chunk. */
 static int put_chunk(FILE *f, uint32_t kind, const void *entries, uint64_t n, size_t elem)
 {
     uint32_t h[2] = {kind, (uint32_t)n};
     return n && (put(f, h, sizeof h) || put(f, entries, (size_t)n * elem)) ? -1 : 0;
+}
+
+/* The instances in the appendix whose below_* changed since, as one chunk. */
+static int put_updates(FILE *f, struct tscope__store *s)
+{
+    for (uint32_t i = 0; i < s->inst_saved; i++) {
+        struct tscope__instance *in = &s->inst[i];
+        if (!in->dirty)
+            continue;
+        struct below_update u = {in->id, in->below_n, in->below};
+        uint32_t h[2] = {3, 1};
+        if (put(f, h, sizeof h) || put(f, &u, sizeof u))
+            return -1;
+        in->dirty = 0;
+        s->inst_updates++;
+    }
+    return 0;
 }
 
 int tscope__store_save(struct tscope__store *s, FILE *f, struct tscope__appendix *ax)
@@ -73,14 +97,16 @@ int tscope__store_save(struct tscope__store *s, FILE *f, struct tscope__appendix
     uint64_t stamp = layout_stamp();
     uint32_t where = ax ? 2 : 1; /* the instances and dependencies: inline or appended */
     if (ax) {                    /* only what the appendix lacks, before the state that counts it */
-        if (ax->inst_done > s->ninst || ax->deps_done > s->ndeps ||
-            put_chunk(ax->f, 1, s->inst + ax->inst_done, s->ninst - ax->inst_done,
+        if (s->inst_saved > s->ninst || ax->deps_done > s->ndeps ||
+            put_chunk(ax->f, 1, s->inst + s->inst_saved, s->ninst - s->inst_saved,
                       sizeof *s->inst) ||
+            put_updates(ax->f, s) ||
             put_chunk(ax->f, 2, s->deps + ax->deps_done, s->ndeps - ax->deps_done,
                       sizeof *s->deps) ||
             fflush(ax->f))
             return -1;
-        ax->inst_done = s->ninst;
+        s->inst_appended += s->ninst - s->inst_saved;
+        s->inst_saved = s->ninst;
         ax->deps_done = s->ndeps;
     }
     int rc = put(f, &stamp, sizeof stamp) || put(f, s, sizeof *s) || put(f, &where, sizeof where) ||
@@ -96,7 +122,9 @@ int tscope__store_save(struct tscope__store *s, FILE *f, struct tscope__appendix
     rc = rc || put(f, s->counters, (size_t)s->ncounters * sizeof *s->counters) ||
          put(f, s->customs, (size_t)s->ncustoms * sizeof *s->customs) ||
          put(f, s->nodes, (size_t)s->nnodes * sizeof *s->nodes) || put_map(f, &s->node_map) ||
-         put(f, s->edges, (size_t)s->nedges * sizeof *s->edges) || put_map(f, &s->edge_map);
+         put(f, s->edges, (size_t)s->nedges * sizeof *s->edges) || put_map(f, &s->edge_map) ||
+         put(f, s->deptypes, (size_t)s->ndeptypes * sizeof *s->deptypes) ||
+         put_map(f, &s->deptype_map);
     if (!ax)
         rc = rc || put(f, s->inst, (size_t)s->ninst * sizeof *s->inst) ||
              put(f, s->deps, (size_t)s->ndeps * sizeof *s->deps);
@@ -220,7 +248,7 @@ static const char *check(struct tscope__store *s)
     uint32_t cap = s->ntasks_cap;
     if (!s->nodes || s->nnodes == 0 || s->ntypes == 0 || s->nnodes > s->cap_nodes ||
         s->nedges > s->cap_edges || s->ninst > s->cap_inst || s->ndeps > s->cap_deps ||
-        !none_or_in(s->free_head, cap))
+        s->ndeptypes > s->cap_deptypes || !none_or_in(s->free_head, cap))
         return "inconsistent sizes";
     for (uint32_t i = 0; i < cap; i++) {
         const struct tscope__task *t = &s->tasks[i];
@@ -271,7 +299,7 @@ static const char *check(struct tscope__store *s)
             return "the task tree is broken";
     }
     if (!map_ok(&s->task_map, cap) || !map_ok(&s->node_map, s->nnodes) ||
-        !map_ok(&s->edge_map, s->nedges))
+        !map_ok(&s->edge_map, s->nedges) || !map_ok(&s->deptype_map, s->ndeptypes))
         return "an index is broken";
     if (s->leaves.acc.n &&
         (!in(s->leaves.type, s->ntypes) || !in(s->leaves.node, s->nnodes) ||
@@ -314,42 +342,68 @@ static uint64_t bytes_left(FILE *f)
     return UINT64_MAX;
 }
 
-/* The first ninst instances and ndeps dependencies from an appendix's
- * chunks (later chunks, written for a state that never completed, are not
- * read).  -1 when it holds fewer. */
+/* The instances, dependencies and updates the state counts
+ * (inst_appended, ndeps, inst_updates) from an appendix's chunks (later
+ * chunks, written for a state that never completed, are not read); then the
+ * updates applied and the instances the cap dropped since left out, which
+ * must leave the state's ninst.  -1 when it holds fewer or does not add up. */
 static int get_appendix(struct rd *r, struct tscope__store *s)
 {
-    uint64_t ni = 0, nd = 0;
-    if (s->ninst > r->left / sizeof *s->inst || s->ndeps > r->left / sizeof *s->deps)
+    uint64_t ni = 0, nd = 0, nu = 0, wi = s->inst_appended, wd = s->ndeps, wu = s->inst_updates;
+    if (wi > UINT32_MAX || wi > r->left / sizeof *s->inst || wd > r->left / sizeof *s->deps ||
+        wu > r->left / sizeof(struct below_update))
         return -1;
-    if (s->ninst && !(s->inst = malloc(s->ninst * sizeof *s->inst)))
+    if (wi && !(s->inst = malloc(wi * sizeof *s->inst)))
         return -1;
-    if (s->ndeps && !(s->deps = malloc(s->ndeps * sizeof *s->deps)))
+    if (wd && !(s->deps = malloc(wd * sizeof *s->deps)))
         return -1;
-    s->cap_inst = s->ninst;
+    struct below_update *up = wu ? malloc(wu * sizeof *up) : NULL;
+    if (wu && !up)
+        return -1;
+    s->cap_inst = (uint32_t)wi;
     s->cap_deps = s->ndeps;
-    while (ni < s->ninst || nd < s->ndeps) {
+    int bad = 0;
+    while (!bad && (ni < wi || nd < wd || nu < wu)) {
         uint32_t h[2];
-        if (take(r, h, 1, sizeof h) || (h[0] != 1 && h[0] != 2))
-            return -1;
-        int inst = h[0] == 1;
-        size_t elem = inst ? sizeof *s->inst : sizeof *s->deps;
-        uint64_t have = inst ? ni : nd, want = inst ? s->ninst : s->ndeps;
-        uint64_t use = want - have < h[1] ? want - have : h[1];
-        char *dst = inst ? (char *)(s->inst + ni) : (char *)(s->deps + nd);
-        if (take(r, dst, use, elem))
-            return -1;
-        for (uint64_t k = use; k < h[1]; k++) { /* past what this state counts */
-            char skip[sizeof *s->inst > sizeof *s->deps ? sizeof *s->inst : sizeof *s->deps];
-            if (take(r, skip, 1, elem))
-                return -1;
+        if (take(r, h, 1, sizeof h) || h[0] < 1 || h[0] > 3) {
+            bad = 1;
+            break;
         }
-        if (inst)
-            ni += use;
-        else
-            nd += use;
+        size_t elem = h[0] == 1 ? sizeof *s->inst : h[0] == 2 ? sizeof *s->deps : sizeof *up;
+        uint64_t *have = h[0] == 1 ? &ni : h[0] == 2 ? &nd : &nu;
+        uint64_t want = h[0] == 1 ? wi : h[0] == 2 ? wd : wu;
+        uint64_t use = want - *have < h[1] ? want - *have : h[1];
+        char *dst = h[0] == 1   ? (char *)(s->inst + ni)
+                    : h[0] == 2 ? (char *)(s->deps + nd)
+                                : (char *)(up + nu);
+        bad = take(r, dst, use, elem) != 0;
+        for (uint64_t k = use; !bad && k < h[1]; k++) { /* past what this state counts */
+            char skip[sizeof *s->inst];
+            bad = take(r, skip, 1, elem) != 0;
+        }
+        *have += use;
     }
-    return 0;
+    /* the updates, in order, to the latest instance of their id */
+    struct tscope__u64map ids = {0};
+    if (!bad && wu && tscope__u64map_init(&ids, 1024))
+        bad = 1;
+    for (uint64_t i = 0; !bad && wu && i < wi; i++)
+        bad = tscope__u64map_put(&ids, s->inst[i].id, (uint32_t)i) != 0;
+    for (uint64_t k = 0; !bad && k < wu; k++) {
+        uint32_t i;
+        if (tscope__u64map_get(&ids, up[k].id, &i)) {
+            s->inst[i].below_n = up[k].below_n;
+            s->inst[i].below = up[k].below;
+        }
+    }
+    if (wu)
+        tscope__u64map_free(&ids);
+    free(up);
+    uint64_t n = 0;
+    for (uint64_t i = 0; !bad && i < wi; i++)
+        if (s->inst[i].tdepth <= s->inst_limit)
+            s->inst[n++] = s->inst[i];
+    return bad || n != s->ninst ? -1 : 0;
 }
 
 struct tscope__store *tscope__store_load(FILE *f, FILE *appendix, const char **why)
@@ -382,8 +436,11 @@ struct tscope__store *tscope__store_load(FILE *f, FILE *appendix, const char **w
     s->edges = NULL;
     s->inst = NULL;
     s->deps = NULL;
+    s->deptypes = NULL;
+    s->inst_at_depth = NULL;
+    s->n_at_depth = 0;
     s->nstacks = s->ntypes = 0;
-    s->task_map.e = s->node_map.e = s->edge_map.e = s->inst_map.e = NULL;
+    s->task_map.e = s->node_map.e = s->edge_map.e = s->inst_map.e = s->deptype_map.e = NULL;
     pthread_mutex_init(&s->lock, NULL);
     const char *why_appendix = NULL;
     errno = 0;
@@ -430,7 +487,9 @@ struct tscope__store *tscope__store_load(FILE *f, FILE *appendix, const char **w
           get(&r, &s->nodes, &s->cap_nodes, s->nnodes, sizeof *s->nodes) ||
           get_map(&r, &s->node_map) ||
           get(&r, &s->edges, &s->cap_edges, s->nedges, sizeof *s->edges) ||
-          get_map(&r, &s->edge_map);
+          get_map(&r, &s->edge_map) ||
+          get(&r, &s->deptypes, &s->cap_deptypes, s->ndeptypes, sizeof *s->deptypes) ||
+          get_map(&r, &s->deptype_map);
     if (!bad && where == 1)
         bad = get(&r, &s->inst, &s->cap_inst, s->ninst, sizeof *s->inst) ||
               get(&r, &s->deps, &s->cap_deps, s->ndeps, sizeof *s->deps);
@@ -447,6 +506,15 @@ struct tscope__store *tscope__store_load(FILE *f, FILE *appendix, const char **w
     if (!bad) { /* the instance index is rebuilt by the queries that need it */
         s->inst_indexed = 0;
         bad = tscope__u64map_init(&s->inst_map, 1024) != 0;
+    }
+    /* the kept instances per depth follow from the instances */
+    s->inst_at_depth = NULL;
+    s->n_at_depth = 0;
+    for (uint32_t i = 0; !bad && i < s->ninst; i++) {
+        bad = tscope__grow(&s->inst_at_depth, &s->n_at_depth, s->inst[i].tdepth,
+                           sizeof *s->inst_at_depth) != 0;
+        if (!bad)
+            s->inst_at_depth[s->inst[i].tdepth]++;
     }
     if (bad) {
         *why = errno == ENOMEM ? "out of memory"

@@ -8,14 +8,17 @@
 
 struct tscope__store;
 
-/* The parts of a store that only grow, the instance graph and the list of
+/* The parts of a store that grow, the instance graph and the list of
  * dependencies (up to 100,000 entries each, most of a large store): kept
  * in an appendix file where each entry is written once, instead of in every
- * saved state.  f is the appendix, open for appending; *_done the entries
- * it holds already. */
+ * saved state.  Instances the cap drops later stay in the appendix (the
+ * state's depth limit leaves them out on load), and an instance whose count
+ * of left-out descendants grows is appended again as an update.  f is the
+ * appendix, open for appending; deps_done the dependencies it holds already
+ * (the store counts its instances: inst_saved, inst_appended). */
 struct tscope__appendix {
     FILE *f;
-    uint64_t inst_done, deps_done;
+    uint64_t deps_done;
 };
 
 /* Writes the store (lock held by the caller, or no other user); with ax,

@@ -49,6 +49,31 @@ struct tscope__pnode {
     double excl, incl, elapsed; /* self, running, elapsed */
 };
 
+/* Type-level dependency graph: dependency edges between tasks of type
+ * `from` and tasks of type `to`, by hazard (local) or as remote.  A task
+ * whose type the store no longer knew (or one on another rank) is type 0. */
+struct tscope__pdeptype {
+    uint32_t from, to;
+    uint64_t count, raw, war, waw, remote;
+};
+
+/* One task of the instance graph (within TASKSCOPE_INSTANCE_CAP); times in
+ * ns since init, 0 where unknown (end while live). */
+struct tscope__ptask {
+    uint64_t id, parent; /* parent 0: none */
+    uint32_t type, thread;
+    int state; /* enum tscope_task_state */
+    double create, begin, end, self, running;
+};
+
+/* One dependency edge between two tasks (within the cap): `to` waited for
+ * `from`.  kind: tscope_hazard_t for local edges, tscope_dep_dir_t for
+ * remote ones. */
+struct tscope__pdep {
+    uint64_t from, to;
+    int kind, remote, from_rank, to_rank;
+};
+
 struct tscope__pthread {
     char *name;
     uint64_t events, dropped, waits;
@@ -83,6 +108,12 @@ struct tscope__profile {
     uint32_t nthreads;
     struct tscope__punfinished *unfinished; /* up to TSCOPE__UNFINISHED_LIST */
     uint32_t nunfinished;
+    struct tscope__pdeptype *deptypes; /* ordered by (from, to) */
+    uint32_t ndeptypes;
+    struct tscope__ptask *tasks; /* in the order they finished */
+    uint32_t ntasks;
+    struct tscope__pdep *deps; /* in the order they were recorded */
+    uint32_t ndeps;
 };
 
 #define TSCOPE__UNFINISHED_LIST 20

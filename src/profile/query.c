@@ -20,6 +20,7 @@
 static struct {
     struct tscope__store *store;
     uint64_t ninst;
+    uint32_t gen;    /* the store's inst_gen when built */
     uint32_t *start; /* children of instance i: list[start[i] .. start[i+1]) */
     uint32_t *list;
 } kids;
@@ -44,7 +45,7 @@ static int inst_index(struct tscope__store *s)
 
 static int kids_build(struct tscope__store *s)
 {
-    if (kids.store == s && kids.ninst == s->ninst && kids.start)
+    if (kids.store == s && kids.ninst == s->ninst && kids.gen == s->inst_gen && kids.start)
         return 0;
     if (inst_index(s))
         return TSCOPE_ENOMEM;
@@ -74,6 +75,7 @@ static int kids_build(struct tscope__store *s)
     free(parent);
     kids.store = s;
     kids.ninst = n;
+    kids.gen = s->inst_gen;
     return 0;
 }
 
@@ -179,7 +181,9 @@ static void info_from_instance(const struct tscope__instance *in, tscope_task_in
     out->end_ns = tscope__clock_ns(in->end_ts);
     out->excl_ns = tscope__clock_ns(in->excl);
     out->incl_ns = tscope__clock_ns(in->incl);
-    out->elapsed_ns = in->end_ts > in->begin_ts ? tscope__clock_ns(in->end_ts - in->begin_ts) : 0;
+    out->elapsed_ns = in->end_ts > in->begin_ts && (in->begin_ts || in->incl)
+                          ? tscope__clock_ns(in->end_ts - in->begin_ts)
+                          : 0; /* 0: cancelled before it began */
 }
 
 int tscope_query_task(uint64_t id, tscope_task_info_t *out)
@@ -201,7 +205,7 @@ int tscope_query_task(uint64_t id, tscope_task_info_t *out)
     } else if (inst_index(s) == 0 && tscope__u64map_get(&s->inst_map, id, &idx)) {
         info_from_instance(&s->inst[idx], out);
     } else {
-        rc = TSCOPE_ENOENT;
+        rc = s->cut_off ? TSCOPE_ENOTKEPT : TSCOPE_ENOENT;
     }
     pthread_mutex_unlock(&s->lock);
     return rc;
@@ -218,7 +222,7 @@ int tscope_query_subtree(uint64_t id, tscope_subtree_t *out)
     int rc = 0;
     memset(out, 0, sizeof *out);
     if (inst_index(s) || !tscope__u64map_get(&s->inst_map, id, &root)) {
-        rc = TSCOPE_ENOENT;
+        rc = s->cut_off ? TSCOPE_ENOTKEPT : TSCOPE_ENOENT;
     } else if ((rc = kids_build(s)) == 0) {
         /* Depth-first over the children index with an explicit stack. */
         uint32_t *stack = malloc((s->ninst + 1) * sizeof *stack);
@@ -229,17 +233,20 @@ int tscope_query_subtree(uint64_t id, tscope_subtree_t *out)
             stack[sp++] = root;
             /* Each instance has one parent, so the walk visits each at most
              * once unless ids form a cycle (bad input): the bound stops it. */
-            while (sp && out->tasks <= s->ninst) {
+            uint64_t visited = 0;
+            while (sp && visited <= s->ninst) {
                 uint32_t i = stack[--sp];
-                out->tasks++;
-                ticks += s->inst[i].excl;
+                visited++;
+                /* the task, and what the cap left out below it */
+                out->tasks += 1 + s->inst[i].below_n;
+                ticks += s->inst[i].excl + s->inst[i].below;
                 for (uint32_t k = kids.start[i]; k < kids.start[i + 1] && sp <= s->ninst; k++)
                     stack[sp++] = kids.list[k];
             }
             free(stack);
             out->time_ns = tscope__clock_ns(ticks);
             const struct tscope__config *c = &s->cfg;
-            out->complete = s->cut_off == 0 && c->filter_ntypes == 0 && c->filter_flags == 0 &&
+            out->complete = c->filter_ntypes == 0 && c->filter_flags == 0 &&
                             c->filter_depth_min == 0 && c->filter_depth_max == 0xFFFF &&
                             c->instance_sample >= 1.0;
         }
@@ -259,7 +266,7 @@ int tscope_query_children(uint64_t id, tscope_stats_t *out)
     int rc = 0;
     memset(out, 0, sizeof *out);
     if (inst_index(s) || !tscope__u64map_get(&s->inst_map, id, &idx)) {
-        rc = TSCOPE_ENOENT;
+        rc = s->cut_off ? TSCOPE_ENOTKEPT : TSCOPE_ENOENT;
     } else if ((rc = kids_build(s)) == 0) {
         struct tscope__acc acc = {0};
         for (uint32_t k = kids.start[idx]; k < kids.start[idx + 1]; k++)
@@ -267,6 +274,39 @@ int tscope_query_children(uint64_t id, tscope_stats_t *out)
                 tscope__acc_add(&acc, s->inst[kids.list[k]].incl);
         *out = tscope__acc_stats(&acc, tscope__clock_ns_per_tick());
     }
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+static void dep_out(tscope_dep_info_t *arr, size_t cap, size_t *n, uint64_t task,
+                    const struct tscope__dep *d, int rank)
+{
+    if (*n < cap)
+        arr[*n] = (tscope_dep_info_t){task, d->kind, d->remote, rank};
+    (*n)++;
+}
+
+int tscope_query_deps(uint64_t id, tscope_dep_info_t *pred, size_t pred_cap, size_t *npred,
+                      tscope_dep_info_t *succ, size_t succ_cap, size_t *nsucc)
+{
+    if (!id || !npred || !nsucc || (!pred && pred_cap) || (!succ && succ_cap))
+        return TSCOPE_EINVAL;
+    struct tscope__store *s = locked_store();
+    if (!s)
+        return TSCOPE_ESTATE;
+    *npred = *nsucc = 0;
+    for (uint32_t i = 0; i < s->ndeps; i++) {
+        const struct tscope__dep *d = &s->deps[i];
+        if (d->to == id)
+            dep_out(pred, pred_cap, npred, d->from, d, d->from_rank);
+        if (d->from == id)
+            dep_out(succ, succ_cap, nsucc, d->to, d, d->to_rank);
+    }
+    uint32_t idx;
+    int rc = 0;
+    if (!*npred && !*nsucc && tscope__task_find(s, id) == TSCOPE__NONE &&
+        (inst_index(s) || !tscope__u64map_get(&s->inst_map, id, &idx)))
+        rc = TSCOPE_ENOENT;
     pthread_mutex_unlock(&s->lock);
     return rc;
 }

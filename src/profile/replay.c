@@ -62,6 +62,9 @@ static uint32_t slot_alloc(struct tscope__store *s, uint64_t id)
     t->next_wait = TSCOPE__NONE;
     t->thread = 0;
     t->yields = t->resumes = t->open = 0;
+    t->inst = TSCOPE__NONE;
+    t->below_n = t->below = 0;
+    t->tdepth = 0;
     t->type = 0;
     t->prio = 0;
     t->depth = 0;
@@ -81,14 +84,24 @@ void tscope__task_unmap(struct tscope__store *s, uint32_t slot)
     }
 }
 
+/* Frees the slot and drops its reference on its parent, freeing the parent
+ * too when it was finalized and this was its last child (and so on up). */
 void tscope__task_free(struct tscope__store *s, uint32_t slot)
 {
-    tscope__task_unmap(s, slot);
-    struct tscope__task *t = &s->tasks[slot];
-    t->bits |= TSCOPE__T_FREE;
-    t->next_wait = s->free_head;
-    s->free_head = slot;
-    s->live--;
+    while (slot != TSCOPE__NONE) {
+        tscope__task_unmap(s, slot);
+        struct tscope__task *t = &s->tasks[slot];
+        uint32_t p = t->parent_slot;
+        t->parent_slot = TSCOPE__NONE;
+        t->bits |= TSCOPE__T_FREE;
+        t->next_wait = s->free_head;
+        s->free_head = slot;
+        s->live--;
+        slot = TSCOPE__NONE;
+        if (p != TSCOPE__NONE && --s->tasks[p].refs == 0 &&
+            (s->tasks[p].bits & TSCOPE__T_FINALIZED))
+            slot = p;
+    }
 }
 
 /* The slot for id, adding a fresh one if unknown (one probe sequence).  A

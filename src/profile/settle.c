@@ -176,22 +176,25 @@ static void attach(struct tscope__store *s, uint32_t slot)
 {
     struct tscope__task *t = &s->tasks[slot];
     uint32_t pnode = 0;
-    uint16_t ptype = TSCOPE__ROOT_TYPE;
+    uint16_t ptype = TSCOPE__ROOT_TYPE, tdepth = 0;
     if (t->parent_slot != TSCOPE__NONE) {
         const struct tscope__task *p = &s->tasks[t->parent_slot];
         pnode = p->node;
         if (pnode != 0)
             ptype = p->type;
+        tdepth = p->tdepth < 0xFFFE ? (uint16_t)(p->tdepth + 1) : 0xFFFE;
     }
     uint8_t step;
     uint32_t node = tscope__settle_path_step(s, pnode, ptype, t->type, &step);
     t = &s->tasks[slot];
     t->node = node;
     t->step = step;
+    t->tdepth = tdepth;
     if (step & TSCOPE__STEP_NESTED)
         t->bits |= TSCOPE__T_NESTED;
     t->bits |= TSCOPE__T_RESOLVED;
-    tscope__settle_release_parent(s, slot);
+    /* the reference on the parent stays until this slot is freed: what
+     * the instance graph leaves out below is counted up through it */
 }
 
 /* Attaches every task waiting (transitively) for `slot`, which is resolved.
@@ -263,21 +266,133 @@ static int instance_wanted(struct tscope__store *s, const struct tscope__task *t
     return 1;
 }
 
-void tscope__settle_record_instance(struct tscope__store *s, const struct tscope__task *t,
-                                    int state)
+void tscope__settle_below(struct tscope__store *s, uint32_t p, uint64_t n, uint64_t self)
+{
+    for (; p != TSCOPE__NONE; p = s->tasks[p].parent_slot) {
+        struct tscope__task *pt = &s->tasks[p];
+        if (!(pt->bits & TSCOPE__T_FINALIZED)) { /* passes it on at its finalize */
+            pt->below_n += n;
+            pt->below += self;
+            return;
+        }
+        if (pt->inst != TSCOPE__NONE) {
+            struct tscope__instance *in = &s->inst[pt->inst];
+            in->below_n += n;
+            in->below += self;
+            in->dirty |= pt->inst < s->inst_saved;
+            return;
+        }
+    }
+    s->below_lost += n;
+}
+
+/* Drops the kept instances at tree depth d (the deepest level), counting
+ * each in its parent's instance (or its parent's slot, when the parent is
+ * not finalized yet), and lowers the depth limit to d - 1.  -1 when memory
+ * runs out (nothing changed). */
+static int drop_level(struct tscope__store *s, uint16_t d)
+{
+    struct tscope__u64map above;
+    uint32_t *moved = malloc((s->ninst ? s->ninst : 1) * sizeof *moved);
+    if (!moved || tscope__u64map_init(&above, 1024)) {
+        free(moved);
+        return -1;
+    }
+    for (uint32_t i = 0; i < s->ninst; i++)
+        if (s->inst[i].tdepth + 1u == d && tscope__u64map_put(&above, s->inst[i].id, i)) {
+            tscope__u64map_free(&above);
+            free(moved);
+            return -1;
+        }
+    uint32_t n = 0, saved = 0;
+    for (uint32_t i = 0; i < s->ninst; i++) {
+        struct tscope__instance *in = &s->inst[i];
+        if (in->tdepth < d) {
+            saved += i < s->inst_saved;
+            moved[i] = n++;
+            continue;
+        }
+        moved[i] = TSCOPE__NONE;
+        s->cut_off++;
+        uint32_t p;
+        uint64_t cn = 1 + in->below_n, ct = in->excl + in->below;
+        if (in->parent && tscope__u64map_get(&above, in->parent, &p)) {
+            s->inst[p].below_n += cn;
+            s->inst[p].below += ct;
+            s->inst[p].dirty |= p < s->inst_saved;
+        } else if (in->parent && (p = tscope__task_find(s, in->parent)) != TSCOPE__NONE) {
+            tscope__settle_below(s, p, cn, ct);
+        } else {
+            s->below_lost += cn;
+        }
+    }
+    for (uint32_t i = 0; i < s->ninst; i++)
+        if (moved[i] != TSCOPE__NONE)
+            s->inst[moved[i]] = s->inst[i];
+    for (uint32_t i = 0; i < s->ntasks_cap; i++) {
+        struct tscope__task *t = &s->tasks[i];
+        if (!(t->bits & TSCOPE__T_FREE) && t->inst != TSCOPE__NONE)
+            t->inst = t->inst < s->ninst ? moved[t->inst] : TSCOPE__NONE;
+    }
+    s->ninst = n;
+    s->inst_saved = saved;
+    s->inst_at_depth[d] = 0;
+    s->inst_limit = (uint16_t)(d - 1);
+    s->inst_gen++;
+    s->inst_indexed = 0; /* the queries index again */
+    tscope__u64map_free(&s->inst_map);
+    tscope__u64map_free(&above);
+    free(moved);
+    return tscope__u64map_init(&s->inst_map, 1024) ? -1 : 0;
+}
+
+uint32_t tscope__settle_record_instance(struct tscope__store *s, const struct tscope__task *t,
+                                        int state)
 {
     if (!instance_wanted(s, t))
-        return;
-    if (s->ninst >= s->cfg.instance_cap) {
+        return TSCOPE__NONE;
+    if (t->tdepth > s->inst_limit || s->cfg.instance_cap == 0 ||
+        tscope__grow(&s->inst_at_depth, &s->n_at_depth, t->tdepth, sizeof *s->inst_at_depth) ||
+        tscope__grow_uninit(&s->inst, &s->cap_inst, s->ninst, sizeof *s->inst)) {
         s->cut_off++;
-        return;
-    }
-    if (tscope__grow_uninit(&s->inst, &s->cap_inst, s->ninst, sizeof *s->inst)) {
-        s->cut_off++;
-        return;
+        return TSCOPE__NONE;
     }
     /* appended only: queries index it by id when they need to (query.c) */
-    s->inst[s->ninst++] = tscope__instance_of(s, t, state);
+    uint32_t idx = s->ninst++;
+    s->inst[idx] = tscope__instance_of(s, t, state);
+    s->inst_at_depth[t->tdepth]++;
+    while (s->ninst > s->cfg.instance_cap) {
+        uint32_t deep = s->n_at_depth - 1;
+        while (deep > 0 && !s->inst_at_depth[deep])
+            deep--;
+        uint32_t shallow = 0;
+        while (shallow < deep && !s->inst_at_depth[shallow])
+            shallow++;
+        /* the newest is taken out when it is not kept: its caller counts
+         * it in its ancestor, as any task left out */
+        int newest_out = deep == shallow || t->tdepth >= deep;
+        if (newest_out) {
+            s->ninst--;
+            s->inst_at_depth[t->tdepth]--;
+            s->cut_off++;
+        }
+        if (deep == shallow || drop_level(s, (uint16_t)deep)) {
+            /* one level left: it keeps the tasks it has, in the order they
+             * finished, and takes no more (also when memory runs out) */
+            if (deep == shallow)
+                s->inst_limit = (uint16_t)deep;
+            if (!newest_out) {
+                s->ninst--;
+                s->inst_at_depth[t->tdepth]--;
+                s->cut_off++;
+            }
+            return TSCOPE__NONE;
+        }
+        if (newest_out)
+            return TSCOPE__NONE;
+        idx = s->ninst - 1; /* the newest stays last */
+    }
+    return idx;
 }
 
 struct tscope__instance tscope__instance_of(const struct tscope__store *s,
@@ -300,6 +415,9 @@ struct tscope__instance tscope__instance_of(const struct tscope__store *s,
         .depth = t->depth,
         .flags = t->flags,
         .state = (uint8_t)state,
+        .tdepth = t->tdepth,
+        .below_n = t->below_n,
+        .below = t->below,
     };
 }
 
@@ -331,8 +449,13 @@ void tscope__settle_finalize(struct tscope__store *s, uint32_t slot)
     if ((t->bits & (TSCOPE__T_BEGUN | TSCOPE__T_SAW)) == TSCOPE__T_BEGUN)
         tscope__type_saw_thread(s, t->type, t->thread);
     t = &s->tasks[slot];
-    if (t->bits & (TSCOPE__T_CREATED | TSCOPE__T_BEGUN))
-        tscope__settle_record_instance(s, t, state);
+    if (t->bits & (TSCOPE__T_CREATED | TSCOPE__T_BEGUN)) {
+        uint32_t idx = tscope__settle_record_instance(s, t, state);
+        t = &s->tasks[slot];
+        t->inst = idx;
+        if (idx == TSCOPE__NONE) /* left out: counted in its nearest kept ancestor */
+            tscope__settle_below(s, t->parent_slot, 1 + t->below_n, t->excl + t->below);
+    }
     tscope__task_unmap(s, slot);
     t = &s->tasks[slot];
     t->bits |= TSCOPE__T_FINALIZED;

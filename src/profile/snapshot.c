@@ -38,6 +38,9 @@ void tscope__profile_free(struct tscope__profile *p)
     free(p->nodes);
     free(p->threads);
     free(p->unfinished);
+    free(p->deptypes);
+    free(p->tasks);
+    free(p->deps);
     free(p->program);
     free(p->clock);
     free(p->mode);
@@ -73,6 +76,55 @@ static char *name_of(struct tscope__names *reg, uint32_t id, const char *fallbac
     if (tscope__names_get(reg, id, buf, sizeof buf))
         snprintf(buf, sizeof buf, "%s-%u", fallback, id);
     return strdup(buf);
+}
+
+static int by_type_pair(const void *a, const void *b)
+{
+    const struct tscope__pdeptype *x = a, *y = b;
+    if (x->from != y->from)
+        return x->from < y->from ? -1 : 1;
+    return x->to < y->to ? -1 : x->to > y->to;
+}
+
+/* The dependency graph by type, the instance graph and its dependency
+ * edges.  0 on memory exhaustion. */
+static int copy_graphs(const struct tscope__store *s, struct tscope__profile *p, double f)
+{
+    if ((s->ndeptypes && !(p->deptypes = malloc(s->ndeptypes * sizeof *p->deptypes))) ||
+        (s->ninst && !(p->tasks = malloc(s->ninst * sizeof *p->tasks))) ||
+        (s->ndeps && !(p->deps = malloc(s->ndeps * sizeof *p->deps))))
+        return 0;
+    for (uint32_t i = 0; i < s->ndeptypes; i++) {
+        const struct tscope__deptype *d = &s->deptypes[i];
+        p->deptypes[i] =
+            (struct tscope__pdeptype){d->from, d->to, d->count, d->raw, d->war, d->waw, d->remote};
+    }
+    p->ndeptypes = s->ndeptypes;
+    if (p->ndeptypes > 1)
+        qsort(p->deptypes, p->ndeptypes, sizeof *p->deptypes, by_type_pair);
+    for (uint32_t i = 0; i < s->ninst; i++) {
+        const struct tscope__instance *in = &s->inst[i];
+        p->tasks[i] = (struct tscope__ptask){
+            .id = in->id,
+            .parent = in->parent,
+            .type = in->type,
+            .thread = in->thread,
+            .state = in->state,
+            .create = (double)in->create_ts * f,
+            .begin = (double)in->begin_ts * f,
+            .end = (double)in->end_ts * f,
+            .self = (double)in->excl * f,
+            .running = (double)in->incl * f,
+        };
+    }
+    p->ntasks = s->ninst;
+    for (uint32_t i = 0; i < s->ndeps; i++) {
+        const struct tscope__dep *d = &s->deps[i];
+        p->deps[i] =
+            (struct tscope__pdep){d->from, d->to, d->kind, d->remote, d->from_rank, d->to_rank};
+    }
+    p->ndeps = s->ndeps;
+    return 1;
 }
 
 struct tscope__profile *tscope__profile_snapshot(void)
@@ -164,6 +216,7 @@ struct tscope__profile *tscope__profile_snapshot(void)
             p->unfinished[p->nunfinished++] = (struct tscope__punfinished){
                 in->id, in->type, in->thread, (double)in->begin_ts * f};
     }
+    ok = ok && copy_graphs(s, p, f);
     for (uint32_t i = 0; ok && i < nthreads; i++) {
         p->threads[i].events = i < s->nstacks ? s->stacks[i].events : 0;
         p->threads[i].dropped = atomic_load(&tscope__g.threads[i]->dropped);

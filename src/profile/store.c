@@ -23,10 +23,11 @@ struct tscope__store *tscope__store_new(const struct tscope__config *cfg, uint64
     s->origin = origin;
     s->free_head = TSCOPE__NONE;
     s->round = 1;
+    s->inst_limit = 0xFFFF;
     if (tscope__grow(&s->nodes, &s->cap_nodes, 64, sizeof *s->nodes) ||
         tscope__u64map_init(&s->task_map, 1024) || tscope__u64map_init(&s->node_map, 128) ||
         tscope__u64map_init(&s->edge_map, 128) || tscope__u64map_init(&s->inst_map, 1024) ||
-        tscope__store_grow_types(s, 16)) {
+        tscope__u64map_init(&s->deptype_map, 64) || tscope__store_grow_types(s, 16)) {
         tscope__store_free(s);
         return NULL;
     }
@@ -56,7 +57,10 @@ void tscope__store_free(struct tscope__store *s)
     free(s->nodes);
     free(s->edges);
     free(s->inst);
+    free(s->inst_at_depth);
     free(s->deps);
+    free(s->deptypes);
+    tscope__u64map_free(&s->deptype_map);
     tscope__u64map_free(&s->task_map);
     tscope__u64map_free(&s->node_map);
     tscope__u64map_free(&s->edge_map);
@@ -86,10 +90,57 @@ static void on_custom(struct tscope__store *s, const struct tscope__rec *r)
     s->customs[r->type].last_payload = r->arg;
 }
 
-static void on_dep(struct tscope__store *s, const struct tscope__rec *r,
+/* The type of a task the store knows (in the task table, or running on
+ * `thread` as a START task), else 0. */
+static uint16_t type_of_task(struct tscope__store *s, uint32_t thread, uint64_t id)
+{
+    uint32_t slot = tscope__task_find(s, id);
+    if (slot != TSCOPE__NONE)
+        return s->tasks[slot].type;
+    if (thread < s->nstacks) {
+        const struct tscope__tstack *st = &s->stacks[thread];
+        for (uint32_t i = st->n; i-- > 0;)
+            if (s->tasks[st->seg[i].slot].id == id)
+                return s->tasks[st->seg[i].slot].type;
+    }
+    return 0;
+}
+
+/* Counts a dependency in the type-level dependency graph.  Runtimes record
+ * an edge when its successor is created and its predecessor has not ended
+ * (src/rt/deps.c, OMPT), so both tasks are normally in the task table. */
+static void count_deptype(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r,
+                          int remote)
+{
+    /* a task of another rank is not in this store: type 0 */
+    uint16_t from = type_of_task(s, thread, r->id), to = type_of_task(s, thread, r->arg);
+    uint64_t key = ((uint64_t)from << 16 | to) + 1;
+    uint32_t idx;
+    if (!tscope__u64map_get(&s->deptype_map, key, &idx)) {
+        if (tscope__grow(&s->deptypes, &s->cap_deptypes, s->ndeptypes, sizeof *s->deptypes))
+            return;
+        idx = s->ndeptypes;
+        if (tscope__u64map_put(&s->deptype_map, key, idx))
+            return;
+        s->deptypes[s->ndeptypes++] = (struct tscope__deptype){.from = from, .to = to};
+    }
+    struct tscope__deptype *d = &s->deptypes[idx];
+    d->count++;
+    if (remote)
+        d->remote++;
+    else if (r->flags == TSCOPE_DEP_RAW)
+        d->raw++;
+    else if (r->flags == TSCOPE_DEP_WAR)
+        d->war++;
+    else if (r->flags == TSCOPE_DEP_WAW)
+        d->waw++;
+}
+
+static void on_dep(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r,
                    const struct tscope__rec *ext)
 {
     s->dependencies++;
+    count_deptype(s, thread, r, r->kind == TSCOPE__REC_DEP_REMOTE);
     if (s->ndeps >= s->cfg.instance_cap) {
         s->deps_cut_off++;
         return;
@@ -132,7 +183,7 @@ void tscope__store_apply(struct tscope__store *s, uint32_t thread, const struct 
         break;
     case TSCOPE__REC_DEP_LOCAL:
     case TSCOPE__REC_DEP_REMOTE:
-        on_dep(s, r, ext);
+        on_dep(s, thread, r, ext);
         break;
     default:
         tscope__replay_apply(s, thread, r);

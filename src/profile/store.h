@@ -67,19 +67,22 @@ struct tscope__task {
     uint64_t incl_top;   /* incl without segments nested in one of the same type */
     uint64_t seen_round; /* round of the first begin */
     uint64_t terminal_round;
-    uint32_t parent_slot; /* slot of the parent while unresolved (holds a ref) */
+    uint32_t parent_slot; /* slot of the parent (holds a ref until this slot is freed) */
     uint32_t node;        /* tree node once resolved */
-    uint32_t refs;        /* unresolved children pointing here */
+    uint32_t refs;        /* children whose slots point here */
     uint32_t waiters;     /* first child waiting for this task's resolution */
     uint32_t next_wait;   /* next sibling in the parent's waiter list; free list */
     uint32_t thread;      /* thread of the first begin */
     uint32_t yields, resumes, open;
+    uint32_t inst;           /* its instance once finalized and kept, else NONE */
+    uint64_t below_n, below; /* tasks below it the instance graph left out, their self ticks */
     uint16_t type;
     int16_t prio;
     uint16_t depth;
     uint8_t flags;
     uint8_t step; /* TSCOPE__STEP_* of its tree step, once resolved */
     uint16_t bits;
+    uint16_t tdepth; /* depth in the task tree (0: no parent), once resolved */
 };
 
 /* A task running on a thread: one entry of the thread's replay stack. */
@@ -148,7 +151,12 @@ struct tscope__instance {
     int16_t prio;
     uint16_t depth;
     uint8_t flags;
-    uint8_t state; /* enum tscope_task_state */
+    uint8_t state;   /* enum tscope_task_state */
+    uint16_t tdepth; /* depth in the task tree: the cap keeps the shallowest */
+    uint8_t dirty;   /* below_* changed since the crash journal saved it */
+    /* the tasks below it that the instance graph left out (cap, filters),
+     * down to the next kept task, and their self ticks */
+    uint64_t below_n, below;
 };
 
 struct tscope__dep {
@@ -156,6 +164,14 @@ struct tscope__dep {
     uint16_t from_rank, to_rank;
     uint8_t kind; /* hazard or direction */
     uint8_t remote;
+};
+
+/* Type-level dependency edge: dependencies from tasks of type `from` to
+ * tasks of type `to` (0: the type was not known when the edge was applied,
+ * or the task is on another rank). */
+struct tscope__deptype {
+    uint16_t from, to;
+    uint64_t count, raw, war, waw, remote;
 };
 
 struct tscope__custom {
@@ -223,8 +239,21 @@ struct tscope__store {
     uint32_t ninst, cap_inst;
     struct tscope__u64map inst_map; /* id -> instance index, for inst[0 .. inst_indexed) */
     uint32_t inst_indexed;          /* maintained by the queries, not by the consumer */
+    /* The cap keeps the tasks closest to the root: when the graph is full
+     * the deepest level is dropped (settle.c). */
+    uint16_t inst_limit;     /* deepest tree depth still kept */
+    uint32_t *inst_at_depth; /* kept instances per tree depth (rebuilt on load) */
+    uint32_t n_at_depth;
+    uint32_t inst_gen;      /* changes when instances are dropped (queries re-index) */
+    uint32_t inst_saved;    /* inst[0 .. inst_saved) are in the journal's appendix */
+    uint64_t inst_appended; /* instances ever written to the appendix */
+    uint64_t inst_updates;  /* below_* updates written to the appendix */
+    uint64_t below_lost;    /* left-out tasks with no ancestor to count them in */
     struct tscope__dep *deps;
     uint32_t ndeps, cap_deps;
+    struct tscope__deptype *deptypes; /* every dependency, by type pair */
+    uint32_t ndeptypes, cap_deptypes;
+    struct tscope__u64map deptype_map; /* (from type, to type) -> deptypes index */
 
     /* totals */
     uint64_t events, created, completed, cancelled, unfinished, cut_off, dependencies, deps_cut_off,
@@ -319,9 +348,13 @@ uint32_t tscope__settle_path_step(struct tscope__store *s, uint32_t pnode, uint1
 /* Adds one completed task to its type's and its tree node's statistics
  * (types[type] must exist). */
 void tscope__settle_count_done(struct tscope__store *s, const struct tscope__task *t);
-/* Adds a task to the instance graph if the filters, sampling and cap allow. */
-void tscope__settle_record_instance(struct tscope__store *s, const struct tscope__task *t,
-                                    int state);
+/* Adds a task to the instance graph if the filters, sampling and cap allow;
+ * its index, or TSCOPE__NONE when left out. */
+uint32_t tscope__settle_record_instance(struct tscope__store *s, const struct tscope__task *t,
+                                        int state);
+/* Counts n left-out tasks with `self` ticks in the nearest ancestor of
+ * slot p (p included) that is kept or not finalized yet. */
+void tscope__settle_below(struct tscope__store *s, uint32_t p, uint64_t n, uint64_t self);
 /* The instance record of a task (times relative to the store's origin). */
 struct tscope__instance tscope__instance_of(const struct tscope__store *s,
                                             const struct tscope__task *t, int state);
