@@ -453,8 +453,8 @@ static const struct var vars[] = {
      "latency)",
      p_batch},
     {"TASKSCOPE_INSTANCE_CAP", "100000", "0 to 1000000000",
-     "tasks kept in the instance graph; past it type-level data continues and the cut-off is "
-     "reported",
+     "tasks kept in the instance graph: when full it keeps the tasks closest to the root and "
+     "counts those below in their deepest kept ancestor; type-level data always sees every task",
      p_cap},
     {"TASKSCOPE_TREE_FOLD", "1", "1/0, true/false, yes/no, on/off",
      "fold recursion in the task tree: a path that re-enters a task type already on it "

@@ -1,5 +1,5 @@
 /* tree.c - the path-level task tree as indented text: every distinct path
- * of task types from the root, children ordered by inclusive time.
+ * of task types from the root, children ordered by elapsed time.
  *
  * The nodes come as an array with parent indices; the children of each node
  * are gathered into one list (counting sort by parent), each node's run of
@@ -25,13 +25,20 @@ struct walk {
     char *prefix;      /* 3 characters per frame below the root's */
 };
 
-/* Orders children by inclusive time, largest first, then by index; a NaN
+/* A node's weight in the order: its elapsed time, or its running time
+ * where that is larger (version 1 profiles have no elapsed time). */
+static double weight(const struct tscope__pnode *n)
+{
+    return n->elapsed > n->incl ? n->elapsed : n->incl;
+}
+
+/* Orders children by elapsed time, largest first, then by index; a NaN
  * time sorts last, so the order is total whatever the input. */
 static int by_incl(const void *a, const void *b, void *arg)
 {
     const struct tscope__profile *p = arg;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    double ix = p->nodes[x].incl, iy = p->nodes[y].incl;
+    double ix = weight(&p->nodes[x]), iy = weight(&p->nodes[y]);
     int nx = isnan(ix), ny = isnan(iy);
     if (nx != ny)
         return nx ? 1 : -1;

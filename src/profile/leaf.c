@@ -83,7 +83,13 @@ int tscope__store_apply_leaf(struct tscope__store *s, uint32_t thread,
     tscope__acc_add(&b->acc, d);
     s->events += 2;
     st->events += 2;
-    {
+    uint16_t tdepth = pslot == TSCOPE__NONE             ? 0
+                      : s->tasks[pslot].tdepth < 0xFFFE ? (uint16_t)(s->tasks[pslot].tdepth + 1)
+                                                        : 0xFFFE;
+    uint32_t kept = TSCOPE__NONE;
+    if (tscope__inst_capped(s, tdepth) && !tscope__inst_filtered(s)) {
+        s->cut_off++; /* the common case once the graph is full: no record */
+    } else {
         struct tscope__task t = {.id = start->id,
                                  .parent_id = pslot == TSCOPE__NONE ? 0 : s->tasks[pslot].id,
                                  .create_ts = start->ts,
@@ -91,18 +97,14 @@ int tscope__store_apply_leaf(struct tscope__store *s, uint32_t thread,
                                  .end_ts = end->ts,
                                  .excl = d,
                                  .incl = d,
-                                 .incl_top = d,
                                  .thread = thread,
                                  .type = start->type,
-                                 .tdepth = pslot == TSCOPE__NONE ? 0
-                                           : s->tasks[pslot].tdepth < 0xFFFE
-                                               ? (uint16_t)(s->tasks[pslot].tdepth + 1)
-                                               : 0xFFFE};
-        if (tscope__settle_record_instance(s, &t, TSCOPE_TASK_DONE) == TSCOPE__NONE &&
-            pslot != TSCOPE__NONE) { /* left out: counted in its parent, running here */
-            s->tasks[pslot].below_n++;
-            s->tasks[pslot].below += d;
-        }
+                                 .tdepth = tdepth};
+        kept = tscope__settle_record_instance(s, &t, TSCOPE_TASK_DONE);
+    }
+    if (kept == TSCOPE__NONE && pslot != TSCOPE__NONE) { /* counted in its parent, running here */
+        s->tasks[pslot].below_n++;
+        s->tasks[pslot].below += d;
     }
     return 0;
 }

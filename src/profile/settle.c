@@ -338,6 +338,8 @@ static int drop_level(struct tscope__store *s, uint16_t d)
     s->inst_saved = saved;
     s->inst_at_depth[d] = 0;
     s->inst_limit = (uint16_t)(d - 1);
+    while (s->inst_deepest > 0 && !s->inst_at_depth[s->inst_deepest])
+        s->inst_deepest--;
     s->inst_gen++;
     s->inst_indexed = 0; /* the queries index again */
     tscope__u64map_free(&s->inst_map);
@@ -351,7 +353,7 @@ uint32_t tscope__settle_record_instance(struct tscope__store *s, const struct ts
 {
     if (!instance_wanted(s, t))
         return TSCOPE__NONE;
-    if (t->tdepth > s->inst_limit || s->cfg.instance_cap == 0 ||
+    if (tscope__inst_capped(s, t->tdepth) || s->cfg.instance_cap == 0 ||
         tscope__grow(&s->inst_at_depth, &s->n_at_depth, t->tdepth, sizeof *s->inst_at_depth) ||
         tscope__grow_uninit(&s->inst, &s->cap_inst, s->ninst, sizeof *s->inst)) {
         s->cut_off++;
@@ -361,6 +363,8 @@ uint32_t tscope__settle_record_instance(struct tscope__store *s, const struct ts
     uint32_t idx = s->ninst++;
     s->inst[idx] = tscope__instance_of(s, t, state);
     s->inst_at_depth[t->tdepth]++;
+    if (t->tdepth > s->inst_deepest)
+        s->inst_deepest = t->tdepth;
     while (s->ninst > s->cfg.instance_cap) {
         uint32_t deep = s->n_at_depth - 1;
         while (deep > 0 && !s->inst_at_depth[deep])

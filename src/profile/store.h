@@ -242,6 +242,7 @@ struct tscope__store {
     /* The cap keeps the tasks closest to the root: when the graph is full
      * the deepest level is dropped (settle.c). */
     uint16_t inst_limit;     /* deepest tree depth still kept */
+    uint16_t inst_deepest;   /* deepest tree depth with kept instances */
     uint32_t *inst_at_depth; /* kept instances per tree depth (rebuilt on load) */
     uint32_t n_at_depth;
     uint32_t inst_gen;      /* changes when instances are dropped (queries re-index) */
@@ -352,6 +353,21 @@ void tscope__settle_count_done(struct tscope__store *s, const struct tscope__tas
  * its index, or TSCOPE__NONE when left out. */
 uint32_t tscope__settle_record_instance(struct tscope__store *s, const struct tscope__task *t,
                                         int state);
+/* 1 if a task at tree depth tdepth is certainly not kept because of the
+ * cap (a cheap test before the filters and the instance record). */
+static inline int tscope__inst_capped(const struct tscope__store *s, uint16_t tdepth)
+{
+    return tdepth > s->inst_limit || (s->ninst >= s->cfg.instance_cap && tdepth >= s->inst_deepest);
+}
+
+/* 1 if any instance filter is set (TASKSCOPE_INSTANCE_TYPES, ...). */
+static inline int tscope__inst_filtered(const struct tscope__store *s)
+{
+    const struct tscope__config *c = &s->cfg;
+    return c->filter_ntypes || c->filter_flags || c->filter_depth_min ||
+           c->filter_depth_max != 0xFFFF || c->instance_sample < 1.0;
+}
+
 /* Counts n left-out tasks with `self` ticks in the nearest ancestor of
  * slot p (p included) that is kept or not finalized yet. */
 void tscope__settle_below(struct tscope__store *s, uint32_t p, uint64_t n, uint64_t self);
