@@ -51,6 +51,7 @@ static void capped_graph_keeps_the_top(void)
     tscope_totals_t tot;
     ASSERT_OK(tscope_query_totals(&tot));
     ASSERT_EQ(tot.tasks_completed, 200001);
+    ASSERT_EQ(tot.tasks_live, 0);
     ASSERT(tot.instances <= 10000);
     ASSERT_EQ(tot.instances + tot.instances_cut_off, 200001);
     tscope_subtree_t sub;
@@ -67,6 +68,46 @@ static void capped_graph_keeps_the_top(void)
     ASSERT_EQ(tscope_query_task(leaf_id, &ti), TSCOPE_ENOTKEPT);
     ASSERT_EQ(tscope_query_subtree(leaf_id, &sub), TSCOPE_ENOTKEPT);
     ASSERT_STR_EQ(tscope_err_name(TSCOPE_ENOTKEPT), "TSCOPE_ENOTKEPT");
+    ASSERT_OK(tscope_finalize());
+    unsetenv("TASKSCOPE_INSTANCE_CAP");
+}
+
+/* A parent that ends before its child (no taskwait), cap 1: the parent is
+ * kept, the child is not and is counted in the parent's instance after the
+ * parent was settled. */
+static void late_child_counts_in_kept_parent(void)
+{
+    setenv("TASKSCOPE_INSTANCE_CAP", "1", 1);
+    harness_init();
+    tscope_type_t tp = type_named("spawner"), tc = type_named("late");
+    at(0);
+    ASSERT_OK(tscope_task_create(1, 0, tp, 0, 0, 0));
+    ASSERT_OK(tscope_task_begin(1, 0));
+    at(10);
+    ASSERT_OK(tscope_task_create(2, 1, tc, 0, 1, 0));
+    at(20);
+    ASSERT_OK(tscope_task_end(1));
+    ASSERT_OK(tscope_flush());
+    tscope_totals_t tot;
+    ASSERT_OK(tscope_query_totals(&tot));
+    ASSERT_EQ(tot.tasks_live, 1); /* the child; the parent is settled */
+    tscope_subtree_t sub;
+    ASSERT_OK(tscope_query_subtree(1, &sub));
+    ASSERT_EQ(sub.tasks, 1);
+    at(30);
+    ASSERT_OK(tscope_task_begin(2, 0));
+    at(37);
+    ASSERT_OK(tscope_task_end(2));
+    ASSERT_OK(tscope_flush());
+    ASSERT_OK(tscope_query_totals(&tot));
+    ASSERT_EQ(tot.tasks_live, 0);
+    ASSERT_EQ(tot.instances, 1);
+    ASSERT_EQ(tot.instances_cut_off, 1);
+    ASSERT_OK(tscope_query_subtree(1, &sub));
+    ASSERT_EQ(sub.tasks, 2);
+    ASSERT_NEAR(sub.time_ns, 20 + 7, 0);
+    tscope_task_info_t ti;
+    ASSERT_EQ(tscope_query_task(2, &ti), TSCOPE_ENOTKEPT);
     ASSERT_OK(tscope_finalize());
     unsetenv("TASKSCOPE_INSTANCE_CAP");
 }
@@ -173,6 +214,7 @@ static void diamond_and_chain(void)
 int main(void)
 {
     RUN(capped_graph_keeps_the_top);
+    RUN(late_child_counts_in_kept_parent);
     RUN(diamond_and_chain);
     return 0;
 }

@@ -65,6 +65,7 @@ static uint32_t slot_alloc(struct tscope__store *s, uint64_t id)
     t->inst = TSCOPE__NONE;
     t->below_n = t->below = 0;
     t->tdepth = 0;
+    t->held = 0;
     t->type = 0;
     t->prio = 0;
     t->depth = 0;
@@ -97,6 +98,8 @@ void tscope__task_free(struct tscope__store *s, uint32_t slot)
         t->next_wait = s->free_head;
         s->free_head = slot;
         s->live--;
+        s->held -= t->held;
+        t->held = 0;
         slot = TSCOPE__NONE;
         if (p != TSCOPE__NONE && --s->tasks[p].refs == 0 &&
             (s->tasks[p].bits & TSCOPE__T_FINALIZED))

@@ -463,8 +463,12 @@ void tscope__settle_finalize(struct tscope__store *s, uint32_t slot)
     tscope__task_unmap(s, slot);
     t = &s->tasks[slot];
     t->bits |= TSCOPE__T_FINALIZED;
-    if (t->refs == 0)
+    if (t->refs == 0) {
         tscope__task_free(s, slot);
+    } else {
+        t->held = 1;
+        s->held++;
+    }
 }
 
 /* Publishes what the threads run (store.h, running): one pass over the

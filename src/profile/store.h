@@ -83,6 +83,7 @@ struct tscope__task {
     uint8_t step; /* TSCOPE__STEP_* of its tree step, once resolved */
     uint16_t bits;
     uint16_t tdepth; /* depth in the task tree (0: no parent), once resolved */
+    uint8_t held;    /* finalized, kept for children that point here (store.held) */
 };
 
 /* A task running on a thread: one entry of the thread's replay stack. */
@@ -199,6 +200,7 @@ struct tscope__store {
     /* tasks */
     struct tscope__task *tasks;
     uint32_t ntasks_cap, free_head, live;
+    uint32_t held; /* slots of finalized tasks kept for their children (not live) */
     struct tscope__u64map task_map;                    /* id -> slot */
     uint32_t *implicit_list, n_implicit, cap_implicit; /* begun, not created, unresolved */
     uint32_t *terminal_list, n_terminal, cap_terminal; /* terminal, not finalized */
