@@ -127,7 +127,8 @@ int tscope__store_save(struct tscope__store *s, FILE *f, struct tscope__appendix
          put_map(f, &s->deptype_map);
     if (!ax)
         rc = rc || put(f, s->inst, (size_t)s->ninst * sizeof *s->inst) ||
-             put(f, s->deps, (size_t)s->ndeps * sizeof *s->deps);
+             put(f, s->deps, (size_t)s->ndeps * sizeof *s->deps) ||
+             put(f, s->dropped, (size_t)s->ndropped * sizeof *s->dropped);
     return rc ? -1 : 0;
 }
 
@@ -255,6 +256,8 @@ static const char *check(struct tscope__store *s)
         if (!none_or_in(t->next_wait, cap) || !none_or_in(t->parent_slot, cap) ||
             !none_or_in(t->waiters, cap))
             return "a task refers outside the task table";
+        if (!none_or_in(t->inst, s->ninst))
+            return "a task refers outside the instance graph";
         if (!(t->bits & TSCOPE__T_FREE) &&
             (!in(t->type, s->ntypes) || !none_or_in(t->node, s->nnodes) ||
              ((t->bits & TSCOPE__T_RESOLVED) && !in(t->node, s->nnodes))))
@@ -399,10 +402,21 @@ static int get_appendix(struct rd *r, struct tscope__store *s)
     if (wu)
         tscope__u64map_free(&ids);
     free(up);
-    uint64_t n = 0;
+    /* the kept ones, and a record of each the cap dropped since (settle.c) */
+    uint64_t n = 0, dropped = 0;
     for (uint64_t i = 0; !bad && i < wi; i++)
-        if (s->inst[i].tdepth <= s->inst_limit)
-            s->inst[n++] = s->inst[i];
+        dropped += s->inst[i].tdepth > s->inst_limit;
+    if (!bad && dropped && !(s->dropped = malloc(dropped * sizeof *s->dropped)))
+        bad = 1;
+    s->cap_dropped = (uint32_t)dropped;
+    for (uint64_t i = 0; !bad && i < wi; i++) {
+        const struct tscope__instance *in = &s->inst[i];
+        if (in->tdepth <= s->inst_limit)
+            s->inst[n++] = *in;
+        else
+            s->dropped[s->ndropped++] =
+                (struct tscope__dropped){in->id, in->parent, 1 + in->below_n, in->excl + in->below};
+    }
     return bad || n != s->ninst ? -1 : 0;
 }
 
@@ -437,6 +451,9 @@ struct tscope__store *tscope__store_load(FILE *f, FILE *appendix, const char **w
     s->inst = NULL;
     s->deps = NULL;
     s->deptypes = NULL;
+    uint32_t ndropped = s->ndropped; /* inline states hold them; appendixes rebuild them */
+    s->dropped = NULL;
+    s->ndropped = s->cap_dropped = 0;
     s->inst_at_depth = NULL;
     s->n_at_depth = 0;
     s->nstacks = s->ntypes = 0;
@@ -492,7 +509,10 @@ struct tscope__store *tscope__store_load(FILE *f, FILE *appendix, const char **w
           get_map(&r, &s->deptype_map);
     if (!bad && where == 1)
         bad = get(&r, &s->inst, &s->cap_inst, s->ninst, sizeof *s->inst) ||
-              get(&r, &s->deps, &s->cap_deps, s->ndeps, sizeof *s->deps);
+              get(&r, &s->deps, &s->cap_deps, s->ndeps, sizeof *s->deps) ||
+              get(&r, &s->dropped, &s->cap_dropped, ndropped, sizeof *s->dropped);
+    if (!bad && where == 1)
+        s->ndropped = ndropped;
     else if (!bad && where == 2 && appendix) {
         struct rd ra = {appendix, bytes_left(appendix)};
         bad = get_appendix(&ra, s);
@@ -510,11 +530,16 @@ struct tscope__store *tscope__store_load(FILE *f, FILE *appendix, const char **w
     /* the kept instances per depth follow from the instances */
     s->inst_at_depth = NULL;
     s->n_at_depth = 0;
+    s->inst_deepest = 0;
+    if (s->inst_saved > s->ninst)
+        s->inst_saved = s->ninst;
     for (uint32_t i = 0; !bad && i < s->ninst; i++) {
         bad = tscope__grow(&s->inst_at_depth, &s->n_at_depth, s->inst[i].tdepth,
                            sizeof *s->inst_at_depth) != 0;
         if (!bad)
             s->inst_at_depth[s->inst[i].tdepth]++;
+        if (s->inst[i].tdepth > s->inst_deepest)
+            s->inst_deepest = s->inst[i].tdepth;
     }
     if (bad) {
         *why = errno == ENOMEM ? "out of memory"

@@ -20,16 +20,49 @@
 static struct {
     struct tscope__store *store;
     uint64_t ninst;
-    uint32_t gen;    /* the store's inst_gen when built */
-    uint32_t *start; /* children of instance i: list[start[i] .. start[i+1]) */
+    uint32_t gen;      /* the store's inst_gen when built */
+    uint32_t ndropped; /* the store's ndropped when built */
+    uint32_t *start;   /* children of instance i: list[start[i] .. start[i+1]) */
     uint32_t *list;
+    /* per instance: the tasks the cap dropped whose nearest kept ancestor
+     * it is (store.h, tscope__dropped), and their self ticks */
+    uint64_t *extra_n, *extra_t;
 } kids;
 
 void tscope__query_reset(void)
 {
     free(kids.start);
     free(kids.list);
+    free(kids.extra_n);
+    free(kids.extra_t);
     memset(&kids, 0, sizeof kids);
+}
+
+/* Counts each dropped instance in its nearest kept ancestor: up its chain
+ * of parents through other dropped instances.  -1 on memory exhaustion. */
+static int count_dropped(struct tscope__store *s)
+{
+    struct tscope__u64map ids;
+    if (tscope__u64map_init(&ids, 1024))
+        return -1;
+    for (uint32_t k = 0; k < s->ndropped; k++)
+        if (tscope__u64map_put(&ids, s->dropped[k].id, k)) {
+            tscope__u64map_free(&ids);
+            return -1;
+        }
+    for (uint32_t k = 0; k < s->ndropped; k++) {
+        uint64_t up = s->dropped[k].parent;
+        uint32_t at, hops = 0;
+        while (up && !tscope__u64map_get(&s->inst_map, up, &at) &&
+               tscope__u64map_get(&ids, up, &at) && hops++ < s->ndropped)
+            up = s->dropped[at].parent;
+        if (up && tscope__u64map_get(&s->inst_map, up, &at)) {
+            kids.extra_n[at] += s->dropped[k].n;
+            kids.extra_t[at] += s->dropped[k].self;
+        }
+    }
+    tscope__u64map_free(&ids);
+    return 0;
 }
 
 /* Brings the id -> instance index up to date.  The consumer only appends
@@ -45,7 +78,8 @@ static int inst_index(struct tscope__store *s)
 
 static int kids_build(struct tscope__store *s)
 {
-    if (kids.store == s && kids.ninst == s->ninst && kids.gen == s->inst_gen && kids.start)
+    if (kids.store == s && kids.ninst == s->ninst && kids.gen == s->inst_gen &&
+        kids.ndropped == s->ndropped && kids.start)
         return 0;
     if (inst_index(s))
         return TSCOPE_ENOMEM;
@@ -54,7 +88,10 @@ static int kids_build(struct tscope__store *s)
     kids.start = calloc(n + 2, sizeof *kids.start);
     kids.list = malloc((n ? n : 1) * sizeof *kids.list);
     uint32_t *parent = malloc((n ? n : 1) * sizeof *parent);
-    if (!kids.start || !kids.list || !parent) {
+    kids.extra_n = calloc(n ? n : 1, sizeof *kids.extra_n);
+    kids.extra_t = calloc(n ? n : 1, sizeof *kids.extra_t);
+    if (!kids.start || !kids.list || !parent || !kids.extra_n || !kids.extra_t ||
+        count_dropped(s)) {
         free(parent);
         tscope__query_reset();
         return TSCOPE_ENOMEM;
@@ -76,6 +113,7 @@ static int kids_build(struct tscope__store *s)
     kids.store = s;
     kids.ninst = n;
     kids.gen = s->inst_gen;
+    kids.ndropped = s->ndropped;
     return 0;
 }
 
@@ -238,8 +276,8 @@ int tscope_query_subtree(uint64_t id, tscope_subtree_t *out)
                 uint32_t i = stack[--sp];
                 visited++;
                 /* the task, and what the cap left out below it */
-                out->tasks += 1 + s->inst[i].below_n;
-                ticks += s->inst[i].excl + s->inst[i].below;
+                out->tasks += 1 + s->inst[i].below_n + kids.extra_n[i];
+                ticks += s->inst[i].excl + s->inst[i].below + kids.extra_t[i];
                 for (uint32_t k = kids.start[i]; k < kids.start[i + 1] && sp <= s->ninst; k++)
                     stack[sp++] = kids.list[k];
             }

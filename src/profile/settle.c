@@ -286,65 +286,56 @@ void tscope__settle_below(struct tscope__store *s, uint32_t p, uint64_t n, uint6
     s->below_lost += n;
 }
 
-/* Drops the kept instances at tree depth d (the deepest level), counting
- * each in its parent's instance (or its parent's slot, when the parent is
- * not finalized yet), and lowers the depth limit to d - 1.  -1 when memory
- * runs out (nothing changed). */
-static int drop_level(struct tscope__store *s, uint16_t d)
+/* Drops every kept instance deeper than `limit` (the cap keeps the top of
+ * the tree) in one pass: each leaves a 32-byte record in s->dropped (its
+ * id, its parent's id, itself plus what was counted below it, and their
+ * self ticks), which the queries count in its nearest kept ancestor
+ * (query.c).  Then compacts the array and renumbers the slots' instance
+ * indexes.  -1 when memory runs out (nothing changed). */
+static int drop_below(struct tscope__store *s, uint16_t limit)
 {
-    struct tscope__u64map above;
-    uint32_t *moved = malloc((s->ninst ? s->ninst : 1) * sizeof *moved);
-    if (!moved || tscope__u64map_init(&above, 1024)) {
+    uint32_t n0 = s->ninst, ndrop = 0;
+    for (uint32_t d = (uint32_t)limit + 1; d < s->n_at_depth; d++)
+        ndrop += s->inst_at_depth[d];
+    uint32_t *moved = malloc((n0 ? n0 : 1) * sizeof *moved);
+    if (!moved || (ndrop && tscope__grow_uninit(&s->dropped, &s->cap_dropped,
+                                                s->ndropped + ndrop - 1, sizeof *s->dropped))) {
         free(moved);
         return -1;
     }
-    for (uint32_t i = 0; i < s->ninst; i++)
-        if (s->inst[i].tdepth + 1u == d && tscope__u64map_put(&above, s->inst[i].id, i)) {
-            tscope__u64map_free(&above);
-            free(moved);
-            return -1;
-        }
     uint32_t n = 0, saved = 0;
-    for (uint32_t i = 0; i < s->ninst; i++) {
-        struct tscope__instance *in = &s->inst[i];
-        if (in->tdepth < d) {
-            saved += i < s->inst_saved;
-            moved[i] = n++;
+    for (uint32_t i = 0; i < n0; i++) {
+        const struct tscope__instance *in = &s->inst[i];
+        if (in->tdepth > limit) {
+            moved[i] = TSCOPE__NONE;
+            s->dropped[s->ndropped++] =
+                (struct tscope__dropped){in->id, in->parent, 1 + in->below_n, in->excl + in->below};
             continue;
         }
-        moved[i] = TSCOPE__NONE;
-        s->cut_off++;
-        uint32_t p;
-        uint64_t cn = 1 + in->below_n, ct = in->excl + in->below;
-        if (in->parent && tscope__u64map_get(&above, in->parent, &p)) {
-            s->inst[p].below_n += cn;
-            s->inst[p].below += ct;
-            s->inst[p].dirty |= p < s->inst_saved;
-        } else if (in->parent && (p = tscope__task_find(s, in->parent)) != TSCOPE__NONE) {
-            tscope__settle_below(s, p, cn, ct);
-        } else {
-            s->below_lost += cn;
-        }
+        saved += i < s->inst_saved;
+        moved[i] = n;
+        if (n != i)
+            s->inst[n] = *in;
+        n++;
     }
-    for (uint32_t i = 0; i < s->ninst; i++)
-        if (moved[i] != TSCOPE__NONE)
-            s->inst[moved[i]] = s->inst[i];
     for (uint32_t i = 0; i < s->ntasks_cap; i++) {
         struct tscope__task *t = &s->tasks[i];
         if (!(t->bits & TSCOPE__T_FREE) && t->inst != TSCOPE__NONE)
-            t->inst = t->inst < s->ninst ? moved[t->inst] : TSCOPE__NONE;
+            t->inst = t->inst < n0 ? moved[t->inst] : TSCOPE__NONE;
     }
+    free(moved);
+    s->cut_off += n0 - n;
     s->ninst = n;
     s->inst_saved = saved;
-    s->inst_at_depth[d] = 0;
-    s->inst_limit = (uint16_t)(d - 1);
+    for (uint32_t d = (uint32_t)limit + 1; d < s->n_at_depth; d++)
+        s->inst_at_depth[d] = 0;
+    s->inst_limit = limit;
+    s->inst_deepest = limit;
     while (s->inst_deepest > 0 && !s->inst_at_depth[s->inst_deepest])
         s->inst_deepest--;
     s->inst_gen++;
     s->inst_indexed = 0; /* the queries index again */
     tscope__u64map_free(&s->inst_map);
-    tscope__u64map_free(&above);
-    free(moved);
     return tscope__u64map_init(&s->inst_map, 1024) ? -1 : 0;
 }
 
@@ -359,43 +350,32 @@ uint32_t tscope__settle_record_instance(struct tscope__store *s, const struct ts
         s->cut_off++;
         return TSCOPE__NONE;
     }
+    if (s->ninst >= s->cfg.instance_cap) {
+        /* full: drop the deepest levels, down to what leaves room for a
+         * quarter of the cap (so a drop is rare), keeping at least one level */
+        uint64_t room = s->cfg.instance_cap - s->cfg.instance_cap / 4;
+        uint64_t kept = s->inst_at_depth[0];
+        uint32_t limit = 0;
+        while (limit < s->inst_deepest && kept + s->inst_at_depth[limit + 1] <= room)
+            kept += s->inst_at_depth[++limit];
+        if (limit >= s->inst_deepest || drop_below(s, (uint16_t)limit)) {
+            /* one level left (or no memory): it keeps what it has */
+            if (limit >= s->inst_deepest)
+                s->inst_limit = s->inst_deepest;
+            s->cut_off++;
+            return TSCOPE__NONE;
+        }
+        if (t->tdepth > s->inst_limit || s->ninst >= s->cfg.instance_cap) {
+            s->cut_off++;
+            return TSCOPE__NONE;
+        }
+    }
     /* appended only: queries index it by id when they need to (query.c) */
     uint32_t idx = s->ninst++;
     s->inst[idx] = tscope__instance_of(s, t, state);
     s->inst_at_depth[t->tdepth]++;
     if (t->tdepth > s->inst_deepest)
         s->inst_deepest = t->tdepth;
-    while (s->ninst > s->cfg.instance_cap) {
-        uint32_t deep = s->n_at_depth - 1;
-        while (deep > 0 && !s->inst_at_depth[deep])
-            deep--;
-        uint32_t shallow = 0;
-        while (shallow < deep && !s->inst_at_depth[shallow])
-            shallow++;
-        /* the newest is taken out when it is not kept: its caller counts
-         * it in its ancestor, as any task left out */
-        int newest_out = deep == shallow || t->tdepth >= deep;
-        if (newest_out) {
-            s->ninst--;
-            s->inst_at_depth[t->tdepth]--;
-            s->cut_off++;
-        }
-        if (deep == shallow || drop_level(s, (uint16_t)deep)) {
-            /* one level left: it keeps the tasks it has, in the order they
-             * finished, and takes no more (also when memory runs out) */
-            if (deep == shallow)
-                s->inst_limit = (uint16_t)deep;
-            if (!newest_out) {
-                s->ninst--;
-                s->inst_at_depth[t->tdepth]--;
-                s->cut_off++;
-            }
-            return TSCOPE__NONE;
-        }
-        if (newest_out)
-            return TSCOPE__NONE;
-        idx = s->ninst - 1; /* the newest stays last */
-    }
     return idx;
 }
 

@@ -175,6 +175,13 @@ struct tscope__deptype {
     uint64_t count, raw, war, waw, remote;
 };
 
+/* An instance the cap dropped after it was kept: counted, with what was
+ * counted below it, in its nearest kept ancestor by the queries. */
+struct tscope__dropped {
+    uint64_t id, parent;
+    uint64_t n, self; /* tasks (itself included) and their self ticks */
+};
+
 struct tscope__custom {
     uint64_t count, last_payload;
 };
@@ -247,11 +254,13 @@ struct tscope__store {
     uint16_t inst_deepest;   /* deepest tree depth with kept instances */
     uint32_t *inst_at_depth; /* kept instances per tree depth (rebuilt on load) */
     uint32_t n_at_depth;
-    uint32_t inst_gen;      /* changes when instances are dropped (queries re-index) */
-    uint32_t inst_saved;    /* inst[0 .. inst_saved) are in the journal's appendix */
-    uint64_t inst_appended; /* instances ever written to the appendix */
-    uint64_t inst_updates;  /* below_* updates written to the appendix */
-    uint64_t below_lost;    /* left-out tasks with no ancestor to count them in */
+    uint32_t inst_gen;               /* changes when instances are dropped (queries re-index) */
+    uint32_t inst_saved;             /* inst[0 .. inst_saved) are in the journal's appendix */
+    uint64_t inst_appended;          /* instances ever written to the appendix */
+    uint64_t inst_updates;           /* below_* updates written to the appendix */
+    uint64_t below_lost;             /* left-out tasks with no ancestor to count them in */
+    struct tscope__dropped *dropped; /* instances the cap dropped (rebuilt on load) */
+    uint32_t ndropped, cap_dropped;
     struct tscope__dep *deps;
     uint32_t ndeps, cap_deps;
     struct tscope__deptype *deptypes; /* every dependency, by type pair */
