@@ -30,6 +30,11 @@ int tscope_cli_check_word(const char *cmd, const char *opt, const char *value);
  * On error returns NULL and writes a one-line message naming the file (and
  * line, for syntax errors) into err. */
 struct tscope__profile *tscope_cli_profile_read(const char *path, char *err, size_t errlen);
+/* `taskscope report --deps` (critpath.c): prints the critical path of p's
+ * instance graph (its last `rows` tasks; 0: all) and the type-level
+ * dependency totals to f, or a line saying p has no tasks.  Returns 0,
+ * TSCOPE_ENOMEM (nothing printed) or TSCOPE_EIO (f reported an error). */
+int tscope_cli_critical_path(const struct tscope__profile *p, FILE *f, unsigned rows);
 /* Rebuilds the outputs of process pid, which died without writing them,
  * from the crash journal it left in outdir (src/lifecycle/journal.h), marked
  * as ended by sig (0: an exit) at death_mono_ns (CLOCK_MONOTONIC when it was seen gone).

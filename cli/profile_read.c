@@ -4,9 +4,13 @@
  *
  * Every integer is range-checked before it is narrowed (ids and thread
  * counts to uint32_t, ranks to what tscope_init accepts, tree parents to an
- * earlier node), so no value wraps; integers beyond int64 are the parser's
- * syntax errors.  On failure the message buffer always holds one line for
- * this call (never an empty or an earlier call's message).
+ * earlier node, the ranks of task_deps to 0..65535), so no value wraps;
+ * integers beyond int64 are the parser's syntax errors.  Names that stand
+ * for numbers (a task's state, a dependency's kind) must be known ones.
+ * Version 2 requires "dependencies", "tasks" and "task_deps"; version 1
+ * has none of them (the profile then has no instance graph).  On failure
+ * the message buffer always holds one line for this call (never an empty or
+ * an earlier call's message).
  * Uses Debian's libjansson; without it the reader says so. */
 #include <stdarg.h>
 #include <stdint.h>
@@ -102,6 +106,10 @@ static int is_object(const json_t *v)
 static int is_integer(const json_t *v)
 {
     return json_is_integer(v);
+}
+static int is_boolean(const json_t *v)
+{
+    return json_is_boolean(v);
 }
 
 /* An integer member in [min, max]; 0 (after fail()) when it is missing, not
@@ -262,6 +270,127 @@ static uint32_t tree_parent(struct reader *r, json_t *o, const char *w, size_t i
     return (uint32_t)x;
 }
 
+/* a + b, or UINT64_MAX when that does not fit. */
+static uint64_t add_saturated(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* A string member that must be one of names[0 .. n) (its index; -1 when it
+ * is not, after fail() unless number_ok and it is a decimal number from 0
+ * to INT32_MAX, which is then *number).  expected: what the message names. */
+static int word(struct reader *r, json_t *o, const char *w, const char *key,
+                const char *const *names, int n, int number_ok, int *number, const char *expected)
+{
+    json_t *v = field(r, o, w, key, is_string, "a string");
+    if (!v)
+        return -1;
+    const char *s = json_string_value(v);
+    size_t len = json_string_length(v);
+    if (strlen(s) == len) { /* no NUL inside */
+        for (int i = 0; i < n; i++)
+            if (strcmp(s, names[i]) == 0)
+                return i;
+        if (number_ok && len >= 1 && len <= 10 && strspn(s, "0123456789") == len &&
+            (s[0] != '0' || len == 1) && strtoll(s, NULL, 10) <= INT32_MAX) {
+            *number = (int)strtoll(s, NULL, 10);
+            return -1;
+        }
+    }
+    char path[160];
+    path_of(path, sizeof path, w, key);
+    fail(r, "field '%s' is \"%.40s%s\" (expected %s)", path, s, len > 40 ? "..." : "", expected);
+    return -1;
+}
+
+/* "dependencies": the type-level dependency graph, by (from_id, to_id). */
+static void read_deptypes(struct reader *r, json_t *root, struct tscope__profile *p)
+{
+    char w[64];
+    size_t n;
+    json_t *a = array(r, root, "dependencies", (void **)&p->deptypes, sizeof *p->deptypes, &n);
+    for (size_t i = 0; i < n && !r->failed; i++, p->ndeptypes++) {
+        json_t *o = element(r, a, "dependencies", i, w, sizeof w);
+        if (!o)
+            break;
+        struct tscope__pdeptype *d = &p->deptypes[i];
+        d->from = u32(r, o, w, "from_id");
+        d->to = u32(r, o, w, "to_id");
+        d->count = u64(r, o, w, "count");
+        d->raw = u64(r, o, w, "raw");
+        d->war = u64(r, o, w, "war");
+        d->waw = u64(r, o, w, "waw");
+        d->remote = u64(r, o, w, "remote");
+        if (r->failed)
+            break;
+        uint64_t sum =
+            add_saturated(add_saturated(d->raw, d->war), add_saturated(d->waw, d->remote));
+        if (d->count < sum)
+            fail(r, "%s: count %llu is less than raw + war + waw + remote", w,
+                 (unsigned long long)d->count);
+        const struct tscope__pdeptype *prev = i ? &p->deptypes[i - 1] : NULL;
+        if (prev && (d->from < prev->from || (d->from == prev->from && d->to <= prev->to)))
+            fail(r, "%s: (from_id, to_id) pairs must ascend", w);
+    }
+}
+
+/* "tasks": the instance graph. */
+static void read_tasks(struct reader *r, json_t *root, struct tscope__profile *p)
+{
+    static const char *const states[] = {"live", "done", "cancelled", "unfinished"};
+    char w[64];
+    size_t n;
+    json_t *a = array(r, root, "tasks", (void **)&p->tasks, sizeof *p->tasks, &n);
+    for (size_t i = 0; i < n && !r->failed; i++, p->ntasks++) {
+        json_t *o = element(r, a, "tasks", i, w, sizeof w);
+        if (!o)
+            break;
+        struct tscope__ptask *t = &p->tasks[i];
+        t->id = int_in(r, o, w, "id", 1, INT64_MAX); /* 0 is "no task" */
+        t->parent = u64(r, o, w, "parent");
+        t->type = u32(r, o, w, "type_id");
+        t->thread = u32(r, o, w, "thread");
+        t->state =
+            word(r, o, w, "state", states, 4, 0, NULL, "live, done, cancelled or unfinished");
+        t->create = num(r, o, w, "create_ns");
+        t->begin = num(r, o, w, "begin_ns");
+        t->end = num(r, o, w, "end_ns");
+        t->self = num(r, o, w, "self_ns");
+        t->running = num(r, o, w, "running_ns");
+        (void)num(r, o, w, "elapsed_ns"); /* end - begin: the writer derives it */
+    }
+}
+
+/* "task_deps": the instance graph's dependency edges; kind is a
+ * tscope_hazard_t (RAW, WAR, WAW) for a local edge, a tscope_dep_dir_t (in,
+ * out, copyin) for a remote one, or the number the writer gives a kind it
+ * does not know. */
+static void read_task_deps(struct reader *r, json_t *root, struct tscope__profile *p)
+{
+    static const char *const kinds[] = {"RAW", "WAR", "WAW", "in", "out", "copyin"};
+    char w[64];
+    size_t n;
+    json_t *a = array(r, root, "task_deps", (void **)&p->deps, sizeof *p->deps, &n);
+    for (size_t i = 0; i < n && !r->failed; i++, p->ndeps++) {
+        json_t *o = element(r, a, "task_deps", i, w, sizeof w);
+        if (!o)
+            break;
+        struct tscope__pdep *d = &p->deps[i];
+        d->from = u64(r, o, w, "from");
+        d->to = u64(r, o, w, "to");
+        json_t *remote = field(r, o, w, "remote", is_boolean, "true or false");
+        d->remote = json_is_true(remote);
+        int number = 0, k = word(r, o, w, "kind", kinds, 6, 1, &number,
+                                 "RAW, WAR, WAW, in, out, copyin or a number");
+        d->kind = k < 0 ? number : k % 3 + 1;
+        if (k >= 0 && remote && (k >= 3) != d->remote)
+            fail(r, "field '%s.kind' is \"%s\", a kind of %s edges, but '%s.remote' is %s", w,
+                 kinds[k], k >= 3 ? "remote" : "local", w, d->remote ? "true" : "false");
+        d->from_rank = (int)int_in(r, o, w, "from_rank", 0, 65535);
+        d->to_rank = (int)int_in(r, o, w, "to_rank", 0, 65535);
+    }
+}
+
 /* "ended_by" (optional: only a run ended by a signal or _exit has it). */
 static void read_ended_by(struct reader *r, json_t *root, struct tscope__profile *p)
 {
@@ -379,6 +508,11 @@ static void read_all(struct reader *r, json_t *root, struct tscope__profile *p)
         p->unfinished[i].thread = u32(r, o, w, "thread");
         p->unfinished[i].begin = num(r, o, w, "begin_ns");
     }
+    if (r->version == 1) /* no dependencies or instance graph before version 2 */
+        return;
+    read_deptypes(r, root, p);
+    read_tasks(r, root, p);
+    read_task_deps(r, root, p);
 }
 
 /* The JSON parser's error as "FILE: line L, column C: TEXT (byte offset B)". */

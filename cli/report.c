@@ -1,4 +1,5 @@
-/* report.c - `taskscope report`: re-renders a saved JSON profile. */
+/* report.c - `taskscope report`: re-renders a saved JSON profile, or prints
+ * its critical path (--deps, critpath.c). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,8 @@ static void usage(FILE *f)
             "  --rows N     print at most N task types (0: all; default 20)\n"
             "  --tree       also print the task tree\n"
             "  --dot        print the task graph in Graphviz DOT instead of the summary\n"
+            "  --deps       print the critical path (from the task instances and their\n"
+            "               dependencies; --rows: its last N tasks) instead of the summary\n"
             "  -h, --help   this text\n"
             "\n"
             "exit status: 0 printed, 1 the profile could not be read, 2 a bad option\n");
@@ -28,13 +31,16 @@ static void usage(FILE *f)
 
 int tscope_cli_report(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"sort", required_argument, NULL, 's'}, {"rows", required_argument, NULL, 'r'},
-        {"tree", no_argument, NULL, 't'},       {"dot", no_argument, NULL, 'd'},
-        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"sort", required_argument, NULL, 's'},
+                                         {"rows", required_argument, NULL, 'r'},
+                                         {"tree", no_argument, NULL, 't'},
+                                         {"dot", no_argument, NULL, 'd'},
+                                         {"deps", no_argument, NULL, 'D'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
     const char *sort = "self";
     long rows = 20;
-    int tree = 0, dot = 0, c;
+    int tree = 0, dot = 0, deps = 0, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
@@ -53,6 +59,9 @@ int tscope_cli_report(int argc, char **argv)
         case 'd':
             dot = 1;
             break;
+        case 'D':
+            deps = 1;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -65,6 +74,10 @@ int tscope_cli_report(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (deps && (dot || tree)) {
+        fprintf(stderr, "taskscope report: --deps cannot be combined with --dot or --tree\n");
+        return 2;
+    }
     char err[1200];
     struct tscope__profile *p = tscope_cli_profile_read(argv[optind], err, sizeof err);
     if (!p) {
@@ -74,11 +87,15 @@ int tscope_cli_report(int argc, char **argv)
     /* a folder: its pictures are rendered again too (gnuplot scripts and
      * samples.csv are in it when the sampler ran) */
     struct stat sb;
-    if (!dot && stat(argv[optind], &sb) == 0 && S_ISDIR(sb.st_mode))
+    if (!dot && !deps && stat(argv[optind], &sb) == 0 && S_ISDIR(sb.st_mode))
         tscope_cli_render(argv[optind], 0);
     int rc;
     if (dot) {
         rc = tscope__export_dot(p, stdout);
+    } else if (deps) {
+        rc = tscope_cli_critical_path(p, stdout, (unsigned)rows);
+        if (rc == TSCOPE_ENOMEM)
+            fprintf(stderr, "taskscope report: %s: out of memory\n", argv[optind]);
     } else {
         rc = tscope__export_summary(p, stdout, sort, (unsigned)rows);
         if (!rc && tree) {

@@ -22,6 +22,7 @@ echo "-- help"
 "$ts" --help | grep -q "run \[options\] -- PROGRAM" || fail "taskscope --help"
 "$ts" run --help | grep -q -- "--output DIR" || fail "run --help"
 "$ts" report --help | grep -q -- "--sort KEY" || fail "report --help"
+"$ts" report --help | grep -q -- "--deps  *print the critical path" || fail "report --help: --deps"
 "$ts" bogus 2>/dev/null && fail "unknown command accepted"
 "$ts" diff --help | grep -q -- "--sort KEY" || fail "diff --help"
 "$ts" --help | grep -q "diff \[options\] A B" || fail "taskscope --help lists diff"
@@ -387,6 +388,91 @@ else
   "$ts" diff --sort size a b 2>"$tmp/e" || status=$?
   [ "$status" = 2 ] && grep -q "expected impact or name" "$tmp/e" || fail "diff --sort size: $status"
   "$ts" report --dot "$tmp/out" | grep -q "^digraph taskscope" || fail "report --dot"
+
+  echo "-- report --deps: the critical path of a known task graph"
+  # main (0-12 ms) has children a, b, c, d, e; a diamond of dependencies
+  # a -> b RAW, a -> c RAW, b -> d RAW, c -> d WAR, and d -> main WAW. The
+  # chain with the most self time: a (2) -> c (5) -> d (2) -> main (1), 10 ms
+  # of the 13 ms all tasks ran (b: 2, e: 1). Left out: the live task 7, the
+  # remote edge 3 -> 4 (task 3 of rank 1, not b), the edge from task 1000
+  # (not kept). Times in ms; each array set here, whatever the golden has.
+  jq_deps='
+    def task($id; $parent; $type; $state; $b; $e; $self):
+      {id: $id, parent: $parent, type_id: $type, thread: 0, state: $state,
+       create_ns: ($b * 1e6), begin_ns: ($b * 1e6), end_ns: ($e * 1e6), self_ns: ($self * 1e6),
+       running_ns: (($e - $b) * 1e6), elapsed_ns: (($e - $b) * 1e6)};
+    def dep($from; $to; $kind; $remote):
+      {from: $from, to: $to, kind: $kind, remote: $remote,
+       from_rank: (if $remote then 1 else 0 end), to_rank: 0};
+    def pair($f; $t; $count; $raw; $war; $waw; $remote):
+      {from_id: $f, from: "x", to_id: $t, to: "y", count: $count, raw: $raw, war: $war,
+       waw: $waw, remote: $remote};
+    .version = 2 | .totals.elapsed_ns = 12.5e6
+    | .types = [range(5) as $i | .types[0] | .id = $i + 1 | .name = (["main","a","b","c","d"][$i])]
+    | .dependencies = [pair(0;4;2;0;0;0;1), pair(2;3;1;1;0;0;0), pair(2;4;1;1;0;0;0),
+                       pair(3;5;1;1;0;0;0), pair(4;5;1;0;1;0;0), pair(5;1;1;0;0;1;0)]
+    | .tasks = [task(2;1;2;"done";1;3;2), task(3;1;3;"done";3;5;2), task(4;1;4;"done";3;8;5),
+                task(5;1;5;"done";8;10;2), task(6;1;3;"done";9;10;1),
+                task(1;0;1;"done";0;12;1), task(7;1;2;"live";11;0;0)]
+    | .task_deps = [dep(2;3;"RAW";false), dep(2;4;"RAW";false), dep(3;5;"RAW";false),
+                    dep(4;5;"WAR";false), dep(3;4;"in";true), dep(1000;3;"RAW";false),
+                    dep(5;1;"WAW";false)]'
+  jq -c "$jq_deps" "$src/tests/golden/profile.json" >"$tmp/dag.json" || fail "jq: cannot make the DAG profile"
+  "$ts" report --deps "$tmp/dag.json" >"$tmp/cp.txt" 2>"$tmp/e" || fail "report --deps: $(cat "$tmp/e")"
+  cat >"$tmp/cp.want" <<'WANT'
+critical path: 4 tasks, 11.000 ms from its first begin to its last end (88.0% of the run's 12.500 ms)
+work on it: 10.000 ms of self time; all ended tasks: 13.000 ms; parallelism 1.30
+type-level dependencies: 7 edges between 6 type pairs: RAW 3, WAR 1, WAW 1, remote 1, other 1
+ step  type  task    begin ms      end ms  elapsed ms     self ms  link to next
+    1  a        2       1.000       3.000       2.000       2.000  dep RAW
+    2  c        4       3.000       8.000       5.000       5.000  dep WAR
+    3  d        5       8.000      10.000       2.000       2.000  dep WAW, child of next
+    4  main     1       0.000      12.000      12.000       1.000  -
+WANT
+  diff -u "$tmp/cp.want" "$tmp/cp.txt" || fail "report --deps: the critical path differs"
+  # --rows 2: the last two steps, numbered as before, and what was left out
+  "$ts" report --deps --rows 2 "$tmp/dag.json" >"$tmp/cp2.txt" || fail "report --deps --rows 2"
+  { sed -n 1,4p "$tmp/cp.want"; echo "... 2 earlier tasks (--rows 0 lists them all)"; sed -n 7,8p "$tmp/cp.want"; } \
+    | diff -u - "$tmp/cp2.txt" || fail "report --deps --rows 2"
+  # the DOT graph of the same profile: dashed dependency edges, "unknown" for type 0
+  "$ts" report --dot "$tmp/dag.json" >"$tmp/dag.dot" || fail "report --dot of the DAG"
+  grep -qx '  "unknown" -> "t4" \[style=dashed, color="#1f77b4", fontcolor="#1f77b4", label="remote 1, other 1"\];' \
+    "$tmp/dag.dot" || fail "dot: edge from unknown: $(cat "$tmp/dag.dot")"
+  grep -qx '  "t4" -> "t5" \[style=dashed, color="#1f77b4", fontcolor="#1f77b4", label="WAR 1"\];' \
+    "$tmp/dag.dot" || fail "dot: dependency edge: $(cat "$tmp/dag.dot")"
+  if command -v dot >/dev/null; then dot -Tsvg "$tmp/dag.dot" -o /dev/null || fail "dot of the DAG"; fi
+  # a cycle (bad input: two tasks that waited for each other): in the order
+  # by end (a tie: the smaller id counts as the later) 2 precedes 1, so only
+  # the edge 2 -> 1 is followed
+  jq -c "$jq_deps"' | .tasks = [task(1;0;1;"done";0;4;1), task(2;0;2;"done";1;4;1)]
+    | .task_deps = [dep(1;2;"RAW";false), dep(2;1;"WAR";false)]' "$src/tests/golden/profile.json" >"$tmp/cycle.json"
+  "$ts" report --deps "$tmp/cycle.json" >"$tmp/cycle.txt" || fail "report --deps of a cycle"
+  [ "$(head -1 "$tmp/cycle.txt")" = "critical path: 2 tasks, 3.000 ms from its first begin to its last end (24.0% of the run's 12.500 ms)" ] \
+    && [ "$(sed -n 5,6p "$tmp/cycle.txt" | awk '{print $1, $2, $3, $(NF - 1), $NF}')" = "$(printf '1 a 2 dep WAR\n2 main 1 1.000 -')" ] \
+    || fail "report --deps of a cycle: $(cat "$tmp/cycle.txt")"
+  # no tasks kept: said, status 0
+  jq -c '.version = 2 | .dependencies = [] | .tasks = [] | .task_deps = []' "$src/tests/golden/profile.json" >"$tmp/notasks.json"
+  "$ts" report --deps "$tmp/notasks.json" >"$tmp/nt.txt" 2>"$tmp/e" || fail "report --deps without tasks: $(cat "$tmp/e")"
+  [ "$(cat "$tmp/nt.txt")" = "$(printf '%s\n' "no task instances in this profile (TASKSCOPE_INSTANCE_CAP=0?)" "type-level dependencies: none")" ] \
+    || fail "report --deps without tasks: $(cat "$tmp/nt.txt")"
+  # a bad file: one line naming the field, status 1; a bad combination: status 2
+  jq -c '.task_deps[3].kind = "XYZ"' "$tmp/dag.json" >"$tmp/badkind.json"
+  status=0
+  "$ts" report --deps "$tmp/badkind.json" >/dev/null 2>"$tmp/e" || status=$?
+  [ "$status" = 1 ] && [ "$(cat "$tmp/e")" = "taskscope report: $tmp/badkind.json: field 'task_deps[3].kind' is \"XYZ\" (expected RAW, WAR, WAW, in, out, copyin or a number)" ] \
+    || fail "report --deps of a bad kind: $status $(cat "$tmp/e")"
+  jq -c 'del(.task_deps)' "$tmp/dag.json" >"$tmp/nodeps.json"
+  status=0
+  "$ts" report --deps "$tmp/nodeps.json" >/dev/null 2>"$tmp/e" || status=$?
+  [ "$status" = 1 ] && grep -qx "taskscope report: $tmp/nodeps.json: field 'task_deps' is missing or has the wrong type (expected an array)" "$tmp/e" \
+    || fail "version 2 without task_deps: $status $(cat "$tmp/e")"
+  status=0
+  "$ts" report --deps "$tmp/none.json" 2>"$tmp/e" || status=$?
+  [ "$status" = 1 ] && [ "$(wc -l <"$tmp/e")" = 1 ] || fail "report --deps of a missing file: $status $(cat "$tmp/e")"
+  status=0
+  "$ts" report --deps --dot "$tmp/dag.json" >/dev/null 2>"$tmp/e" || status=$?
+  [ "$status" = 2 ] && [ "$(cat "$tmp/e")" = "taskscope report: --deps cannot be combined with --dot or --tree" ] \
+    || fail "report --deps --dot: $status $(cat "$tmp/e")"
 
   echo "-- corrupt inputs give one line naming the file and the problem"
   head -c 300 "$src/tests/golden/profile.json" >"$tmp/trunc.json"

@@ -1,9 +1,11 @@
 /* test_export.c - golden files for the CSV, JSON, DOT, task tree and
  * summary outputs of a deterministic run (manual clock, one thread);
  * renderers given extreme input (a tree 5,000 deep, infinite and NaN times,
- * long names); and the profile.json reader (cli/profile_read.c, through the
- * built `taskscope report`: it is not linked into this program) given
- * crafted files: out-of-range and huge integers, truncated files.
+ * long names); the dependency edges of the DOT graph (a diamond, a chain
+ * with ends that have no box); and the profile.json reader
+ * (cli/profile_read.c, through the built `taskscope report`: it is not
+ * linked into this program) given crafted files: out-of-range and huge
+ * integers, truncated files.
  * TSCOPE_REGENERATE=1 rewrites the golden files instead of comparing. */
 #include <math.h>
 #include <stdlib.h>
@@ -430,6 +432,118 @@ static void dot_label_is_never_cut(void)
     free(dot);
 }
 
+/* ---- DOT: dependency edges between types -------------------------------- */
+
+/* The lines of dot that are edges ("  A -> B [...];"), in order (free it). */
+static char *dot_edge_lines(const char *dot)
+{
+    char *out;
+    size_t len;
+    FILE *f = open_memstream(&out, &len);
+    ASSERT(f != NULL);
+    for (const char *line = dot; *line;) {
+        size_t n = strcspn(line, "\n");
+        if (memmem(line, n, " -> ", 4))
+            fprintf(f, "%.*s\n", (int)n, line);
+        line += n + (line[n] == '\n');
+    }
+    fclose(f);
+    return out;
+}
+
+static void dot_draws_a_diamond_of_dependencies(void)
+{
+    struct tscope__ptype types[4] = {
+        {.name = "a", .id = 1, .calls = 1},
+        {.name = "b", .id = 2, .calls = 1},
+        {.name = "c", .id = 3, .calls = 1},
+        {.name = "d", .id = 4, .calls = 1},
+    };
+    struct tscope__pedge edges[1] = {{TSCOPE__PROFILE_ROOT, 1, 4}};
+    /* a -> b RAW, a -> c RAW, b -> d RAW, c -> d WAR, by (from, to) */
+    struct tscope__pdeptype deps[4] = {
+        {.from = 1, .to = 2, .count = 1, .raw = 1},
+        {.from = 1, .to = 3, .count = 1, .raw = 1},
+        {.from = 2, .to = 4, .count = 1, .raw = 1},
+        {.from = 3, .to = 4, .count = 1, .war = 1},
+    };
+    struct tscope__profile p = {0};
+    p.program = "diamond";
+    p.types = types;
+    p.ntypes = 4;
+    p.edges = edges;
+    p.nedges = 1;
+    p.deptypes = deps;
+    p.ndeptypes = 4;
+    char *dot = render(tscope__export_dot, &p);
+    char *lines = dot_edge_lines(dot);
+    ASSERT_STR_EQ(lines,
+                  "  \"root\" -> \"t1\" [label=\"4\"];\n"
+                  "  \"t1\" -> \"t2\" [style=dashed, color=\"#1f77b4\", fontcolor=\"#1f77b4\", "
+                  "label=\"RAW 1\"];\n"
+                  "  \"t1\" -> \"t3\" [style=dashed, color=\"#1f77b4\", fontcolor=\"#1f77b4\", "
+                  "label=\"RAW 1\"];\n"
+                  "  \"t2\" -> \"t4\" [style=dashed, color=\"#1f77b4\", fontcolor=\"#1f77b4\", "
+                  "label=\"RAW 1\"];\n"
+                  "  \"t3\" -> \"t4\" [style=dashed, color=\"#1f77b4\", fontcolor=\"#1f77b4\", "
+                  "label=\"WAR 1\"];\n");
+    ASSERT(strstr(dot, "label=\"task graph of diamond (fill: self time, yellow = least, red = "
+                       "most)\\ndashed: dependencies\"];\n"));
+    ASSERT(!strstr(dot, "unknown")); /* every end has its box */
+    free(lines);
+    free(dot);
+
+    /* no dependencies: no legend line, no dashed edge */
+    p.ndeptypes = 0;
+    dot = render(tscope__export_dot, &p);
+    ASSERT(!strstr(dot, "dashed"));
+    ASSERT(strstr(dot, "label=\"task graph of diamond (fill: self time, yellow = least, red = "
+                       "most)\"];\n"));
+    free(dot);
+}
+
+/* A chain from another rank (type 0) through x and y to z, a type that never
+ * ran: both open ends go to one "unknown" node; every hazard and the remote
+ * edges in the labels, and what the counts by hazard leave over. */
+static void dot_draws_a_chain_with_unknown_ends(void)
+{
+    struct tscope__ptype types[3] = {
+        {.name = "x", .id = 1, .calls = 2},
+        {.name = "y", .id = 2, .created = 1},
+        {.name = "z", .id = 3}, /* never ran: no box */
+    };
+    struct tscope__pdeptype deps[3] = {
+        {.from = 0, .to = 1, .count = 3, .remote = 3},
+        {.from = 1, .to = 2, .count = 5, .raw = 2, .war = 1, .waw = 1},
+        {.from = 2, .to = 3, .count = 1, .raw = 1},
+    };
+    struct tscope__profile p = {0};
+    p.program = "chain";
+    p.types = types;
+    p.ntypes = 3;
+    p.deptypes = deps;
+    p.ndeptypes = 3;
+    p.totals.events_dropped = 2;
+    char *dot = render(tscope__export_dot, &p);
+    char *lines = dot_edge_lines(dot);
+    ASSERT_STR_EQ(lines,
+                  "  \"unknown\" -> \"t1\" [style=dashed, color=\"#1f77b4\", "
+                  "fontcolor=\"#1f77b4\", label=\"remote 3\"];\n"
+                  "  \"t1\" -> \"t2\" [style=dashed, color=\"#1f77b4\", fontcolor=\"#1f77b4\", "
+                  "label=\"RAW 2, WAR 1, WAW 1, other 1\"];\n"
+                  "  \"t2\" -> \"unknown\" [style=dashed, color=\"#1f77b4\", "
+                  "fontcolor=\"#1f77b4\", label=\"RAW 1\"];\n");
+    const char *node =
+        "\n  \"unknown\" [label=\"unknown\", shape=ellipse, fillcolor=\"#FFFFFF\"];\n";
+    const char *at = strstr(dot, node);
+    ASSERT(at != NULL);
+    ASSERT(!strstr(at + 1, node));    /* once */
+    ASSERT(!strstr(dot, "\"t3\" [")); /* z has no box */
+    ASSERT(strstr(dot, "most)\\ndashed: dependencies\\nWARNING: 2 events dropped"));
+    free(lines);
+    free(dot);
+}
+
 /* ---- the profile.json reader, through `taskscope report` ---------------- */
 
 static char report_dir[64];
@@ -716,6 +830,8 @@ int main(void)
     RUN(deep_tree_prints_completely);
     RUN(dot_clamps_times_that_are_not_finite);
     RUN(dot_label_is_never_cut);
+    RUN(dot_draws_a_diamond_of_dependencies);
+    RUN(dot_draws_a_chain_with_unknown_ends);
     RUN(reader_rejects_out_of_range_integers);
     RUN(reader_names_syntax_errors);
     RUN(report_tree_of_deep_profile);

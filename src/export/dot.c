@@ -3,6 +3,13 @@
  * One box per task type that ran, filled from yellow (#FFFF00, little
  * self time) to red (#FF0000, the type with the most), white text on
  * the darker half; edges parent type -> child type labelled with counts.
+ * Dependencies between types (p->deptypes) are dashed blue edges from the
+ * type waited for to the type that waited, labelled with their counts by
+ * hazard ("RAW 2, WAR 1", "remote 3"); an end that has no box (type 0: not
+ * known or on another rank, or a type that never ran) is the ellipse
+ * "unknown", drawn only when an edge needs it.  The legend names the dashed
+ * edges only when there are some: a profile without dependencies is drawn
+ * as before them.
  *
  * Times come from a live store or from a profile.json read back, so any
  * double may arrive (negative, huge, infinite, NaN): each ratio is clamped
@@ -62,6 +69,78 @@ __attribute__((format(printf, 2, 3))) static int dot_string(FILE *f, const char 
     return 0;
 }
 
+/* The colour of the dependency edges: apart from the black parent edges. */
+#define DEP_COLOR "#1f77b4"
+
+/* t has a box: it ran (or was at least created). */
+static int type_drawn(const struct tscope__ptype *t)
+{
+    return t->calls || t->created || t->cancelled || t->unfinished;
+}
+
+/* 1 if type id has a box in the graph (types are sorted by id). */
+static int has_node(const struct tscope__profile *p, uint32_t id)
+{
+    uint32_t lo = 0, hi = p->ntypes;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (p->types[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return id != 0 && lo < p->ntypes && p->types[lo].id == id && type_drawn(&p->types[lo]);
+}
+
+static void dep_node_name(const struct tscope__profile *p, FILE *f, uint32_t id)
+{
+    if (has_node(p, id))
+        node_name(f, id);
+    else
+        fputs("\"unknown\"", f);
+}
+
+/* The label of a dependency edge: the non-zero counts by hazard, then
+ * remote ones, then those of no known hazard (count beyond the sum). */
+static void dep_label(FILE *f, const struct tscope__pdeptype *d)
+{
+    const char *names[] = {"RAW", "WAR", "WAW", "remote", "other"};
+    uint64_t sum = 0, counts[5] = {d->raw, d->war, d->waw, d->remote, 0};
+    for (int i = 0; i < 4; i++)
+        sum = sum > UINT64_MAX - counts[i] ? UINT64_MAX : sum + counts[i];
+    counts[4] = d->count > sum ? d->count - sum : 0;
+    const char *sep = "";
+    fputc('"', f);
+    for (int i = 0; i < 5; i++)
+        if (counts[i]) {
+            fprintf(f, "%s%s %llu", sep, names[i], (unsigned long long)counts[i]);
+            sep = ", ";
+        }
+    if (!*sep)
+        fputc('0', f);
+    fputc('"', f);
+}
+
+/* The dashed dependency edges, after the "unknown" node if one needs it. */
+static void dep_edges(const struct tscope__profile *p, FILE *f)
+{
+    for (uint32_t i = 0; i < p->ndeptypes; i++)
+        if (!has_node(p, p->deptypes[i].from) || !has_node(p, p->deptypes[i].to)) {
+            fputs("  \"unknown\" [label=\"unknown\", shape=ellipse, fillcolor=\"#FFFFFF\"];\n", f);
+            break;
+        }
+    for (uint32_t i = 0; i < p->ndeptypes; i++) {
+        const struct tscope__pdeptype *d = &p->deptypes[i];
+        fputs("  ", f);
+        dep_node_name(p, f, d->from);
+        fputs(" -> ", f);
+        dep_node_name(p, f, d->to);
+        fputs(" [style=dashed, color=\"" DEP_COLOR "\", fontcolor=\"" DEP_COLOR "\", label=", f);
+        dep_label(f, d);
+        fputs("];\n", f);
+    }
+}
+
 int tscope__export_dot(const struct tscope__profile *p, FILE *f)
 {
     double max = 0, total = tscope__profile_total_excl(p);
@@ -70,22 +149,23 @@ int tscope__export_dot(const struct tscope__profile *p, FILE *f)
             max = p->types[i].excl.sum;
     const char *program = p->program ? p->program : "?";
     fputs("digraph taskscope {\n  graph [rankdir=TB, labelloc=t, label=", f);
+    const char *legend = p->ndeptypes ? "\ndashed: dependencies" : "";
     int rc = p->totals.events_dropped
                  ? dot_string(f,
                               "task graph of %s (fill: self time, yellow = least, red = "
-                              "most)\nWARNING: %llu events dropped, counts incomplete",
-                              program, (unsigned long long)p->totals.events_dropped)
+                              "most)%s\nWARNING: %llu events dropped, counts incomplete",
+                              program, legend, (unsigned long long)p->totals.events_dropped)
                  : dot_string(f,
                               "task graph of %s (fill: self time, yellow = least, red = "
-                              "most)",
-                              program);
+                              "most)%s",
+                              program, legend);
     if (rc)
         return rc;
     fputs("];\n  node [shape=box, style=filled, fontname=\"Helvetica\"];\n", f);
     fputs("  \"root\" [label=\"<root>\", shape=ellipse, fillcolor=\"#FFFFFF\"];\n", f);
     for (uint32_t i = 0; i < p->ntypes; i++) {
         const struct tscope__ptype *t = &p->types[i];
-        if (!t->calls && !t->created && !t->cancelled && !t->unfinished)
+        if (!type_drawn(t))
             continue;
         int green = fill_green(share_of(t->excl.sum, max, 1.0));
         fputs("  ", f);
@@ -107,6 +187,7 @@ int tscope__export_dot(const struct tscope__profile *p, FILE *f)
         node_name(f, e->to);
         fprintf(f, " [label=\"%llu\"];\n", (unsigned long long)e->count);
     }
+    dep_edges(p, f);
     fputs("}\n", f);
     return ferror(f) ? TSCOPE_EIO : 0;
 }

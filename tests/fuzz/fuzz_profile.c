@@ -9,9 +9,12 @@
  *   - on success: the ranges the reader promises (1 <= nranks <= 65536,
  *     rank < nranks, type ids ascending, node 0 the root and every other
  *     node's parent an earlier node, at most TSCOPE__UNFINISHED_LIST
- *     unfinished tasks, ended_by a signal, _exit or nothing), every name
- *     present; the renderers of `taskscope report` (summary with each sort
- *     key, --tree, --dot) and the CSV files run on it without error;
+ *     unfinished tasks, ended_by a signal, _exit or nothing; dependency
+ *     type pairs ascending, each count at least its hazards and remote
+ *     edges together; task ids not 0, task states and dependency kinds
+ *     known values, remote 0 or 1, ranks 0 to 65535), every name present; the renderers of
+ * `taskscope report` (summary with each sort key, --tree, --dot) and the CSV files run on it
+ * without error;
  *   - the round trip: the profile written back as profile.json
  *     (tscope__export_json) reads again, and writing that one gives the
  *     same JSON document (compared as JSON values, so -0 and 0 are one).
@@ -66,12 +69,32 @@ static void check_profile(const struct tscope__profile *p)
     for (uint32_t i = 0; i < p->nnodes; i++)
         FUZZ_ASSERT(i == 0 ? p->nodes[i].parent == UINT32_MAX : p->nodes[i].parent < i);
     FUZZ_ASSERT(p->nunfinished <= TSCOPE__UNFINISHED_LIST);
+    for (uint32_t i = 0; i < p->ndeptypes; i++) {
+        const struct tscope__pdeptype *d = &p->deptypes[i], *prev = i ? d - 1 : NULL;
+        FUZZ_ASSERT(!prev || d->from > prev->from || (d->from == prev->from && d->to > prev->to));
+        /* count >= raw + war + waw + remote, without overflow */
+        const uint64_t parts[] = {d->raw, d->war, d->waw, d->remote};
+        uint64_t rest = d->count;
+        for (int k = 0; k < 4; k++) {
+            FUZZ_ASSERT(rest >= parts[k]);
+            rest -= parts[k];
+        }
+    }
+    for (uint32_t i = 0; i < p->ntasks; i++)
+        FUZZ_ASSERT(p->tasks[i].id != 0 && p->tasks[i].state >= TSCOPE_TASK_LIVE &&
+                    p->tasks[i].state <= TSCOPE_TASK_UNFINISHED);
+    for (uint32_t i = 0; i < p->ndeps; i++) {
+        const struct tscope__pdep *d = &p->deps[i];
+        FUZZ_ASSERT(d->kind >= 0 && (d->remote == 0 || d->remote == 1));
+        FUZZ_ASSERT(d->from_rank >= 0 && d->from_rank <= 65535 && d->to_rank >= 0 &&
+                    d->to_rank <= 65535);
+    }
 }
 
 /* What `taskscope report` prints (and the CSV files), to /dev/null. */
 static void render(const struct tscope__profile *p)
 {
-    static const char *const sorts[] = {"excl", "incl", "calls", "mean", "name"};
+    static const char *const sorts[] = {"self", "running", "elapsed", "calls", "mean", "name"};
     FILE *f = sink();
     for (size_t i = 0; i < sizeof sorts / sizeof sorts[0]; i++)
         FUZZ_ASSERT(tscope__export_summary(p, f, sorts[i], i == 0 ? 20 : 0) == 0);
@@ -79,6 +102,8 @@ static void render(const struct tscope__profile *p)
     FUZZ_ASSERT(tscope__export_dot(p, f) == 0);
     FUZZ_ASSERT(tscope__export_csv_types(p, f) == 0);
     FUZZ_ASSERT(tscope__export_csv_counters(p, f) == 0);
+    FUZZ_ASSERT(tscope_cli_critical_path(p, f, 0) == 0); /* report --deps */
+    FUZZ_ASSERT(tscope_cli_critical_path(p, f, 3) == 0);
 }
 
 /* p as profile.json text (free it). */
