@@ -299,6 +299,16 @@ echo "-- SIGKILL mid-run, nothing drained yet: every task recovered from the rin
 # come from the rings
 kill9_run kill9r 100000 4096 TASKSCOPE_PERIOD_MS=10000 TASKSCOPE_RING_SIZE=1048576
 
+echo "-- SIGKILL with a small instance cap: the kept instances and the dropped ones add up"
+# the journal's appendix holds instances the cap dropped later: the state's
+# depth limit leaves them out again on load
+kill9_run kill9c 100000 100000000 TASKSCOPE_INSTANCE_CAP=1000 TASKSCOPE_CHECKPOINT_MS=20
+jq -e '(.tasks | length) == .totals.instances and .totals.instances <= 1000 and .totals.instances > 0
+       and .totals.instances + .totals.instances_cut_off
+           == .totals.tasks_completed + .totals.tasks_cancelled + .totals.tasks_unfinished
+              + .totals.tasks_never_ran' "$tmp/kill9c/profile.json" >/dev/null \
+  || fail "kill9c: instances: $(jq -c .totals "$tmp/kill9c/profile.json")"
+
 echo "-- SIGKILL with 80 threads alive: slots past the journal's 64 large rings recovered too"
 "$ts" run --no-summary -o "$tmp/kill9m" -- "$endings" flood 2000 80 >"$tmp/kill9m.out" 2>"$tmp/kill9m.err" &
 tspid=$!

@@ -84,6 +84,12 @@ static void same_acc(const struct tscope__acc *a, const struct tscope__acc *b)
 }
 
 /* Everything a profile is made of, compared field by field. */
+static int by_dropped_id(const void *x, const void *y)
+{
+    const struct tscope__dropped *a = x, *b = y;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
 static void same_store(struct tscope__store *a, struct tscope__store *b)
 {
     ASSERT_EQ(a->events, b->events);
@@ -102,7 +108,21 @@ static void same_store(struct tscope__store *a, struct tscope__store *b)
         ASSERT_EQ(a->types[i].threads, b->types[i].threads);
         same_acc(&a->types[i].excl, &b->types[i].excl);
         same_acc(&a->types[i].incl, &b->types[i].incl);
+        same_acc(&a->types[i].elapsed, &b->types[i].elapsed);
+        ASSERT_EQ(a->types[i].running_total, b->types[i].running_total);
+        ASSERT_EQ(a->types[i].elapsed_total, b->types[i].elapsed_total);
     }
+    ASSERT_EQ(a->ndeptypes, b->ndeptypes);
+    ASSERT(memcmp(a->deptypes, b->deptypes, a->ndeptypes * sizeof *a->deptypes) == 0);
+    /* the instances the cap dropped: the same records, in any order (the
+     * appendix gives them in the order they were kept, not dropped) */
+    ASSERT_EQ(a->ndropped, b->ndropped);
+    qsort(a->dropped, a->ndropped, sizeof *a->dropped, by_dropped_id);
+    qsort(b->dropped, b->ndropped, sizeof *b->dropped, by_dropped_id);
+    ASSERT(a->ndropped == 0 ||
+           memcmp(a->dropped, b->dropped, a->ndropped * sizeof *a->dropped) == 0);
+    ASSERT_EQ(a->inst_limit, b->inst_limit);
+    ASSERT_EQ(a->held, b->held);
     ASSERT_EQ(a->nnodes, b->nnodes);
     ASSERT(memcmp(a->nodes, b->nodes, a->nnodes * sizeof *a->nodes) == 0);
     ASSERT_EQ(a->nedges, b->nedges);
@@ -272,11 +292,13 @@ static void appendix_saves_each_entry_once(void)
     }
     ASSERT(a->ninst > 0 && a->ndeps > 0);
     long ax_size = ftell(ax);
-    /* each instance and dependency once (the cap dropped instances that
-     * stay in it), the updates of below_*, the chunks' headers */
+    /* each instance, dependency and dropped-instance record once (the
+     * instances the cap dropped stay in it), the updates of below_*, the
+     * chunks' headers */
     ASSERT(a->inst_appended >= a->ninst);
-    ASSERT(ax_size <= (long)(a->inst_appended * sizeof *a->inst + a->ndeps * sizeof *a->deps +
-                             a->inst_updates * (8 + 24) + 6 * 8));
+    ASSERT(ax_size <=
+           (long)(a->inst_appended * sizeof *a->inst + a->ndeps * sizeof *a->deps +
+                  a->ndropped * sizeof *a->dropped + a->inst_updates * (8 + 24) + 3 * 3 * 8));
     rewind(st);
     rewind(ax);
     const char *why = NULL;

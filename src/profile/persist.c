@@ -68,7 +68,7 @@ struct below_update {
 };
 
 /* Appends n entries of kind (1 instances, 2 dependencies, 3 updates of
- * instances) as one chunk. */
+ * instances, 4 records of dropped instances) as one chunk. */
 static int put_chunk(FILE *f, uint32_t kind, const void *entries, uint64_t n, size_t elem)
 {
     uint32_t h[2] = {kind, (uint32_t)n};
@@ -98,15 +98,19 @@ int tscope__store_save(struct tscope__store *s, FILE *f, struct tscope__appendix
     uint32_t where = ax ? 2 : 1; /* the instances and dependencies: inline or appended */
     if (ax) {                    /* only what the appendix lacks, before the state that counts it */
         if (s->inst_saved > s->ninst || ax->deps_done > s->ndeps ||
+            s->dropped_saved > s->ndropped ||
             put_chunk(ax->f, 1, s->inst + s->inst_saved, s->ninst - s->inst_saved,
                       sizeof *s->inst) ||
             put_updates(ax->f, s) ||
+            put_chunk(ax->f, 4, s->dropped + s->dropped_saved, s->ndropped - s->dropped_saved,
+                      sizeof *s->dropped) ||
             put_chunk(ax->f, 2, s->deps + ax->deps_done, s->ndeps - ax->deps_done,
                       sizeof *s->deps) ||
             fflush(ax->f))
             return -1;
         s->inst_appended += s->ninst - s->inst_saved;
         s->inst_saved = s->ninst;
+        s->dropped_saved = s->ndropped;
         ax->deps_done = s->ndeps;
     }
     int rc = put(f, &stamp, sizeof stamp) || put(f, s, sizeof *s) || put(f, &where, sizeof where) ||
@@ -345,48 +349,51 @@ static uint64_t bytes_left(FILE *f)
     return UINT64_MAX;
 }
 
-/* The instances, dependencies and updates the state counts
- * (inst_appended, ndeps, inst_updates) from an appendix's chunks (later
- * chunks, written for a state that never completed, are not read); then the
- * updates applied and the instances the cap dropped since left out, which
- * must leave the state's ninst.  -1 when it holds fewer or does not add up. */
-static int get_appendix(struct rd *r, struct tscope__store *s)
+/* The instances, dependencies, updates and dropped-instance records the
+ * state counts (inst_appended, ndeps, inst_updates, ndropped) from an
+ * appendix's chunks (later chunks, written for a state that never
+ * completed, are not read); then the updates applied and the instances the
+ * cap dropped since left out, which must leave the state's ninst.  -1 when
+ * it holds fewer or does not add up. */
+static int get_appendix(struct rd *r, struct tscope__store *s, uint64_t wx)
 {
-    uint64_t ni = 0, nd = 0, nu = 0, wi = s->inst_appended, wd = s->ndeps, wu = s->inst_updates;
-    if (wi > UINT32_MAX || wi > r->left / sizeof *s->inst || wd > r->left / sizeof *s->deps ||
-        wu > r->left / sizeof(struct below_update))
+    uint64_t want[5] = {0, s->inst_appended, s->ndeps, s->inst_updates, wx}, have[5] = {0};
+    size_t elem[5] = {0, sizeof *s->inst, sizeof *s->deps, sizeof(struct below_update),
+                      sizeof *s->dropped};
+    for (int k = 1; k <= 4; k++)
+        if (want[k] > UINT32_MAX || want[k] > r->left / elem[k])
+            return -1;
+    struct below_update *up = want[3] ? malloc(want[3] * sizeof *up) : NULL;
+    if ((want[1] && !(s->inst = malloc(want[1] * elem[1]))) ||
+        (want[2] && !(s->deps = malloc(want[2] * elem[2]))) || (want[3] && !up) ||
+        (want[4] && !(s->dropped = malloc(want[4] * elem[4])))) {
+        free(up);
         return -1;
-    if (wi && !(s->inst = malloc(wi * sizeof *s->inst)))
-        return -1;
-    if (wd && !(s->deps = malloc(wd * sizeof *s->deps)))
-        return -1;
-    struct below_update *up = wu ? malloc(wu * sizeof *up) : NULL;
-    if (wu && !up)
-        return -1;
-    s->cap_inst = (uint32_t)wi;
+    }
+    char *dst[5] = {NULL, (char *)s->inst, (char *)s->deps, (char *)up, (char *)s->dropped};
+    s->cap_inst = (uint32_t)want[1];
     s->cap_deps = s->ndeps;
+    s->cap_dropped = (uint32_t)want[4];
     int bad = 0;
-    while (!bad && (ni < wi || nd < wd || nu < wu)) {
+    while (!bad &&
+           (have[1] < want[1] || have[2] < want[2] || have[3] < want[3] || have[4] < want[4])) {
         uint32_t h[2];
-        if (take(r, h, 1, sizeof h) || h[0] < 1 || h[0] > 3) {
+        if (take(r, h, 1, sizeof h) || h[0] < 1 || h[0] > 4) {
             bad = 1;
             break;
         }
-        size_t elem = h[0] == 1 ? sizeof *s->inst : h[0] == 2 ? sizeof *s->deps : sizeof *up;
-        uint64_t *have = h[0] == 1 ? &ni : h[0] == 2 ? &nd : &nu;
-        uint64_t want = h[0] == 1 ? wi : h[0] == 2 ? wd : wu;
-        uint64_t use = want - *have < h[1] ? want - *have : h[1];
-        char *dst = h[0] == 1   ? (char *)(s->inst + ni)
-                    : h[0] == 2 ? (char *)(s->deps + nd)
-                                : (char *)(up + nu);
-        bad = take(r, dst, use, elem) != 0;
-        for (uint64_t k = use; !bad && k < h[1]; k++) { /* past what this state counts */
+        uint32_t k = h[0];
+        uint64_t use = want[k] - have[k] < h[1] ? want[k] - have[k] : h[1];
+        bad = take(r, dst[k] + have[k] * elem[k], use, elem[k]) != 0;
+        for (uint64_t j = use; !bad && j < h[1]; j++) { /* past what this state counts */
             char skip[sizeof *s->inst];
-            bad = take(r, skip, 1, elem) != 0;
+            bad = take(r, skip, 1, elem[k]) != 0;
         }
-        *have += use;
+        have[k] += use;
     }
+    s->ndropped = (uint32_t)have[4];
     /* the updates, in order, to the latest instance of their id */
+    uint64_t wi = want[1], wu = want[3];
     struct tscope__u64map ids = {0};
     if (!bad && wu && tscope__u64map_init(&ids, 1024))
         bad = 1;
@@ -399,24 +406,14 @@ static int get_appendix(struct rd *r, struct tscope__store *s)
             s->inst[i].below = up[k].below;
         }
     }
-    if (wu)
+    if (wu && ids.e)
         tscope__u64map_free(&ids);
     free(up);
-    /* the kept ones, and a record of each the cap dropped since (settle.c) */
-    uint64_t n = 0, dropped = 0;
+    /* the kept ones: what the cap dropped since is in s->dropped */
+    uint64_t n = 0;
     for (uint64_t i = 0; !bad && i < wi; i++)
-        dropped += s->inst[i].tdepth > s->inst_limit;
-    if (!bad && dropped && !(s->dropped = malloc(dropped * sizeof *s->dropped)))
-        bad = 1;
-    s->cap_dropped = (uint32_t)dropped;
-    for (uint64_t i = 0; !bad && i < wi; i++) {
-        const struct tscope__instance *in = &s->inst[i];
-        if (in->tdepth <= s->inst_limit)
-            s->inst[n++] = *in;
-        else
-            s->dropped[s->ndropped++] =
-                (struct tscope__dropped){in->id, in->parent, 1 + in->below_n, in->excl + in->below};
-    }
+        if (s->inst[i].tdepth <= s->inst_limit)
+            s->inst[n++] = s->inst[i];
     return bad || n != s->ninst ? -1 : 0;
 }
 
@@ -515,7 +512,7 @@ struct tscope__store *tscope__store_load(FILE *f, FILE *appendix, const char **w
         s->ndropped = ndropped;
     else if (!bad && where == 2 && appendix) {
         struct rd ra = {appendix, bytes_left(appendix)};
-        bad = get_appendix(&ra, s);
+        bad = get_appendix(&ra, s, ndropped);
         if (bad)
             why_appendix = "its appendix (instances, dependencies) is short or corrupt";
     } else if (!bad) {

@@ -12,8 +12,9 @@ struct tscope__store;
  * dependencies (up to 100,000 entries each, most of a large store): kept
  * in an appendix file where each entry is written once, instead of in every
  * saved state.  Instances the cap drops later stay in the appendix (the
- * state's depth limit leaves them out on load), and an instance whose count
- * of left-out descendants grows is appended again as an update.  f is the
+ * state's depth limit leaves them out on load) and the record each leaves
+ * is appended too; an instance whose count of left-out descendants grows is
+ * appended again as an update.  f is the
  * appendix, open for appending; deps_done the dependencies it holds already
  * (the store counts its instances: inst_saved, inst_appended). */
 struct tscope__appendix {

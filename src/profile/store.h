@@ -259,8 +259,9 @@ struct tscope__store {
     uint64_t inst_appended;          /* instances ever written to the appendix */
     uint64_t inst_updates;           /* below_* updates written to the appendix */
     uint64_t below_lost;             /* left-out tasks with no ancestor to count them in */
-    struct tscope__dropped *dropped; /* instances the cap dropped (rebuilt on load) */
+    struct tscope__dropped *dropped; /* instances the cap dropped */
     uint32_t ndropped, cap_dropped;
+    uint32_t dropped_saved; /* dropped[0 .. dropped_saved) are in the appendix */
     struct tscope__dep *deps;
     uint32_t ndeps, cap_deps;
     struct tscope__deptype *deptypes; /* every dependency, by type pair */
