@@ -402,7 +402,7 @@ static int get_appendix(struct rd *r, struct tscope__store *s, uint64_t wx)
     for (uint64_t k = 0; !bad && k < wu; k++) {
         uint32_t i;
         if (tscope__u64map_get(&ids, up[k].id, &i)) {
-            s->inst[i].below_n = up[k].below_n;
+            s->inst[i].below_n = tscope__add_sat32(0, up[k].below_n);
             s->inst[i].below = up[k].below;
         }
     }

@@ -277,7 +277,7 @@ void tscope__settle_below(struct tscope__store *s, uint32_t p, uint64_t n, uint6
         }
         if (pt->inst != TSCOPE__NONE) {
             struct tscope__instance *in = &s->inst[pt->inst];
-            in->below_n += n;
+            in->below_n = tscope__add_sat32(in->below_n, n);
             in->below += self;
             in->dirty |= pt->inst < s->inst_saved;
             return;
@@ -387,7 +387,6 @@ struct tscope__instance tscope__instance_of(const struct tscope__store *s,
         .id = t->id,
         .parent = t->parent_id,
         .create_ts = t->create_ts ? t->create_ts - o : 0,
-        .queued_ts = t->queued_ts ? t->queued_ts - o : 0,
         .begin_ts = t->begin_ts ? t->begin_ts - o : 0,
         .end_ts = t->end_ts ? t->end_ts - o : 0,
         .excl = t->excl,
@@ -400,7 +399,7 @@ struct tscope__instance tscope__instance_of(const struct tscope__store *s,
         .flags = t->flags,
         .state = (uint8_t)state,
         .tdepth = t->tdepth,
-        .below_n = t->below_n,
+        .below_n = tscope__add_sat32(0, t->below_n),
         .below = t->below,
     };
 }

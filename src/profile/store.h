@@ -143,10 +143,16 @@ struct tscope__edge {
     uint64_t count;
 };
 
+/* 88 bytes: the consumer writes one per kept task (up to the cap), the
+ * largest part of its memory traffic for fine-grained tasks. */
 struct tscope__instance {
     uint64_t id, parent;
-    uint64_t create_ts, queued_ts, begin_ts, end_ts; /* ticks since origin */
+    uint64_t create_ts, begin_ts, end_ts; /* ticks since origin */
     uint64_t excl, incl;
+    /* the tasks below it that the instance graph left out (cap, filters),
+     * down to the next kept task (saturating), and their self ticks */
+    uint64_t below;
+    uint32_t below_n;
     uint32_t thread, yields;
     uint16_t type;
     int16_t prio;
@@ -155,10 +161,13 @@ struct tscope__instance {
     uint8_t state;   /* enum tscope_task_state */
     uint16_t tdepth; /* depth in the task tree: the cap keeps the shallowest */
     uint8_t dirty;   /* below_* changed since the crash journal saved it */
-    /* the tasks below it that the instance graph left out (cap, filters),
-     * down to the next kept task, and their self ticks */
-    uint64_t below_n, below;
 };
+
+/* n added to a saturating 32-bit count. */
+static inline uint32_t tscope__add_sat32(uint32_t a, uint64_t n)
+{
+    return n >= (uint64_t)UINT32_MAX - a ? UINT32_MAX : (uint32_t)(a + n);
+}
 
 struct tscope__dep {
     uint64_t from, to, addr;
