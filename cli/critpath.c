@@ -46,7 +46,7 @@
  * next"), or "-" on the last line.  With rows > 0 only the last `rows`
  * tasks are listed, after a line "... N earlier tasks (--rows 0 lists
  * them all)".  A profile without tasks prints "no task instances in this
- * profile (TASKSCOPE_INSTANCE_CAP=0?)" instead of the path, one where none
+ * profile (they are written when ...)" instead of the path, one where none
  * ended "no task in this profile has ended: no critical path"; both then
  * print the dependency line.
  */
@@ -363,7 +363,9 @@ static void print_path(const struct graph *g, const uint32_t *path, uint32_t n, 
 int tscope_cli_critical_path(const struct tscope__profile *p, FILE *f, unsigned rows)
 {
     if (!p->ntasks) {
-        fputs("no task instances in this profile (TASKSCOPE_INSTANCE_CAP=0?)\n", f);
+        fputs("no task instances in this profile (they are written when the run recorded "
+              "dependencies, or with TASKSCOPE_OUTPUTS=all,tasks)\n",
+              f);
         print_deptypes(p, f);
         return ferror(f) ? TSCOPE_EIO : 0;
     }

@@ -244,8 +244,13 @@ static int add_output(struct tscope__config *c, const char *s, size_t n)
     static const struct {
         const char *name;
         int bit;
-    } outs[] = {{"csv", TSCOPE__OUT_CSV},   {"json", TSCOPE__OUT_JSON}, {"dot", TSCOPE__OUT_DOT},
-                {"tree", TSCOPE__OUT_TREE}, {"all", TSCOPE__OUT_ALL},   {"none", 0}};
+    } outs[] = {{"csv", TSCOPE__OUT_CSV},
+                {"json", TSCOPE__OUT_JSON},
+                {"dot", TSCOPE__OUT_DOT},
+                {"tree", TSCOPE__OUT_TREE},
+                {"tasks", TSCOPE__OUT_TASKS},
+                {"all", TSCOPE__OUT_ALL},
+                {"none", 0}};
     for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
         if (strlen(outs[i].name) == n && strncmp(outs[i].name, s, n) == 0) {
             c->outputs |= outs[i].bit;
@@ -477,8 +482,10 @@ static const struct var vars[] = {
      "where tscope_finalize writes; an existing folder is never overwritten (a numeric suffix "
      "is added and the new name printed)",
      p_dir},
-    {"TASKSCOPE_OUTPUTS", "all", "comma-separated: csv, json, dot, tree, all, none",
-     "files written at finalize", p_outputs},
+    {"TASKSCOPE_OUTPUTS", "all", "comma-separated: csv, json, dot, tree, tasks, all, none",
+     "files written at finalize (all: csv, json, dot, tree; tasks: also the instance graph in "
+     "profile.json, written anyway when the run recorded dependencies)",
+     p_outputs},
     {"TASKSCOPE_SUMMARY", "0", "1/0, true/false, yes/no, on/off",
      "print the summary table to stderr at finalize (taskscope run sets 1)", p_summary},
     {"TASKSCOPE_QUIET", "0", "1/0, true/false, yes/no, on/off",

@@ -21,7 +21,12 @@ enum {
     TSCOPE__OUT_JSON = 1 << 1,
     TSCOPE__OUT_DOT = 1 << 2,
     TSCOPE__OUT_TREE = 1 << 3,
-    TSCOPE__OUT_ALL = (1 << 4) - 1
+    TSCOPE__OUT_ALL = (1 << 4) - 1, /* the files; "all" and the default */
+    /* the instance graph ("tasks") in profile.json: 100,000 tasks are 25 MB
+     * and half a second of finalize, so only when asked for - or when the
+     * run recorded dependencies, whose critical path needs them */
+    TSCOPE__OUT_TASKS = 1 << 4,
+    TSCOPE__OUT_ANY = (1 << 5) - 1
 };
 
 #define TSCOPE__FILTER_MAX_TYPES 64

@@ -23,6 +23,13 @@ static void u64(FILE *f, const char *k, uint64_t v)
     fprintf(f, "%llu", (unsigned long long)v);
 }
 
+/* A time in whole ns (negative or not finite: 0). */
+static void ns(FILE *f, const char *k, double v)
+{
+    key(f, k);
+    fprintf(f, "%llu", v >= 0.5 && v < 1.8e19 ? (unsigned long long)(v + 0.5) : 0ull);
+}
+
 static void str(FILE *f, const char *k, const char *v)
 {
     key(f, k);
@@ -103,19 +110,21 @@ static void dependencies(FILE *f, const struct tscope__profile *p)
         fputc(',', f);
         str(f, "state", state_name(t->state));
         fputc(',', f);
-        num(f, "create_ns", t->create);
+        /* whole ns: %.17g costs a few hundred ns a number, and these
+         * are up to TASKSCOPE_INSTANCE_CAP lines */
+        ns(f, "create_ns", t->create);
         fputc(',', f);
-        num(f, "begin_ns", t->begin);
+        ns(f, "begin_ns", t->begin);
         fputc(',', f);
-        num(f, "end_ns", t->end);
+        ns(f, "end_ns", t->end);
         fputc(',', f);
-        num(f, "self_ns", t->self);
+        ns(f, "self_ns", t->self);
         fputc(',', f);
-        num(f, "running_ns", t->running);
+        ns(f, "running_ns", t->running);
         fputc(',', f);
         /* a task cancelled before it began has no elapsed time */
-        num(f, "elapsed_ns",
-            t->end > t->begin && (t->begin > 0 || t->running > 0) ? t->end - t->begin : 0);
+        ns(f, "elapsed_ns",
+           t->end > t->begin && (t->begin > 0 || t->running > 0) ? t->end - t->begin : 0);
         fputc('}', f);
     }
     fputs("],\n \"task_deps\":[", f);

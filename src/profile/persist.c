@@ -78,10 +78,10 @@ static int put_chunk(FILE *f, uint32_t kind, const void *entries, uint64_t n, si
 /* The instances in the appendix whose below_* changed since, as one chunk. */
 static int put_updates(FILE *f, struct tscope__store *s)
 {
-    for (uint32_t i = 0; i < s->inst_saved; i++) {
-        struct tscope__instance *in = &s->inst[i];
-        if (!in->dirty)
+    for (uint32_t k = 0; k < s->ndirty; k++) {
+        if (s->dirty[k] >= s->ninst)
             continue;
+        struct tscope__instance *in = &s->inst[s->dirty[k]];
         struct below_update u = {in->id, in->below_n, in->below};
         uint32_t h[2] = {3, 1};
         if (put(f, h, sizeof h) || put(f, &u, sizeof u))
@@ -89,6 +89,7 @@ static int put_updates(FILE *f, struct tscope__store *s)
         in->dirty = 0;
         s->inst_updates++;
     }
+    s->ndirty = 0;
     return 0;
 }
 
@@ -451,6 +452,8 @@ struct tscope__store *tscope__store_load(FILE *f, FILE *appendix, const char **w
     uint32_t ndropped = s->ndropped; /* inline states hold them; appendixes rebuild them */
     s->dropped = NULL;
     s->ndropped = s->cap_dropped = 0;
+    s->dirty = NULL; /* a state is saved with none marked */
+    s->ndirty = s->cap_dirty = 0;
     s->inst_at_depth = NULL;
     s->n_at_depth = 0;
     s->nstacks = s->ntypes = 0;

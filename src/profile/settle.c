@@ -279,7 +279,7 @@ void tscope__settle_below(struct tscope__store *s, uint32_t p, uint64_t n, uint6
             struct tscope__instance *in = &s->inst[pt->inst];
             in->below_n = tscope__add_sat32(in->below_n, n);
             in->below += self;
-            in->dirty |= pt->inst < s->inst_saved;
+            tscope__inst_dirty(s, pt->inst);
             return;
         }
     }
@@ -323,6 +323,11 @@ static int drop_below(struct tscope__store *s, uint16_t limit)
         if (!(t->bits & TSCOPE__T_FREE) && t->inst != TSCOPE__NONE)
             t->inst = t->inst < n0 ? moved[t->inst] : TSCOPE__NONE;
     }
+    uint32_t nd = 0; /* the marked ones that are kept, renumbered */
+    for (uint32_t k = 0; k < s->ndirty; k++)
+        if (s->dirty[k] < n0 && moved[s->dirty[k]] != TSCOPE__NONE)
+            s->dirty[nd++] = moved[s->dirty[k]];
+    s->ndirty = nd;
     free(moved);
     s->cut_off += n0 - n;
     s->ninst = n;
@@ -433,7 +438,11 @@ void tscope__settle_finalize(struct tscope__store *s, uint32_t slot)
         tscope__type_saw_thread(s, t->type, t->thread);
     t = &s->tasks[slot];
     if (t->bits & (TSCOPE__T_CREATED | TSCOPE__T_BEGUN)) {
-        uint32_t idx = tscope__settle_record_instance(s, t, state);
+        uint32_t idx = TSCOPE__NONE;
+        if (tscope__inst_capped(s, t->tdepth) && !tscope__inst_filtered(s))
+            s->cut_off++; /* the common case once the graph is full: no call */
+        else
+            idx = tscope__settle_record_instance(s, t, state);
         t = &s->tasks[slot];
         t->inst = idx;
         if (idx == TSCOPE__NONE) /* left out: counted in its nearest kept ancestor */

@@ -90,8 +90,10 @@ static int by_type_pair(const void *a, const void *b)
  * edges.  0 on memory exhaustion. */
 static int copy_graphs(const struct tscope__store *s, struct tscope__profile *p, double f)
 {
+    /* the instance graph: asked for, or needed by the critical path */
+    uint32_t ntasks = (s->cfg.outputs & TSCOPE__OUT_TASKS) || s->ndeps ? s->ninst : 0;
     if ((s->ndeptypes && !(p->deptypes = malloc(s->ndeptypes * sizeof *p->deptypes))) ||
-        (s->ninst && !(p->tasks = malloc(s->ninst * sizeof *p->tasks))) ||
+        (ntasks && !(p->tasks = malloc(ntasks * sizeof *p->tasks))) ||
         (s->ndeps && !(p->deps = malloc(s->ndeps * sizeof *p->deps))))
         return 0;
     for (uint32_t i = 0; i < s->ndeptypes; i++) {
@@ -102,7 +104,7 @@ static int copy_graphs(const struct tscope__store *s, struct tscope__profile *p,
     p->ndeptypes = s->ndeptypes;
     if (p->ndeptypes > 1)
         qsort(p->deptypes, p->ndeptypes, sizeof *p->deptypes, by_type_pair);
-    for (uint32_t i = 0; i < s->ninst; i++) {
+    for (uint32_t i = 0; i < ntasks; i++) {
         const struct tscope__instance *in = &s->inst[i];
         p->tasks[i] = (struct tscope__ptask){
             .id = in->id,
@@ -117,7 +119,7 @@ static int copy_graphs(const struct tscope__store *s, struct tscope__profile *p,
             .running = (double)in->incl * f,
         };
     }
-    p->ntasks = s->ninst;
+    p->ntasks = ntasks;
     for (uint32_t i = 0; i < s->ndeps; i++) {
         const struct tscope__dep *d = &s->deps[i];
         p->deps[i] =

@@ -59,6 +59,7 @@ void tscope__store_free(struct tscope__store *s)
     free(s->inst);
     free(s->inst_at_depth);
     free(s->dropped);
+    free(s->dirty);
     free(s->deps);
     free(s->deptypes);
     tscope__u64map_free(&s->deptype_map);

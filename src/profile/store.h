@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "acc.h"
 #include "core/config.h"
@@ -270,7 +271,8 @@ struct tscope__store {
     uint64_t below_lost;             /* left-out tasks with no ancestor to count them in */
     struct tscope__dropped *dropped; /* instances the cap dropped */
     uint32_t ndropped, cap_dropped;
-    uint32_t dropped_saved; /* dropped[0 .. dropped_saved) are in the appendix */
+    uint32_t dropped_saved;             /* dropped[0 .. dropped_saved) are in the appendix */
+    uint32_t *dirty, ndirty, cap_dirty; /* instances with the dirty mark (no scan to find them) */
     struct tscope__dep *deps;
     uint32_t ndeps, cap_deps;
     struct tscope__deptype *deptypes; /* every dependency, by type pair */
@@ -374,6 +376,23 @@ void tscope__settle_count_done(struct tscope__store *s, const struct tscope__tas
  * its index, or TSCOPE__NONE when left out. */
 uint32_t tscope__settle_record_instance(struct tscope__store *s, const struct tscope__task *t,
                                         int state);
+/* Marks instance idx as changed since the journal's appendix got it. */
+static inline void tscope__inst_dirty(struct tscope__store *s, uint32_t idx)
+{
+    if (idx >= s->inst_saved || s->inst[idx].dirty)
+        return;
+    if (s->ndirty >= s->cap_dirty) {
+        uint32_t cap = s->cap_dirty ? 2 * s->cap_dirty : 64;
+        uint32_t *d = realloc(s->dirty, cap * sizeof *d);
+        if (!d)
+            return; /* out of memory: the update is lost to the journal only */
+        s->dirty = d;
+        s->cap_dirty = cap;
+    }
+    s->inst[idx].dirty = 1;
+    s->dirty[s->ndirty++] = idx;
+}
+
 /* 1 if a task at tree depth tdepth is certainly not kept because of the
  * cap (a cheap test before the filters and the instance record). */
 static inline int tscope__inst_capped(const struct tscope__store *s, uint16_t tdepth)

@@ -125,7 +125,7 @@ static void check_ranges(const struct tscope__config *c)
                 c->filter_flags == (int)TSCOPE_TASK_PROCESSABLE);
     FUZZ_ASSERT(c->filter_depth_min <= c->filter_depth_max && c->filter_depth_max <= 65535);
     FUZZ_ASSERT(TERMINATED(c->output_dir) && c->output_dir[0]);
-    FUZZ_ASSERT((c->outputs & ~TSCOPE__OUT_ALL) == 0);
+    FUZZ_ASSERT((c->outputs & ~TSCOPE__OUT_ANY) == 0);
     FUZZ_ASSERT(TERMINATED(c->summary_sort) && ONE_OF(c->summary_sort, "self", "running", "elapsed",
                                                       "calls", "mean", "name", "excl", "incl"));
     FUZZ_ASSERT(c->summary_rows <= 1000000);
