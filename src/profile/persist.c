@@ -268,6 +268,13 @@ static const char *check(struct tscope__store *s)
              ((t->bits & TSCOPE__T_RESOLVED) && !in(t->node, s->nnodes))))
             return "a task has a type or tree node that does not exist";
     }
+    for (uint32_t i = 0; i < TSCOPE__ID_FRONT; i++) { /* the task index's front */
+        uint32_t f = s->id_front[i];
+        if (f != TSCOPE__NONE &&
+            (!in(f, cap) ||
+             (s->tasks[f].bits & (TSCOPE__T_MAPPED | TSCOPE__T_FREE)) != TSCOPE__T_MAPPED))
+            return "the task index is broken";
+    }
     uint32_t chain = 0; /* the free list: free slots only, no loop */
     for (uint32_t i = s->free_head; i != TSCOPE__NONE; i = s->tasks[i].next_wait)
         if (++chain > cap || !(s->tasks[i].bits & TSCOPE__T_FREE))

@@ -22,10 +22,41 @@
 #include "store.h"
 #include "taskscope/taskscope.h"
 
+/* The id -> slot mapping: in the front entry of the id's low bits if that
+ * is free, else in the hash map.  A slot with TSCOPE__T_MAPPED is in exactly
+ * one of them; a front entry is TSCOPE__NONE or such a slot. */
+static uint32_t *front_of(struct tscope__store *s, uint64_t id)
+{
+    return &s->id_front[id & (TSCOPE__ID_FRONT - 1)];
+}
+
 uint32_t tscope__task_find(struct tscope__store *s, uint64_t id)
 {
-    uint32_t slot;
-    return tscope__u64map_get(&s->task_map, id, &slot) ? slot : TSCOPE__NONE;
+    uint32_t f = *front_of(s, id), slot;
+    if (f != TSCOPE__NONE && s->tasks[f].id == id)
+        return f;
+    return s->task_map.count && tscope__u64map_get(&s->task_map, id, &slot) ? slot : TSCOPE__NONE;
+}
+
+/* Maps id to slot (id not mapped); 0, or -1 on memory exhaustion. */
+static int map_put(struct tscope__store *s, uint64_t id, uint32_t slot)
+{
+    uint32_t *f = front_of(s, id);
+    if (*f == TSCOPE__NONE) {
+        *f = slot;
+        return 0;
+    }
+    return tscope__u64map_put(&s->task_map, id, slot) ? -1 : 0;
+}
+
+/* Removes the mapping of slot's id (the slot is the mapped one). */
+static void map_del(struct tscope__store *s, uint32_t slot)
+{
+    uint32_t *f = front_of(s, s->tasks[slot].id);
+    if (*f == slot)
+        *f = TSCOPE__NONE;
+    else
+        tscope__u64map_del(&s->task_map, s->tasks[slot].id);
 }
 
 /* Takes a slot off the free list (growing the array if needed) and
@@ -80,7 +111,7 @@ void tscope__task_unmap(struct tscope__store *s, uint32_t slot)
 {
     struct tscope__task *t = &s->tasks[slot];
     if (t->bits & TSCOPE__T_MAPPED) {
-        tscope__u64map_del(&s->task_map, t->id);
+        map_del(s, slot);
         t->bits &= (uint16_t)~TSCOPE__T_MAPPED;
     }
 }
@@ -115,23 +146,20 @@ void tscope__task_free(struct tscope__store *s, uint32_t slot)
  * TSCOPE__NONE only on memory exhaustion (the caller counts an anomaly). */
 static uint32_t task_get(struct tscope__store *s, uint64_t id, unsigned again)
 {
-    int found;
-    uint32_t *v = tscope__u64map_upsert(&s->task_map, id, TSCOPE__NONE, &found);
-    if (!v)
-        return TSCOPE__NONE;
-    if (found) {
-        struct tscope__task *old = &s->tasks[*v];
-        if (!((old->bits & again) && (old->bits & (TSCOPE__T_ENDED | TSCOPE__T_CANCELLED))))
-            return *v;
-        old->bits &= (uint16_t)~TSCOPE__T_MAPPED;
+    uint32_t old = tscope__task_find(s, id);
+    if (old != TSCOPE__NONE) {
+        struct tscope__task *o = &s->tasks[old];
+        if (!((o->bits & again) && (o->bits & (TSCOPE__T_ENDED | TSCOPE__T_CANCELLED))))
+            return old;
+        tscope__task_unmap(s, old); /* a reused id: the old slot stays as it is */
     }
     uint32_t slot = slot_alloc(s, id);
-    if (slot == TSCOPE__NONE) {
-        if (!found)
-            tscope__u64map_del(&s->task_map, id);
+    if (slot == TSCOPE__NONE)
+        return TSCOPE__NONE;
+    if (map_put(s, id, slot)) {
+        tscope__task_free(s, slot);
         return TSCOPE__NONE;
     }
-    *v = slot; /* slot_alloc does not touch the map: v is still valid */
     s->tasks[slot].bits |= TSCOPE__T_MAPPED;
     return slot;
 }
@@ -465,7 +493,7 @@ static void on_yield(struct tscope__store *s, uint32_t thread, const struct tsco
     }
     struct tscope__task *t = &s->tasks[slot];
     t->yields++;
-    if (!(t->bits & TSCOPE__T_MAPPED) && tscope__u64map_put(&s->task_map, t->id, slot) == 0)
+    if (!(t->bits & TSCOPE__T_MAPPED) && map_put(s, t->id, slot) == 0)
         s->tasks[slot].bits |= TSCOPE__T_MAPPED; /* a START task: resume must find it */
     tscope__settle_check_terminal(s, slot);
 }

@@ -32,6 +32,7 @@ struct tscope__ring;
 #define TSCOPE__NONE UINT32_MAX
 #define TSCOPE__ROOT_TYPE 0xFFFFu /* parent type of tasks without a parent */
 #define TSCOPE__RUNNING_MAX 4096  /* busy threads whose type the sampler sees */
+#define TSCOPE__ID_FRONT 4096     /* entries of the task id front (a power of 2) */
 
 /* task slot bits */
 enum {
@@ -218,7 +219,11 @@ struct tscope__store {
     struct tscope__task *tasks;
     uint32_t ntasks_cap, free_head, live;
     uint32_t held; /* slots of finalized tasks kept for their children (not live) */
-    struct tscope__u64map task_map;                    /* id -> slot */
+    /* id -> slot of the mapped task: a direct-mapped front by the id's low
+     * bits (task ids count up, so the live ones rarely collide), the hash
+     * map for the rest (replay.c) */
+    uint32_t id_front[TSCOPE__ID_FRONT];
+    struct tscope__u64map task_map;
     uint32_t *implicit_list, n_implicit, cap_implicit; /* begun, not created, unresolved */
     uint32_t *terminal_list, n_terminal, cap_terminal; /* terminal, not finalized */
     uint64_t round;
@@ -317,7 +322,7 @@ static inline void tscope__store_prefetch(const struct tscope__store *s,
                                           const struct tscope__rec *r)
 {
     if (r->kind <= TSCOPE__REC_RESUME) /* task events */
-        tscope__u64map_prefetch(&s->task_map, r->id);
+        __builtin_prefetch(&s->id_front[r->id & (TSCOPE__ID_FRONT - 1)]);
 }
 /* Applies a START record immediately followed (in the same ring) by the END
  * of the same task - a leaf task, the commonest pattern - without a task
