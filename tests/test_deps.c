@@ -112,6 +112,58 @@ static void late_child_counts_in_kept_parent(void)
     unsetenv("TASKSCOPE_INSTANCE_CAP");
 }
 
+/* Cap 8: R -> A -> {B1..B6, C -> L}, then R -> X1, X2.  The graph fills
+ * while C still runs: L is dropped and counts in C, which is left out when
+ * it ends and counts in A.  The root's subtree stays exact. */
+static void drop_while_the_parent_runs(void)
+{
+    setenv("TASKSCOPE_INSTANCE_CAP", "8", 1);
+    harness_init();
+    tscope_type_t ty = type_named("branch");
+    uint64_t t = 0;
+#define MK(id, parent)                                                                             \
+    do {                                                                                           \
+        ASSERT_OK(tscope_task_create(id, parent, ty, 0, 0, 0));                                    \
+        ASSERT_OK(tscope_task_begin(id, 0));                                                       \
+        at(++t);                                                                                   \
+    } while (0)
+#define END(id)                                                                                    \
+    do {                                                                                           \
+        ASSERT_OK(tscope_task_end(id));                                                            \
+        at(++t);                                                                                   \
+    } while (0)
+    at(t);
+    MK(1, 0);
+    MK(2, 1);
+    for (uint64_t i = 10; i < 16; i++) {
+        MK(i, 2);
+        END(i);
+    }
+    MK(3, 2);
+    MK(20, 3);
+    END(20);
+    MK(30, 1);
+    END(30);
+    MK(31, 1);
+    END(31);
+    END(3);
+    END(2);
+    ASSERT_OK(tscope_task_end(1));
+#undef MK
+#undef END
+    ASSERT_OK(tscope_flush());
+    tscope_totals_t tot;
+    ASSERT_OK(tscope_query_totals(&tot));
+    ASSERT_EQ(tot.tasks_completed, 12);
+    ASSERT(tot.instances_cut_off > 0);
+    tscope_subtree_t sub;
+    ASSERT_OK(tscope_query_subtree(1, &sub));
+    ASSERT_EQ(sub.tasks, 12);
+    ASSERT_NEAR(sub.time_ns, (double)t, 0);
+    ASSERT_OK(tscope_finalize());
+    unsetenv("TASKSCOPE_INSTANCE_CAP");
+}
+
 /* Diamond: a -> b (RAW), a -> c (RAW), b -> d (RAW), c -> d (WAR); chain:
  * x1 -> x2 -> x3 (WAW). */
 static void diamond_and_chain(void)
@@ -215,6 +267,7 @@ int main(void)
 {
     RUN(capped_graph_keeps_the_top);
     RUN(late_child_counts_in_kept_parent);
+    RUN(drop_while_the_parent_runs);
     RUN(diamond_and_chain);
     return 0;
 }

@@ -241,6 +241,70 @@ static void short_and_foreign_bytes_refused(void)
 /* Bytes that are whole but say impossible things: refused with what is
  * wrong (a node's parent made after it, a loop through the waiter lists, a
  * task of a type that does not exist), not followed. */
+/* The live task 777001 (inconsistent_bytes_refused makes it): its parent
+ * slot is itself; its count of children is one too many; the task index's
+ * front holds it in the wrong entry. */
+static void spoil_parent_cycle(struct tscope__store *s)
+{
+    uint32_t slot = tscope__task_find(s, 777001);
+    ASSERT(slot != TSCOPE__NONE);
+    s->tasks[slot].parent_slot = slot;
+    s->tasks[slot].refs++;
+}
+
+static void spoil_refs(struct tscope__store *s)
+{
+    uint32_t slot = tscope__task_find(s, 777001);
+    ASSERT(slot != TSCOPE__NONE);
+    s->tasks[slot].refs++;
+}
+
+static void spoil_front(struct tscope__store *s)
+{
+    uint32_t slot = tscope__task_find(s, 777001);
+    ASSERT(slot != TSCOPE__NONE);
+    s->id_front[(777001 + 1) & (TSCOPE__ID_FRONT - 1)] = slot;
+}
+
+/* A program killed before the instance graph kept anything (a long first
+ * task): its saved state loads, inline and with an appendix. */
+static void nothing_kept_yet_loads(void)
+{
+    struct tscope__config cfg;
+    tscope__config_load(&cfg, NULL);
+    struct tscope__store *s = tscope__store_new(&cfg, 0);
+    ASSERT(s != NULL);
+    struct tscope__rec r = rec(TSCOPE__REC_CREATE, 10, 1, 0, 1);
+    tscope__store_apply(s, 0, &r, NULL);
+    r = rec(TSCOPE__REC_BEGIN, 11, 1, 0, 0);
+    tscope__store_apply(s, 0, &r, NULL);
+    tscope__store_end_round(s);
+    ASSERT_EQ(s->ninst, 0);
+    long size;
+    FILE *f = saved(s, &size);
+    const char *why = NULL;
+    struct tscope__store *b = tscope__store_load(f, NULL, &why);
+    if (!b)
+        TEST_FAIL("inline: %s", why);
+    same_store(s, b);
+    tscope__store_free(b);
+    fclose(f);
+    FILE *st = tmpfile(), *ax = tmpfile();
+    ASSERT(st && ax);
+    struct tscope__appendix app = {ax, 0};
+    ASSERT_OK(tscope__store_save(s, st, &app));
+    rewind(st);
+    rewind(ax);
+    b = tscope__store_load(st, ax, &why);
+    if (!b)
+        TEST_FAIL("appendix: %s", why);
+    same_store(s, b);
+    tscope__store_free(b);
+    fclose(st);
+    fclose(ax);
+    tscope__store_free(s);
+}
+
 static void inconsistent_bytes_refused(void)
 {
     struct {
@@ -250,6 +314,9 @@ static void inconsistent_bytes_refused(void)
         {spoil_node, "the task tree is broken"},
         {spoil_waiters, "the lists of waiting tasks are broken"},
         {spoil_type, "a task has a type or tree node that does not exist"},
+        {spoil_parent_cycle, "the parents of the tasks form a cycle"},
+        {spoil_refs, "a task's count of children is wrong"},
+        {spoil_front, "the task index is broken"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct tscope__store *c = new_store();
@@ -324,6 +391,7 @@ int main(void)
     RUN(loaded_store_goes_on_exactly);
     RUN(short_and_foreign_bytes_refused);
     RUN(inconsistent_bytes_refused);
+    RUN(nothing_kept_yet_loads);
     RUN(appendix_saves_each_entry_once);
     return 0;
 }

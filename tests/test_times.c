@@ -110,6 +110,33 @@ static void nested_recursion(void)
     ASSERT_OK(tscope_finalize());
 }
 
+/* Mutual recursion A -> B -> A -> B, one inside the other: the folded tree
+ * has one node per type, but the inner B's ancestry holds a B. */
+static void mutual_recursion(void)
+{
+    harness_init();
+    tscope_type_t a = type_named("mutual_a"), b = type_named("mutual_b");
+    uint64_t ids[] = {1, 2, 3, 4};
+    tscope_type_t types[] = {a, b, a, b};
+    for (int i = 0; i < 4; i++) {
+        at((uint64_t)i);
+        ASSERT_OK(tscope_task_create(ids[i], i ? ids[i - 1] : 0, types[i], 0, (unsigned)i, 0));
+        ASSERT_OK(tscope_task_begin(ids[i], 0));
+    }
+    for (int i = 3; i >= 0; i--) {
+        at((uint64_t)(7 - i));
+        ASSERT_OK(tscope_task_end(ids[i]));
+    }
+    ASSERT_OK(tscope_flush());
+    tscope_type_stats_t sa = type_stats(a), sb = type_stats(b);
+    ASSERT_NEAR(sa.running_total_ns, 7, 0); /* the outer A: 0 .. 7 */
+    ASSERT_NEAR(sa.elapsed_total_ns, 7, 0);
+    ASSERT_NEAR(sb.running_total_ns, 5, 0); /* the outer B: 1 .. 6 */
+    ASSERT_NEAR(sb.elapsed_total_ns, 5, 0);
+    ASSERT_NEAR(sb.elapsed_ns.sum, 5 + 1, 0); /* each B's own: 5 and 1 */
+    ASSERT_OK(tscope_finalize());
+}
+
 /* ---- the real clock ---------------------------------------------------- */
 
 static double now_ns(void)
@@ -206,5 +233,6 @@ int main(void)
     RUN(measured); /* first: the manual clock, once installed, stays */
     RUN(taskwait_recursion);
     RUN(nested_recursion);
+    RUN(mutual_recursion);
     return 0;
 }

@@ -31,7 +31,7 @@ void tscope__store_flush_leaves(struct tscope__store *s)
     tscope__acc_merge(&ta->elapsed, &b->acc);
     if (!b->inside)
         ta->running_total += b->acc.sum;
-    if (!(b->step & TSCOPE__STEP_NESTED))
+    if (!b->nested)
         ta->elapsed_total += b->acc.sum;
     struct tscope__node *node = &s->nodes[b->node];
     node->calls += n;
@@ -70,7 +70,8 @@ int tscope__store_apply_leaf(struct tscope__store *s, uint32_t thread,
         top->excl_since = end->ts;
     }
     struct tscope__leaf_batch *b = &s->leaves;
-    if (b->acc.n && (b->thread != thread || b->pnode != pnode || b->type != start->type))
+    if (b->acc.n &&
+        (b->thread != thread || b->pnode != pnode || b->type != start->type || b->pslot != pslot))
         tscope__store_flush_leaves(s);
     if (!b->acc.n) {
         b->thread = thread;
@@ -78,6 +79,8 @@ int tscope__store_apply_leaf(struct tscope__store *s, uint32_t thread,
         b->type = start->type;
         b->node = tscope__settle_node(s, pnode, ptype, start->type, &b->edge, &b->step);
         b->inside = start->type < st->nopen && st->open[start->type] != 0;
+        b->pslot = pslot;
+        b->nested = (uint8_t)tscope__settle_nested(s, pslot, start->type);
     }
     uint64_t d = end->ts - start->ts;
     tscope__acc_add(&b->acc, d);

@@ -187,7 +187,11 @@ static int get_tasks(struct rd *r, struct tscope__store *s)
     if (take(r, &live, 1, sizeof live) || live > cap)
         return -1;
     for (uint32_t i = 0; i < cap; i++)
-        s->tasks[i] = (struct tscope__task){.bits = TSCOPE__T_FREE, .next_wait = TSCOPE__NONE};
+        s->tasks[i] = (struct tscope__task){.bits = TSCOPE__T_FREE,
+                                            .next_wait = TSCOPE__NONE,
+                                            .parent_slot = TSCOPE__NONE,
+                                            .waiters = TSCOPE__NONE,
+                                            .inst = TSCOPE__NONE};
     for (uint32_t k = 0; k < live; k++) {
         uint32_t i;
         struct tscope__task t;
@@ -246,6 +250,68 @@ static int map_ok(const struct tscope__u64map *m, uint32_t n)
     return used <= m->mask;
 }
 
+/* The slots' links (after check() saw every index in range): parent chains
+ * end, a slot's refs are its children, held slots are counted, and every
+ * mapped slot is found by its id exactly where the index says.  NULL, or
+ * what is wrong. */
+static const char *check_slots(struct tscope__store *s)
+{
+    uint32_t cap = s->ntasks_cap, held = 0;
+    const char *wrong = NULL;
+    uint8_t *state = calloc(cap ? cap : 1, 1); /* 0 new, 1 on the walk, 2 ends */
+    uint32_t *kids = calloc(cap ? cap : 1, sizeof *kids);
+    if (!state || !kids) {
+        free(state);
+        free(kids);
+        return "out of memory";
+    }
+    for (uint32_t i = 0; i < cap && !wrong; i++) {
+        const struct tscope__task *t = &s->tasks[i];
+        if (t->bits & TSCOPE__T_FREE)
+            continue;
+        if (t->parent_slot != TSCOPE__NONE)
+            kids[t->parent_slot]++;
+        if (t->held && !(t->bits & TSCOPE__T_FINALIZED))
+            wrong = "a held task was not settled";
+        held += t->held != 0;
+        uint32_t j = i;
+        while (j != TSCOPE__NONE && state[j] == 0) { /* mark the walk */
+            state[j] = 1;
+            j = s->tasks[j].parent_slot;
+        }
+        if (j != TSCOPE__NONE && state[j] == 1)
+            wrong = "the parents of the tasks form a cycle";
+        for (j = i; j != TSCOPE__NONE && state[j] == 1; j = s->tasks[j].parent_slot)
+            state[j] = 2;
+    }
+    for (uint32_t i = 0; i < cap && !wrong; i++) {
+        const struct tscope__task *t = &s->tasks[i];
+        if (t->bits & TSCOPE__T_FREE)
+            continue;
+        uint32_t v;
+        if (kids[i] != t->refs)
+            wrong = "a task's count of children is wrong";
+        else if ((t->bits & TSCOPE__T_MAPPED) && s->id_front[t->id & (TSCOPE__ID_FRONT - 1)] != i &&
+                 !(tscope__u64map_get(&s->task_map, t->id, &v) && v == i))
+            wrong = "a mapped task is not in the task index";
+    }
+    if (!wrong && held != s->held)
+        wrong = "the count of held tasks is wrong";
+    /* the map holds mapped slots only, none of them also in the front */
+    for (uint64_t k = 0; !wrong && k <= s->task_map.mask; k++) {
+        const struct tscope__u64entry *e = &s->task_map.e[k];
+        if (e->key &&
+            (e->val >= cap ||
+             (s->tasks[e->val].bits & (TSCOPE__T_MAPPED | TSCOPE__T_FREE)) != TSCOPE__T_MAPPED ||
+             s->tasks[e->val].id != e->key ||
+             s->id_front[e->key & (TSCOPE__ID_FRONT - 1)] == e->val))
+            wrong = "the task index is broken";
+    }
+    free(state);
+    free(kids);
+    return wrong;
+}
+
 /* Every index the store follows points inside its arrays, and every chain
  * it walks ends: what any later store function needs not to stray, whatever
  * the bytes were.  NULL, or what is wrong. */
@@ -261,8 +327,11 @@ static const char *check(struct tscope__store *s)
         if (!none_or_in(t->next_wait, cap) || !none_or_in(t->parent_slot, cap) ||
             !none_or_in(t->waiters, cap))
             return "a task refers outside the task table";
-        if (!none_or_in(t->inst, s->ninst))
+        if (!(t->bits & TSCOPE__T_FREE) && !none_or_in(t->inst, s->ninst))
             return "a task refers outside the instance graph";
+        if (!(t->bits & TSCOPE__T_FREE) && t->parent_slot != TSCOPE__NONE &&
+            (s->tasks[t->parent_slot].bits & TSCOPE__T_FREE))
+            return "a task's parent slot is free";
         if (!(t->bits & TSCOPE__T_FREE) &&
             (!in(t->type, s->ntypes) || !none_or_in(t->node, s->nnodes) ||
              ((t->bits & TSCOPE__T_RESOLVED) && !in(t->node, s->nnodes))))
@@ -272,9 +341,13 @@ static const char *check(struct tscope__store *s)
         uint32_t f = s->id_front[i];
         if (f != TSCOPE__NONE &&
             (!in(f, cap) ||
-             (s->tasks[f].bits & (TSCOPE__T_MAPPED | TSCOPE__T_FREE)) != TSCOPE__T_MAPPED))
+             (s->tasks[f].bits & (TSCOPE__T_MAPPED | TSCOPE__T_FREE)) != TSCOPE__T_MAPPED ||
+             (s->tasks[f].id & (TSCOPE__ID_FRONT - 1)) != i))
             return "the task index is broken";
     }
+    const char *wrong = check_slots(s);
+    if (wrong)
+        return wrong;
     uint32_t chain = 0; /* the free list: free slots only, no loop */
     for (uint32_t i = s->free_head; i != TSCOPE__NONE; i = s->tasks[i].next_wait)
         if (++chain > cap || !(s->tasks[i].bits & TSCOPE__T_FREE))
@@ -382,7 +455,10 @@ static int get_appendix(struct rd *r, struct tscope__store *s, uint64_t wx)
     s->cap_inst = (uint32_t)want[1];
     s->cap_deps = s->ndeps;
     s->cap_dropped = (uint32_t)want[4];
-    int bad = 0;
+    /* an update goes to the latest instance of its id appended before it
+     * (ids can be reused), so the updates apply in the order of the file */
+    struct tscope__u64map ids = {0};
+    int bad = want[3] && tscope__u64map_init(&ids, 1024);
     while (!bad &&
            (have[1] < want[1] || have[2] < want[2] || have[3] < want[3] || have[4] < want[4])) {
         uint32_t h[2];
@@ -397,24 +473,20 @@ static int get_appendix(struct rd *r, struct tscope__store *s, uint64_t wx)
             char skip[sizeof *s->inst];
             bad = take(r, skip, 1, elem[k]) != 0;
         }
+        for (uint64_t j = have[k]; !bad && want[3] && k == 1 && j < have[k] + use; j++)
+            bad = tscope__u64map_put(&ids, s->inst[j].id, (uint32_t)j) != 0;
+        for (uint64_t j = have[k]; !bad && k == 3 && j < have[k] + use; j++) {
+            uint32_t i;
+            if (tscope__u64map_get(&ids, up[j].id, &i)) {
+                s->inst[i].below_n = tscope__add_sat32(0, up[j].below_n);
+                s->inst[i].below = up[j].below;
+            }
+        }
         have[k] += use;
     }
     s->ndropped = (uint32_t)have[4];
-    /* the updates, in order, to the latest instance of their id */
-    uint64_t wi = want[1], wu = want[3];
-    struct tscope__u64map ids = {0};
-    if (!bad && wu && tscope__u64map_init(&ids, 1024))
-        bad = 1;
-    for (uint64_t i = 0; !bad && wu && i < wi; i++)
-        bad = tscope__u64map_put(&ids, s->inst[i].id, (uint32_t)i) != 0;
-    for (uint64_t k = 0; !bad && k < wu; k++) {
-        uint32_t i;
-        if (tscope__u64map_get(&ids, up[k].id, &i)) {
-            s->inst[i].below_n = tscope__add_sat32(0, up[k].below_n);
-            s->inst[i].below = up[k].below;
-        }
-    }
-    if (wu && ids.e)
+    uint64_t wi = want[1];
+    if (ids.e)
         tscope__u64map_free(&ids);
     free(up);
     /* the kept ones: what the cap dropped since is in s->dropped */

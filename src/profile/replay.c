@@ -296,6 +296,25 @@ static void set_parent(struct tscope__store *s, uint32_t thread, uint32_t slot, 
     s->tasks[slot].parent_slot = p;
 }
 
+/* A begin applied before its create gave the task's open segments the type
+ * of the begin (0, usually): they take the create's type, for the
+ * recursion rule of the running totals.  Segments already closed keep what
+ * they counted.  Rare (a create applied after its task began elsewhere). */
+static void retag_segments(struct tscope__store *s, uint32_t slot, uint16_t type)
+{
+    for (uint32_t th = 0; th < s->nstacks; th++) {
+        struct tscope__tstack *st = &s->stacks[th];
+        for (uint32_t i = 0; i < st->n; i++) {
+            struct tscope__segment *g = &st->seg[i];
+            if (g->slot != slot || tscope__grow(&st->open, &st->nopen, type, sizeof *st->open))
+                continue;
+            st->open[g->type]--;
+            g->type = type;
+            g->nested = st->open[type]++ != 0;
+        }
+    }
+}
+
 static void on_create(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r)
 {
     uint32_t slot = task_get(s, r->id, TSCOPE__T_CREATED);
@@ -313,6 +332,9 @@ static void on_create(struct tscope__store *s, uint32_t thread, const struct tsc
     }
     t->bits |= TSCOPE__T_CREATED;
     t->create_ts = r->ts;
+    if (r->type && r->type != t->type && t->open)
+        retag_segments(s, slot, r->type);
+    t = &s->tasks[slot];
     t->type = r->type ? r->type : t->type;
     t->flags = r->flags;
     t->depth = r->depth;
@@ -493,7 +515,12 @@ static void on_yield(struct tscope__store *s, uint32_t thread, const struct tsco
     }
     struct tscope__task *t = &s->tasks[slot];
     t->yields++;
-    if (!(t->bits & TSCOPE__T_MAPPED) && map_put(s, t->id, slot) == 0)
+    if (!(t->bits & TSCOPE__T_MAPPED)) { /* a reused id: its older task gives way */
+        uint32_t other = tscope__task_find(s, t->id);
+        if (other != TSCOPE__NONE)
+            tscope__task_unmap(s, other);
+    }
+    if (!(s->tasks[slot].bits & TSCOPE__T_MAPPED) && map_put(s, s->tasks[slot].id, slot) == 0)
         s->tasks[slot].bits |= TSCOPE__T_MAPPED; /* a START task: resume must find it */
     tscope__settle_check_terminal(s, slot);
 }

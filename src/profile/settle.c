@@ -59,9 +59,6 @@ static uint32_t node_land(struct tscope__store *s, uint32_t parent, uint16_t pty
         return tscope__settle_node(s, a, a ? s->nodes[a].type : TSCOPE__ROOT_TYPE, type, &edge,
                                    &step);
     }
-    uint8_t rec = 0;
-    for (uint32_t a = parent; a != 0 && a != TSCOPE__NONE && !rec; a = s->nodes[a].parent)
-        rec = s->nodes[a].type == type;
     if (tscope__grow(&s->nodes, &s->cap_nodes, s->nnodes, sizeof *s->nodes))
         return 0; /* out of memory: account to the root */
     uint32_t idx = s->nnodes++;
@@ -70,27 +67,33 @@ static uint32_t node_land(struct tscope__store *s, uint32_t parent, uint16_t pty
         .type = type,
         .depth = (uint16_t)(depth > 0xFFFF ? 0xFFFF : depth),
         .edge = edge_index(s, ptype, type),
-        .rec = rec,
     };
     return idx;
 }
 
-/* The step flags of parent -> type landing on node idx: a child node of
- * parent carries them; a folded or depth-capped landing is looked up. */
-static uint8_t step_of(const struct tscope__store *s, uint32_t parent, uint16_t type, uint32_t idx)
+/* The step flags of parent -> type landing on node idx: FOLDED when idx is
+ * parent or one of its ancestors (a child node of parent is not). */
+static uint8_t step_of(const struct tscope__store *s, uint32_t parent, uint32_t idx)
 {
-    if (idx == 0)
+    if (idx == 0 || s->nodes[idx].parent == parent)
         return 0;
-    if (s->nodes[idx].parent == parent)
-        return s->nodes[idx].rec ? TSCOPE__STEP_NESTED : 0;
-    uint8_t step = 0;
-    for (uint32_t a = parent; a != 0 && a != TSCOPE__NONE; a = s->nodes[a].parent) {
-        if (s->nodes[a].type == type)
-            step |= TSCOPE__STEP_NESTED;
+    for (uint32_t a = parent; a != 0 && a != TSCOPE__NONE; a = s->nodes[a].parent)
         if (a == idx)
-            step |= TSCOPE__STEP_FOLDED;
-    }
-    return step;
+            return TSCOPE__STEP_FOLDED;
+    return 0;
+}
+
+int tscope__settle_nested(const struct tscope__store *s, uint32_t pslot, uint16_t type)
+{
+    if (pslot == TSCOPE__NONE)
+        return 0;
+    const struct tscope__task *p = &s->tasks[pslot];
+    if (!((p->anc | tscope__type_bit(p->type)) & tscope__type_bit(type)))
+        return 0; /* no ancestor can have the type: the common case */
+    for (uint32_t a = pslot; a != TSCOPE__NONE; a = s->tasks[a].parent_slot)
+        if (s->tasks[a].type == type)
+            return 1;
+    return 0; /* another type with the same bit */
 }
 
 #define EDGE_NONE_30 0x3FFFFFFFu /* TSCOPE__NONE in the cache's 30-bit field */
@@ -117,7 +120,7 @@ uint32_t tscope__settle_node(struct tscope__store *s, uint32_t parent, uint16_t 
     /* a node reached from its own parent counts in its own edge; a folded
      * step counts in the edge between the types it really connects */
     *edge = s->nodes[idx].parent == parent ? s->nodes[idx].edge : edge_index(s, ptype, type);
-    *step = step_of(s, parent, type, idx);
+    *step = step_of(s, parent, idx);
     c->key = key;
     c->node = idx;
     c->edge = *edge >= EDGE_NONE_30 ? EDGE_NONE_30 : *edge;
@@ -183,6 +186,7 @@ static void attach(struct tscope__store *s, uint32_t slot)
         if (pnode != 0)
             ptype = p->type;
         tdepth = p->tdepth < 0xFFFE ? (uint16_t)(p->tdepth + 1) : 0xFFFE;
+        t->anc = p->anc | tscope__type_bit(p->type);
     }
     uint8_t step;
     uint32_t node = tscope__settle_path_step(s, pnode, ptype, t->type, &step);
@@ -190,7 +194,9 @@ static void attach(struct tscope__store *s, uint32_t slot)
     t->node = node;
     t->step = step;
     t->tdepth = tdepth;
-    if (step & TSCOPE__STEP_NESTED)
+    /* recursion by the task's real ancestry (kept in the table through the
+     * parent slots): the folded tree path can have lost the ancestor */
+    if (tscope__settle_nested(s, t->parent_slot, t->type))
         t->bits |= TSCOPE__T_NESTED;
     t->bits |= TSCOPE__T_RESOLVED;
     /* the reference on the parent stays until this slot is freed: what
@@ -287,35 +293,71 @@ void tscope__settle_below(struct tscope__store *s, uint32_t p, uint64_t n, uint6
 }
 
 /* Drops every kept instance deeper than `limit` (the cap keeps the top of
- * the tree) in one pass: each leaves a 32-byte record in s->dropped (its
- * id, its parent's id, itself plus what was counted below it, and their
- * self ticks), which the queries count in its nearest kept ancestor
- * (query.c).  Then compacts the array and renumbers the slots' instance
- * indexes.  -1 when memory runs out (nothing changed). */
+ * the tree), deepest first, counting each - itself plus what was counted
+ * below it, and their self ticks - where its parent is: in the parent's
+ * slot while that is in the table (tscope__settle_below: the slot, or its
+ * instance, or on up), else in a 32-byte record in s->dropped that the
+ * queries count in its nearest kept ancestor (query.c).  Then compacts the
+ * array and renumbers the slots' instance indexes.  -1 when memory runs
+ * out (nothing changed). */
 static int drop_below(struct tscope__store *s, uint16_t limit)
 {
-    uint32_t n0 = s->ninst, ndrop = 0;
-    for (uint32_t d = (uint32_t)limit + 1; d < s->n_at_depth; d++)
+    uint32_t n0 = s->ninst, ndrop = 0, nd = s->n_at_depth;
+    for (uint32_t d = (uint32_t)limit + 1; d < nd; d++)
         ndrop += s->inst_at_depth[d];
     uint32_t *moved = malloc((n0 ? n0 : 1) * sizeof *moved);
-    if (!moved || (ndrop && tscope__grow_uninit(&s->dropped, &s->cap_dropped,
-                                                s->ndropped + ndrop - 1, sizeof *s->dropped))) {
+    uint32_t *order = malloc((ndrop ? ndrop : 1) * sizeof *order);
+    uint32_t *first = calloc((size_t)nd + 1, sizeof *first);
+    struct tscope__u64map slots = {0}, index = {0};
+    int bad = !moved || !order || !first || tscope__u64map_init(&slots, 1024) ||
+              tscope__u64map_init(&index, 1024) ||
+              (ndrop && tscope__grow_uninit(&s->dropped, &s->cap_dropped, s->ndropped + ndrop - 1,
+                                            sizeof *s->dropped));
+    /* the slots in the table by id (the mapped one where an id is reused) */
+    for (uint32_t i = 0; !bad && i < s->ntasks_cap; i++) {
+        const struct tscope__task *t = &s->tasks[i];
+        uint32_t have;
+        if (!(t->bits & TSCOPE__T_FREE) &&
+            (!tscope__u64map_get(&slots, t->id, &have) || (t->bits & TSCOPE__T_MAPPED)))
+            bad = tscope__u64map_put(&slots, t->id, i) != 0;
+    }
+    if (bad) {
         free(moved);
+        free(order);
+        free(first);
+        tscope__u64map_free(&slots);
+        tscope__u64map_free(&index);
         return -1;
+    }
+    /* the dropped ones deepest first (a counting sort): a parent dropped too
+     * has its children's counts before it passes its own on */
+    uint32_t at = 0;
+    for (uint32_t d = nd; d-- > (uint32_t)limit + 1;) {
+        first[d] = at;
+        at += s->inst_at_depth[d];
+    }
+    for (uint32_t i = 0; i < n0; i++)
+        if (s->inst[i].tdepth > limit && first[s->inst[i].tdepth] < ndrop)
+            order[first[s->inst[i].tdepth]++] = i;
+    for (uint32_t k = 0; k < ndrop; k++) {
+        struct tscope__instance *in = &s->inst[order[k]];
+        uint32_t p;
+        uint64_t cn = 1 + (uint64_t)in->below_n, ct = in->excl + in->below;
+        if (in->parent && tscope__u64map_get(&slots, in->parent, &p))
+            tscope__settle_below(s, p, cn, ct);
+        else
+            s->dropped[s->ndropped++] = (struct tscope__dropped){in->id, in->parent, cn, ct};
     }
     uint32_t n = 0, saved = 0;
     for (uint32_t i = 0; i < n0; i++) {
-        const struct tscope__instance *in = &s->inst[i];
-        if (in->tdepth > limit) {
+        if (s->inst[i].tdepth > limit) {
             moved[i] = TSCOPE__NONE;
-            s->dropped[s->ndropped++] =
-                (struct tscope__dropped){in->id, in->parent, 1 + in->below_n, in->excl + in->below};
             continue;
         }
         saved += i < s->inst_saved;
         moved[i] = n;
         if (n != i)
-            s->inst[n] = *in;
+            s->inst[n] = s->inst[i];
         n++;
     }
     for (uint32_t i = 0; i < s->ntasks_cap; i++) {
@@ -323,25 +365,29 @@ static int drop_below(struct tscope__store *s, uint16_t limit)
         if (!(t->bits & TSCOPE__T_FREE) && t->inst != TSCOPE__NONE)
             t->inst = t->inst < n0 ? moved[t->inst] : TSCOPE__NONE;
     }
-    uint32_t nd = 0; /* the marked ones that are kept, renumbered */
+    uint32_t kept_dirty = 0; /* the marked ones that are kept, renumbered */
     for (uint32_t k = 0; k < s->ndirty; k++)
         if (s->dirty[k] < n0 && moved[s->dirty[k]] != TSCOPE__NONE)
-            s->dirty[nd++] = moved[s->dirty[k]];
-    s->ndirty = nd;
+            s->dirty[kept_dirty++] = moved[s->dirty[k]];
+    s->ndirty = kept_dirty;
     free(moved);
+    free(order);
+    free(first);
+    tscope__u64map_free(&slots);
     s->cut_off += n0 - n;
     s->ninst = n;
     s->inst_saved = saved;
-    for (uint32_t d = (uint32_t)limit + 1; d < s->n_at_depth; d++)
+    for (uint32_t d = (uint32_t)limit + 1; d < nd; d++)
         s->inst_at_depth[d] = 0;
     s->inst_limit = limit;
     s->inst_deepest = limit;
     while (s->inst_deepest > 0 && !s->inst_at_depth[s->inst_deepest])
         s->inst_deepest--;
     s->inst_gen++;
-    s->inst_indexed = 0; /* the queries index again */
+    s->inst_indexed = 0; /* the queries index again (a fresh map: made first) */
     tscope__u64map_free(&s->inst_map);
-    return tscope__u64map_init(&s->inst_map, 1024) ? -1 : 0;
+    s->inst_map = index;
+    return 0;
 }
 
 uint32_t tscope__settle_record_instance(struct tscope__store *s, const struct tscope__task *t,

@@ -51,14 +51,13 @@ enum {
     TSCOPE__T_SAW = 1 << 12,       /* the type's thread set has the first thread */
     TSCOPE__T_START = 1 << 13,     /* created and begun by one START event */
     TSCOPE__T_MOVED = 1 << 14,     /* resumed on a thread other than its first */
-    TSCOPE__T_NESTED = 1 << 15     /* a task of its type is an ancestor (tree step) */
+    TSCOPE__T_NESTED = 1 << 15     /* a task of its type is an ancestor */
 };
 
 /* What a step in the tree (parent node -> type) is, for the recursion
  * rule of the running and elapsed totals (settle.c). */
 enum {
-    TSCOPE__STEP_NESTED = 1, /* the parent's path holds the type: recursion */
-    TSCOPE__STEP_FOLDED = 2  /* landed on an ancestor's node (recursion folding) */
+    TSCOPE__STEP_FOLDED = 2 /* landed on an ancestor's node (recursion folding) */
 };
 
 struct tscope__task {
@@ -78,6 +77,7 @@ struct tscope__task {
     uint32_t yields, resumes, open;
     uint32_t inst;           /* its instance once finalized and kept, else NONE */
     uint64_t below_n, below; /* tasks below it the instance graph left out, their self ticks */
+    uint64_t anc;            /* tscope__type_bit of every ancestor's type, once resolved */
     uint16_t type;
     int16_t prio;
     uint16_t depth;
@@ -125,7 +125,6 @@ struct tscope__node {
     uint16_t type;
     uint16_t depth;                      /* the root is 0 */
     uint32_t edge;                       /* the type-level edge of (parent's type -> type) */
-    uint8_t rec;                         /* an ancestor node has the same type */
     uint64_t calls, excl, incl, elapsed; /* folded steps add no running/elapsed twice */
 };
 
@@ -207,6 +206,8 @@ struct tscope__leaf_batch {
     uint16_t type;
     uint8_t step;           /* TSCOPE__STEP_* of their tree step */
     uint8_t inside;         /* they ran inside a segment of their own type */
+    uint8_t nested;         /* they have an ancestor of their type */
+    uint32_t pslot;         /* their parent's slot */
     struct tscope__acc acc; /* durations; acc.n == 0: empty */
 };
 
@@ -412,6 +413,15 @@ static inline int tscope__inst_filtered(const struct tscope__store *s)
     return c->filter_ntypes || c->filter_flags || c->filter_depth_min ||
            c->filter_depth_max != 0xFFFF || c->instance_sample < 1.0;
 }
+
+/* A type's bit in a task's set of ancestor types (exact up to 64 types). */
+static inline uint64_t tscope__type_bit(uint16_t type)
+{
+    return 1ull << (type & 63);
+}
+/* 1 if a task of `type` whose parent is in pslot has an ancestor of its
+ * type (the recursion rule of the running and elapsed totals). */
+int tscope__settle_nested(const struct tscope__store *s, uint32_t pslot, uint16_t type);
 
 /* Counts n left-out tasks with `self` ticks in the nearest ancestor of
  * slot p (p included) that is kept or not finalized yet. */

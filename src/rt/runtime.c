@@ -279,7 +279,7 @@ static void run(struct tscope_rt_task *t)
     }
     struct tscope_rt_task *outer = current;
     current = t;
-    tscope_task_begin(t->id, 0);
+    tscope_task_begin(t->id, t->type); /* the type: in case the begin is applied first */
     t->fn(t->arg);
     tscope_task_end(t->id);
     current = outer;
@@ -582,6 +582,7 @@ int tscope_rt_spawn(tscope_rt_fn fn, void *arg, const tscope_rt_spawn_opts_t *op
     t->fn = fn;
     t->arg = arg;
     t->id = tscope_task_id_next();
+    t->type = opts ? opts->type : 0;
     t->parent = parent;
     t->priority = opts ? opts->priority : 0;
     atomic_store(&t->refs, 1 + (handle != NULL));
