@@ -84,6 +84,13 @@ static void same_acc(const struct tscope__acc *a, const struct tscope__acc *b)
 }
 
 /* Everything a profile is made of, compared field by field. */
+/* memcmp that takes no pointer when there is nothing to compare (an empty
+ * array is NULL, which memcmp must not get) */
+static int same_bytes(const void *a, const void *b, size_t n)
+{
+    return n == 0 || memcmp(a, b, n) == 0;
+}
+
 static int by_dropped_id(const void *x, const void *y)
 {
     const struct tscope__dropped *a = x, *b = y;
@@ -113,28 +120,30 @@ static void same_store(struct tscope__store *a, struct tscope__store *b)
         ASSERT_EQ(a->types[i].elapsed_total, b->types[i].elapsed_total);
     }
     ASSERT_EQ(a->ndeptypes, b->ndeptypes);
-    ASSERT(memcmp(a->deptypes, b->deptypes, a->ndeptypes * sizeof *a->deptypes) == 0);
+    ASSERT(same_bytes(a->deptypes, b->deptypes, a->ndeptypes * sizeof *a->deptypes));
     /* the instances the cap dropped: the same records, in any order (the
      * appendix gives them in the order they were kept, not dropped) */
     ASSERT_EQ(a->ndropped, b->ndropped);
-    qsort(a->dropped, a->ndropped, sizeof *a->dropped, by_dropped_id);
-    qsort(b->dropped, b->ndropped, sizeof *b->dropped, by_dropped_id);
+    if (a->ndropped) {
+        qsort(a->dropped, a->ndropped, sizeof *a->dropped, by_dropped_id);
+        qsort(b->dropped, b->ndropped, sizeof *b->dropped, by_dropped_id);
+    }
     ASSERT(a->ndropped == 0 ||
            memcmp(a->dropped, b->dropped, a->ndropped * sizeof *a->dropped) == 0);
     ASSERT_EQ(a->inst_limit, b->inst_limit);
     ASSERT_EQ(a->held, b->held);
     ASSERT_EQ(a->nnodes, b->nnodes);
-    ASSERT(memcmp(a->nodes, b->nodes, a->nnodes * sizeof *a->nodes) == 0);
+    ASSERT(same_bytes(a->nodes, b->nodes, a->nnodes * sizeof *a->nodes));
     ASSERT_EQ(a->nedges, b->nedges);
-    ASSERT(memcmp(a->edges, b->edges, a->nedges * sizeof *a->edges) == 0);
+    ASSERT(same_bytes(a->edges, b->edges, a->nedges * sizeof *a->edges));
     ASSERT_EQ(a->ninst, b->ninst);
-    ASSERT(memcmp(a->inst, b->inst, a->ninst * sizeof *a->inst) == 0);
+    ASSERT(same_bytes(a->inst, b->inst, a->ninst * sizeof *a->inst));
     ASSERT_EQ(a->ndeps, b->ndeps);
-    ASSERT(memcmp(a->deps, b->deps, a->ndeps * sizeof *a->deps) == 0);
+    ASSERT(same_bytes(a->deps, b->deps, a->ndeps * sizeof *a->deps));
     ASSERT_EQ(a->ncounters, b->ncounters);
-    ASSERT(memcmp(a->counters, b->counters, a->ncounters * sizeof *a->counters) == 0);
+    ASSERT(same_bytes(a->counters, b->counters, a->ncounters * sizeof *a->counters));
     ASSERT_EQ(a->ncustoms, b->ncustoms);
-    ASSERT(memcmp(a->customs, b->customs, a->ncustoms * sizeof *a->customs) == 0);
+    ASSERT(same_bytes(a->customs, b->customs, a->ncustoms * sizeof *a->customs));
     for (uint32_t i = 0; i < a->nstacks && i < b->nstacks; i++)
         ASSERT_EQ(a->stacks[i].events, b->stacks[i].events);
 }

@@ -468,7 +468,7 @@ static int get_appendix(struct rd *r, struct tscope__store *s, uint64_t wx)
         }
         uint32_t k = h[0];
         uint64_t use = want[k] - have[k] < h[1] ? want[k] - have[k] : h[1];
-        bad = take(r, dst[k] + have[k] * elem[k], use, elem[k]) != 0;
+        bad = use && take(r, dst[k] + have[k] * elem[k], use, elem[k]) != 0;
         for (uint64_t j = use; !bad && j < h[1]; j++) { /* past what this state counts */
             char skip[sizeof *s->inst];
             bad = take(r, skip, 1, elem[k]) != 0;
