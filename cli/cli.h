@@ -26,6 +26,16 @@ int tscope_cli_check_rows(const char *cmd, const char *value, long *rows);
 /* --policy, --full-policy and --mode. */
 int tscope_cli_check_word(const char *cmd, const char *opt, const char *value);
 
+/* Converts the binary trace in to format (TSCOPE__FMT_*, src/trace/convert.h)
+ * at out (NULL: next to it, trace.json / trace-otf2 / trace.prv; a name
+ * ending in .gz: compressed), then says what it wrote on stderr unless
+ * quiet (convert_trace.c).  0, or 1 after a one-line message
+ * "taskscope CMD: ...". */
+int tscope_cli_trace_convert(const char *cmd, const char *in, int format, const char *out,
+                             int quiet);
+/* --trace's value: 0, or -1 after one line on stderr (options.c). */
+int tscope_cli_check_trace(const char *cmd, const char *value);
+
 /* Reads a JSON profile (a profile.json file, or a folder holding one).
  * On error returns NULL and writes a one-line message naming the file (and
  * line, for syntax errors) into err. */

@@ -25,7 +25,9 @@
 #include "cli.h"
 #include "launch.h"
 #include "core/clock.h"
+#include "core/config.h"
 #include "export/output.h"
+#include "trace/convert.h"
 
 static void usage(FILE *f)
 {
@@ -58,6 +60,9 @@ static void usage(FILE *f)
             "      --sort KEY        summary order: self, running, elapsed, calls, mean, name\n"
             "      --rows N          summary rows, 0 for all (TASKSCOPE_SUMMARY_ROWS)\n"
             "      --no-summary      do not print the summary (TASKSCOPE_SUMMARY=0)\n"
+            "      --trace[=LIST]    trace every event into trace.tsct and, when the program\n"
+            "                        ends, convert it: chrome, otf2, paraver or all, comma-\n"
+            "                        separated (default chrome; TASKSCOPE_TRACE, docs/tracing.md)\n"
             "  -q, --quiet           no summary and no notes: only warnings, errors and what\n"
             "                        ended the program (TASKSCOPE_QUIET=1)\n"
             "      --off             run with measurement off (TASKSCOPE_ENABLE=0)\n"
@@ -65,6 +70,26 @@ static void usage(FILE *f)
             "\n"
             "exit status: the program's (128+N when signal N ended it); 127 the program was\n"
             "not found, 126 it is not executable, 2 a bad option, 1 taskscope itself failed\n");
+}
+
+/* The binary trace the program wrote (TASKSCOPE_TRACE), converted to the
+ * formats the variable names; one line each. */
+static void convert_traces(const char *outdir, int quiet)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/trace.tsct", outdir);
+    if (access(path, R_OK) != 0)
+        return;
+    struct tscope__config cfg;
+    tscope__config_load(&cfg, NULL); /* the program said what was wrong */
+    static const struct {
+        int bit, format;
+    } formats[] = {{TSCOPE__TRACE_CHROME, TSCOPE__FMT_CHROME},
+                   {TSCOPE__TRACE_OTF2, TSCOPE__FMT_OTF2},
+                   {TSCOPE__TRACE_PARAVER, TSCOPE__FMT_PARAVER}};
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+        if (cfg.trace_formats & formats[i].bit)
+            tscope_cli_trace_convert("run", path, formats[i].format, NULL, quiet);
 }
 
 /* The files in dir, in name order (hidden ones aside). */
@@ -212,6 +237,7 @@ int tscope_cli_run(int argc, char **argv)
                                          {"sample-ms", required_argument, NULL, 'S'},
                                          {"pthread-waits", no_argument, NULL, 'W'},
                                          {"quiet", no_argument, NULL, 'q'},
+                                         {"trace", optional_argument, NULL, 'R'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     int summary = 1, c, adapter = TSCOPE_ADAPT_AUTO;
@@ -281,6 +307,11 @@ int tscope_cli_run(int argc, char **argv)
             break;
         case 'W':
             setenv("TASKSCOPE_PTHREAD_WAITS", "1", 1);
+            break;
+        case 'R':
+            if (optarg && tscope_cli_check_trace("run", optarg))
+                return 2;
+            setenv("TASKSCOPE_TRACE", optarg ? optarg : "chrome", 1);
             break;
         case 'h':
             usage(stdout);
@@ -362,6 +393,7 @@ int tscope_cli_run(int argc, char **argv)
                     "could be loaded into it, see above, or measurement is off)\n",
                     prog);
     } else if (wrote) {
+        convert_traces(outdir, quiet);
         tscope_cli_render(outdir, quiet);
         if (!quiet) {
             fprintf(stderr, "taskscope: outputs of %s in %s/:", prog, outdir);

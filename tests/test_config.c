@@ -125,6 +125,37 @@ static void infinite_weights_are_refused(void)
     unsetenv("TASKSCOPE_OPTIMIZE_WEIGHTS");
 }
 
+static void trace_values(void)
+{
+    struct tscope__config c;
+    load(&c);
+    free(warnings);
+    ASSERT_EQ(c.trace, 0); /* off by default */
+    ASSERT_U64_EQ(c.trace_max_bytes, 0);
+    setenv("TASKSCOPE_TRACE", "chrome,OTF2", 1);
+    setenv("TASKSCOPE_TRACE_MAX_MB", "3", 1);
+    load(&c);
+    free(warnings);
+    ASSERT_EQ(c.trace, 1);
+    ASSERT_EQ(c.trace_formats, TSCOPE__TRACE_CHROME | TSCOPE__TRACE_OTF2);
+    ASSERT_U64_EQ(c.trace_max_bytes, 3u << 20);
+    setenv("TASKSCOPE_TRACE", "on", 1);
+    load(&c);
+    free(warnings);
+    ASSERT_EQ(c.trace, 1);
+    ASSERT_EQ(c.trace_formats, 0);
+    setenv("TASKSCOPE_TRACE", "chrome,vampir", 1);
+    setenv("TASKSCOPE_TRACE_MAX_MB", "-1", 1);
+    load(&c);
+    ASSERT_EQ(c.trace, 0); /* the default */
+    ASSERT_EQ(c.trace_formats, 0);
+    ASSERT(strstr(warnings, "TASKSCOPE_TRACE=\"chrome,vampir\" is invalid") != NULL);
+    ASSERT(strstr(warnings, "TASKSCOPE_TRACE_MAX_MB=\"-1\" is invalid") != NULL);
+    free(warnings);
+    unsetenv("TASKSCOPE_TRACE");
+    unsetenv("TASKSCOPE_TRACE_MAX_MB");
+}
+
 static void describe_lists_every_variable(void)
 {
     char *buf;
@@ -152,6 +183,7 @@ int main(void)
 {
     RUN(defaults);
     RUN(booleans);
+    RUN(trace_values);
     RUN(good_values);
     RUN(bad_values_warn_once_and_use_defaults);
     RUN(infinite_weights_are_refused);

@@ -271,6 +271,56 @@ static int p_outputs(struct tscope__config *c, const char *v)
     return 0;
 }
 
+static int add_trace(struct tscope__config *c, const char *s, size_t n)
+{
+    static const struct {
+        const char *name;
+        int on, bits;
+    } words[] = {{"0", 0, 0},
+                 {"off", 0, 0},
+                 {"no", 0, 0},
+                 {"none", 0, 0},
+                 {"false", 0, 0},
+                 {"1", 1, 0},
+                 {"on", 1, 0},
+                 {"yes", 1, 0},
+                 {"true", 1, 0},
+                 {"binary", 1, 0},
+                 {"chrome", 1, TSCOPE__TRACE_CHROME},
+                 {"otf2", 1, TSCOPE__TRACE_OTF2},
+                 {"paraver", 1, TSCOPE__TRACE_PARAVER},
+                 {"all", 1, TSCOPE__TRACE_ALL}};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        if (strlen(words[i].name) == n && strncasecmp(words[i].name, s, n) == 0) {
+            c->trace |= words[i].on;
+            c->trace_formats |= words[i].bits;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int p_trace(struct tscope__config *c, const char *v)
+{
+    int trace = c->trace, formats = c->trace_formats;
+    c->trace = c->trace_formats = 0;
+    if (each_item(v, add_trace, c)) {
+        c->trace = trace;
+        c->trace_formats = formats;
+        return -1;
+    }
+    return 0;
+}
+
+static int p_trace_max(struct tscope__config *c, const char *v)
+{
+    uint64_t n;
+    if (parse_u64(v, 0, UINT64_MAX / (1024 * 1024), &n))
+        return -1;
+    c->trace_max_bytes = n * 1024 * 1024;
+    return 0;
+}
+
 static int p_sort(struct tscope__config *c, const char *v)
 {
     /* excl and incl: the names before self and running */
@@ -486,6 +536,14 @@ static const struct var vars[] = {
      "files written at finalize (all: csv, json, dot, tree; tasks: also the instance graph in "
      "profile.json, written anyway when the run recorded dependencies)",
      p_outputs},
+    {"TASKSCOPE_TRACE", "0",
+     "0/off, 1/on/binary, or comma-separated formats: chrome, otf2, paraver, all",
+     "trace every event: the consumer writes trace.tsct (binary, docs/tracing.md) in the output "
+     "folder; the formats named are converted from it when the run ends (by taskscope run; "
+     "otherwise taskscope convert)",
+     p_trace},
+    {"TASKSCOPE_TRACE_MAX_MB", "0", "0 (no limit) to 2^44",
+     "the trace stops, marked truncated, when it would grow past this many MiB", p_trace_max},
     {"TASKSCOPE_SUMMARY", "0", "1/0, true/false, yes/no, on/off",
      "print the summary table to stderr at finalize (taskscope run sets 1)", p_summary},
     {"TASKSCOPE_QUIET", "0", "1/0, true/false, yes/no, on/off",

@@ -29,6 +29,16 @@ enum {
     TSCOPE__OUT_ANY = (1 << 5) - 1
 };
 
+/* Trace formats converted from the binary trace (TASKSCOPE_TRACE), bits of
+ * tscope__config.trace_formats; the binary trace itself is written whenever
+ * tracing is on. */
+enum {
+    TSCOPE__TRACE_CHROME = 1 << 0,
+    TSCOPE__TRACE_OTF2 = 1 << 1,
+    TSCOPE__TRACE_PARAVER = 1 << 2,
+    TSCOPE__TRACE_ALL = (1 << 3) - 1
+};
+
 #define TSCOPE__FILTER_MAX_TYPES 64
 
 struct tscope__config {
@@ -49,10 +59,13 @@ struct tscope__config {
     char filter_types[TSCOPE__FILTER_MAX_TYPES][256];
     int filter_ntypes;
     char output_dir[1024];
-    int outputs;  /* TSCOPE__OUT_* bits */
-    int summary;  /* print the summary table at finalize */
-    int quiet;    /* notes silenced (tscope__note): warnings and errors only */
-    int profiler; /* the built-in profiler consumes events */
+    int outputs;              /* TSCOPE__OUT_* bits */
+    int summary;              /* print the summary table at finalize */
+    int quiet;                /* notes silenced (tscope__note): warnings and errors only */
+    int profiler;             /* the built-in profiler consumes events */
+    int trace;                /* the consumer writes the binary trace (src/trace) */
+    int trace_formats;        /* TSCOPE__TRACE_* converted from it after the run */
+    uint64_t trace_max_bytes; /* the trace stops (marked truncated) past this; 0: no limit */
     char summary_sort[16];
     uint32_t summary_rows;
     char clock[16];

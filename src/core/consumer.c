@@ -54,6 +54,8 @@ static uint64_t drain_ring(struct tscope__thread *t, uint64_t tail, uint64_t hea
         uint64_t stop = head - tail > batch ? tail + batch : head;
         uint64_t batch_start = tail;
         tail = tscope__hooks.apply ? tscope__hooks.apply(t->index, r, tail, stop, head) : stop;
+        if (tscope__hooks.trace_batch)
+            tscope__hooks.trace_batch(t->index, r, batch_start, tail);
         if (tscope__hooks.deliver_wanted && tscope__hooks.deliver_wanted())
             tscope__hooks.deliver(t->index, r, batch_start, tail);
         t->read_pos = tail;
@@ -91,6 +93,8 @@ int tscope__consumer_round(void)
     if (tscope__hooks.end_round)
         tscope__hooks.end_round();
     tscope__clock_refine();
+    if (tscope__hooks.trace_round)
+        tscope__hooks.trace_round();
 
     pthread_mutex_lock(&tscope__g.cons_lock);
     tscope__g.rounds_done++;

@@ -61,6 +61,12 @@ struct tscope__hooks {
     void (*checkpoint)(void);
     void (*name_added)(const void *table, uint32_t id, const char *name);
 
+    /* The trace (src/trace/writer.c): records [from, to) of thread's ring
+     * after the profile applied them, and the end of each round (after the
+     * store's).  Consumer thread. */
+    void (*trace_batch)(uint32_t thread, struct tscope__ring *r, uint64_t from, uint64_t to);
+    void (*trace_round)(void);
+
     /* A retired thread's ring is drained: what it left running is closed
      * (unfinished), as its slot is about to be reused.  Consumer thread. */
     void (*thread_gone)(uint32_t thread);

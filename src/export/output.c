@@ -148,7 +148,9 @@ int tscope__output_write_all(void)
         fflush(stderr);
     }
     if (cfg->outputs) {
-        if (tscope__output_make_dir(cfg->output_dir, tscope__g.outdir, sizeof tscope__g.outdir)) {
+        /* made at init already when the run is traced */
+        if (!tscope__g.outdir[0] &&
+            tscope__output_make_dir(cfg->output_dir, tscope__g.outdir, sizeof tscope__g.outdir)) {
             fprintf(stderr,
                     "taskscope: error: cannot create output folder %s: %s; no files "
                     "written\n",

@@ -32,6 +32,7 @@
 #include "sampler/sampler.h"
 #include "taskscope/taskscope.h"
 #include "tool/tools.h"
+#include "trace/writer.h"
 #include "exit.h"
 #include "journal.h"
 #include "signals.h"
@@ -189,6 +190,7 @@ static void fork_child(void)
     pthread_mutex_unlock(&tscope__g.reg_lock);
     marker[0] = 0; /* the parent's */
     tscope__journal_forget();
+    tscope__trace_forget();
     tscope__signals_forget();
     if (!tscope__g.initialised)
         return;
@@ -202,6 +204,43 @@ static void fork_child(void)
                      (long)getpid(), (long)getppid());
     if (n > 0 && write(2, line, (size_t)n) < 0)
         return;
+}
+
+/* TASKSCOPE_TRACE: the output folder is made now (the trace is written
+ * while the program runs) and the consumer gets the trace's hooks. */
+static void trace_start(const struct tscope__config *cfg, int rank, int nranks)
+{
+    if (!cfg->trace)
+        return;
+    if (cfg->mode == TSCOPE__MODE_NAIVE) {
+        fprintf(stderr, "taskscope: warning: TASKSCOPE_TRACE is ignored with TASKSCOPE_MODE=naive "
+                        "(the baseline of the benchmarks)\n");
+        return;
+    }
+    if (tscope__output_make_dir(cfg->output_dir, tscope__g.outdir, sizeof tscope__g.outdir)) {
+        fprintf(stderr, "taskscope: error: cannot create output folder %s: %s; no trace\n",
+                cfg->output_dir, strerror(errno));
+        tscope__g.outdir[0] = 0;
+        return;
+    }
+    if (tscope__trace_start(tscope__g.outdir, cfg, rank, nranks) == 0) {
+        tscope__hooks.trace_batch = tscope__trace_batch;
+        tscope__hooks.trace_round = tscope__trace_round;
+    }
+}
+
+static void trace_stop(void)
+{
+    if (!tscope__hooks.trace_batch)
+        return;
+    tscope__hooks.trace_batch = NULL;
+    tscope__hooks.trace_round = NULL;
+    tscope__trace_stop();
+    const char *launcher = getenv("TASKSCOPE_OUTPUT_DIR_PREPARED");
+    if (!launcher || !*launcher)
+        tscope__note("trace in %s; convert it with: taskscope convert %s --to chrome (or otf2, "
+                     "paraver)\n",
+                     tscope__trace_path(), tscope__trace_path());
 }
 
 /* A program that exits without tscope_finalize still gets its outputs. */
@@ -261,15 +300,17 @@ int tscope_init(int rank, int nranks)
     tscope__tools_load(cfg.tools, rank, nranks, cfg.max_threads);
     tscope__wire(cfg.profiler);
     marker_set(&cfg); /* the journal's hooks: after the wiring, before the consumer */
+    trace_start(&cfg, rank, nranks);
     if (tscope__consumer_start()) {
         fprintf(stderr, "taskscope: error: cannot start the consumer thread; measurement off\n");
         tscope__g.off_code = 0;
         goto out;
     }
-    int run = !cfg.profiler && !tscope__tools_batched_mask ? TSCOPE__RUN_TOOLS
-              : cfg.mode == TSCOPE__MODE_NAIVE             ? TSCOPE__RUN_NAIVE
-              : tscope__tools_sync_events()                ? TSCOPE__RUN_RING_TOOLS
-                                                           : TSCOPE__RUN_RING;
+    int run = !cfg.profiler && !tscope__tools_batched_mask && !tscope__hooks.trace_batch
+                  ? TSCOPE__RUN_TOOLS
+              : cfg.mode == TSCOPE__MODE_NAIVE ? TSCOPE__RUN_NAIVE
+              : tscope__tools_sync_events()    ? TSCOPE__RUN_RING_TOOLS
+                                               : TSCOPE__RUN_RING;
     atomic_store(&tscope__g.run, run);
     if (tscope__tls_self) /* registered in an earlier init: tell this init's tools */
         tscope__tools_thread(1, tscope__tls_self->index, tscope__tls_self->name);
@@ -309,6 +350,7 @@ int tscope_finalize(void)
     struct tscope__store *s = tscope__g.store;
     if (was_on) {
         final_drain();
+        trace_stop();
         uint64_t end = tscope__g.end_ticks - tscope__g.origin;
         tscope__tools_finalize((uint64_t)tscope__clock_ns(end));
         tscope__unwire_tools();

@@ -1,0 +1,54 @@
+/* convert_trace.c - a binary trace (src/trace) converted for other tools,
+ * with one line saying what was written: `taskscope convert TRACE` and the
+ * end of `taskscope run --trace=FORMATS` share it. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli.h"
+#include "trace/convert.h"
+
+/* Past this many bytes of binary trace (some 10 million events), Chrome
+ * JSON is written compressed: uncompressed it would pass 1 GB. */
+#define GZIP_FROM (64ull << 20)
+
+int tscope_cli_trace_convert(const char *cmd, const char *in, int format, const char *out,
+                             int quiet)
+{
+    char def[1200];
+    struct stat sb;
+    int gzip = 0;
+    if (!out) {
+        gzip =
+            format == TSCOPE__FMT_CHROME && stat(in, &sb) == 0 && (uint64_t)sb.st_size > GZIP_FROM;
+        tscope__trace_default_output(in, format, gzip, def, sizeof def);
+        out = def;
+    } else {
+        size_t n = strlen(out);
+        gzip = n > 3 && strcmp(out + n - 3, ".gz") == 0;
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct tscope__replay_stats st;
+    char err[1400];
+    if (tscope__trace_convert(in, format, out, gzip, &st, err, sizeof err)) {
+        fprintf(stderr, "taskscope %s: %s\n", cmd, err);
+        return 1;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    if (!quiet) {
+        fprintf(stderr,
+                "taskscope: %s: %llu task stays, %llu arrows, %llu counter values from %llu "
+                "records (%.2f s)",
+                strcmp(out, "-") == 0 ? "standard output" : out, (unsigned long long)st.slices,
+                (unsigned long long)st.flows, (unsigned long long)st.counters,
+                (unsigned long long)st.records, s);
+        if (st.flows_lost)
+            fprintf(stderr, "; %llu arrows left out (an end not in the trace)",
+                    (unsigned long long)st.flows_lost);
+        fputc('\n', stderr);
+    }
+    return 0;
+}

@@ -1,0 +1,362 @@
+/* chrome.c - the trace as Chrome trace-event JSON, which Perfetto and
+ * chrome://tracing open (FORMATS.md has the facts this relies on).
+ *
+ * Stays are B/E pairs (in time order per thread, properly nested), one
+ * process (pid rank + 1, named with rank and OS pid) with one track per thread slot,
+ * counters as counter tracks, custom events as thread instants, and flow
+ * arrows (s/f, the f bound to the enclosing slice) for creations and
+ * dependencies.  Numbers are formatted by hand into one buffer: this is
+ * the converter's whole cost per event.  `.gz` output goes through zlib.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert.h"
+
+#ifdef TSCOPE_HAVE_ZLIB
+#include <zlib.h>
+#endif
+
+#define OUT_BYTES (1u << 20)
+
+struct out {
+    FILE *f;
+#ifdef TSCOPE_HAVE_ZLIB
+    gzFile gz;
+#endif
+    char *buf;
+    size_t len;
+    int failed;
+    const struct tscope__trace *t;
+    uint32_t pid;
+    uint64_t flow_id;
+    char **type_json; /* type names as JSON strings, by id (lazily) */
+    uint32_t ntype_json;
+};
+
+static void flush_out(struct out *o)
+{
+    if (!o->len || o->failed)
+        return;
+#ifdef TSCOPE_HAVE_ZLIB
+    if (o->gz) {
+        if (gzwrite(o->gz, o->buf, (unsigned)o->len) != (int)o->len)
+            o->failed = 1;
+        o->len = 0;
+        return;
+    }
+#endif
+    if (fwrite(o->buf, 1, o->len, o->f) != o->len)
+        o->failed = 1;
+    o->len = 0;
+}
+
+static inline char *reserve(struct out *o, size_t n)
+{
+    if (OUT_BYTES - o->len < n)
+        flush_out(o);
+    return o->buf + o->len;
+}
+
+static inline char *put_str(char *p, const char *s)
+{
+    size_t n = strlen(s);
+    memcpy(p, s, n);
+    return p + n;
+}
+
+static inline char *put_u64(char *p, uint64_t v)
+{
+    char tmp[20];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *p++ = tmp[--n];
+    return p;
+}
+
+/* ns as µs with three decimals (Perfetto keeps ns). */
+static inline char *put_us(char *p, uint64_t ns)
+{
+    p = put_u64(p, ns / 1000);
+    unsigned frac = (unsigned)(ns % 1000);
+    *p++ = '.';
+    *p++ = (char)('0' + frac / 100);
+    *p++ = (char)('0' + frac / 10 % 10);
+    *p++ = (char)('0' + frac % 10);
+    return p;
+}
+
+/* s as a JSON string (quotes included), at most 255 bytes of input. */
+static char *put_json(char *p, const char *s)
+{
+    *p++ = '"';
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '"' || *c == '\\') {
+            *p++ = '\\';
+            *p++ = (char)*c;
+        } else if (*c < 0x20) {
+            static const char hex[] = "0123456789abcdef";
+            p = put_str(p, "\\u00");
+            *p++ = hex[*c >> 4];
+            *p++ = hex[*c & 15];
+        } else {
+            *p++ = (char)*c;
+        }
+    }
+    *p++ = '"';
+    return p;
+}
+
+/* The JSON name of a table entry ("type 7" when the trace has none). */
+static char *put_name(char *p, const struct out *o, int table, uint32_t id, const char *unknown)
+{
+    const char *name = tscope__trace_name(o->t, table, id);
+    if (name)
+        return put_json(p, name);
+    p = put_str(p, "\"");
+    p = put_str(p, unknown);
+    *p++ = ' ';
+    p = put_u64(p, id);
+    return put_str(p, "\"");
+}
+
+static const char *type_json(struct out *o, uint32_t type)
+{
+    if (type >= o->ntype_json) {
+        uint32_t n = o->ntype_json ? o->ntype_json : 64;
+        while (n <= type)
+            n *= 2;
+        char **g = realloc(o->type_json, n * sizeof *g);
+        if (!g)
+            return NULL;
+        memset(g + o->ntype_json, 0, (n - o->ntype_json) * sizeof *g);
+        o->type_json = g;
+        o->ntype_json = n;
+    }
+    if (!o->type_json[type]) {
+        char tmp[6 * 256 + 16];
+        char *end = type ? put_name(tmp, o, TSCOPE__TABLE_TYPES, type, "type")
+                         : put_str(tmp, "\"(untyped)\"");
+        *end = 0;
+        o->type_json[type] = strdup(tmp);
+    }
+    return o->type_json[type];
+}
+
+static inline char *put_head(char *p, const struct out *o, const char *ph, uint32_t thread,
+                             uint64_t ns)
+{
+    p = put_str(p, ",\n{\"ph\":\"");
+    p = put_str(p, ph);
+    p = put_str(p, "\",\"pid\":");
+    p = put_u64(p, o->pid);
+    p = put_str(p, ",\"tid\":");
+    p = put_u64(p, (uint64_t)thread + 1);
+    p = put_str(p, ",\"ts\":");
+    return put_us(p, ns);
+}
+
+static int slice_begin(void *ctx, uint32_t thread, uint64_t ns, uint64_t task, uint32_t type)
+{
+    struct out *o = ctx;
+    const char *name = type_json(o, type);
+    if (!name)
+        return -1;
+    char *p = reserve(o, 160 + strlen(name));
+    p = put_head(p, o, "B", thread, ns);
+    p = put_str(p, ",\"cat\":\"task\",\"name\":");
+    p = put_str(p, name);
+    p = put_str(p, ",\"args\":{\"task\":");
+    p = put_u64(p, task);
+    p = put_str(p, "}}");
+    o->len = (size_t)(p - o->buf);
+    return o->failed;
+}
+
+static int slice_end(void *ctx, uint32_t thread, uint64_t ns, uint64_t task, uint32_t type)
+{
+    (void)task;
+    (void)type;
+    struct out *o = ctx;
+    char *p = reserve(o, 96);
+    p = put_head(p, o, "E", thread, ns);
+    *p++ = '}';
+    o->len = (size_t)(p - o->buf);
+    return o->failed;
+}
+
+static int flow(void *ctx, int kind, uint32_t hazard, uint32_t from_thread, uint64_t from_ns,
+                uint32_t to_thread, uint64_t to_ns, uint64_t from_task, uint64_t to_task)
+{
+    (void)from_task;
+    (void)to_task;
+    static const char *const hazards[] = {"dep", "RAW", "WAR", "WAW"};
+    struct out *o = ctx;
+    const char *name = kind == TSCOPE__FLOW_CREATE ? "create" : hazards[hazard < 4 ? hazard : 0];
+    const char *cat = kind == TSCOPE__FLOW_CREATE ? "create" : "dependency";
+    uint64_t id = ++o->flow_id;
+    char *p = reserve(o, 320);
+    for (int end = 0; end < 2; end++) {
+        p = put_head(p, o, end ? "f" : "s", end ? to_thread : from_thread, end ? to_ns : from_ns);
+        if (end)
+            p = put_str(p, ",\"bp\":\"e\"");
+        p = put_str(p, ",\"id\":");
+        p = put_u64(p, id);
+        p = put_str(p, ",\"cat\":\"");
+        p = put_str(p, cat);
+        p = put_str(p, "\",\"name\":\"");
+        p = put_str(p, name);
+        p = put_str(p, "\"}");
+    }
+    o->len = (size_t)(p - o->buf);
+    return o->failed;
+}
+
+static int counter(void *ctx, uint32_t thread, uint64_t ns, uint32_t id, double value)
+{
+    (void)thread;
+    struct out *o = ctx;
+    char *p = reserve(o, 6 * 256 + 128);
+    p = put_str(p, ",\n{\"ph\":\"C\",\"pid\":");
+    p = put_u64(p, o->pid);
+    p = put_str(p, ",\"ts\":");
+    p = put_us(p, ns);
+    p = put_str(p, ",\"name\":");
+    p = put_name(p, o, TSCOPE__TABLE_COUNTERS, id, "counter");
+    p = put_str(p, ",\"args\":{\"value\":");
+    if (value != value || value - value != 0) /* NaN, infinities: not JSON */
+        p = put_str(p, "null");
+    else
+        p += snprintf(p, 32, "%.17g", value);
+    p = put_str(p, "}}");
+    o->len = (size_t)(p - o->buf);
+    return o->failed;
+}
+
+static int instant(void *ctx, uint32_t thread, uint64_t ns, uint32_t event, uint64_t payload)
+{
+    struct out *o = ctx;
+    char *p = reserve(o, 6 * 256 + 128);
+    p = put_head(p, o, "i", thread, ns);
+    p = put_str(p, ",\"s\":\"t\",\"cat\":\"event\",\"name\":");
+    p = put_name(p, o, TSCOPE__TABLE_EVENTS, event, "event");
+    p = put_str(p, ",\"args\":{\"payload\":");
+    p = put_u64(p, payload);
+    p = put_str(p, "}}");
+    o->len = (size_t)(p - o->buf);
+    return o->failed;
+}
+
+/* Process and thread names, and what the trace says of itself. */
+static void write_head(struct out *o)
+{
+    const struct tscope__trace_info *i = tscope__trace_info(o->t);
+    char *p = reserve(o, 1024);
+    p = put_str(p, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"taskscope\","
+                   "\"trace_status\":");
+    p = put_json(p, tscope__trace_status_text(i->status, i->cut));
+    p = put_str(p, ",\"rank\":");
+    p = put_u64(p, i->rank);
+    p = put_str(p, ",\"nranks\":");
+    p = put_u64(p, i->nranks);
+    p = put_str(p, ",\"realtime_origin_ns\":");
+    p = put_u64(p, i->realtime_ns);
+    p = put_str(p, "},\n\"traceEvents\":[\n{\"ph\":\"M\",\"pid\":");
+    p = put_u64(p, o->pid);
+    p = put_str(p, ",\"name\":\"process_name\",\"args\":{\"name\":\"rank ");
+    p = put_u64(p, i->rank);
+    p = put_str(p, " (pid ");
+    p = put_u64(p, i->pid);
+    p = put_str(p, ")\"}},\n{\"ph\":\"M\",\"pid\":");
+    p = put_u64(p, o->pid);
+    p = put_str(p, ",\"name\":\"process_sort_index\",\"args\":{\"sort_index\":");
+    p = put_u64(p, i->rank);
+    p = put_str(p, "}}");
+    o->len = (size_t)(p - o->buf);
+    for (uint32_t th = 0; th < i->threads; th++) {
+        const char *name = tscope__trace_name(o->t, TSCOPE__TABLE_THREADS, th);
+        p = reserve(o, 6 * 256 + 256);
+        for (int k = 0; k < 2; k++) {
+            p = put_str(p, ",\n{\"ph\":\"M\",\"pid\":");
+            p = put_u64(p, o->pid);
+            p = put_str(p, ",\"tid\":");
+            p = put_u64(p, (uint64_t)th + 1);
+            if (k == 0) {
+                p = put_str(p, ",\"name\":\"thread_name\",\"args\":{\"name\":");
+                p = name ? put_json(p, name) : put_str(p, "\"thread\"");
+            } else {
+                p = put_str(p, ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":");
+                p = put_u64(p, th);
+            }
+            p = put_str(p, "}}");
+        }
+        o->len = (size_t)(p - o->buf);
+    }
+}
+
+int tscope__trace_to_chrome(struct tscope__trace *t, const char *out, int gzip,
+                            struct tscope__replay_stats *st, char *err, size_t errlen)
+{
+    struct out o = {.t = t, .pid = tscope__trace_info(t)->rank + 1};
+    o.buf = malloc(OUT_BYTES);
+    if (!o.buf) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int to_stdout = strcmp(out, "-") == 0;
+    if (gzip) {
+#ifdef TSCOPE_HAVE_ZLIB
+        o.gz = to_stdout ? gzdopen(1, "wb") : gzopen(out, "wb");
+        if (!o.gz) {
+            snprintf(err, errlen, "cannot create %s: %s", out, strerror(errno));
+            free(o.buf);
+            return -1;
+        }
+#else
+        snprintf(err, errlen,
+                 "%s: this taskscope was built without zlib (zlib1g-dev): no .gz "
+                 "output",
+                 out);
+        free(o.buf);
+        return -1;
+#endif
+    } else {
+        o.f = to_stdout ? stdout : fopen(out, "w");
+        if (!o.f) {
+            snprintf(err, errlen, "cannot create %s: %s", out, strerror(errno));
+            free(o.buf);
+            return -1;
+        }
+    }
+    write_head(&o);
+    struct tscope__trace_sink sink = {&o, slice_begin, slice_end, flow, counter, instant};
+    int rc = tscope__trace_replay(t, &sink, st, err, errlen);
+    char *p = reserve(&o, 8);
+    p = put_str(p, "\n]}\n");
+    o.len = (size_t)(p - o.buf);
+    flush_out(&o);
+    int saved = errno;
+#ifdef TSCOPE_HAVE_ZLIB
+    if (o.gz && gzclose(o.gz) != Z_OK)
+        o.failed = 1;
+#endif
+    if (o.f && !to_stdout && fclose(o.f) != 0)
+        o.failed = 1;
+    else if (o.f && to_stdout && fflush(o.f) != 0)
+        o.failed = 1;
+    if (o.failed && rc == 0) {
+        snprintf(err, errlen, "writing %s failed: %s", out, strerror(saved ? saved : EIO));
+        rc = -1;
+    }
+    for (uint32_t i = 0; i < o.ntype_json; i++)
+        free(o.type_json[i]);
+    free(o.type_json);
+    free(o.buf);
+    return rc;
+}

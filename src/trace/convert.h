@@ -1,0 +1,78 @@
+/* convert.h - from a binary trace to the formats other tools read.
+ *
+ * One replay (convert.c) turns the records into what every timeline
+ * format is made of - stays of tasks on threads (slices, properly nested
+ * per thread), arrows (a task's creation to its first stay, a dependency's
+ * predecessor to its successor), counter values and instants - and hands
+ * them to a sink: Chrome/Perfetto JSON (chrome.c), OTF2 (otf2.c), Paraver
+ * (paraver.c).  The replay's memory is the live tasks plus a bounded list
+ * of recently ended ones, whatever the trace's length.
+ */
+#ifndef TSCOPE_TRACE_CONVERT_H
+#define TSCOPE_TRACE_CONVERT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "read.h"
+
+enum tscope__flow_kind { TSCOPE__FLOW_CREATE = 0, TSCOPE__FLOW_DEP = 1 };
+
+/* Times are ns since the trace's origin.  Callbacks return 0, or nonzero to
+ * stop the replay (an output error). */
+struct tscope__trace_sink {
+    void *ctx;
+    /* a stay of a task on a thread begins / ends; per thread they nest (an
+     * end out of order closes the stays above it and opens them again) */
+    int (*slice_begin)(void *ctx, uint32_t thread, uint64_t ns, uint64_t task, uint32_t type);
+    int (*slice_end)(void *ctx, uint32_t thread, uint64_t ns, uint64_t task, uint32_t type);
+    /* an arrow from inside a slice on from_thread at from_ns to the start of
+     * a slice on to_thread at to_ns; hazard: TSCOPE_DEP_* (dependencies);
+     * called once both ends are known, not in time order */
+    int (*flow)(void *ctx, int kind, uint32_t hazard, uint32_t from_thread, uint64_t from_ns,
+                uint32_t to_thread, uint64_t to_ns, uint64_t from_task, uint64_t to_task);
+    int (*counter)(void *ctx, uint32_t thread, uint64_t ns, uint32_t counter, double value);
+    int (*instant)(void *ctx, uint32_t thread, uint64_t ns, uint32_t event, uint64_t payload);
+};
+
+struct tscope__replay_stats {
+    uint64_t records;       /* records read (EXT included) */
+    uint64_t slices;        /* slices begun (each ended) */
+    uint64_t tasks;         /* tasks seen beginning */
+    uint64_t flows;         /* arrows handed to the sink */
+    uint64_t flows_unbound; /* creations outside any slice: no arrow */
+    uint64_t flows_lost;    /* an end never seen, or forgotten (too old) */
+    uint64_t unmatched;     /* ends, yields of tasks not running on that thread */
+    uint64_t counters, instants, remote;
+    uint64_t end_ns; /* the last timestamp */
+};
+
+/* Replays t (from its first record) into s; 0, or -1 with a message in err
+ * (a corrupt trace, memory, or a sink error: the sink's message first). */
+int tscope__trace_replay(struct tscope__trace *t, const struct tscope__trace_sink *s,
+                         struct tscope__replay_stats *st, char *err, size_t errlen);
+
+enum tscope__trace_format { TSCOPE__FMT_CHROME = 1, TSCOPE__FMT_OTF2 = 2, TSCOPE__FMT_PARAVER = 3 };
+
+/* The format named by word ("chrome", "perfetto", "json", "otf2",
+ * "paraver", "prv"), 0 if none. */
+int tscope__trace_format(const char *word);
+/* The output a format gets by default next to the trace: DIR/trace.json,
+ * DIR/trace-otf2/ (an archive), DIR/trace.prv (with .pcf and .row). */
+void tscope__trace_default_output(const char *trace_path, int format, int gzip, char *out,
+                                  size_t len);
+/* Converts the trace at in to format at out (gzip: Chrome JSON compressed);
+ * 0, or -1 with a one-line message in err.  *st: what the replay saw. */
+int tscope__trace_convert(const char *in, int format, const char *out, int gzip,
+                          struct tscope__replay_stats *st, char *err, size_t errlen);
+
+/* The writers (one per format); each opens out, replays t into it and
+ * closes it. */
+int tscope__trace_to_chrome(struct tscope__trace *t, const char *out, int gzip,
+                            struct tscope__replay_stats *st, char *err, size_t errlen);
+int tscope__trace_to_otf2(struct tscope__trace *t, const char *out, struct tscope__replay_stats *st,
+                          char *err, size_t errlen);
+int tscope__trace_to_paraver(struct tscope__trace *t, const char *out,
+                             struct tscope__replay_stats *st, char *err, size_t errlen);
+
+#endif

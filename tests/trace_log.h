@@ -1,0 +1,106 @@
+/* trace_log.h - the fixed event log of the trace tests (manual clock, two
+ * threads): every record kind, a yield, a leaf, a dependency, a counter and
+ * a custom event.  trace_fixed_log(PART) writes it to
+ * $TSCOPE_TEST_TMP/PART/trace.tsct (default /tmp) and leaves the path of the
+ * folder in trace_dir.
+ *
+ * main:     create 1 (root), begin 1 @0; create 2, 3 (child) @10, dep 2 -> 3
+ *           RAW @10; counter queue 2.5, event mark 7 @12; leaf 4 @15-18;
+ *           yield 1 @20; resume 1 @41; end 1 @50
+ * worker-b: task 2 @21-30, task 3 @31-40
+ */
+#ifndef TSCOPE_TESTS_TRACE_LOG_H
+#define TSCOPE_TESTS_TRACE_LOG_H
+
+#include <pthread.h>
+
+#include "harness.h"
+
+static char trace_dir[256];
+
+/* A fresh output folder for one part of the test. */
+static inline const char *outdir(const char *part)
+{
+    snprintf(trace_dir, sizeof trace_dir, "%s/%s",
+             getenv("TSCOPE_TEST_TMP") ? getenv("TSCOPE_TEST_TMP") : "/tmp", part);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", trace_dir);
+    ASSERT_EQ(system(cmd), 0);
+    setenv("TASKSCOPE_OUTPUT_DIR", trace_dir, 1);
+    return trace_dir;
+}
+
+static inline void trace_env(const char *value)
+{
+    setenv("TASKSCOPE_TRACE", value, 1);
+    setenv("TASKSCOPE_SAMPLE_MS", "0", 1); /* no sampler counters in the log */
+}
+
+/* ---- the fixed log ---- */
+
+struct expect {
+    int kind;
+    uint64_t id, arg, t;
+    uint16_t type;
+};
+
+static uint16_t t_root, t_child, t_leaf;
+static tscope_counter_t c_queue;
+static tscope_event_t e_mark;
+static int marker;
+
+static inline void *worker_b(void *arg)
+{
+    (void)arg;
+    ASSERT_OK(tscope_thread_register("worker-b"));
+    at(21);
+    ASSERT_OK(tscope_task_begin(2, 0));
+    at(30);
+    ASSERT_OK(tscope_task_end(2));
+    at(31);
+    ASSERT_OK(tscope_task_begin(3, 0));
+    at(40);
+    ASSERT_OK(tscope_task_end(3));
+    return NULL;
+}
+
+static inline void trace_fixed_log(const char *part)
+{
+    outdir(part);
+    trace_env("1");
+    setenv("TASKSCOPE_OUTPUTS", "json", 1);
+    setenv("TASKSCOPE_SUMMARY", "0", 1);
+    tscope__clock_use_manual(1000);
+    ASSERT_OK(tscope_init(0, 1));
+    t_root = (uint16_t)type_named("root");
+    t_child = (uint16_t)type_named("child \"quoted\"");
+    t_leaf = (uint16_t)type_named("leaf");
+    ASSERT_OK(tscope_counter_register("queue", &c_queue));
+    ASSERT_OK(tscope_event_register("mark", &e_mark));
+    at(0);
+    ASSERT_OK(tscope_task_create(1, 0, t_root, 0, 0, 0));
+    ASSERT_OK(tscope_task_begin(1, 0));
+    at(10);
+    ASSERT_OK(tscope_task_create(2, 1, t_child, 0, 1, 3));
+    ASSERT_OK(tscope_task_create(3, 1, t_child, 0, 1, -2));
+    ASSERT_OK(tscope_dep_local(2, 3, &marker, TSCOPE_DEP_RAW));
+    at(12);
+    ASSERT_OK(tscope_counter_sample(c_queue, 2.5));
+    ASSERT_OK(tscope_custom_event(e_mark, 7));
+    at(15);
+    ASSERT_OK(tscope_task_start(4, t_leaf));
+    at(18);
+    ASSERT_OK(tscope_task_end(4));
+    at(20);
+    ASSERT_OK(tscope_task_yield(1));
+    pthread_t b;
+    ASSERT_EQ(pthread_create(&b, NULL, worker_b, NULL), 0);
+    ASSERT_EQ(pthread_join(b, NULL), 0);
+    at(41);
+    ASSERT_OK(tscope_task_resume(1));
+    at(50);
+    ASSERT_OK(tscope_task_end(1));
+    ASSERT_OK(tscope_finalize());
+}
+
+#endif
