@@ -1,7 +1,8 @@
-/* render.c - the sampler's pictures (concurrency.png, heatmap.png) rendered
- * from the gnuplot scripts the library wrote into an output folder: at the
- * end of `taskscope run`, and again by `taskscope report FOLDER`.  Pictures
- * are whole or absent: gnuplot exits 0 even when a full disk cut its PNG. */
+/* render.c - the pictures of a run (concurrency.png, heatmap.png,
+ * scatter.png) rendered from the gnuplot scripts and data files the library
+ * wrote into an output folder (src/export/timeline.c): at the end of
+ * `taskscope run`, and again by `taskscope report FOLDER`.  Pictures are
+ * whole or absent: gnuplot exits 0 even when a full disk cut its PNG. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -19,7 +20,7 @@ static pid_t render_start(const char *outdir, const char *name)
     char gp[PATH_MAX + 32];
     snprintf(gp, sizeof gp, "%s/%s", outdir, name);
     if (access(gp, R_OK) != 0)
-        return -1; /* the sampler did not run */
+        return -1; /* not written (TASKSCOPE_OUTPUTS) */
     pid_t pid = fork();
     if (pid != 0)
         return pid;
@@ -64,54 +65,25 @@ static int render_wait(pid_t pid, const char *outdir, const char *name)
     snprintf(png, sizeof png, "%s/%.*s.png", outdir, (int)(strlen(name) - 3), name);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !png_whole(png)) {
         int had = unlink(png) == 0;
-        fprintf(stderr, "taskscope: gnuplot failed on %s/%s%s; the data is in samples.csv\n",
+        fprintf(stderr, "taskscope: gnuplot failed on %s/%s%s; the data is next to it (.csv)\n",
                 outdir, name,
                 had ? " (its partial picture removed: disk full or file size limit?)" : "");
     }
     return 0;
 }
 
-/* Rows of sampled data in outdir/samples.csv (the header not counted). */
-static int sample_rows(const char *outdir)
-{
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/samples.csv", outdir);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    int rows = -1, c, last = '\n';
-    while ((c = getc(f)) != EOF) {
-        if (c == '\n')
-            rows++;
-        last = c;
-    }
-    if (last != '\n')
-        rows++;
-    fclose(f);
-    return rows < 0 ? 0 : rows;
-}
-
-/* The sampler's plots, concurrency.png and heatmap.png, rendered side by
- * side; a run with too few samples for a plot (fewer than 5: a run shorter
- * than 4 sampling periods, where a plot shows next to nothing and gnuplot
- * would add ~0.1 s) gets a note instead. */
+/* The pictures, rendered side by side; one line when gnuplot is missing. */
 void tscope_cli_render(const char *outdir, int quiet)
 {
-    int rows = sample_rows(outdir);
-    if (rows == 0)
-        return; /* no sampler */
-    if (rows < 5) {
-        if (quiet)
-            return;
-        fprintf(stderr,
-                "taskscope: concurrency.gp and heatmap.gp not rendered: %d sample%s only (a "
-                "shorter --sample-ms gives more; 'gnuplot concurrency.gp' in %s renders anyway)\n",
-                rows, rows == 1 ? "" : "s", outdir);
-        return;
-    }
-    pid_t a = render_start(outdir, "concurrency.gp"), b = render_start(outdir, "heatmap.gp");
-    int ra = render_wait(a, outdir, "concurrency.gp"), rb = render_wait(b, outdir, "heatmap.gp");
-    if (ra == 127 || rb == 127)
-        fprintf(stderr, "taskscope: gnuplot is not installed: concurrency.gp and heatmap.gp not "
+    static const char *const scripts[] = {"concurrency.gp", "heatmap.gp", "scatter.gp"};
+    enum { N = sizeof scripts / sizeof scripts[0] };
+    pid_t pid[N];
+    for (int i = 0; i < N; i++)
+        pid[i] = render_start(outdir, scripts[i]);
+    int missing = 0;
+    for (int i = 0; i < N; i++)
+        missing |= render_wait(pid[i], outdir, scripts[i]) == 127;
+    if (missing && !quiet)
+        fprintf(stderr, "taskscope: gnuplot is not installed: the pictures' scripts (.gp) are not "
                         "rendered (apt-get install gnuplot-nox)\n");
 }

@@ -54,10 +54,18 @@ echo "-- run the example"
 grep -q "sorted 200000 integers with 2 threads: ok" "$tmp/stdout" || fail "example output"
 grep -q "^leaf_sort " "$tmp/stderr" || fail "summary printed: $(cat "$tmp/stderr")"
 grep -q "taskscope: outputs of .* in $tmp/out/" "$tmp/stderr" || fail "outputs location"
-# a run shorter than the 1 s sampling period has too few samples to plot
-grep -q "concurrency.gp and heatmap.gp not rendered: [1-4] samples\? only" "$tmp/stderr" \
-  || fail "too-few-samples note: $(cat "$tmp/stderr")"
-[ ! -e "$tmp/out/concurrency.png" ] || fail "a plot of too few samples rendered"
+# the pictures come from the events: a run shorter than the 1 s sampling
+# period has them too
+for f in concurrency.csv threads.csv durations.csv; do
+  [ "$(wc -l <"$tmp/out/$f")" -ge 3 ] || fail "$f: $(cat "$tmp/out/$f")"
+done
+head -1 "$tmp/out/concurrency.csv" | grep -q "^time_s,bin_s,.*leaf_sort.*,threads_busy$" \
+  || fail "concurrency.csv header"
+if command -v gnuplot >/dev/null; then
+  for png in concurrency heatmap scatter; do
+    [ -s "$tmp/out/$png.png" ] || fail "$png.png not rendered: $(cat "$tmp/stderr")"
+  done
+fi
 for f in profile.json types.csv counters.csv taskgraph.dot tasktree.txt; do
   [ -s "$tmp/out/$f" ] || fail "missing $f"
 done
@@ -74,13 +82,18 @@ TASKSCOPE_SAMPLE_MS=10 "$ts" run --no-summary -o "$tmp/sampled" -- "$example" 20
 head -1 "$tmp/sampled/samples.csv" | grep -q ",concurrency.threads_busy" || fail "samples.csv header"
 [ "$(wc -l <"$tmp/sampled/samples.csv")" -ge 5 ] || fail "samples.csv rows"
 grep -q "with boxes" "$tmp/sampled/concurrency.gp" || fail "concurrency.gp"
+# the thread cap in threads (the left axis), the power on the right one, with room above it
+grep -q "'samples.csv' using 1:[0-9]* with steps lw 2 lc rgb 'black' title 'thread cap'" \
+  "$tmp/sampled/concurrency.gp" || fail "concurrency.gp: thread cap"
+grep -q "set y2range \[0:(STATS_max > 0 ? STATS_max \* 1.15 : 1)\]" "$tmp/sampled/concurrency.gp" \
+  || fail "concurrency.gp: power axis"
 if command -v gnuplot >/dev/null; then
   [ -s "$tmp/sampled/concurrency.png" ] || fail "concurrency.png not rendered: $(cat "$tmp/se")"
   [ -s "$tmp/sampled/heatmap.png" ] || fail "heatmap.png not rendered: $(cat "$tmp/se")"
   if [ "$has_jansson" = 1 ]; then # "re-render with: taskscope report DIR" does render
-    for png in concurrency heatmap; do mv "$tmp/sampled/$png.png" "$tmp/$png.first.png"; done
+    for png in concurrency heatmap scatter; do mv "$tmp/sampled/$png.png" "$tmp/$png.first.png"; done
     "$ts" report "$tmp/sampled" >/dev/null 2>"$tmp/re" || fail "report of the sampled run: $(cat "$tmp/re")"
-    for png in concurrency heatmap; do
+    for png in concurrency heatmap scatter; do
       cmp -s "$tmp/$png.first.png" "$tmp/sampled/$png.png" || fail "report did not render $png.png again"
     done
   fi
@@ -171,14 +184,14 @@ grep -q "outputs of .* in $tmp/fsize/:.* profile.json" "$tmp/fsize.err" && fail 
 for f in $(sed -n "s|.*writing $tmp/fsize/\([^ ]*\) failed.*|\1|p" "$tmp/fsize.err"); do
   [ ! -e "$tmp/fsize/$f" ] || fail "fsize: failed $f left behind"
 done
-# a picture is whole or absent; one is rendered (and cut) only from 5 samples on
+# a picture is whole or absent, and one that could not be made is said
 for png in "$tmp"/fsize/*.png; do
   [ -e "$png" ] || continue
   [ "$(tail -c 8 "$png" | od -An -tx1 | tr -d ' \n')" = "49454e44ae426082" ] || fail "fsize: cut $png"
 done
-rows=$( [ -e "$tmp/fsize/samples.csv" ] && tail -n +2 "$tmp/fsize/samples.csv" | wc -l || echo 0)
-if command -v gnuplot >/dev/null && [ "$rows" -ge 5 ]; then
-  grep -q "gnuplot failed on $tmp/fsize/concurrency.gp (its partial picture removed" \
+if command -v gnuplot >/dev/null; then
+  [ ! -e "$tmp/fsize/concurrency.png" ] || fail "fsize: concurrency.png did fit?"
+  grep -q "gnuplot failed on $tmp/fsize/concurrency.gp" \
     "$tmp/fsize.err" || fail "fsize: picture message: $(cat "$tmp/fsize.err")"
 fi
 

@@ -159,6 +159,17 @@ static int p_sample(struct tscope__config *c, const char *v)
     return 0;
 }
 
+static int p_duration_sample(struct tscope__config *c, const char *v)
+{
+    errno = 0;
+    char *end;
+    double d = strtod(v, &end);
+    if (!*v || errno || *end || !(d >= 0.0 && d <= 1.0))
+        return -1;
+    c->duration_sample = d;
+    return 0;
+}
+
 /* Splits a comma-separated list; calls fn for each non-empty trimmed item.
  * Returns -1 as soon as fn does. */
 static int each_item(const char *list, int (*fn)(struct tscope__config *, const char *, size_t),
@@ -522,6 +533,10 @@ static const struct var vars[] = {
     {"TASKSCOPE_INSTANCE_SAMPLE", "1", "a fraction from 0 to 1",
      "fraction of tasks recorded in the instance graph (chosen by a hash of the task id)",
      p_sample},
+    {"TASKSCOPE_DURATION_SAMPLE", "0.01", "a fraction from 0 to 1",
+     "fraction of tasks in the duration scatter plot (durations.csv; chosen by the task id, at "
+     "most 32768 kept: the fraction halves when they are)",
+     p_duration_sample},
     {"TASKSCOPE_FILTER_TYPES", "", "comma-separated task type names (empty: all)",
      "only tasks of these types go into the instance graph", p_ftypes},
     {"TASKSCOPE_FILTER_FLAGS", "any", "any, splittable, processable",

@@ -54,7 +54,8 @@ struct tscope__config {
     int tree_fold;       /* fold recursive paths of the task tree */
     uint32_t tree_depth; /* deepest task-tree path; 0: no limit */
     double instance_sample;
-    int filter_flags; /* 0: any; else TSCOPE_TASK_* bits that must be set */
+    double duration_sample; /* fraction of tasks in the duration scatter plot */
+    int filter_flags;       /* 0: any; else TSCOPE_TASK_* bits that must be set */
     uint32_t filter_depth_min, filter_depth_max;
     char filter_types[TSCOPE__FILTER_MAX_TYPES][256];
     int filter_ntypes;

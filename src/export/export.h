@@ -24,6 +24,14 @@ int tscope__export_json(const struct tscope__profile *p, FILE *f);
 int tscope__export_dot(const struct tscope__profile *p, FILE *f);
 /* Path-level task tree as indented text. */
 int tscope__export_tree(const struct tscope__profile *p, FILE *f);
+/* The run over time (timeline.c): concurrency.csv and .gp, threads.csv and
+ * heatmap.gp, durations.csv and scatter.gp. */
+int tscope__export_concurrency_csv(const struct tscope__profile *p, FILE *f);
+int tscope__export_concurrency_gp(const struct tscope__profile *p, FILE *f);
+int tscope__export_threads_csv(const struct tscope__profile *p, FILE *f);
+int tscope__export_heatmap_gp(const struct tscope__profile *p, FILE *f);
+int tscope__export_durations_csv(const struct tscope__profile *p, FILE *f);
+int tscope__export_scatter_gp(const struct tscope__profile *p, FILE *f);
 
 /* Shared helpers (format.c). */
 /* Writes s as a JSON string literal (quotes included). */

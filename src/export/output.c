@@ -112,8 +112,12 @@ int tscope__output_write_files(const char *dir, int outputs, int sampled,
         {TSCOPE__OUT_DOT, "taskgraph.dot", tscope__export_dot, 0},
         {TSCOPE__OUT_TREE, "tasktree.txt", tscope__export_tree, 0},
         {TSCOPE__OUT_CSV, "samples.csv", tscope__sampler_write_csv, 1},
-        {TSCOPE__OUT_CSV, "concurrency.gp", tscope__sampler_write_gp, 1},
-        {TSCOPE__OUT_CSV, "heatmap.gp", tscope__sampler_write_heatmap, 1},
+        {TSCOPE__OUT_CSV, "concurrency.csv", tscope__export_concurrency_csv, 0},
+        {TSCOPE__OUT_CSV, "concurrency.gp", tscope__export_concurrency_gp, 0},
+        {TSCOPE__OUT_CSV, "threads.csv", tscope__export_threads_csv, 0},
+        {TSCOPE__OUT_CSV, "heatmap.gp", tscope__export_heatmap_gp, 0},
+        {TSCOPE__OUT_CSV, "durations.csv", tscope__export_durations_csv, 0},
+        {TSCOPE__OUT_CSV, "scatter.gp", tscope__export_scatter_gp, 0},
     };
     int first = 0;
     if (written && len)

@@ -67,8 +67,13 @@ int tscope__store_apply_leaf(struct tscope__store *s, uint32_t thread,
             ptype = p->type;
         /* what push + close would do to the parent's exclusive time */
         top->excl_acc += start->ts - top->excl_since;
+        tscope__tl_self(&s->tl, top->type, top->excl_since, start->ts);
         top->excl_since = end->ts;
+    } else {
+        tscope__tl_busy(&s->tl, thread, start->ts, end->ts);
     }
+    tscope__tl_self(&s->tl, start->type, start->ts, end->ts);
+    tscope__tl_point(&s->tl, start->id, end->ts, end->ts - start->ts, start->type);
     struct tscope__leaf_batch *b = &s->leaves;
     if (b->acc.n &&
         (b->thread != thread || b->pnode != pnode || b->type != start->type || b->pslot != pslot))

@@ -93,6 +93,23 @@ static int put_updates(FILE *f, struct tscope__store *s)
     return 0;
 }
 
+/* The timeline's bins (a presence byte per array) and duration sample. */
+static int put_bins(FILE *f, uint64_t **a, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint8_t has = a[i] != NULL;
+        if (put(f, &has, 1) || (has && put(f, a[i], TSCOPE__TL_BINS * sizeof *a[i])))
+            return -1;
+    }
+    return 0;
+}
+
+static int put_tl(FILE *f, const struct tscope__timeline *tl)
+{
+    return put_bins(f, tl->type, tl->ntype) || put_bins(f, tl->thread, tl->nthread) ||
+           put(f, tl->pts, (size_t)tl->npts * sizeof *tl->pts);
+}
+
 int tscope__store_save(struct tscope__store *s, FILE *f, struct tscope__appendix *ax)
 {
     uint64_t stamp = layout_stamp();
@@ -129,7 +146,7 @@ int tscope__store_save(struct tscope__store *s, FILE *f, struct tscope__appendix
          put(f, s->nodes, (size_t)s->nnodes * sizeof *s->nodes) || put_map(f, &s->node_map) ||
          put(f, s->edges, (size_t)s->nedges * sizeof *s->edges) || put_map(f, &s->edge_map) ||
          put(f, s->deptypes, (size_t)s->ndeptypes * sizeof *s->deptypes) ||
-         put_map(f, &s->deptype_map);
+         put_map(f, &s->deptype_map) || put_tl(f, &s->tl);
     if (!ax)
         rc = rc || put(f, s->inst, (size_t)s->ninst * sizeof *s->inst) ||
              put(f, s->deps, (size_t)s->ndeps * sizeof *s->deps) ||
@@ -398,6 +415,45 @@ static const char *check(struct tscope__store *s)
     return NULL;
 }
 
+/* n arrays of bins into *a (*na set as soon as *a holds n NULLs, so that
+ * freeing the store on an error frees what was read). */
+static int get_bins(struct rd *r, uint64_t ***a, uint32_t *na, uint32_t n)
+{
+    if (n > (1u << 20))
+        return -1;
+    if (!n)
+        return 0;
+    if (!(*a = calloc(n, sizeof **a)))
+        return -1;
+    *na = n;
+    for (uint32_t i = 0; i < n; i++) {
+        uint8_t has;
+        if (take(r, &has, 1, 1) || has > 1 ||
+            (has && get(r, &(*a)[i], NULL, TSCOPE__TL_BINS, sizeof *(*a)[i])))
+            return -1;
+    }
+    return 0;
+}
+
+/* The timeline's arrays (their counts were read with the store's struct,
+ * its pointers cleared). */
+static int get_tl(struct rd *r, struct tscope__timeline *tl, uint32_t ntype, uint32_t nthread,
+                  uint32_t npts)
+{
+    if (tl->shift > 63 || tl->used > TSCOPE__TL_BINS || npts > TSCOPE__TL_POINTS ||
+        get_bins(r, &tl->type, &tl->ntype, ntype) ||
+        get_bins(r, &tl->thread, &tl->nthread, nthread))
+        return -1;
+    if (!npts)
+        return 0;
+    if (!(tl->pts = malloc(TSCOPE__TL_POINTS * sizeof *tl->pts)))
+        return -1;
+    if (take(r, tl->pts, npts, sizeof *tl->pts))
+        return -1;
+    tl->npts = npts;
+    return 0;
+}
+
 /* What is only a cache, or only makes sense in the process that wrote it,
  * starts afresh; strings end where their arrays do. */
 static void reset_local(struct tscope__store *s)
@@ -536,6 +592,10 @@ struct tscope__store *tscope__store_load(FILE *f, FILE *appendix, const char **w
     s->inst_at_depth = NULL;
     s->n_at_depth = 0;
     s->nstacks = s->ntypes = 0;
+    uint32_t tl_ntype = s->tl.ntype, tl_nthread = s->tl.nthread, tl_npts = s->tl.npts;
+    s->tl.type = s->tl.thread = NULL;
+    s->tl.pts = NULL;
+    s->tl.ntype = s->tl.nthread = s->tl.npts = 0;
     s->task_map.e = s->node_map.e = s->edge_map.e = s->inst_map.e = s->deptype_map.e = NULL;
     pthread_mutex_init(&s->lock, NULL);
     const char *why_appendix = NULL;
@@ -585,7 +645,7 @@ struct tscope__store *tscope__store_load(FILE *f, FILE *appendix, const char **w
           get(&r, &s->edges, &s->cap_edges, s->nedges, sizeof *s->edges) ||
           get_map(&r, &s->edge_map) ||
           get(&r, &s->deptypes, &s->cap_deptypes, s->ndeptypes, sizeof *s->deptypes) ||
-          get_map(&r, &s->deptype_map);
+          get_map(&r, &s->deptype_map) || get_tl(&r, &s->tl, tl_ntype, tl_nthread, tl_npts);
     if (!bad && where == 1)
         bad = get(&r, &s->inst, &s->cap_inst, s->ninst, sizeof *s->inst) ||
               get(&r, &s->deps, &s->cap_deps, s->ndeps, sizeof *s->deps) ||

@@ -85,6 +85,27 @@ struct tscope__punfinished {
     double begin;
 };
 
+/* The run over time (profile/timeline.h), in ns: bins of bin_ns from the
+ * run's start; per type id (rows, NULL when it never ran) the self time in
+ * each bin, per thread slot the busy time; a sample of task durations. */
+struct tscope__ppoint {
+    double end;      /* ns since the start */
+    double duration; /* elapsed ns */
+    uint32_t type;
+};
+
+struct tscope__ptimeline {
+    double bin_ns;
+    uint32_t nbins;
+    double **type; /* [ntype][nbins] */
+    uint32_t ntype;
+    double **thread; /* [nthread][nbins] */
+    uint32_t nthread;
+    struct tscope__ppoint *points; /* by end time */
+    uint32_t npoints;
+    double sampled; /* the fraction of tasks the points are */
+};
+
 struct tscope__profile {
     char *program;
     char *clock;
@@ -114,6 +135,7 @@ struct tscope__profile {
     uint32_t ntasks;
     struct tscope__pdep *deps; /* in the order they were recorded */
     uint32_t ndeps;
+    struct tscope__ptimeline tl; /* empty when read from profile.json */
 };
 
 #define TSCOPE__UNFINISHED_LIST 20

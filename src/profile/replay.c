@@ -201,6 +201,9 @@ static int stack_push(struct tscope__store *s, struct tscope__tstack *st, uint32
     if (st->n) {
         struct tscope__segment *top = &st->seg[st->n - 1];
         top->excl_acc += ts - top->excl_since;
+        tscope__tl_self(&s->tl, top->type, top->excl_since, ts);
+    } else {
+        st->busy_since = ts;
     }
     st->seg[st->n++] = (struct tscope__segment){slot, type, st->open[type]++ != 0, ts, ts, 0};
     s->tasks[slot].open++;
@@ -222,8 +225,10 @@ static void stack_close(struct tscope__store *s, struct tscope__tstack *st, uint
 {
     struct tscope__segment g = st->seg[i];
     int was_top = i == st->n - 1;
-    if (was_top)
+    if (was_top) {
         g.excl_acc += ts - g.excl_since;
+        tscope__tl_self(&s->tl, g.type, g.excl_since, ts);
+    }
     struct tscope__task *t = &s->tasks[g.slot];
     t->excl += g.excl_acc;
     t->incl += ts - g.start;
@@ -233,6 +238,8 @@ static void stack_close(struct tscope__store *s, struct tscope__tstack *st, uint
     st->open[g.type]--;
     memmove(&st->seg[i], &st->seg[i + 1], (st->n - i - 1) * sizeof g);
     st->n--;
+    if (!st->n)
+        tscope__tl_busy(&s->tl, (uint32_t)(st - s->stacks), st->busy_since, ts);
     if (was_top && st->n)
         st->seg[st->n - 1].excl_since = ts;
     else if (!was_top)

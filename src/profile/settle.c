@@ -171,6 +171,7 @@ void tscope__settle_count_done(struct tscope__store *s, const struct tscope__tas
         n->incl += t->incl;
         n->elapsed += elapsed;
     }
+    tscope__tl_point(&s->tl, t->id, t->end_ts, elapsed, t->type);
     s->completed++;
 }
 

@@ -5,6 +5,7 @@
  * Order is by id (types, counters, events), by creation (nodes, edges), so
  * output is deterministic for a deterministic program.
  */
+#include <math.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,13 @@ void tscope__profile_free(struct tscope__profile *p)
     free(p->deptypes);
     free(p->tasks);
     free(p->deps);
+    for (uint32_t i = 0; i < p->tl.ntype; i++)
+        free(p->tl.type[i]);
+    for (uint32_t i = 0; i < p->tl.nthread; i++)
+        free(p->tl.thread[i]);
+    free(p->tl.type);
+    free(p->tl.thread);
+    free(p->tl.points);
     free(p->program);
     free(p->clock);
     free(p->mode);
@@ -84,6 +92,59 @@ static int by_type_pair(const void *a, const void *b)
     if (x->from != y->from)
         return x->from < y->from ? -1 : 1;
     return x->to < y->to ? -1 : x->to > y->to;
+}
+
+static int by_end(const void *a, const void *b)
+{
+    const struct tscope__ppoint *x = a, *y = b;
+    return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* Rows of bins in ns; NULL rows stay NULL.  0 on memory exhaustion. */
+static int copy_bins(uint64_t **from, uint32_t n, uint32_t nbins, double f, double ***to)
+{
+    if (!n)
+        return 1;
+    if (!(*to = calloc(n, sizeof **to)))
+        return 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!from[i])
+            continue;
+        if (!((*to)[i] = malloc((nbins ? nbins : 1) * sizeof *(*to)[i])))
+            return 0;
+        for (uint32_t b = 0; b < nbins; b++)
+            (*to)[i][b] = (double)from[i][b] * f;
+    }
+    return 1;
+}
+
+/* The timeline, its bins up to the run's end.  0 on memory exhaustion. */
+static int copy_timeline(const struct tscope__store *s, struct tscope__profile *p, double f)
+{
+    const struct tscope__timeline *tl = &s->tl;
+    struct tscope__ptimeline *o = &p->tl;
+    o->bin_ns = (double)(1ull << tl->shift) * f;
+    uint64_t end = tscope__g.end_ticks > s->origin ? tscope__g.end_ticks - s->origin : 0;
+    uint64_t bins = end ? ((end - 1) >> tl->shift) + 1 : 0;
+    o->nbins = bins > TSCOPE__TL_BINS ? TSCOPE__TL_BINS : (uint32_t)bins;
+    if (o->nbins < tl->used)
+        o->nbins = tl->used;
+    if (!copy_bins(tl->type, tl->ntype, o->nbins, f, &o->type))
+        return 0;
+    o->ntype = tl->ntype;
+    if (!copy_bins(tl->thread, tl->nthread, o->nbins, f, &o->thread))
+        return 0;
+    o->nthread = tl->nthread;
+    o->sampled = ldexp((double)tl->threshold, -64);
+    if (tl->npts && !(o->points = malloc(tl->npts * sizeof *o->points)))
+        return 0;
+    for (uint32_t i = 0; i < tl->npts; i++)
+        o->points[i] = (struct tscope__ppoint){(double)(tl->pts[i].end - s->origin) * f,
+                                               (double)tl->pts[i].duration * f, tl->pts[i].type};
+    o->npoints = tl->npts;
+    if (o->npoints > 1)
+        qsort(o->points, o->npoints, sizeof *o->points, by_end);
+    return 1;
 }
 
 /* The dependency graph by type, the instance graph and its dependency
@@ -218,7 +279,7 @@ struct tscope__profile *tscope__profile_snapshot(void)
             p->unfinished[p->nunfinished++] = (struct tscope__punfinished){
                 in->id, in->type, in->thread, (double)in->begin_ts * f};
     }
-    ok = ok && copy_graphs(s, p, f);
+    ok = ok && copy_graphs(s, p, f) && copy_timeline(s, p, f);
     for (uint32_t i = 0; ok && i < nthreads; i++) {
         p->threads[i].events = i < s->nstacks ? s->stacks[i].events : 0;
         p->threads[i].dropped = atomic_load(&tscope__g.threads[i]->dropped);

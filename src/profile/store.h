@@ -25,6 +25,7 @@
 #include "acc.h"
 #include "core/config.h"
 #include "core/record.h"
+#include "timeline.h"
 #include "u64map.h"
 
 struct tscope__ring;
@@ -102,8 +103,9 @@ struct tscope__tstack {
     struct tscope__segment *seg;
     uint32_t n, cap;
     uint64_t events;
-    uint32_t *open; /* open segments per type (the recursion rule) */
-    uint32_t nopen; /* allocated entries of open */
+    uint32_t *open;      /* open segments per type (the recursion rule) */
+    uint32_t nopen;      /* allocated entries of open */
+    uint64_t busy_since; /* when the stack last became non-empty (timeline.h) */
 };
 
 /* Per type: self (excl), running (incl) and elapsed (begin to end) of each
@@ -228,6 +230,8 @@ struct tscope__store {
     uint32_t *implicit_list, n_implicit, cap_implicit; /* begun, not created, unresolved */
     uint32_t *terminal_list, n_terminal, cap_terminal; /* terminal, not finalized */
     uint64_t round;
+
+    struct tscope__timeline tl; /* the run over time, for the pictures */
 
     /* per thread */
     struct tscope__tstack *stacks;

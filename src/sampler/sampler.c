@@ -299,25 +299,13 @@ size_t tscope__sampler_rows(void)
     return n;
 }
 
-int tscope__sampler_write_gp(const struct tscope__profile *p, FILE *f)
+unsigned tscope__sampler_column(const char *series)
 {
-    (void)p;
+    unsigned col = 0;
     pthread_mutex_lock(&S.lock);
-    const char *names[MAX_SERIES];
-    for (unsigned i = 0; i < S.nseries; i++)
-        names[i] = S.names[i];
-    int rc = tscope__concurrency_write_gp(names, S.nseries, f);
+    for (unsigned i = 0; i < S.nseries && !col; i++)
+        if (strcmp(S.names[i], series) == 0)
+            col = S.nrows ? i + 2 : 0; /* column 1 is time_s */
     pthread_mutex_unlock(&S.lock);
-    return rc;
-}
-
-int tscope__sampler_write_heatmap(const struct tscope__profile *p, FILE *f)
-{
-    pthread_mutex_lock(&S.lock);
-    const char *names[MAX_SERIES];
-    for (unsigned i = 0; i < S.nseries; i++)
-        names[i] = S.names[i];
-    int rc = tscope__heatmap_write_gp(names, S.nseries, p ? p->rank : 0, f);
-    pthread_mutex_unlock(&S.lock);
-    return rc;
+    return col;
 }

@@ -37,11 +37,8 @@ void tscope__node_sample(double now, const double *latest_threads, const double 
 /* concurrency.c: the concurrency view (lock: the sampler's). */
 void tscope__concurrency_reset(void);
 void tscope__concurrency_sample(tscope_sample_emit_fn emit, void *ctx);
-/* The gnuplot script over samples.csv whose series are names[0 .. n). */
-int tscope__concurrency_write_gp(const char *const *names, unsigned n, FILE *f);
-int tscope__sampler_write_gp(const struct tscope__profile *p, FILE *f);
-/* heatmap.gp: ranks x samples of idle rate, throughput and power. */
-int tscope__heatmap_write_gp(const char *const *names, unsigned n, int rank, FILE *f);
-int tscope__sampler_write_heatmap(const struct tscope__profile *p, FILE *f);
+/* The 1-based column of series in samples.csv, 0 when it has none (or no
+ * rows): for the pictures' scripts (src/export/timeline.c). */
+unsigned tscope__sampler_column(const char *series);
 
 #endif
