@@ -478,8 +478,8 @@ static void size_limit(void)
     uint32_t status;
     uint64_t n = read_all(path, &status);
     ASSERT_EQ(status, TSCOPE__TRACE_LIMIT);
-    ASSERT_GT(n, 100000);  /* 1 MiB of it */
-    ASSERT(n < 1000000); /* of 1,000,000 */
+    ASSERT_GT(n, 100000); /* 1 MiB of it */
+    ASSERT(n < 1000000);  /* of 1,000,000 */
     snprintf(path, sizeof path, "%s/profile.json", trace_dir);
     ASSERT_GT(file_size(path), 0);
 }
