@@ -215,9 +215,57 @@ static void duration_sample(void)
     unsetenv("TASKSCOPE_DURATION_SAMPLE");
 }
 
+/* Adds [from, to) to bins of width W, split at their boundaries. */
+static void expect_add(double *bins, uint64_t from, uint64_t to)
+{
+    while (from < to) {
+        uint64_t end = (from / W + 1) * W;
+        if (end > to)
+            end = to;
+        bins[from / W] += (double)(end - from);
+        from = end;
+    }
+}
+
+/* 10,000 leaves (100 ns, 50 ns apart) in a task, batched by the consumer:
+ * the bins hold exactly the intervals, those that cross a boundary too. */
+static void leaf_batches(void)
+{
+    harness_init();
+    ta = type_named("a");
+    tb = type_named("b");
+    double want_a[8] = {0}, want_b[8] = {0};
+    at(0);
+    ASSERT_OK(tscope_task_create(1, 0, ta, 0, 0, 0));
+    ASSERT_OK(tscope_task_begin(1, 0));
+    uint64_t t = 0;
+    for (uint64_t i = 0; i < 10000; i++) {
+        expect_add(want_a, t, t + 50);
+        at(t + 50);
+        ASSERT_OK(tscope_task_start(100 + i, tb));
+        expect_add(want_b, t + 50, t + 150);
+        at(t + 150);
+        ASSERT_OK(tscope_task_end(100 + i));
+        t += 150;
+    }
+    expect_add(want_a, t, t + 10);
+    at(t + 10);
+    ASSERT_OK(tscope_task_end(1));
+    ASSERT_OK(tscope_flush());
+    struct tscope__profile *p = tscope__profile_snapshot();
+    ASSERT_EQ(p->tl.nbins, 6); /* 1500010 ns */
+    for (uint32_t k = 0; k < 6; k++) {
+        ASSERT_NEAR(bin(p->tl.type[ta], k), want_a[k], 0);
+        ASSERT_NEAR(bin(p->tl.type[tb], k), want_b[k], 0);
+    }
+    tscope__profile_free(p);
+    ASSERT_OK(tscope_finalize());
+}
+
 int main(void)
 {
     exact_bins();
+    leaf_batches();
     duration_sample();
     printf("test_timeline: ok\n");
     return 0;

@@ -42,6 +42,14 @@ void tscope__store_flush_leaves(struct tscope__store *s)
         node->elapsed += b->acc.sum;
     if (b->edge != TSCOPE__NONE)
         s->edges[b->edge].count += n;
+    if (b->tl_bin != UINT32_MAX) {
+        struct tscope__timeline *tl = &s->tl;
+        tscope__tl_add_at(tl, &tl->type, &tl->ntype, b->type, b->tl_bin, b->acc.sum);
+        if (b->tl_top)
+            tscope__tl_add_at(tl, &tl->thread, &tl->nthread, b->thread, b->tl_bin, b->acc.sum);
+        else if (b->tl_gap)
+            tscope__tl_add_at(tl, &tl->type, &tl->ntype, b->tl_ptype, b->tl_bin, b->tl_gap);
+    }
     s->created += n;
     s->completed += n;
     tscope__type_saw_thread(s, b->type, b->thread);
@@ -56,6 +64,13 @@ int tscope__store_apply_leaf(struct tscope__store *s, uint32_t thread,
         return -1;
     uint32_t pnode = 0, pslot = TSCOPE__NONE;
     uint16_t ptype = TSCOPE__ROOT_TYPE;
+    /* the timeline: the leaf, and the parent's time since it last was the
+     * top, in one bin? then they go to the batch's sums */
+    struct tscope__timeline *tl = &s->tl;
+    uint64_t from = st->n ? st->seg[st->n - 1].excl_since : start->ts;
+    uint64_t bin = (end->ts - 1 - tl->origin) >> tl->shift;
+    int one_bin = from >= tl->origin && end->ts > from && bin < TSCOPE__TL_BINS &&
+                  ((from - tl->origin) >> tl->shift) == bin;
     if (st->n) {
         struct tscope__segment *top = &st->seg[st->n - 1];
         const struct tscope__task *p = &s->tasks[top->slot];
@@ -67,18 +82,26 @@ int tscope__store_apply_leaf(struct tscope__store *s, uint32_t thread,
             ptype = p->type;
         /* what push + close would do to the parent's exclusive time */
         top->excl_acc += start->ts - top->excl_since;
-        tscope__tl_self(&s->tl, top->type, top->excl_since, start->ts);
-        top->excl_since = end->ts;
-    } else {
-        tscope__tl_busy(&s->tl, thread, start->ts, end->ts);
     }
-    tscope__tl_self(&s->tl, start->type, start->ts, end->ts);
-    tscope__tl_point(&s->tl, start->id, end->ts, end->ts - start->ts, start->type);
     struct tscope__leaf_batch *b = &s->leaves;
-    if (b->acc.n &&
-        (b->thread != thread || b->pnode != pnode || b->type != start->type || b->pslot != pslot))
-        tscope__store_flush_leaves(s);
+    if (b->acc.n && (b->thread != thread || b->pnode != pnode || b->type != start->type ||
+                     b->pslot != pslot || b->tl_bin != (one_bin ? bin : UINT32_MAX)))
+        tscope__store_flush_leaves(s); /* before an add below may widen the bins */
+    if (!one_bin) {
+        if (st->n)
+            tscope__tl_self(tl, st->seg[st->n - 1].type, from, start->ts);
+        else
+            tscope__tl_busy(tl, thread, start->ts, end->ts);
+        tscope__tl_self(tl, start->type, start->ts, end->ts);
+    }
+    tscope__tl_point(tl, start->id, end->ts, end->ts - start->ts, start->type);
+    if (st->n)
+        st->seg[st->n - 1].excl_since = end->ts;
     if (!b->acc.n) {
+        b->tl_bin = one_bin ? (uint32_t)bin : UINT32_MAX;
+        b->tl_top = !st->n;
+        b->tl_ptype = st->n ? st->seg[st->n - 1].type : 0;
+        b->tl_gap = 0;
         b->thread = thread;
         b->pnode = pnode;
         b->type = start->type;
@@ -89,6 +112,8 @@ int tscope__store_apply_leaf(struct tscope__store *s, uint32_t thread,
     }
     uint64_t d = end->ts - start->ts;
     tscope__acc_add(&b->acc, d);
+    if (one_bin && st->n)
+        b->tl_gap += start->ts - from;
     s->events += 2;
     st->events += 2;
     uint16_t tdepth = pslot == TSCOPE__NONE             ? 0

@@ -211,6 +211,12 @@ struct tscope__leaf_batch {
     uint8_t nested;         /* they have an ancestor of their type */
     uint32_t pslot;         /* their parent's slot */
     struct tscope__acc acc; /* durations; acc.n == 0: empty */
+    /* the timeline (timeline.h): when every leaf and the parent's time
+     * between them lie in one bin, their sums go to it at the flush */
+    uint32_t tl_bin;   /* UINT32_MAX: none (added as they came) */
+    uint16_t tl_ptype; /* the parent's segment type */
+    uint8_t tl_top;    /* no parent: the thread's busy time instead */
+    uint64_t tl_gap;   /* the parent's self time between the leaves */
 };
 
 struct tscope__store {

@@ -66,6 +66,24 @@ static inline void tscope__tl_add(struct tscope__timeline *tl, uint64_t ***array
     tscope__tl_add_slow(tl, arrays, n, index, from, to);
 }
 
+/* ticks added to bin `bin` (< TSCOPE__TL_BINS, in the current width) of
+ * array index. */
+static inline void tscope__tl_add_at(struct tscope__timeline *tl, uint64_t ***arrays, uint32_t *n,
+                                     uint32_t index, uint32_t bin, uint64_t ticks)
+{
+    uint64_t *bins = index < *n ? (*arrays)[index] : 0;
+    if (!bins) { /* made by a one-tick add in that bin, then the rest */
+        uint64_t at = tl->origin + ((uint64_t)bin << tl->shift);
+        tscope__tl_add_slow(tl, arrays, n, index, at, at + 1);
+        if (!(bins = index < *n ? (*arrays)[index] : 0))
+            return;
+        ticks--;
+    }
+    bins[bin] += ticks;
+    if (bin >= tl->used)
+        tl->used = bin + 1;
+}
+
 /* Self time of a task of `type` ran in [from, to). */
 static inline void tscope__tl_self(struct tscope__timeline *tl, uint32_t type, uint64_t from,
                                    uint64_t to)
