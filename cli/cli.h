@@ -14,10 +14,13 @@ int tscope_cli_report(int argc, char **argv);
 int tscope_cli_model(int argc, char **argv);
 int tscope_cli_diff(int argc, char **argv);
 
-/* Renders concurrency.png and heatmap.png in outdir from the scripts the
- * sampler wrote, when there are enough samples (render.c); notes and
- * failures on stderr, one line each; quiet: failures only. */
+/* Renders the pictures of a run (concurrency.png, heatmap.png, scatter.png)
+ * in outdir from the scripts and data the library wrote (render.c); failures
+ * on stderr, one line each; quiet: no note when gnuplot is missing. */
 void tscope_cli_render(const char *outdir, int quiet);
+/* Renders one gnuplot script of outdir (NAME.gp -> NAME.png): 0, 1 after a
+ * line saying why not (gnuplot missing or failing). */
+int tscope_cli_render_script(const char *outdir, const char *name, int quiet);
 
 /* Shared option checks (options.c): 0, or -1 after one line on stderr,
  * "taskscope CMD: --OPT VALUE: expected ...". */

@@ -50,5 +50,13 @@ int tscope_cli_trace_convert(const char *cmd, const char *in, int format, const 
                     (unsigned long long)st.flows_lost);
         fputc('\n', stderr);
     }
+    if (format == TSCOPE__FMT_TIMELINE) { /* the picture itself */
+        char dir[1200] = ".";
+        const char *slash = strrchr(out, '/');
+        if (slash)
+            snprintf(dir, sizeof dir, "%.*s", (int)(slash - out), out);
+        if (tscope_cli_render_script(dir, slash ? slash + 1 : out, quiet) == 0 && !quiet)
+            fprintf(stderr, "taskscope: %s/timeline.png drawn\n", dir);
+    }
     return 0;
 }

@@ -54,14 +54,14 @@ int tscope_cli_check_word(const char *cmd, const char *opt, const char *v)
 
 int tscope_cli_check_trace(const char *cmd, const char *v)
 {
-    static const char *const ok[] = {"1",       "on",  "binary", "chrome", "otf2",
-                                     "paraver", "all", "0",      "off",    NULL};
+    static const char *const ok[] = {"1",        "on",  "binary", "chrome", "otf2", "paraver",
+                                     "timeline", "all", "0",      "off",    NULL};
     char item[64];
     for (const char *p = v;;) {
         size_t n = strcspn(p, ",");
         snprintf(item, sizeof item, "%.*s", (int)(n < 63 ? n : 63), p);
         if (one_of(cmd, "--trace", item, ok,
-                   "a comma-separated list of chrome, otf2, paraver, all "
+                   "a comma-separated list of chrome, otf2, paraver, timeline, all "
                    "(or on: the binary trace only)"))
             return -1;
         if (!p[n])

@@ -87,3 +87,19 @@ void tscope_cli_render(const char *outdir, int quiet)
         fprintf(stderr, "taskscope: gnuplot is not installed: the pictures' scripts (.gp) are not "
                         "rendered (apt-get install gnuplot-nox)\n");
 }
+
+int tscope_cli_render_script(const char *outdir, const char *name, int quiet)
+{
+    pid_t pid = render_start(outdir, name);
+    if (pid < 0)
+        return 1;
+    if (render_wait(pid, outdir, name) == 127) {
+        if (!quiet)
+            fprintf(stderr,
+                    "taskscope: gnuplot is not installed: %s/%s not rendered (apt-get "
+                    "install gnuplot-nox)\n",
+                    outdir, name);
+        return 1;
+    }
+    return 0;
+}

@@ -61,8 +61,9 @@ static void usage(FILE *f)
             "      --rows N          summary rows, 0 for all (TASKSCOPE_SUMMARY_ROWS)\n"
             "      --no-summary      do not print the summary (TASKSCOPE_SUMMARY=0)\n"
             "      --trace[=LIST]    trace every event into trace.tsct and, when the program\n"
-            "                        ends, convert it: chrome, otf2, paraver or all, comma-\n"
-            "                        separated (default chrome; TASKSCOPE_TRACE, docs/tracing.md)\n"
+            "                        ends, convert it: chrome, otf2, paraver, timeline (a\n"
+            "                        picture) or all, comma-separated (default chrome;\n"
+            "                        TASKSCOPE_TRACE, docs/tracing.md)\n"
             "  -q, --quiet           no summary and no notes: only warnings, errors and what\n"
             "                        ended the program (TASKSCOPE_QUIET=1)\n"
             "      --off             run with measurement off (TASKSCOPE_ENABLE=0)\n"
@@ -86,7 +87,8 @@ static void convert_traces(const char *outdir, int quiet)
         int bit, format;
     } formats[] = {{TSCOPE__TRACE_CHROME, TSCOPE__FMT_CHROME},
                    {TSCOPE__TRACE_OTF2, TSCOPE__FMT_OTF2},
-                   {TSCOPE__TRACE_PARAVER, TSCOPE__FMT_PARAVER}};
+                   {TSCOPE__TRACE_PARAVER, TSCOPE__FMT_PARAVER},
+                   {TSCOPE__TRACE_TIMELINE, TSCOPE__FMT_TIMELINE}};
     for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
         if (cfg.trace_formats & formats[i].bit)
             tscope_cli_trace_convert("run", path, formats[i].format, NULL, quiet);

@@ -143,6 +143,39 @@ static void fixed_log(void)
     free(text);
 }
 
+/* The picture of the fixed log: one line per stay (thread, lane, begin and
+ * end in ms, type), and a script that names the types. */
+static void fixed_log_picture(void)
+{
+    char path[400], gp[400], csv[400], err[400];
+    snprintf(path, sizeof path, "%s/trace.tsct", trace_dir);
+    snprintf(gp, sizeof gp, "%s/timeline.gp", trace_dir);
+    snprintf(csv, sizeof csv, "%s/timeline.csv", trace_dir);
+    struct tscope__replay_stats st;
+    if (tscope__trace_convert(path, TSCOPE__FMT_TIMELINE, gp, 0, &st, err, sizeof err))
+        TEST_FAIL("%s", err);
+    char *text = test_slurp(csv);
+    ASSERT(text != NULL);
+    char want[5][80];
+    snprintf(want[0], 80, "0,1,1.5e-05,1.8e-05,%u\n", t_leaf); /* in root: lane 1 */
+    snprintf(want[1], 80, "0,0,0,2e-05,%u\n", t_root);         /* root until its yield */
+    snprintf(want[2], 80, "0,0,4.1e-05,5e-05,%u\n", t_root);
+    snprintf(want[3], 80, "1,0,2.1e-05,3e-05,%u\n", t_child); /* on worker-b */
+    snprintf(want[4], 80, "1,0,3.1e-05,4e-05,%u\n", t_child);
+    const char *at = text;
+    for (int k = 0; k < 5; k++) { /* in file order: per thread as they ended */
+        const char *hit = strstr(at, want[k]);
+        if (!hit)
+            TEST_FAIL("timeline.csv lacks (in order) %s in:\n%s", want[k], text);
+        at = hit + strlen(want[k]);
+    }
+    free(text);
+    text = test_slurp(gp);
+    ASSERT(strstr(text, "title 'child \"quoted\"'") != NULL);
+    ASSERT(strstr(text, "set output 'timeline.png'") != NULL);
+    free(text);
+}
+
 /* ---- the Chrome JSON as a viewer reads it ---- */
 
 #ifdef TSCOPE_HAVE_JANSSON
@@ -592,6 +625,7 @@ int main(int argc, char **argv)
         return fsize_child();
     fixed_log();
     fixed_log_json();
+    fixed_log_picture();
     runtime_run();
     size_limit();
     write_fails(argv[0]);

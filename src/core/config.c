@@ -300,6 +300,7 @@ static int add_trace(struct tscope__config *c, const char *s, size_t n)
                  {"chrome", 1, TSCOPE__TRACE_CHROME},
                  {"otf2", 1, TSCOPE__TRACE_OTF2},
                  {"paraver", 1, TSCOPE__TRACE_PARAVER},
+                 {"timeline", 1, TSCOPE__TRACE_TIMELINE},
                  {"all", 1, TSCOPE__TRACE_ALL}};
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
         if (strlen(words[i].name) == n && strncasecmp(words[i].name, s, n) == 0) {
@@ -552,7 +553,7 @@ static const struct var vars[] = {
      "profile.json, written anyway when the run recorded dependencies)",
      p_outputs},
     {"TASKSCOPE_TRACE", "0",
-     "0/off, 1/on/binary, or comma-separated formats: chrome, otf2, paraver, all",
+     "0/off, 1/on/binary, or comma-separated formats: chrome, otf2, paraver, timeline, all",
      "trace every event: the consumer writes trace.tsct (binary, docs/tracing.md) in the output "
      "folder; the formats named are converted from it when the run ends (by taskscope run; "
      "otherwise taskscope convert)",

@@ -36,7 +36,8 @@ enum {
     TSCOPE__TRACE_CHROME = 1 << 0,
     TSCOPE__TRACE_OTF2 = 1 << 1,
     TSCOPE__TRACE_PARAVER = 1 << 2,
-    TSCOPE__TRACE_ALL = (1 << 3) - 1
+    TSCOPE__TRACE_TIMELINE = 1 << 3, /* the picture (src/trace/picture.c) */
+    TSCOPE__TRACE_ALL = (1 << 4) - 1
 };
 
 #define TSCOPE__FILTER_MAX_TYPES 64

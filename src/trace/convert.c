@@ -486,9 +486,10 @@ int tscope__trace_format(const char *word)
     static const struct {
         const char *name;
         int format;
-    } names[] = {{"chrome", TSCOPE__FMT_CHROME},   {"perfetto", TSCOPE__FMT_CHROME},
-                 {"json", TSCOPE__FMT_CHROME},     {"otf2", TSCOPE__FMT_OTF2},
-                 {"paraver", TSCOPE__FMT_PARAVER}, {"prv", TSCOPE__FMT_PARAVER}};
+    } names[] = {{"chrome", TSCOPE__FMT_CHROME},    {"perfetto", TSCOPE__FMT_CHROME},
+                 {"json", TSCOPE__FMT_CHROME},      {"otf2", TSCOPE__FMT_OTF2},
+                 {"paraver", TSCOPE__FMT_PARAVER},  {"prv", TSCOPE__FMT_PARAVER},
+                 {"timeline", TSCOPE__FMT_TIMELINE}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcasecmp(word, names[i].name) == 0)
             return names[i].format;
@@ -500,9 +501,10 @@ void tscope__trace_default_output(const char *trace_path, int format, int gzip, 
 {
     const char *slash = strrchr(trace_path, '/');
     int dir = slash ? (int)(slash - trace_path) : 0;
-    const char *name = format == TSCOPE__FMT_CHROME ? (gzip ? "trace.json.gz" : "trace.json")
-                       : format == TSCOPE__FMT_OTF2 ? "trace-otf2"
-                                                    : "trace.prv";
+    const char *name = format == TSCOPE__FMT_CHROME     ? (gzip ? "trace.json.gz" : "trace.json")
+                       : format == TSCOPE__FMT_OTF2     ? "trace-otf2"
+                       : format == TSCOPE__FMT_TIMELINE ? "timeline.gp"
+                                                        : "trace.prv";
     if (slash)
         snprintf(out, len, "%.*s/%s", dir, trace_path, name);
     else
@@ -520,6 +522,9 @@ int tscope__trace_convert(const char *in, int format, const char *out, int gzip,
     switch (format) {
     case TSCOPE__FMT_CHROME:
         rc = tscope__trace_to_chrome(t, out, gzip, st, err, errlen);
+        break;
+    case TSCOPE__FMT_TIMELINE:
+        rc = tscope__trace_to_timeline(t, out, st, err, errlen);
         break;
     default:
         snprintf(err, errlen, "unknown trace format %d", format);

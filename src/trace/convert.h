@@ -52,13 +52,19 @@ struct tscope__replay_stats {
 int tscope__trace_replay(struct tscope__trace *t, const struct tscope__trace_sink *s,
                          struct tscope__replay_stats *st, char *err, size_t errlen);
 
-enum tscope__trace_format { TSCOPE__FMT_CHROME = 1, TSCOPE__FMT_OTF2 = 2, TSCOPE__FMT_PARAVER = 3 };
+enum tscope__trace_format {
+    TSCOPE__FMT_CHROME = 1,
+    TSCOPE__FMT_OTF2 = 2,
+    TSCOPE__FMT_PARAVER = 3,
+    TSCOPE__FMT_TIMELINE = 4
+};
 
 /* The format named by word ("chrome", "perfetto", "json", "otf2",
- * "paraver", "prv"), 0 if none. */
+ * "paraver", "prv", "timeline"), 0 if none. */
 int tscope__trace_format(const char *word);
 /* The output a format gets by default next to the trace: DIR/trace.json,
- * DIR/trace-otf2/ (an archive), DIR/trace.prv (with .pcf and .row). */
+ * DIR/trace-otf2/ (an archive), DIR/trace.prv (with .pcf and .row),
+ * DIR/timeline.gp (with timeline.csv). */
 void tscope__trace_default_output(const char *trace_path, int format, int gzip, char *out,
                                   size_t len);
 /* Converts the trace at in to format at out (gzip: Chrome JSON compressed);
@@ -74,5 +80,9 @@ int tscope__trace_to_otf2(struct tscope__trace *t, const char *out, struct tscop
                           char *err, size_t errlen);
 int tscope__trace_to_paraver(struct tscope__trace *t, const char *out,
                              struct tscope__replay_stats *st, char *err, size_t errlen);
+/* The picture (picture.c): out is the gnuplot script; timeline.csv goes
+ * next to it, and the script draws timeline.png there. */
+int tscope__trace_to_timeline(struct tscope__trace *t, const char *out,
+                              struct tscope__replay_stats *st, char *err, size_t errlen);
 
 #endif

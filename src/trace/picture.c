@@ -1,0 +1,271 @@
+/* picture.c - the trace as a picture taskscope draws itself: a timeline of
+ * the threads (one band each), every stay of a task a box coloured by its
+ * type, nested stays in lanes below their parent, as a trace viewer shows
+ * it.  Writes timeline.csv (one line per stay) and timeline.gp; gnuplot
+ * renders timeline.png (taskscope convert does when gnuplot is there).
+ *
+ * Stays shorter than 1/20000 of the run would be thinner than a pixel:
+ * they are counted and left out, so the data stays small for any trace.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert.h"
+
+#define LANES 4 /* nesting levels drawn; deeper ones share the last */
+
+struct open_stay {
+    uint64_t begin;
+};
+
+struct thread_state {
+    struct open_stay *s;
+    uint32_t n, cap;
+    int drawn; /* a stay of it is in the picture */
+};
+
+struct pic {
+    FILE *f;
+    const struct tscope__trace *t;
+    struct thread_state *th;
+    uint32_t nth;
+    uint64_t min_ns; /* shorter stays are not drawn */
+    uint64_t drawn, hidden;
+    uint32_t deepest;
+    uint8_t *type_used; /* by type id */
+    uint32_t ntype_used;
+    int oom;
+};
+
+static struct thread_state *state(struct pic *p, uint32_t thread)
+{
+    if (thread >= p->nth) {
+        uint32_t n = p->nth ? p->nth * 2 : 16;
+        while (n <= thread)
+            n *= 2;
+        struct thread_state *g = realloc(p->th, n * sizeof *g);
+        if (!g) {
+            p->oom = 1;
+            return NULL;
+        }
+        memset(g + p->nth, 0, (n - p->nth) * sizeof *g);
+        p->th = g;
+        p->nth = n;
+    }
+    return &p->th[thread];
+}
+
+static int slice_begin(void *ctx, uint32_t thread, uint64_t ns, uint64_t task, uint32_t type)
+{
+    (void)task;
+    (void)type;
+    struct pic *p = ctx;
+    struct thread_state *s = state(p, thread);
+    if (!s)
+        return -1;
+    if (s->n == s->cap) {
+        uint32_t cap = s->cap ? s->cap * 2 : 16;
+        struct open_stay *g = realloc(s->s, cap * sizeof *g);
+        if (!g) {
+            p->oom = 1;
+            return -1;
+        }
+        s->s = g;
+        s->cap = cap;
+    }
+    s->s[s->n++].begin = ns;
+    return 0;
+}
+
+static int slice_end(void *ctx, uint32_t thread, uint64_t ns, uint64_t task, uint32_t type)
+{
+    (void)task;
+    struct pic *p = ctx;
+    struct thread_state *s = state(p, thread);
+    if (!s || !s->n)
+        return s ? 0 : -1;
+    uint64_t begin = s->s[--s->n].begin;
+    uint32_t depth = s->n;
+    if (ns - begin < p->min_ns) {
+        p->hidden++;
+        return 0;
+    }
+    if (type >= p->ntype_used) {
+        uint32_t n = p->ntype_used ? p->ntype_used * 2 : 64;
+        while (n <= type)
+            n *= 2;
+        uint8_t *g = realloc(p->type_used, n);
+        if (!g) {
+            p->oom = 1;
+            return -1;
+        }
+        memset(g + p->ntype_used, 0, n - p->ntype_used);
+        p->type_used = g;
+        p->ntype_used = n;
+    }
+    p->type_used[type] = 1;
+    s->drawn = 1;
+    if (depth > p->deepest)
+        p->deepest = depth;
+    p->drawn++;
+    fprintf(p->f, "%u,%u,%.9g,%.9g,%u\n", thread, depth < LANES ? depth : LANES - 1,
+            (double)begin * 1e-6, (double)ns * 1e-6, type);
+    return ferror(p->f) ? -1 : 0;
+}
+
+static int flow(void *ctx, int kind, uint32_t hazard, uint32_t from_thread, uint64_t from_ns,
+                uint32_t to_thread, uint64_t to_ns, uint64_t from_task, uint64_t to_task)
+{
+    (void)ctx, (void)kind, (void)hazard, (void)from_thread, (void)from_ns;
+    (void)to_thread, (void)to_ns, (void)from_task, (void)to_task;
+    return 0;
+}
+
+static int counter(void *ctx, uint32_t thread, uint64_t ns, uint32_t id, double value)
+{
+    (void)ctx, (void)thread, (void)ns, (void)id, (void)value;
+    return 0;
+}
+
+static int instant(void *ctx, uint32_t thread, uint64_t ns, uint32_t event, uint64_t payload)
+{
+    (void)ctx, (void)thread, (void)ns, (void)event, (void)payload;
+    return 0;
+}
+
+/* A name for a gnuplot string in single quotes. */
+static void put_quoted(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; *s; s++)
+        if (*s != '\'' && *s != '\n')
+            fputc(*s, f);
+    fputc('\'', f);
+}
+
+static void write_script(const struct pic *p, FILE *g, const char *data, const char *png,
+                         const struct tscope__replay_stats *st)
+{
+    const struct tscope__trace_info *i = tscope__trace_info(p->t);
+    /* one band per thread that ran a task drawn, in slot order */
+    uint32_t threads = 0;
+    for (uint32_t th = 0; th < p->nth; th++)
+        threads += p->th[th].drawn;
+    uint32_t lanes = p->deepest + 1 < LANES ? p->deepest + 1 : LANES;
+    fprintf(g,
+            "# timeline.gp - written by taskscope convert: gnuplot timeline.gp -> timeline.png\n"
+            "# every stay of a task on a thread, coloured by type; nested stays in lanes\n"
+            "# below their parent (%u lanes drawn); %llu stays shorter than %.3g ms left out\n"
+            "set datafile separator ','\n"
+            "set terminal pngcairo size 1400,%u noenhanced\n"
+            "set output '%s'\n"
+            "set title 'rank %u: %llu task stays on %u threads (%s)'\n"
+            "set xlabel 'time (ms)'\nset yrange [%g:-0.6]\nset key outside right\n"
+            "set style fill solid 0.9 noborder\nset grid x\n",
+            lanes, (unsigned long long)p->hidden, (double)p->min_ns * 1e-6,
+            200 + 60 * (threads ? threads : 1), png, i->rank, (unsigned long long)st->slices,
+            threads, tscope__trace_status_text(i->status, i->cut), threads ? threads - 0.4 : 0.6);
+    /* row[slot + 1]: the band of a thread slot */
+    fprintf(g, "array row[%u]\n", p->nth ? p->nth : 1);
+    fprintf(g, "set ytics (");
+    uint32_t r = 0;
+    for (uint32_t th = 0; th < p->nth; th++) {
+        if (!p->th[th].drawn)
+            continue;
+        const char *name = tscope__trace_name(p->t, TSCOPE__TABLE_THREADS, th);
+        char label[300];
+        snprintf(label, sizeof label, "%s", name ? name : "thread");
+        fprintf(g, "%s", r ? ", " : "");
+        put_quoted(g, label);
+        fprintf(g, " %u", r++);
+    }
+    fprintf(g, ")\n");
+    r = 0;
+    for (uint32_t th = 0; th < p->nth; th++)
+        if (p->th[th].drawn)
+            fprintf(g, "row[%u] = %u\n", th + 1, r++);
+    /* lane l of thread t: a band of height 0.8/lanes from t-0.4 down */
+    double h = 0.8 / lanes;
+    fprintf(g, "lane(t,d) = row[t + 1] - 0.4 + %g * (d + 0.5)\n", h);
+    fprintf(g, "plot ");
+    /* 20 colours a reader tells apart (Kelly's), cycled */
+    static const char *const colours[] = {"#F3C300", "#875692", "#F38400", "#A1CAF1", "#BE0032",
+                                          "#C2B280", "#848482", "#008856", "#E68FAC", "#0067A5",
+                                          "#F99379", "#604E97", "#F6A600", "#B3446C", "#DCD300",
+                                          "#882D17", "#8DB600", "#654522", "#E25822", "#2B3D26"};
+    int first = 1;
+    unsigned k = 0;
+    char buf[64];
+    for (uint32_t type = 0; type < p->ntype_used; type++) {
+        if (!p->type_used[type])
+            continue;
+        const char *name = type ? tscope__trace_name(p->t, TSCOPE__TABLE_TYPES, type) : NULL;
+        if (!name) {
+            snprintf(buf, sizeof buf, type ? "type %u" : "(untyped)", type);
+            name = buf;
+        }
+        fprintf(g,
+                "%s'%s' using (($3+$4)/2):($5 == %u ? lane($1,$2) : NaN):(($4-$3)/2):(%g) "
+                "with boxxyerror lc rgb '%s' title ",
+                first ? "" : ", \\\n     ", data, type, h * 0.45,
+                colours[k++ % (sizeof colours / sizeof colours[0])]);
+        put_quoted(g, name);
+        first = 0;
+    }
+    if (first)
+        fprintf(g, "'%s' using 1:(0) with points title 'no task stays'", data);
+    fprintf(g, "\n");
+}
+
+int tscope__trace_to_timeline(struct tscope__trace *t, const char *out,
+                              struct tscope__replay_stats *st, char *err, size_t errlen)
+{
+    /* out: the script; the data and the picture next to it */
+    char data[1100], png[1100], dir[1024] = ".";
+    const char *slash = strrchr(out, '/');
+    if (slash)
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - out), out);
+    snprintf(data, sizeof data, "%s/timeline.csv", dir);
+    snprintf(png, sizeof png, "timeline.png");
+    struct pic p = {.t = t};
+    const struct tscope__trace_info *i = tscope__trace_info(t);
+    double span = (double)(i->last_ts - i->first_ts) * i->ns_per_tick;
+    p.min_ns = span > 0 ? (uint64_t)(span / 20000) : 0;
+    p.f = fopen(data, "w");
+    if (!p.f) {
+        snprintf(err, errlen, "cannot create %s: %s", data, strerror(errno));
+        return -1;
+    }
+    struct tscope__trace_sink sink = {&p, slice_begin, slice_end, flow, counter, instant};
+    int rc = tscope__trace_replay(t, &sink, st, err, errlen);
+    if (fclose(p.f) != 0 && rc == 0) {
+        snprintf(err, errlen, "writing %s failed: %s", data, strerror(errno));
+        rc = -1;
+    }
+    if (rc == 0) {
+        FILE *g = fopen(out, "w");
+        if (!g) {
+            snprintf(err, errlen, "cannot create %s: %s", out, strerror(errno));
+            rc = -1;
+        } else {
+            write_script(&p, g, "timeline.csv", png, st);
+            if (fclose(g) != 0) {
+                snprintf(err, errlen, "writing %s failed: %s", out, strerror(errno));
+                rc = -1;
+            }
+        }
+    }
+    if (rc)
+        remove(data);
+    for (uint32_t k = 0; k < p.nth; k++)
+        free(p.th[k].s);
+    free(p.th);
+    free(p.type_used);
+    if (p.oom && rc == 0) {
+        snprintf(err, errlen, "out of memory");
+        rc = -1;
+    }
+    return rc;
+}
