@@ -312,6 +312,15 @@ echo "-- SIGKILL mid-run, nothing drained yet: every task recovered from the rin
 # come from the rings
 kill9_run kill9r 100000 4096 TASKSCOPE_PERIOD_MS=10000 TASKSCOPE_RING_SIZE=1048576
 
+echo "-- SIGKILL while tracing: the trace holds what was drained, says it was not closed, converts"
+kill9_run kill9t 100000 100000000 TASKSCOPE_TRACE=chrome
+grep -q '"trace_status":"not closed: the program was killed before finalizing"' \
+  "$tmp/kill9t/trace.json" || fail "kill9t: trace.json: $(head -c 300 "$tmp/kill9t/trace.json")"
+grep -q "taskscope: $tmp/kill9t/trace.json: [0-9]* task stays" "$tmp/kill9t.err" \
+  || fail "kill9t: conversion line: $(cat "$tmp/kill9t.err")"
+# the ready line comes after 100,000 ticks: the trace has at least those drained before it
+[ "$(grep -c '"name":"tick"' "$tmp/kill9t/trace.json")" -gt 0 ] || fail "kill9t: no tick slices"
+
 echo "-- SIGKILL with a small instance cap: the kept instances and the dropped ones add up"
 # the journal's appendix holds instances the cap dropped later: the state's
 # depth limit leaves them out again on load

@@ -141,6 +141,20 @@ static void fixed_log(void)
         *p = '0';
     test_check_golden("trace_fixed.json", text);
     free(text);
+
+    /* compressed: the same bytes once gunzipped */
+    char gz[400], cmd[1000];
+    snprintf(gz, sizeof gz, "%s/trace.json.gz", trace_dir);
+#ifdef TSCOPE_HAVE_ZLIB
+    if (tscope__trace_convert(path, TSCOPE__FMT_CHROME, gz, 1, &st, err, sizeof err))
+        TEST_FAIL("%s", err);
+    snprintf(cmd, sizeof cmd, "gzip -dc '%s' | cmp -s - '%s'", gz, json);
+    ASSERT_EQ(system(cmd), 0);
+#else
+    ASSERT_EQ(tscope__trace_convert(path, TSCOPE__FMT_CHROME, gz, 1, &st, err, sizeof err), -1);
+    ASSERT(strstr(err, "built without zlib") != NULL);
+    (void)cmd;
+#endif
 }
 
 /* The picture of the fixed log: one line per stay (thread, lane, begin and
