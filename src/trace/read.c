@@ -238,8 +238,6 @@ int tscope__trace_open(const char *path, struct tscope__trace **out, char *err, 
         tscope__trace_close(t);
         return -1;
     }
-    /* the names again as the records reach them: a reused thread slot
-     * keeps the joined names of the scan */
     *out = t;
     return 0;
 }
@@ -273,9 +271,11 @@ static int next_chunk(struct tscope__trace *t)
                 return 0;
             continue;
         }
-        if (chunk_buf(t, len) || len > TSCOPE__TRACE_CHUNK_MAX + 64)
+        if (len > TSCOPE__TRACE_CHUNK_MAX + 64)
             return fail(t, "an EVENTS chunk of %u bytes at offset %llu", len,
                         (unsigned long long)t->offset);
+        if (chunk_buf(t, len))
+            return -1;
         if (fread(t->chunk, 1, len, t->f) < len)
             return 0; /* cut inside its last chunk: the scan said so */
         const unsigned char *p = t->chunk, *end = t->chunk + len;
