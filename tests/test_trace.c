@@ -405,9 +405,9 @@ static void runtime_run(void)
     outdir("tscope-test-trace-rt");
     trace_env("1");
     setenv("TASKSCOPE_OUTPUTS", "json", 1);
-    const char *why;
-    tscope__clock_setup("auto", &why);
+    tscope__clock_use_real(); /* the fixed log's manual clock is gone */
     ASSERT_OK(tscope_init(0, 1));
+    ASSERT(strcmp(tscope__clock_name(), "manual") != 0);
     t_fib = type_named("fib");
     t_dep = type_named("dep");
     ASSERT_OK(tscope_rt_init(2));
@@ -439,6 +439,7 @@ static void runtime_run(void)
     ASSERT_EQ(st.unmatched, 0);
     ASSERT_EQ(st.flows_lost, 0);
     ASSERT_U64_EQ(st.tasks, fib.calls + dep.calls);
+    ASSERT_GT(st.end_ns, 10000); /* real times: fib(15) runs far longer than 10 us */
     /* the dependency records the runtime wrote: each is one arrow */
     struct tscope__trace *t;
     if (tscope__trace_open(path, &t, err, sizeof err))
@@ -472,8 +473,7 @@ static tscope_type_t t_many;
  * profile's calls. */
 static uint64_t many_tasks(uint64_t n)
 {
-    const char *why;
-    tscope__clock_setup("auto", &why);
+    tscope__clock_use_real();
     ASSERT_OK(tscope_init(0, 1));
     t_many = type_named("many");
     for (uint64_t i = 1; i <= n; i++) {

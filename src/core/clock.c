@@ -152,6 +152,12 @@ void tscope__clock_use_manual(uint64_t start)
     atomic_store(&manual_now, start);
 }
 
+void tscope__clock_use_real(void)
+{
+    if (tscope__clock_kind == TSCOPE__CLOCK_MANUAL)
+        tscope__clock_kind = TSCOPE__CLOCK_MONOTONIC; /* the next setup chooses again */
+}
+
 void tscope__clock_manual_set(uint64_t now)
 {
     atomic_store_explicit(&manual_now, now, memory_order_relaxed);

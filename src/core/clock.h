@@ -63,5 +63,8 @@ void tscope__clock_restore(int kind, double ns_per_tick);
 /* Test hooks: switch to a manual clock (1 tick = 1 ns) and set its value. */
 void tscope__clock_use_manual(uint64_t start);
 void tscope__clock_manual_set(uint64_t now);
+/* Test hook: the next tscope__clock_setup (tscope_init) chooses a real clock
+ * again after a manual one. */
+void tscope__clock_use_real(void);
 
 #endif

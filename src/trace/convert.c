@@ -523,6 +523,14 @@ int tscope__trace_convert(const char *in, int format, const char *out, int gzip,
     case TSCOPE__FMT_CHROME:
         rc = tscope__trace_to_chrome(t, out, gzip, st, err, errlen);
         break;
+    case TSCOPE__FMT_OTF2:
+#ifdef TSCOPE_HAVE_OTF2
+        rc = tscope__trace_to_otf2(t, out, st, err, errlen);
+#else
+        snprintf(err, errlen, "this taskscope was built without OTF2 (install libotf2-trace-dev)");
+        rc = -1;
+#endif
+        break;
     case TSCOPE__FMT_TIMELINE:
         rc = tscope__trace_to_timeline(t, out, st, err, errlen);
         break;
