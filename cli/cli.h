@@ -13,6 +13,7 @@ int tscope_cli_run(int argc, char **argv);
 int tscope_cli_report(int argc, char **argv);
 int tscope_cli_model(int argc, char **argv);
 int tscope_cli_diff(int argc, char **argv);
+int tscope_cli_convert(int argc, char **argv);
 
 /* Renders the pictures of a run (concurrency.png, heatmap.png, scatter.png)
  * in outdir from the scripts and data the library wrote (render.c); failures

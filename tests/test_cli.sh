@@ -321,6 +321,32 @@ grep -q "taskscope: $tmp/kill9t/trace.json: [0-9]* task stays" "$tmp/kill9t.err"
 # the ready line comes after 100,000 ticks: the trace has at least those drained before it
 [ "$(grep -c '"name":"tick"' "$tmp/kill9t/trace.json")" -gt 0 ] || fail "kill9t: no tick slices"
 
+echo "-- convert: a traced run's folder into every format; the errors"
+"$ts" run -q --trace -o "$tmp/traced" -- "$example" 200000 2 >/dev/null 2>"$tmp/traced.err" \
+  || fail "traced run: $(cat "$tmp/traced.err")"
+[ -s "$tmp/traced/trace.tsct" ] && [ -s "$tmp/traced/trace.json" ] || fail "traced run: files"
+"$ts" convert "$tmp/traced" --to all 2>"$tmp/conv.err" || fail "convert all: $(cat "$tmp/conv.err")"
+for f in trace.json trace.prv trace.pcf trace.row timeline.csv timeline.gp; do
+  [ -s "$tmp/traced/$f" ] || fail "convert all: $f missing"
+done
+grep -q "taskscope: $tmp/traced/trace.prv: [0-9]* task stays" "$tmp/conv.err" \
+  || fail "convert: its line: $(cat "$tmp/conv.err")"
+if command -v otf2-print >/dev/null; then
+  otf2-print "$tmp/traced/trace-otf2/traces.otf2" >/dev/null || fail "otf2-print of the converted run"
+fi
+"$ts" convert "$tmp/traced/trace.tsct" --to chrome -o - -q >"$tmp/stdout.json" || fail "convert -o -"
+cmp -s "$tmp/stdout.json" "$tmp/traced/trace.json" || fail "convert -o -: not the same JSON"
+status=0; "$ts" convert "$tmp/traced" --to vampir 2>"$tmp/e" || status=$?
+[ "$status" = 2 ] && grep -q "^taskscope convert: --to vampir: expected chrome, otf2, paraver, timeline or all$" "$tmp/e" \
+  || fail "convert --to vampir: $status $(cat "$tmp/e")"
+status=0; "$ts" convert "$tmp/traced" --to chrome,otf2 -o x 2>"$tmp/e" || status=$?
+[ "$status" = 2 ] || fail "convert -o with two formats: $status"
+status=0; "$ts" convert "$tmp/out" --to chrome 2>"$tmp/e" || status=$?
+[ "$status" = 1 ] && grep -q "holds no trace.tsct" "$tmp/e" || fail "convert of an untraced run: $status $(cat "$tmp/e")"
+status=0; "$ts" convert "$tmp/traced/profile.json" --to chrome 2>"$tmp/e" || status=$?
+[ "$status" = 1 ] && grep -q "not a taskscope trace" "$tmp/e" || fail "convert of a profile: $status $(cat "$tmp/e")"
+"$ts" convert --help | grep -q -- "--to LIST" || fail "convert --help"
+
 echo "-- SIGKILL with a small instance cap: the kept instances and the dropped ones add up"
 # the journal's appendix holds instances the cap dropped later: the state's
 # depth limit leaves them out again on load

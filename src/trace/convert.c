@@ -531,6 +531,9 @@ int tscope__trace_convert(const char *in, int format, const char *out, int gzip,
         rc = -1;
 #endif
         break;
+    case TSCOPE__FMT_PARAVER:
+        rc = tscope__trace_to_paraver(t, out, st, err, errlen);
+        break;
     case TSCOPE__FMT_TIMELINE:
         rc = tscope__trace_to_timeline(t, out, st, err, errlen);
         break;
