@@ -1,18 +1,33 @@
-/* convert.c - `taskscope convert`: a saved trace (trace.tsct, or the
- * folder holding it) into the formats other tools read (convert_trace.c
- * does one conversion and says what it wrote). */
+/* convert.c - `taskscope convert`: a saved trace (trace.tsct) into the
+ * timeline formats (convert_trace.c does one conversion and says what it
+ * wrote), a saved profile (profile.json) into the task-tree formats of other
+ * tools (the same exporters as TASKSCOPE_OUTPUTS); a run's folder gives
+ * whichever of the two the formats asked for need. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "export/export.h"
+#include "export/output.h"
 #include "trace/convert.h"
 #include "trace/format.h"
 
+/* The task-tree formats, read from a profile. */
+static const struct {
+    const char *word, *file;
+    tscope__writer_fn fn;
+} tree_formats[] = {{"folded", "stacks.folded", tscope__export_folded},
+                    {"hatchet", "hatchet.json", tscope__export_hatchet},
+                    {"tau", "tau/profile.%d.0.0", tscope__export_tau},
+                    {"treedot", "tasktree.dot", tscope__export_treedot}};
+enum { NTREE = sizeof tree_formats / sizeof tree_formats[0], PROFILE_FMT = 100 };
+
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: taskscope convert [options] TRACE|FOLDER --to FORMAT[,FORMAT...]\n"
+    fprintf(f, "usage: taskscope convert [options] TRACE|PROFILE|FOLDER --to FORMAT[,FORMAT...]\n"
                "\n"
                "Converts a trace written with TASKSCOPE_TRACE / taskscope run --trace (the file\n"
                "trace.tsct, or the output folder holding it) for other tools (docs/tracing.md):\n"
@@ -21,9 +36,15 @@ static void usage(FILE *f)
                "  paraver    Paraver's trace.prv, trace.pcf and trace.row\n"
                "  timeline   a picture of the threads over time (timeline.csv, timeline.gp,\n"
                "             timeline.png when gnuplot is installed)\n"
+               "and a saved profile (profile.json, or the folder holding it) for the tools that\n"
+               "read a call tree:\n"
+               "  folded     folded stacks for flamegraph.pl and speedscope (stacks.folded)\n"
+               "  hatchet    Hatchet's literal JSON tree (hatchet.json)\n"
+               "  tau        a TAU profile for pprof and ParaProf (tau/profile.RANK.0.0)\n"
+               "  treedot    the task tree as Graphviz DOT (tasktree.dot)\n"
                "\n"
                "options:\n"
-               "  --to LIST       the formats, comma-separated (all: every one)\n"
+               "  --to LIST       the formats, comma-separated (all: every trace format)\n"
                "  -o, --output P  where to write (one format only; chrome: - for standard\n"
                "                  output); default: next to the trace, with the names above\n"
                "  -q, --quiet     say nothing but errors\n"
@@ -31,6 +52,62 @@ static void usage(FILE *f)
                "\n"
                "exit status: 0 converted, 1 the trace could not be read or an output not\n"
                "written, 2 a bad option\n");
+}
+
+/* Writes a task-tree format of the profile at in (a file or a folder
+ * with profile.json) to out (NULL: next to it, "-": standard output); 0,
+ * or 1 after one line. */
+static int convert_profile(const char *in, int k, const char *out, int quiet)
+{
+    char path[4200], err[1400], dir[4200] = ".", name[64];
+    struct stat sb;
+    if (stat(in, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        snprintf(path, sizeof path, "%s/profile.json", in);
+        snprintf(dir, sizeof dir, "%s", in);
+    } else {
+        snprintf(path, sizeof path, "%s", in);
+        const char *slash = strrchr(in, '/');
+        if (slash)
+            snprintf(dir, sizeof dir, "%.*s", (int)(slash - in), in);
+    }
+    struct tscope__profile *p = tscope_cli_profile_read(path, err, sizeof err);
+    if (!p) {
+        fprintf(stderr, "taskscope convert: %s\n", err);
+        return 1;
+    }
+    snprintf(name, sizeof name, tree_formats[k].file, p->rank);
+    int rc;
+    char target[8600];
+    if (out && strcmp(out, "-") == 0) {
+        rc = tree_formats[k].fn(p, stdout);
+        fflush(stdout);
+        snprintf(target, sizeof target, "standard output");
+    } else {
+        if (out) { /* its folder and name */
+            const char *slash = strrchr(out, '/');
+            if (slash)
+                snprintf(dir, sizeof dir, "%.*s", (int)(slash - out), out);
+            else
+                snprintf(dir, sizeof dir, ".");
+            snprintf(name, sizeof name, "%s", slash ? slash + 1 : out);
+        } else if (strncmp(name, "tau/", 4) == 0) {
+            char tau[4300];
+            snprintf(tau, sizeof tau, "%s/tau", dir);
+            if (mkdir(tau, 0777) && errno != EEXIST) {
+                fprintf(stderr, "taskscope convert: cannot create %s: %s\n", tau, strerror(errno));
+                tscope__profile_free(p);
+                return 1;
+            }
+        }
+        rc = tscope__output_write_file(dir, name, tree_formats[k].fn, p);
+        snprintf(target, sizeof target, "%s/%s", dir, name);
+    }
+    tscope__profile_free(p);
+    if (rc)
+        return 1; /* the writer said why */
+    if (!quiet)
+        fprintf(stderr, "taskscope: %s: %s of %s\n", target, tree_formats[k].word, path);
+    return 0;
 }
 
 /* The trace file of path (a folder: its trace.tsct) into buf; 0, or 1
@@ -103,15 +180,24 @@ int tscope_cli_convert(int argc, char **argv)
     for (const char *p = to;;) {
         size_t len = strcspn(p, ",");
         snprintf(item, sizeof item, "%.*s", (int)(len < 63 ? len : 63), p);
-        if (strcmp(item, "all") == 0) {
+        int tree = -1;
+        for (int k = 0; k < NTREE; k++)
+            if (strcmp(item, tree_formats[k].word) == 0)
+                tree = k;
+        if (n >= 8) {
+            fprintf(stderr, "taskscope convert: --to: at most 8 formats\n");
+            return 2;
+        } else if (strcmp(item, "all") == 0) {
             for (int f = TSCOPE__FMT_CHROME; f <= TSCOPE__FMT_TIMELINE && n < 8; f++)
                 formats[n++] = f;
-        } else if ((formats[n] = tscope__trace_format(item)) != 0 && n < 7) {
+        } else if (tree >= 0) {
+            formats[n++] = PROFILE_FMT + tree;
+        } else if ((formats[n] = tscope__trace_format(item)) != 0) {
             n++;
         } else {
             fprintf(stderr,
-                    "taskscope convert: --to %s: expected chrome, otf2, paraver, timeline or "
-                    "all\n",
+                    "taskscope convert: --to %s: expected chrome, otf2, paraver, timeline, all "
+                    "(a trace) or folded, hatchet, tau, treedot (a profile)\n",
                     item);
             return 2;
         }
@@ -123,11 +209,16 @@ int tscope_cli_convert(int argc, char **argv)
         fprintf(stderr, "taskscope convert: -o names one output: give one format with it\n");
         return 2;
     }
+    int rc = 0, traced = 0;
     char in[4200];
-    if (trace_path(argv[optind], in, sizeof in))
-        return 1;
-    int rc = 0;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        if (formats[i] >= PROFILE_FMT) {
+            rc |= convert_profile(argv[optind], formats[i] - PROFILE_FMT, out, quiet);
+            continue;
+        }
+        if (!traced++ && trace_path(argv[optind], in, sizeof in))
+            return 1;
         rc |= tscope_cli_trace_convert("convert", in, formats[i], out, quiet);
+    }
     return rc ? 1 : 0;
 }

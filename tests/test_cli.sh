@@ -337,7 +337,7 @@ fi
 "$ts" convert "$tmp/traced/trace.tsct" --to chrome -o - -q >"$tmp/stdout.json" || fail "convert -o -"
 cmp -s "$tmp/stdout.json" "$tmp/traced/trace.json" || fail "convert -o -: not the same JSON"
 status=0; "$ts" convert "$tmp/traced" --to vampir 2>"$tmp/e" || status=$?
-[ "$status" = 2 ] && grep -q "^taskscope convert: --to vampir: expected chrome, otf2, paraver, timeline or all$" "$tmp/e" \
+[ "$status" = 2 ] && grep -q "^taskscope convert: --to vampir: expected chrome, otf2, paraver, timeline, all (a trace) or folded, hatchet, tau, treedot (a profile)$" "$tmp/e" \
   || fail "convert --to vampir: $status $(cat "$tmp/e")"
 status=0; "$ts" convert "$tmp/traced" --to chrome,otf2 -o x 2>"$tmp/e" || status=$?
 [ "$status" = 2 ] || fail "convert -o with two formats: $status"
@@ -346,6 +346,35 @@ status=0; "$ts" convert "$tmp/out" --to chrome 2>"$tmp/e" || status=$?
 status=0; "$ts" convert "$tmp/traced/profile.json" --to chrome 2>"$tmp/e" || status=$?
 [ "$status" = 1 ] && grep -q "not a taskscope trace" "$tmp/e" || fail "convert of a profile: $status $(cat "$tmp/e")"
 "$ts" convert --help | grep -q -- "--to LIST" || fail "convert --help"
+
+echo "-- the task tree for other tools: at finalize, and converted from profile.json alike"
+"$ts" run -q --outputs all,folded,hatchet,tau,treedot -o "$tmp/trees" -- "$example" 200000 2 \
+  >/dev/null 2>"$tmp/trees.err" || fail "trees run: $(cat "$tmp/trees.err")"
+for f in stacks.folded hatchet.json tau/profile.0.0.0 tasktree.dot; do
+  [ -s "$tmp/trees/$f" ] || fail "trees: $f missing"
+done
+# 200000 elements: 64 leaf_sort tasks below sort, as in types.csv
+grep -q '^"\.TAU application => sort => leaf_sort" 64 0 ' "$tmp/trees/tau/profile.0.0.0" \
+  || fail "tau: $(cat "$tmp/trees/tau/profile.0.0.0")"
+grep -q '^sort;leaf_sort [0-9]*$' "$tmp/trees/stacks.folded" || fail "folded: $(cat "$tmp/trees/stacks.folded")"
+if [ "$has_jansson" = 1 ]; then
+  for f in folded hatchet tau treedot; do
+    "$ts" convert "$tmp/trees/profile.json" --to $f -o "$tmp/conv.$f" 2>"$tmp/e" || fail "convert --to $f: $(cat "$tmp/e")"
+  done
+  cmp -s "$tmp/conv.folded" "$tmp/trees/stacks.folded" || fail "convert: folded differs"
+  cmp -s "$tmp/conv.hatchet" "$tmp/trees/hatchet.json" || fail "convert: hatchet differs"
+  cmp -s "$tmp/conv.tau" "$tmp/trees/tau/profile.0.0.0" || fail "convert: tau differs"
+  cmp -s "$tmp/conv.treedot" "$tmp/trees/tasktree.dot" || fail "convert: treedot differs"
+  # a folder: next to its profile.json, with the finalize names
+  rm -r "$tmp/trees/tau"
+  "$ts" convert -q "$tmp/trees" --to tau || fail "convert of a folder to tau"
+  cmp -s "$tmp/conv.tau" "$tmp/trees/tau/profile.0.0.0" || fail "convert of a folder: tau"
+  printf '{"schema":"taskscope-profile",' >"$tmp/bad.json"
+  status=0; "$ts" convert "$tmp/bad.json" --to folded 2>"$tmp/e" || status=$?
+  [ "$status" = 1 ] && grep -q "^taskscope convert: .*bad.json" "$tmp/e" || fail "convert of corrupt JSON: $status $(cat "$tmp/e")"
+fi
+status=0; "$ts" convert "$tmp/nothere.json" --to folded 2>"$tmp/e" || status=$?
+[ "$status" = 1 ] || fail "convert of a missing profile: $status"
 
 echo "-- SIGKILL with a small instance cap: the kept instances and the dropped ones add up"
 # the journal's appendix holds instances the cap dropped later: the state's

@@ -15,6 +15,9 @@
 #include "export/export.h"
 #include "export/output.h"
 #include "golden.h"
+#ifdef TSCOPE_HAVE_JANSSON
+#include <jansson.h>
+#endif
 #include "harness.h"
 
 typedef int (*render_fn)(const struct tscope__profile *p, FILE *f);
@@ -108,6 +111,108 @@ static void outputs_match_golden(void)
         test_check_golden(outs[i].name, text);
         free(text);
     }
+    tscope__profile_free(p);
+}
+
+/* The task tree for other tools on the deterministic profile: golden
+ * files, and what each must hold whatever the numbers: the folded weights
+ * sum to the tree's self time, Hatchet's inclusive times cover their
+ * children's, TAU's flat self times sum to the types', DOT renders. */
+static void tree_formats(void)
+{
+    struct tscope__profile *p = deterministic_profile();
+    double self = 0;
+    for (uint32_t i = 1; i < p->nnodes; i++)
+        self += p->nodes[i].excl;
+    ASSERT_GT(self, 0);
+    struct {
+        const char *name;
+        render_fn fn;
+    } outs[] = {{"stacks.folded", tscope__export_folded},
+                {"hatchet.json", tscope__export_hatchet},
+                {"tau-profile.0.0.0", tscope__export_tau},
+                {"tasktree.dot", tscope__export_treedot}};
+    char *text[4];
+    for (int i = 0; i < 4; i++) {
+        text[i] = render(outs[i].fn, p);
+        test_check_golden(outs[i].name, text[i]);
+    }
+    /* folded: "a;b WEIGHT" lines, weights in ns summing to the self time */
+    double sum = 0;
+    for (char *line = text[0]; *line;) {
+        char *nl = strchr(line, '\n');
+        ASSERT(nl != NULL);
+        char *sp = nl;
+        while (sp > line && sp[-1] != ' ')
+            sp--;
+        ASSERT(sp > line);
+        sum += strtod(sp, NULL);
+        line = nl + 1;
+    }
+    ASSERT_NEAR(sum, self, 0.5 * p->nnodes);
+    /* TAU: the flat entries' self times (µs) are the types' */
+    double flat = 0, types = 0;
+    for (uint32_t t = 0; t < p->ntypes; t++)
+        types += p->types[t].excl.sum * 1e-3;
+    for (char *line = strstr(text[2], "GROUP=\"TAU_DEFAULT\"\n"); line;) {
+        line = strchr(line, '\n') + 1;
+        if (!strstr(line, "GROUP=\"TAU_USER\""))
+            break;
+        char *q = strchr(line + 1, '"');
+        unsigned long long calls;
+        double subrs, excl, incl;
+        ASSERT(sscanf(q + 1, "%llu %lf %lf %lf", &calls, &subrs, &excl, &incl) == 4);
+        flat += excl;
+    }
+    ASSERT_NEAR(flat, types, 1e-3 * types + 1e-3);
+    ASSERT(strstr(text[2], "\n0 aggregates\n") != NULL);
+#ifdef TSCOPE_HAVE_JANSSON
+    /* Hatchet: a list of roots; every node's "time (inc)" is its "time" plus
+     * its children's "time (inc)" */
+    json_error_t jerr;
+    json_t *roots = json_loads(text[1], 0, &jerr);
+    if (!roots)
+        TEST_FAIL("hatchet.json: %s at line %d", jerr.text, jerr.line);
+    ASSERT(json_is_array(roots) && json_array_size(roots) > 0);
+    json_t *stack[64];
+    size_t depth = 0, nodes = 0;
+    size_t i;
+    json_t *r;
+    json_array_foreach(roots, i, r) stack[depth++] = r;
+    double total_inc = 0;
+    json_array_foreach(roots, i, r) total_inc +=
+        json_real_value(json_object_get(json_object_get(r, "metrics"), "time (inc)"));
+    while (depth) {
+        json_t *n = stack[--depth];
+        nodes++;
+        json_t *m = json_object_get(n, "metrics");
+        ASSERT(json_object_size(m) == 5);
+        double inc = json_number_value(json_object_get(m, "time (inc)"));
+        double kids = json_number_value(json_object_get(m, "time"));
+        json_t *c, *children = json_object_get(n, "children");
+        size_t k;
+        json_array_foreach(children, k, c)
+        {
+            kids += json_number_value(json_object_get(json_object_get(c, "metrics"), "time (inc)"));
+            ASSERT(depth < 64);
+            stack[depth++] = c;
+        }
+        ASSERT_NEAR(inc, kids, 1e-12 + 1e-9 * inc);
+        ASSERT(json_is_string(json_object_get(json_object_get(n, "frame"), "name")));
+    }
+    ASSERT_EQ(nodes, p->nnodes - 1);
+    ASSERT_NEAR(total_inc, self * 1e-9, 1e-12);
+    json_decref(roots);
+#endif
+    if (system("command -v dot >/dev/null 2>&1") == 0) {
+        char cmd[1300];
+        snprintf(cmd, sizeof cmd, "dot -Tsvg '%s' -o /dev/null", test_golden_path("tasktree.dot"));
+        ASSERT_EQ(system(cmd), 0);
+    } else {
+        fprintf(stderr, "SKIPPED part: graphviz 'dot' is not installed: tasktree.dot not drawn\n");
+    }
+    for (int k = 0; k < 4; k++)
+        free(text[k]);
     tscope__profile_free(p);
 }
 
@@ -837,6 +942,7 @@ int main(void)
     RUN(report_tree_of_deep_profile);
     RUN(outputs_match_golden);
     RUN(dot_renders_with_graphviz);
+    RUN(tree_formats);
     RUN(dropped_events_are_stated);
     RUN(full_disk_is_reported);
     if (report_dir[0]) {

@@ -260,6 +260,10 @@ static int add_output(struct tscope__config *c, const char *s, size_t n)
                 {"dot", TSCOPE__OUT_DOT},
                 {"tree", TSCOPE__OUT_TREE},
                 {"tasks", TSCOPE__OUT_TASKS},
+                {"folded", TSCOPE__OUT_FOLDED},
+                {"hatchet", TSCOPE__OUT_HATCHET},
+                {"tau", TSCOPE__OUT_TAU},
+                {"treedot", TSCOPE__OUT_TREEDOT},
                 {"all", TSCOPE__OUT_ALL},
                 {"none", 0}};
     for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
@@ -548,9 +552,12 @@ static const struct var vars[] = {
      "where tscope_finalize writes; an existing folder is never overwritten (a numeric suffix "
      "is added and the new name printed)",
      p_dir},
-    {"TASKSCOPE_OUTPUTS", "all", "comma-separated: csv, json, dot, tree, tasks, all, none",
+    {"TASKSCOPE_OUTPUTS", "all",
+     "comma-separated: csv, json, dot, tree, tasks, folded, hatchet, tau, treedot, all, none",
      "files written at finalize (all: csv, json, dot, tree; tasks: also the instance graph in "
-     "profile.json, written anyway when the run recorded dependencies)",
+     "profile.json, written anyway when the run recorded dependencies; folded, hatchet, tau, "
+     "treedot: the task tree as stacks.folded, hatchet.json, tau/profile.RANK.0.0, "
+     "tasktree.dot)",
      p_outputs},
     {"TASKSCOPE_TRACE", "0",
      "0/off, 1/on/binary, or comma-separated formats: chrome, otf2, paraver, timeline, all",

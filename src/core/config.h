@@ -26,7 +26,12 @@ enum {
      * and half a second of finalize, so only when asked for - or when the
      * run recorded dependencies, whose critical path needs them */
     TSCOPE__OUT_TASKS = 1 << 4,
-    TSCOPE__OUT_ANY = (1 << 5) - 1
+    /* the task tree for other tools, only when asked for */
+    TSCOPE__OUT_FOLDED = 1 << 5,  /* stacks.folded */
+    TSCOPE__OUT_HATCHET = 1 << 6, /* hatchet.json */
+    TSCOPE__OUT_TAU = 1 << 7,     /* tau/profile.RANK.0.0 */
+    TSCOPE__OUT_TREEDOT = 1 << 8, /* tasktree.dot */
+    TSCOPE__OUT_ANY = (1 << 9) - 1
 };
 
 /* Trace formats converted from the binary trace (TASKSCOPE_TRACE), bits of

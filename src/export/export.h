@@ -32,6 +32,22 @@ int tscope__export_threads_csv(const struct tscope__profile *p, FILE *f);
 int tscope__export_heatmap_gp(const struct tscope__profile *p, FILE *f);
 int tscope__export_durations_csv(const struct tscope__profile *p, FILE *f);
 int tscope__export_scatter_gp(const struct tscope__profile *p, FILE *f);
+/* The task tree for other tools (one file each): folded stacks
+ * (stacks.folded: flamegraph.pl, speedscope), Hatchet's literal JSON
+ * (hatchet.json), a TAU profile (tau/profile.RANK.0.0: call paths, pprof and
+ * ParaProf), the tree as Graphviz DOT (tasktree.dot). */
+int tscope__export_folded(const struct tscope__profile *p, FILE *f);
+int tscope__export_hatchet(const struct tscope__profile *p, FILE *f);
+int tscope__export_tau(const struct tscope__profile *p, FILE *f);
+int tscope__export_treedot(const struct tscope__profile *p, FILE *f);
+
+/* Depth-first walk of the task tree's nodes (nodes.c): visit(ctx, node,
+ * depth, 1) before a node's children, (.., 0) after; a nonzero return stops
+ * the walk and is returned.  Node 0 is the root (depth 0). */
+typedef int (*tscope__node_visit)(void *ctx, uint32_t node, uint32_t depth, int enter);
+int tscope__nodes_walk(const struct tscope__profile *p, tscope__node_visit visit, void *ctx);
+/* Per node, its self time plus its descendants' (free it); NULL: no memory. */
+double *tscope__nodes_subtree_self(const struct tscope__profile *p);
 
 /* Shared helpers (format.c). */
 /* Writes s as a JSON string literal (quotes included). */

@@ -111,6 +111,9 @@ int tscope__output_write_files(const char *dir, int outputs, int sampled,
         {TSCOPE__OUT_CSV, "counters.csv", tscope__export_csv_counters, 0},
         {TSCOPE__OUT_DOT, "taskgraph.dot", tscope__export_dot, 0},
         {TSCOPE__OUT_TREE, "tasktree.txt", tscope__export_tree, 0},
+        {TSCOPE__OUT_FOLDED, "stacks.folded", tscope__export_folded, 0},
+        {TSCOPE__OUT_HATCHET, "hatchet.json", tscope__export_hatchet, 0},
+        {TSCOPE__OUT_TREEDOT, "tasktree.dot", tscope__export_treedot, 0},
         {TSCOPE__OUT_CSV, "samples.csv", tscope__sampler_write_csv, 1},
         {TSCOPE__OUT_CSV, "concurrency.csv", tscope__export_concurrency_csv, 0},
         {TSCOPE__OUT_CSV, "concurrency.gp", tscope__export_concurrency_gp, 0},
@@ -131,6 +134,22 @@ int tscope__output_write_files(const char *dir, int outputs, int sampled,
         if (!rc && written && len) {
             strncat(written, written[0] ? ", " : "", len - strlen(written) - 1);
             strncat(written, files[i].name, len - strlen(written) - 1);
+        }
+    }
+    if (outputs & TSCOPE__OUT_TAU) { /* TAU's file names: a folder of its own */
+        char tau[1200], name[64];
+        snprintf(tau, sizeof tau, "%s/tau", dir);
+        snprintf(name, sizeof name, "tau/profile.%d.0.0", p->rank);
+        int rc = mkdir(tau, 0777) && errno != EEXIST ? TSCOPE_EIO : 0;
+        if (rc)
+            fprintf(stderr, "taskscope: error: cannot create %s: %s\n", tau, strerror(errno));
+        else
+            rc = tscope__output_write_file(dir, name, tscope__export_tau, p);
+        if (rc && !first)
+            first = rc;
+        if (!rc && written && len) {
+            strncat(written, written[0] ? ", " : "", len - strlen(written) - 1);
+            strncat(written, name, len - strlen(written) - 1);
         }
     }
     return first;
