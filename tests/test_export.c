@@ -199,6 +199,8 @@ static void tree_formats(void)
         }
         ASSERT_NEAR(inc, kids, 1e-12 + 1e-9 * inc);
         ASSERT(json_is_string(json_object_get(json_object_get(n, "frame"), "name")));
+        /* frames unique (Hatchet merges equal ones): by the node index */
+        ASSERT(json_is_integer(json_object_get(json_object_get(n, "frame"), "node")));
     }
     ASSERT_EQ(nodes, p->nnodes - 1);
     ASSERT_NEAR(total_inc, self * 1e-9, 1e-12);

@@ -1,10 +1,16 @@
 /* hatchet.c - the task tree as Hatchet's literal JSON (hatchet.json,
  * GraphFrame.from_literal): a list of the root's children, each
- * {"frame": {"name", "type": "task"}, "metrics": {...}, "children": [...]}.
- * Every node has the same metrics: "time" (self, s), "time (inc)" (its self
- * time plus its descendants', s: Hatchet does not derive inclusive values,
- * they are written), "calls", "running" and "elapsed" (s; as in
- * docs/output-formats.md, recursion folded into the node counts once).
+ * {"frame": {"name", "type": "task", "node"}, "metrics": {...}, "children":
+ * [...]}.  The frame carries the node's index: Hatchet's literal reader
+ * takes two nodes with equal frames anywhere in the tree for one, and one
+ * type has a node under each path it appears in.  Every node has the same
+ * metrics: "time" (self, s), "time (inc)" (its self time plus its
+ * descendants', s: Hatchet does not derive inclusive values, they are
+ * written), "calls", "running (inc)" and "elapsed (inc)" (s, as in
+ * docs/output-formats.md: times that include what ran below, so marked
+ * inclusive, which Hatchet never sums).  One node per line, no
+ * indentation: a deep tree stays small (but JSON readers limit nesting:
+ * jansson to 2048 levels, Python's json module to about 1000).
  */
 #include <stdlib.h>
 
@@ -35,15 +41,15 @@ static int hatchet_visit(void *ctx, uint32_t node, uint32_t depth, int enter)
     fputs(c->more[depth] ? ",\n" : "\n", f);
     c->more[depth] = 1;
     c->more[depth + 1] = 0;
-    fprintf(f, "%*s{\"frame\":{\"name\":", (int)(depth - 1), "");
+    fputs("{\"frame\":{\"name\":", f);
     tscope__fmt_json_string(f, tscope__profile_type_name(c->p, n->type, buf, sizeof buf));
-    fputs(",\"type\":\"task\"},\"metrics\":{\"time\":", f);
+    fprintf(f, ",\"type\":\"task\",\"node\":%u},\"metrics\":{\"time\":", node);
     tscope__fmt_json_number(f, n->excl * 1e-9);
     fputs(",\"time (inc)\":", f);
     tscope__fmt_json_number(f, c->sub[node] * 1e-9);
-    fprintf(f, ",\"calls\":%llu,\"running\":", (unsigned long long)n->calls);
+    fprintf(f, ",\"calls\":%llu,\"running (inc)\":", (unsigned long long)n->calls);
     tscope__fmt_json_number(f, n->incl * 1e-9);
-    fputs(",\"elapsed\":", f);
+    fputs(",\"elapsed (inc)\":", f);
     tscope__fmt_json_number(f, n->elapsed * 1e-9);
     fputs("},\"children\":[", f);
     return 0;

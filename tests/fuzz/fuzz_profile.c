@@ -102,6 +102,10 @@ static void render(const struct tscope__profile *p)
     FUZZ_ASSERT(tscope__export_dot(p, f) == 0);
     FUZZ_ASSERT(tscope__export_csv_types(p, f) == 0);
     FUZZ_ASSERT(tscope__export_csv_counters(p, f) == 0);
+    FUZZ_ASSERT(tscope__export_folded(p, f) == 0);
+    FUZZ_ASSERT(tscope__export_hatchet(p, f) == 0);
+    FUZZ_ASSERT(tscope__export_tau(p, f) == 0);
+    FUZZ_ASSERT(tscope__export_treedot(p, f) == 0);
     FUZZ_ASSERT(tscope_cli_critical_path(p, f, 0) == 0); /* report --deps */
     FUZZ_ASSERT(tscope_cli_critical_path(p, f, 3) == 0);
 }
