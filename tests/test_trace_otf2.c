@@ -22,7 +22,6 @@
 #include "golden.h"
 #include "harness.h"
 #include "trace_log.h"
-#include "taskscope/rt.h"
 #include "trace/convert.h"
 
 #ifdef TSCOPE_HAVE_OTF2
@@ -212,52 +211,10 @@ static void fixed_log(void)
 
 /* ---- a real run: the bundled runtime on two workers ---- */
 
-static tscope_type_t t_fib, t_dep;
-static int cells[4];
-
-static void fib_task(void *arg)
-{
-    intptr_t n = (intptr_t)arg;
-    if (n < 2)
-        return;
-    tscope_rt_spawn_opts_t o = {.struct_size = sizeof o, .type = t_fib};
-    ASSERT_OK(tscope_rt_spawn(fib_task, (void *)(n - 1), &o, NULL));
-    ASSERT_OK(tscope_rt_spawn(fib_task, (void *)(n - 2), &o, NULL));
-    ASSERT_OK(tscope_rt_taskwait());
-}
-
-static void dep_task(void *arg)
-{
-    (void)arg;
-}
-
 static void runtime_run(void)
 {
-    outdir("tscope-test-trace-otf2-rt");
-    trace_env("1");
-    setenv("TASKSCOPE_OUTPUTS", "json", 1);
-    const char *why;
-    tscope__clock_setup("auto", &why);
-    ASSERT_OK(tscope_init(0, 1));
-    t_fib = type_named("fib");
-    t_dep = type_named("dep");
-    ASSERT_OK(tscope_rt_init(2));
-    tscope_rt_spawn_opts_t o = {.struct_size = sizeof o, .type = t_fib};
-    ASSERT_OK(tscope_rt_spawn(fib_task, (void *)(intptr_t)15, &o, NULL));
-    for (int i = 0; i < 40; i++) {
-        tscope_rt_dep_t d[2] = {{&cells[i % 4], TSCOPE_RT_INOUT},
-                                {&cells[(i + 1) % 4], TSCOPE_RT_IN}};
-        tscope_rt_spawn_opts_t od = {
-            .struct_size = sizeof od, .type = t_dep, .deps = d, .ndeps = 2};
-        ASSERT_OK(tscope_rt_spawn(dep_task, NULL, &od, NULL));
-    }
-    ASSERT_OK(tscope_rt_taskwait());
-    ASSERT_OK(tscope_rt_finalize());
-    ASSERT_OK(tscope_flush());
-    tscope_type_stats_t fib = type_stats(t_fib), dep = type_stats(t_dep);
-    ASSERT_OK(tscope_finalize());
-    ASSERT_GT(fib.calls, 1000);
-    ASSERT_EQ(dep.calls, 40);
+    tscope_type_stats_t fib, dep;
+    trace_runtime_log("tscope-test-trace-otf2-rt", &fib, &dep);
 
     char path[400], out[400], anchor[1200], err[1400];
     snprintf(path, sizeof path, "%s/trace.tsct", trace_dir);

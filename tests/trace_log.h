@@ -8,6 +8,11 @@
  *           RAW @10; counter queue 2.5, event mark 7 @12; leaf 4 @15-18;
  *           yield 1 @20; resume 1 @41; end 1 @50
  * worker-b: task 2 @21-30, task 3 @31-40
+ *
+ * trace_runtime_log(PART, &fib, &dep) writes a real run the same way: the
+ * bundled runtime on two workers, fib(15) (tasks that wait for their
+ * children) and 40 tasks with dependencies over 4 cells (RAW, WAR, WAW
+ * between workers), on the real clock; the types' statistics come back.
  */
 #ifndef TSCOPE_TESTS_TRACE_LOG_H
 #define TSCOPE_TESTS_TRACE_LOG_H
@@ -15,6 +20,7 @@
 #include <pthread.h>
 
 #include "harness.h"
+#include "taskscope/rt.h"
 
 static char trace_dir[256];
 
@@ -101,6 +107,56 @@ static inline void trace_fixed_log(const char *part)
     at(50);
     ASSERT_OK(tscope_task_end(1));
     ASSERT_OK(tscope_finalize());
+}
+
+static tscope_type_t trace_t_fib, trace_t_dep;
+static int trace_cells[4];
+
+static inline void trace_fib_task(void *arg)
+{
+    intptr_t n = (intptr_t)arg;
+    if (n < 2)
+        return;
+    tscope_rt_spawn_opts_t o = {.struct_size = sizeof o, .type = trace_t_fib};
+    ASSERT_OK(tscope_rt_spawn(trace_fib_task, (void *)(n - 1), &o, NULL));
+    ASSERT_OK(tscope_rt_spawn(trace_fib_task, (void *)(n - 2), &o, NULL));
+    ASSERT_OK(tscope_rt_taskwait());
+}
+
+static inline void trace_dep_task(void *arg)
+{
+    (void)arg;
+}
+
+static inline void trace_runtime_log(const char *part, tscope_type_stats_t *fib,
+                                     tscope_type_stats_t *dep)
+{
+    outdir(part);
+    trace_env("1");
+    setenv("TASKSCOPE_OUTPUTS", "json", 1);
+    tscope__clock_use_real(); /* after a manual clock */
+    ASSERT_OK(tscope_init(0, 1));
+    ASSERT(strcmp(tscope__clock_name(), "manual") != 0);
+    trace_t_fib = type_named("fib");
+    trace_t_dep = type_named("dep");
+    ASSERT_OK(tscope_rt_init(2));
+    tscope_rt_spawn_opts_t o = {.struct_size = sizeof o, .type = trace_t_fib};
+    ASSERT_OK(tscope_rt_spawn(trace_fib_task, (void *)(intptr_t)15, &o, NULL));
+    for (int i = 0; i < 40; i++) {
+        tscope_rt_dep_t d[2] = {{&trace_cells[i % 4], TSCOPE_RT_INOUT},
+                                {&trace_cells[(i + 1) % 4], TSCOPE_RT_IN}};
+        tscope_rt_spawn_opts_t od = {
+            .struct_size = sizeof od, .type = trace_t_dep, .deps = d, .ndeps = 2};
+        ASSERT_OK(tscope_rt_spawn(trace_dep_task, NULL, &od, NULL));
+    }
+    ASSERT_OK(tscope_rt_taskwait());
+    ASSERT_OK(tscope_rt_finalize());
+    ASSERT_OK(tscope_flush());
+    *fib = type_stats(trace_t_fib);
+    *dep = type_stats(trace_t_dep);
+    ASSERT_OK(tscope_finalize());
+    ASSERT_GT(fib->calls, 1000);
+    ASSERT_EQ(dep->calls, 40);
 }
 
 #endif

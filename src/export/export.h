@@ -48,6 +48,20 @@ typedef int (*tscope__node_visit)(void *ctx, uint32_t node, uint32_t depth, int 
 int tscope__nodes_walk(const struct tscope__profile *p, tscope__node_visit visit, void *ctx);
 /* Per node, its self time plus its descendants' (free it); NULL: no memory. */
 double *tscope__nodes_subtree_self(const struct tscope__profile *p);
+/* A node's path of type names, grown and cut along the walk: push appends
+ * sep and name (the characters of `from` in it replaced by those at the
+ * same place in `to`, control characters by spaces) at depth; pop cuts the
+ * path back to before depth's name.  buf[0 .. len) is the path (no NUL). */
+struct tscope__node_path {
+    char *buf;
+    size_t len, cap;
+    size_t *mark;
+    uint32_t nmark;
+};
+int tscope__node_path_push(struct tscope__node_path *np, uint32_t depth, const char *sep,
+                           const char *name, const char *from, const char *to);
+void tscope__node_path_pop(struct tscope__node_path *np, uint32_t depth);
+void tscope__node_path_free(struct tscope__node_path *np);
 
 /* Shared helpers (format.c). */
 /* Writes s as a JSON string literal (quotes included). */

@@ -4,18 +4,12 @@
  * (integers, as both readers want; ns so that short tasks are not lost).
  * A ';' in a type name becomes ':', control characters a space.
  */
-#include <stdlib.h>
-#include <string.h>
-
 #include "export.h"
 
 struct folded {
     const struct tscope__profile *p;
     FILE *f;
-    char *path;
-    size_t len, cap;
-    size_t *mark; /* the path's length before each depth's name */
-    uint32_t nmark;
+    struct tscope__node_path path;
 };
 
 static int folded_visit(void *ctx, uint32_t node, uint32_t depth, int enter)
@@ -24,40 +18,24 @@ static int folded_visit(void *ctx, uint32_t node, uint32_t depth, int enter)
     if (node == 0)
         return 0;
     if (!enter) {
-        c->len = c->mark[depth];
+        tscope__node_path_pop(&c->path, depth);
         return 0;
     }
     char buf[64];
     const char *name = tscope__profile_type_name(c->p, c->p->nodes[node].type, buf, sizeof buf);
-    size_t n = strlen(name);
-    if (c->len + n + 2 > c->cap) {
-        size_t cap = (c->len + n + 2) * 2;
-        char *g = realloc(c->path, cap);
-        if (!g)
-            return TSCOPE_ENOMEM;
-        c->path = g;
-        c->cap = cap;
-    }
-    c->mark[depth] = c->len;
-    if (depth > 1)
-        c->path[c->len++] = ';';
-    for (size_t i = 0; i < n; i++) {
-        char ch = name[i];
-        c->path[c->len++] = ch == ';' ? ':' : (unsigned char)ch < 0x20 ? ' ' : ch;
-    }
+    if (tscope__node_path_push(&c->path, depth, depth > 1 ? ";" : "", name, ";", ":"))
+        return TSCOPE_ENOMEM;
     double self = c->p->nodes[node].excl;
     if (self >= 0.5)
-        fprintf(c->f, "%.*s %.0f\n", (int)c->len, c->path, self);
+        fprintf(c->f, "%.*s %.0f\n", (int)c->path.len, c->path.buf, self);
     return 0;
 }
 
 int tscope__export_folded(const struct tscope__profile *p, FILE *f)
 {
     struct folded c = {.p = p, .f = f};
-    c.mark = malloc((p->nnodes ? p->nnodes : 1) * sizeof *c.mark);
-    int rc = c.mark ? tscope__nodes_walk(p, folded_visit, &c) : TSCOPE_ENOMEM;
-    free(c.mark);
-    free(c.path);
+    int rc = tscope__nodes_walk(p, folded_visit, &c);
+    tscope__node_path_free(&c.path);
     if (rc)
         return rc;
     return ferror(f) ? TSCOPE_EIO : 0;

@@ -7,6 +7,7 @@
  * depth, 0) after them.  Memory: O(nodes) for the child lists.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "export.h"
 
@@ -107,4 +108,49 @@ double *tscope__nodes_subtree_self(const struct tscope__profile *p)
         return NULL;
     }
     return sub;
+}
+
+int tscope__node_path_push(struct tscope__node_path *np, uint32_t depth, const char *sep,
+                           const char *name, const char *from, const char *to)
+{
+    size_t n = strlen(name), ns = strlen(sep);
+    if (np->len + n + ns + 1 > np->cap) {
+        size_t cap = (np->len + n + ns + 1) * 2;
+        char *g = realloc(np->buf, cap);
+        if (!g)
+            return TSCOPE_ENOMEM;
+        np->buf = g;
+        np->cap = cap;
+    }
+    if (depth >= np->nmark) {
+        uint32_t nm = np->nmark ? np->nmark * 2 : 64;
+        while (nm <= depth)
+            nm *= 2;
+        size_t *g = realloc(np->mark, nm * sizeof *g);
+        if (!g)
+            return TSCOPE_ENOMEM;
+        np->mark = g;
+        np->nmark = nm;
+    }
+    np->mark[depth] = np->len;
+    memcpy(np->buf + np->len, sep, ns);
+    np->len += ns;
+    for (size_t i = 0; i < n; i++) {
+        char c = name[i];
+        const char *hit = (unsigned char)c < 0x20 ? NULL : strchr(from, c);
+        np->buf[np->len++] = (unsigned char)c < 0x20 ? ' ' : hit && *hit ? to[hit - from] : c;
+    }
+    return 0;
+}
+
+void tscope__node_path_pop(struct tscope__node_path *np, uint32_t depth)
+{
+    if (depth < np->nmark)
+        np->len = np->mark[depth];
+}
+
+void tscope__node_path_free(struct tscope__node_path *np)
+{
+    free(np->buf);
+    free(np->mark);
 }

@@ -24,9 +24,7 @@ struct tau {
     const struct tscope__profile *p;
     FILE *f;
     const double *child_calls;
-    char *path;
-    size_t len, cap;
-    size_t *mark;
+    struct tscope__node_path path;
 };
 
 static int tau_visit(void *ctx, uint32_t node, uint32_t depth, int enter)
@@ -35,30 +33,17 @@ static int tau_visit(void *ctx, uint32_t node, uint32_t depth, int enter)
     if (node == 0)
         return 0;
     if (!enter) {
-        c->len = c->mark[depth];
+        tscope__node_path_pop(&c->path, depth);
         return 0;
     }
     char buf[64];
     const char *name = tscope__profile_type_name(c->p, c->p->nodes[node].type, buf, sizeof buf);
-    size_t n = strlen(name);
-    if (c->len + n + 8 > c->cap) {
-        size_t cap = (c->len + n + 8) * 2;
-        char *g = realloc(c->path, cap);
-        if (!g)
-            return TSCOPE_ENOMEM;
-        c->path = g;
-        c->cap = cap;
-    }
-    c->mark[depth] = c->len;
-    memcpy(c->path + c->len, " => ", 4);
-    memcpy(c->path + c->len + 4, name, n);
-    c->len += 4 + n;
+    if (tscope__node_path_push(&c->path, depth, " => ", name, "\"", "'"))
+        return TSCOPE_ENOMEM;
     const struct tscope__pnode *nd = &c->p->nodes[node];
-    fputs("\"" APP, c->f);
-    for (size_t i = 0; i < c->len; i++)
-        fputc(c->path[i] == '"' ? '\'' : (unsigned char)c->path[i] < 0x20 ? ' ' : c->path[i], c->f);
-    fprintf(c->f, "\" %llu %.0f %.6g %.6g 0 GROUP=\"TAU_CALLPATH\"\n",
-            (unsigned long long)nd->calls, c->child_calls[node], nd->excl * 1e-3, nd->incl * 1e-3);
+    fprintf(c->f, "\"" APP "%.*s\" %llu %.0f %.6g %.6g 0 GROUP=\"TAU_CALLPATH\"\n",
+            (int)c->path.len, c->path.buf, (unsigned long long)nd->calls, c->child_calls[node],
+            nd->excl * 1e-3, nd->incl * 1e-3);
     return 0;
 }
 
@@ -68,11 +53,9 @@ int tscope__export_tau(const struct tscope__profile *p, FILE *f)
     double *child_calls = calloc(nn ? nn : 1, sizeof *child_calls);
     double *sub = tscope__nodes_subtree_self(p);
     struct tau c = {.p = p, .f = f, .child_calls = child_calls};
-    c.mark = malloc((nn ? nn : 1) * sizeof *c.mark);
-    if (!child_calls || !sub || !c.mark) {
+    if (!child_calls || !sub) {
         free(child_calls);
         free(sub);
-        free(c.mark);
         return TSCOPE_ENOMEM;
     }
     for (uint32_t i = 1; i < nn; i++)
@@ -116,8 +99,7 @@ int tscope__export_tau(const struct tscope__profile *p, FILE *f)
     }
     free(child_calls);
     free(sub);
-    free(c.mark);
-    free(c.path);
+    tscope__node_path_free(&c.path);
     if (rc)
         return rc;
     return ferror(f) ? TSCOPE_EIO : 0;
