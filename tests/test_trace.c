@@ -214,14 +214,14 @@ static void fixed_log_paraver(void)
     ASSERT(strncmp(text, "#Paraver (", 10) == 0);
     ASSERT(strstr(text, "):50_ns:1(2):1:1(2:1)\n") != NULL); /* 50 ns, 2 threads */
     char want[2048];
-    /* main (thread 1): running 0-20 (root, the leaf B inside 15-18), idle
-     * while root is yielded, running 41-50; worker-b (thread 2): idle, task
+    /* main (thread 1): running 0-20 (root, the leaf B inside 15-18), yielded
+     * (state 2) while root waits to resume, running 41-50; worker-b (thread 2): idle, task
      * 2 at 21-30, task 3 at 31-40, idle to the end; the RAW arrow 2 -> 3
      * as a communication from 29 (inside 2's stay) to 31 */
     snprintf(want, sizeof want,
              "2:0:1:1:1:0:60000001:%u\n1:0:1:1:1:0:20:1\n1:0:1:1:2:0:21:0\n"
              "2:0:1:1:1:12:%u:2500\n2:0:1:1:1:12:%u:7\n2:0:1:1:1:15:60000001:%u\n"
-             "2:0:1:1:1:18:60000001:%u\n2:0:1:1:1:20:60000001:0\n1:0:1:1:1:20:41:0\n"
+             "2:0:1:1:1:18:60000001:%u\n2:0:1:1:1:20:60000001:0\n1:0:1:1:1:20:41:2\n"
              "2:0:1:1:2:21:60000001:%u\n1:0:1:1:2:21:30:1\n"
              "3:0:1:1:2:29:29:0:1:1:2:31:31:1:1\n2:0:1:1:2:30:60000001:0\n"
              "1:0:1:1:2:30:31:0\n2:0:1:1:2:31:60000001:%u\n1:0:1:1:2:31:40:1\n"
@@ -237,7 +237,7 @@ static void fixed_log_paraver(void)
     ASSERT(strstr(text, line) != NULL);
     snprintf(line, sizeof line, "0    %u    queue (x1000)\n", 60000100u + c_queue);
     ASSERT(strstr(text, line) != NULL);
-    ASSERT(strstr(text, "STATES\n0    Idle\n1    Running\n") != NULL);
+    ASSERT(strstr(text, "STATES\n0    Idle\n1    Running\n2    Yielded") != NULL);
     free(text);
     text = test_slurp(row);
     ASSERT(strstr(text, "LEVEL THREAD SIZE 2\nmain\nworker-b\n") != NULL);

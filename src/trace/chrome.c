@@ -335,7 +335,7 @@ int tscope__trace_to_chrome(struct tscope__trace *t, const char *out, int gzip,
         }
     }
     write_head(&o);
-    struct tscope__trace_sink sink = {&o, slice_begin, slice_end, flow, counter, instant};
+    struct tscope__trace_sink sink = {&o, slice_begin, slice_end, flow, counter, instant, NULL};
     int rc = tscope__trace_replay(t, &sink, st, err, errlen);
     char *p = reserve(&o, 8);
     p = put_str(p, "\n]}\n");

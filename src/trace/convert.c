@@ -292,6 +292,8 @@ static int on_end(struct replay *r, uint32_t thread, uint64_t ns, uint64_t id, i
         r->st->unmatched++;
     struct entry *e = lookup(r, id);
     if (yield) {
+        if (found && r->sink->yielded && r->sink->yielded(r->sink->ctx, thread, ns, id))
+            return -1;
         if (!e && found && (e = upsert(r, id)) != NULL)
             e->type = type, e->begun = 1, e->begin_thread = thread, e->last_begin_ns = ns;
         return r->oom ? -1 : 0;

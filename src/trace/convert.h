@@ -33,6 +33,10 @@ struct tscope__trace_sink {
                 uint32_t to_thread, uint64_t to_ns, uint64_t from_task, uint64_t to_task);
     int (*counter)(void *ctx, uint32_t thread, uint64_t ns, uint32_t counter, double value);
     int (*instant)(void *ctx, uint32_t thread, uint64_t ns, uint32_t event, uint64_t payload);
+    /* optional (NULL: not wanted): the stay that just ended on thread was a
+     * yield (the task will resume later), called right after its
+     * slice_end */
+    int (*yielded)(void *ctx, uint32_t thread, uint64_t ns, uint64_t task);
 };
 
 struct tscope__replay_stats {

@@ -4,9 +4,9 @@
  *
  * One node, one application, one task (the rank), one Paraver thread per
  * thread slot.  Per thread:
- *   - states: Running while a task stays on it, Idle otherwise (a thread
- *     whose task yielded and that runs nothing else is idle: a yielded task
- *     is on no thread);
+ *   - states: Running while a task stays on it; Yielded from the moment its
+ *     outermost task yielded (a taskwait, a suspension) until it runs a
+ *     task again; Idle otherwise;
  *   - event 60000001 "Task type": the innermost running type at each change
  *     (0 when none), so Paraver colours the timeline by type;
  *   - event 60000101 + n: counter n, as integer x1000 (Paraver values are
@@ -36,6 +36,7 @@
 #define EV_CUSTOM 60001000u  /* + event id */
 #define STATE_IDLE 0
 #define STATE_RUNNING 1
+#define STATE_YIELDED 2
 #define UNTYPED 0xFFFFFFFFu /* the "Task type" value of untyped tasks */
 
 struct pthread_state {
@@ -180,6 +181,19 @@ static int slice_end(void *ctx, uint32_t thread, uint64_t ns, uint64_t task, uin
     return rc;
 }
 
+/* The outermost stay ended by a yield: the thread waits, not idles. */
+static int yielded(void *ctx, uint32_t thread, uint64_t ns, uint64_t task)
+{
+    (void)task;
+    struct prv *p = ctx;
+    struct pthread_state *s = thread_of(p, thread);
+    if (!s)
+        return -1;
+    if (s->n == 0 && s->state == STATE_IDLE && s->since == ns)
+        s->state = STATE_YIELDED; /* slice_end just began the idle state */
+    return 0;
+}
+
 static int flow(void *ctx, int kind, uint32_t hazard, uint32_t from_thread, uint64_t from_ns,
                 uint32_t to_thread, uint64_t to_ns, uint64_t from_task, uint64_t to_task)
 {
@@ -240,8 +254,8 @@ static int write_pcf(const struct prv *p, const struct tscope__trace *t, const c
                "LOOK_BACK           100\nSPEED               1\nFLAG_ICONS          ENABLED\n"
                "NUM_OF_STATE_COLORS 1000\nYMAX_SCALE          37\n\n\n"
                "DEFAULT_SEMANTIC\n\nTHREAD_FUNC         State As Is\n\n\n"
-               "STATES\n0    Idle\n1    Running\n\n\n"
-               "STATES_COLOR\n0    {117,195,255}\n1    {0,0,255}\n\n\n");
+               "STATES\n0    Idle\n1    Running\n2    Yielded (its task waits to resume)\n\n\n"
+               "STATES_COLOR\n0    {117,195,255}\n1    {0,0,255}\n2    {255,170,0}\n\n\n");
     char buf[64];
     fprintf(f, "EVENT_TYPE\n0    %u    Task type\nVALUES\n0      End\n", EV_TYPE);
     for (uint32_t id = 0; id < p->ntypes; id++) {
@@ -358,7 +372,7 @@ int tscope__trace_to_paraver(struct tscope__trace *t, const char *out,
         snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
         return -1;
     }
-    struct tscope__trace_sink sink = {&p, slice_begin, slice_end, flow, counter, instant};
+    struct tscope__trace_sink sink = {&p, slice_begin, slice_end, flow, counter, instant, yielded};
     int rc = tscope__trace_replay(t, &sink, st, err, errlen);
     /* each thread's last state lasts until the end */
     for (uint32_t th = 0; rc == 0 && th < p.nth; th++)
