@@ -197,106 +197,6 @@ static void fixed_log_picture(void)
     free(text);
 }
 
-/* Paraver: the fixed log's records, exactly, sorted by time. */
-static void fixed_log_paraver(void)
-{
-    char path[400], prv[400], pcf[400], row[400], err[400];
-    snprintf(path, sizeof path, "%s/trace.tsct", trace_dir);
-    snprintf(prv, sizeof prv, "%s/trace.prv", trace_dir);
-    snprintf(pcf, sizeof pcf, "%s/trace.pcf", trace_dir);
-    snprintf(row, sizeof row, "%s/trace.row", trace_dir);
-    struct tscope__replay_stats st;
-    if (tscope__trace_convert(path, TSCOPE__FMT_PARAVER, prv, 0, &st, err, sizeof err))
-        TEST_FAIL("%s", err);
-    char *text = test_slurp(prv);
-    ASSERT(text != NULL);
-    const char *body = strchr(text, '\n');
-    ASSERT(strncmp(text, "#Paraver (", 10) == 0);
-    ASSERT(strstr(text, "):50_ns:1(2):1:1(2:1)\n") != NULL); /* 50 ns, 2 threads */
-    char want[2048];
-    /* main (thread 1): running 0-20 (root, the leaf B inside 15-18), yielded
-     * (state 2) while root waits to resume, running 41-50; worker-b (thread 2): idle, task
-     * 2 at 21-30, task 3 at 31-40, idle to the end; the RAW arrow 2 -> 3
-     * as a communication from 29 (inside 2's stay) to 31 */
-    snprintf(want, sizeof want,
-             "2:0:1:1:1:0:60000001:%u\n1:0:1:1:1:0:20:1\n1:0:1:1:2:0:21:0\n"
-             "2:0:1:1:1:12:%u:2500\n2:0:1:1:1:12:%u:7\n2:0:1:1:1:15:60000001:%u\n"
-             "2:0:1:1:1:18:60000001:%u\n2:0:1:1:1:20:60000001:0\n1:0:1:1:1:20:41:2\n"
-             "2:0:1:1:2:21:60000001:%u\n1:0:1:1:2:21:30:1\n"
-             "3:0:1:1:2:29:29:0:1:1:2:31:31:1:1\n2:0:1:1:2:30:60000001:0\n"
-             "1:0:1:1:2:30:31:0\n2:0:1:1:2:31:60000001:%u\n1:0:1:1:2:31:40:1\n"
-             "2:0:1:1:2:40:60000001:0\n1:0:1:1:2:40:50:0\n2:0:1:1:1:41:60000001:%u\n"
-             "1:0:1:1:1:41:50:1\n2:0:1:1:1:50:60000001:0\n",
-             t_root, 60000100u + c_queue, 60001000u + e_mark, t_leaf, t_root, t_child, t_child,
-             t_root);
-    ASSERT_STR_EQ(body + 1, want);
-    free(text);
-    text = test_slurp(pcf);
-    char line[300];
-    snprintf(line, sizeof line, "\n%u      child \"quoted\"\n", t_child);
-    ASSERT(strstr(text, line) != NULL);
-    snprintf(line, sizeof line, "0    %u    queue (x1000)\n", 60000100u + c_queue);
-    ASSERT(strstr(text, line) != NULL);
-    ASSERT(strstr(text, "STATES\n0    Idle\n1    Running\n2    Yielded") != NULL);
-    free(text);
-    text = test_slurp(row);
-    ASSERT(strstr(text, "LEVEL THREAD SIZE 2\nmain\nworker-b\n") != NULL);
-    free(text);
-    /* a name that is not .prv is refused, and nothing is left behind */
-    snprintf(prv, sizeof prv, "%s/trace.txt", trace_dir);
-    ASSERT_EQ(tscope__trace_convert(path, TSCOPE__FMT_PARAVER, prv, 0, &st, err, sizeof err), -1);
-    ASSERT(strstr(err, "ends in .prv") != NULL);
-    snprintf(prv, sizeof prv, "%s/no/such/folder/t.prv", trace_dir);
-    ASSERT_EQ(tscope__trace_convert(path, TSCOPE__FMT_PARAVER, prv, 0, &st, err, sizeof err), -1);
-    ASSERT(strstr(err, "cannot create") != NULL);
-}
-
-/* Paraver of a real run: sorted by time, one type event per stay's begin
- * and end, a communication per dependency arrow, per thread the states
- * back to back from 0 to the end. */
-static void runtime_paraver(const char *path, const struct tscope__replay_stats *chrome)
-{
-    char prv[400], err[400];
-    snprintf(prv, sizeof prv, "%s/trace.prv", trace_dir);
-    struct tscope__replay_stats st;
-    if (tscope__trace_convert(path, TSCOPE__FMT_PARAVER, prv, 0, &st, err, sizeof err))
-        TEST_FAIL("%s", err);
-    ASSERT(memcmp(&st, chrome, sizeof st) == 0); /* the same replay */
-    FILE *f = fopen(prv, "r");
-    ASSERT(f != NULL);
-    char line[512];
-    ASSERT(fgets(line, sizeof line, f) != NULL);
-    unsigned long long end_ns;
-    unsigned threads;
-    ASSERT(sscanf(strstr(line, "):") + 2, "%llu_ns:1(%u)", &end_ns, &threads) == 2);
-    ASSERT_U64_EQ(end_ns, st.end_ns);
-    uint64_t last = 0, types = 0, comms = 0, state_end[64] = {0};
-    while (fgets(line, sizeof line, f)) {
-        unsigned kind, th;
-        unsigned long long t0, t1, ev;
-        ASSERT(sscanf(line, "%u:0:1:1:%u:%llu:%llu", &kind, &th, &t0, &t1) == 4);
-        ASSERT(th >= 1 && th <= threads && th <= 64);
-        ASSERT(t0 >= last); /* sorted */
-        last = t0;
-        if (kind == 1) {
-            ASSERT(t1 > t0);
-            ASSERT_U64_EQ(t0, state_end[th - 1]); /* back to back, no overlap */
-            state_end[th - 1] = t1;
-        } else if (kind == 2) {
-            ASSERT(sscanf(line, "2:0:1:1:%u:%llu:%llu", &th, &t0, &ev) == 3);
-            types += ev == 60000001u;
-        } else {
-            ASSERT_EQ(kind, 3);
-            comms++;
-        }
-    }
-    fclose(f);
-    ASSERT_U64_EQ(types, 2 * st.slices);
-    ASSERT(comms > 0 && comms <= st.flows);
-    for (unsigned th = 0; th < threads && th < 64; th++)
-        ASSERT(state_end[th] == 0 || state_end[th] == end_ns);
-}
-
 /* ---- the Chrome JSON as a viewer reads it ---- */
 
 #ifdef TSCOPE_HAVE_JANSSON
@@ -506,7 +406,6 @@ static void runtime_run(void)
         ndeps += rec.kind == TSCOPE__REC_DEP_LOCAL;
     tscope__trace_close(t);
     ASSERT_GT(ndeps, 40);
-    runtime_paraver(path, &st);
 #ifdef TSCOPE_HAVE_JANSSON
     struct named_count c[2] = {{.name = "fib"}, {.name = "dep"}};
     size_t flows = chrome_check(json, c, 2);
@@ -704,7 +603,6 @@ int main(int argc, char **argv)
     fixed_log();
     fixed_log_json();
     fixed_log_picture();
-    fixed_log_paraver();
     runtime_run();
     size_limit();
     write_fails(argv[0]);
