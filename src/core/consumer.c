@@ -120,11 +120,14 @@ static void *consumer_main(void *arg)
         atomic_store(&tscope__g.wake_pending, 0);
         if (tscope__g.stop)
             break;
+        tscope__g.consumer_busy = 1;
         pthread_mutex_unlock(&tscope__g.cons_lock);
         flooded = tscope__consumer_round() != 0;
         if (tscope__hooks.checkpoint)
             tscope__hooks.checkpoint();
         pthread_mutex_lock(&tscope__g.cons_lock);
+        tscope__g.consumer_busy = 0;
+        pthread_cond_broadcast(&tscope__g.cons_done);
     }
     pthread_mutex_unlock(&tscope__g.cons_lock);
     return NULL;
@@ -147,6 +150,20 @@ void tscope__consumer_stop(void)
     tscope__thread_stop(tscope__g.consumer, &tscope__g.cons_lock, &tscope__g.cons_wake,
                         &tscope__g.stop);
     tscope__g.consumer_running = 0;
+}
+
+void tscope__consumer_fork_hold(void)
+{
+    pthread_mutex_lock(&tscope__g.cons_lock);
+    if (!tscope__g.consumer_running || pthread_equal(pthread_self(), tscope__g.consumer))
+        return; /* a fork from the consumer's own hooks: it is where it is */
+    while (tscope__g.consumer_busy && !tscope__g.stop)
+        pthread_cond_wait(&tscope__g.cons_done, &tscope__g.cons_lock);
+}
+
+void tscope__consumer_fork_release(void)
+{
+    pthread_mutex_unlock(&tscope__g.cons_lock);
 }
 
 void tscope__consumer_flush(void)

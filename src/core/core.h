@@ -82,6 +82,7 @@ struct tscope__core {
     pthread_cond_t cons_done; /* consumer -> flush waiters */
     _Atomic int wake_pending;
     int stop;
+    int consumer_busy; /* between leaving cons_lock for a round and retaking it */
     uint64_t rounds_started, rounds_done;
 
     struct tscope__store *store;
@@ -117,6 +118,12 @@ void tscope__consumer_wake(void);
 int tscope__consumer_round(void);
 /* Blocks until events published before the call are processed and settled. */
 void tscope__consumer_flush(void);
+/* fork(): hold waits until the consumer is between rounds and keeps it
+ * there (cons_lock held), so that no allocator or stdio lock of the child
+ * is inherited held by the consumer, which does not exist there; release
+ * lets it go on (parent) or only unlocks (child). */
+void tscope__consumer_fork_hold(void);
+void tscope__consumer_fork_release(void);
 
 /* The CLOCK_REALTIME time `ns` from now: the deadline pthread_cond_timedwait
  * takes (consumer, sampler and policy threads). */

@@ -170,16 +170,21 @@ static void marker_clear(void)
     marker[0] = 0;
 }
 
-/* fork(): the registry lock is held across it, so that the child never
- * inherits it held by a thread that does not exist there. */
+/* fork(): the consumer waits between rounds and the registry lock is held
+ * across it, so that the child never inherits a lock (ours, the
+ * allocator's, stdio's) held by a thread that does not exist there.  A
+ * sanitizer's allocator has no fork handler of its own: without this a
+ * child of an AddressSanitizer build could hang in its first malloc. */
 static void fork_prepare(void)
 {
+    tscope__consumer_fork_hold();
     pthread_mutex_lock(&tscope__g.reg_lock);
 }
 
 static void fork_parent(void)
 {
     pthread_mutex_unlock(&tscope__g.reg_lock);
+    tscope__consumer_fork_release();
 }
 
 /* The child has the parent's rings but none of its threads (no consumer
@@ -188,6 +193,7 @@ static void fork_parent(void)
 static void fork_child(void)
 {
     pthread_mutex_unlock(&tscope__g.reg_lock);
+    tscope__consumer_fork_release();
     marker[0] = 0; /* the parent's */
     tscope__journal_forget();
     tscope__trace_forget();
