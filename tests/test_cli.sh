@@ -69,6 +69,15 @@ fi
 for f in profile.json types.csv counters.csv taskgraph.dot tasktree.txt; do
   [ -s "$tmp/out/$f" ] || fail "missing $f"
 done
+# a program with no task at all: every picture is still drawn (an empty
+# duration sample once made gnuplot refuse the scatter plot)
+"$ts" run -o "$tmp/notask" --no-summary -- true 2>"$tmp/notask.err" || fail "run true: $?"
+if command -v gnuplot >/dev/null; then
+  for png in concurrency heatmap scatter; do
+    [ -s "$tmp/notask/$png.png" ] || fail "no task: $png.png not rendered: $(cat "$tmp/notask.err")"
+  done
+  grep -q "gnuplot failed" "$tmp/notask.err" && fail "no task: $(cat "$tmp/notask.err")"
+fi
 # 200000 elements, leaves of <= 4096: 64 leaves, 63 merges, 127 sorts
 grep -q '^3,leaf_sort,64,64,' <(sed 's/^[0-9]*,/3,/' "$tmp/out/types.csv" | grep leaf_sort) \
   || fail "leaf_sort counts: $(cat "$tmp/out/types.csv")"

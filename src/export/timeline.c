@@ -231,6 +231,12 @@ int tscope__export_scatter_gp(const struct tscope__profile *p, FILE *f)
             "set xlabel 'end time (s)'\nset ylabel 'duration (ms)'\nset logscale y\n"
             "set key outside right\nset xrange [0:*]\n",
             p->tl.sampled * 100);
+    if (!n) { /* gnuplot refuses a plot with no valid point: an empty frame, said */
+        fprintf(f, "set xrange [0:1]\nset yrange [0.001:1]\nset key off\n"
+                   "set label 'no task in the sample' at graph 0.5,0.5 center\n"
+                   "plot NaN notitle\n");
+        return ferror(f) ? TSCOPE_EIO : 0;
+    }
     fprintf(f, "plot ");
     char buf[64];
     for (unsigned k = 0; k < n; k++) {
@@ -245,8 +251,6 @@ int tscope__export_scatter_gp(const struct tscope__profile *p, FILE *f)
                 fputc(*c, f);
         fprintf(f, "'");
     }
-    if (!n)
-        fprintf(f, "'durations.csv' using 1:(1) with points title 'no task in the sample'");
     fprintf(f, "\n");
     return ferror(f) ? TSCOPE_EIO : 0;
 }
