@@ -69,9 +69,11 @@ fi
 for f in profile.json types.csv counters.csv taskgraph.dot tasktree.txt; do
   [ -s "$tmp/out/$f" ] || fail "missing $f"
 done
-# a program with no task at all: every picture is still drawn (an empty
-# duration sample once made gnuplot refuse the scatter plot)
-"$ts" run -o "$tmp/notask" --no-summary -- true 2>"$tmp/notask.err" || fail "run true: $?"
+# a run whose duration sample is empty: every picture is still drawn (an
+# empty sample once made gnuplot refuse the scatter plot)
+TASKSCOPE_DURATION_SAMPLE=0 "$ts" run -o "$tmp/notask" --no-summary -- "$example" 1000 1 \
+  >/dev/null 2>"$tmp/notask.err" || fail "run with an empty duration sample: $?"
+[ "$(wc -l <"$tmp/notask/durations.csv")" = 2 ] || fail "durations.csv not empty: $(cat "$tmp/notask/durations.csv")"
 if command -v gnuplot >/dev/null; then
   for png in concurrency heatmap scatter; do
     [ -s "$tmp/notask/$png.png" ] || fail "no task: $png.png not rendered: $(cat "$tmp/notask.err")"
