@@ -99,9 +99,13 @@ static inline void trace_fixed_log(const char *part)
     ASSERT_OK(tscope_task_end(4));
     at(20);
     ASSERT_OK(tscope_task_yield(1));
+    /* the flushes fix the order of the threads' chunks in the file (main,
+     * worker-b, main), which the consumer's rounds would otherwise decide */
+    ASSERT_OK(tscope_flush());
     pthread_t b;
     ASSERT_EQ(pthread_create(&b, NULL, worker_b, NULL), 0);
     ASSERT_EQ(pthread_join(b, NULL), 0);
+    ASSERT_OK(tscope_flush());
     at(41);
     ASSERT_OK(tscope_task_resume(1));
     at(50);
