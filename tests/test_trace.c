@@ -180,7 +180,7 @@ static void fixed_log_picture(void)
     char want[5][80];
     snprintf(want[0], 80, "0,1,1.5e-05,1.8e-05,%u\n", t_leaf); /* in root: lane 1 */
     snprintf(want[1], 80, "0,0,0,2e-05,%u\n", t_root);         /* root until its yield */
-    snprintf(want[2], 80, "1,0,2.1e-05,3e-05,%u\n", t_child); /* on worker-b */
+    snprintf(want[2], 80, "1,0,2.1e-05,3e-05,%u\n", t_child);  /* on worker-b */
     snprintf(want[3], 80, "1,0,3.1e-05,4e-05,%u\n", t_child);
     snprintf(want[4], 80, "0,0,4.1e-05,5e-05,%u\n", t_root);
     const char *at = text;
