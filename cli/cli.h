@@ -14,6 +14,7 @@ int tscope_cli_report(int argc, char **argv);
 int tscope_cli_model(int argc, char **argv);
 int tscope_cli_diff(int argc, char **argv);
 int tscope_cli_convert(int argc, char **argv);
+int tscope_cli_merge(int argc, char **argv);
 
 /* Renders the pictures of a run (concurrency.png, heatmap.png, scatter.png)
  * in outdir from the scripts and data the library wrote (render.c); failures
@@ -55,6 +56,14 @@ int tscope_cli_critical_path(const struct tscope__profile *p, FILE *f, unsigned 
  * *as_of_s: the run's length.  0, or -1 with a one-line message in why. */
 int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mono_ns, FILE *summary,
                        double *as_of_s, char *why, size_t whylen);
+/* What a program's measurement left in outdir (src/lifecycle): markers
+ * .taskscope-PID.running of processes that never finalized, and their crash
+ * journals.  Rebuilds the outputs of prog_pid's (else the first met) from
+ * its journal (tscope_cli_recover; its summary to `summary` unless NULL;
+ * *recovered, *as_of), then removes every .taskscope-* file.  Returns how
+ * many markers there were. */
+int tscope_cli_take_markers(const char *outdir, long prog_pid, int sig, uint64_t died_ns,
+                            FILE *summary, int *recovered, double *as_of);
 /* Frees what the last recovery built (it lives in the process's globals:
  * the store, the name tables, the thread registry). */
 void tscope_cli_recover_release(void);

@@ -111,6 +111,10 @@ static void scan_libraries(const char *path, struct tscope_launch *l)
             l->uses_libomp = 1;
         if (strstr(line, "libgomp.so"))
             l->uses_libgomp = 1;
+        if (strstr(line, "libmpi.so") || strstr(line, "libmpich.so"))
+            l->uses_libmpi = 1;
+        if (strstr(line, "libtaskscope-mpi.so"))
+            l->uses_mpi_adapter = 1;
     }
     if (f)
         fclose(f);
@@ -220,6 +224,11 @@ int tscope_launch_prepare(const struct tscope_launch *l, int adapter, const char
                                                       : TSCOPE_ADAPT_PTHREAD;
         if (l->kind < 0) /* a script: whatever it starts may be OpenMP */
             adapter = TSCOPE_ADAPT_OMPT;
+    }
+    /* an MPI program also gets the MPI adapter, whatever else it gets */
+    if (l->uses_libmpi && !l->uses_mpi_adapter) {
+        if (adapter_path("libtaskscope-mpi.so", prog, lib, sizeof lib) == 0)
+            list_add("LD_PRELOAD", lib, 0);
     }
     if (adapter == TSCOPE_ADAPT_NONE)
         return 0;

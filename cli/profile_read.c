@@ -243,6 +243,74 @@ static void read_totals(struct reader *r, json_t *root, struct tscope__profile *
     o->types = u32(r, t, "totals", "types");
 }
 
+/* "messages" (absent before taskscope had them): per peer rank. */
+static void read_messages(struct reader *r, json_t *root, struct tscope__profile *p)
+{
+    if (!json_object_get(root, "messages"))
+        return;
+    size_t n;
+    char w[64];
+    json_t *a = array(r, root, "messages", (void **)&p->peers, sizeof *p->peers, &n);
+    for (size_t i = 0; i < n && !r->failed; i++, p->npeers++) {
+        json_t *o = element(r, a, "messages", i, w, sizeof w);
+        if (!o)
+            break;
+        tscope_peer_stats_t *m = &p->peers[i];
+        m->peer = (int)int_in(r, o, w, "peer", 0, 65535);
+        m->sent = u64(r, o, w, "sent");
+        m->sent_bytes = u64(r, o, w, "sent_bytes");
+        m->recv = u64(r, o, w, "recv");
+        m->recv_bytes = u64(r, o, w, "recv_bytes");
+        m->coll_sent = u64(r, o, w, "coll_sent");
+        m->coll_sent_bytes = u64(r, o, w, "coll_sent_bytes");
+        m->coll_recv = u64(r, o, w, "coll_recv");
+        m->coll_recv_bytes = u64(r, o, w, "coll_recv_bytes");
+    }
+}
+
+/* "timeline" (absent in older files): the busy time per bin, kept as the
+ * profile's one timeline row. */
+static void read_timeline(struct reader *r, json_t *root, struct tscope__profile *p)
+{
+    json_t *t = json_object_get(root, "timeline");
+    if (!t)
+        return;
+    if (!json_is_object(t)) {
+        fail(r, "field 'timeline' is not an object");
+        return;
+    }
+    double bin = num(r, t, "timeline", "bin_ns");
+    json_t *a = field(r, t, "timeline", "busy_ns", is_array, "an array");
+    if (!a || r->failed)
+        return;
+    size_t n = json_array_size(a);
+    if (n > (1u << 20) || (n && !(bin > 0))) {
+        fail(r, "field 'timeline' has %zu bins of %g ns (expected at most 1048576 of more than 0)",
+             n, bin);
+        return;
+    }
+    if (!n)
+        return;
+    p->tl.thread = calloc(1, sizeof *p->tl.thread);
+    double *row = p->tl.thread ? malloc(n * sizeof *row) : NULL;
+    if (!row) {
+        fail(r, "out of memory");
+        return;
+    }
+    p->tl.thread[0] = row;
+    p->tl.nthread = 1;
+    for (size_t i = 0; i < n; i++) {
+        json_t *v = json_array_get(a, i);
+        if (!json_is_integer(v) || json_integer_value(v) < 0) {
+            fail(r, "field 'timeline.busy_ns[%zu]' is not an integer of at least 0", i);
+            return;
+        }
+        row[i] = (double)json_integer_value(v);
+    }
+    p->tl.bin_ns = bin;
+    p->tl.nbins = (uint32_t)n;
+}
+
 /* tree[i].parent: null for the root (node 0), else an earlier node. */
 static uint32_t tree_parent(struct reader *r, json_t *o, const char *w, size_t i)
 {
@@ -508,6 +576,8 @@ static void read_all(struct reader *r, json_t *root, struct tscope__profile *p)
         p->unfinished[i].thread = u32(r, o, w, "thread");
         p->unfinished[i].begin = num(r, o, w, "begin_ns");
     }
+    read_messages(r, root, p);
+    read_timeline(r, root, p);
     if (r->version == 1) /* no dependencies or instance graph before version 2 */
         return;
     read_deptypes(r, root, p);

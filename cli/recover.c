@@ -9,6 +9,7 @@
  * the rings still held, closes the tasks still open at the moment the
  * program died, and writes the usual outputs, marked with how it ended.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -413,4 +414,57 @@ void tscope_cli_recover_release(void)
     tscope__names_clear(&tscope__types);
     tscope__names_clear(&tscope__counters);
     tscope__names_clear(&tscope__events);
+}
+
+/* What the program's measurement left in outdir (src/lifecycle): a marker
+ * .taskscope-PID.running per process that measured and never finalized,
+ * and its crash journal (journal.h).  The program's own process (prog_pid),
+ * else the first one met, is rebuilt into the outputs (recover.c; *as_of:
+ * the time it ended, and *recovered set); then every .taskscope-* file is
+ * removed.  Returns how many processes never finalized. */
+int tscope_cli_take_markers(const char *outdir, long prog_pid, int sig, uint64_t died_ns,
+                            FILE *summary, int *recovered, double *as_of)
+{
+    *recovered = 0;
+    DIR *d = opendir(outdir);
+    if (!d)
+        return 0;
+    int n = 0;
+    long chosen = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        long pid;
+        char rest[32];
+        if (sscanf(e->d_name, ".taskscope-%ld.%31s", &pid, rest) == 2 &&
+            strcmp(rest, "running") == 0) {
+            n++;
+            if (!chosen || pid == prog_pid)
+                chosen = pid;
+        }
+    }
+    if (chosen) {
+        char why[PATH_MAX + 200];
+        if (tscope_cli_recover(outdir, chosen, sig, died_ns, summary, as_of, why, sizeof why) == 0)
+            *recovered = 1;
+        else
+            fprintf(stderr, "taskscope: %s\n", why);
+        tscope_cli_recover_release();
+    }
+    rewinddir(d);
+    char path[PATH_MAX + 300];
+    while ((e = readdir(d))) {
+        if (strncmp(e->d_name, ".taskscope-", 11) != 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", outdir, e->d_name);
+        char target[PATH_MAX];
+        ssize_t len = readlink(path, target, sizeof target - 1);
+        if (len > 0) { /* the slots file in /dev/shm (src/lifecycle/journal.c) */
+            target[len] = 0;
+            if (strncmp(target, "/dev/shm/taskscope-", 19) == 0)
+                unlink(target);
+        }
+        unlink(path);
+    }
+    closedir(d);
+    return n;
 }

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,6 +27,11 @@ static pid_t render_start(const char *outdir, const char *name)
         return pid;
     if (chdir(outdir) != 0)
         _exit(126);
+    /* gnuplot is no program to measure: the adapter the launcher arranged
+     * for the program stays out of it */
+    unsetenv("LD_PRELOAD");
+    unsetenv("OMP_TOOL_LIBRARIES");
+    setenv("TASKSCOPE_ENABLE", "0", 1);
     int null = open("/dev/null", O_WRONLY);
     if (null >= 0) {
         dup2(null, 1);
@@ -75,7 +81,8 @@ static int render_wait(pid_t pid, const char *outdir, const char *name)
 /* The pictures, rendered side by side; one line when gnuplot is missing. */
 void tscope_cli_render(const char *outdir, int quiet)
 {
-    static const char *const scripts[] = {"concurrency.gp", "heatmap.gp", "scatter.gp"};
+    static const char *const scripts[] = {"concurrency.gp", "heatmap.gp", "scatter.gp",
+                                          "messages.gp", "ranks.gp"}; /* the last two: global */
     enum { N = sizeof scripts / sizeof scripts[0] };
     pid_t pid[N];
     for (int i = 0; i < N; i++)

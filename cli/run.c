@@ -139,59 +139,6 @@ static int wait_program(pid_t pid, const sigset_t *set)
     }
 }
 
-/* What the program's measurement left in outdir (src/lifecycle): a marker
- * .taskscope-PID.running per process that measured and never finalized,
- * and its crash journal (journal.h).  The program's own process (prog_pid),
- * else the first one met, is rebuilt into the outputs (recover.c; *as_of:
- * the time it ended, and *recovered set); then every .taskscope-* file is
- * removed.  Returns how many processes never finalized. */
-static int take_markers(const char *outdir, pid_t prog_pid, int sig, uint64_t died_ns,
-                        int *recovered, double *as_of)
-{
-    *recovered = 0;
-    DIR *d = opendir(outdir);
-    if (!d)
-        return 0;
-    int n = 0;
-    long chosen = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        long pid;
-        char rest[32];
-        if (sscanf(e->d_name, ".taskscope-%ld.%31s", &pid, rest) == 2 &&
-            strcmp(rest, "running") == 0) {
-            n++;
-            if (!chosen || pid == (long)prog_pid)
-                chosen = pid;
-        }
-    }
-    if (chosen) {
-        char why[PATH_MAX + 200];
-        if (tscope_cli_recover(outdir, chosen, sig, died_ns, stderr, as_of, why, sizeof why) == 0)
-            *recovered = 1;
-        else
-            fprintf(stderr, "taskscope: %s\n", why);
-        tscope_cli_recover_release();
-    }
-    rewinddir(d);
-    char path[PATH_MAX + 300];
-    while ((e = readdir(d))) {
-        if (strncmp(e->d_name, ".taskscope-", 11) != 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", outdir, e->d_name);
-        char target[PATH_MAX];
-        ssize_t len = readlink(path, target, sizeof target - 1);
-        if (len > 0) { /* the slots file in /dev/shm (src/lifecycle/journal.c) */
-            target[len] = 0;
-            if (strncmp(target, "/dev/shm/taskscope-", 19) == 0)
-                unlink(target);
-        }
-        unlink(path);
-    }
-    closedir(d);
-    return n;
-}
-
 static void say_end(const char *prog, int status, int unfinished, int recovered, double as_of,
                     int wrote)
 {
@@ -329,6 +276,25 @@ int tscope_cli_run(int argc, char **argv)
         return 2;
     }
     const char *prog = argv[optind];
+    const char *base = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
+    static const char *const launchers[] = {"mpirun",  "mpiexec",       "orterun",
+                                            "prterun", "mpiexec.hydra", "srun"};
+    for (size_t i = 0; i < sizeof launchers / sizeof *launchers; i++)
+        if (!strcmp(base, launchers[i])) {
+            fprintf(stderr,
+                    "taskscope run: %s starts the ranks: put taskscope run after it, so that "
+                    "every rank is measured (%s -np 4 taskscope run [OPTIONS] -- PROGRAM)\n",
+                    base, base);
+            return 2;
+        }
+    /* a rank of an MPI job: its folder RUN/rank-N, the run folder shared */
+    int rank = 0, nranks = 1;
+    tscope_rank_from_env(&rank, &nranks);
+    if (nranks > 1 && rank != 0) { /* rank 0 speaks for the job; errors still show */
+        summary = 0;
+        quiet = 1;
+        setenv("TASKSCOPE_QUIET", "1", 1);
+    }
     struct tscope_launch launch;
     int err = tscope_launch_inspect(prog, &launch);
     if (err) { /* as a shell says it */
@@ -336,14 +302,19 @@ int tscope_cli_run(int argc, char **argv)
                 err == ENOENT ? "command not found" : "permission denied (not executable)");
         return err == ENOENT ? 127 : 126;
     }
-    char outdir[1100];
-    if (tscope__output_make_dir(dir, outdir, sizeof outdir)) {
+    char outdir[1100], rundir[1100];
+    if (tscope__output_make_rank_dir(dir, rank, nranks, outdir, sizeof outdir, rundir,
+                                     sizeof rundir)) {
         fprintf(stderr, "taskscope run: cannot create output folder %s: %s\n", dir,
                 strerror(errno));
         return 1;
     }
-    if (strcmp(outdir, dir) != 0)
+    if (nranks > 1 && rank == 0 && strcmp(rundir, dir) != 0)
+        fprintf(stderr, "taskscope: %s is another run's; writing to %s instead\n", dir, rundir);
+    else if (nranks <= 1 && strcmp(outdir, dir) != 0)
         fprintf(stderr, "taskscope: %s already exists; writing to %s instead\n", dir, outdir);
+    if (nranks > 1)
+        setenv("TASKSCOPE_RUN_DIR", rundir, 1);
     setenv("TASKSCOPE_OUTPUT_DIR", outdir, 1);
     setenv("TASKSCOPE_OUTPUT_DIR_PREPARED", outdir, 1);
     setenv("TASKSCOPE_SUMMARY", summary ? "1" : "0", 1);
@@ -381,8 +352,9 @@ int tscope_cli_run(int argc, char **argv)
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     int recovered;
     double as_of;
-    int unfinished = take_markers(outdir, pid, WIFSIGNALED(status) ? WTERMSIG(status) : 0, died_ns,
-                                  &recovered, &as_of);
+    int unfinished =
+        tscope_cli_take_markers(outdir, pid, WIFSIGNALED(status) ? WTERMSIG(status) : 0, died_ns,
+                                stderr, &recovered, &as_of);
     int wrote = rmdir(outdir) != 0; /* only succeeds when empty */
     say_end(prog, status, unfinished, recovered, as_of, wrote);
     if (!wrote && !unfinished && !WIFSIGNALED(status) && code != 127) {
@@ -397,7 +369,19 @@ int tscope_cli_run(int argc, char **argv)
     } else if (wrote) {
         convert_traces(outdir, quiet);
         tscope_cli_render(outdir, quiet);
-        if (!quiet) {
+        if (nranks > 1 && rank == 0) { /* the job's global view, written by this rank */
+            char global[1200];
+            snprintf(global, sizeof global, "%s/global", rundir);
+            tscope_cli_render(global, 1);
+        }
+        if (!quiet && nranks > 1) {
+            fprintf(stderr,
+                    "taskscope: outputs of %s's %d ranks in %s/: rank-N/ (each rank's), global/ "
+                    "(the job's: summary.txt, profile.json, messages.png, ranks.png)\n"
+                    "taskscope: re-render with: taskscope report %s/global; rebuild the global "
+                    "view with: taskscope merge %s\n",
+                    prog, nranks, rundir, rundir, rundir);
+        } else if (!quiet) {
             fprintf(stderr, "taskscope: outputs of %s in %s/:", prog, outdir);
             list_outputs(outdir);
             fprintf(stderr, "\ntaskscope: re-render with: taskscope report %s\n", outdir);

@@ -15,6 +15,8 @@ static void usage(FILE *f)
             "                                    then say where the outputs went\n"
             "  report [options] FOLDER|FILE      print the summary of a saved profile\n"
             "  diff [options] A B                compare two saved profiles per task type\n"
+            "  merge [options] FOLDER...         the global view of an MPI job from its ranks'\n"
+            "                                    folders\n"
             "  convert TRACE --to FORMAT         a trace for other tools: Chrome/Perfetto,\n"
             "                                    OTF2, Paraver, a timeline picture\n"
             "  model [options] FILE...           performance models (Extra-P inputs or labelled\n"
@@ -37,6 +39,8 @@ int main(int argc, char **argv)
         return tscope_cli_report(argc - 1, argv + 1);
     if (strcmp(cmd, "diff") == 0)
         return tscope_cli_diff(argc - 1, argv + 1);
+    if (strcmp(cmd, "merge") == 0)
+        return tscope_cli_merge(argc - 1, argv + 1);
     if (strcmp(cmd, "convert") == 0)
         return tscope_cli_convert(argc - 1, argv + 1);
     if (strcmp(cmd, "model") == 0)

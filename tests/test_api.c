@@ -1,9 +1,10 @@
 /* test_api.c - lifecycle states, error codes, argument checks, names,
- * task ids and the master switch. */
+ * task ids, messages and the master switch. */
 #include <pthread.h>
 
 #include "core/core.h"
 #include "harness.h"
+#include "profile/persist.h"
 #include "profile/store.h"
 
 static void errors_and_version(void)
@@ -122,6 +123,61 @@ static void dependencies_and_counters(void)
     ASSERT_NEAR(cs.mean, 2.5, 1e-12);
     ASSERT_NEAR(cs.last, 4, 0);
     ASSERT_NEAR(cs.stddev, sqrt(1.25), 1e-12);
+    ASSERT_OK(tscope_finalize());
+}
+
+/* Messages per peer: point to point and collective shares counted apart,
+ * bytes summed, bad arguments refused; they survive the journal's
+ * save/load (persist) like every store field. */
+static void messages(void)
+{
+    harness_init();
+    ASSERT_OK(tscope_message(3, 100, 7, TSCOPE_MSG_SEND));
+    ASSERT_OK(tscope_message(3, 50, 7, TSCOPE_MSG_SEND));
+    ASSERT_OK(tscope_message(1, 8, -1, TSCOPE_MSG_RECV));
+    ASSERT_OK(tscope_message(1, 16, 0, TSCOPE_MSG_SEND | TSCOPE_MSG_COLLECTIVE));
+    ASSERT_OK(tscope_message(65535, 1, 0, TSCOPE_MSG_RECV | TSCOPE_MSG_COLLECTIVE));
+    ASSERT_EQ(tscope_message(-1, 1, 0, TSCOPE_MSG_SEND), TSCOPE_EINVAL);
+    ASSERT_EQ(tscope_message(65536, 1, 0, TSCOPE_MSG_SEND), TSCOPE_EINVAL);
+    ASSERT_EQ(tscope_message(1, 1, 0, TSCOPE_MSG_SEND | TSCOPE_MSG_RECV), TSCOPE_EINVAL);
+    ASSERT_EQ(tscope_message(1, 1, 0, TSCOPE_MSG_COLLECTIVE), TSCOPE_EINVAL);
+    ASSERT_EQ(tscope_message(1, 1, 0, TSCOPE_MSG_SEND | 64), TSCOPE_EINVAL);
+    ASSERT_OK(tscope_flush());
+    tscope_peer_stats_t m[4];
+    size_t n = 0;
+    ASSERT_OK(tscope_query_messages(m, 1, &n));
+    ASSERT_EQ(n, 3); /* more than cap: the count says so */
+    ASSERT_OK(tscope_query_messages(m, 4, &n));
+    ASSERT_EQ(n, 3);
+    ASSERT_EQ(m[0].peer, 1);
+    ASSERT_EQ(m[0].recv, 1);
+    ASSERT_EQ(m[0].recv_bytes, 8);
+    ASSERT_EQ(m[0].coll_sent, 1);
+    ASSERT_EQ(m[0].coll_sent_bytes, 16);
+    ASSERT_EQ(m[0].sent, 0);
+    ASSERT_EQ(m[1].peer, 3);
+    ASSERT_EQ(m[1].sent, 2);
+    ASSERT_EQ(m[1].sent_bytes, 150);
+    ASSERT_EQ(m[2].peer, 65535);
+    ASSERT_EQ(m[2].coll_recv_bytes, 1);
+    ASSERT_EQ(tscope_query_messages(NULL, 1, &n), TSCOPE_EINVAL);
+    /* saved and loaded back as the journal does */
+    size_t len = 0;
+    char *bytes = NULL;
+    FILE *f = open_memstream(&bytes, &len);
+    ASSERT(f != NULL);
+    ASSERT_OK(tscope__store_save(tscope__g.store, f, NULL));
+    fclose(f);
+    f = fmemopen(bytes, len, "r");
+    const char *why = NULL;
+    struct tscope__store *back = tscope__store_load(f, NULL, &why);
+    fclose(f);
+    ASSERT(back != NULL);
+    ASSERT_EQ(back->npeers, tscope__g.store->npeers);
+    ASSERT_EQ(back->peers[3].sent_bytes, 150);
+    ASSERT_EQ(back->peers[65535].coll_recv, 1);
+    tscope__store_free(back);
+    free(bytes);
     ASSERT_OK(tscope_finalize());
 }
 
@@ -257,6 +313,7 @@ int main(void)
     RUN(master_switch_off);
     RUN(argument_checks);
     RUN(dependencies_and_counters);
+    RUN(messages);
     RUN(task_ids_unique_with_rank);
     RUN(instance_filters);
     RUN(instance_cap_reports_cut_off);

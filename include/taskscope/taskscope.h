@@ -104,12 +104,64 @@ typedef enum tscope_dep_dir {
  * line is printed and its default is used. */
 int tscope_init(int rank, int nranks);
 
+/* The rank and number of ranks an MPI launcher (Open MPI's mpirun, MPICH's
+ * Hydra, a PMIx launcher, Slurm's srun) put into this process's
+ * environment: returns 1 with both set, or 0 (neither touched) outside such
+ * a launcher.  For a tscope_init that runs before MPI_Init. */
+int tscope_rank_from_env(int *rank, int *nranks);
+
+/* Corrects the rank after tscope_init (an adapter that learns it in
+ * MPI_Init): task ids taken from now on carry it, and the outputs are
+ * written for it.  TSCOPE_EINVAL for bad ranks, TSCOPE_ESTATE when not
+ * initialised. */
+int tscope_set_rank(int rank, int nranks);
+
 /* Stops measurement: drains every ring, completes the profile (tasks begun and
  * never ended are reported as unfinished), writes the outputs configured by
  * TASKSCOPE_OUTPUTS into the output folder and stops the consumer thread.
  * Queries keep working afterwards.  Returns the first output error, if any;
  * the remaining outputs are still written. */
 int tscope_finalize(void);
+
+/* ---- the global view of a job's ranks ---------------------------------------
+ * The collectives of the caller's transport (MPI, a runtime's own) that
+ * tscope_finalize_global reduces the ranks' profiles with.  Every rank
+ * calls each one in the same order, as with MPI collectives; each returns
+ * 0, or nonzero when it failed.  The MPI adapter fills them with PMPI. */
+typedef enum tscope_reduce_op {
+    TSCOPE_REDUCE_SUM = 1,
+    TSCOPE_REDUCE_MIN,
+    TSCOPE_REDUCE_MAX
+} tscope_reduce_op_t;
+
+typedef struct tscope_comm {
+    size_t struct_size; /* sizeof(tscope_comm_t) */
+    void *ctx;          /* passed to each function */
+    int rank, size;
+    /* root's bytes to every rank */
+    int (*bcast)(void *ctx, void *buf, size_t bytes, int root);
+    /* elementwise over the ranks' n values, into out at root only */
+    int (*reduce)(void *ctx, const int64_t *in, int64_t *out, size_t n, tscope_reduce_op_t op,
+                  int root);
+    /* each rank's `bytes` bytes, rank after rank, into out at root, where
+     * counts[i] says how many rank i sends (counts only read at root) */
+    int (*gatherv)(void *ctx, const void *in, size_t bytes, void *out, const size_t *counts,
+                   int root);
+} tscope_comm_t;
+
+/* Finalizes this rank (tscope_finalize: its outputs in RUN/rank-N) and
+ * reduces every rank's profile over comm into the job's global view, which
+ * rank 0 writes to RUN/global (docs/mpi.md).  Collective: every rank calls
+ * it.  Returns 0 or the first error (this rank's outputs, the reduction:
+ * TSCOPE_EIO). */
+int tscope_finalize_global(const tscope_comm_t *comm);
+
+/* Registers fn to run at the start of tscope_finalize, in the finalizing
+ * thread, while events are still recorded: an adapter ends there what it
+ * keeps open (the program's root task, a shadow stack) when another
+ * adapter finalizes first (the MPI adapter at MPI_Finalize).  fn must not
+ * call tscope_init or tscope_finalize.  At most 8; TSCOPE_ELIMIT beyond. */
+int tscope_atfinalize(void (*fn)(void));
 
 /* 1 when events are being recorded, 0 otherwise. */
 int tscope_is_enabled(void);
@@ -169,6 +221,16 @@ int tscope_dep_local(uint64_t from, uint64_t to, const void *addr, tscope_hazard
  * through `addr` in direction `dir`. */
 int tscope_dep_remote(uint64_t from, int from_rank, uint64_t to, int to_rank, const void *addr,
                       tscope_dep_dir_t dir);
+
+/* Messages between ranks (MPI, a runtime's own transport): one message of
+ * `bytes` sent to (TSCOPE_MSG_SEND) or received from (TSCOPE_MSG_RECV) rank
+ * `peer` (0..65535), with the transport's tag.  TSCOPE_MSG_COLLECTIVE marks
+ * the share of a collective operation attributed to that peer.  The
+ * profile counts messages and bytes per peer (profile.json "messages"). */
+#define TSCOPE_MSG_SEND 1u
+#define TSCOPE_MSG_RECV 2u
+#define TSCOPE_MSG_COLLECTIVE 4u
+int tscope_message(int peer, uint64_t bytes, int tag, unsigned flags);
 
 /* Records a value of a registered counter. */
 int tscope_counter_sample(tscope_counter_t counter, double value);
@@ -279,6 +341,17 @@ typedef struct tscope_counter_stats {
 } tscope_counter_stats_t;
 
 int tscope_query_counter(tscope_counter_t counter, tscope_counter_stats_t *out);
+
+/* Messages to and from one peer rank (tscope_message): point to point, and
+ * the shares of collective operations attributed to the peer. */
+typedef struct tscope_peer_stats {
+    int peer;
+    uint64_t sent, sent_bytes, recv, recv_bytes;
+    uint64_t coll_sent, coll_sent_bytes, coll_recv, coll_recv_bytes;
+} tscope_peer_stats_t;
+/* The peers this process exchanged messages with, ordered by rank: fills up
+ * to cap entries and sets *count to their number (which may exceed cap). */
+int tscope_query_messages(tscope_peer_stats_t *out, size_t cap, size_t *count);
 
 typedef struct tscope_totals {
     uint64_t events;            /* events processed by the consumer */

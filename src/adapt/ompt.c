@@ -622,6 +622,13 @@ static void at_exit(void)
     finish();
 }
 
+/* Another adapter finalizes (the MPI adapter at MPI_Finalize): what the
+ * finalizing thread has open (its initial task, a construct) ends there. */
+static void end_mine(void)
+{
+    end_all(self);
+}
+
 #define CALLBACKS(X)                                                                               \
     X(ompt_callback_thread_begin, on_thread_begin, 1)                                              \
     X(ompt_callback_thread_end, on_thread_end, 1)                                                  \
@@ -638,7 +645,9 @@ static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *da
 {
     (void)device;
     (void)data;
-    int rc = tscope_init(0, 1);
+    int rank = 0, nranks = 1; /* under an MPI launcher: its rank */
+    tscope_rank_from_env(&rank, &nranks);
+    int rc = tscope_init(rank, nranks);
     if (rc && rc != TSCOPE_ESTATE) {
         fprintf(stderr,
                 "taskscope: OMPT tool: tscope_init failed (%s); the program runs "
@@ -673,6 +682,9 @@ static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *da
     atomic_store(&stopped, 0);
     if (owner)
         atexit(at_exit); /* after tscope_init's own handler: runs before it */
+    static int hooked;
+    if (!hooked++)
+        tscope_atfinalize(end_mine);
     return 1;
 }
 

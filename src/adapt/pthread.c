@@ -75,6 +75,24 @@ static void *trampoline(void *p)
     return ret;
 }
 
+/* Threads an MPI library and its runtime start for themselves (progress,
+ * PMIx, event loops) are not the program's tasks. */
+static int runtime_thread(const void *creator)
+{
+    static const char *const libs[] = {"libmpi",    "libopen-pal", "libopen-rte", "libpmix",
+                                       "libevent",  "libucp",      "libucs",      "libuct",
+                                       "libfabric", "libpsm",      "libhwloc",    "libprrte"};
+    Dl_info info;
+    if (!creator || !dladdr(creator, &info) || !info.dli_fname)
+        return 0;
+    const char *base = strrchr(info.dli_fname, '/');
+    base = base ? base + 1 : info.dli_fname;
+    for (size_t i = 0; i < sizeof libs / sizeof *libs; i++)
+        if (!strncmp(base, libs[i], strlen(libs[i])))
+            return 1;
+    return 0;
+}
+
 int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
     if (!real_create) {
@@ -83,7 +101,9 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(vo
             return EAGAIN;
     }
     /* taskscope's own threads (sampler, policies) are not the program's */
-    int own = tscope__srcloc_same_object(__builtin_return_address(0), (const void *)tscope_init);
+    const void *creator = __builtin_return_address(0);
+    int own =
+        tscope__srcloc_same_object(creator, (const void *)tscope_init) || runtime_thread(creator);
     struct start *s = tscope_is_enabled() && !own ? malloc(sizeof *s) : NULL;
     if (!s)
         return real_create(thread, attr, fn, arg);
@@ -100,12 +120,24 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(vo
     return rc;
 }
 
+static pthread_t main_thread;
+
+/* The main thread's task ends when measurement does: at exit, or earlier
+ * when another adapter finalizes (tscope_atfinalize: MPI_Finalize). */
+static void end_root(void)
+{
+    if (root && pthread_equal(pthread_self(), main_thread)) {
+        tscope_task_end(root);
+        root = 0;
+        current = 0;
+    }
+}
+
 static void finish(void)
 {
     if (atomic_exchange(&stopped, 1))
         return;
-    if (root)
-        tscope_task_end(root);
+    end_root();
     if (owner)
         tscope_finalize();
 }
@@ -118,9 +150,27 @@ static const char *program_name(void)
                : "main";
 }
 
+/* The daemons of MPI launchers, which a measured MPI program may start
+ * (Open MPI's singleton orted): they inherit the adapter, but are no part
+ * of the program. */
+static int launcher_daemon(void)
+{
+    static const char *const names[] = {"orted",  "prted",      "prterun",
+                                        "mpirun", "mpiexec",    "hydra_pmi_proxy",
+                                        "srun",   "slurmstepd", "orterun"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strcmp(program_name(), names[i]))
+            return 1;
+    return 0;
+}
+
 __attribute__((constructor)) static void start(void)
 {
-    int rc = tscope_init(0, 1);
+    if (launcher_daemon())
+        return;
+    int rank = 0, nranks = 1; /* under an MPI launcher: its rank */
+    tscope_rank_from_env(&rank, &nranks);
+    int rc = tscope_init(rank, nranks);
     if (rc && rc != TSCOPE_ESTATE) {
         fprintf(stderr,
                 "taskscope: pthread adapter: tscope_init failed (%s); the program runs "
@@ -141,6 +191,8 @@ __attribute__((constructor)) static void start(void)
         root = tscope_task_id_next();
         tscope_task_start(root, t);
         current = root;
+        main_thread = pthread_self();
+        tscope_atfinalize(end_root);
     }
     atexit(finish); /* after tscope_init's own handler: runs before it */
 }

@@ -87,6 +87,7 @@ struct tscope__core {
 
     struct tscope__store *store;
     char outdir[1100];
+    char rundir[1100]; /* the run folder of a job's ranks (nranks > 1), else "" */
 };
 
 extern struct tscope__core tscope__g;

@@ -194,6 +194,16 @@ int tscope_dep_remote(uint64_t from, int from_rank, uint64_t to, int to_rank, co
                 (uint8_t)dir, &a);
 }
 
+int tscope_message(int peer, uint64_t bytes, int tag, unsigned flags)
+{
+    unsigned dir = flags & (TSCOPE_MSG_SEND | TSCOPE_MSG_RECV);
+    if (peer < 0 || peer > 0xFFFF || (dir != TSCOPE_MSG_SEND && dir != TSCOPE_MSG_RECV) ||
+        (flags & ~(TSCOPE_MSG_SEND | TSCOPE_MSG_RECV | TSCOPE_MSG_COLLECTIVE)))
+        return TSCOPE_EINVAL;
+    return emit(TSCOPE__REC_MESSAGE, (uint64_t)(uint32_t)tag, bytes, 0, 0, (uint16_t)peer,
+                (uint8_t)flags, NULL);
+}
+
 int tscope_counter_sample(tscope_counter_t counter, double value)
 {
     if (counter == 0 || counter > TSCOPE__MAX_IDS)

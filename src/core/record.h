@@ -14,6 +14,7 @@
  *   DEP_REMOTE  from      to             fromrank -      torank    direction   + EXT
  *   COUNTER     -         value (bits)   counter  -      -         -
  *   CUSTOM      -         payload        event    -      -         -
+ *   MESSAGE     tag       bytes          -        -      peer      TSCOPE_MSG_*
  *   EXT         address (in id), follows the record that needs it
  */
 #ifndef TSCOPE_CORE_RECORD_H
@@ -34,7 +35,8 @@ enum tscope__rec_kind {
     TSCOPE__REC_COUNTER,
     TSCOPE__REC_CUSTOM,
     TSCOPE__REC_EXT,
-    TSCOPE__REC_START
+    TSCOPE__REC_START,
+    TSCOPE__REC_MESSAGE
 };
 
 struct tscope__rec {

@@ -72,6 +72,9 @@ void tscope__fmt_csv_field(FILE *f, const char *s);
 void tscope__fmt_json_number(FILE *f, double v);
 /* Total exclusive time over all types, ns. */
 double tscope__profile_total_excl(const struct tscope__profile *p);
+/* The threads' busy time in timeline bin b, in whole ns (profile.json's
+ * "timeline"; the global view's heat map). */
+int64_t tscope__profile_busy_bin(const struct tscope__profile *p, uint32_t b);
 /* One line noting dropped events/cut-offs, prefixed by `prefix`, or nothing. */
 void tscope__fmt_loss_note(const struct tscope__profile *p, FILE *f, const char *prefix);
 /* What ended the run (p->ended_by != 0): "SIGSEGV", "_exit", ... */

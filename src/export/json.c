@@ -180,6 +180,78 @@ static void totals(FILE *f, const struct tscope__profile *p)
     fputs("},\n", f);
 }
 
+/* A global profile's type over the ranks: each rank's self time total. */
+static void type_ranks(FILE *f, const struct tscope__profile *p, const struct tscope__ptype *t)
+{
+    const struct tscope__pranks *r = &t->ranks;
+    double mean = p->global->present ? (double)r->self_sum / p->global->present : 0;
+    fprintf(f, ",\"ranks\":{\"self_ns\":{\"min\":%lld,\"mean\":", (long long)r->self_min);
+    tscope__fmt_json_number(f, mean);
+    fprintf(f, ",\"max\":%lld,\"max_rank\":%d,\"imbalance\":", (long long)r->self_max,
+            r->self_max_rank);
+    tscope__fmt_json_number(f, mean > 0 ? (double)r->self_max / mean : 0);
+    fprintf(f, "},\"calls\":{\"min\":%llu,\"max\":%llu}}", (unsigned long long)r->calls_min,
+            (unsigned long long)r->calls_max);
+}
+
+static void matrix(FILE *f, const char *k, const uint64_t *m, int n)
+{
+    fprintf(f, "\"%s\":[", k);
+    for (int i = 0; i < n; i++) {
+        fputs(i ? ",\n  [" : "\n  [", f);
+        for (int j = 0; j < n; j++)
+            fprintf(f, "%s%llu", j ? "," : "", (unsigned long long)m[(size_t)i * n + j]);
+        fputc(']', f);
+    }
+    fputc(']', f);
+}
+
+/* What only a job's global profile has (src/global). */
+static void global(FILE *f, const struct tscope__pglobal *g)
+{
+    fprintf(f, ",\n \"global\":{\"nranks\":%d,\"ranks_present\":%d,\"missing_ranks\":[", g->nranks,
+            g->present);
+    int first = 1;
+    for (int i = 0; i < g->nranks; i++)
+        if (!g->ranks[i].present) {
+            fprintf(f, "%s%d", first ? "" : ",", i);
+            first = 0;
+        }
+    fputs("]},\n \"ranks\":[", f);
+    for (int i = 0; i < g->nranks; i++) {
+        const struct tscope__prank *r = &g->ranks[i];
+        const tscope_peer_stats_t *m = &r->msgs;
+        fprintf(f,
+                "%s{\"rank\":%d,\"present\":%s,\"tasks\":%llu,\"events\":%llu,"
+                "\"anomalies\":%llu,\"unfinished\":%llu,\"threads\":%llu,\"self_ns\":%lld,"
+                "\"elapsed_ns\":%lld,\"sent\":%llu,\"sent_bytes\":%llu,\"recv\":%llu,"
+                "\"recv_bytes\":%llu,\"coll_sent\":%llu,\"coll_sent_bytes\":%llu,"
+                "\"coll_recv\":%llu,\"coll_recv_bytes\":%llu}",
+                i ? ",\n  " : "\n  ", r->rank, r->present ? "true" : "false",
+                (unsigned long long)r->tasks, (unsigned long long)r->events,
+                (unsigned long long)r->anomalies, (unsigned long long)r->unfinished,
+                (unsigned long long)r->threads, (long long)r->self_ns, (long long)r->elapsed_ns,
+                (unsigned long long)m->sent, (unsigned long long)m->sent_bytes,
+                (unsigned long long)m->recv, (unsigned long long)m->recv_bytes,
+                (unsigned long long)m->coll_sent, (unsigned long long)m->coll_sent_bytes,
+                (unsigned long long)m->coll_recv, (unsigned long long)m->coll_recv_bytes);
+    }
+    fputs("],\n \"message_matrix\":{", f);
+    matrix(f, "bytes", g->bytes, g->nranks);
+    fputc(',', f);
+    matrix(f, "messages", g->msgs, g->nranks);
+    fputs("},\n \"ranks_timeline\":{", f);
+    num(f, "bin_ns", g->bin_ns);
+    fputs(",\"busy_ns\":[", f);
+    for (int i = 0; i < g->nranks; i++) {
+        fputs(i ? ",\n  [" : "\n  [", f);
+        for (uint32_t b = 0; b < g->nbins; b++)
+            fprintf(f, "%s%lld", b ? "," : "", (long long)g->busy[(size_t)i * g->nbins + b]);
+        fputc(']', f);
+    }
+    fputs("]}", f);
+}
+
 int tscope__export_json(const struct tscope__profile *p, FILE *f)
 {
     char buf[32];
@@ -230,6 +302,8 @@ int tscope__export_json(const struct tscope__profile *p, FILE *f)
         stats(f, "running_ns", &t->incl, t->running_total);
         fputc(',', f);
         stats(f, "elapsed_ns", &t->elapsed, t->elapsed_total);
+        if (p->global)
+            type_ranks(f, p, t);
         fputc('}', f);
     }
     fputs("],\n \"counters\":[", f);
@@ -265,6 +339,19 @@ int tscope__export_json(const struct tscope__profile *p, FILE *f)
         fputc(',', f);
         u64(f, "last_payload", e->last_payload);
         fputc('}', f);
+    }
+    fputs("],\n \"messages\":[", f);
+    for (uint32_t i = 0; i < p->npeers; i++) {
+        const tscope_peer_stats_t *m = &p->peers[i];
+        fputs(i ? ",\n  {" : "\n  {", f);
+        fprintf(f,
+                "\"peer\":%d,\"sent\":%llu,\"sent_bytes\":%llu,\"recv\":%llu,\"recv_bytes\":%llu,"
+                "\"coll_sent\":%llu,\"coll_sent_bytes\":%llu,\"coll_recv\":%llu,"
+                "\"coll_recv_bytes\":%llu}",
+                m->peer, (unsigned long long)m->sent, (unsigned long long)m->sent_bytes,
+                (unsigned long long)m->recv, (unsigned long long)m->recv_bytes,
+                (unsigned long long)m->coll_sent, (unsigned long long)m->coll_sent_bytes,
+                (unsigned long long)m->coll_recv, (unsigned long long)m->coll_recv_bytes);
     }
     fputs("],\n \"graph\":[", f);
     for (uint32_t i = 0; i < p->nedges; i++) {
@@ -337,6 +424,14 @@ int tscope__export_json(const struct tscope__profile *p, FILE *f)
     }
     fputs("],\n", f);
     dependencies(f, p);
-    fputs("}\n", f);
+    fputs(",\n \"timeline\":{", f);
+    num(f, "bin_ns", p->tl.nbins ? p->tl.bin_ns : 0);
+    fputs(",\"busy_ns\":[", f);
+    for (uint32_t b = 0; b < p->tl.nbins; b++)
+        fprintf(f, "%s%lld", b ? "," : "", (long long)tscope__profile_busy_bin(p, b));
+    fputs("]}", f);
+    if (p->global)
+        global(f, p->global);
+    fputs("\n}\n", f);
     return ferror(f) ? TSCOPE_EIO : 0;
 }

@@ -12,8 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/core.h"
+#include "core/ranks.h"
 #include "export.h"
 
 /* 1 if dir exists and holds no entries. */
@@ -64,6 +66,94 @@ int tscope__output_make_dir(const char *want, char *out, size_t len)
         if (errno != EEXIST)
             return TSCOPE_EIO;
     }
+    errno = EEXIST;
+    return TSCOPE_EIO;
+}
+
+/* Claims folder dir for job: 1 when it is the job's (claimed now or by
+ * another rank of it), 0 when it belongs to another job or holds files of
+ * another run, -1 on an error.  The marker .taskscope-job is made whole
+ * under a name of this process first and linked into place: link() fails
+ * when it exists, so exactly one rank creates it and every rank reads it
+ * complete. */
+static int claim_run_dir(const char *dir, const char *job)
+{
+    if (mkdir(dir, 0777) && errno != EEXIST)
+        return -1;
+    char mark[1200], tmp[1240], have[300];
+    snprintf(mark, sizeof mark, "%s/.taskscope-job", dir);
+    for (int attempt = 0; attempt < 2; attempt++) {
+        FILE *f = fopen(mark, "r");
+        if (f) {
+            size_t n = fread(have, 1, sizeof have - 1, f);
+            fclose(f);
+            have[n] = 0;
+            return strcmp(have, job) == 0;
+        }
+        if (errno != ENOENT)
+            return -1;
+        if (attempt || !dir_is_empty(dir))
+            return 0;
+        snprintf(tmp, sizeof tmp, "%s/.taskscope-job.%ld", dir, (long)getpid());
+        f = fopen(tmp, "w");
+        if (!f)
+            return -1;
+        int bad = fputs(job, f) < 0;
+        bad = fclose(f) || bad;
+        int linked = !bad && link(tmp, mark) == 0;
+        int err = errno;
+        unlink(tmp);
+        if (linked)
+            return 1;
+        if (bad || err != EEXIST)
+            return -1;
+        /* another rank made it first: read it */
+    }
+    return 0;
+}
+
+int tscope__output_make_rank_dir(const char *want, int rank, int nranks, char *out, size_t len,
+                                 char *run, size_t runlen)
+{
+    run[0] = 0;
+    if (nranks <= 1)
+        return tscope__output_make_dir(want, out, len);
+    const char *prepared = getenv("TASKSCOPE_OUTPUT_DIR_PREPARED");
+    const char *prun = getenv("TASKSCOPE_RUN_DIR");
+    if (prepared && strcmp(prepared, want) == 0 && prun && *prun && dir_is_empty(want)) {
+        snprintf(out, len, "%s", want);
+        snprintf(run, runlen, "%s", prun);
+        return 0;
+    }
+    char job[256];
+    tscope__job_id(job, sizeof job);
+    char path[1100];
+    snprintf(path, sizeof path, "%s", want);
+    for (char *c = path + 1; *c; c++) { /* parents */
+        if (*c != '/')
+            continue;
+        *c = 0;
+        if (mkdir(path, 0777) && errno != EEXIST)
+            return TSCOPE_EIO;
+        *c = '/';
+    }
+    for (int i = 0; i < 10000; i++) {
+        if (i == 0)
+            snprintf(run, runlen, "%s", want);
+        else
+            snprintf(run, runlen, "%s.%d", want, i);
+        int c = claim_run_dir(run, job);
+        if (c < 0) {
+            run[0] = 0;
+            return TSCOPE_EIO;
+        }
+        if (c) {
+            char mine[1200];
+            snprintf(mine, sizeof mine, "%s/rank-%d", run, rank);
+            return tscope__output_make_dir(mine, out, len);
+        }
+    }
+    run[0] = 0;
     errno = EEXIST;
     return TSCOPE_EIO;
 }
@@ -166,14 +256,17 @@ int tscope__output_write_all(void)
         return TSCOPE_ENOMEM;
     }
     int first = 0;
-    if (cfg->summary) {
+    /* ranks of a job: the global summary (src/global) replaces theirs */
+    if (cfg->summary && tscope__g.nranks <= 1) {
         tscope__export_summary(p, stderr, cfg->summary_sort, cfg->summary_rows);
         fflush(stderr);
     }
     if (cfg->outputs) {
         /* made at init already when the run is traced */
         if (!tscope__g.outdir[0] &&
-            tscope__output_make_dir(cfg->output_dir, tscope__g.outdir, sizeof tscope__g.outdir)) {
+            tscope__output_make_rank_dir(cfg->output_dir, tscope__g.rank, tscope__g.nranks,
+                                         tscope__g.outdir, sizeof tscope__g.outdir,
+                                         tscope__g.rundir, sizeof tscope__g.rundir)) {
             fprintf(stderr,
                     "taskscope: error: cannot create output folder %s: %s; no files "
                     "written\n",
@@ -182,7 +275,7 @@ int tscope__output_write_all(void)
             tscope__profile_free(p);
             return TSCOPE_EIO;
         }
-        if (strcmp(tscope__g.outdir, cfg->output_dir) != 0)
+        if (!tscope__g.rundir[0] && strcmp(tscope__g.outdir, cfg->output_dir) != 0)
             tscope__note("%s already exists; writing to %s instead\n", cfg->output_dir,
                          tscope__g.outdir);
         char written[512] = "";

@@ -34,4 +34,14 @@ int tscope__output_write_file(const char *dir, const char *name, tscope__writer_
  * name used goes to out.  Returns 0 or TSCOPE_EIO (errno kept). */
 int tscope__output_make_dir(const char *want, char *out, size_t len);
 
+/* The output folder of rank `rank` of `nranks`.  One rank: a fresh folder
+ * (tscope__output_make_dir), run set to "".  More: `want` is the run folder
+ * the ranks of one job share (want, or want.1, ... when an earlier job or
+ * another program has it; claimed for the job by a marker file, without
+ * races between ranks), run its name, and the rank writes to
+ * RUN/rank-N.  Under `taskscope run` the launcher made both already
+ * (TASKSCOPE_OUTPUT_DIR_PREPARED, TASKSCOPE_RUN_DIR).  0 or TSCOPE_EIO. */
+int tscope__output_make_rank_dir(const char *want, int rank, int nranks, char *out, size_t len,
+                                 char *run, size_t runlen);
+
 #endif

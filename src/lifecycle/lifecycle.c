@@ -223,7 +223,9 @@ static void trace_start(const struct tscope__config *cfg, int rank, int nranks)
                         "(the baseline of the benchmarks)\n");
         return;
     }
-    if (tscope__output_make_dir(cfg->output_dir, tscope__g.outdir, sizeof tscope__g.outdir)) {
+    if (tscope__output_make_rank_dir(cfg->output_dir, rank, nranks, tscope__g.outdir,
+                                     sizeof tscope__g.outdir, tscope__g.rundir,
+                                     sizeof tscope__g.rundir)) {
         fprintf(stderr, "taskscope: error: cannot create output folder %s: %s; no trace\n",
                 cfg->output_dir, strerror(errno));
         tscope__g.outdir[0] = 0;
@@ -289,6 +291,7 @@ int tscope_init(int rank, int nranks)
     tscope__g.origin = store->origin;
     tscope__g.end_ticks = 0;
     tscope__g.outdir[0] = 0;
+    tscope__g.rundir[0] = 0;
     tscope__g.finalised = 0;
     tscope__g.rounds_started = tscope__g.rounds_done = 0;
     reset_threads();
@@ -329,6 +332,20 @@ out:
     return rc;
 }
 
+int tscope_set_rank(int rank, int nranks)
+{
+    if (nranks < 1 || nranks > 65536 || rank < 0 || rank >= nranks)
+        return TSCOPE_EINVAL;
+    pthread_mutex_lock(&life_lock);
+    int rc = tscope__g.initialised ? 0 : TSCOPE_ESTATE;
+    if (!rc) {
+        tscope__g.rank = rank;
+        tscope__g.nranks = nranks;
+    }
+    pthread_mutex_unlock(&life_lock);
+    return rc;
+}
+
 /* Drains every ring completely in the calling thread (consumer stopped). */
 static void final_drain(void)
 {
@@ -339,8 +356,28 @@ static void final_drain(void)
     }
 }
 
+static void (*at_finalize[8])(void);
+static _Atomic int n_at_finalize;
+
+int tscope_atfinalize(void (*fn)(void))
+{
+    if (!fn)
+        return TSCOPE_EINVAL;
+    int i = atomic_fetch_add(&n_at_finalize, 1);
+    if (i >= 8) {
+        atomic_fetch_sub(&n_at_finalize, 1);
+        return TSCOPE_ELIMIT;
+    }
+    at_finalize[i] = fn;
+    return 0;
+}
+
 int tscope_finalize(void)
 {
+    if (tscope__g.initialised) /* the adapters end what they keep open */
+        for (int i = 0; i < atomic_load(&n_at_finalize) && i < 8; i++)
+            if (at_finalize[i])
+                at_finalize[i]();
     pthread_mutex_lock(&life_lock);
     if (!tscope__g.initialised) {
         pthread_mutex_unlock(&life_lock);
@@ -366,8 +403,10 @@ int tscope_finalize(void)
     pthread_mutex_unlock(&s->lock);
     tscope__g.initialised = 0;
     tscope__g.finalised = 1;
-    marker_clear();
     int rc = was_on && tscope__g.cfg.profiler ? tscope__output_write_all() : 0;
+    /* only now: a process killed while it writes its outputs leaves its
+     * crash journal, from which they are rebuilt */
+    marker_clear();
     pthread_mutex_unlock(&life_lock);
     return rc;
 }

@@ -143,6 +143,7 @@ int tscope__store_save(struct tscope__store *s, FILE *f, struct tscope__appendix
         rc = put(f, s->types[i].seen, s->types[i].seen_bytes);
     rc = rc || put(f, s->counters, (size_t)s->ncounters * sizeof *s->counters) ||
          put(f, s->customs, (size_t)s->ncustoms * sizeof *s->customs) ||
+         put(f, s->peers, (size_t)s->npeers * sizeof *s->peers) ||
          put(f, s->nodes, (size_t)s->nnodes * sizeof *s->nodes) || put_map(f, &s->node_map) ||
          put(f, s->edges, (size_t)s->nedges * sizeof *s->edges) || put_map(f, &s->edge_map) ||
          put(f, s->deptypes, (size_t)s->ndeptypes * sizeof *s->deptypes) ||
@@ -579,6 +580,7 @@ struct tscope__store *tscope__store_load(FILE *f, FILE *appendix, const char **w
     s->types = NULL;
     s->counters = NULL;
     s->customs = NULL;
+    s->peers = NULL;
     s->nodes = NULL;
     s->edges = NULL;
     s->inst = NULL;
@@ -640,6 +642,7 @@ struct tscope__store *tscope__store_load(FILE *f, FILE *appendix, const char **w
     }
     bad = bad || get(&r, &s->counters, NULL, s->ncounters, sizeof *s->counters) ||
           get(&r, &s->customs, NULL, s->ncustoms, sizeof *s->customs) ||
+          get(&r, &s->peers, NULL, s->npeers, sizeof *s->peers) ||
           get(&r, &s->nodes, &s->cap_nodes, s->nnodes, sizeof *s->nodes) ||
           get_map(&r, &s->node_map) ||
           get(&r, &s->edges, &s->cap_edges, s->nedges, sizeof *s->edges) ||

@@ -16,6 +16,14 @@
 #define TSCOPE__PROFILE_VERSION 2    /* 2: self/running/elapsed; 1 still read */
 #define TSCOPE__PROFILE_ROOT 0xFFFFu /* edge source of tasks without a parent */
 
+/* A type over the ranks of a job (the global view, src/global): each
+ * rank's total self time and calls; the rank with the most self time. */
+struct tscope__pranks {
+    int64_t self_min, self_max, self_sum;
+    int self_max_rank;
+    uint64_t calls_min, calls_max;
+};
+
 struct tscope__ptype {
     char *name;
     uint32_t id;
@@ -23,6 +31,7 @@ struct tscope__ptype {
     tscope_stats_t excl, incl, elapsed;  /* self, running, elapsed (taskscope.h) */
     double running_total, elapsed_total; /* recursion counted once */
     uint32_t threads;
+    struct tscope__pranks ranks; /* global profiles only */
 };
 
 struct tscope__pcounter {
@@ -106,6 +115,26 @@ struct tscope__ptimeline {
     double sampled; /* the fraction of tasks the points are */
 };
 
+/* One rank of a job in the global view: its totals, messages, presence. */
+struct tscope__prank {
+    int rank, present;
+    uint64_t tasks, events, anomalies, unfinished, threads;
+    int64_t self_ns, elapsed_ns;
+    tscope_peer_stats_t msgs; /* summed over its peers (peer: -1) */
+};
+
+/* What only a global profile has: the ranks, the message matrix (bytes and
+ * messages from rank i to rank j at [i * nranks + j], point to point and
+ * collective) and the busy time of every rank in common time bins. */
+struct tscope__pglobal {
+    int nranks, present;
+    struct tscope__prank *ranks; /* nranks */
+    uint64_t *bytes, *msgs;      /* nranks * nranks */
+    double bin_ns;
+    uint32_t nbins;
+    int64_t *busy; /* nranks * nbins: thread-ns busy */
+};
+
 struct tscope__profile {
     char *program;
     char *clock;
@@ -121,6 +150,8 @@ struct tscope__profile {
     uint32_t ncounters;
     struct tscope__pevent *events;
     uint32_t nevents;
+    tscope_peer_stats_t *peers; /* the peers with messages, by rank */
+    uint32_t npeers;
     struct tscope__pedge *edges;
     uint32_t nedges;
     struct tscope__pnode *nodes;
@@ -135,7 +166,8 @@ struct tscope__profile {
     uint32_t ntasks;
     struct tscope__pdep *deps; /* in the order they were recorded */
     uint32_t ndeps;
-    struct tscope__ptimeline tl; /* empty when read from profile.json */
+    struct tscope__ptimeline tl;    /* one row of busy time when read from profile.json */
+    struct tscope__pglobal *global; /* NULL but for a job's global profile */
 };
 
 #define TSCOPE__UNFINISHED_LIST 20

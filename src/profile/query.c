@@ -365,6 +365,27 @@ int tscope_query_counter(tscope_counter_t counter, tscope_counter_stats_t *out)
     return 0;
 }
 
+int tscope_query_messages(tscope_peer_stats_t *out, size_t cap, size_t *count)
+{
+    if (!count || (cap && !out))
+        return TSCOPE_EINVAL;
+    struct tscope__store *s = locked_store();
+    if (!s)
+        return TSCOPE_ESTATE;
+    size_t n = 0;
+    for (uint32_t i = 0; i < s->npeers; i++) {
+        const tscope_peer_stats_t *p = &s->peers[i];
+        if (!p->sent && !p->recv && !p->coll_sent && !p->coll_recv)
+            continue;
+        if (n < cap)
+            out[n] = *p;
+        n++;
+    }
+    pthread_mutex_unlock(&s->lock);
+    *count = n;
+    return 0;
+}
+
 void tscope__fill_totals(struct tscope__store *s, tscope_totals_t *out)
 {
     memset(out, 0, sizeof *out);

@@ -35,6 +35,7 @@ void tscope__profile_free(struct tscope__profile *p)
     free(p->types);
     free(p->counters);
     free(p->events);
+    free(p->peers);
     free(p->edges);
     free(p->nodes);
     free(p->threads);
@@ -49,6 +50,13 @@ void tscope__profile_free(struct tscope__profile *p)
     free(p->tl.type);
     free(p->tl.thread);
     free(p->tl.points);
+    if (p->global) {
+        free(p->global->ranks);
+        free(p->global->bytes);
+        free(p->global->msgs);
+        free(p->global->busy);
+        free(p->global);
+    }
     free(p->program);
     free(p->clock);
     free(p->mode);
@@ -220,12 +228,13 @@ struct tscope__profile *tscope__profile_snapshot(void)
     p->types = calloc(ntypes + 1, sizeof *p->types);
     p->counters = calloc(ncounters + 1, sizeof *p->counters);
     p->events = calloc(nevents + 1, sizeof *p->events);
+    p->peers = calloc(s->npeers + 1, sizeof *p->peers);
     p->nodes = calloc(s->nnodes, sizeof *p->nodes);
     p->edges = calloc(s->nedges + 1, sizeof *p->edges);
     p->threads = calloc(nthreads + 1, sizeof *p->threads);
     p->unfinished = calloc(TSCOPE__UNFINISHED_LIST, sizeof *p->unfinished);
-    int ok = p->types && p->counters && p->events && p->nodes && p->edges && p->threads &&
-             p->unfinished && p->program && p->clock && p->mode && p->full_policy;
+    int ok = p->types && p->counters && p->events && p->peers && p->nodes && p->edges &&
+             p->threads && p->unfinished && p->program && p->clock && p->mode && p->full_policy;
     for (uint32_t id = untyped ? 0 : 1; ok && id <= ntypes; id++) {
         struct tscope__ptype *t = &p->types[p->ntypes++];
         tscope_type_stats_t st;
@@ -260,6 +269,9 @@ struct tscope__profile *tscope__profile_snapshot(void)
             e->last_payload = s->customs[id].last_payload;
         }
     }
+    for (uint32_t i = 0; ok && i < s->npeers; i++)
+        if (s->peers[i].sent || s->peers[i].recv || s->peers[i].coll_sent || s->peers[i].coll_recv)
+            p->peers[p->npeers++] = s->peers[i];
     for (uint32_t i = 0; ok && i < s->nnodes; i++) {
         const struct tscope__node *n = &s->nodes[i];
         p->nodes[i] = (struct tscope__pnode){n->parent,

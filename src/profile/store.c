@@ -54,6 +54,7 @@ void tscope__store_free(struct tscope__store *s)
     free(s->types);
     free(s->counters);
     free(s->customs);
+    free(s->peers);
     free(s->tasks);
     free(s->implicit_list);
     free(s->terminal_list);
@@ -93,6 +94,24 @@ static void on_custom(struct tscope__store *s, const struct tscope__rec *r)
     }
     s->customs[r->type].count++;
     s->customs[r->type].last_payload = r->arg;
+}
+
+static void on_message(struct tscope__store *s, const struct tscope__rec *r)
+{
+    if (tscope__grow(&s->peers, &s->npeers, r->depth, sizeof *s->peers)) {
+        s->anomalies++;
+        return;
+    }
+    tscope_peer_stats_t *p = &s->peers[r->depth];
+    p->peer = r->depth;
+    int coll = (r->flags & TSCOPE_MSG_COLLECTIVE) != 0;
+    if (r->flags & TSCOPE_MSG_SEND) {
+        *(coll ? &p->coll_sent : &p->sent) += 1;
+        *(coll ? &p->coll_sent_bytes : &p->sent_bytes) += r->arg;
+    } else {
+        *(coll ? &p->coll_recv : &p->recv) += 1;
+        *(coll ? &p->coll_recv_bytes : &p->recv_bytes) += r->arg;
+    }
 }
 
 /* The type of a task the store knows (in the task table, or running on
@@ -185,6 +204,9 @@ void tscope__store_apply(struct tscope__store *s, uint32_t thread, const struct 
         break;
     case TSCOPE__REC_CUSTOM:
         on_custom(s, r);
+        break;
+    case TSCOPE__REC_MESSAGE:
+        on_message(s, r);
         break;
     case TSCOPE__REC_DEP_LOCAL:
     case TSCOPE__REC_DEP_REMOTE:

@@ -259,6 +259,8 @@ struct tscope__store {
     uint32_t ncounters;
     struct tscope__custom *customs;
     uint32_t ncustoms;
+    tscope_peer_stats_t *peers; /* indexed by peer rank */
+    uint32_t npeers;
 
     /* graphs */
     struct tscope__node *nodes;

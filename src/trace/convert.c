@@ -445,7 +445,7 @@ int tscope__trace_replay(struct tscope__trace *t, const struct tscope__trace_sin
             st->instants++;
             bad = s->instant(s->ctx, thread, ns, rec.type, rec.arg);
             break;
-        default: /* QUEUED */
+        default: /* QUEUED, MESSAGE (drawn once traces of ranks are merged) */
             break;
         }
         if (bad) {

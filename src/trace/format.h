@@ -25,6 +25,7 @@
  *              DEP_REMOTE  id-, to - id, fromrank, torank, flags
  *              COUNTER  counter id, u64 value bits
  *              CUSTOM   event id, payload
+ *              MESSAGE  peer rank, bytes, tag (as u32), flags
  *              EXT      payload (no ts: it belongs to the record before it)
  *            Every chunk starts afresh (base ts, previous id 0), so a
  *            chunk decodes alone and a cut file loses only its last chunk.

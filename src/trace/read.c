@@ -334,7 +334,7 @@ int tscope__trace_next(struct tscope__trace *t, uint32_t *thread, struct tscope_
     if (rec->kind == TSCOPE__REC_EXT) {
         bad = get_u(t, &rec->id);
         rec->ts = t->prev_ts;
-    } else if (rec->kind < TSCOPE__REC_CREATE || rec->kind > TSCOPE__REC_START) {
+    } else if (rec->kind < TSCOPE__REC_CREATE || rec->kind > TSCOPE__REC_MESSAGE) {
         bad = 1;
     } else {
         bad = get_delta(t, t->prev_ts, &rec->ts);
@@ -384,6 +384,14 @@ int tscope__trace_next(struct tscope__trace *t, uint32_t *thread, struct tscope_
     case TSCOPE__REC_CUSTOM:
         bad = get_small(t, 0xFFFF, &v) || get_u(t, &rec->arg);
         rec->type = (uint16_t)v;
+        break;
+    case TSCOPE__REC_MESSAGE:
+        bad = get_small(t, 0xFFFF, &v) || get_u(t, &rec->arg) || get_small(t, 0xFFFFFFFFu, &w) ||
+              t->p >= t->end;
+        rec->depth = (uint16_t)v;
+        rec->id = w;
+        if (!bad)
+            rec->flags = *t->p++;
         break;
     default:
         bad = get_id(t, &rec->id);

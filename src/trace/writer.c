@@ -332,6 +332,12 @@ void tscope__trace_batch(uint32_t thread, struct tscope__ring *r, uint64_t from,
             p = tscope__varint_put(p, rec->type);
             p = tscope__varint_put(p, rec->arg);
             break;
+        case TSCOPE__REC_MESSAGE:
+            p = tscope__varint_put(p, rec->depth);
+            p = tscope__varint_put(p, rec->arg);
+            p = tscope__varint_put(p, rec->id);
+            *p++ = rec->flags;
+            break;
         default: /* QUEUED, END, CANCEL, YIELD, RESUME */
             p = put_id(p, rec->id);
             break;

@@ -1,0 +1,775 @@
+/* global.c - the reduction of a job's ranks into the global view
+ * (global.h), over the transport's collectives at the end of the run
+ * (tscope_finalize_global) or offline from the ranks' profiles
+ * (tscope__global_merge).
+ *
+ * The steps, the same in both:
+ *  1. names: the task types of all ranks, in rank order (rank 0's in its
+ *     order, then what each next rank adds); in a run rank 0 broadcasts
+ *     its names, gathers the others' new ones and broadcasts the list;
+ *  2. each rank cuts its profile into vectors over that list: sums, minima
+ *     and maxima of integer ns (reduced elementwise: a tree of MPI
+ *     collectives, log(ranks) steps), and a record of its own (totals,
+ *     its row of the message matrix, its busy time over time, its sums of
+ *     squares; gathered to rank 0: they are per rank by nature);
+ *  3. rank 0 builds a profile (tscope__profile with p->global) from the
+ *     combined vectors and the records in rank order, and writes it.
+ * Sums of integers are exact in any order and the records are combined in
+ * rank order, so the in-run reduction and `taskscope merge` agree. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "export/export.h"
+#include "export/output.h"
+#include "global.h"
+
+extern char *program_invocation_short_name;
+
+/* per type: summed, minimum, maximum */
+enum {
+    S_CREATED,
+    S_CALLS,
+    S_YIELDS,
+    S_CANCELLED,
+    S_UNFINISHED,
+    S_THREADS,
+    S_SELF_N,
+    S_SELF_SUM,
+    S_RUN_N,
+    S_RUN_SUM,
+    S_RUN_TOTAL,
+    S_EL_N,
+    S_EL_SUM,
+    S_EL_TOTAL,
+    NS_TYPE
+};
+enum { M_SELF, M_RUN, M_EL, M_RANK_SELF, M_RANK_CALLS, NM_TYPE };
+enum { X_SELF, X_RUN, X_EL, X_RANK_SELF, X_RANK_CALLS, NX_TYPE };
+/* the totals, summed (after the types' sums) */
+enum {
+    T_EVENTS,
+    T_DROPPED,
+    T_WAITS,
+    T_CREATED,
+    T_COMPLETED,
+    T_CANCELLED,
+    T_UNFINISHED,
+    T_NEVER_RAN,
+    T_INSTANCES,
+    T_INST_CUT,
+    T_DEPS,
+    T_DEPS_CUT,
+    T_ANOMALIES,
+    T_THREADS,
+    T_PRESENT,
+    NT_SUM
+};
+/* a rank's record: its totals, then 2 x nranks matrix row (bytes,
+ * messages), then the timeline (bin_ns as double bits, nbins, bins), then
+ * 3 sums of squares per type (double bits) */
+enum {
+    R_RANK,
+    R_PRESENT,
+    R_TASKS,
+    R_EVENTS,
+    R_ANOMALIES,
+    R_UNFINISHED,
+    R_THREADS,
+    R_SELF,
+    R_ELAPSED,
+    R_SENT,
+    R_SENT_B,
+    R_RECV,
+    R_RECV_B,
+    R_CSENT,
+    R_CSENT_B,
+    R_CRECV,
+    R_CRECV_B,
+    NR
+};
+#define TL_MAX 512 /* TSCOPE__TL_BINS: a rank's timeline bins */
+
+struct names {
+    char **v;
+    uint32_t n, cap;
+    uint32_t *sorted; /* indexes by name, for lookups */
+};
+
+struct vectors {
+    int64_t *sum, *min, *max;
+    size_t nsum, nmin, nmax;
+};
+
+static int64_t ns64(double v)
+{
+    return v >= 0.5 && v < 9e18 ? (int64_t)(v + 0.5) : 0;
+}
+
+static void names_free(struct names *nm)
+{
+    for (uint32_t i = 0; i < nm->n; i++)
+        free(nm->v[i]);
+    free(nm->v);
+    free(nm->sorted);
+    memset(nm, 0, sizeof *nm);
+}
+
+static const struct names *sort_names;
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(sort_names->v[*(const uint32_t *)a], sort_names->v[*(const uint32_t *)b]);
+}
+
+/* Index of name in nm (sorted built), or -1. */
+static long names_find(const struct names *nm, const char *name)
+{
+    size_t lo = 0, hi = nm->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(nm->v[nm->sorted[mid]], name);
+        if (!c)
+            return nm->sorted[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+static int names_index(struct names *nm)
+{
+    free(nm->sorted);
+    nm->sorted = malloc((nm->n + 1) * sizeof *nm->sorted);
+    if (!nm->sorted)
+        return -1;
+    for (uint32_t i = 0; i < nm->n; i++)
+        nm->sorted[i] = i;
+    sort_names = nm;
+    qsort(nm->sorted, nm->n, sizeof *nm->sorted, by_name);
+    return 0;
+}
+
+/* Appends name unless present (linear: the index is rebuilt after). */
+static int names_add(struct names *nm, const char *name, int check)
+{
+    if (check && nm->sorted && names_find(nm, name) >= 0)
+        return 0;
+    if (check)
+        for (uint32_t i = 0; i < nm->n; i++)
+            if (!strcmp(nm->v[i], name))
+                return 0;
+    if (nm->n == nm->cap) {
+        uint32_t cap = nm->cap ? nm->cap * 2 : 32;
+        char **v = realloc(nm->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        nm->v = v;
+        nm->cap = cap;
+    }
+    if (!(nm->v[nm->n] = strdup(name)))
+        return -1;
+    nm->n++;
+    return 0;
+}
+
+/* The names of p's types as one block of NUL-ended strings. */
+static char *names_blob(const struct tscope__profile *p, size_t *len)
+{
+    size_t n = 0;
+    for (uint32_t i = 0; p && i < p->ntypes; i++)
+        n += strlen(p->types[i].name) + 1;
+    char *b = malloc(n + 1), *at = b;
+    if (!b)
+        return NULL;
+    for (uint32_t i = 0; p && i < p->ntypes; i++) {
+        size_t l = strlen(p->types[i].name) + 1;
+        memcpy(at, p->types[i].name, l);
+        at += l;
+    }
+    *len = n;
+    return b;
+}
+
+/* Adds the names of a blob (check: skip those present). */
+static int names_add_blob(struct names *nm, const char *b, size_t len, int check)
+{
+    for (size_t at = 0; at < len;) {
+        const char *s = b + at;
+        size_t l = strnlen(s, len - at);
+        if (l == len - at) /* not NUL-ended: cut */
+            return -1;
+        if (names_add(nm, s, check))
+            return -1;
+        at += l + 1;
+    }
+    return 0;
+}
+
+/* ---- one rank's vectors ---------------------------------------------------- */
+
+static int vectors_alloc(struct vectors *v, uint32_t ntypes)
+{
+    v->nsum = (size_t)ntypes * NS_TYPE + NT_SUM;
+    v->nmin = (size_t)ntypes * NM_TYPE;
+    v->nmax = (size_t)ntypes * NX_TYPE + 1;
+    v->sum = calloc(v->nsum + 1, sizeof *v->sum);
+    v->min = calloc(v->nmin + 1, sizeof *v->min);
+    v->max = calloc(v->nmax + 1, sizeof *v->max);
+    return v->sum && v->min && v->max ? 0 : -1;
+}
+
+static void vectors_free(struct vectors *v)
+{
+    free(v->sum);
+    free(v->min);
+    free(v->max);
+}
+
+static size_t record_len(int nranks, uint32_t ntypes)
+{
+    return NR + 2 * (size_t)nranks + 2 + TL_MAX + 3 * (size_t)ntypes;
+}
+
+static int64_t dbits(double d)
+{
+    int64_t i;
+    memcpy(&i, &d, sizeof i);
+    return i;
+}
+
+static double bitsd(int64_t i)
+{
+    double d;
+    memcpy(&d, &i, sizeof d);
+    return d;
+}
+
+/* Sum of squares of a time's samples, from its count, mean and stddev. */
+static double sumsq(const tscope_stats_t *s)
+{
+    return (double)s->count * (s->stddev * s->stddev + s->mean * s->mean);
+}
+
+/* Rank `rank`'s vectors and record from its profile p (NULL: the rank is
+ * absent or failed: the identities of sum/min/max, present 0). */
+static void rank_cut(const struct tscope__profile *p, int rank, int nranks, const struct names *nm,
+                     struct vectors *v, int64_t *rec)
+{
+    uint32_t T = nm->n;
+    memset(v->sum, 0, v->nsum * sizeof *v->sum);
+    memset(v->max, 0, v->nmax * sizeof *v->max);
+    for (uint32_t k = 0; k < T; k++) {
+        int64_t *mn = &v->min[(size_t)k * NM_TYPE];
+        mn[M_SELF] = mn[M_RUN] = mn[M_EL] = INT64_MAX;
+        mn[M_RANK_SELF] = mn[M_RANK_CALLS] = p ? 0 : INT64_MAX;
+        v->max[(size_t)k * NX_TYPE + X_RANK_SELF] = p ? rank : 0;
+    }
+    memset(rec, 0, record_len(nranks, T) * sizeof *rec);
+    rec[R_RANK] = rank;
+    if (!p)
+        return;
+    for (uint32_t i = 0; i < p->ntypes; i++) {
+        const struct tscope__ptype *t = &p->types[i];
+        long k = names_find(nm, t->name);
+        if (k < 0)
+            continue;
+        int64_t *s = &v->sum[(size_t)k * NS_TYPE];
+        int64_t *mn = &v->min[(size_t)k * NM_TYPE];
+        int64_t *mx = &v->max[(size_t)k * NX_TYPE];
+        s[S_CREATED] = (int64_t)t->created;
+        s[S_CALLS] = (int64_t)t->calls;
+        s[S_YIELDS] = (int64_t)t->yields;
+        s[S_CANCELLED] = (int64_t)t->cancelled;
+        s[S_UNFINISHED] = (int64_t)t->unfinished;
+        s[S_THREADS] = t->threads;
+        s[S_SELF_N] = (int64_t)t->excl.count;
+        s[S_SELF_SUM] = ns64(t->excl.sum);
+        s[S_RUN_N] = (int64_t)t->incl.count;
+        s[S_RUN_SUM] = ns64(t->incl.sum);
+        s[S_RUN_TOTAL] = ns64(t->running_total);
+        s[S_EL_N] = (int64_t)t->elapsed.count;
+        s[S_EL_SUM] = ns64(t->elapsed.sum);
+        s[S_EL_TOTAL] = ns64(t->elapsed_total);
+        if (t->excl.count) {
+            mn[M_SELF] = ns64(t->excl.min);
+            mx[X_SELF] = ns64(t->excl.max);
+        }
+        if (t->incl.count) {
+            mn[M_RUN] = ns64(t->incl.min);
+            mx[X_RUN] = ns64(t->incl.max);
+        }
+        if (t->elapsed.count) {
+            mn[M_EL] = ns64(t->elapsed.min);
+            mx[X_EL] = ns64(t->elapsed.max);
+        }
+        mn[M_RANK_SELF] = s[S_SELF_SUM];
+        mn[M_RANK_CALLS] = s[S_CALLS];
+        /* the rank with the most: the time above 16 bits, the rank below
+         * (ranks are < 65536; 2^47 ns is 39 hours of one type) */
+        mx[X_RANK_SELF] = s[S_SELF_SUM] * 65536 + rank;
+        mx[X_RANK_CALLS] = s[S_CALLS];
+        int64_t *sq = &rec[NR + 2 * (size_t)nranks + 2 + TL_MAX + 3 * (size_t)k];
+        sq[0] = dbits(sumsq(&t->excl));
+        sq[1] = dbits(sumsq(&t->incl));
+        sq[2] = dbits(sumsq(&t->elapsed));
+    }
+    const tscope_totals_t *tt = &p->totals;
+    int64_t *ts = &v->sum[(size_t)T * NS_TYPE];
+    ts[T_EVENTS] = (int64_t)tt->events;
+    ts[T_DROPPED] = (int64_t)tt->events_dropped;
+    ts[T_WAITS] = (int64_t)tt->ring_waits;
+    ts[T_CREATED] = (int64_t)tt->tasks_created;
+    ts[T_COMPLETED] = (int64_t)tt->tasks_completed;
+    ts[T_CANCELLED] = (int64_t)tt->tasks_cancelled;
+    ts[T_UNFINISHED] = (int64_t)tt->tasks_unfinished;
+    ts[T_NEVER_RAN] = (int64_t)tt->tasks_live;
+    ts[T_INSTANCES] = (int64_t)tt->instances;
+    ts[T_INST_CUT] = (int64_t)tt->instances_cut_off;
+    ts[T_DEPS] = (int64_t)tt->dependencies;
+    ts[T_DEPS_CUT] = (int64_t)p->deps_cut_off;
+    ts[T_ANOMALIES] = (int64_t)tt->anomalies;
+    ts[T_THREADS] = tt->threads;
+    ts[T_PRESENT] = 1;
+    v->max[(size_t)T * NX_TYPE] = ns64(tt->elapsed_ns);
+
+    rec[R_PRESENT] = 1;
+    rec[R_TASKS] = (int64_t)tt->tasks_completed;
+    rec[R_EVENTS] = (int64_t)tt->events;
+    rec[R_ANOMALIES] = (int64_t)tt->anomalies;
+    rec[R_UNFINISHED] = (int64_t)tt->tasks_unfinished;
+    rec[R_THREADS] = tt->threads;
+    rec[R_ELAPSED] = ns64(tt->elapsed_ns);
+    for (uint32_t i = 0; i < p->ntypes; i++)
+        rec[R_SELF] += ns64(p->types[i].excl.sum);
+    int64_t *bytes = &rec[NR], *msgs = &rec[NR + nranks];
+    for (uint32_t i = 0; i < p->npeers; i++) {
+        const tscope_peer_stats_t *m = &p->peers[i];
+        rec[R_SENT] += (int64_t)m->sent;
+        rec[R_SENT_B] += (int64_t)m->sent_bytes;
+        rec[R_RECV] += (int64_t)m->recv;
+        rec[R_RECV_B] += (int64_t)m->recv_bytes;
+        rec[R_CSENT] += (int64_t)m->coll_sent;
+        rec[R_CSENT_B] += (int64_t)m->coll_sent_bytes;
+        rec[R_CRECV] += (int64_t)m->coll_recv;
+        rec[R_CRECV_B] += (int64_t)m->coll_recv_bytes;
+        if (m->peer >= 0 && m->peer < nranks) {
+            bytes[m->peer] += (int64_t)(m->sent_bytes + m->coll_sent_bytes);
+            msgs[m->peer] += (int64_t)(m->sent + m->coll_sent);
+        }
+    }
+    int64_t *tl = &rec[NR + 2 * (size_t)nranks];
+    uint32_t nb = p->tl.nbins < TL_MAX ? p->tl.nbins : TL_MAX;
+    tl[0] = dbits(nb ? p->tl.bin_ns : 0);
+    tl[1] = nb;
+    for (uint32_t b = 0; b < nb; b++)
+        tl[2 + b] = tscope__profile_busy_bin(p, b);
+}
+
+/* acc = acc (op) v, elementwise: what the transport's reduce does. */
+static void combine(struct vectors *acc, const struct vectors *v)
+{
+    for (size_t i = 0; i < acc->nsum; i++)
+        acc->sum[i] += v->sum[i];
+    for (size_t i = 0; i < acc->nmin; i++)
+        if (v->min[i] < acc->min[i])
+            acc->min[i] = v->min[i];
+    for (size_t i = 0; i < acc->nmax; i++)
+        if (v->max[i] > acc->max[i])
+            acc->max[i] = v->max[i];
+}
+
+/* ---- the global profile ---------------------------------------------------- */
+
+static void stats_of(tscope_stats_t *s, int64_t n, int64_t sum, int64_t mn, int64_t mx, double sq)
+{
+    s->count = (uint64_t)n;
+    s->sum = (double)sum;
+    s->min = n ? (double)mn : 0;
+    s->max = n ? (double)mx : 0;
+    s->mean = n ? (double)sum / (double)n : 0;
+    double var = n ? sq / (double)n - s->mean * s->mean : 0;
+    s->stddev = var > 0 ? sqrt(var) : 0;
+}
+
+/* The ranks' busy time in TSCOPE__GLOBAL_BINS common bins over the
+ * longest rank: each rank's bins spread over the common ones they
+ * overlap, in proportion. */
+static void common_bins(struct tscope__pglobal *g, int64_t *const *recs, int nranks)
+{
+    double end = 0;
+    for (int r = 0; r < nranks; r++) {
+        if (!recs[r][R_PRESENT])
+            continue;
+        const int64_t *tl = &recs[r][NR + 2 * (size_t)nranks];
+        double e = bitsd(tl[0]) * (double)tl[1];
+        if (e > end)
+            end = e;
+    }
+    g->nbins = end > 0 ? TSCOPE__GLOBAL_BINS : 0;
+    g->bin_ns = end > 0 ? end / TSCOPE__GLOBAL_BINS : 0;
+    for (int r = 0; r < nranks && g->nbins; r++) {
+        const int64_t *tl = &recs[r][NR + 2 * (size_t)nranks];
+        double bw = bitsd(tl[0]);
+        double acc[TSCOPE__GLOBAL_BINS] = {0};
+        for (int64_t b = 0; b < tl[1] && bw > 0; b++) {
+            double lo = (double)b * bw, hi = lo + bw, v = (double)tl[2 + b];
+            for (uint32_t c = (uint32_t)(lo / g->bin_ns); c < g->nbins; c++) {
+                double clo = c * g->bin_ns, chi = clo + g->bin_ns;
+                if (clo >= hi)
+                    break;
+                double o = (hi < chi ? hi : chi) - (lo > clo ? lo : clo);
+                if (o > 0)
+                    acc[c] += v * o / bw;
+            }
+        }
+        for (uint32_t c = 0; c < g->nbins; c++)
+            g->busy[(size_t)r * g->nbins + c] = ns64(acc[c]);
+    }
+}
+
+/* The global profile from the combined vectors and the ranks' records. */
+static struct tscope__profile *build(const char *program, const struct names *nm,
+                                     const struct vectors *v, int64_t *const *recs, int nranks)
+{
+    uint32_t T = nm->n;
+    struct tscope__profile *p = calloc(1, sizeof *p);
+    struct tscope__pglobal *g = p ? calloc(1, sizeof *g) : NULL;
+    if (!g) {
+        free(p);
+        return NULL;
+    }
+    p->global = g;
+    size_t nn = (size_t)nranks * nranks;
+    p->program = strdup(program && *program ? program : "?");
+    p->clock = strdup("global");
+    p->mode = strdup("global");
+    p->full_policy = strdup("-");
+    p->types = calloc(T + 1, sizeof *p->types);
+    p->counters = calloc(1, sizeof *p->counters);
+    p->events = calloc(1, sizeof *p->events);
+    p->peers = calloc(1, sizeof *p->peers);
+    p->edges = calloc(1, sizeof *p->edges);
+    p->nodes = calloc(1, sizeof *p->nodes);
+    p->threads = calloc(1, sizeof *p->threads);
+    p->unfinished = calloc(1, sizeof *p->unfinished);
+    g->ranks = calloc((size_t)nranks, sizeof *g->ranks);
+    g->bytes = calloc(nn, sizeof *g->bytes);
+    g->msgs = calloc(nn, sizeof *g->msgs);
+    g->busy = calloc((size_t)nranks * TSCOPE__GLOBAL_BINS, sizeof *g->busy);
+    if (!p->program || !p->clock || !p->mode || !p->full_policy || !p->types || !p->counters ||
+        !p->events || !p->peers || !p->edges || !p->nodes || !p->threads || !p->unfinished ||
+        !g->ranks || !g->bytes || !g->msgs || !g->busy) {
+        tscope__profile_free(p);
+        return NULL;
+    }
+    p->rank = 0;
+    p->nranks = nranks;
+    g->nranks = nranks;
+    const int64_t *ts = &v->sum[(size_t)T * NS_TYPE];
+    g->present = (int)ts[T_PRESENT];
+    for (uint32_t k = 0; k < T; k++) {
+        struct tscope__ptype *t = &p->types[p->ntypes];
+        const int64_t *s = &v->sum[(size_t)k * NS_TYPE];
+        const int64_t *mn = &v->min[(size_t)k * NM_TYPE];
+        const int64_t *mx = &v->max[(size_t)k * NX_TYPE];
+        if (!(t->name = strdup(nm->v[k])))
+            break;
+        p->ntypes++;
+        t->id = k + 1;
+        t->created = (uint64_t)s[S_CREATED];
+        t->calls = (uint64_t)s[S_CALLS];
+        t->yields = (uint64_t)s[S_YIELDS];
+        t->cancelled = (uint64_t)s[S_CANCELLED];
+        t->unfinished = (uint64_t)s[S_UNFINISHED];
+        t->threads = (uint32_t)s[S_THREADS];
+        double sq[3] = {0, 0, 0};
+        for (int r = 0; r < nranks; r++)
+            if (recs[r][R_PRESENT])
+                for (int j = 0; j < 3; j++)
+                    sq[j] += bitsd(recs[r][NR + 2 * (size_t)nranks + 2 + TL_MAX + 3 * k + j]);
+        stats_of(&t->excl, s[S_SELF_N], s[S_SELF_SUM], mn[M_SELF], mx[X_SELF], sq[0]);
+        stats_of(&t->incl, s[S_RUN_N], s[S_RUN_SUM], mn[M_RUN], mx[X_RUN], sq[1]);
+        stats_of(&t->elapsed, s[S_EL_N], s[S_EL_SUM], mn[M_EL], mx[X_EL], sq[2]);
+        t->running_total = (double)s[S_RUN_TOTAL];
+        t->elapsed_total = (double)s[S_EL_TOTAL];
+        t->ranks.self_sum = s[S_SELF_SUM];
+        t->ranks.self_min = g->present ? mn[M_RANK_SELF] : 0;
+        t->ranks.self_max = mx[X_RANK_SELF] / 65536;
+        t->ranks.self_max_rank = (int)(mx[X_RANK_SELF] % 65536);
+        t->ranks.calls_min = g->present ? (uint64_t)mn[M_RANK_CALLS] : 0;
+        t->ranks.calls_max = (uint64_t)mx[X_RANK_CALLS];
+    }
+    tscope_totals_t *o = &p->totals;
+    o->events = (uint64_t)ts[T_EVENTS];
+    o->events_dropped = (uint64_t)ts[T_DROPPED];
+    o->ring_waits = (uint64_t)ts[T_WAITS];
+    o->tasks_created = (uint64_t)ts[T_CREATED];
+    o->tasks_completed = (uint64_t)ts[T_COMPLETED];
+    o->tasks_cancelled = (uint64_t)ts[T_CANCELLED];
+    o->tasks_unfinished = (uint64_t)ts[T_UNFINISHED];
+    o->tasks_live = (uint64_t)ts[T_NEVER_RAN];
+    o->instances = (uint64_t)ts[T_INSTANCES];
+    o->instances_cut_off = (uint64_t)ts[T_INST_CUT];
+    o->dependencies = (uint64_t)ts[T_DEPS];
+    p->deps_cut_off = (uint64_t)ts[T_DEPS_CUT];
+    o->anomalies = (uint64_t)ts[T_ANOMALIES];
+    o->threads = (uint32_t)ts[T_THREADS];
+    o->types = p->ntypes;
+    o->elapsed_ns = (double)v->max[(size_t)T * NX_TYPE];
+    for (int r = 0; r < nranks; r++) {
+        const int64_t *rec = recs[r];
+        struct tscope__prank *x = &g->ranks[r];
+        x->rank = r;
+        x->present = (int)rec[R_PRESENT];
+        x->tasks = (uint64_t)rec[R_TASKS];
+        x->events = (uint64_t)rec[R_EVENTS];
+        x->anomalies = (uint64_t)rec[R_ANOMALIES];
+        x->unfinished = (uint64_t)rec[R_UNFINISHED];
+        x->threads = (uint64_t)rec[R_THREADS];
+        x->self_ns = rec[R_SELF];
+        x->elapsed_ns = rec[R_ELAPSED];
+        x->msgs = (tscope_peer_stats_t){-1,
+                                        (uint64_t)rec[R_SENT],
+                                        (uint64_t)rec[R_SENT_B],
+                                        (uint64_t)rec[R_RECV],
+                                        (uint64_t)rec[R_RECV_B],
+                                        (uint64_t)rec[R_CSENT],
+                                        (uint64_t)rec[R_CSENT_B],
+                                        (uint64_t)rec[R_CRECV],
+                                        (uint64_t)rec[R_CRECV_B]};
+        for (int j = 0; j < nranks; j++) {
+            g->bytes[(size_t)r * nranks + j] = (uint64_t)rec[NR + j];
+            g->msgs[(size_t)r * nranks + j] = (uint64_t)rec[NR + nranks + j];
+        }
+    }
+    common_bins(g, recs, nranks);
+    return p;
+}
+
+/* ---- offline: from the ranks' profiles ------------------------------------- */
+
+struct tscope__profile *tscope__global_merge(struct tscope__profile *const *ps, int nranks)
+{
+    struct names nm = {0};
+    const char *program = NULL;
+    for (int r = 0; r < nranks; r++) {
+        if (!ps[r])
+            continue;
+        if (!program)
+            program = ps[r]->program;
+        for (uint32_t i = 0; i < ps[r]->ntypes; i++)
+            if (names_add(&nm, ps[r]->types[i].name, 1)) {
+                names_free(&nm);
+                return NULL;
+            }
+        if (names_index(&nm)) {
+            names_free(&nm);
+            return NULL;
+        }
+    }
+    if (names_index(&nm)) {
+        names_free(&nm);
+        return NULL;
+    }
+    struct vectors acc = {0}, one = {0};
+    size_t rl = record_len(nranks, nm.n);
+    int64_t **recs = calloc((size_t)nranks, sizeof *recs);
+    int ok = recs && !vectors_alloc(&acc, nm.n) && !vectors_alloc(&one, nm.n);
+    for (int r = 0; ok && r < nranks; r++) {
+        ok = (recs[r] = malloc(rl * sizeof **recs)) != NULL;
+        if (!ok)
+            break;
+        rank_cut(ps[r], r, nranks, &nm, r ? &one : &acc, recs[r]);
+        if (r)
+            combine(&acc, &one);
+    }
+    struct tscope__profile *g = ok ? build(program, &nm, &acc, recs, nranks) : NULL;
+    for (int r = 0; recs && r < nranks; r++)
+        free(recs[r]);
+    free(recs);
+    vectors_free(&acc);
+    vectors_free(&one);
+    names_free(&nm);
+    return g;
+}
+
+/* ---- in the run: over the transport's collectives -------------------------- */
+
+/* 1 when every rank's ok is 1 (a minimum at rank 0, broadcast): the ranks
+ * then all go on, or all stop, so that no collective is left waiting. */
+static int all_ok(const tscope_comm_t *c, int ok)
+{
+    int64_t in = ok ? 1 : 0, out = 0;
+    if (c->reduce(c->ctx, &in, &out, 1, TSCOPE_REDUCE_MIN, 0))
+        out = 0;
+    if (c->rank != 0)
+        out = 0;
+    if (c->bcast(c->ctx, &out, sizeof out, 0))
+        return 0;
+    return out == 1;
+}
+
+/* Rank 0's blob of *len bytes to every rank (*blob allocated there). */
+static int bcast_blob(const tscope_comm_t *c, char **blob, uint64_t *len)
+{
+    if (c->bcast(c->ctx, len, sizeof *len, 0))
+        return -1;
+    if (c->rank != 0)
+        *blob = malloc(*len + 1);
+    if (!all_ok(c, *blob != NULL))
+        return -1;
+    return c->bcast(c->ctx, *blob, *len, 0) ? -1 : 0;
+}
+
+/* Step 1 over comm: the names, in rank order, at every rank. */
+static int agree_names(const tscope_comm_t *c, const struct tscope__profile *p, struct names *nm)
+{
+    int root = c->rank == 0;
+    size_t len = 0;
+    char *mine = names_blob(p, &len);
+    char *blob = root ? mine : NULL, *extra = NULL, *all = NULL, *final = NULL;
+    uint64_t l = root && mine ? len : 0, xl = 0;
+    size_t *counts = NULL;
+    uint64_t *lens = NULL;
+    int rc = -1;
+    if (!all_ok(c, mine != NULL) || bcast_blob(c, &blob, &l))
+        goto out;
+    /* what each rank adds to rank 0's names, gathered in rank order */
+    int ok = !names_add_blob(nm, blob, l, 0) && !names_index(nm) && (extra = malloc(len + 1));
+    if (root) {
+        counts = calloc((size_t)c->size, sizeof *counts);
+        lens = calloc((size_t)c->size, sizeof *lens);
+        ok = ok && counts && lens;
+    }
+    for (size_t at = 0; ok && !root && at < len;) {
+        const char *s = mine + at;
+        size_t sl = strlen(s) + 1;
+        if (names_find(nm, s) < 0) {
+            memcpy(extra + xl, s, sl);
+            xl += sl;
+        }
+        at += sl;
+    }
+    if (!all_ok(c, ok))
+        goto out;
+    for (int i = 0; root && i < c->size; i++)
+        counts[i] = sizeof(uint64_t);
+    if (c->gatherv(c->ctx, &xl, sizeof xl, lens, counts, 0))
+        goto out;
+    size_t total = 0;
+    for (int i = 0; root && i < c->size; i++)
+        total += (counts[i] = lens[i]);
+    if (root)
+        all = malloc(total + 1);
+    if (!all_ok(c, !root || all) || c->gatherv(c->ctx, extra, xl, all, counts, 0))
+        goto out;
+    /* the whole list, from rank 0 */
+    uint64_t fl = 0;
+    if (root) {
+        ok = !names_add_blob(nm, all, total, 1) && !names_index(nm);
+        for (uint32_t i = 0; i < nm->n; i++)
+            fl += strlen(nm->v[i]) + 1;
+        final = ok ? malloc(fl + 1) : NULL;
+        for (uint32_t i = 0, at = 0; final && i < nm->n; i++) {
+            size_t sl = strlen(nm->v[i]) + 1;
+            memcpy(final + at, nm->v[i], sl);
+            at += (uint32_t)sl;
+        }
+    }
+    if (!all_ok(c, !root || final) || bcast_blob(c, &final, &fl))
+        goto out;
+    if (!root) {
+        names_free(nm);
+        if (names_add_blob(nm, final, fl, 0) || names_index(nm))
+            ok = 0;
+    }
+    rc = all_ok(c, ok) ? 0 : -1;
+out:
+    if (!root)
+        free(blob);
+    free(mine);
+    free(extra);
+    free(all);
+    free(final);
+    free(counts);
+    free(lens);
+    return rc;
+}
+
+int tscope_finalize_global(const tscope_comm_t *c)
+{
+    if (!c || c->struct_size < sizeof *c || !c->bcast || !c->reduce || !c->gatherv || c->size < 1 ||
+        c->rank < 0 || c->rank >= c->size)
+        return TSCOPE_EINVAL;
+    int rc = tscope_finalize();
+    if (rc == TSCOPE_ESTATE) /* not measuring: the ranks still meet */
+        rc = 0;
+    if (c->size == 1)
+        return rc;
+    /* what this rank brings (NULL: nothing, but it takes part) */
+    struct tscope__profile *p =
+        tscope__g.finalised && tscope__g.cfg.profiler ? tscope__profile_snapshot() : NULL;
+    int root = c->rank == 0;
+    struct names nm = {0};
+    struct vectors mine = {0}, acc = {0};
+    int64_t *rec = NULL, *recs_all = NULL, **recs = NULL;
+    size_t *counts = NULL;
+    struct tscope__profile *g = NULL;
+    const char *why = "a collective failed or memory ran out";
+    if (agree_names(c, p, &nm))
+        goto out;
+    size_t rl = record_len(c->size, nm.n);
+    int ok = !vectors_alloc(&mine, nm.n) && (rec = malloc(rl * sizeof *rec));
+    if (root) {
+        ok = ok && !vectors_alloc(&acc, nm.n);
+        counts = malloc((size_t)c->size * sizeof *counts);
+        recs_all = malloc((size_t)c->size * rl * sizeof *rec);
+        recs = malloc((size_t)c->size * sizeof *recs);
+        ok = ok && counts && recs_all && recs;
+    }
+    if (!all_ok(c, ok))
+        goto out;
+    rank_cut(p, c->rank, c->size, &nm, &mine, rec);
+    for (int i = 0; root && i < c->size; i++) {
+        counts[i] = rl * sizeof *rec;
+        recs[i] = recs_all + (size_t)i * rl;
+    }
+    if (c->reduce(c->ctx, mine.sum, acc.sum, mine.nsum, TSCOPE_REDUCE_SUM, 0) ||
+        c->reduce(c->ctx, mine.min, acc.min, mine.nmin, TSCOPE_REDUCE_MIN, 0) ||
+        c->reduce(c->ctx, mine.max, acc.max, mine.nmax, TSCOPE_REDUCE_MAX, 0) ||
+        c->gatherv(c->ctx, rec, rl * sizeof *rec, recs_all, counts, 0))
+        goto out;
+    if (root && !(g = build(program_invocation_short_name, &nm, &acc, recs, c->size)))
+        why = "out of memory";
+out:
+    if (root && !g) {
+        fprintf(stderr,
+                "taskscope: the global view could not be reduced (%s); each rank's own outputs "
+                "are complete\n",
+                why);
+        rc = rc ? rc : TSCOPE_EIO;
+    } else if (root) {
+        const char *run = tscope__g.rundir;
+        char dir[1200];
+        FILE *say = tscope__g.cfg.summary ? stderr : NULL;
+        snprintf(dir, sizeof dir, "%s/global", run);
+        int wrc = tscope__global_write(g, run[0] && tscope__g.cfg.outputs ? dir : NULL, say,
+                                       tscope__g.cfg.summary_rows);
+        rc = rc ? rc : wrc;
+    }
+    tscope__profile_free(p);
+    tscope__profile_free(g);
+    free(recs);
+    free(recs_all);
+    free(counts);
+    free(rec);
+    vectors_free(&mine);
+    vectors_free(&acc);
+    names_free(&nm);
+    return rc;
+}

@@ -1,0 +1,35 @@
+/* global.h - the global view of a job's ranks: each rank's profile
+ * reduced into one (per type calls and times summed, each rank's share,
+ * min/mean/max over the ranks and the imbalance, per-rank totals, the
+ * message matrix, the ranks' busy time over time).
+ *
+ * Two ways in, one result: at MPI_Finalize over the transport's
+ * collectives (tscope_finalize_global, global.c), or after the run from the
+ * ranks' profile.json files (`taskscope merge`, tscope__global_merge).  Both
+ * cut every rank's profile into the same vectors (names agreed in rank
+ * order, integer ns) and combine them with sum/min/max, so the two give the
+ * same numbers. */
+#ifndef TSCOPE_GLOBAL_GLOBAL_H
+#define TSCOPE_GLOBAL_GLOBAL_H
+
+#include <stddef.h>
+
+#include "profile/profile.h"
+
+/* The common time bins of the ranks' heat map. */
+#define TSCOPE__GLOBAL_BINS 100
+
+/* Reduces the profiles of the ranks present (ps[i] NULL: rank i missing)
+ * of a job of nranks ranks into a global profile (p->global set), or NULL
+ * on memory exhaustion. */
+struct tscope__profile *tscope__global_merge(struct tscope__profile *const *ps, int nranks);
+
+/* Writes a global profile into dir (created if needed): profile.json,
+ * summary.txt, ranks.csv, messages.csv and messages.gp (the message
+ * matrix), ranks.gp with ranks_busy.csv (ranks x time), and prints the
+ * summary to `summary` (NULL: not).  0, or TSCOPE_EIO after a line on
+ * stderr for each file that could not be written. */
+int tscope__global_write(const struct tscope__profile *g, const char *dir, FILE *summary,
+                         unsigned rows);
+
+#endif

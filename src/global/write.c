@@ -1,0 +1,212 @@
+/* write.c - the files of a job's global view (global.h): profile.json (the
+ * profile schema, plus the ranks), the summary, the ranks' table, the
+ * message matrix and the ranks x time heat map with their gnuplot scripts
+ * (rendered by `taskscope run`, `merge` and `report`). */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "export/export.h"
+#include "export/output.h"
+#include "global.h"
+
+static unsigned summary_rows;
+
+static int by_self(const void *a, const void *b)
+{
+    const struct tscope__ptype *x = *(const struct tscope__ptype *const *)a;
+    const struct tscope__ptype *y = *(const struct tscope__ptype *const *)b;
+    return x->excl.sum < y->excl.sum ? 1 : x->excl.sum > y->excl.sum ? -1 : 0;
+}
+
+static double mb(uint64_t bytes)
+{
+    return (double)bytes / 1e6;
+}
+
+/* The global summary: types by total self time with each rank's share,
+ * then the ranks. */
+static int summary(const struct tscope__profile *p, FILE *f)
+{
+    const struct tscope__pglobal *g = p->global;
+    fprintf(f, "taskscope: global view of %s, %d rank%s", p->program, g->nranks,
+            g->nranks == 1 ? "" : "s");
+    if (g->present < g->nranks)
+        fprintf(f, " (%d present)", g->present);
+    fprintf(f, ", %.3f s (the longest rank)\n", p->totals.elapsed_ns * 1e-9);
+    const struct tscope__ptype **order = malloc((p->ntypes + 1) * sizeof *order);
+    if (!order)
+        return TSCOPE_ENOMEM;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p->ntypes; i++)
+        if (p->types[i].calls || p->types[i].excl.sum > 0)
+            order[n++] = &p->types[i];
+    qsort(order, n, sizeof *order, by_self);
+    fprintf(f, "%-28s %10s %12s %32s %9s %5s\n", "type", "calls", "self total s",
+            "self s per rank: min / mean / max", "imbalance", "max@");
+    unsigned rows = summary_rows ? summary_rows : n;
+    for (uint32_t i = 0; i < n && i < rows; i++) {
+        const struct tscope__ptype *t = order[i];
+        double mean = g->present ? (double)t->ranks.self_sum / g->present : 0;
+        fprintf(f, "%-28.28s %10llu %12.6f %10.6f / %9.6f / %9.6f %9.2f %5d\n", t->name,
+                (unsigned long long)t->calls, t->excl.sum * 1e-9, t->ranks.self_min * 1e-9,
+                mean * 1e-9, t->ranks.self_max * 1e-9,
+                mean > 0 ? (double)t->ranks.self_max / mean : 0, t->ranks.self_max_rank);
+    }
+    if (n > rows)
+        fprintf(f, "(%u more types: --rows, or the global profile.json)\n", n - rows);
+    free(order);
+    fprintf(f, "%5s %10s %12s %10s %12s %12s\n", "rank", "tasks", "self s", "elapsed s", "sent MB",
+            "received MB");
+    for (int r = 0; r < g->nranks; r++) {
+        const struct tscope__prank *x = &g->ranks[r];
+        if (!x->present) {
+            fprintf(f, "%5d missing\n", r);
+            continue;
+        }
+        fprintf(f, "%5d %10llu %12.6f %10.6f %12.3f %12.3f\n", r, (unsigned long long)x->tasks,
+                x->self_ns * 1e-9, x->elapsed_ns * 1e-9,
+                mb(x->msgs.sent_bytes + x->msgs.coll_sent_bytes),
+                mb(x->msgs.recv_bytes + x->msgs.coll_recv_bytes));
+    }
+    return ferror(f) ? TSCOPE_EIO : 0;
+}
+
+static int ranks_csv(const struct tscope__profile *p, FILE *f)
+{
+    const struct tscope__pglobal *g = p->global;
+    fprintf(f, "rank,present,tasks,events,anomalies,unfinished,threads,self_s,elapsed_s,sent,"
+               "sent_bytes,recv,recv_bytes,coll_sent,coll_sent_bytes,coll_recv,"
+               "coll_recv_bytes\n");
+    for (int r = 0; r < g->nranks; r++) {
+        const struct tscope__prank *x = &g->ranks[r];
+        const tscope_peer_stats_t *m = &x->msgs;
+        fprintf(
+            f, "%d,%d,%llu,%llu,%llu,%llu,%llu,%.9f,%.9f,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
+            r, x->present, (unsigned long long)x->tasks, (unsigned long long)x->events,
+            (unsigned long long)x->anomalies, (unsigned long long)x->unfinished,
+            (unsigned long long)x->threads, x->self_ns * 1e-9, x->elapsed_ns * 1e-9,
+            (unsigned long long)m->sent, (unsigned long long)m->sent_bytes,
+            (unsigned long long)m->recv, (unsigned long long)m->recv_bytes,
+            (unsigned long long)m->coll_sent, (unsigned long long)m->coll_sent_bytes,
+            (unsigned long long)m->coll_recv, (unsigned long long)m->coll_recv_bytes);
+    }
+    return ferror(f) ? TSCOPE_EIO : 0;
+}
+
+/* The matrix of bytes sent, a row per sender: "from\to,0,1,..." */
+static int messages_csv(const struct tscope__profile *p, FILE *f)
+{
+    const struct tscope__pglobal *g = p->global;
+    fputs("from\\to", f);
+    for (int j = 0; j < g->nranks; j++)
+        fprintf(f, ",%d", j);
+    fputc('\n', f);
+    for (int i = 0; i < g->nranks; i++) {
+        fprintf(f, "%d", i);
+        for (int j = 0; j < g->nranks; j++)
+            fprintf(f, ",%llu", (unsigned long long)g->bytes[(size_t)i * g->nranks + j]);
+        fputc('\n', f);
+    }
+    return ferror(f) ? TSCOPE_EIO : 0;
+}
+
+static int messages_gp(const struct tscope__profile *p, FILE *f)
+{
+    int n = p->global->nranks;
+    fprintf(f,
+            "# messages.gp - written by taskscope: gnuplot messages.gp -> messages.png\n"
+            "set datafile separator ','\n"
+            "set terminal pngcairo size 900,800 noenhanced\n"
+            "set output 'messages.png'\n"
+            "set title 'bytes sent, rank to rank (point to point and collective shares)'\n"
+            "set xlabel 'to rank'\nset ylabel 'from rank'\n"
+            "set xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n"
+            "set palette defined (0 'white', 1 '#fde725', 2 '#21918c', 3 '#440154')\n"
+            "set cblabel 'bytes'\nset tics out\n"
+            "plot 'messages.csv' matrix rowheaders columnheaders using 1:2:3 with image notitle\n",
+            n - 1, n - 1);
+    return ferror(f) ? TSCOPE_EIO : 0;
+}
+
+/* Average busy threads of each rank per common time bin. */
+static int busy_csv(const struct tscope__profile *p, FILE *f)
+{
+    const struct tscope__pglobal *g = p->global;
+    /* the header is a comment: gnuplot's matrix reads rows after it */
+    fprintf(f, "# average busy threads per rank in bins of %.9g s\n# rank\\time_s",
+            g->bin_ns * 1e-9);
+    for (uint32_t b = 0; b < g->nbins; b++)
+        fprintf(f, ",%.6g", (b + 0.5) * g->bin_ns * 1e-9);
+    fputc('\n', f);
+    for (int r = 0; r < g->nranks; r++) {
+        fprintf(f, "%d", r);
+        for (uint32_t b = 0; b < g->nbins; b++)
+            fprintf(f, ",%.6g", g->bin_ns > 0 ? g->busy[(size_t)r * g->nbins + b] / g->bin_ns : 0);
+        fputc('\n', f);
+    }
+    return ferror(f) ? TSCOPE_EIO : 0;
+}
+
+static int busy_gp(const struct tscope__profile *p, FILE *f)
+{
+    const struct tscope__pglobal *g = p->global;
+    double end = g->nbins * g->bin_ns * 1e-9;
+    fprintf(f,
+            "# ranks.gp - written by taskscope: gnuplot ranks.gp -> ranks.png\n"
+            "set datafile separator ','\n"
+            "set terminal pngcairo size 1200,%d noenhanced\n"
+            "set output 'ranks.png'\n"
+            "set title 'busy threads per rank over time'\n"
+            "set xlabel 'time (s)'\nset ylabel 'rank'\n"
+            "set xrange [0:%.9g]\nset yrange [%d.5:-0.5]\n"
+            "set palette defined (0 'white', 1 '#fde725', 2 '#21918c', 3 '#440154')\n"
+            "set cblabel 'busy threads'\nset tics out\n",
+            300 + 24 * (g->nranks < 30 ? g->nranks : 30), end > 0 ? end : 1, g->nranks - 1);
+    if (g->nbins)
+        fprintf(f,
+                "plot 'ranks_busy.csv' matrix rowheaders using ($1 + 0.5) * %.9g:2:3 "
+                "with image notitle\n",
+                g->bin_ns * 1e-9);
+    else
+        fprintf(f, "set label 'no time measured' at graph 0.5,0.5 center\nplot NaN notitle\n");
+    return ferror(f) ? TSCOPE_EIO : 0;
+}
+
+int tscope__global_write(const struct tscope__profile *g, const char *dir, FILE *say, unsigned rows)
+{
+    summary_rows = rows;
+    if (say) {
+        summary(g, say);
+        fflush(say);
+    }
+    summary_rows = 0; /* the file has them all */
+    if (!dir)
+        return 0;
+    if (mkdir(dir, 0777) && errno != EEXIST) {
+        fprintf(stderr, "taskscope: error: cannot create %s: %s; no global outputs\n", dir,
+                strerror(errno));
+        return TSCOPE_EIO;
+    }
+    static const struct {
+        const char *name;
+        tscope__writer_fn fn;
+    } files[] = {{"profile.json", tscope__export_json},
+                 {"summary.txt", summary},
+                 {"ranks.csv", ranks_csv},
+                 {"messages.csv", messages_csv},
+                 {"messages.gp", messages_gp},
+                 {"ranks_busy.csv", busy_csv},
+                 {"ranks.gp", busy_gp}};
+    int first = 0;
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        int rc = tscope__output_write_file(dir, files[i].name, files[i].fn, g);
+        first = first ? first : rc;
+    }
+    if (say)
+        fprintf(say, "taskscope: global view in %s/\n", dir);
+    return first;
+}

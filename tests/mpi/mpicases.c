@@ -1,0 +1,81 @@
+/* mpicases.c - MPI programs for test_mpi.sh, unmodified (no taskscope
+ * call): each mode prints what it sent and received, so that the test can
+ * hold the profiles to the program's own counts.
+ *   mpicases ring N BYTES   N rounds: send BYTES to rank+1, receive from
+ *                           rank-1 (MPI_Sendrecv), then N more as
+ *                           MPI_Isend/MPI_Irecv/MPI_Waitall
+ *   mpicases alltoall N     MPI_Alltoall of N ints per peer, then a
+ *                           MPI_Bcast of N ints from rank 0
+ *   mpicases work MS        busy MS x (rank + 1) milliseconds, then a barrier
+ *   mpicases abort          rank 1 calls MPI_Abort after some work; the
+ *                           others wait in a barrier */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void busy(double ms)
+{
+    double end = now() + ms * 1e-3;
+    volatile double x = 0;
+    while (now() < end)
+        x += 1;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const char *mode = argc > 1 ? argv[1] : "ring";
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    if (!strcmp(mode, "ring")) {
+        int n = argc > 2 ? atoi(argv[2]) : 10, bytes = argc > 3 ? atoi(argv[3]) : 1000;
+        char *out = calloc((size_t)bytes + 1, 1), *in = calloc((size_t)bytes + 1, 1);
+        for (int i = 0; i < n; i++)
+            MPI_Sendrecv(out, bytes, MPI_BYTE, right, i, in, bytes, MPI_BYTE, left, i,
+                         MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (int i = 0; i < n; i++) {
+            MPI_Request r[2];
+            MPI_Irecv(in, bytes, MPI_BYTE, left, 100 + i, MPI_COMM_WORLD, &r[0]);
+            MPI_Isend(out, bytes, MPI_BYTE, right, 100 + i, MPI_COMM_WORLD, &r[1]);
+            MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+        }
+        printf("rank %d sent %d messages of %d bytes to %d, received %d from %d\n", rank, 2 * n,
+               bytes, right, 2 * n, left);
+        free(out);
+        free(in);
+    } else if (!strcmp(mode, "alltoall")) {
+        int n = argc > 2 ? atoi(argv[2]) : 100;
+        int *s = calloc((size_t)n * size, sizeof *s), *r = calloc((size_t)n * size, sizeof *r);
+        MPI_Alltoall(s, n, MPI_INT, r, n, MPI_INT, MPI_COMM_WORLD);
+        MPI_Bcast(s, n, MPI_INT, 0, MPI_COMM_WORLD);
+        printf("rank %d alltoall %d bytes per peer, bcast %d bytes\n", rank, n * (int)sizeof(int),
+               n * (int)sizeof(int));
+        free(s);
+        free(r);
+    } else if (!strcmp(mode, "work")) {
+        busy((argc > 2 ? atof(argv[2]) : 20) * (rank + 1));
+        MPI_Barrier(MPI_COMM_WORLD);
+        printf("rank %d worked\n", rank);
+    } else if (!strcmp(mode, "abort")) {
+        busy(20);
+        if (rank == 1) {
+            fprintf(stderr, "rank 1 aborts\n");
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    fflush(stdout);
+    MPI_Finalize();
+    return 0;
+}
