@@ -166,7 +166,9 @@ static void messages(void)
     char *bytes = NULL;
     FILE *f = open_memstream(&bytes, &len);
     ASSERT(f != NULL);
+    pthread_mutex_lock(&tscope__g.store->lock); /* as the journal saves it: the consumer runs */
     ASSERT_OK(tscope__store_save(tscope__g.store, f, NULL));
+    pthread_mutex_unlock(&tscope__g.store->lock);
     fclose(f);
     f = fmemopen(bytes, len, "r");
     const char *why = NULL;
