@@ -36,6 +36,22 @@ static int dir_is_empty(const char *dir)
     return empty;
 }
 
+/* The folders above `want` (not want itself); 0, or -1 with errno. */
+static int make_parents(const char *want)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s", want);
+    for (char *c = path + 1; *c; c++) {
+        if (*c != '/')
+            continue;
+        *c = 0;
+        if (mkdir(path, 0777) && errno != EEXIST)
+            return -1;
+        *c = '/';
+    }
+    return 0;
+}
+
 int tscope__output_make_dir(const char *want, char *out, size_t len)
 {
     /* `taskscope run` creates the folder before starting the program and
@@ -45,17 +61,8 @@ int tscope__output_make_dir(const char *want, char *out, size_t len)
         snprintf(out, len, "%s", want);
         return 0;
     }
-    char path[1100];
-    snprintf(path, sizeof path, "%s", want);
-    /* parents */
-    for (char *c = path + 1; *c; c++) {
-        if (*c != '/')
-            continue;
-        *c = 0;
-        if (mkdir(path, 0777) && errno != EEXIST)
-            return TSCOPE_EIO;
-        *c = '/';
-    }
+    if (make_parents(want))
+        return TSCOPE_EIO;
     for (int i = 0; i < 10000; i++) {
         if (i == 0)
             snprintf(out, len, "%s", want);
@@ -127,16 +134,8 @@ int tscope__output_make_rank_dir(const char *want, int rank, int nranks, char *o
     }
     char job[256];
     tscope__job_id(job, sizeof job);
-    char path[1100];
-    snprintf(path, sizeof path, "%s", want);
-    for (char *c = path + 1; *c; c++) { /* parents */
-        if (*c != '/')
-            continue;
-        *c = 0;
-        if (mkdir(path, 0777) && errno != EEXIST)
-            return TSCOPE_EIO;
-        *c = '/';
-    }
+    if (make_parents(want))
+        return TSCOPE_EIO;
     for (int i = 0; i < 10000; i++) {
         if (i == 0)
             snprintf(run, runlen, "%s", want);
