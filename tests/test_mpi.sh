@@ -6,11 +6,12 @@
 # of the ranks', the imbalance of unequal ranks), `taskscope merge` giving
 # the same global profile offline and naming a missing rank, a rank that
 # calls MPI_Abort, and the launcher refusing to run mpirun itself.
-#   usage: test_mpi.sh TASKSCOPE_BINARY MPICASES_BINARY
+#   usage: test_mpi.sh TASKSCOPE_BINARY MPICASES_BINARY MPIREMOTE_BINARY
 set -u
 asan=0
 ts=$1
 prog=$2
+remote=$3
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 fails=0
@@ -136,6 +137,26 @@ if command -v gnuplot >/dev/null; then
     check "work: the global pictures rendered" \
         "$(ls "$tmp/work/global"/*.png 2>/dev/null | wc -l)" 2
 fi
+
+# ---- remote dependencies (tscope_dep_remote, as DASH reports them): every
+# rank's "consume" waits for the "produce" of the rank to its left, rank 0's
+# "consume_out" twice for rank 1's (direction out)
+mpirun --allow-run-as-root --oversubscribe -np $np "$ts" run -q -o "$tmp/remote" -- "$remote" \
+    >"$tmp/remote.stdout" 2>"$tmp/remote.stderr"
+check "remote: exit status" "$?" 0
+check "remote: the global task graph's edges, with the ranks named" \
+    "$(gj remote '[.remote_dependencies[] | "\(.from_rank):\(.from)->\(.to_rank):\(.to) in \(.in) out \(.out)"] | join(" / ")')" \
+    "0:produce->1:consume in 1 out 0 / 1:produce->0:consume_out in 0 out 2 / 1:produce->2:consume in 1 out 0 / 2:produce->3:consume in 1 out 0 / 3:produce->0:consume in 1 out 0"
+check "remote: taskgraph.dot draws them, dashed" \
+    "$(grep -c '^  "r[0-9]:produce" -> "r[0-9]:consume.*style=dashed' "$tmp/remote/global/taskgraph.dot")" 5
+if command -v dot >/dev/null; then
+    dot -Tsvg "$tmp/remote/global/taskgraph.dot" -o /dev/null
+    check "remote: taskgraph.dot is valid DOT" "$?" 0
+fi
+"$ts" merge -q -o "$tmp/remote-merged" "$tmp/remote"
+check "remote: merge gives the same global profile" \
+    "$(jq -S -c . "$tmp/remote-merged/profile.json" | md5sum)" \
+    "$(jq -S -c . "$tmp/remote/global/profile.json" | md5sum)"
 
 # ---- MPI_Abort on rank 1: every rank's folder is complete
 mpi abort abort

@@ -249,7 +249,17 @@ static void global(FILE *f, const struct tscope__pglobal *g)
             fprintf(f, "%s%lld", b ? "," : "", (long long)g->busy[(size_t)i * g->nbins + b]);
         fputc(']', f);
     }
-    fputs("]}", f);
+    fputs("]},\n \"remote_dependencies\":[", f);
+    for (uint32_t i = 0; i < g->nrdeps; i++) {
+        const struct tscope__prdep *d = &g->rdeps[i];
+        fprintf(f, "%s{\"from_rank\":%d,\"from\":", i ? ",\n  " : "\n  ", d->from_rank);
+        tscope__fmt_json_string(f, d->from);
+        fprintf(f, ",\"to_rank\":%d,\"to\":", d->to_rank);
+        tscope__fmt_json_string(f, d->to);
+        fprintf(f, ",\"in\":%llu,\"out\":%llu,\"copyin\":%llu}", (unsigned long long)d->in,
+                (unsigned long long)d->out, (unsigned long long)d->copyin);
+    }
+    fputs("]", f);
 }
 
 int tscope__export_json(const struct tscope__profile *p, FILE *f)

@@ -26,6 +26,7 @@
 #include "export/export.h"
 #include "export/output.h"
 #include "global.h"
+#include "global_int.h"
 
 extern char *program_invocation_short_name;
 
@@ -589,6 +590,10 @@ struct tscope__profile *tscope__global_merge(struct tscope__profile *const *ps, 
             combine(&acc, &one);
     }
     struct tscope__profile *g = ok ? build(program, &nm, &acc, recs, nranks) : NULL;
+    if (g && tscope__global_rdeps_merge(g->global, ps, nranks)) {
+        tscope__profile_free(g);
+        g = NULL;
+    }
     for (int r = 0; recs && r < nranks; r++)
         free(recs[r]);
     free(recs);
@@ -600,9 +605,7 @@ struct tscope__profile *tscope__global_merge(struct tscope__profile *const *ps, 
 
 /* ---- in the run: over the transport's collectives -------------------------- */
 
-/* 1 when every rank's ok is 1 (a minimum at rank 0, broadcast): the ranks
- * then all go on, or all stop, so that no collective is left waiting. */
-static int all_ok(const tscope_comm_t *c, int ok)
+int tscope__global_all_ok(const tscope_comm_t *c, int ok)
 {
     int64_t in = ok ? 1 : 0, out = 0;
     if (c->reduce(c->ctx, &in, &out, 1, TSCOPE_REDUCE_MIN, 0))
@@ -614,14 +617,13 @@ static int all_ok(const tscope_comm_t *c, int ok)
     return out == 1;
 }
 
-/* Rank 0's blob of *len bytes to every rank (*blob allocated there). */
-static int bcast_blob(const tscope_comm_t *c, char **blob, uint64_t *len)
+int tscope__global_bcast_blob(const tscope_comm_t *c, char **blob, uint64_t *len)
 {
     if (c->bcast(c->ctx, len, sizeof *len, 0))
         return -1;
     if (c->rank != 0)
         *blob = malloc(*len + 1);
-    if (!all_ok(c, *blob != NULL))
+    if (!tscope__global_all_ok(c, *blob != NULL))
         return -1;
     return c->bcast(c->ctx, *blob, *len, 0) ? -1 : 0;
 }
@@ -637,7 +639,7 @@ static int agree_names(const tscope_comm_t *c, const struct tscope__profile *p, 
     size_t *counts = NULL;
     uint64_t *lens = NULL;
     int rc = -1;
-    if (!all_ok(c, mine != NULL) || bcast_blob(c, &blob, &l))
+    if (!tscope__global_all_ok(c, mine != NULL) || tscope__global_bcast_blob(c, &blob, &l))
         goto out;
     /* what each rank adds to rank 0's names, gathered in rank order */
     int ok = !names_add_blob(nm, blob, l, 0) && !names_index(nm) && (extra = malloc(len + 1));
@@ -655,7 +657,7 @@ static int agree_names(const tscope_comm_t *c, const struct tscope__profile *p, 
         }
         at += sl;
     }
-    if (!all_ok(c, ok))
+    if (!tscope__global_all_ok(c, ok))
         goto out;
     for (int i = 0; root && i < c->size; i++)
         counts[i] = sizeof(uint64_t);
@@ -666,7 +668,7 @@ static int agree_names(const tscope_comm_t *c, const struct tscope__profile *p, 
         total += (counts[i] = lens[i]);
     if (root)
         all = malloc(total + 1);
-    if (!all_ok(c, !root || all) || c->gatherv(c->ctx, extra, xl, all, counts, 0))
+    if (!tscope__global_all_ok(c, !root || all) || c->gatherv(c->ctx, extra, xl, all, counts, 0))
         goto out;
     /* the whole list, from rank 0 */
     uint64_t fl = 0;
@@ -681,14 +683,14 @@ static int agree_names(const tscope_comm_t *c, const struct tscope__profile *p, 
             at += (uint32_t)sl;
         }
     }
-    if (!all_ok(c, !root || final) || bcast_blob(c, &final, &fl))
+    if (!tscope__global_all_ok(c, !root || final) || tscope__global_bcast_blob(c, &final, &fl))
         goto out;
     if (!root) {
         names_free(nm);
         if (names_add_blob(nm, final, fl, 0) || names_index(nm))
             ok = 0;
     }
-    rc = all_ok(c, ok) ? 0 : -1;
+    rc = tscope__global_all_ok(c, ok) ? 0 : -1;
 out:
     if (!root)
         free(blob);
@@ -732,7 +734,7 @@ int tscope_finalize_global(const tscope_comm_t *c)
         recs = malloc((size_t)c->size * sizeof *recs);
         ok = ok && counts && recs_all && recs;
     }
-    if (!all_ok(c, ok))
+    if (!tscope__global_all_ok(c, ok))
         goto out;
     rank_cut(p, c->rank, c->size, &nm, &mine, rec);
     for (int i = 0; root && i < c->size; i++) {
@@ -746,6 +748,18 @@ int tscope_finalize_global(const tscope_comm_t *c)
         goto out;
     if (root && !(g = build(program_invocation_short_name, &nm, &acc, recs, c->size)))
         why = "out of memory";
+    /* every rank takes part, also when rank 0 could not build */
+    struct tscope__pglobal scratch = {0};
+    if (tscope__global_rdeps_run(c, p, g ? g->global : &scratch)) {
+        tscope__profile_free(g);
+        g = NULL;
+        why = "the remote dependencies: a collective failed or memory ran out";
+    }
+    for (uint32_t i = 0; i < scratch.nrdeps; i++) {
+        free(scratch.rdeps[i].from);
+        free(scratch.rdeps[i].to);
+    }
+    free(scratch.rdeps);
 out:
     if (root && !g) {
         fprintf(stderr,

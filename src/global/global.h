@@ -13,6 +13,7 @@
 #define TSCOPE_GLOBAL_GLOBAL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "profile/profile.h"
 

@@ -176,6 +176,85 @@ static int busy_gp(const struct tscope__profile *p, FILE *f)
     return ferror(f) ? TSCOPE_EIO : 0;
 }
 
+/* A (rank, type) node of the DOT graph: "rR:type". */
+static void rank_node(FILE *f, int rank, const char *type)
+{
+    char id[400];
+    snprintf(id, sizeof id, "r%d:%s", rank, type);
+    tscope__fmt_json_string(f, id);
+}
+
+/* 1 when (rank, name) is an end of an edge before edge i (or edge i's
+ * `from` when end is its `to`): its node is declared already. */
+static int seen(const struct tscope__pglobal *g, uint32_t i, int end, int rank, const char *name)
+{
+    for (uint32_t j = 0; j <= i; j++) {
+        const struct tscope__prdep *d = &g->rdeps[j];
+        if (d->from_rank == rank && !strcmp(d->from, name) && (j < i || end))
+            return 1;
+        if (j < i && d->to_rank == rank && !strcmp(d->to, name))
+            return 1;
+    }
+    return 0;
+}
+
+/* The remote dependencies between the ranks' task types: a cluster per
+ * rank, dashed edges from the type waited for to the type that waited,
+ * labelled by direction and count. */
+static int taskgraph_dot(const struct tscope__profile *p, FILE *f)
+{
+    const struct tscope__pglobal *g = p->global;
+    fputs("digraph taskscope_global {\n  graph [rankdir=LR, labelloc=t, label=", f);
+    char title[200];
+    snprintf(title, sizeof title, "%s: remote dependencies between %d ranks (%u edges)", p->program,
+             g->nranks, g->nrdeps);
+    tscope__fmt_json_string(f, title);
+    fputs("];\n  node [shape=box, style=\"rounded,filled\", fillcolor=\"#FFF3C4\"];\n", f);
+    for (int r = 0; r < g->nranks; r++) {
+        int any = 0;
+        for (uint32_t i = 0; i < g->nrdeps; i++) {
+            const struct tscope__prdep *d = &g->rdeps[i];
+            for (int end = 0; end < 2; end++) {
+                const char *name = end ? d->to : d->from;
+                if ((end ? d->to_rank : d->from_rank) != r || seen(g, i, end, r, name))
+                    continue;
+                if (!any++)
+                    fprintf(f, "  subgraph cluster_rank%d {\n    label=\"rank %d\";\n", r, r);
+                fputs("    ", f);
+                rank_node(f, r, end ? d->to : d->from);
+                fputs(" [label=", f);
+                tscope__fmt_json_string(f, end ? d->to : d->from);
+                fputs("];\n", f);
+            }
+        }
+        if (any)
+            fputs("  }\n", f);
+    }
+    for (uint32_t i = 0; i < g->nrdeps; i++) {
+        const struct tscope__prdep *d = &g->rdeps[i];
+        char label[128] = "";
+        size_t at = 0;
+        if (d->in)
+            at += (size_t)snprintf(label + at, sizeof label - at, "in %llu",
+                                   (unsigned long long)d->in);
+        if (d->out)
+            at += (size_t)snprintf(label + at, sizeof label - at, "%sout %llu", at ? ", " : "",
+                                   (unsigned long long)d->out);
+        if (d->copyin)
+            snprintf(label + at, sizeof label - at, "%scopyin %llu", at ? ", " : "",
+                     (unsigned long long)d->copyin);
+        fputs("  ", f);
+        rank_node(f, d->from_rank, d->from);
+        fputs(" -> ", f);
+        rank_node(f, d->to_rank, d->to);
+        fputs(" [style=dashed, color=\"#1F6FB2\", label=", f);
+        tscope__fmt_json_string(f, label);
+        fputs("];\n", f);
+    }
+    fputs("}\n", f);
+    return ferror(f) ? TSCOPE_EIO : 0;
+}
+
 int tscope__global_write(const struct tscope__profile *g, const char *dir, FILE *say, unsigned rows)
 {
     summary_rows = rows;
@@ -200,7 +279,8 @@ int tscope__global_write(const struct tscope__profile *g, const char *dir, FILE 
                  {"messages.csv", messages_csv},
                  {"messages.gp", messages_gp},
                  {"ranks_busy.csv", busy_csv},
-                 {"ranks.gp", busy_gp}};
+                 {"ranks.gp", busy_gp},
+                 {"taskgraph.dot", taskgraph_dot}};
     int first = 0;
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         int rc = tscope__output_write_file(dir, files[i].name, files[i].fn, g);

@@ -123,6 +123,16 @@ struct tscope__prank {
     tscope_peer_stats_t msgs; /* summed over its peers (peer: -1) */
 };
 
+/* Remote dependencies between types of two ranks in the global view: tasks
+ * of type `to` on rank to_rank depending on tasks of type `from` on rank
+ * from_rank (tscope_dep_remote), by direction; "?" for a task whose rank
+ * did not keep it (instance cap) or is missing. */
+struct tscope__prdep {
+    int from_rank, to_rank;
+    char *from, *to;
+    uint64_t in, out, copyin;
+};
+
 /* What only a global profile has: the ranks, the message matrix (bytes and
  * messages from rank i to rank j at [i * nranks + j], point to point and
  * collective) and the busy time of every rank in common time bins. */
@@ -133,6 +143,8 @@ struct tscope__pglobal {
     double bin_ns;
     uint32_t nbins;
     int64_t *busy; /* nranks * nbins: thread-ns busy */
+    struct tscope__prdep *rdeps; /* ordered by ranks, then names */
+    uint32_t nrdeps;
 };
 
 struct tscope__profile {

@@ -55,6 +55,11 @@ void tscope__profile_free(struct tscope__profile *p)
         free(p->global->bytes);
         free(p->global->msgs);
         free(p->global->busy);
+        for (uint32_t i = 0; i < p->global->nrdeps; i++) {
+            free(p->global->rdeps[i].from);
+            free(p->global->rdeps[i].to);
+        }
+        free(p->global->rdeps);
         free(p->global);
     }
     free(p->program);
