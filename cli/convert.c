@@ -3,9 +3,11 @@
  * wrote), a saved profile (profile.json) into the task-tree formats of other
  * tools (the same exporters as TASKSCOPE_OUTPUTS); a run's folder gives
  * whichever of the two the formats asked for need. */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -36,6 +38,9 @@ static void usage(FILE *f)
                "  paraver    Paraver's trace.prv, trace.pcf and trace.row\n"
                "  timeline   a picture of the threads over time (timeline.csv, timeline.gp,\n"
                "             timeline.png when gnuplot is installed)\n"
+               "An MPI job's run folder (rank-N/trace.tsct) gives one Chrome trace of all ranks,\n"
+               "with the messages between them as arrows (RUN/trace.json), and the other\n"
+               "formats rank by rank.\n"
                "and a saved profile (profile.json, or the folder holding it) for the tools that\n"
                "read a call tree:\n"
                "  folded     folded stacks for flamegraph.pl and speedscope (stacks.folded)\n"
@@ -108,6 +113,53 @@ static int convert_profile(const char *in, int k, const char *out, int quiet)
     if (!quiet)
         fprintf(stderr, "taskscope: %s: %s of %s\n", target, tree_formats[k].word, path);
     return 0;
+}
+
+static int by_rank_dir(const void *a, const void *b)
+{
+    long x = strtol(*(char *const *)a + 5, NULL, 10), y = strtol(*(char *const *)b + 5, NULL, 10);
+    return x < y ? -1 : x > y;
+}
+
+/* A job's run folder (docs/mpi.md): its ranks' traces, rank-N/trace.tsct,
+ * by rank into *paths (allocated); their number, 0 when none. */
+static int job_traces(const char *dir, char ***paths)
+{
+    *paths = NULL;
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    char **names = NULL;
+    int n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        long r;
+        char rest;
+        if (sscanf(e->d_name, "rank-%ld%c", &r, &rest) != 1)
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            char **m = realloc(names, (size_t)cap * sizeof *m);
+            if (!m)
+                break;
+            names = m;
+        }
+        names[n++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, by_rank_dir);
+    int k = 0;
+    *paths = calloc((size_t)n + 1, sizeof **paths);
+    for (int i = 0; i < n; i++) {
+        char path[4200];
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/%s/trace.tsct", dir, names[i] ? names[i] : "");
+        if (*paths && names[i] && stat(path, &sb) == 0)
+            (*paths)[k++] = strdup(path);
+        free(names[i]);
+    }
+    free(names);
+    return k;
 }
 
 /* The trace file of path (a folder: its trace.tsct) into buf; 0, or 1
@@ -211,6 +263,27 @@ int tscope_cli_convert(int argc, char **argv)
     }
     int rc = 0, traced = 0;
     char in[4200];
+    /* a job's run folder: the ranks' traces together (Chrome: one file with
+     * the messages as arrows), the others rank by rank */
+    char **ranks = NULL, probe[4200];
+    struct stat sb;
+    snprintf(probe, sizeof probe, "%s/trace.tsct", argv[optind]);
+    int nranks = stat(probe, &sb) == 0 ? 0 : job_traces(argv[optind], &ranks);
+    for (int i = 0; nranks && i < n; i++) {
+        if (formats[i] >= PROFILE_FMT)
+            rc |= convert_profile(argv[optind], formats[i] - PROFILE_FMT, out, quiet);
+        else if (formats[i] == TSCOPE__FMT_CHROME)
+            rc |= tscope_cli_job_trace_convert("convert", argv[optind], (const char *const *)ranks,
+                                               nranks, out, quiet);
+        else
+            for (int r = 0; r < nranks; r++)
+                rc |= tscope_cli_trace_convert("convert", ranks[r], formats[i], NULL, quiet);
+    }
+    for (int r = 0; r < nranks; r++)
+        free(ranks[r]);
+    free(ranks);
+    if (nranks)
+        return rc ? 1 : 0;
     for (int i = 0; i < n; i++) {
         if (formats[i] >= PROFILE_FMT) {
             rc |= convert_profile(argv[optind], formats[i] - PROFILE_FMT, out, quiet);

@@ -60,3 +60,42 @@ int tscope_cli_trace_convert(const char *cmd, const char *in, int format, const 
     }
     return 0;
 }
+
+int tscope_cli_job_trace_convert(const char *cmd, const char *run, const char *const *paths, int n,
+                                 const char *out, int quiet)
+{
+    char def[1200];
+    struct stat sb;
+    uint64_t bytes = 0;
+    for (int i = 0; i < n; i++)
+        bytes += stat(paths[i], &sb) == 0 ? (uint64_t)sb.st_size : 0;
+    int gzip = 0;
+    if (!out) {
+        gzip = bytes > GZIP_FROM;
+        snprintf(def, sizeof def, "%s/%s", run, gzip ? "trace.json.gz" : "trace.json");
+        out = def;
+    } else {
+        size_t len = strlen(out);
+        gzip = len > 3 && strcmp(out + len - 3, ".gz") == 0;
+    }
+    struct tscope__replay_stats st;
+    uint64_t unmatched = 0;
+    char err[1400];
+    if (tscope__trace_job_to_chrome(paths, n, out, gzip, &st, &unmatched, err, sizeof err)) {
+        fprintf(stderr, "taskscope %s: %s\n", cmd, err);
+        return 1;
+    }
+    if (!quiet) {
+        fprintf(stderr,
+                "taskscope: %s: %d ranks, %llu task stays, %llu arrows (messages among them), "
+                "%llu messages, from %llu records",
+                strcmp(out, "-") == 0 ? "standard output" : out, n, (unsigned long long)st.slices,
+                (unsigned long long)st.flows, (unsigned long long)st.messages,
+                (unsigned long long)st.records);
+        if (unmatched)
+            fprintf(stderr, "; %llu message ends without a partner (a rank's trace missing?)",
+                    (unsigned long long)unmatched);
+        fputc('\n', stderr);
+    }
+    return 0;
+}

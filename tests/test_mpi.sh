@@ -93,6 +93,26 @@ done
 check "ring: global tasks completed = the sum" "$(gj ring .totals.tasks_completed)" \
     "$(for r in 0 1 2 3; do rj ring $r .totals.tasks_completed; done | awk '{s += $1} END {print s}')"
 
+# ---- the job's traces as one Chrome trace: a process per rank, every
+# message an arrow from the sender's MPI call to the receiver's
+mpirun --allow-run-as-root --oversubscribe -np $np "$ts" run -q --trace=timeline -o "$tmp/traced" \
+    -- "$prog" ring 10 1000 >/dev/null 2>"$tmp/traced.stderr"
+check "traced ring: exit status" "$?" 0
+"$ts" convert -q "$tmp/traced" --to chrome 2>"$tmp/convert.err"
+check "job trace: converted" "$?" 0
+tj() { jq -r "$1" "$tmp/traced/trace.json" 2>/dev/null; }
+check "job trace: a process per rank" \
+    "$(tj '[.traceEvents[] | select(.ph == "M" and .name == "process_name") | .pid] | sort | join(",")')" \
+    "1,2,3,4"
+check "job trace: 80 message arrows (20 per rank), each a start and a bound finish" \
+    "$(tj '[.traceEvents[] | select(.cat == "message")] | "\([.[] | select(.ph == "s")] | length) \([.[] | select(.ph == "f" and .bp == "e")] | length)"')" \
+    "80 80"
+check "job trace: every arrow from rank r to rank r + 1, of 1000 B" \
+    "$(tj '[.traceEvents[] | select(.cat == "message")] | group_by(.id) | map((.[0].pid % 4) + 1 == .[1].pid and .[0].ph == "s" and .[0].name == "1000 B") | all')" \
+    true
+check "job trace: the sending calls, one slice each (MPI_Sendrecv, MPI_Isend)" \
+    "$(tj '[.traceEvents[] | select(.ph == "B" and (.name == "MPI_Sendrecv" or .name == "MPI_Isend"))] | length')" 80
+
 # ---- the same global profile offline, and a missing rank named
 "$ts" merge -q -o "$tmp/ring-merged" "$tmp/ring" 2>"$tmp/merge.err"
 check "merge: exit status" "$?" 0

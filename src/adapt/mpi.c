@@ -1,7 +1,9 @@
 /* mpi.c - the MPI adapter (libtaskscope-mpi.so): PMPI wrappers that give
  * taskscope the process's rank, time every MPI call as a task of its own
  * type ("MPI_Send", ...) nested under the task that calls it, count the
- * messages and bytes exchanged with each peer (tscope_message), and at
+ * messages and bytes exchanged with each peer (tscope_message: a send when
+ * posted, before the MPI call, a receive when it completes, so that a
+ * trace's arrow goes forward in time), and at
  * MPI_Finalize reduce the ranks' profiles into the global view over MPI
  * itself (tscope_finalize_global, the collectives below).
  *
@@ -440,9 +442,8 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
     int NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)      \
     {                                                                                              \
         uint64_t id = enter(C_##E);                                                                \
+        message(comm, dest, bytes_of(count, type), tag, TSCOPE_MSG_SEND);                          \
         int rc = P##NAME(buf, count, type, dest, tag, comm);                                       \
-        if (rc == MPI_SUCCESS)                                                                     \
-            message(comm, dest, bytes_of(count, type), tag, TSCOPE_MSG_SEND);                      \
         leave(id);                                                                                 \
         return rc;                                                                                 \
     }
@@ -456,9 +457,8 @@ SEND_LIKE(MPI_Rsend, RSEND)
              MPI_Request *req)                                                                     \
     {                                                                                              \
         uint64_t id = enter(C_##E);                                                                \
+        message(comm, dest, bytes_of(count, type), tag, TSCOPE_MSG_SEND);                          \
         int rc = P##NAME(buf, count, type, dest, tag, comm, req);                                  \
-        if (rc == MPI_SUCCESS)                                                                     \
-            message(comm, dest, bytes_of(count, type), tag, TSCOPE_MSG_SEND);                      \
         leave(id);                                                                                 \
         return rc;                                                                                 \
     }
@@ -496,12 +496,11 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
     uint64_t id = enter(C_SENDRECV);
     MPI_Status own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    message(comm, dest, bytes_of(scount, stype), stag, TSCOPE_MSG_SEND);
     int rc =
         PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, st);
-    if (rc == MPI_SUCCESS && started && !finished) {
-        message(comm, dest, bytes_of(scount, stype), stag, TSCOPE_MSG_SEND);
+    if (rc == MPI_SUCCESS && started && !finished)
         received(comm, st);
-    }
     leave(id);
     return rc;
 }
@@ -512,11 +511,10 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
     uint64_t id = enter(C_SENDRECV_REPLACE);
     MPI_Status own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+    message(comm, dest, bytes_of(count, type), stag, TSCOPE_MSG_SEND);
     int rc = PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, st);
-    if (rc == MPI_SUCCESS && started && !finished) {
-        message(comm, dest, bytes_of(count, type), stag, TSCOPE_MSG_SEND);
+    if (rc == MPI_SUCCESS && started && !finished)
         received(comm, st);
-    }
     leave(id);
     return rc;
 }

@@ -14,12 +14,20 @@
 #include <string.h>
 
 #include "convert.h"
+#include "taskscope/taskscope.h"
 
 #ifdef TSCOPE_HAVE_ZLIB
 #include <zlib.h>
 #endif
 
 #define OUT_BYTES (1u << 20)
+
+/* A message of a job's trace: its end on the sending or receiving side. */
+struct msg {
+    uint64_t ns, bytes;
+    uint32_t rank, peer, tag, thread;
+    uint8_t flags;
+};
 
 struct out {
     FILE *f;
@@ -31,7 +39,11 @@ struct out {
     int failed;
     const struct tscope__trace *t;
     uint32_t pid;
+    uint64_t offset; /* ns added to every time (a job's ranks on one clock) */
     uint64_t flow_id;
+    struct msg *msgs; /* a job's messages, to be joined (job mode only) */
+    size_t nmsgs, cap_msgs;
+    int job;
     char **type_json; /* type names as JSON strings, by id (lazily) */
     uint32_t ntype_json;
 };
@@ -159,7 +171,7 @@ static inline char *put_head(char *p, const struct out *o, const char *ph, uint3
     p = put_str(p, ",\"tid\":");
     p = put_u64(p, (uint64_t)thread + 1);
     p = put_str(p, ",\"ts\":");
-    return put_us(p, ns);
+    return put_us(p, ns + o->offset);
 }
 
 static int slice_begin(void *ctx, uint32_t thread, uint64_t ns, uint64_t task, uint32_t type)
@@ -226,7 +238,7 @@ static int counter(void *ctx, uint32_t thread, uint64_t ns, uint32_t id, double 
     p = put_str(p, ",\n{\"ph\":\"C\",\"pid\":");
     p = put_u64(p, o->pid);
     p = put_str(p, ",\"ts\":");
-    p = put_us(p, ns);
+    p = put_us(p, ns + o->offset);
     p = put_str(p, ",\"name\":");
     p = put_name(p, o, TSCOPE__TABLE_COUNTERS, id, "counter");
     p = put_str(p, ",\"args\":{\"value\":");
@@ -253,7 +265,9 @@ static int instant(void *ctx, uint32_t thread, uint64_t ns, uint32_t event, uint
     return o->failed;
 }
 
-/* Process and thread names, and what the trace says of itself. */
+/* What the trace says of itself (one rank), then its process. */
+static void process_meta(struct out *o, int first);
+
 static void write_head(struct out *o)
 {
     const struct tscope__trace_info *i = tscope__trace_info(o->t);
@@ -267,7 +281,17 @@ static void write_head(struct out *o)
     p = put_u64(p, i->nranks);
     p = put_str(p, ",\"realtime_origin_ns\":");
     p = put_u64(p, i->realtime_ns);
-    p = put_str(p, "},\n\"traceEvents\":[\n{\"ph\":\"M\",\"pid\":");
+    p = put_str(p, "},\n\"traceEvents\":[\n");
+    o->len = (size_t)(p - o->buf);
+    process_meta(o, 1);
+}
+
+/* The process of the trace o->t (a rank): its name, order and threads. */
+static void process_meta(struct out *o, int first)
+{
+    const struct tscope__trace_info *i = tscope__trace_info(o->t);
+    char *p = reserve(o, 1024);
+    p = put_str(p, first ? "{\"ph\":\"M\",\"pid\":" : ",\n{\"ph\":\"M\",\"pid\":");
     p = put_u64(p, o->pid);
     p = put_str(p, ",\"name\":\"process_name\",\"args\":{\"name\":\"rank ");
     p = put_u64(p, i->rank);
@@ -300,6 +324,64 @@ static void write_head(struct out *o)
     }
 }
 
+/* Opens out for o (gzip: through zlib; "-": stdout); 0, or -1 with err. */
+static int open_out(struct out *o, const char *out, int gzip, char *err, size_t errlen)
+{
+    int to_stdout = strcmp(out, "-") == 0;
+    if (gzip) {
+#ifdef TSCOPE_HAVE_ZLIB
+        o->gz = to_stdout ? gzdopen(1, "wb") : gzopen(out, "wb");
+        if (!o->gz) {
+            snprintf(err, errlen, "cannot create %s: %s", out, strerror(errno));
+            return -1;
+        }
+#else
+        snprintf(err, errlen,
+                 "%s: this taskscope was built without zlib (zlib1g-dev): no .gz "
+                 "output",
+                 out);
+        return -1;
+#endif
+    } else {
+        o->f = to_stdout ? stdout : fopen(out, "w");
+        if (!o->f) {
+            snprintf(err, errlen, "cannot create %s: %s", out, strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Ends the document, closes out and frees o's buffers; rc, or -1 with err
+ * when writing failed. */
+static int close_out(struct out *o, const char *out, int rc, char *err, size_t errlen)
+{
+    char *p = reserve(o, 8);
+    p = put_str(p, "\n]}\n");
+    o->len = (size_t)(p - o->buf);
+    flush_out(o);
+    int saved = errno;
+#ifdef TSCOPE_HAVE_ZLIB
+    if (o->gz && gzclose(o->gz) != Z_OK)
+        o->failed = 1;
+#endif
+    int to_stdout = strcmp(out, "-") == 0;
+    if (o->f && !to_stdout && fclose(o->f) != 0)
+        o->failed = 1;
+    else if (o->f && to_stdout && fflush(o->f) != 0)
+        o->failed = 1;
+    if (o->failed && rc == 0) {
+        snprintf(err, errlen, "writing %s failed: %s", out, strerror(saved ? saved : EIO));
+        rc = -1;
+    }
+    for (uint32_t i = 0; i < o->ntype_json; i++)
+        free(o->type_json[i]);
+    free(o->type_json);
+    free(o->buf);
+    o->buf = NULL;
+    return rc;
+}
+
 int tscope__trace_to_chrome(struct tscope__trace *t, const char *out, int gzip,
                             struct tscope__replay_stats *st, char *err, size_t errlen)
 {
@@ -309,54 +391,174 @@ int tscope__trace_to_chrome(struct tscope__trace *t, const char *out, int gzip,
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    int to_stdout = strcmp(out, "-") == 0;
-    if (gzip) {
-#ifdef TSCOPE_HAVE_ZLIB
-        o.gz = to_stdout ? gzdopen(1, "wb") : gzopen(out, "wb");
-        if (!o.gz) {
-            snprintf(err, errlen, "cannot create %s: %s", out, strerror(errno));
-            free(o.buf);
-            return -1;
-        }
-#else
-        snprintf(err, errlen,
-                 "%s: this taskscope was built without zlib (zlib1g-dev): no .gz "
-                 "output",
-                 out);
+    if (open_out(&o, out, gzip, err, errlen)) {
         free(o.buf);
         return -1;
-#endif
-    } else {
-        o.f = to_stdout ? stdout : fopen(out, "w");
-        if (!o.f) {
-            snprintf(err, errlen, "cannot create %s: %s", out, strerror(errno));
-            free(o.buf);
-            return -1;
-        }
     }
     write_head(&o);
-    struct tscope__trace_sink sink = {&o, slice_begin, slice_end, flow, counter, instant, NULL};
+    struct tscope__trace_sink sink = {&o,      slice_begin, slice_end, flow,
+                                      counter, instant,     NULL,      NULL};
     int rc = tscope__trace_replay(t, &sink, st, err, errlen);
-    char *p = reserve(&o, 8);
-    p = put_str(p, "\n]}\n");
-    o.len = (size_t)(p - o.buf);
-    flush_out(&o);
-    int saved = errno;
-#ifdef TSCOPE_HAVE_ZLIB
-    if (o.gz && gzclose(o.gz) != Z_OK)
-        o.failed = 1;
-#endif
-    if (o.f && !to_stdout && fclose(o.f) != 0)
-        o.failed = 1;
-    else if (o.f && to_stdout && fflush(o.f) != 0)
-        o.failed = 1;
-    if (o.failed && rc == 0) {
-        snprintf(err, errlen, "writing %s failed: %s", out, strerror(saved ? saved : EIO));
+    return close_out(&o, out, rc, err, errlen);
+}
+
+/* ---- a job: the ranks' traces in one file, messages as arrows ----------- */
+
+static int message(void *ctx, uint32_t thread, uint64_t ns, uint32_t peer, uint64_t bytes,
+                   uint32_t tag, unsigned flags)
+{
+    struct out *o = ctx;
+    if (o->nmsgs == o->cap_msgs) {
+        size_t cap = o->cap_msgs ? o->cap_msgs * 2 : 4096;
+        struct msg *m = realloc(o->msgs, cap * sizeof *m);
+        if (!m)
+            return -1;
+        o->msgs = m;
+        o->cap_msgs = cap;
+    }
+    o->msgs[o->nmsgs++] =
+        (struct msg){ns + o->offset, bytes, o->pid - 1, peer, tag, thread, (uint8_t)flags};
+    return 0;
+}
+
+/* Sends and receives in the order that joins them: by (sender, receiver,
+ * collective or not, tag), then time. */
+static int by_channel(const void *a, const void *b)
+{
+    const struct msg *x = a, *y = b;
+    int xs = (x->flags & TSCOPE_MSG_SEND) != 0, ys = (y->flags & TSCOPE_MSG_SEND) != 0;
+    uint32_t xa = xs ? x->rank : x->peer, xb = xs ? x->peer : x->rank;
+    uint32_t ya = ys ? y->rank : y->peer, yb = ys ? y->peer : y->rank;
+    if (xa != ya)
+        return xa < ya ? -1 : 1;
+    if (xb != yb)
+        return xb < yb ? -1 : 1;
+    int xc = (x->flags & TSCOPE_MSG_COLLECTIVE) != 0, yc = (y->flags & TSCOPE_MSG_COLLECTIVE) != 0;
+    if (xc != yc)
+        return xc - yc;
+    if (!xc && x->tag != y->tag)
+        return x->tag < y->tag ? -1 : 1;
+    if (xs != ys)
+        return ys - xs; /* sends first */
+    return x->ns < y->ns ? -1 : x->ns > y->ns;
+}
+
+/* Joins each channel's k-th send to its k-th receive: an arrow each. */
+static int message_flows(struct out *o, uint64_t *flows, uint64_t *unmatched)
+{
+    qsort(o->msgs, o->nmsgs, sizeof *o->msgs, by_channel);
+    for (size_t i = 0; i < o->nmsgs;) {
+        /* one channel: [i, j) sends, [j, k) receives */
+        size_t j = i, k;
+        while (j < o->nmsgs && (o->msgs[j].flags & TSCOPE_MSG_SEND) &&
+               !((o->msgs[j].flags ^ o->msgs[i].flags) & TSCOPE_MSG_COLLECTIVE) &&
+               o->msgs[j].rank == o->msgs[i].rank && o->msgs[j].peer == o->msgs[i].peer &&
+               ((o->msgs[i].flags & TSCOPE_MSG_COLLECTIVE) || o->msgs[j].tag == o->msgs[i].tag))
+            j++;
+        k = j;
+        const struct msg *s0 = &o->msgs[i];
+        int sending = (s0->flags & TSCOPE_MSG_SEND) != 0;
+        uint32_t from = sending ? s0->rank : s0->peer, to = sending ? s0->peer : s0->rank;
+        while (k < o->nmsgs && !(o->msgs[k].flags & TSCOPE_MSG_SEND) && o->msgs[k].peer == from &&
+               o->msgs[k].rank == to && !((o->msgs[k].flags ^ s0->flags) & TSCOPE_MSG_COLLECTIVE) &&
+               ((s0->flags & TSCOPE_MSG_COLLECTIVE) || o->msgs[k].tag == s0->tag))
+            k++;
+        size_t ns = j - i, nr = k - j, pairs = ns < nr ? ns : nr;
+        *unmatched += (ns - pairs) + (nr - pairs);
+        for (size_t q = 0; q < pairs; q++) {
+            const struct msg *snd = &o->msgs[i + q], *rcv = &o->msgs[j + q];
+            uint64_t id = ++o->flow_id;
+            char *p = reserve(o, 400);
+            for (int end = 0; end < 2; end++) {
+                const struct msg *m = end ? rcv : snd;
+                p = put_str(p, ",\n{\"ph\":\"");
+                p = put_str(p, end ? "f\",\"bp\":\"e" : "s");
+                p = put_str(p, "\",\"pid\":");
+                p = put_u64(p, (uint64_t)m->rank + 1);
+                p = put_str(p, ",\"tid\":");
+                p = put_u64(p, (uint64_t)m->thread + 1);
+                p = put_str(p, ",\"ts\":");
+                p = put_us(p, m->ns);
+                p = put_str(p, ",\"id\":");
+                p = put_u64(p, id);
+                p = put_str(p, (m->flags & TSCOPE_MSG_COLLECTIVE) ? ",\"cat\":\"collective\""
+                                                                  : ",\"cat\":\"message\"");
+                p = put_str(p, ",\"name\":\"");
+                p = put_u64(p, snd->bytes);
+                p = put_str(p, " B\"}");
+            }
+            o->len = (size_t)(p - o->buf);
+            (*flows)++;
+        }
+        i = k > i ? k : i + 1;
+    }
+    return o->failed;
+}
+
+int tscope__trace_job_to_chrome(const char *const *paths, int n, const char *out, int gzip,
+                                struct tscope__replay_stats *st, uint64_t *unmatched, char *err,
+                                size_t errlen)
+{
+    memset(st, 0, sizeof *st);
+    *unmatched = 0;
+    struct tscope__trace **t = calloc((size_t)n + 1, sizeof *t);
+    if (!t) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = 0;
+    uint64_t origin = UINT64_MAX;
+    for (int r = 0; r < n && !rc; r++) {
+        rc = tscope__trace_open(paths[r], &t[r], err, errlen);
+        if (!rc && tscope__trace_info(t[r])->realtime_ns < origin)
+            origin = tscope__trace_info(t[r])->realtime_ns;
+    }
+    struct out o = {.job = 1};
+    if (!rc && !(o.buf = malloc(OUT_BYTES))) {
+        snprintf(err, errlen, "out of memory");
         rc = -1;
     }
-    for (uint32_t i = 0; i < o.ntype_json; i++)
-        free(o.type_json[i]);
-    free(o.type_json);
-    free(o.buf);
+    if (!rc && open_out(&o, out, gzip, err, errlen))
+        rc = -1;
+    for (int r = 0; r < n && !rc; r++) {
+        const struct tscope__trace_info *i = tscope__trace_info(t[r]);
+        o.t = t[r];
+        o.pid = i->rank + 1;
+        o.offset = i->realtime_ns - origin;
+        if (r == 0)
+            write_head(&o);
+        else
+            process_meta(&o, 0);
+        struct tscope__trace_sink sink = {&o,      slice_begin, slice_end, flow,
+                                          counter, instant,     NULL,      message};
+        struct tscope__replay_stats one;
+        rc = tscope__trace_replay(t[r], &sink, &one, err, errlen);
+        st->records += one.records;
+        st->slices += one.slices;
+        st->tasks += one.tasks;
+        st->flows += one.flows;
+        st->flows_unbound += one.flows_unbound;
+        st->flows_lost += one.flows_lost;
+        st->unmatched += one.unmatched;
+        st->counters += one.counters;
+        st->instants += one.instants;
+        st->remote += one.remote;
+        st->messages += one.messages;
+        if (one.end_ns + o.offset > st->end_ns)
+            st->end_ns = one.end_ns + o.offset;
+        for (uint32_t k = 0; k < o.ntype_json; k++) { /* each rank names its own types */
+            free(o.type_json[k]);
+            o.type_json[k] = NULL;
+        }
+    }
+    if (!rc && o.buf)
+        rc = message_flows(&o, &st->flows, unmatched) ? -1 : 0;
+    if (o.buf)
+        rc = close_out(&o, out, rc, err, errlen);
+    for (int r = 0; r < n; r++)
+        if (t[r])
+            tscope__trace_close(t[r]);
+    free(t);
+    free(o.msgs);
     return rc;
 }

@@ -445,7 +445,13 @@ int tscope__trace_replay(struct tscope__trace *t, const struct tscope__trace_sin
             st->instants++;
             bad = s->instant(s->ctx, thread, ns, rec.type, rec.arg);
             break;
-        default: /* QUEUED, MESSAGE (drawn once traces of ranks are merged) */
+        case TSCOPE__REC_MESSAGE:
+            st->messages++;
+            if (s->message)
+                bad =
+                    s->message(s->ctx, thread, ns, rec.depth, rec.arg, (uint32_t)rec.id, rec.flags);
+            break;
+        default: /* QUEUED */
             break;
         }
         if (bad) {

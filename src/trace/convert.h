@@ -37,6 +37,10 @@ struct tscope__trace_sink {
      * yield (the task will resume later), called right after its
      * slice_end */
     int (*yielded)(void *ctx, uint32_t thread, uint64_t ns, uint64_t task);
+    /* optional: a message sent to or received from rank peer (flags:
+     * TSCOPE_MSG_*), inside the MPI call's slice */
+    int (*message)(void *ctx, uint32_t thread, uint64_t ns, uint32_t peer, uint64_t bytes,
+                   uint32_t tag, unsigned flags);
 };
 
 struct tscope__replay_stats {
@@ -47,7 +51,7 @@ struct tscope__replay_stats {
     uint64_t flows_unbound; /* creations outside any slice: no arrow */
     uint64_t flows_lost;    /* an end never seen, or forgotten (too old) */
     uint64_t unmatched;     /* ends, yields of tasks not running on that thread */
-    uint64_t counters, instants, remote;
+    uint64_t counters, instants, remote, messages;
     uint64_t end_ns; /* the last timestamp */
 };
 
@@ -84,6 +88,18 @@ int tscope__trace_to_otf2(struct tscope__trace *t, const char *out, struct tscop
                           char *err, size_t errlen);
 int tscope__trace_to_paraver(struct tscope__trace *t, const char *out,
                              struct tscope__replay_stats *st, char *err, size_t errlen);
+/* The traces of a job's ranks (paths[i]: one rank's trace.tsct) as one
+ * Chrome JSON file: a process per rank, each rank's times moved onto the
+ * common wall clock of the earliest (CLOCK_REALTIME at each origin), and
+ * arrows for the messages, every send joined to its receive (the k-th
+ * message from rank a to rank b with a tag to the k-th received, as MPI
+ * keeps them in order).  *st adds up every rank's replay; st->flows counts
+ * the message arrows too, *unmatched the messages left without a partner
+ * (a rank missing, a receive of MPI_ANY_TAG from a collective). */
+int tscope__trace_job_to_chrome(const char *const *paths, int n, const char *out, int gzip,
+                                struct tscope__replay_stats *st, uint64_t *unmatched, char *err,
+                                size_t errlen);
+
 /* The picture (picture.c): out is the gnuplot script; timeline.csv goes
  * next to it, and the script draws timeline.png there. */
 int tscope__trace_to_timeline(struct tscope__trace *t, const char *out,

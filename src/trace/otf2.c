@@ -694,7 +694,8 @@ int tscope__trace_to_otf2(struct tscope__trace *t, const char *out, struct tscop
             o.oom = 1;
     }
     if (rc == 0 && !o.oom && open_archive(&o) == 0) {
-        struct tscope__trace_sink sink = {&o, slice_begin, slice_end, flow, counter, instant, NULL};
+        struct tscope__trace_sink sink = {&o,      slice_begin, slice_end, flow,
+                                          counter, instant,     NULL,      NULL};
         int replayed = tscope__trace_replay(t, &sink, st, err, errlen);
         int closed = close_events(&o);
         if (replayed == 0 && closed == 0 && local_defs(&o) == 0) {

@@ -775,7 +775,8 @@ int tscope__trace_to_paraver(struct tscope__trace *t, const char *out,
         snprintf(err, errlen, "cannot create %s: %s", out, strerror(errno));
         rc = -1;
     }
-    struct tscope__trace_sink sink = {&p, slice_begin, slice_end, flow, counter, instant, yielded};
+    struct tscope__trace_sink sink = {&p,      slice_begin, slice_end, flow,
+                                      counter, instant,     yielded,   NULL};
     if (rc == 0 && tscope__trace_replay(t, &sink, st, err, errlen))
         rc = -1;
     /* each thread's last state lasts until the end */

@@ -238,7 +238,8 @@ int tscope__trace_to_timeline(struct tscope__trace *t, const char *out,
         snprintf(err, errlen, "cannot create %s: %s", data, strerror(errno));
         return -1;
     }
-    struct tscope__trace_sink sink = {&p, slice_begin, slice_end, flow, counter, instant, NULL};
+    struct tscope__trace_sink sink = {&p,      slice_begin, slice_end, flow,
+                                      counter, instant,     NULL,      NULL};
     int rc = tscope__trace_replay(t, &sink, st, err, errlen);
     if (fclose(p.f) != 0 && rc == 0) {
         snprintf(err, errlen, "writing %s failed: %s", data, strerror(errno));
