@@ -142,7 +142,7 @@ struct tscope__pglobal {
     uint64_t *bytes, *msgs;      /* nranks * nranks */
     double bin_ns;
     uint32_t nbins;
-    int64_t *busy; /* nranks * nbins: thread-ns busy */
+    int64_t *busy;               /* nranks * nbins: thread-ns busy */
     struct tscope__prdep *rdeps; /* ordered by ranks, then names */
     uint32_t nrdeps;
 };
