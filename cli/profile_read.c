@@ -610,6 +610,14 @@ struct tscope__profile *tscope_cli_profile_read(const char *path, char *err, siz
         snprintf(err, errlen, "%s: out of memory", path);
         return NULL;
     }
+    if (dir && stat(file, &st) != 0) { /* an MPI job's run folder: its global view */
+        char *global = NULL;
+        if (asprintf(&global, "%s/global/profile.json", path) >= 0 && stat(global, &st) == 0) {
+            free(file);
+            file = global;
+        } else
+            free(global);
+    }
     struct reader r = {file, err, errlen, 0, 0};
     struct tscope__profile *p = NULL;
     json_error_t jerr;

@@ -81,6 +81,9 @@ check "ring: the global message matrix (bytes, rank to rank)" \
 check "ring: the global summary printed by rank 0 only" \
     "$(grep -c 'global view of' "$tmp/ring.stderr")" 1
 
+check "ring: taskscope report RUN reads its global view" \
+    "$("$ts" report "$tmp/ring" 2>&1 | grep -c "global profile of 'mpicases' (4 ranks)")" 1
+
 # ---- every type's global totals are the sums of the ranks' own
 for f in calls created '.self_ns.sum' '.elapsed_ns.sum' '.running_ns.total'; do
     key=${f#.}
