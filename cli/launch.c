@@ -111,8 +111,15 @@ static void scan_libraries(const char *path, struct tscope_launch *l)
             l->uses_libomp = 1;
         if (strstr(line, "libgomp.so"))
             l->uses_libgomp = 1;
-        if (strstr(line, "libmpi.so") || strstr(line, "libmpich.so"))
+#ifdef TSCOPE_MPI_SONAME
+        if (strstr(line, TSCOPE_MPI_SONAME " "))
             l->uses_libmpi = 1;
+        else if (strstr(line, "libmpi.so") || strstr(line, "libmpich.so"))
+            l->uses_other_mpi = 1;
+#else
+        if (strstr(line, "libmpi.so") || strstr(line, "libmpich.so"))
+            l->uses_other_mpi = 1;
+#endif
         if (strstr(line, "libtaskscope-mpi.so"))
             l->uses_mpi_adapter = 1;
     }
@@ -229,7 +236,17 @@ int tscope_launch_prepare(const struct tscope_launch *l, int adapter, const char
     if (l->uses_libmpi && !l->uses_mpi_adapter) {
         if (adapter_path("libtaskscope-mpi.so", prog, lib, sizeof lib) == 0)
             list_add("LD_PRELOAD", lib, 0);
-    }
+    } else if (l->uses_other_mpi && !l->uses_mpi_adapter)
+        fprintf(stderr,
+                "taskscope: %s uses an MPI library taskscope's MPI adapter was not built for (it "
+                "was built for %s): its MPI calls, messages and global view are not measured\n",
+                prog,
+#ifdef TSCOPE_MPI_SONAME
+                TSCOPE_MPI_SONAME
+#else
+                "none: no MPI was found at build time"
+#endif
+        );
     if (adapter == TSCOPE_ADAPT_NONE)
         return 0;
     if (adapter == TSCOPE_ADAPT_PTHREAD) {

@@ -16,7 +16,8 @@ struct tscope_launch {
     char path[PATH_MAX]; /* where the program is */
     int kind;            /* 1 dynamic ELF, 0 static ELF, -1 not ELF (a script) */
     int uses_taskscope, uses_libomp, uses_libgomp;
-    int uses_libmpi, uses_mpi_adapter; /* libmpi; libtaskscope-mpi linked in */
+    int uses_libmpi, uses_mpi_adapter; /* the adapter's libmpi; libtaskscope-mpi linked in */
+    int uses_other_mpi;                /* an MPI library the adapter was not built for */
 };
 
 /* Finds and inspects prog.  0, or ENOENT (not found: exit status 127) or

@@ -89,7 +89,7 @@ static void rebuild(const char *run, const char *rank)
         char rest[32];
         if (sscanf(e->d_name, ".taskscope-%ld.%31s", &p, rest) == 2 && !strcmp(rest, "running")) {
             pid = p;
-            alive |= kill((pid_t)p, 0) == 0;
+            alive |= kill((pid_t)p, 0) == 0 || errno == EPERM; /* EPERM: it exists */
         }
     }
     if (d)

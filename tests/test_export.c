@@ -932,6 +932,51 @@ static void report_tree_of_deep_profile(void)
     free_deep_tree(p);
 }
 
+/* The ranks of one job claim one run folder, however they race: 16
+ * processes at once, 200 times; another job's folder is left alone. */
+static void rank_dirs_race(void)
+{
+    char base[300], cmd[700];
+    snprintf(base, sizeof base, "%s/tscope-test-rankdirs",
+             getenv("TSCOPE_TEST_TMP") ? getenv("TSCOPE_TEST_TMP") : "/tmp");
+    for (int round = 0; round < 200; round++) {
+        snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'.*", base, base);
+        ASSERT_EQ(system(cmd), 0);
+        char job[32];
+        snprintf(job, sizeof job, "job-%d", round);
+        setenv("PMIX_NAMESPACE", job, 1);
+        pid_t kids[16];
+        for (int r = 0; r < 16; r++) {
+            kids[r] = fork();
+            ASSERT(kids[r] >= 0);
+            if (kids[r] == 0) {
+                char out[1200], run[1200];
+                int rc =
+                    tscope__output_make_rank_dir(base, r, 16, out, sizeof out, run, sizeof run);
+                char want[1200];
+                snprintf(want, sizeof want, "%s/rank-%d", base, r);
+                _exit(rc == 0 && strcmp(run, base) == 0 && strcmp(out, want) == 0 ? 0 : 1);
+            }
+        }
+        for (int r = 0; r < 16; r++) {
+            int status = 0;
+            ASSERT_EQ(waitpid(kids[r], &status, 0), kids[r]);
+            if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                TEST_FAIL("round %d: rank %d did not get %s/rank-%d", round, r, base, r);
+        }
+    }
+    /* the next job gets base.1: base is the last job's */
+    setenv("PMIX_NAMESPACE", "another-job", 1);
+    char out[1200], run[1200];
+    ASSERT_OK(tscope__output_make_rank_dir(base, 3, 4, out, sizeof out, run, sizeof run));
+    char want[400];
+    snprintf(want, sizeof want, "%s.1", base);
+    ASSERT_STR_EQ(run, want);
+    unsetenv("PMIX_NAMESPACE");
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'.*", base, base);
+    ASSERT_EQ(system(cmd), 0);
+}
+
 int main(void)
 {
     RUN(deep_tree_prints_completely);
@@ -947,6 +992,7 @@ int main(void)
     RUN(tree_formats);
     RUN(dropped_events_are_stated);
     RUN(full_disk_is_reported);
+    RUN(rank_dirs_race);
     if (report_dir[0]) {
         char path[200];
         snprintf(path, sizeof path, "%s/stdout", report_dir);

@@ -104,6 +104,9 @@ check "traced ring: exit status" "$?" 0
 "$ts" convert -q "$tmp/traced" --to chrome 2>"$tmp/convert.err"
 check "job trace: converted" "$?" 0
 tj() { jq -r "$1" "$tmp/traced/trace.json" 2>/dev/null; }
+"$ts" convert -q "$tmp/traced" --to chrome -o "$tmp/no/such/folder/trace.json" 2>"$tmp/convert-bad.err"
+check "job trace to a folder that does not exist: exit 1, said" \
+    "$? $(grep -c 'cannot create' "$tmp/convert-bad.err")" "1 1"
 check "job trace: a process per rank" \
     "$(tj '[.traceEvents[] | select(.ph == "M" and .name == "process_name") | .pid] | sort | join(",")')" \
     "1,2,3,4"
@@ -176,6 +179,9 @@ if command -v dot >/dev/null; then
     dot -Tsvg "$tmp/remote/global/taskgraph.dot" -o /dev/null
     check "remote: taskgraph.dot is valid DOT" "$?" 0
 fi
+check "remote: the types only some ranks have, each counted" \
+    "$(gj remote '[.types[] | select(.name | startswith("only on rank")) | "\(.name)=\(.calls)"] | join(" ")')" \
+    "only on rank 1=1 only on rank 2=2 only on rank 3=3"
 "$ts" merge -q -o "$tmp/remote-merged" "$tmp/remote"
 check "remote: merge gives the same global profile" \
     "$(jq -S -c . "$tmp/remote-merged/profile.json" | md5sum)" \

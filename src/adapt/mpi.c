@@ -20,8 +20,9 @@
  * marked collective; MPI_Allreduce, MPI_Reduce_scatter(_block), MPI_Scan
  * and MPI_Exscan, whose traffic depends on the algorithm, count only their
  * bytes in a counter "MPI bytes: NAME".  Persistent and one-sided
- * operations, non-blocking collectives and MPI-IO are not intercepted: their
- * time stays in the calling task (docs/mpi.md). */
+ * operations, matched probes and receives (MPI_Mprobe, MPI_Mrecv),
+ * non-blocking collectives and MPI-IO are not intercepted: their time stays
+ * in the calling task (docs/mpi.md). */
 #include <mpi.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -38,6 +39,8 @@
     X(RSEND, "MPI_Rsend")                                                                          \
     X(ISEND, "MPI_Isend")                                                                          \
     X(ISSEND, "MPI_Issend")                                                                        \
+    X(IBSEND, "MPI_Ibsend")                                                                        \
+    X(IRSEND, "MPI_Irsend")                                                                        \
     X(RECV, "MPI_Recv")                                                                            \
     X(IRECV, "MPI_Irecv")                                                                          \
     X(SENDRECV, "MPI_Sendrecv")                                                                    \
@@ -85,7 +88,8 @@ static tscope_type_t types[NCALLS];
 static tscope_counter_t coll_bytes[NCALLS];
 static int world_rank, world_size;
 static MPI_Group world_group = MPI_GROUP_NULL;
-static int started;  /* MPI_Init passed: the types are registered */
+static int mpi_up;   /* MPI_Init passed: this rank takes part in the global view */
+static int started;  /* and measuring started: the types are registered */
 static int owner;    /* this adapter called tscope_init */
 static int finished; /* MPI_Finalize or MPI_Abort ended measurement */
 
@@ -347,6 +351,7 @@ static int g_gatherv(void *ctx, const void *in, size_t bytes, void *out, const s
 
 static void started_mpi(void)
 {
+    mpi_up = 1;
     PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
     PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
@@ -407,7 +412,9 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 
 int MPI_Finalize(void)
 {
-    if (started && !finished) {
+    /* every rank takes part in the global view's collectives, also one
+     * that could not measure: the others would wait for it */
+    if (mpi_up && !finished) {
         finished = 1;
         tscope_comm_t comm = {
             .struct_size = sizeof comm,
@@ -464,6 +471,8 @@ SEND_LIKE(MPI_Rsend, RSEND)
     }
 ISEND_LIKE(MPI_Isend, ISEND)
 ISEND_LIKE(MPI_Issend, ISSEND)
+ISEND_LIKE(MPI_Ibsend, IBSEND)
+ISEND_LIKE(MPI_Irsend, IRSEND)
 
 int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
              MPI_Status *status)

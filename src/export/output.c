@@ -87,7 +87,7 @@ static int claim_run_dir(const char *dir, const char *job)
 {
     if (mkdir(dir, 0777) && errno != EEXIST)
         return -1;
-    char mark[1200], tmp[1240], have[300];
+    char mark[1200], tmp[1320], have[300];
     snprintf(mark, sizeof mark, "%s/.taskscope-job", dir);
     for (int attempt = 0; attempt < 2; attempt++) {
         FILE *f = fopen(mark, "r");
@@ -99,9 +99,22 @@ static int claim_run_dir(const char *dir, const char *job)
         }
         if (errno != ENOENT)
             return -1;
-        if (attempt || !dir_is_empty(dir))
+        if (!dir_is_empty(dir)) {
+            /* a rank of this job may have claimed it since the fopen (the
+             * marker comes before any rank's folder): look once more */
+            if ((f = fopen(mark, "r"))) {
+                size_t n = fread(have, 1, sizeof have - 1, f);
+                fclose(f);
+                have[n] = 0;
+                return strcmp(have, job) == 0;
+            }
             return 0;
-        snprintf(tmp, sizeof tmp, "%s/.taskscope-job.%ld", dir, (long)getpid());
+        }
+        if (attempt)
+            return 0;
+        char host[64] = "";
+        gethostname(host, sizeof host - 1);
+        snprintf(tmp, sizeof tmp, "%s/.taskscope-job.%.63s.%ld", dir, host, (long)getpid());
         f = fopen(tmp, "w");
         if (!f)
             return -1;

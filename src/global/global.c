@@ -49,7 +49,7 @@ enum {
     NS_TYPE
 };
 enum { M_SELF, M_RUN, M_EL, M_RANK_SELF, M_RANK_CALLS, NM_TYPE };
-enum { X_SELF, X_RUN, X_EL, X_RANK_SELF, X_RANK_CALLS, NX_TYPE };
+enum { X_SELF, X_RUN, X_EL, X_RANK_SELF, X_RANK_SELF_MAX, X_RANK_CALLS, NX_TYPE };
 /* the totals, summed (after the types' sums) */
 enum {
     T_EVENTS,
@@ -97,7 +97,8 @@ enum {
 struct names {
     char **v;
     uint32_t n, cap;
-    uint32_t *sorted; /* indexes by name, for lookups */
+    uint32_t *sorted; /* indexes by name of the first nsorted names, for lookups */
+    uint32_t nsorted;
 };
 
 struct vectors {
@@ -125,10 +126,10 @@ static int by_name(const void *a, const void *b)
     return strcmp(sort_names->v[*(const uint32_t *)a], sort_names->v[*(const uint32_t *)b]);
 }
 
-/* Index of name in nm (sorted built), or -1. */
+/* Index of name among the indexed names of nm (names_index), or -1. */
 static long names_find(const struct names *nm, const char *name)
 {
-    size_t lo = 0, hi = nm->n;
+    size_t lo = 0, hi = nm->sorted ? nm->nsorted : 0;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
         int c = strcmp(nm->v[nm->sorted[mid]], name);
@@ -152,16 +153,18 @@ static int names_index(struct names *nm)
         nm->sorted[i] = i;
     sort_names = nm;
     qsort(nm->sorted, nm->n, sizeof *nm->sorted, by_name);
+    nm->nsorted = nm->n;
     return 0;
 }
 
-/* Appends name unless present (linear: the index is rebuilt after). */
+/* Appends name unless present: the indexed names by their index, those
+ * added since one by one (names_index indexes them all again). */
 static int names_add(struct names *nm, const char *name, int check)
 {
-    if (check && nm->sorted && names_find(nm, name) >= 0)
+    if (check && names_find(nm, name) >= 0)
         return 0;
     if (check)
-        for (uint32_t i = 0; i < nm->n; i++)
+        for (uint32_t i = nm->sorted ? nm->nsorted : 0; i < nm->n; i++)
             if (!strcmp(nm->v[i], name))
                 return 0;
     if (nm->n == nm->cap) {
@@ -311,8 +314,14 @@ static void rank_cut(const struct tscope__profile *p, int rank, int nranks, cons
         mn[M_RANK_SELF] = s[S_SELF_SUM];
         mn[M_RANK_CALLS] = s[S_CALLS];
         /* the rank with the most: the time above 16 bits, the rank below
-         * (ranks are < 65536; 2^47 ns is 39 hours of one type) */
-        mx[X_RANK_SELF] = s[S_SELF_SUM] * 65536 + rank;
+         * (ranks are < 65536; past 2^47 ns, 39 hours of one type on one
+         * rank, the time saturates and the highest such rank is named);
+         * the time itself, plain */
+        mx[X_RANK_SELF] =
+            (s[S_SELF_SUM] < INT64_MAX / 65536 - 1 ? s[S_SELF_SUM] : INT64_MAX / 65536 - 1) *
+                65536 +
+            rank;
+        mx[X_RANK_SELF_MAX] = s[S_SELF_SUM];
         mx[X_RANK_CALLS] = s[S_CALLS];
         int64_t *sq = &rec[NR + 2 * (size_t)nranks + 2 + TL_MAX + 3 * (size_t)k];
         sq[0] = dbits(sumsq(&t->excl));
@@ -500,7 +509,7 @@ static struct tscope__profile *build(const char *program, const struct names *nm
         t->elapsed_total = (double)s[S_EL_TOTAL];
         t->ranks.self_sum = s[S_SELF_SUM];
         t->ranks.self_min = g->present ? mn[M_RANK_SELF] : 0;
-        t->ranks.self_max = mx[X_RANK_SELF] / 65536;
+        t->ranks.self_max = mx[X_RANK_SELF_MAX];
         t->ranks.self_max_rank = (int)(mx[X_RANK_SELF] % 65536);
         t->ranks.calls_min = g->present ? (uint64_t)mn[M_RANK_CALLS] : 0;
         t->ranks.calls_max = (uint64_t)mx[X_RANK_CALLS];
@@ -714,8 +723,8 @@ int tscope_finalize_global(const tscope_comm_t *c)
     if (c->size == 1)
         return rc;
     /* what this rank brings (NULL: nothing, but it takes part) */
-    struct tscope__profile *p =
-        tscope__g.finalised && tscope__g.cfg.profiler ? tscope__profile_snapshot() : NULL;
+    int measured = tscope__g.finalised && tscope__g.cfg.enable && tscope__g.cfg.profiler;
+    struct tscope__profile *p = measured ? tscope__profile_snapshot() : NULL;
     int root = c->rank == 0;
     struct names nm = {0};
     struct vectors mine = {0}, acc = {0};
@@ -767,7 +776,7 @@ out:
                 "are complete\n",
                 why);
         rc = rc ? rc : TSCOPE_EIO;
-    } else if (root) {
+    } else if (root && measured) {
         const char *run = tscope__g.rundir;
         char dir[1200];
         FILE *say = tscope__g.cfg.summary ? stderr : NULL;

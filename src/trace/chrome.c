@@ -518,8 +518,11 @@ int tscope__trace_job_to_chrome(const char *const *paths, int n, const char *out
         snprintf(err, errlen, "out of memory");
         rc = -1;
     }
-    if (!rc && open_out(&o, out, gzip, err, errlen))
+    if (!rc && open_out(&o, out, gzip, err, errlen)) {
+        free(o.buf); /* nothing to close */
+        o.buf = NULL;
         rc = -1;
+    }
     for (int r = 0; r < n && !rc; r++) {
         const struct tscope__trace_info *i = tscope__trace_info(t[r]);
         o.t = t[r];

@@ -2,8 +2,9 @@
  * like DASH does (for test_mpi.sh): on every rank a task "produce", then a
  * task "consume" that waits for the produce task of the rank to its left
  * (tscope_dep_remote, direction in); rank 0 also consumes twice from its
- * right with direction out ("consume_out").  The MPI adapter starts and
- * ends measurement. */
+ * right with direction out ("consume_out"); rank r > 0 runs r tasks of a
+ * type of its own ("only on rank r").  The MPI adapter starts and ends
+ * measurement. */
 #include <mpi.h>
 #include <stdio.h>
 #include <taskscope/taskscope.h>
@@ -41,6 +42,18 @@ int main(int argc, char **argv)
         tscope_task_start(o, consume_out);
         tscope_dep_remote(right_id, right, o, rank, &cell, TSCOPE_DEP_OUT);
         tscope_task_end(o);
+    }
+    /* the ranks' type names differ: the global view agrees on all of them */
+    if (rank > 0) {
+        char name[32];
+        tscope_type_t only;
+        snprintf(name, sizeof name, "only on rank %d", rank);
+        tscope_type_register(name, &only);
+        for (int i = 0; i < rank; i++) {
+            uint64_t o = tscope_task_id_next();
+            tscope_task_start(o, only);
+            tscope_task_end(o);
+        }
     }
     printf("rank %d consumed from %d\n", rank, left);
     MPI_Finalize();
