@@ -148,6 +148,18 @@ check "alltoall: no point-to-point messages" \
     "$(for r in 0 1 2 3; do rj a2a $r '[.messages[] | .sent + .recv] | add'; done | tr '\n' ' ')" \
     "0 0 0 0 "
 
+# ---- rooted collectives: MPI_Gather of 400 B to rank 1, MPI_Scatterv from
+# rank 2 of 40 x (i + 1) B to rank i
+mpi rooted rooted
+check "rooted: exit status" "$status" 0
+for r in 0 1 2 3; do
+    got[$r]=$(rj rooted $r '[.messages[] | "\(.peer):\(.coll_sent)/\(.coll_sent_bytes),\(.coll_recv)/\(.coll_recv_bytes)"] | join(" ")')
+done
+check "rooted: rank 0" "${got[0]}" "1:1/400,0/0 2:0/0,1/40"
+check "rooted: rank 1 (the gather's root)" "${got[1]}" "0:0/0,1/400 2:0/0,2/480 3:0/0,1/400"
+check "rooted: rank 2 (the scatter's root)" "${got[2]}" "0:1/40,0/0 1:2/480,0/0 3:1/160,0/0"
+check "rooted: rank 3" "${got[3]}" "1:1/400,0/0 2:0/0,1/160"
+
 # ---- unequal ranks: rank r busy 100 ms x (r + 1) before a barrier
 mpi work work 100
 check "work: exit status" "$status" 0

@@ -682,53 +682,6 @@ int MPI_Barrier(MPI_Comm comm)
     return rc;
 }
 
-int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
-{
-    uint64_t id = enter(C_BCAST);
-    int rc = PMPI_Bcast(buf, count, type, root, comm);
-    if (rc == MPI_SUCCESS && started && !finished) {
-        uint64_t b = bytes_of(count, type);
-        if (comm_rank(comm) == root)
-            to_all(comm, TSCOPE_MSG_SEND, b, NULL);
-        else
-            message(comm, root, b, 0, TSCOPE_MSG_RECV | TSCOPE_MSG_COLLECTIVE);
-    }
-    leave(id);
-    return rc;
-}
-
-int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
-               MPI_Comm comm)
-{
-    uint64_t id = enter(C_REDUCE);
-    int rc = PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm);
-    if (rc == MPI_SUCCESS && started && !finished) {
-        uint64_t b = bytes_of(count, type);
-        if (comm_rank(comm) == root)
-            to_all(comm, TSCOPE_MSG_RECV, b, NULL);
-        else
-            message(comm, root, b, 0, TSCOPE_MSG_SEND | TSCOPE_MSG_COLLECTIVE);
-    }
-    leave(id);
-    return rc;
-}
-
-int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-               MPI_Datatype rtype, int root, MPI_Comm comm)
-{
-    uint64_t id = enter(C_GATHER);
-    int rc = PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-    if (rc == MPI_SUCCESS && started && !finished) {
-        if (comm_rank(comm) == root)
-            to_all(comm, TSCOPE_MSG_RECV, bytes_of(rcount, rtype), NULL);
-        else
-            message(comm, root, bytes_of(scount, stype), 0,
-                    TSCOPE_MSG_SEND | TSCOPE_MSG_COLLECTIVE);
-    }
-    leave(id);
-    return rc;
-}
-
 /* bytes per rank of a v variant: counts[i] elements of type (NULL: none) */
 static uint64_t *per_rank(MPI_Comm comm, const int *counts, MPI_Datatype type)
 {
@@ -740,21 +693,68 @@ static uint64_t *per_rank(MPI_Comm comm, const int *counts, MPI_Datatype type)
     return b;
 }
 
+/* A rooted collective's data flow: the root sends to (root_dir SEND) or
+ * receives from every other rank `each` bytes, or counts[i] elements of
+ * ctype for rank i (a v variant: counts only read at the root); every
+ * other rank the opposite with the root, `mine` bytes. */
+static void rooted(MPI_Comm comm, int root, unsigned root_dir, uint64_t each, const int *counts,
+                   MPI_Datatype ctype, uint64_t mine)
+{
+    if (!started || finished)
+        return;
+    if (comm_rank(comm) != root) {
+        unsigned dir = root_dir == TSCOPE_MSG_SEND ? TSCOPE_MSG_RECV : TSCOPE_MSG_SEND;
+        message(comm, root, mine, 0, dir | TSCOPE_MSG_COLLECTIVE);
+        return;
+    }
+    uint64_t *b = counts ? per_rank(comm, counts, ctype) : NULL;
+    if (!counts || b)
+        to_all(comm, root_dir, each, b);
+    free(b);
+}
+
+int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
+{
+    uint64_t id = enter(C_BCAST);
+    int rc = PMPI_Bcast(buf, count, type, root, comm);
+    if (rc == MPI_SUCCESS)
+        rooted(comm, root, TSCOPE_MSG_SEND, bytes_of(count, type), NULL, type,
+               bytes_of(count, type));
+    leave(id);
+    return rc;
+}
+
+int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+               MPI_Comm comm)
+{
+    uint64_t id = enter(C_REDUCE);
+    int rc = PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm);
+    if (rc == MPI_SUCCESS)
+        rooted(comm, root, TSCOPE_MSG_RECV, bytes_of(count, type), NULL, type,
+               bytes_of(count, type));
+    leave(id);
+    return rc;
+}
+
+int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+               MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    uint64_t id = enter(C_GATHER);
+    int rc = PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+    if (rc == MPI_SUCCESS)
+        rooted(comm, root, TSCOPE_MSG_RECV, bytes_of(rcount, rtype), NULL, rtype,
+               bytes_of(scount, stype));
+    leave(id);
+    return rc;
+}
+
 int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
                 const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm)
 {
     uint64_t id = enter(C_GATHERV);
     int rc = PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
-    if (rc == MPI_SUCCESS && started && !finished) {
-        if (comm_rank(comm) == root) {
-            uint64_t *b = per_rank(comm, rcounts, rtype);
-            if (b)
-                to_all(comm, TSCOPE_MSG_RECV, 0, b);
-            free(b);
-        } else
-            message(comm, root, bytes_of(scount, stype), 0,
-                    TSCOPE_MSG_SEND | TSCOPE_MSG_COLLECTIVE);
-    }
+    if (rc == MPI_SUCCESS)
+        rooted(comm, root, TSCOPE_MSG_RECV, 0, rcounts, rtype, bytes_of(scount, stype));
     leave(id);
     return rc;
 }
@@ -764,13 +764,9 @@ int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, in
 {
     uint64_t id = enter(C_SCATTER);
     int rc = PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-    if (rc == MPI_SUCCESS && started && !finished) {
-        if (comm_rank(comm) == root)
-            to_all(comm, TSCOPE_MSG_SEND, bytes_of(scount, stype), NULL);
-        else
-            message(comm, root, bytes_of(rcount, rtype), 0,
-                    TSCOPE_MSG_RECV | TSCOPE_MSG_COLLECTIVE);
-    }
+    if (rc == MPI_SUCCESS)
+        rooted(comm, root, TSCOPE_MSG_SEND, bytes_of(scount, stype), NULL, stype,
+               bytes_of(rcount, rtype));
     leave(id);
     return rc;
 }
@@ -780,16 +776,8 @@ int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_
 {
     uint64_t id = enter(C_SCATTERV);
     int rc = PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
-    if (rc == MPI_SUCCESS && started && !finished) {
-        if (comm_rank(comm) == root) {
-            uint64_t *b = per_rank(comm, scounts, stype);
-            if (b)
-                to_all(comm, TSCOPE_MSG_SEND, 0, b);
-            free(b);
-        } else
-            message(comm, root, bytes_of(rcount, rtype), 0,
-                    TSCOPE_MSG_RECV | TSCOPE_MSG_COLLECTIVE);
-    }
+    if (rc == MPI_SUCCESS)
+        rooted(comm, root, TSCOPE_MSG_SEND, 0, scounts, stype, bytes_of(rcount, rtype));
     leave(id);
     return rc;
 }

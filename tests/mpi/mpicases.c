@@ -6,6 +6,8 @@
  *                           MPI_Isend/MPI_Irecv/MPI_Waitall
  *   mpicases alltoall N     MPI_Alltoall of N ints per peer, then a
  *                           MPI_Bcast of N ints from rank 0
+ *   mpicases rooted         MPI_Gather of 100 ints to rank 1, then MPI_Scatterv
+ *                           from rank 2 of 10 x (i + 1) ints to rank i
  *   mpicases work MS        busy MS x (rank + 1) milliseconds, then a barrier
  *   mpicases abort          rank 1 calls MPI_Abort after some work; the
  *                           others wait in a barrier */
@@ -62,6 +64,23 @@ int main(int argc, char **argv)
         printf("rank %d alltoall %d bytes per peer, bcast %d bytes\n", rank, n * (int)sizeof(int),
                n * (int)sizeof(int));
         free(s);
+        free(r);
+    } else if (!strcmp(mode, "rooted")) {
+        int s[100] = {0}, *all = calloc((size_t)size * 100, sizeof *all);
+        MPI_Gather(s, 100, MPI_INT, all, 100, MPI_INT, 1, MPI_COMM_WORLD);
+        int *counts = calloc((size_t)size, sizeof *counts),
+            *displs = calloc((size_t)size, sizeof *displs);
+        for (int i = 0, at = 0; i < size; i++) {
+            counts[i] = 10 * (i + 1);
+            displs[i] = at;
+            at += counts[i];
+        }
+        int *r = calloc((size_t)10 * (rank + 1), sizeof *r);
+        MPI_Scatterv(all, counts, displs, MPI_INT, r, 10 * (rank + 1), MPI_INT, 2, MPI_COMM_WORLD);
+        printf("rank %d rooted\n", rank);
+        free(all);
+        free(counts);
+        free(displs);
         free(r);
     } else if (!strcmp(mode, "work")) {
         busy((argc > 2 ? atof(argv[2]) : 20) * (rank + 1));
