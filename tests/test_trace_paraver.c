@@ -466,7 +466,8 @@ static void runtime_run(void)
 
     /* the replay into the counting sink */
     static struct counts c;
-    struct tscope__trace_sink sink = {&c, c_begin, c_end, c_flow, c_counter, c_instant, c_yielded};
+    struct tscope__trace_sink sink = {&c,        c_begin,   c_end,     c_flow,
+                                      c_counter, c_instant, c_yielded, NULL};
     struct tscope__trace *t;
     if (tscope__trace_open(rt_trace, &t, err, sizeof err))
         TEST_FAIL("%s", err);
