@@ -147,7 +147,8 @@ static int job_traces(const char *dir, char ***paths)
         names[n++] = strdup(e->d_name);
     }
     closedir(d);
-    qsort(names, (size_t)n, sizeof *names, by_rank_dir);
+    if (n) /* none: no array */
+        qsort(names, (size_t)n, sizeof *names, by_rank_dir);
     int k = 0;
     *paths = calloc((size_t)n + 1, sizeof **paths);
     for (int i = 0; i < n; i++) {

@@ -556,8 +556,8 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 #define BEFORE(b, reqs, n)                                                                         \
     MPI_Request b##_small[16];                                                                     \
     MPI_Request *b = (n) <= 16 ? b##_small : malloc(sizeof(MPI_Request) * (size_t)(n));            \
-    if (b)                                                                                         \
-    memcpy(b, reqs, sizeof(MPI_Request) * (size_t)((n) > 0 ? (n) : 0))
+    if (b && (n) > 0)                                                                              \
+    memcpy(b, reqs, sizeof(MPI_Request) * (size_t)(n))
 #define BEFORE_FREE(b, n)                                                                          \
     if ((n) > 16)                                                                                  \
     free(b)

@@ -446,7 +446,8 @@ static int by_channel(const void *a, const void *b)
 /* Joins each channel's k-th send to its k-th receive: an arrow each. */
 static int message_flows(struct out *o, uint64_t *flows, uint64_t *unmatched)
 {
-    qsort(o->msgs, o->nmsgs, sizeof *o->msgs, by_channel);
+    if (o->nmsgs) /* no messages: no array */
+        qsort(o->msgs, o->nmsgs, sizeof *o->msgs, by_channel);
     for (size_t i = 0; i < o->nmsgs;) {
         /* one channel: [i, j) sends, [j, k) receives */
         size_t j = i, k;
