@@ -160,6 +160,18 @@ check "rooted: rank 1 (the gather's root)" "${got[1]}" "0:0/0,1/400 2:0/0,2/480 
 check "rooted: rank 2 (the scatter's root)" "${got[2]}" "0:1/40,0/0 1:2/480,0/0 3:1/160,0/0"
 check "rooted: rank 3" "${got[3]}" "1:1/400,0/0 2:0/0,1/160"
 
+# ---- communicators of their own (even and odd ranks): peers are ranks of
+# MPI_COMM_WORLD
+mpi sub subcomm
+check "subcomm: exit status" "$status" 0
+for r in 0 1 2 3; do
+    got[$r]=$(rj sub $r '[.messages[] | "\(.peer):\(.sent)/\(.sent_bytes),\(.recv)/\(.recv_bytes),\(.coll_sent)/\(.coll_sent_bytes),\(.coll_recv)/\(.coll_recv_bytes)"] | join(" ")')
+done
+check "subcomm: rank 0 with rank 2 only" "${got[0]}" "2:1/8,0/0,1/400,1/400"
+check "subcomm: rank 1 with rank 3 only" "${got[1]}" "3:1/8,0/0,1/400,1/400"
+check "subcomm: rank 2 with rank 0 only" "${got[2]}" "0:0/0,1/8,1/400,1/400"
+check "subcomm: rank 3 with rank 1 only" "${got[3]}" "1:0/0,1/8,1/400,1/400"
+
 # ---- unequal ranks: rank r busy 100 ms x (r + 1) before a barrier
 mpi work work 100
 check "work: exit status" "$status" 0

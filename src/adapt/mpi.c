@@ -113,21 +113,32 @@ static inline void leave(uint64_t id)
 
 /* The MPI_COMM_WORLD rank of rank r of comm; -1 for MPI_PROC_NULL and
  * ranks that do not translate. */
+/* The MPI_COMM_WORLD ranks of ranks r[0..n-1] of comm into w (-1: none). */
+static void world_ranks(MPI_Comm comm, int n, const int *r, int *w)
+{
+    for (int i = 0; i < n; i++)
+        w[i] = -1;
+    int inter = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    MPI_Group g;
+    if ((inter ? PMPI_Comm_remote_group(comm, &g) : PMPI_Comm_group(comm, &g)) != MPI_SUCCESS)
+        return;
+    PMPI_Group_translate_ranks(g, n, r, world_group, w);
+    PMPI_Group_free(&g);
+    for (int i = 0; i < n; i++)
+        if (w[i] == MPI_UNDEFINED)
+            w[i] = -1;
+}
+
 static int world_of(MPI_Comm comm, int r)
 {
     if (r < 0 || r == MPI_PROC_NULL || r == MPI_ANY_SOURCE)
         return -1;
     if (comm == MPI_COMM_WORLD)
         return r;
-    int inter = 0;
-    PMPI_Comm_test_inter(comm, &inter);
-    MPI_Group g;
-    if ((inter ? PMPI_Comm_remote_group(comm, &g) : PMPI_Comm_group(comm, &g)) != MPI_SUCCESS)
-        return -1;
-    int w = MPI_UNDEFINED;
-    PMPI_Group_translate_ranks(g, 1, &r, world_group, &w);
-    PMPI_Group_free(&g);
-    return w == MPI_UNDEFINED ? -1 : w;
+    int w;
+    world_ranks(comm, 1, &r, &w);
+    return w;
 }
 
 static uint64_t bytes_of(int count, MPI_Datatype type)
@@ -187,9 +198,23 @@ static void to_all(MPI_Comm comm, unsigned dir, uint64_t each, const uint64_t *b
     if (!started || finished)
         return;
     int n = comm_size(comm), me = comm_rank(comm);
+    if (comm == MPI_COMM_WORLD) {
+        for (int i = 0; i < n; i++)
+            if (i != me)
+                tscope_message(i, bytes ? bytes[i] : each, 0, dir | TSCOPE_MSG_COLLECTIVE);
+        return;
+    }
+    /* another communicator: its ranks translated once, not per peer */
+    int *r = malloc(2 * sizeof *r * (size_t)(n > 0 ? n : 1));
+    if (!r)
+        return;
     for (int i = 0; i < n; i++)
-        if (i != me)
-            message(comm, i, bytes ? bytes[i] : each, 0, dir | TSCOPE_MSG_COLLECTIVE);
+        r[i] = i;
+    world_ranks(comm, n, r, r + n);
+    for (int i = 0; i < n; i++)
+        if (i != me && r[n + i] >= 0)
+            tscope_message(r[n + i], bytes ? bytes[i] : each, 0, dir | TSCOPE_MSG_COLLECTIVE);
+    free(r);
 }
 
 static void coll_counter(enum call c, uint64_t bytes)
@@ -561,6 +586,16 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 #define BEFORE_FREE(b, n)                                                                          \
     if ((n) > 16)                                                                                  \
     free(b)
+
+/* A receive request released without completing: its entry goes (its
+ * message is not counted: no status says what came). */
+int MPI_Request_free(MPI_Request *req)
+{
+    MPI_Comm comm;
+    if (req && *req != MPI_REQUEST_NULL)
+        pend_take(*req, &comm);
+    return PMPI_Request_free(req);
+}
 
 int MPI_Wait(MPI_Request *req, MPI_Status *status)
 {

@@ -8,6 +8,9 @@
  *                           MPI_Bcast of N ints from rank 0
  *   mpicases rooted         MPI_Gather of 100 ints to rank 1, then MPI_Scatterv
  *                           from rank 2 of 10 x (i + 1) ints to rank i
+ *   mpicases subcomm        even and odd ranks in communicators of their own
+ *                           (MPI_Comm_split): an MPI_Alltoall of 100 ints in
+ *                           each, and 8 bytes from its rank 0 to its rank 1
  *   mpicases work MS        busy MS x (rank + 1) milliseconds, then a barrier
  *   mpicases abort          rank 1 calls MPI_Abort after some work; the
  *                           others wait in a barrier */
@@ -82,6 +85,23 @@ int main(int argc, char **argv)
         free(counts);
         free(displs);
         free(r);
+    } else if (!strcmp(mode, "subcomm")) {
+        MPI_Comm half;
+        MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+        int hr, hn;
+        MPI_Comm_rank(half, &hr);
+        MPI_Comm_size(half, &hn);
+        int *s = calloc((size_t)hn * 100, sizeof *s), *r = calloc((size_t)hn * 100, sizeof *r);
+        MPI_Alltoall(s, 100, MPI_INT, r, 100, MPI_INT, half);
+        double x = 1;
+        if (hr == 0 && hn > 1)
+            MPI_Send(&x, 1, MPI_DOUBLE, 1, 5, half);
+        else if (hr == 1)
+            MPI_Recv(&x, 1, MPI_DOUBLE, 0, 5, half, MPI_STATUS_IGNORE);
+        printf("rank %d is %d of %d in its half\n", rank, hr, hn);
+        free(s);
+        free(r);
+        MPI_Comm_free(&half);
     } else if (!strcmp(mode, "work")) {
         busy((argc > 2 ? atof(argv[2]) : 20) * (rank + 1));
         MPI_Barrier(MPI_COMM_WORLD);
