@@ -16,6 +16,10 @@ int tscope_cli_diff(int argc, char **argv);
 int tscope_cli_convert(int argc, char **argv);
 int tscope_cli_merge(int argc, char **argv);
 
+/* The folders rank-... of an MPI job's run folder, rank-2 before rank-10,
+ * into *names (allocated, like each name); their number (merge.c). */
+size_t tscope_cli_rank_folders(const char *run, char ***names);
+
 /* Renders the pictures of a run (concurrency.png, heatmap.png, scatter.png)
  * in outdir from the scripts and data the library wrote (render.c); failures
  * on stderr, one line each; quiet: no note when gnuplot is missing. */

@@ -3,7 +3,6 @@
  * wrote), a saved profile (profile.json) into the task-tree formats of other
  * tools (the same exporters as TASKSCOPE_OUTPUTS); a run's folder gives
  * whichever of the two the formats asked for need. */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -115,47 +114,21 @@ static int convert_profile(const char *in, int k, const char *out, int quiet)
     return 0;
 }
 
-static int by_rank_dir(const void *a, const void *b)
-{
-    long x = strtol(*(char *const *)a + 5, NULL, 10), y = strtol(*(char *const *)b + 5, NULL, 10);
-    return x < y ? -1 : x > y;
-}
-
 /* A job's run folder (docs/mpi.md): its ranks' traces, rank-N/trace.tsct,
  * by rank into *paths (allocated); their number, 0 when none. */
 static int job_traces(const char *dir, char ***paths)
 {
-    *paths = NULL;
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    char **names = NULL;
-    int n = 0, cap = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        long r;
-        char rest;
-        if (sscanf(e->d_name, "rank-%ld%c", &r, &rest) != 1)
-            continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 16;
-            char **m = realloc(names, (size_t)cap * sizeof *m);
-            if (!m)
-                break;
-            names = m;
-        }
-        names[n++] = strdup(e->d_name);
-    }
-    closedir(d);
-    if (n) /* none: no array */
-        qsort(names, (size_t)n, sizeof *names, by_rank_dir);
+    char **names;
+    size_t n = tscope_cli_rank_folders(dir, &names);
     int k = 0;
-    *paths = calloc((size_t)n + 1, sizeof **paths);
-    for (int i = 0; i < n; i++) {
-        char path[4200];
+    *paths = calloc(n + 1, sizeof **paths);
+    for (size_t i = 0; i < n; i++) {
+        char path[4200], rest;
+        long r;
         struct stat sb;
-        snprintf(path, sizeof path, "%s/%s/trace.tsct", dir, names[i] ? names[i] : "");
-        if (*paths && names[i] && stat(path, &sb) == 0)
+        snprintf(path, sizeof path, "%s/%s/trace.tsct", dir, names[i]);
+        /* rank-N exactly (not a rank-N.1 of a rank run twice) */
+        if (*paths && sscanf(names[i], "rank-%ld%c", &r, &rest) == 1 && stat(path, &sb) == 0)
             (*paths)[k++] = strdup(path);
         free(names[i]);
     }

@@ -111,15 +111,15 @@ static void scan_libraries(const char *path, struct tscope_launch *l)
             l->uses_libomp = 1;
         if (strstr(line, "libgomp.so"))
             l->uses_libgomp = 1;
-#ifdef TSCOPE_MPI_SONAME
-        if (strstr(line, TSCOPE_MPI_SONAME " "))
+        int mpi = strstr(line, "libmpi.so") || strstr(line, "libmpich.so");
+#ifdef TSCOPE_MPI_SONAME /* the MPI the adapter was built for */
+        if (mpi && strstr(line, TSCOPE_MPI_SONAME " ")) {
             l->uses_libmpi = 1;
-        else if (strstr(line, "libmpi.so") || strstr(line, "libmpich.so"))
-            l->uses_other_mpi = 1;
-#else
-        if (strstr(line, "libmpi.so") || strstr(line, "libmpich.so"))
-            l->uses_other_mpi = 1;
+            mpi = 0;
+        }
 #endif
+        if (mpi)
+            l->uses_other_mpi = 1;
         if (strstr(line, "libtaskscope-mpi.so"))
             l->uses_mpi_adapter = 1;
     }

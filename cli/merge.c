@@ -62,7 +62,7 @@ static int add_path(struct found *f, const char *path)
     return (f->paths[f->n++] = strdup(path)) ? 0 : -1;
 }
 
-static int by_str(const void *a, const void *b)
+static int by_rank(const void *a, const void *b)
 {
     const char *x = *(char *const *)a, *y = *(char *const *)b;
     /* rank-2 before rank-10 */
@@ -72,6 +72,32 @@ static int by_str(const void *a, const void *b)
             return a5 < b5 ? -1 : 1;
     }
     return strcmp(x, y);
+}
+
+size_t tscope_cli_rank_folders(const char *run, char ***names)
+{
+    *names = NULL;
+    DIR *d = opendir(run);
+    struct dirent *e;
+    size_t n = 0, cap = 0;
+    while (d && (e = readdir(d))) {
+        if (strncmp(e->d_name, "rank-", 5) != 0)
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            char **p = realloc(*names, cap * sizeof *p);
+            if (!p)
+                break;
+            *names = p;
+        }
+        if (((*names)[n] = strdup(e->d_name)))
+            n++;
+    }
+    if (d)
+        closedir(d);
+    if (n)
+        qsort(*names, n, sizeof **names, by_rank);
+    return n;
 }
 
 /* A rank folder without profile.json whose process is gone, leaving its
@@ -114,39 +140,22 @@ static void rebuild(const char *run, const char *rank)
  * profile.json, or itself.  1 when it was a run folder. */
 static int expand(const char *arg, struct found *f)
 {
-    DIR *d = opendir(arg);
-    struct dirent *e;
     char **names = NULL;
-    size_t n = 0, cap = 0;
-    while (d && (e = readdir(d))) {
-        if (strncmp(e->d_name, "rank-", 5) != 0)
-            continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 64;
-            char **p = realloc(names, cap * sizeof *p);
-            if (!p)
-                break;
-            names = p;
-        }
-        names[n++] = strdup(e->d_name);
-    }
-    if (d)
-        closedir(d);
+    size_t n = tscope_cli_rank_folders(arg, &names);
     if (!n) {
         free(names);
         add_path(f, arg);
         return 0;
     }
-    qsort(names, n, sizeof *names, by_str);
     for (size_t i = 0; i < n; i++) {
         char path[PATH_MAX];
         struct stat st;
-        snprintf(path, sizeof path, "%s/%s/profile.json", arg, names[i] ? names[i] : "");
-        if (names[i] && stat(path, &st) != 0)
+        snprintf(path, sizeof path, "%s/%s/profile.json", arg, names[i]);
+        if (stat(path, &st) != 0)
             rebuild(arg, names[i]);
-        if (names[i] && stat(path, &st) == 0)
+        if (stat(path, &st) == 0)
             add_path(f, path);
-        else if (names[i])
+        else
             fprintf(stderr, "taskscope merge: %s/%s has no profile.json: skipped\n", arg, names[i]);
         free(names[i]);
     }

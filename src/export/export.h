@@ -72,6 +72,8 @@ void tscope__fmt_csv_field(FILE *f, const char *s);
 void tscope__fmt_json_number(FILE *f, double v);
 /* Total exclusive time over all types, ns. */
 double tscope__profile_total_excl(const struct tscope__profile *p);
+/* ns rounded to whole ns (negative, not finite or beyond int64: 0). */
+int64_t tscope__ns_whole(double ns);
 /* The threads' busy time in timeline bin b, in whole ns (profile.json's
  * "timeline"; the global view's heat map). */
 int64_t tscope__profile_busy_bin(const struct tscope__profile *p, uint32_t b);

@@ -54,13 +54,18 @@ void tscope__fmt_json_number(FILE *f, double v)
     fprintf(f, "%.17g", v);
 }
 
+int64_t tscope__ns_whole(double ns)
+{
+    return ns >= 0.5 && ns < 9e18 ? (int64_t)(ns + 0.5) : 0;
+}
+
 int64_t tscope__profile_busy_bin(const struct tscope__profile *p, uint32_t b)
 {
     double busy = 0;
     for (uint32_t t = 0; t < p->tl.nthread; t++)
         if (p->tl.thread[t])
             busy += p->tl.thread[t][b];
-    return busy >= 0.5 && busy < 9e18 ? (int64_t)(busy + 0.5) : 0;
+    return tscope__ns_whole(busy);
 }
 
 double tscope__profile_total_excl(const struct tscope__profile *p)

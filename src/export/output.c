@@ -83,39 +83,44 @@ int tscope__output_make_dir(const char *want, char *out, size_t len)
  * under a name of this process first and linked into place: link() fails
  * when it exists, so exactly one rank creates it and every rank reads it
  * complete. */
+/* Whose the marker says the folder is: 1 job's, 0 another's, -1 no marker
+ * (errno ENOENT) or unreadable. */
+static int marker_is(const char *mark, const char *job)
+{
+    char have[300];
+    FILE *f = fopen(mark, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(have, 1, sizeof have - 1, f);
+    fclose(f);
+    have[n] = 0;
+    return strcmp(have, job) == 0;
+}
+
 static int claim_run_dir(const char *dir, const char *job)
 {
     if (mkdir(dir, 0777) && errno != EEXIST)
         return -1;
-    char mark[1200], tmp[1320], have[300];
+    char mark[1200], tmp[1320];
     snprintf(mark, sizeof mark, "%s/.taskscope-job", dir);
     for (int attempt = 0; attempt < 2; attempt++) {
-        FILE *f = fopen(mark, "r");
-        if (f) {
-            size_t n = fread(have, 1, sizeof have - 1, f);
-            fclose(f);
-            have[n] = 0;
-            return strcmp(have, job) == 0;
-        }
+        int is = marker_is(mark, job);
+        if (is >= 0)
+            return is;
         if (errno != ENOENT)
             return -1;
         if (!dir_is_empty(dir)) {
-            /* a rank of this job may have claimed it since the fopen (the
-             * marker comes before any rank's folder): look once more */
-            if ((f = fopen(mark, "r"))) {
-                size_t n = fread(have, 1, sizeof have - 1, f);
-                fclose(f);
-                have[n] = 0;
-                return strcmp(have, job) == 0;
-            }
-            return 0;
+            /* a rank of this job may have claimed it since the look above
+             * (the marker comes before any rank's folder): look once more */
+            is = marker_is(mark, job);
+            return is > 0;
         }
         if (attempt)
             return 0;
         char host[64] = "";
         gethostname(host, sizeof host - 1);
         snprintf(tmp, sizeof tmp, "%s/.taskscope-job.%.63s.%ld", dir, host, (long)getpid());
-        f = fopen(tmp, "w");
+        FILE *f = fopen(tmp, "w");
         if (!f)
             return -1;
         int bad = fputs(job, f) < 0;

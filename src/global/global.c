@@ -106,11 +106,6 @@ struct vectors {
     size_t nsum, nmin, nmax;
 };
 
-static int64_t ns64(double v)
-{
-    return v >= 0.5 && v < 9e18 ? (int64_t)(v + 0.5) : 0;
-}
-
 static void names_free(struct names *nm)
 {
     for (uint32_t i = 0; i < nm->n; i++)
@@ -292,24 +287,24 @@ static void rank_cut(const struct tscope__profile *p, int rank, int nranks, cons
         s[S_UNFINISHED] = (int64_t)t->unfinished;
         s[S_THREADS] = t->threads;
         s[S_SELF_N] = (int64_t)t->excl.count;
-        s[S_SELF_SUM] = ns64(t->excl.sum);
+        s[S_SELF_SUM] = tscope__ns_whole(t->excl.sum);
         s[S_RUN_N] = (int64_t)t->incl.count;
-        s[S_RUN_SUM] = ns64(t->incl.sum);
-        s[S_RUN_TOTAL] = ns64(t->running_total);
+        s[S_RUN_SUM] = tscope__ns_whole(t->incl.sum);
+        s[S_RUN_TOTAL] = tscope__ns_whole(t->running_total);
         s[S_EL_N] = (int64_t)t->elapsed.count;
-        s[S_EL_SUM] = ns64(t->elapsed.sum);
-        s[S_EL_TOTAL] = ns64(t->elapsed_total);
+        s[S_EL_SUM] = tscope__ns_whole(t->elapsed.sum);
+        s[S_EL_TOTAL] = tscope__ns_whole(t->elapsed_total);
         if (t->excl.count) {
-            mn[M_SELF] = ns64(t->excl.min);
-            mx[X_SELF] = ns64(t->excl.max);
+            mn[M_SELF] = tscope__ns_whole(t->excl.min);
+            mx[X_SELF] = tscope__ns_whole(t->excl.max);
         }
         if (t->incl.count) {
-            mn[M_RUN] = ns64(t->incl.min);
-            mx[X_RUN] = ns64(t->incl.max);
+            mn[M_RUN] = tscope__ns_whole(t->incl.min);
+            mx[X_RUN] = tscope__ns_whole(t->incl.max);
         }
         if (t->elapsed.count) {
-            mn[M_EL] = ns64(t->elapsed.min);
-            mx[X_EL] = ns64(t->elapsed.max);
+            mn[M_EL] = tscope__ns_whole(t->elapsed.min);
+            mx[X_EL] = tscope__ns_whole(t->elapsed.max);
         }
         mn[M_RANK_SELF] = s[S_SELF_SUM];
         mn[M_RANK_CALLS] = s[S_CALLS];
@@ -345,7 +340,7 @@ static void rank_cut(const struct tscope__profile *p, int rank, int nranks, cons
     ts[T_ANOMALIES] = (int64_t)tt->anomalies;
     ts[T_THREADS] = tt->threads;
     ts[T_PRESENT] = 1;
-    v->max[(size_t)T * NX_TYPE] = ns64(tt->elapsed_ns);
+    v->max[(size_t)T * NX_TYPE] = tscope__ns_whole(tt->elapsed_ns);
 
     rec[R_PRESENT] = 1;
     rec[R_TASKS] = (int64_t)tt->tasks_completed;
@@ -353,9 +348,9 @@ static void rank_cut(const struct tscope__profile *p, int rank, int nranks, cons
     rec[R_ANOMALIES] = (int64_t)tt->anomalies;
     rec[R_UNFINISHED] = (int64_t)tt->tasks_unfinished;
     rec[R_THREADS] = tt->threads;
-    rec[R_ELAPSED] = ns64(tt->elapsed_ns);
+    rec[R_ELAPSED] = tscope__ns_whole(tt->elapsed_ns);
     for (uint32_t i = 0; i < p->ntypes; i++)
-        rec[R_SELF] += ns64(p->types[i].excl.sum);
+        rec[R_SELF] += tscope__ns_whole(p->types[i].excl.sum);
     int64_t *bytes = &rec[NR], *msgs = &rec[NR + nranks];
     for (uint32_t i = 0; i < p->npeers; i++) {
         const tscope_peer_stats_t *m = &p->peers[i];
@@ -438,7 +433,7 @@ static void common_bins(struct tscope__pglobal *g, int64_t *const *recs, int nra
             }
         }
         for (uint32_t c = 0; c < g->nbins; c++)
-            g->busy[(size_t)r * g->nbins + c] = ns64(acc[c]);
+            g->busy[(size_t)r * g->nbins + c] = tscope__ns_whole(acc[c]);
     }
 }
 

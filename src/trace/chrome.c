@@ -43,7 +43,6 @@ struct out {
     uint64_t flow_id;
     struct msg *msgs; /* a job's messages, to be joined (job mode only) */
     size_t nmsgs, cap_msgs;
-    int job;
     char **type_json; /* type names as JSON strings, by id (lazily) */
     uint32_t ntype_json;
 };
@@ -514,7 +513,7 @@ int tscope__trace_job_to_chrome(const char *const *paths, int n, const char *out
         if (!rc && tscope__trace_info(t[r])->realtime_ns < origin)
             origin = tscope__trace_info(t[r])->realtime_ns;
     }
-    struct out o = {.job = 1};
+    struct out o = {0};
     if (!rc && !(o.buf = malloc(OUT_BYTES))) {
         snprintf(err, errlen, "out of memory");
         rc = -1;
