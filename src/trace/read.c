@@ -72,8 +72,11 @@ const char *tscope__trace_status_text(uint32_t status, int cut)
     }
 }
 
+/* Never leaves t->chunk NULL, even for an empty chunk: callers form t->chunk + len. */
 static int chunk_buf(struct tscope__trace *t, size_t n)
 {
+    if (n < 64)
+        n = 64;
     if (n <= t->chunk_cap)
         return 0;
     unsigned char *b = realloc(t->chunk, n);
