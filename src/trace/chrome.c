@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "convert.h"
+#include "job.h"
 #include "taskscope/taskscope.h"
 
 #ifdef TSCOPE_HAVE_ZLIB
@@ -21,13 +22,6 @@
 #endif
 
 #define OUT_BYTES (1u << 20)
-
-/* A message of a job's trace: its end on the sending or receiving side. */
-struct msg {
-    uint64_t ns, bytes;
-    uint32_t rank, peer, tag, thread;
-    uint8_t flags;
-};
 
 struct out {
     FILE *f;
@@ -41,9 +35,9 @@ struct out {
     uint32_t pid;
     uint64_t offset; /* ns added to every time (a job's ranks on one clock) */
     uint64_t flow_id;
-    struct msg *msgs; /* a job's messages, to be joined (job mode only) */
-    size_t nmsgs, cap_msgs;
-    char **type_json; /* type names as JSON strings, by id (lazily) */
+    struct tscope__msgs msgs; /* a job's messages, to be joined (job mode only) */
+    uint64_t arrows;          /* message arrows written */
+    char **type_json;         /* type names as JSON strings, by id (lazily) */
     uint32_t ntype_json;
 };
 
@@ -407,91 +401,36 @@ static int message(void *ctx, uint32_t thread, uint64_t ns, uint32_t peer, uint6
                    uint32_t tag, unsigned flags)
 {
     struct out *o = ctx;
-    if (o->nmsgs == o->cap_msgs) {
-        size_t cap = o->cap_msgs ? o->cap_msgs * 2 : 4096;
-        struct msg *m = realloc(o->msgs, cap * sizeof *m);
-        if (!m)
-            return -1;
-        o->msgs = m;
-        o->cap_msgs = cap;
-    }
-    o->msgs[o->nmsgs++] =
-        (struct msg){ns + o->offset, bytes, o->pid - 1, peer, tag, thread, (uint8_t)flags};
-    return 0;
+    struct tscope__msg m = {ns + o->offset, bytes, o->pid - 1, peer, tag, thread, (uint8_t)flags};
+    return tscope__msgs_add(&o->msgs, &m);
 }
 
-/* Sends and receives in the order that joins them: by (sender, receiver,
- * collective or not, tag), then time. */
-static int by_channel(const void *a, const void *b)
+/* One arrow from a send to its receive. */
+static int message_arrow(void *ctx, const struct tscope__msg *snd, const struct tscope__msg *rcv)
 {
-    const struct msg *x = a, *y = b;
-    int xs = (x->flags & TSCOPE_MSG_SEND) != 0, ys = (y->flags & TSCOPE_MSG_SEND) != 0;
-    uint32_t xa = xs ? x->rank : x->peer, xb = xs ? x->peer : x->rank;
-    uint32_t ya = ys ? y->rank : y->peer, yb = ys ? y->peer : y->rank;
-    if (xa != ya)
-        return xa < ya ? -1 : 1;
-    if (xb != yb)
-        return xb < yb ? -1 : 1;
-    int xc = (x->flags & TSCOPE_MSG_COLLECTIVE) != 0, yc = (y->flags & TSCOPE_MSG_COLLECTIVE) != 0;
-    if (xc != yc)
-        return xc - yc;
-    if (!xc && x->tag != y->tag)
-        return x->tag < y->tag ? -1 : 1;
-    if (xs != ys)
-        return ys - xs; /* sends first */
-    return x->ns < y->ns ? -1 : x->ns > y->ns;
-}
-
-/* Joins each channel's k-th send to its k-th receive: an arrow each. */
-static int message_flows(struct out *o, uint64_t *flows, uint64_t *unmatched)
-{
-    if (o->nmsgs) /* no messages: no array */
-        qsort(o->msgs, o->nmsgs, sizeof *o->msgs, by_channel);
-    for (size_t i = 0; i < o->nmsgs;) {
-        /* one channel: [i, j) sends, [j, k) receives */
-        size_t j = i, k;
-        while (j < o->nmsgs && (o->msgs[j].flags & TSCOPE_MSG_SEND) &&
-               !((o->msgs[j].flags ^ o->msgs[i].flags) & TSCOPE_MSG_COLLECTIVE) &&
-               o->msgs[j].rank == o->msgs[i].rank && o->msgs[j].peer == o->msgs[i].peer &&
-               ((o->msgs[i].flags & TSCOPE_MSG_COLLECTIVE) || o->msgs[j].tag == o->msgs[i].tag))
-            j++;
-        k = j;
-        const struct msg *s0 = &o->msgs[i];
-        int sending = (s0->flags & TSCOPE_MSG_SEND) != 0;
-        uint32_t from = sending ? s0->rank : s0->peer, to = sending ? s0->peer : s0->rank;
-        while (k < o->nmsgs && !(o->msgs[k].flags & TSCOPE_MSG_SEND) && o->msgs[k].peer == from &&
-               o->msgs[k].rank == to && !((o->msgs[k].flags ^ s0->flags) & TSCOPE_MSG_COLLECTIVE) &&
-               ((s0->flags & TSCOPE_MSG_COLLECTIVE) || o->msgs[k].tag == s0->tag))
-            k++;
-        size_t ns = j - i, nr = k - j, pairs = ns < nr ? ns : nr;
-        *unmatched += (ns - pairs) + (nr - pairs);
-        for (size_t q = 0; q < pairs; q++) {
-            const struct msg *snd = &o->msgs[i + q], *rcv = &o->msgs[j + q];
-            uint64_t id = ++o->flow_id;
-            char *p = reserve(o, 400);
-            for (int end = 0; end < 2; end++) {
-                const struct msg *m = end ? rcv : snd;
-                p = put_str(p, ",\n{\"ph\":\"");
-                p = put_str(p, end ? "f\",\"bp\":\"e" : "s");
-                p = put_str(p, "\",\"pid\":");
-                p = put_u64(p, (uint64_t)m->rank + 1);
-                p = put_str(p, ",\"tid\":");
-                p = put_u64(p, (uint64_t)m->thread + 1);
-                p = put_str(p, ",\"ts\":");
-                p = put_us(p, m->ns);
-                p = put_str(p, ",\"id\":");
-                p = put_u64(p, id);
-                p = put_str(p, (m->flags & TSCOPE_MSG_COLLECTIVE) ? ",\"cat\":\"collective\""
-                                                                  : ",\"cat\":\"message\"");
-                p = put_str(p, ",\"name\":\"");
-                p = put_u64(p, snd->bytes);
-                p = put_str(p, " B\"}");
-            }
-            o->len = (size_t)(p - o->buf);
-            (*flows)++;
-        }
-        i = k > i ? k : i + 1;
+    struct out *o = ctx;
+    uint64_t id = ++o->flow_id;
+    char *p = reserve(o, 400);
+    for (int end = 0; end < 2; end++) {
+        const struct tscope__msg *m = end ? rcv : snd;
+        p = put_str(p, ",\n{\"ph\":\"");
+        p = put_str(p, end ? "f\",\"bp\":\"e" : "s");
+        p = put_str(p, "\",\"pid\":");
+        p = put_u64(p, (uint64_t)m->rank + 1);
+        p = put_str(p, ",\"tid\":");
+        p = put_u64(p, (uint64_t)m->thread + 1);
+        p = put_str(p, ",\"ts\":");
+        p = put_us(p, m->ns);
+        p = put_str(p, ",\"id\":");
+        p = put_u64(p, id);
+        p = put_str(p, (m->flags & TSCOPE_MSG_COLLECTIVE) ? ",\"cat\":\"collective\""
+                                                          : ",\"cat\":\"message\"");
+        p = put_str(p, ",\"name\":\"");
+        p = put_u64(p, snd->bytes);
+        p = put_str(p, " B\"}");
     }
+    o->len = (size_t)(p - o->buf);
+    o->arrows++;
     return o->failed;
 }
 
@@ -501,20 +440,12 @@ int tscope__trace_job_to_chrome(const char *const *paths, int n, const char *out
 {
     memset(st, 0, sizeof *st);
     *unmatched = 0;
-    struct tscope__trace **t = calloc((size_t)n + 1, sizeof *t);
-    if (!t) {
-        snprintf(err, errlen, "out of memory");
+    struct tscope__job job;
+    if (tscope__job_open(&job, paths, n, err, errlen))
         return -1;
-    }
     int rc = 0;
-    uint64_t origin = UINT64_MAX;
-    for (int r = 0; r < n && !rc; r++) {
-        rc = tscope__trace_open(paths[r], &t[r], err, errlen);
-        if (!rc && tscope__trace_info(t[r])->realtime_ns < origin)
-            origin = tscope__trace_info(t[r])->realtime_ns;
-    }
     struct out o = {0};
-    if (!rc && !(o.buf = malloc(OUT_BYTES))) {
+    if (!(o.buf = malloc(OUT_BYTES))) {
         snprintf(err, errlen, "out of memory");
         rc = -1;
     }
@@ -524,10 +455,9 @@ int tscope__trace_job_to_chrome(const char *const *paths, int n, const char *out
         rc = -1;
     }
     for (int r = 0; r < n && !rc; r++) {
-        const struct tscope__trace_info *i = tscope__trace_info(t[r]);
-        o.t = t[r];
-        o.pid = i->rank + 1;
-        o.offset = i->realtime_ns - origin;
+        o.t = job.t[r];
+        o.pid = tscope__trace_info(job.t[r])->rank + 1;
+        o.offset = job.offset[r];
         if (r == 0)
             write_head(&o);
         else
@@ -535,33 +465,20 @@ int tscope__trace_job_to_chrome(const char *const *paths, int n, const char *out
         struct tscope__trace_sink sink = {&o,      slice_begin, slice_end, flow,
                                           counter, instant,     NULL,      message};
         struct tscope__replay_stats one;
-        rc = tscope__trace_replay(t[r], &sink, &one, err, errlen);
-        st->records += one.records;
-        st->slices += one.slices;
-        st->tasks += one.tasks;
-        st->flows += one.flows;
-        st->flows_unbound += one.flows_unbound;
-        st->flows_lost += one.flows_lost;
-        st->unmatched += one.unmatched;
-        st->counters += one.counters;
-        st->instants += one.instants;
-        st->remote += one.remote;
-        st->messages += one.messages;
-        if (one.end_ns + o.offset > st->end_ns)
-            st->end_ns = one.end_ns + o.offset;
+        rc = tscope__trace_replay(job.t[r], &sink, &one, err, errlen);
+        tscope__job_add_stats(st, &one, o.offset);
         for (uint32_t k = 0; k < o.ntype_json; k++) { /* each rank names its own types */
             free(o.type_json[k]);
             o.type_json[k] = NULL;
         }
     }
-    if (!rc && o.buf)
-        rc = message_flows(&o, &st->flows, unmatched) ? -1 : 0;
+    if (!rc && o.buf) {
+        rc = tscope__msgs_join(&o.msgs, message_arrow, &o, unmatched) ? -1 : 0;
+        st->flows += o.arrows;
+    }
     if (o.buf)
         rc = close_out(&o, out, rc, err, errlen);
-    for (int r = 0; r < n; r++)
-        if (t[r])
-            tscope__trace_close(t[r]);
-    free(t);
-    free(o.msgs);
+    tscope__job_close(&job);
+    tscope__msgs_free(&o.msgs);
     return rc;
 }
