@@ -100,6 +100,23 @@ int tscope__trace_job_to_chrome(const char *const *paths, int n, const char *out
                                 struct tscope__replay_stats *st, uint64_t *unmatched, char *err,
                                 size_t errlen);
 
+/* The same job as one OTF2 archive (otf2.c): a location group per rank, a
+ * location per thread, regions unified by name across ranks; when the
+ * traces are all of the job's ranks (tscope__job_complete), the messages as
+ * MPI records on MPI_COMM_WORLD (MpiSend/MpiRecv; a collective call's share
+ * as MpiCollectiveBegin/End around it).  *unmatched: as for Chrome, or
+ * every message when they could not be written (a rank missing). */
+int tscope__trace_job_to_otf2(const char *const *paths, int n, const char *out,
+                              struct tscope__replay_stats *st, uint64_t *unmatched, char *err,
+                              size_t errlen);
+/* The same job for Paraver (paraver.c): one application, a Paraver task per
+ * rank (in rank order) with its threads, task types unified by name across
+ * ranks, and every joined message a communication record between the
+ * ranks' threads.  *unmatched: as for Chrome. */
+int tscope__trace_job_to_paraver(const char *const *paths, int n, const char *out,
+                                 struct tscope__replay_stats *st, uint64_t *unmatched, char *err,
+                                 size_t errlen);
+
 /* The picture (picture.c): out is the gnuplot script; timeline.csv goes
  * next to it, and the script draws timeline.png there. */
 int tscope__trace_to_timeline(struct tscope__trace *t, const char *out,
