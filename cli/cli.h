@@ -42,11 +42,13 @@ int tscope_cli_check_word(const char *cmd, const char *opt, const char *value);
  * "taskscope CMD: ...". */
 int tscope_cli_trace_convert(const char *cmd, const char *in, int format, const char *out,
                              int quiet);
-/* The ranks' traces (paths, by rank) of the job in folder run as one Chrome
- * trace with message arrows, at out (NULL: RUN/trace.json, .gz when large),
- * saying what was written unless quiet; 0, or 1 after one line. */
+/* The ranks' traces (paths, by rank) of the job in folder run as one trace
+ * of format (TSCOPE__FMT_CHROME, _OTF2 or _PARAVER) with the messages
+ * between ranks, at out (NULL: RUN/trace.json, .gz when large,
+ * RUN/trace-otf2, RUN/trace.prv), saying what was written unless quiet; 0,
+ * or 1 after one line. */
 int tscope_cli_job_trace_convert(const char *cmd, const char *run, const char *const *paths, int n,
-                                 const char *out, int quiet);
+                                 int format, const char *out, int quiet);
 /* --trace's value: 0, or -1 after one line on stderr (options.c). */
 int tscope_cli_check_trace(const char *cmd, const char *value);
 

@@ -237,8 +237,8 @@ int tscope_cli_convert(int argc, char **argv)
     }
     int rc = 0, traced = 0;
     char in[4200];
-    /* a job's run folder: the ranks' traces together (Chrome: one file with
-     * the messages as arrows), the others rank by rank */
+    /* a job's run folder: the ranks' traces together in one trace with the
+     * messages between them (the timeline picture rank by rank) */
     char **ranks = NULL, probe[4200];
     struct stat sb;
     snprintf(probe, sizeof probe, "%s/trace.tsct", argv[optind]);
@@ -246,9 +246,9 @@ int tscope_cli_convert(int argc, char **argv)
     for (int i = 0; nranks && i < n; i++) {
         if (formats[i] >= PROFILE_FMT)
             rc |= convert_profile(argv[optind], formats[i] - PROFILE_FMT, out, quiet);
-        else if (formats[i] == TSCOPE__FMT_CHROME)
+        else if (formats[i] == TSCOPE__FMT_CHROME || formats[i] == TSCOPE__FMT_OTF2)
             rc |= tscope_cli_job_trace_convert("convert", argv[optind], (const char *const *)ranks,
-                                               nranks, out, quiet);
+                                               nranks, formats[i], out, quiet);
         else
             for (int r = 0; r < nranks; r++)
                 rc |= tscope_cli_trace_convert("convert", ranks[r], formats[i], NULL, quiet);

@@ -62,7 +62,7 @@ int tscope_cli_trace_convert(const char *cmd, const char *in, int format, const 
 }
 
 int tscope_cli_job_trace_convert(const char *cmd, const char *run, const char *const *paths, int n,
-                                 const char *out, int quiet)
+                                 int format, const char *out, int quiet)
 {
     char def[1200];
     struct stat sb;
@@ -71,28 +71,44 @@ int tscope_cli_job_trace_convert(const char *cmd, const char *run, const char *c
         bytes += stat(paths[i], &sb) == 0 ? (uint64_t)sb.st_size : 0;
     int gzip = 0;
     if (!out) {
-        gzip = bytes > GZIP_FROM;
-        snprintf(def, sizeof def, "%s/%s", run, gzip ? "trace.json.gz" : "trace.json");
+        gzip = format == TSCOPE__FMT_CHROME && bytes > GZIP_FROM;
+        snprintf(def, sizeof def, "%s/%s", run,
+                 format == TSCOPE__FMT_OTF2      ? "trace-otf2"
+                 : format == TSCOPE__FMT_PARAVER ? "trace.prv"
+                 : gzip                          ? "trace.json.gz"
+                                                 : "trace.json");
         out = def;
     } else {
         size_t len = strlen(out);
-        gzip = len > 3 && strcmp(out + len - 3, ".gz") == 0;
+        gzip = format == TSCOPE__FMT_CHROME && len > 3 && strcmp(out + len - 3, ".gz") == 0;
     }
     struct tscope__replay_stats st;
     uint64_t unmatched = 0;
     char err[1400];
-    if (tscope__trace_job_to_chrome(paths, n, out, gzip, &st, &unmatched, err, sizeof err)) {
+    int rc =
+        format == TSCOPE__FMT_OTF2
+            ? tscope__trace_job_to_otf2(paths, n, out, &st, &unmatched, err, sizeof err)
+            : tscope__trace_job_to_chrome(paths, n, out, gzip, &st, &unmatched, err, sizeof err);
+    if (rc) {
         fprintf(stderr, "taskscope %s: %s\n", cmd, err);
         return 1;
     }
     if (!quiet) {
-        fprintf(stderr,
-                "taskscope: %s: %d ranks, %llu task stays, %llu arrows (messages among them), "
-                "%llu messages, from %llu records",
-                strcmp(out, "-") == 0 ? "standard output" : out, n, (unsigned long long)st.slices,
-                (unsigned long long)st.flows, (unsigned long long)st.messages,
-                (unsigned long long)st.records);
-        if (unmatched)
+        fprintf(stderr, "taskscope: %s: %d ranks, %llu task stays, ",
+                strcmp(out, "-") == 0 ? "standard output" : out, n, (unsigned long long)st.slices);
+        /* OTF2 leaves every message out when a rank's trace is missing */
+        int left_out = format == TSCOPE__FMT_OTF2 && st.messages && unmatched == st.messages;
+        if (format == TSCOPE__FMT_OTF2)
+            fprintf(stderr, "%llu messages as MPI records",
+                    (unsigned long long)(left_out ? 0 : st.messages));
+        else
+            fprintf(stderr, "%llu arrows (messages among them), %llu messages",
+                    (unsigned long long)st.flows, (unsigned long long)st.messages);
+        fprintf(stderr, ", from %llu records", (unsigned long long)st.records);
+        if (left_out)
+            fprintf(stderr, "; the %llu messages left out: not every rank's trace is here",
+                    (unsigned long long)st.messages);
+        else if (unmatched)
             fprintf(stderr, "; %llu message ends without a partner (a rank's trace missing?)",
                     (unsigned long long)unmatched);
         fputc('\n', stderr);

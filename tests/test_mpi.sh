@@ -119,6 +119,50 @@ check "job trace: every arrow from rank r to rank r + 1, of 1000 B" \
 check "job trace: the sending calls, one slice each (MPI_Sendrecv, MPI_Isend)" \
     "$(tj '[.traceEvents[] | select(.ph == "B" and (.name == "MPI_Sendrecv" or .name == "MPI_Isend"))] | length')" 80
 
+# ---- the job's traces as one OTF2 archive: a process (location group) per
+# rank, the messages as MPI records on MPI_COMM_WORLD, the collectives'
+# shares as MpiCollectiveBegin/End with operation, root and sizes
+if command -v otf2-print >/dev/null && "$ts" convert -q "$tmp/traced" --to otf2 2>"$tmp/otf2.err"; then
+    op() { otf2-print "$1/trace-otf2/traces.otf2" 2>/dev/null; }
+    op "$tmp/traced" >"$tmp/otf2.txt"
+    check "job OTF2: otf2-print reads it" "$?" 0
+    check "job OTF2: a location group per rank" \
+        "$(otf2-print -G "$tmp/traced/trace-otf2/traces.otf2" | grep -c '^LOCATION_GROUP .*Name: "rank [0-3]".*Type: PROCESS')" 4
+    check "job OTF2: MPI_COMM_WORLD of the 4 ranks" \
+        "$(otf2-print -G "$tmp/traced/trace-otf2/traces.otf2" | grep -c '^GROUP .*Type: COMM_LOCATIONS, Paradigm: "MPI" .*4 Members')" 1
+    check "job OTF2: 80 MPI_SEND and 80 MPI_RECV records of 1000 B, as many as the messages" \
+        "$(awk '$1 == "MPI_SEND" || $1 == "MPI_RECV" {n[$1 " " ($NF == "1000")]++} END {print n["MPI_SEND 1"], n["MPI_RECV 1"]}' "$tmp/otf2.txt")" \
+        "80 80"
+    # location k is rank k's first thread: the ring sends to k + 1, receives from k - 1
+    check "job OTF2: every send to the next rank, every receive from the previous" \
+        "$(awk '$1 == "MPI_SEND" { split($0, a, "Receiver: "); if ((a[2] + 0) != ($2 + 1) % 4) bad++ }
+                $1 == "MPI_RECV" { split($0, a, "Sender: "); if ((a[2] + 0) != ($2 + 3) % 4) bad++ }
+                END {print bad + 0}' "$tmp/otf2.txt")" 0
+    check "job OTF2: the MPI calls as MPI regions" \
+        "$(otf2-print -G "$tmp/traced/trace-otf2/traces.otf2" | grep -c '^REGION .*Name: "MPI_Sendrecv".*Role: POINT2POINT, Paradigm: MPI')" 1
+    mkdir -p "$tmp/traced3"
+    cp -r "$tmp/traced/rank-0" "$tmp/traced/rank-1" "$tmp/traced/rank-2" "$tmp/traced/.taskscope-job" "$tmp/traced3/" 2>/dev/null
+    "$ts" convert "$tmp/traced3" --to otf2 2>"$tmp/otf2-3.err"
+    check "job OTF2 without rank 3: written, the messages left out and said" \
+        "$? $(grep -c '3 ranks, .* 0 messages as MPI records.*the 120 messages left out: not every rank' "$tmp/otf2-3.err") $(op "$tmp/traced3" | grep -c '^MPI_')" \
+        "0 1 0"
+    mpirun --allow-run-as-root --oversubscribe -np $np "$ts" run -q --trace -o "$tmp/rooted-traced" \
+        -- "$prog" rooted >/dev/null 2>&1
+    "$ts" convert -q "$tmp/rooted-traced" --to otf2 2>>"$tmp/otf2.err"
+    op "$tmp/rooted-traced" >"$tmp/otf2-rooted.txt"
+    check "job OTF2: a collective begin and end per rank and call (gather, scatterv)" \
+        "$(grep -c '^MPI_COLLECTIVE_BEGIN' "$tmp/otf2-rooted.txt") $(grep -c '^MPI_COLLECTIVE_END' "$tmp/otf2-rooted.txt")" \
+        "8 8"
+    check "job OTF2: the gather's root is rank 1, which received 3 x 400 B" \
+        "$(grep '^MPI_COLLECTIVE_END.*GATHER' "$tmp/otf2-rooted.txt" | sed 's/.*Root: \([0-9]*\).*Received: \([0-9]*\)/\1:\2/' | sort | tr '\n' ' ')" \
+        "1:0 1:0 1:0 1:1200 "
+    check "job OTF2: the scatterv's root is rank 2; rank i received 40 x (i + 1) B" \
+        "$(grep '^MPI_COLLECTIVE_END.*SCATTERV' "$tmp/otf2-rooted.txt" | awk '{split($0, a, "Root: "); split($0, b, "Received: "); print $2 ":" (a[2] + 0) ":" (b[2] + 0)}' | sort | tr '\n' ' ')" \
+        "0:2:40 1:2:80 2:2:0 3:2:160 "
+else
+    echo "note: no OTF2 job check: $(command -v otf2-print >/dev/null && cat "$tmp/otf2.err" || echo "otf2-print (Debian otf2-tools) is missing")"
+fi
+
 # ---- the same global profile offline, and a missing rank named
 "$ts" merge -q -o "$tmp/ring-merged" "$tmp/ring" 2>"$tmp/merge.err"
 check "merge: exit status" "$?" 0

@@ -2,35 +2,57 @@
  * format: Vampir, Scalasca and otf2-print read it), written with libotf2
  * (FORMATS.md "OTF2" has the writer sequence this follows).
  *
- * What the archive (folder out, anchor out/traces.otf2) holds:
- *  - a region per task type used, named as in the trace ("(untyped)" for
- *    type 0), role OTF2_REGION_ROLE_TASK, paradigm USER.  TASK, not
+ * One writer for one trace and for a job's traces (job.h; the one trace is
+ * a job of one).  What the archive (folder out, anchor out/traces.otf2)
+ * holds:
+ *  - a region per task type used, named as in the traces ("(untyped)" for
+ *    type 0); the ranks' types are one region per name, whatever id each
+ *    rank gave it.  Role OTF2_REGION_ROLE_TASK, paradigm USER.  TASK, not
  *    FUNCTION: OTF2 defines TASK as the body of a "task" construct, which
  *    is what a type's stays are, and a task is not a call: it may yield and
  *    resume later, even on another thread (two Enter/Leave pairs), which no
  *    function call does.  Score-P gives its OpenMP task bodies this role;
- *    TASK_UNTIED would claim more than the trace knows;
- *  - one system tree node, one location group (the process, "rank R"), and
- *    a location (CPU thread, named as in the trace) per thread slot;
+ *    TASK_UNTIED would claim more than the trace knows.  The MPI adapter's
+ *    types (named MPI_*) are MPI functions: paradigm MPI, role
+ *    POINT2POINT, BARRIER, COLL_ONE2ALL/ALL2ONE/ALL2ALL/OTHER, FUNCTION;
+ *  - one system tree node, a location group (the process, "rank R") per
+ *    trace in rank order, and a location (CPU thread, named as in the
+ *    trace) per thread slot of each;
  *  - Enter/Leave per stay, as the replay gives them (nested and in time
  *    order per thread);
- *  - counters as metrics: per counter a metric member (user metric,
+ *  - counters as metrics: per counter name a metric member (user metric,
  *    absolute point, double) and a metric class (asynchronous, recorded by
  *    CPU threads); a Metric event on the thread that sampled the value;
- *  - custom events as parameters: per event a Parameter (uint64) and a
- *    ParameterUnsignedInt event carrying the payload on the thread that
+ *  - custom events as parameters: per event name a Parameter (uint64) and
+ *    a ParameterUnsignedInt event carrying the payload on the thread that
  *    recorded it ("in the current region, parameter P has value V", the
  *    closest event record; markers live in a file of their own that
  *    analysis tools add, and otf2-print does not show them);
+ *  - the messages between ranks (tscope_message), when the archive holds
+ *    every rank of the job once (tscope__job_complete; else they are left
+ *    out and the caller says so): the MPI paradigm, MPI_COMM_WORLD (a
+ *    COMM_LOCATIONS group of each rank's first location, rank k at index
+ *    k, and a COMM_GROUP of all), an MpiSend/MpiRecv per point-to-point
+ *    message (in the MPI call's region; a receive at its completion), and
+ *    per collective call (its region's name) an MpiCollectiveBegin after
+ *    its Enter and an MpiCollectiveEnd before its Leave, with the bytes of
+ *    the shares this rank sent and received and the root where the
+ *    operation has one (the rank that sent or received the shares).  The
+ *    trace keeps world ranks, not communicators: everything is on
+ *    MPI_COMM_WORLD, also a call on another communicator; reductions
+ *    (MPI_Allreduce, ...) have no shares (the adapter counts their bytes
+ *    as a counter), so their sizes are 0;
  *  - no flows: OTF2 has no record for an arrow between two threads (its
  *    messages need MPI communicators, its task records
  *    ThreadTaskCreate/Switch/Complete a thread team), so creations and
  *    dependencies are only in the Chrome and Paraver outputs.
  *
  * Time: timer resolution 1e9 (1 tick = 1 ns), global offset 0, so event
- * timestamps are ns since tscope_init as in every other format; the wall
- * clock of that origin (CLOCK_REALTIME) is the clock properties' realtime
- * timestamp (OTF2 3.0), and the trace length the last timestamp.
+ * timestamps are ns since tscope_init as in every other format (a job's:
+ * since the earliest rank's, each rank moved by its origin's wall-clock
+ * distance); the wall clock of that origin (CLOCK_REALTIME) is the clock
+ * properties' realtime timestamp (OTF2 3.0), and the trace length the
+ * last timestamp.
  *
  * Order: the events first, counted per location during the replay; then
  * the (empty) local definitions and the global ones (clock, strings,
@@ -43,7 +65,9 @@
  * the archive is written as it goes and the writer's memory is bounded by
  * the threads that have events.  The pre-flush callback always flushes;
  * there is no post-flush callback, so OTF2 writes no BufferFlush records
- * (events the counts would not include).
+ * (events the counts would not include).  With MPI records, the job's
+ * message ends are kept too (40 bytes each), to count those without a
+ * partner as the Chrome writer does.
  *
  * The folder: created with its parents when missing; an existing one must
  * be empty or hold an archive of an earlier conversion (only names OTF2
@@ -62,6 +86,7 @@
 #include <string.h>
 
 #include "convert.h"
+#include "job.h"
 
 #ifdef TSCOPE_HAVE_OTF2
 
@@ -80,27 +105,47 @@
 #define NONE UINT32_MAX
 #define MAX_CHUNKS 4 /* chunks a buffer holds before OTF2 flushes it */
 
-/* Table ids (type, counter, event) -> dense OTF2 refs, in order of use. */
+/* One rank's table ids (type, counter, event) -> the archive's refs. */
 struct refs {
-    uint32_t *of_id; /* by table id; NONE: not used */
-    uint32_t *ids;   /* by ref: the table id */
-    uint32_t cap, n;
+    uint32_t *of_id; /* by table id; NONE: not seen yet on this rank */
+    uint32_t cap;
+};
+
+/* The archive's regions, metrics or parameters: unique names, in order of
+ * first use over the ranks (a job's ranks number their types each their
+ * own way; one name is one region). */
+struct names {
+    char **s;
+    uint32_t n, cap;
 };
 
 struct location {
     OTF2_EvtWriter *w;
     uint64_t events;
+    uint32_t rank, thread; /* the trace's rank and thread slot */
+    uint32_t trace, group; /* the trace (in the job), the location group */
+    /* the MPI collective call on this thread, from its Enter to its Leave */
+    uint32_t coll_region; /* NONE: none */
+    uint64_t coll_sent, coll_received;
+    uint32_t coll_sent_to, coll_received_from; /* NONE: no share */
 };
 
 struct out {
-    const struct tscope__trace *t;
+    const struct tscope__job *job;
+    uint32_t *order;    /* the job's traces by rank */
+    uint32_t *loc_base; /* by trace: its thread 0's location (locations go by rank) */
+    uint32_t cur;       /* the trace being replayed */
     const char *path;
     OTF2_Archive *archive;
-    struct location *loc; /* by thread slot */
+    struct location *loc; /* all ranks' threads */
     uint32_t nloc;
-    struct refs regions, metrics, params; /* by type, counter, event */
-    OTF2_ErrorCode code;                  /* the first failure */
-    const char *what;                     /* the call that failed */
+    struct refs regions, metrics, params; /* of the trace being replayed */
+    struct names region_names, metric_names, param_names;
+    int mpi;                  /* messages written as MPI records (a complete job) */
+    uint64_t mpi_records;     /* MpiSend, MpiRecv, collective Begin/End written */
+    struct tscope__msgs msgs; /* with mpi: to count the ends without a partner */
+    OTF2_ErrorCode code;      /* the first failure */
+    const char *what;         /* the call that failed */
     int oom;
     int created;              /* the folder is ours */
     OTF2_ErrorCode said_code; /* libotf2's first message, from its callback */
@@ -413,8 +458,112 @@ static int prepare_folder(struct out *o, char *err, size_t errlen)
 
 /* ---- the events ---- */
 
-/* The ref of id, given in order of first use; NONE when out of memory. */
-static uint32_t ref_of(struct out *o, struct refs *r, uint32_t id)
+/* ---- MPI calls ---- */
+
+/* What an MPI call's region is to OTF2: its role, and for a collective its
+ * operation and where its root is seen (the root sends its share, or
+ * receives the others'). */
+enum { ROOT_NONE, ROOT_SENDS, ROOT_RECEIVES };
+static const struct mpi_call {
+    const char *name;
+    OTF2_RegionRole role;
+    int op; /* OTF2_COLLECTIVE_OP_*, -1: not a collective */
+    int root;
+} mpi_calls[] = {
+    {"MPI_Barrier", OTF2_REGION_ROLE_BARRIER, OTF2_COLLECTIVE_OP_BARRIER, ROOT_NONE},
+    {"MPI_Bcast", OTF2_REGION_ROLE_COLL_ONE2ALL, OTF2_COLLECTIVE_OP_BCAST, ROOT_SENDS},
+    {"MPI_Scatter", OTF2_REGION_ROLE_COLL_ONE2ALL, OTF2_COLLECTIVE_OP_SCATTER, ROOT_SENDS},
+    {"MPI_Scatterv", OTF2_REGION_ROLE_COLL_ONE2ALL, OTF2_COLLECTIVE_OP_SCATTERV, ROOT_SENDS},
+    {"MPI_Reduce", OTF2_REGION_ROLE_COLL_ALL2ONE, OTF2_COLLECTIVE_OP_REDUCE, ROOT_RECEIVES},
+    {"MPI_Gather", OTF2_REGION_ROLE_COLL_ALL2ONE, OTF2_COLLECTIVE_OP_GATHER, ROOT_RECEIVES},
+    {"MPI_Gatherv", OTF2_REGION_ROLE_COLL_ALL2ONE, OTF2_COLLECTIVE_OP_GATHERV, ROOT_RECEIVES},
+    {"MPI_Allreduce", OTF2_REGION_ROLE_COLL_ALL2ALL, OTF2_COLLECTIVE_OP_ALLREDUCE, ROOT_NONE},
+    {"MPI_Allgather", OTF2_REGION_ROLE_COLL_ALL2ALL, OTF2_COLLECTIVE_OP_ALLGATHER, ROOT_NONE},
+    {"MPI_Allgatherv", OTF2_REGION_ROLE_COLL_ALL2ALL, OTF2_COLLECTIVE_OP_ALLGATHERV, ROOT_NONE},
+    {"MPI_Alltoall", OTF2_REGION_ROLE_COLL_ALL2ALL, OTF2_COLLECTIVE_OP_ALLTOALL, ROOT_NONE},
+    {"MPI_Alltoallv", OTF2_REGION_ROLE_COLL_ALL2ALL, OTF2_COLLECTIVE_OP_ALLTOALLV, ROOT_NONE},
+    {"MPI_Reduce_scatter", OTF2_REGION_ROLE_COLL_ALL2ALL, OTF2_COLLECTIVE_OP_REDUCE_SCATTER,
+     ROOT_NONE},
+    {"MPI_Reduce_scatter_block", OTF2_REGION_ROLE_COLL_ALL2ALL,
+     OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK, ROOT_NONE},
+    {"MPI_Scan", OTF2_REGION_ROLE_COLL_OTHER, OTF2_COLLECTIVE_OP_SCAN, ROOT_NONE},
+    {"MPI_Exscan", OTF2_REGION_ROLE_COLL_OTHER, OTF2_COLLECTIVE_OP_EXSCAN, ROOT_NONE},
+};
+
+/* The collective named name, NULL for any other. */
+static const struct mpi_call *collective(const char *name)
+{
+    for (size_t i = 0; i < sizeof mpi_calls / sizeof mpi_calls[0]; i++)
+        if (strcmp(mpi_calls[i].name, name) == 0)
+            return &mpi_calls[i];
+    return NULL;
+}
+
+static int is_mpi(const char *name)
+{
+    return strncmp(name, "MPI_", 4) == 0;
+}
+
+/* Point to point: the sends, receives, probes, waits and tests. */
+static int is_point_to_point(const char *name)
+{
+    static const char *const stems[] = {"Send",     "Ssend",  "Bsend",  "Rsend", "Isend",
+                                        "Issend",   "Ibsend", "Irsend", "Recv",  "Irecv",
+                                        "Sendrecv", "Probe",  "Iprobe", "Wait",  "Test"};
+    if (!is_mpi(name))
+        return 0;
+    for (size_t i = 0; i < sizeof stems / sizeof stems[0]; i++) {
+        size_t n = strlen(stems[i]);
+        if (strncmp(name + 4, stems[i], n) == 0 &&
+            (name[4 + n] == 0 || name[4 + n] == '_' || strcmp(name + 4 + n, "all") == 0 ||
+             strcmp(name + 4 + n, "any") == 0 || strcmp(name + 4 + n, "some") == 0))
+            return 1;
+    }
+    return 0;
+}
+
+/* ---- the events ---- */
+
+/* The name of a table entry of trace t, or "WORD ID" when it has none. */
+static const char *name_of(const struct tscope__trace *t, int table, uint32_t id, const char *word,
+                           char *buf, size_t len)
+{
+    if (table == TSCOPE__TABLE_TYPES && id == 0)
+        return "(untyped)";
+    const char *name = tscope__trace_name(t, table, id);
+    if (name)
+        return name;
+    snprintf(buf, len, "%s %u", word, id);
+    return buf;
+}
+
+/* The archive's ref of name (added when new); NONE when out of memory. */
+static uint32_t name_ref(struct out *o, struct names *l, const char *name)
+{
+    for (uint32_t i = 0; i < l->n; i++)
+        if (strcmp(l->s[i], name) == 0)
+            return i;
+    if (l->n == l->cap) {
+        uint32_t cap = l->cap ? l->cap * 2 : 64;
+        char **g = realloc(l->s, cap * sizeof *g);
+        if (!g) {
+            o->oom = 1;
+            return NONE;
+        }
+        l->s = g;
+        l->cap = cap;
+    }
+    if (!(l->s[l->n] = strdup(name))) {
+        o->oom = 1;
+        return NONE;
+    }
+    return l->n++;
+}
+
+/* The archive's ref of the current trace's table entry id; NONE when out
+ * of memory. */
+static uint32_t ref_of(struct out *o, struct refs *r, struct names *l, int table, const char *word,
+                       uint32_t id)
 {
     if (id >= r->cap) {
         uint32_t cap = r->cap ? r->cap : 64;
@@ -426,65 +575,106 @@ static uint32_t ref_of(struct out *o, struct refs *r, uint32_t id)
             return NONE;
         }
         r->of_id = of_id;
-        uint32_t *ids = realloc(r->ids, cap * sizeof *ids);
-        if (!ids) {
-            o->oom = 1;
-            return NONE;
-        }
-        r->ids = ids;
         for (uint32_t i = r->cap; i < cap; i++)
             r->of_id[i] = NONE;
         r->cap = cap;
     }
     if (r->of_id[id] == NONE) {
-        r->ids[r->n] = id;
-        r->of_id[id] = r->n++;
+        char buf[64];
+        r->of_id[id] = name_ref(o, l, name_of(o->job->t[o->cur], table, id, word, buf, sizeof buf));
     }
     return r->of_id[id];
 }
 
+static uint32_t region_of(struct out *o, uint32_t type)
+{
+    return ref_of(o, &o->regions, &o->region_names, TSCOPE__TABLE_TYPES, "type", type);
+}
+
+/* Forgets the current trace's ids (the next trace has its own). */
+static void forget_ids(struct refs *r)
+{
+    for (uint32_t i = 0; i < r->cap; i++)
+        r->of_id[i] = NONE;
+}
+
 static struct location *location_of(struct out *o, uint32_t thread)
 {
-    if (thread >= o->nloc) { /* the reader counted the slots: not expected */
-        struct location *g = realloc(o->loc, ((size_t)thread + 1) * sizeof *g);
-        if (!g) {
-            o->oom = 1;
-            return NULL;
-        }
-        memset(g + o->nloc, 0, (thread + 1 - o->nloc) * sizeof *g);
-        o->loc = g;
-        o->nloc = thread + 1;
+    uint32_t first = o->loc_base[o->cur], threads = tscope__trace_info(o->job->t[o->cur])->threads;
+    if (thread >= (threads ? threads : 1)) { /* the reader counted the slots: not expected */
+        check(o, OTF2_ERROR_INVALID_ARGUMENT, "a thread slot past the trace's count");
+        return NULL;
     }
-    struct location *l = &o->loc[thread];
+    struct location *l = &o->loc[first + thread];
     if (!l->w) {
-        l->w = OTF2_Archive_GetEvtWriter(o->archive, thread);
+        l->w = OTF2_Archive_GetEvtWriter(o->archive, first + thread);
         if (check_ptr(o, l->w, "OTF2_Archive_GetEvtWriter"))
             return NULL;
     }
     return l;
 }
 
+static uint64_t at(const struct out *o, uint64_t ns)
+{
+    return ns + o->job->offset[o->cur];
+}
+
 static int slice_begin(void *ctx, uint32_t thread, uint64_t ns, uint64_t task, uint32_t type)
 {
     (void)task;
     struct out *o = ctx;
-    uint32_t region = ref_of(o, &o->regions, type);
+    uint32_t region = region_of(o, type);
     struct location *l = location_of(o, thread);
     if (region == NONE || !l ||
-        check(o, OTF2_EvtWriter_Enter(l->w, NULL, ns, region), "OTF2_EvtWriter_Enter"))
+        check(o, OTF2_EvtWriter_Enter(l->w, NULL, at(o, ns), region), "OTF2_EvtWriter_Enter"))
         return -1;
     l->events++;
+    if (o->mpi && l->coll_region == NONE && collective(o->region_names.s[region])) {
+        if (check(o, OTF2_EvtWriter_MpiCollectiveBegin(l->w, NULL, at(o, ns)),
+                  "OTF2_EvtWriter_MpiCollectiveBegin"))
+            return -1;
+        l->events++;
+        o->mpi_records++;
+        l->coll_region = region;
+        l->coll_sent = l->coll_received = 0;
+        l->coll_sent_to = l->coll_received_from = NONE;
+    }
     return 0;
+}
+
+/* The root of the collective call c on l: the rank that sent (or
+ * received) the shares, as seen from this rank. */
+static uint32_t root_of(const struct mpi_call *c, const struct location *l)
+{
+    if (c->root == ROOT_SENDS)
+        return l->coll_sent_to != NONE ? l->rank : l->coll_received_from;
+    if (c->root == ROOT_RECEIVES)
+        return l->coll_received_from != NONE ? l->rank : l->coll_sent_to;
+    return OTF2_UNDEFINED_UINT32;
 }
 
 static int slice_end(void *ctx, uint32_t thread, uint64_t ns, uint64_t task, uint32_t type)
 {
     (void)task;
     struct out *o = ctx;
-    uint32_t region = ref_of(o, &o->regions, type);
+    uint32_t region = region_of(o, type);
     struct location *l = location_of(o, thread);
-    if (region == NONE || !l ||
-        check(o, OTF2_EvtWriter_Leave(l->w, NULL, ns, region), "OTF2_EvtWriter_Leave"))
+    if (region == NONE || !l)
+        return -1;
+    if (l->coll_region == region) {
+        const struct mpi_call *c = collective(o->region_names.s[region]);
+        uint32_t root = root_of(c, l);
+        if (check(o,
+                  OTF2_EvtWriter_MpiCollectiveEnd(l->w, NULL, at(o, ns), (OTF2_CollectiveOp)c->op,
+                                                  0, root == NONE ? OTF2_UNDEFINED_UINT32 : root,
+                                                  l->coll_sent, l->coll_received),
+                  "OTF2_EvtWriter_MpiCollectiveEnd"))
+            return -1;
+        l->events++;
+        o->mpi_records++;
+        l->coll_region = NONE;
+    }
+    if (check(o, OTF2_EvtWriter_Leave(l->w, NULL, at(o, ns), region), "OTF2_EvtWriter_Leave"))
         return -1;
     l->events++;
     return 0;
@@ -508,14 +698,15 @@ static int flow(void *ctx, int kind, uint32_t hazard, uint32_t from_thread, uint
 static int counter(void *ctx, uint32_t thread, uint64_t ns, uint32_t id, double value)
 {
     struct out *o = ctx;
-    uint32_t metric = ref_of(o, &o->metrics, id);
+    uint32_t metric =
+        ref_of(o, &o->metrics, &o->metric_names, TSCOPE__TABLE_COUNTERS, "counter", id);
     struct location *l = location_of(o, thread);
     if (metric == NONE || !l)
         return -1;
     OTF2_Type type = OTF2_TYPE_DOUBLE;
     OTF2_MetricValue v;
     v.floating_point = value;
-    if (check(o, OTF2_EvtWriter_Metric(l->w, NULL, ns, metric, 1, &type, &v),
+    if (check(o, OTF2_EvtWriter_Metric(l->w, NULL, at(o, ns), metric, 1, &type, &v),
               "OTF2_EvtWriter_Metric"))
         return -1;
     l->events++;
@@ -525,13 +716,52 @@ static int counter(void *ctx, uint32_t thread, uint64_t ns, uint32_t id, double 
 static int instant(void *ctx, uint32_t thread, uint64_t ns, uint32_t event, uint64_t payload)
 {
     struct out *o = ctx;
-    uint32_t param = ref_of(o, &o->params, event);
+    uint32_t param = ref_of(o, &o->params, &o->param_names, TSCOPE__TABLE_EVENTS, "event", event);
     struct location *l = location_of(o, thread);
     if (param == NONE || !l ||
-        check(o, OTF2_EvtWriter_ParameterUnsignedInt(l->w, NULL, ns, param, payload),
+        check(o, OTF2_EvtWriter_ParameterUnsignedInt(l->w, NULL, at(o, ns), param, payload),
               "OTF2_EvtWriter_ParameterUnsignedInt"))
         return -1;
     l->events++;
+    return 0;
+}
+
+/* A message: point to point, an MpiSend or MpiRecv on MPI_COMM_WORLD (the
+ * trace keeps world ranks, not communicators); a collective's share adds
+ * to the call's sizes. */
+static int message(void *ctx, uint32_t thread, uint64_t ns, uint32_t peer, uint64_t bytes,
+                   uint32_t tag, unsigned flags)
+{
+    struct out *o = ctx;
+    if (!o->mpi)
+        return 0;
+    struct location *l = location_of(o, thread);
+    if (!l)
+        return -1;
+    struct tscope__msg m = {at(o, ns), bytes, l->rank, peer, tag, thread, (uint8_t)flags};
+    if (tscope__msgs_add(&o->msgs, &m)) {
+        o->oom = 1;
+        return -1;
+    }
+    int send = (flags & TSCOPE_MSG_SEND) != 0;
+    if (flags & TSCOPE_MSG_COLLECTIVE) {
+        if (l->coll_region != NONE) {
+            if (send) {
+                l->coll_sent += bytes;
+                l->coll_sent_to = peer;
+            } else {
+                l->coll_received += bytes;
+                l->coll_received_from = peer;
+            }
+        }
+        return 0;
+    }
+    OTF2_ErrorCode c = send ? OTF2_EvtWriter_MpiSend(l->w, NULL, at(o, ns), peer, 0, tag, bytes)
+                            : OTF2_EvtWriter_MpiRecv(l->w, NULL, at(o, ns), peer, 0, tag, bytes);
+    if (check(o, c, send ? "OTF2_EvtWriter_MpiSend" : "OTF2_EvtWriter_MpiRecv"))
+        return -1;
+    l->events++;
+    o->mpi_records++;
     return 0;
 }
 
@@ -540,10 +770,10 @@ static int instant(void *ctx, uint32_t thread, uint64_t ns, uint32_t event, uint
 static int close_events(struct out *o)
 {
     int rc = 0;
-    for (uint32_t th = 0; th < o->nloc; th++) {
-        struct location *l = &o->loc[th];
+    for (uint32_t g = 0; g < o->nloc; g++) {
+        struct location *l = &o->loc[g];
         if (!l->w && rc == 0) {
-            l->w = OTF2_Archive_GetEvtWriter(o->archive, th);
+            l->w = OTF2_Archive_GetEvtWriter(o->archive, g);
             rc = check_ptr(o, l->w, "OTF2_Archive_GetEvtWriter");
         }
         if (l->w &&
@@ -562,26 +792,13 @@ static int local_defs(struct out *o)
 {
     if (check(o, OTF2_Archive_OpenDefFiles(o->archive), "OTF2_Archive_OpenDefFiles"))
         return -1;
-    for (uint32_t th = 0; th < o->nloc; th++) {
-        OTF2_DefWriter *w = OTF2_Archive_GetDefWriter(o->archive, th);
+    for (uint32_t g = 0; g < o->nloc; g++) {
+        OTF2_DefWriter *w = OTF2_Archive_GetDefWriter(o->archive, g);
         if (check_ptr(o, w, "OTF2_Archive_GetDefWriter") ||
             check(o, OTF2_Archive_CloseDefWriter(o->archive, w), "OTF2_Archive_CloseDefWriter"))
             return -1;
     }
     return check(o, OTF2_Archive_CloseDefFiles(o->archive), "OTF2_Archive_CloseDefFiles");
-}
-
-/* The name of a table entry, or "WORD ID" when the trace has none. */
-static const char *name_of(const struct out *o, int table, uint32_t id, const char *word, char *buf,
-                           size_t len)
-{
-    if (table == TSCOPE__TABLE_TYPES && id == 0)
-        return "(untyped)";
-    const char *name = tscope__trace_name(o->t, table, id);
-    if (name)
-        return name;
-    snprintf(buf, len, "%s %u", word, id);
-    return buf;
 }
 
 #define TRY(call)                                                                                  \
@@ -590,62 +807,113 @@ static const char *name_of(const struct out *o, int table, uint32_t id, const ch
             return -1;                                                                             \
     } while (0)
 
+/* A region per task type: MPI calls (named MPI_*) as MPI functions, with
+ * the role of their kind, the others as task bodies (top comment). */
+static int write_regions(struct out *o, OTF2_GlobalDefWriter *g, uint32_t empty, uint32_t name0)
+{
+    for (uint32_t i = 0; i < o->region_names.n; i++) {
+        const char *name = o->region_names.s[i];
+        const struct mpi_call *c = collective(name);
+        OTF2_RegionRole role = c                         ? c->role
+                               : is_point_to_point(name) ? OTF2_REGION_ROLE_POINT2POINT
+                               : is_mpi(name)            ? OTF2_REGION_ROLE_FUNCTION
+                                                         : OTF2_REGION_ROLE_TASK;
+        TRY(OTF2_GlobalDefWriter_WriteRegion(g, i, name0 + i, name0 + i, empty, role,
+                                             is_mpi(name) ? OTF2_PARADIGM_MPI : OTF2_PARADIGM_USER,
+                                             OTF2_REGION_FLAG_NONE, empty, 0, 0));
+    }
+    return 0;
+}
+
+/* MPI_COMM_WORLD: the ranks' first locations (rank k at index k), the
+ * group of all of them, the communicator. */
+static int write_comm(struct out *o, OTF2_GlobalDefWriter *g, uint32_t name, uint32_t paradigm)
+{
+    uint32_t n = (uint32_t)o->job->n;
+    uint64_t *members = malloc(((size_t)n + 1) * sizeof *members);
+    if (!members) {
+        o->oom = 1;
+        return -1;
+    }
+    for (uint32_t k = 0; k < n; k++)
+        members[k] = o->loc_base[o->order[k]];
+    OTF2_ErrorCode c = OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_MPI, paradigm,
+                                                          OTF2_PARADIGM_CLASS_PROCESS);
+    if (c == OTF2_SUCCESS)
+        c = OTF2_GlobalDefWriter_WriteGroup(g, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                            OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, n, members);
+    for (uint32_t k = 0; k < n; k++)
+        members[k] = k;
+    if (c == OTF2_SUCCESS)
+        c = OTF2_GlobalDefWriter_WriteGroup(g, 1, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                            OTF2_GROUP_FLAG_NONE, n, members);
+    free(members);
+    TRY(c);
+    TRY(OTF2_GlobalDefWriter_WriteComm(g, 0, name, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE));
+    return 0;
+}
+
 /* Strings are numbered in the order written: "", the regions', metrics',
- * parameters' and locations' names, then the process and node names. */
+ * parameters' and locations' names, the processes' names, the node's,
+ * then with MPI records "MPI_COMM_WORLD" and "MPI". */
 static int global_defs(struct out *o, OTF2_GlobalDefWriter *g,
                        const struct tscope__replay_stats *st)
 {
-    const struct tscope__trace_info *info = tscope__trace_info(o->t);
-    uint64_t realtime = info->realtime_ns ? info->realtime_ns : OTF2_UNDEFINED_TIMESTAMP;
+    uint64_t realtime = o->job->origin ? o->job->origin : OTF2_UNDEFINED_TIMESTAMP;
     TRY(OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, 0, st->end_ns, realtime));
 
-    const uint32_t empty = 0, region0 = 1, metric0 = region0 + o->regions.n,
-                   param0 = metric0 + o->metrics.n, loc0 = param0 + o->params.n,
-                   group = loc0 + o->nloc, node = group + 1, node_class = group + 2;
-    char buf[64];
+    uint32_t nranks = (uint32_t)o->job->n;
+    const uint32_t empty = 0, region0 = 1, metric0 = region0 + o->region_names.n,
+                   param0 = metric0 + o->metric_names.n, loc0 = param0 + o->param_names.n,
+                   group0 = loc0 + o->nloc, node = group0 + nranks, world = node + 1,
+                   mpi = node + 2;
+    char buf[300];
     TRY(OTF2_GlobalDefWriter_WriteString(g, empty, ""));
-    for (uint32_t i = 0; i < o->regions.n; i++)
-        TRY(OTF2_GlobalDefWriter_WriteString(
-            g, region0 + i,
-            name_of(o, TSCOPE__TABLE_TYPES, o->regions.ids[i], "type", buf, sizeof buf)));
-    for (uint32_t i = 0; i < o->metrics.n; i++)
-        TRY(OTF2_GlobalDefWriter_WriteString(
-            g, metric0 + i,
-            name_of(o, TSCOPE__TABLE_COUNTERS, o->metrics.ids[i], "counter", buf, sizeof buf)));
-    for (uint32_t i = 0; i < o->params.n; i++)
-        TRY(OTF2_GlobalDefWriter_WriteString(
-            g, param0 + i,
-            name_of(o, TSCOPE__TABLE_EVENTS, o->params.ids[i], "event", buf, sizeof buf)));
-    for (uint32_t th = 0; th < o->nloc; th++)
-        TRY(OTF2_GlobalDefWriter_WriteString(
-            g, loc0 + th, name_of(o, TSCOPE__TABLE_THREADS, th, "thread", buf, sizeof buf)));
-    snprintf(buf, sizeof buf, "rank %u", info->rank);
-    TRY(OTF2_GlobalDefWriter_WriteString(g, group, buf));
+    for (uint32_t i = 0; i < o->region_names.n; i++)
+        TRY(OTF2_GlobalDefWriter_WriteString(g, region0 + i, o->region_names.s[i]));
+    for (uint32_t i = 0; i < o->metric_names.n; i++)
+        TRY(OTF2_GlobalDefWriter_WriteString(g, metric0 + i, o->metric_names.s[i]));
+    for (uint32_t i = 0; i < o->param_names.n; i++)
+        TRY(OTF2_GlobalDefWriter_WriteString(g, param0 + i, o->param_names.s[i]));
+    for (uint32_t k = 0; k < o->nloc; k++) {
+        const struct location *l = &o->loc[k];
+        TRY(OTF2_GlobalDefWriter_WriteString(g, loc0 + k,
+                                             name_of(o->job->t[l->trace], TSCOPE__TABLE_THREADS,
+                                                     l->thread, "thread", buf, sizeof buf)));
+    }
+    for (uint32_t k = 0; k < nranks; k++) {
+        snprintf(buf, sizeof buf, "rank %u", tscope__trace_info(o->job->t[o->order[k]])->rank);
+        TRY(OTF2_GlobalDefWriter_WriteString(g, group0 + k, buf));
+    }
     TRY(OTF2_GlobalDefWriter_WriteString(g, node, "node"));
-    TRY(OTF2_GlobalDefWriter_WriteString(g, node_class, "node"));
+    if (o->mpi) {
+        TRY(OTF2_GlobalDefWriter_WriteString(g, world, "MPI_COMM_WORLD"));
+        TRY(OTF2_GlobalDefWriter_WriteString(g, mpi, "MPI"));
+    }
 
-    for (uint32_t i = 0; i < o->regions.n; i++)
-        TRY(OTF2_GlobalDefWriter_WriteRegion(g, i, region0 + i, region0 + i, empty,
-                                             OTF2_REGION_ROLE_TASK, OTF2_PARADIGM_USER,
-                                             OTF2_REGION_FLAG_NONE, empty, 0, 0));
-    for (uint32_t i = 0; i < o->metrics.n; i++)
+    if (write_regions(o, g, empty, region0))
+        return -1;
+    for (uint32_t i = 0; i < o->metric_names.n; i++)
         TRY(OTF2_GlobalDefWriter_WriteMetricMember(g, i, metric0 + i, empty, OTF2_METRIC_TYPE_USER,
                                                    OTF2_METRIC_ABSOLUTE_POINT, OTF2_TYPE_DOUBLE,
                                                    OTF2_BASE_DECIMAL, 0, empty));
-    for (uint32_t i = 0; i < o->metrics.n; i++) {
+    for (uint32_t i = 0; i < o->metric_names.n; i++) {
         OTF2_MetricMemberRef member = i;
         TRY(OTF2_GlobalDefWriter_WriteMetricClass(g, i, 1, &member, OTF2_METRIC_ASYNCHRONOUS,
                                                   OTF2_RECORDER_KIND_CPU));
     }
-    for (uint32_t i = 0; i < o->params.n; i++)
+    for (uint32_t i = 0; i < o->param_names.n; i++)
         TRY(OTF2_GlobalDefWriter_WriteParameter(g, i, param0 + i, OTF2_PARAMETER_TYPE_UINT64));
-    TRY(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, node, node_class,
+    TRY(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, node, node,
                                                  OTF2_UNDEFINED_SYSTEM_TREE_NODE));
-    TRY(OTF2_GlobalDefWriter_WriteLocationGroup(g, 0, group, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
-                                                OTF2_UNDEFINED_LOCATION_GROUP));
-    for (uint32_t th = 0; th < o->nloc; th++)
-        TRY(OTF2_GlobalDefWriter_WriteLocation(g, th, loc0 + th, OTF2_LOCATION_TYPE_CPU_THREAD,
-                                               o->loc[th].events, 0));
+    for (uint32_t k = 0; k < nranks; k++)
+        TRY(OTF2_GlobalDefWriter_WriteLocationGroup(
+            g, k, group0 + k, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0, OTF2_UNDEFINED_LOCATION_GROUP));
+    for (uint32_t k = 0; k < o->nloc; k++)
+        TRY(OTF2_GlobalDefWriter_WriteLocation(g, k, loc0 + k, OTF2_LOCATION_TYPE_CPU_THREAD,
+                                               o->loc[k].events, o->loc[k].group));
+    if (o->mpi && write_comm(o, g, world, mpi))
+        return -1;
     return 0;
 }
 
@@ -657,7 +925,6 @@ static int open_archive(struct out *o)
         OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (check_ptr(o, o->archive, "OTF2_Archive_Open"))
         return -1;
-    const struct tscope__trace_info *info = tscope__trace_info(o->t);
     char text[300];
     TRY(OTF2_Archive_SetFlushCallbacks(o->archive, &flush_callbacks, NULL));
     TRY(OTF2_Archive_SetMemoryCallbacks(o->archive, &memory_callbacks, NULL));
@@ -665,40 +932,109 @@ static int open_archive(struct out *o)
     snprintf(text, sizeof text, "taskscope %d.%d.%d", TSCOPE_VERSION_MAJOR, TSCOPE_VERSION_MINOR,
              TSCOPE_VERSION_PATCH);
     TRY(OTF2_Archive_SetCreator(o->archive, text));
-    snprintf(text, sizeof text, "taskscope trace of rank %u of %u (pid %u); the trace is %s",
-             info->rank, info->nranks, info->pid,
-             tscope__trace_status_text(info->status, info->cut));
+    const struct tscope__trace_info *info = tscope__trace_info(o->job->t[0]);
+    if (o->job->n == 1)
+        snprintf(text, sizeof text, "taskscope trace of rank %u of %u (pid %u); the trace is %s",
+                 info->rank, info->nranks, info->pid,
+                 tscope__trace_status_text(info->status, info->cut));
+    else
+        snprintf(text, sizeof text, "taskscope traces of %d ranks of a job of %u; the messages %s",
+                 o->job->n, info->nranks,
+                 o->mpi ? "as MPI records on MPI_COMM_WORLD"
+                        : "left out (not every rank's trace is here)");
     TRY(OTF2_Archive_SetDescription(o->archive, text));
     TRY(OTF2_Archive_OpenEvtFiles(o->archive));
     return 0;
 }
 
-int tscope__trace_to_otf2(struct tscope__trace *t, const char *out, struct tscope__replay_stats *st,
-                          char *err, size_t errlen)
+/* By rank, then by position. */
+static const struct tscope__job *sorting;
+static int by_rank(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    uint32_t rx = tscope__trace_info(sorting->t[x])->rank,
+             ry = tscope__trace_info(sorting->t[y])->rank;
+    if (rx != ry)
+        return rx < ry ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* The locations: per trace, by rank, one per thread slot (at least one:
+ * readers refuse a process without locations). */
+static int layout(struct out *o)
+{
+    uint32_t n = (uint32_t)o->job->n;
+    o->order = calloc((size_t)n + 1, sizeof *o->order);
+    o->loc_base = calloc((size_t)n + 1, sizeof *o->loc_base);
+    if (!o->order || !o->loc_base)
+        return -1;
+    for (uint32_t k = 0; k < n; k++)
+        o->order[k] = k;
+    sorting = o->job;
+    qsort(o->order, n, sizeof *o->order, by_rank);
+    uint64_t total = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t threads = tscope__trace_info(o->job->t[o->order[k]])->threads;
+        o->loc_base[o->order[k]] = (uint32_t)total;
+        total += threads ? threads : 1;
+    }
+    if (total > (1u << 24))
+        return -1;
+    o->nloc = (uint32_t)total;
+    o->loc = calloc(o->nloc, sizeof *o->loc);
+    if (!o->loc)
+        return -1;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t t = o->order[k], threads = tscope__trace_info(o->job->t[t])->threads;
+        for (uint32_t th = 0; th < (threads ? threads : 1); th++) {
+            struct location *l = &o->loc[o->loc_base[t] + th];
+            l->rank = tscope__trace_info(o->job->t[t])->rank;
+            l->thread = th;
+            l->trace = t;
+            l->group = k;
+            l->coll_region = NONE;
+        }
+    }
+    return 0;
+}
+static int count_pair(void *ctx, const struct tscope__msg *snd, const struct tscope__msg *rcv)
+{
+    (void)ctx;
+    (void)snd;
+    (void)rcv;
+    return 0;
+}
+
+/* The job (one trace or many) as one archive at out. */
+static int write_job(const struct tscope__job *job, const char *out,
+                     struct tscope__replay_stats *st, uint64_t *unmatched, char *err, size_t errlen)
 {
     memset(st, 0, sizeof *st);
+    *unmatched = 0;
     err[0] = 0;
     if (!out[0] || strcmp(out, "-") == 0) {
         snprintf(err, errlen, "an OTF2 archive is a folder: give its name, not '%s'", out);
         return -1;
     }
-    struct out o = {.t = t, .path = out};
+    struct out o = {.job = job, .path = out, .mpi = tscope__job_complete(job)};
     OTF2_ErrorCallback previous = OTF2_Error_RegisterCallback(on_error, &o);
     int rc = prepare_folder(&o, err, errlen), prepared = rc == 0;
-    if (rc == 0) {
-        o.nloc = tscope__trace_info(t)->threads;
-        if (o.nloc == 0)
-            o.nloc = 1; /* readers refuse an archive without locations */
-        o.loc = calloc(o.nloc, sizeof *o.loc);
-        if (!o.loc)
-            o.oom = 1;
-    }
+    if (rc == 0 && layout(&o))
+        o.oom = 1;
     if (rc == 0 && !o.oom && open_archive(&o) == 0) {
         struct tscope__trace_sink sink = {&o,      slice_begin, slice_end, flow,
-                                          counter, instant,     NULL,      NULL};
-        int replayed = tscope__trace_replay(t, &sink, st, err, errlen);
+                                          counter, instant,     NULL,      message};
+        for (uint32_t k = 0; k < (uint32_t)job->n && rc == 0; k++) {
+            o.cur = o.order[k];
+            forget_ids(&o.regions);
+            forget_ids(&o.metrics);
+            forget_ids(&o.params);
+            struct tscope__replay_stats one;
+            rc = tscope__trace_replay(job->t[o.cur], &sink, &one, err, errlen);
+            tscope__job_add_stats(st, &one, job->offset[o.cur]);
+        }
         int closed = close_events(&o);
-        if (replayed == 0 && closed == 0 && local_defs(&o) == 0) {
+        if (rc == 0 && closed == 0 && local_defs(&o) == 0) {
             OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(o.archive);
             if (check_ptr(&o, g, "OTF2_Archive_GetGlobalDefWriter") == 0) {
                 global_defs(&o, g, st);
@@ -706,7 +1042,6 @@ int tscope__trace_to_otf2(struct tscope__trace *t, const char *out, struct tscop
                       "OTF2_Archive_CloseGlobalDefWriter");
             }
         }
-        rc = replayed;
     }
     if (o.archive)
         check(&o, OTF2_Archive_Close(o.archive), "OTF2_Archive_Close");
@@ -716,6 +1051,12 @@ int tscope__trace_to_otf2(struct tscope__trace *t, const char *out, struct tscop
         otf2_message(&o, err, errlen);
     else if (o.oom)
         snprintf(err, errlen, "cannot write the OTF2 archive %s: out of memory", out);
+    if (rc == 0) {
+        if (o.mpi)
+            tscope__msgs_join(&o.msgs, count_pair, NULL, unmatched);
+        else
+            *unmatched = st->messages; /* none written */
+    }
     if (rc && prepared) { /* no half archive left behind */
         char ignored[8];
         remove_archive(out, ignored, sizeof ignored);
@@ -724,12 +1065,40 @@ int tscope__trace_to_otf2(struct tscope__trace *t, const char *out, struct tscop
     }
     OTF2_Error_RegisterCallback(previous, NULL);
     free(o.loc);
+    free(o.order);
+    free(o.loc_base);
     free(o.regions.of_id);
-    free(o.regions.ids);
     free(o.metrics.of_id);
-    free(o.metrics.ids);
     free(o.params.of_id);
-    free(o.params.ids);
+    struct names *lists[] = {&o.region_names, &o.metric_names, &o.param_names};
+    for (size_t i = 0; i < 3; i++) {
+        for (uint32_t k = 0; k < lists[i]->n; k++)
+            free(lists[i]->s[k]);
+        free(lists[i]->s);
+    }
+    tscope__msgs_free(&o.msgs);
+    return rc;
+}
+
+int tscope__trace_to_otf2(struct tscope__trace *t, const char *out, struct tscope__replay_stats *st,
+                          char *err, size_t errlen)
+{
+    uint64_t offset = 0, unmatched;
+    struct tscope__job job = {&t, &offset, tscope__trace_info(t)->realtime_ns, 1};
+    return write_job(&job, out, st, &unmatched, err, errlen);
+}
+
+int tscope__trace_job_to_otf2(const char *const *paths, int n, const char *out,
+                              struct tscope__replay_stats *st, uint64_t *unmatched, char *err,
+                              size_t errlen)
+{
+    memset(st, 0, sizeof *st);
+    *unmatched = 0;
+    struct tscope__job job;
+    if (tscope__job_open(&job, paths, n, err, errlen))
+        return -1;
+    int rc = write_job(&job, out, st, unmatched, err, errlen);
+    tscope__job_close(&job);
     return rc;
 }
 
@@ -741,6 +1110,19 @@ int tscope__trace_to_otf2(struct tscope__trace *t, const char *out, struct tscop
     (void)t;
     (void)out;
     memset(st, 0, sizeof *st);
+    snprintf(err, errlen, "this taskscope was built without OTF2 (install libotf2-trace-dev)");
+    return -1;
+}
+
+int tscope__trace_job_to_otf2(const char *const *paths, int n, const char *out,
+                              struct tscope__replay_stats *st, uint64_t *unmatched, char *err,
+                              size_t errlen)
+{
+    (void)paths;
+    (void)n;
+    (void)out;
+    memset(st, 0, sizeof *st);
+    *unmatched = 0;
     snprintf(err, errlen, "this taskscope was built without OTF2 (install libotf2-trace-dev)");
     return -1;
 }
