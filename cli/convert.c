@@ -246,7 +246,7 @@ int tscope_cli_convert(int argc, char **argv)
     for (int i = 0; nranks && i < n; i++) {
         if (formats[i] >= PROFILE_FMT)
             rc |= convert_profile(argv[optind], formats[i] - PROFILE_FMT, out, quiet);
-        else if (formats[i] == TSCOPE__FMT_CHROME || formats[i] == TSCOPE__FMT_OTF2)
+        else if (formats[i] != TSCOPE__FMT_TIMELINE)
             rc |= tscope_cli_job_trace_convert("convert", argv[optind], (const char *const *)ranks,
                                                nranks, formats[i], out, quiet);
         else

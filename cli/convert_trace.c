@@ -85,10 +85,13 @@ int tscope_cli_job_trace_convert(const char *cmd, const char *run, const char *c
     struct tscope__replay_stats st;
     uint64_t unmatched = 0;
     char err[1400];
-    int rc =
-        format == TSCOPE__FMT_OTF2
-            ? tscope__trace_job_to_otf2(paths, n, out, &st, &unmatched, err, sizeof err)
-            : tscope__trace_job_to_chrome(paths, n, out, gzip, &st, &unmatched, err, sizeof err);
+    int rc;
+    if (format == TSCOPE__FMT_OTF2)
+        rc = tscope__trace_job_to_otf2(paths, n, out, &st, &unmatched, err, sizeof err);
+    else if (format == TSCOPE__FMT_PARAVER)
+        rc = tscope__trace_job_to_paraver(paths, n, out, &st, &unmatched, err, sizeof err);
+    else
+        rc = tscope__trace_job_to_chrome(paths, n, out, gzip, &st, &unmatched, err, sizeof err);
     if (rc) {
         fprintf(stderr, "taskscope %s: %s\n", cmd, err);
         return 1;

@@ -133,11 +133,14 @@ if command -v otf2-print >/dev/null && "$ts" convert -q "$tmp/traced" --to otf2 
     check "job OTF2: 80 MPI_SEND and 80 MPI_RECV records of 1000 B, as many as the messages" \
         "$(awk '$1 == "MPI_SEND" || $1 == "MPI_RECV" {n[$1 " " ($NF == "1000")]++} END {print n["MPI_SEND 1"], n["MPI_RECV 1"]}' "$tmp/otf2.txt")" \
         "80 80"
-    # location k is rank k's first thread: the ring sends to k + 1, receives from k - 1
+    # each location's rank, from its location group ("rank R")
+    otf2-print -G "$tmp/traced/trace-otf2/traces.otf2" |
+        sed -n 's/^LOCATION  *\([0-9]*\) .*Group: "rank \([0-9]*\)".*/\1 \2/p' >"$tmp/otf2.ranks"
     check "job OTF2: every send to the next rank, every receive from the previous" \
-        "$(awk '$1 == "MPI_SEND" { split($0, a, "Receiver: "); if ((a[2] + 0) != ($2 + 1) % 4) bad++ }
-                $1 == "MPI_RECV" { split($0, a, "Sender: "); if ((a[2] + 0) != ($2 + 3) % 4) bad++ }
-                END {print bad + 0}' "$tmp/otf2.txt")" 0
+        "$(awk 'NR == FNR {rank[$1] = $2; next}
+                $1 == "MPI_SEND" { split($0, a, "Receiver: "); if ((a[2] + 0) != (rank[$2] + 1) % 4) bad++ }
+                $1 == "MPI_RECV" { split($0, a, "Sender: "); if ((a[2] + 0) != (rank[$2] + 3) % 4) bad++ }
+                END {print bad + 0}' "$tmp/otf2.ranks" "$tmp/otf2.txt")" 0
     check "job OTF2: the MPI calls as MPI regions" \
         "$(otf2-print -G "$tmp/traced/trace-otf2/traces.otf2" | grep -c '^REGION .*Name: "MPI_Sendrecv".*Role: POINT2POINT, Paradigm: MPI')" 1
     mkdir -p "$tmp/traced3"
@@ -156,12 +159,28 @@ if command -v otf2-print >/dev/null && "$ts" convert -q "$tmp/traced" --to otf2 
     check "job OTF2: the gather's root is rank 1, which received 3 x 400 B" \
         "$(grep '^MPI_COLLECTIVE_END.*GATHER' "$tmp/otf2-rooted.txt" | sed 's/.*Root: \([0-9]*\).*Received: \([0-9]*\)/\1:\2/' | sort | tr '\n' ' ')" \
         "1:0 1:0 1:0 1:1200 "
+    otf2-print -G "$tmp/rooted-traced/trace-otf2/traces.otf2" |
+        sed -n 's/^LOCATION  *\([0-9]*\) .*Group: "rank \([0-9]*\)".*/\1 \2/p' >"$tmp/otf2-rooted.ranks"
     check "job OTF2: the scatterv's root is rank 2; rank i received 40 x (i + 1) B" \
-        "$(grep '^MPI_COLLECTIVE_END.*SCATTERV' "$tmp/otf2-rooted.txt" | awk '{split($0, a, "Root: "); split($0, b, "Received: "); print $2 ":" (a[2] + 0) ":" (b[2] + 0)}' | sort | tr '\n' ' ')" \
+        "$(awk 'NR == FNR {rank[$1] = $2; next}
+                /^MPI_COLLECTIVE_END.*SCATTERV/ {split($0, a, "Root: "); split($0, b, "Received: "); print rank[$2] ":" (a[2] + 0) ":" (b[2] + 0)}' \
+                "$tmp/otf2-rooted.ranks" "$tmp/otf2-rooted.txt" | sort | tr '\n' ' ')" \
         "0:2:40 1:2:80 2:2:0 3:2:160 "
 else
     echo "note: no OTF2 job check: $(command -v otf2-print >/dev/null && cat "$tmp/otf2.err" || echo "otf2-print (Debian otf2-tools) is missing")"
 fi
+
+# ---- the job's traces as one Paraver trace: a task per rank, every message a
+# communication record (3:cpu:appl:task:thread:lsend:psend:cpu:appl:task:thread:lrecv:precv:size:tag)
+"$ts" convert -q "$tmp/traced" --to paraver 2>"$tmp/paraver.err"
+check "job Paraver: converted" "$?" 0
+check "job Paraver: one application of 4 tasks" \
+    "$(head -1 "$tmp/traced/trace.prv" | sed 's/.*_ns:[^:]*:1:\([0-9]*\)(.*/\1/')" 4
+check "job Paraver: 80 communications of 1000 B, each from rank r's task to rank r + 1's" \
+    "$(awk -F: '$1 == 3 && $14 == 1000 {n++; if ($10 != $4 % 4 + 1 || $11 < 1 || $5 < 1) bad++} END {print n + 0, bad + 0}' "$tmp/traced/trace.prv")" \
+    "80 0"
+check "job Paraver: the tasks named after the ranks" \
+    "$(sed -n '/^LEVEL TASK SIZE 4/,/^$/p' "$tmp/traced/trace.row" | grep -c '^rank [0-3]$')" 4
 
 # ---- the same global profile offline, and a missing rank named
 "$ts" merge -q -o "$tmp/ring-merged" "$tmp/ring" 2>"$tmp/merge.err"
