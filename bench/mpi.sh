@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # mpi.sh - `scripts/bench mpi`: what taskscope costs an MPI job.
 # stencil_4ranks: the unmodified MPI + OpenMP stencil (examples/mpi/stencil.c)
-#   at 4 ranks of one thread, without and with `taskscope run` (alternating
-#   per repetition, to cancel drift): the program's own loop time (time_ratio
-#   of the medians, and the spread over the pairs' ratios) and the whole
-#   mpirun's wall time (wall_ratio: startup, reduction and outputs included).
+#   at 4 ranks of one thread, without and with `taskscope run` (each
+#   repetition without, with, with, without, to cancel drift): the program's
+#   own loop time (time_ratio of the medians over all runs; the median, min
+#   and max of the repetitions' ratios) and the whole mpirun's wall time
+#   (wall_ratio: startup, reduction and outputs included).
 # reduce_Nranks: the finalize reduction (tscope_finalize_global) alone, at
 #   2, 4 and 8 ranks (bench/mpi_reduce.c, no outputs written).
 # merge_N: `taskscope merge` of N synthetic rank folders (mpi_reduce folders).
@@ -56,28 +57,41 @@ stencil_time() { # the loop time the stencil printed
     echo "$t"
 }
 stencil=("${mpirun[@]}" -np 4 -x OMP_NUM_THREADS=1)
-timed "${stencil[@]}" "$build/examples/stencil" "${stencil_args[@]}" # warm the page cache
-for ((r = 0; r < reps; r++)); do
+without() {
     timed "${stencil[@]}" "$build/examples/stencil" "${stencil_args[@]}"
     t=$(stencil_time)
     echo "$t $wall" >>"$tmp/without"
+    echo "$t"
+}
+with() {
     rm -rf "$tmp/ts"
     timed "${stencil[@]}" "$build/taskscope" run -q --no-summary -o "$tmp/ts" -- \
         "$build/examples/stencil" "${stencil_args[@]}"
-    t=$(stencil_time)
-    echo "$t $wall" >>"$tmp/with"
     if ! grep -q '"ranks_present":4[,}]' "$tmp/ts/global/profile.json" 2>/dev/null; then
         echo "mpi.sh: taskscope run wrote no global view of 4 ranks ($tmp/ts/global/profile.json)" >&2
         exit 1
     fi
+    t=$(stencil_time)
+    echo "$t $wall" >>"$tmp/with"
+    echo "$t"
+}
+timed "${stencil[@]}" "$build/examples/stencil" "${stencil_args[@]}" # warm the page cache
+# each repetition is without, with, with, without (ABBA: a drift over the
+# four runs cancels in the pair's ratio)
+for ((r = 0; r < reps; r++)); do
+    a=$(without)
+    b=$(with)
+    c=$(with)
+    d=$(without)
+    awk -v a="$a" -v b="$b" -v c="$c" -v d="$d" 'BEGIN {print (b + c) / (a + d)}' >>"$tmp/ratios"
 done
 t0=$(cut -d' ' -f1 "$tmp/without" | median)
 t1=$(cut -d' ' -f1 "$tmp/with" | median)
 w0=$(cut -d' ' -f2 "$tmp/without" | median)
 w1=$(cut -d' ' -f2 "$tmp/with" | median)
-paste -d' ' "$tmp/without" "$tmp/with" | awk '{print $3 / $1}' >"$tmp/ratios"
 v=stencil_4ranks
 line $v time_ratio "$(awk -v a="$t1" -v b="$t0" 'BEGIN {print a / b}')" ratio
+line $v time_ratio_pairs_median "$(median <"$tmp/ratios")" ratio
 line $v time_ratio_min "$(sort -g "$tmp/ratios" | head -1)" ratio
 line $v time_ratio_max "$(sort -g "$tmp/ratios" | tail -1)" ratio
 line $v wall_ratio "$(awk -v a="$w1" -v b="$w0" 'BEGIN {print a / b}')" ratio
