@@ -390,6 +390,41 @@ static int p_tools(struct tscope__config *c, const char *v)
     return 0;
 }
 
+/* HOST:PORT (HOST may be [v6]): the port a number 1..65535; src/live
+ * splits it when it connects. */
+static int p_live(struct tscope__config *c, const char *v)
+{
+    const char *colon = strrchr(v, ':');
+    uint64_t port;
+    if (!*v) {
+        c->live[0] = 0;
+        return 0;
+    }
+    if (!colon || colon == v || strlen(v) >= sizeof c->live ||
+        parse_u64(colon + 1, 1, 65535, &port))
+        return -1;
+    strcpy(c->live, v);
+    return 0;
+}
+
+static int p_live_ms(struct tscope__config *c, const char *v)
+{
+    uint64_t n;
+    if (parse_u64(v, 10, 60000, &n))
+        return -1;
+    c->live_ms = (uint32_t)n;
+    return 0;
+}
+
+static int p_live_queue(struct tscope__config *c, const char *v)
+{
+    uint64_t n;
+    if (parse_u64(v, 1, 4096, &n))
+        return -1;
+    c->live_queue = (uint32_t)n;
+    return 0;
+}
+
 static int p_sample_ms(struct tscope__config *c, const char *v)
 {
     uint64_t n;
@@ -587,6 +622,15 @@ static const struct var vars[] = {
     {"TASKSCOPE_SAMPLE_KEEP", "4096", "16 to 1000000",
      "rows of the sampled time series kept (older rows are thinned, never the whole run lost)",
      p_sample_keep},
+    {"TASKSCOPE_LIVE", "", "HOST:PORT (empty: off)",
+     "stream snapshots to a running `taskscope dashboard` there (docs/dashboard.md); the "
+     "sampler then samples at least every TASKSCOPE_LIVE_MS",
+     p_live},
+    {"TASKSCOPE_LIVE_MS", "100", "10 to 60000", "period of the live snapshots", p_live_ms},
+    {"TASKSCOPE_LIVE_QUEUE", "64", "1 to 4096",
+     "snapshots queued for a slow or absent dashboard before the oldest is dropped (drops are "
+     "counted and shown)",
+     p_live_queue},
     {"TASKSCOPE_POWER_MODEL", "2,10", "IDLE,MAX watts per CPU",
      "the power estimate used where RAPL is not readable", p_power_model},
     {"TASKSCOPE_POLICY", "none", "none, throttle, optimize, powercap",

@@ -149,10 +149,17 @@ TASK_EVENT(tscope_task_cancel, TSCOPE__REC_CANCEL)
 TASK_EVENT(tscope_task_yield, TSCOPE__REC_YIELD)
 TASK_EVENT(tscope_task_resume, TSCOPE__REC_RESUME)
 
+/* The task debugger's gate (hooks.h): armed only while a pause or a
+ * breakpoint is set, so a begin pays one relaxed load otherwise. */
+_Atomic int tscope__gate_armed;
+
 int tscope_task_begin(uint64_t id, tscope_type_t type)
 {
     if (__builtin_expect(id == 0 || type > TSCOPE__MAX_IDS, 0))
         return TSCOPE_EINVAL;
+    if (__builtin_expect(atomic_load_explicit(&tscope__gate_armed, memory_order_relaxed), 0) &&
+        tscope__hooks.gate)
+        tscope__hooks.gate(type);
     return emit(TSCOPE__REC_BEGIN, id, 0, (uint16_t)type, 0, 0, 0, NULL);
 }
 
@@ -160,6 +167,9 @@ int tscope_task_start(uint64_t id, tscope_type_t type)
 {
     if (__builtin_expect(id == 0 || type > TSCOPE__MAX_IDS, 0))
         return TSCOPE_EINVAL;
+    if (__builtin_expect(atomic_load_explicit(&tscope__gate_armed, memory_order_relaxed), 0) &&
+        tscope__hooks.gate)
+        tscope__hooks.gate(type);
     return emit(TSCOPE__REC_START, id, 0, (uint16_t)type, 0, 0, 0, NULL);
 }
 

@@ -74,8 +74,16 @@ struct tscope__hooks {
     /* Thread begin (bit 0) and end (bit 1) wanted by tools, on the thread. */
     uint32_t thread_events;
     void (*thread)(int begin, uint32_t index, const char *name);
+
+    /* The task debugger (src/live/debug.c): called on the program's thread
+     * before a task of type begins (tscope_task_begin, _start), only while
+     * tscope__gate_armed is nonzero; it may hold the thread there (a pause,
+     * a breakpoint). */
+    void (*gate)(uint32_t type);
 };
 
 extern struct tscope__hooks tscope__hooks;
+/* Set by the debugger while a pause or a breakpoint is in force. */
+extern _Atomic int tscope__gate_armed;
 
 #endif

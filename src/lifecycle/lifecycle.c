@@ -26,6 +26,7 @@
 #include "export/export.h"
 #include "export/output.h"
 #include "profile/profile.h"
+#include "live/live.h"
 #include "policy/policy.h"
 #include "profile/query.h"
 #include "profile/store.h"
@@ -198,6 +199,7 @@ static void fork_child(void)
     tscope__journal_forget();
     tscope__trace_forget();
     tscope__signals_forget();
+    tscope__live_forget();
     if (!tscope__g.initialised)
         return;
     atomic_store(&tscope__g.run, TSCOPE__RUN_OFF);
@@ -325,7 +327,10 @@ int tscope_init(int rank, int nranks)
         tscope__tools_thread(1, tscope__tls_self->index, tscope__tls_self->name);
     else
         tscope_thread_register("main");
+    if (cfg.live[0] && cfg.sample_ms > cfg.live_ms) /* the live charts move at its period */
+        tscope__g.cfg.sample_ms = cfg.live_ms;
     tscope__sampler_start(); /* after "main": the sampler's thread comes second */
+    tscope__live_start(&cfg);
     tscope__signals_install();
 out:
     pthread_mutex_unlock(&life_lock);
@@ -385,6 +390,7 @@ int tscope_finalize(void)
     }
     tscope__signals_remove();
     tscope__policy_stop_all();
+    tscope__live_stop();    /* its last snapshot: before the sampler stops */
     tscope__sampler_stop(); /* its last samples still go into the rings */
     int was_on = atomic_exchange(&tscope__g.run, TSCOPE__RUN_OFF) != TSCOPE__RUN_OFF;
     tscope__g.off_code = TSCOPE_ESTATE;

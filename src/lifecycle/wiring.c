@@ -10,6 +10,7 @@
 
 #include "core/core.h"
 #include "core/hooks.h"
+#include "live/debug.h"
 #include "policy/policy.h"
 #include "profile/store.h"
 #include "tool/tools.h"
@@ -65,6 +66,8 @@ void tscope__wire(int profiler)
     if (tscope__tools_sync_mask & (1u << TSCOPE_TOOL_EVENT_THREAD_END))
         h.thread_events |= 2;
     h.thread = tscope__tools_thread;
+    if (tscope__g.cfg.live[0]) /* the dashboard's task debugger */
+        h.gate = tscope__live_gate;
     tscope__hooks = h;
 }
 

@@ -194,6 +194,14 @@ int tscope_sampler_sample_now(void)
     return 0;
 }
 
+void tscope__sampler_each_latest(void (*fn)(void *ctx, const char *series, double value), void *ctx)
+{
+    pthread_mutex_lock(&S.lock);
+    for (unsigned i = 0; i < S.nseries; i++)
+        fn(ctx, S.names[i], S.latest[i]);
+    pthread_mutex_unlock(&S.lock);
+}
+
 int tscope_sampler_latest(const char *series, double *value, double *time_s)
 {
     pthread_mutex_lock(&S.lock);

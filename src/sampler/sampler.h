@@ -15,6 +15,10 @@ void tscope__sampler_stop(void);
 /* output.c: samples.csv (p is unused: the rows are the sampler's). */
 int tscope__sampler_write_csv(const struct tscope__profile *p, FILE *f);
 size_t tscope__sampler_rows(void);
+/* Every series' latest value, under the sampler's lock (fn must not call
+ * the sampler): the live snapshot's "series". */
+void tscope__sampler_each_latest(void (*fn)(void *ctx, const char *series, double value),
+                                 void *ctx);
 
 /* sources.c: the built-in sources.  reset() at each start (opens the perf
  * counters, looks for RAPL, says once what is missing); builtin() emits

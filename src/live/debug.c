@@ -1,0 +1,136 @@
+/* debug.c - the task debugger behind the dashboard's pause, resume, break
+ * and step (docs/dashboard.md): a gate every task passes before it begins
+ * (core/hooks.h, the `gate` hook of tscope_task_begin and _start), so it
+ * works for every runtime that reports begins - the bundled runtime, OpenMP
+ * through OMPT, a runtime of one's own.
+ *
+ * Paused, a thread that is about to begin a task waits in the gate, before
+ * the task's begin is recorded; the live thread and the sampler go on, so
+ * the dashboard shows the process paused with N threads held, not hung.  A
+ * breakpoint on a type pauses the process when a task of that type is
+ * about to begin (that task is held first).  Step lets exactly one held
+ * (or the next) task begin and stays paused.  The gate is armed only while
+ * a pause or a breakpoint is in force: otherwise a begin pays one relaxed
+ * load.  Losing the dashboard, or tscope_finalize, resumes and clears the
+ * breakpoint, so a program is never left waiting for a debugger that is
+ * gone.
+ */
+#include "debug.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/hooks.h"
+#include "taskscope/taskscope.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
+static int paused;
+static uint32_t break_type; /* 0: none */
+static char break_name[256];
+static uint32_t hit_type;   /* the type whose breakpoint paused it last (0: none) */
+static unsigned steps;      /* tasks allowed to begin while paused */
+static unsigned held;       /* threads waiting in the gate */
+static uint64_t generation; /* bumped by resume: every waiter leaves */
+
+static void rearm(void)
+{
+    atomic_store_explicit(&tscope__gate_armed, paused || break_type != 0, memory_order_relaxed);
+}
+
+void tscope__live_gate(uint32_t type)
+{
+    pthread_mutex_lock(&lock);
+    if (!paused && break_type && type == break_type) {
+        paused = 1;
+        hit_type = type;
+    }
+    uint64_t gen = generation;
+    while (paused && steps == 0 && gen == generation) {
+        held++;
+        pthread_cond_wait(&wake, &lock);
+        held--;
+    }
+    if (paused && gen == generation && steps > 0)
+        steps--;
+    pthread_mutex_unlock(&lock);
+}
+
+int tscope__live_debug(const char *op, const char *type, char *text, size_t len)
+{
+    int ok = 1;
+    pthread_mutex_lock(&lock);
+    if (strcmp(op, "pause") == 0) {
+        paused = 1;
+        hit_type = 0;
+        snprintf(text, len, "paused: tasks wait before they begin");
+    } else if (strcmp(op, "resume") == 0) {
+        paused = 0;
+        steps = 0;
+        generation++;
+        pthread_cond_broadcast(&wake);
+        snprintf(text, len, "resumed (%u held tasks go on)", held);
+    } else if (strcmp(op, "break") == 0) {
+        tscope_type_t id = 0;
+        /* registering the name gives the id the runtime gets for it, now
+         * or later (a name registered once keeps its id) */
+        if (!type || !type[0] || strlen(type) >= sizeof break_name ||
+            tscope_type_register(type, &id) != 0) {
+            ok = 0;
+            snprintf(text, len, "break needs the name of a task type");
+        } else {
+            break_type = id;
+            snprintf(break_name, sizeof break_name, "%s", type);
+            snprintf(text, len, "break before the next task of type \"%s\"", type);
+        }
+    } else if (strcmp(op, "clear_break") == 0) {
+        break_type = 0;
+        break_name[0] = 0;
+        snprintf(text, len, "breakpoint cleared");
+    } else if (strcmp(op, "step") == 0) {
+        if (!paused) {
+            ok = 0;
+            snprintf(text, len, "step: not paused");
+        } else {
+            steps++;
+            pthread_cond_broadcast(&wake);
+            snprintf(text, len, "step: one task may begin");
+        }
+    } else {
+        ok = 0;
+        snprintf(text, len, "unknown debugger op \"%s\"", op);
+    }
+    rearm();
+    pthread_mutex_unlock(&lock);
+    return ok;
+}
+
+void tscope__live_debug_release(const char *why)
+{
+    pthread_mutex_lock(&lock);
+    int was = paused || break_type != 0;
+    paused = 0;
+    break_type = 0;
+    break_name[0] = 0;
+    steps = 0;
+    generation++;
+    pthread_cond_broadcast(&wake);
+    rearm();
+    pthread_mutex_unlock(&lock);
+    if (was && why)
+        fprintf(stderr, "taskscope: live: %s: resumed, breakpoint cleared\n", why);
+}
+
+void tscope__live_debug_state(struct tscope__live_debug_state *out)
+{
+    pthread_mutex_lock(&lock);
+    out->paused = paused;
+    out->held = held;
+    snprintf(out->break_name, sizeof out->break_name, "%s", break_name);
+    out->hit[0] = 0;
+    if (paused && hit_type && tscope_type_name(hit_type, out->hit, sizeof out->hit) != 0)
+        out->hit[0] = 0;
+    pthread_mutex_unlock(&lock);
+}
