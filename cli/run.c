@@ -64,6 +64,8 @@ static void usage(FILE *f)
             "                        ends, convert it: chrome, otf2, paraver, timeline (a\n"
             "                        picture) or all, comma-separated (default chrome;\n"
             "                        TASKSCOPE_TRACE, docs/tracing.md)\n"
+            "      --live[=HOST:PORT] stream snapshots to 'taskscope dashboard' (default\n"
+            "                        127.0.0.1:8741; TASKSCOPE_LIVE, docs/dashboard.md)\n"
             "  -q, --quiet           no summary and no notes: only warnings, errors and what\n"
             "                        ended the program (TASKSCOPE_QUIET=1)\n"
             "      --off             run with measurement off (TASKSCOPE_ENABLE=0)\n"
@@ -187,6 +189,7 @@ int tscope_cli_run(int argc, char **argv)
                                          {"pthread-waits", no_argument, NULL, 'W'},
                                          {"quiet", no_argument, NULL, 'q'},
                                          {"trace", optional_argument, NULL, 'R'},
+                                         {"live", optional_argument, NULL, 'L'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     int summary = 1, c, adapter = TSCOPE_ADAPT_AUTO;
@@ -262,6 +265,21 @@ int tscope_cli_run(int argc, char **argv)
                 return 2;
             setenv("TASKSCOPE_TRACE", optarg ? optarg : "chrome", 1);
             break;
+        case 'L': {
+            const char *to = optarg ? optarg : "127.0.0.1:8741";
+            const char *colon = strrchr(to, ':');
+            char *end = NULL;
+            long port = colon ? strtol(colon + 1, &end, 10) : 0;
+            if (!colon || colon == to || !end || *end || port < 1 || port > 65535) {
+                fprintf(stderr,
+                        "taskscope run: --live=%s: expected HOST:PORT (the address "
+                        "'taskscope dashboard' prints)\n",
+                        to);
+                return 2;
+            }
+            setenv("TASKSCOPE_LIVE", to, 1);
+            break;
+        }
         case 'h':
             usage(stdout);
             return 0;
