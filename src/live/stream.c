@@ -377,8 +377,11 @@ static void snapshot(void)
 {
     struct text t = {0};
     double secs = tscope__clock_ns(tscope__clock_now() - tscope__g.origin) * 1e-9;
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
     put(&t, "{\"seq\":%llu,\"t\":", (unsigned long long)++L.seq);
     put_num(&t, secs);
+    put(&t, ",\"wall\":%lld.%03ld", (long long)wall.tv_sec, wall.tv_nsec / 1000000);
     put(&t, ",\"pid\":%ld,\"rank\":%d,\"nranks\":%d,\"drops\":%llu,\"series\":{", (long)getpid(),
         tscope__g.rank, tscope__g.nranks, (unsigned long long)L.drops);
     struct series_ctx sc = {&t, 0};
