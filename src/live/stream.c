@@ -382,6 +382,10 @@ static void snapshot(void)
     put(&t, "{\"seq\":%llu,\"t\":", (unsigned long long)++L.seq);
     put_num(&t, secs);
     put(&t, ",\"wall\":%lld.%03ld", (long long)wall.tv_sec, wall.tv_nsec / 1000000);
+    struct timespec cpu; /* what streaming costs the process: this thread's CPU */
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+    put(&t, ",\"live_cpu_s\":");
+    put_num(&t, (double)cpu.tv_sec + (double)cpu.tv_nsec * 1e-9);
     put(&t, ",\"pid\":%ld,\"rank\":%d,\"nranks\":%d,\"drops\":%llu,\"series\":{", (long)getpid(),
         tscope__g.rank, tscope__g.nranks, (unsigned long long)L.drops);
     struct series_ctx sc = {&t, 0};
@@ -650,6 +654,7 @@ static void receive(void)
 static void *live_main(void *arg)
 {
     (void)arg; /* not a registered thread: it records no events */
+    pthread_setname_np(pthread_self(), "tscope-live");
     uint64_t period = (uint64_t)L.period_ms * 1000000u, next = mono_ns();
     while (!atomic_load(&L.stop)) {
         uint64_t now = mono_ns();
