@@ -21,6 +21,8 @@ static void usage(FILE *f)
             "                                    OTF2, Paraver, a timeline picture\n"
             "  model [options] FILE...           performance models (Extra-P inputs or labelled\n"
             "                                    profiles); 'model compose' composes them\n"
+            "  dashboard [options]               the live view of running processes in the\n"
+            "                                    browser (TASKSCOPE_LIVE)\n"
             "  version                           print the version\n"
             "\n"
             "'taskscope <command> --help' describes each command.\n");
@@ -45,6 +47,8 @@ int main(int argc, char **argv)
         return tscope_cli_convert(argc - 1, argv + 1);
     if (strcmp(cmd, "model") == 0)
         return tscope_cli_model(argc - 1, argv + 1);
+    if (strcmp(cmd, "dashboard") == 0)
+        return tscope_cli_dashboard(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         printf("taskscope %s\n", tscope_version_string());
         return 0;

@@ -1,0 +1,443 @@
+/* dashboard.c - `taskscope dashboard` (docs/dashboard.md): its options,
+ * the token, the two listening sockets, and the order in which the parts
+ * (dashboard.h) start and stop.
+ *
+ * Startup: options; the page's folder (--web, else $TASKSCOPE_WEB_DIR,
+ * else the source tree's web/, else the installed share folder: the first
+ * holding index.html); the token (--token, else 16 hex digits from
+ * /dev/urandom); both sockets bound here (so a busy port is said with its
+ * reason and --port 0 / --ingest-port 0 get free ones); SIGINT, SIGTERM and
+ * SIGHUP blocked in every thread; the store, the ingest side (its thread
+ * not yet running), HTTP, then the ingest thread; the two lines tests and
+ * users read, on stdout, flushed.  The main thread then waits for one of
+ * those signals (sigtimedwait), or --exit-after seconds.
+ *
+ * Shutdown, in this order: the hub stops (SSE readers return at once), the
+ * HTTP server stops (joins its connection threads, which closes every SSE
+ * listener), the ingest thread stops (closes the processes' connections),
+ * then the store and the hub are freed: nothing is left for the sanitizers.
+ *
+ * Built without libmicrohttpd or jansson, the command says which package
+ * is missing and exits 1.
+ */
+#include <stdio.h>
+
+#include "cli.h"
+
+#if !defined(TSCOPE_HAVE_MHD) || !defined(TSCOPE_HAVE_JANSSON)
+
+int tscope_cli_dashboard(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+#if !defined(TSCOPE_HAVE_MHD) && !defined(TSCOPE_HAVE_JANSSON)
+    const char *missing = "libmicrohttpd-dev and libjansson-dev";
+#elif !defined(TSCOPE_HAVE_MHD)
+    const char *missing = "libmicrohttpd-dev";
+#else
+    const char *missing = "libjansson-dev";
+#endif
+    fprintf(stderr,
+            "taskscope dashboard: taskscope was built without %s (install it and rebuild, or "
+            "run ./scripts/setup)\n",
+            missing);
+    return 1;
+}
+
+#else
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dashboard.h"
+
+#define TOKEN_MAX 128
+
+struct options {
+    unsigned port, ingest_port;
+    const char *bind, *token, *web;
+    size_t history;
+    double exit_after; /* 0: run until a signal */
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: taskscope dashboard [options]\n"
+            "\n"
+            "Receives the live streams of measured processes (TASKSCOPE_LIVE=ADDRESS:INGEST-PORT,\n"
+            "or taskscope run --live) and serves them: the page, a JSON API, Server-Sent\n"
+            "Events, controls sent back to the processes, and /metrics for Prometheus.\n"
+            "\n"
+            "options:\n"
+            "  --port N          the page's HTTP port (default 8740; 0: a free one)\n"
+            "  --ingest-port N   the port processes send to (default 8741; 0: a free one)\n"
+            "  --bind ADDRESS    the address of both (default 127.0.0.1)\n"
+            "  --history N       snapshots kept per process (default 3000)\n"
+            "  --token TOKEN     what every control must carry (default: random)\n"
+            "  --web DIR         the page's folder (default: $TASKSCOPE_WEB_DIR, the source\n"
+            "                    tree's web/, the installed one)\n"
+            "  --exit-after S    stop after S seconds\n"
+            "  -h, --help        this text\n"
+            "\n"
+            "exit status: 0 stopped (Ctrl-C, SIGTERM, --exit-after), 1 could not start, 2 usage\n");
+}
+
+static int parse_port(const char *opt, const char *value, unsigned *port)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(value, &end, 10);
+    if (!*value || *end || errno || v < 0 || v > 65535) {
+        fprintf(stderr, "taskscope dashboard: --%s %s: expected a port number 0-65535\n", opt,
+                value);
+        return -1;
+    }
+    *port = (unsigned)v;
+    return 0;
+}
+
+static int check_token(const char *t)
+{
+    size_t n = strlen(t);
+    int ok = n > 0 && n <= TOKEN_MAX;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = t[i] > ' ' && t[i] <= '~';
+    if (!ok)
+        fprintf(stderr,
+                "taskscope dashboard: --token: expected 1-%d printable characters, no "
+                "spaces\n",
+                TOKEN_MAX);
+    return ok ? 0 : -1;
+}
+
+/* 0 and *o, or the exit status (0 after --help, 2 after a line). */
+static int parse_options(int argc, char **argv, struct options *o, int *done)
+{
+    static const struct option opts[] = {{"port", required_argument, NULL, 'p'},
+                                         {"ingest-port", required_argument, NULL, 'i'},
+                                         {"bind", required_argument, NULL, 'b'},
+                                         {"history", required_argument, NULL, 'n'},
+                                         {"token", required_argument, NULL, 't'},
+                                         {"web", required_argument, NULL, 'w'},
+                                         {"exit-after", required_argument, NULL, 'x'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    *o = (struct options){8740, 8741, "127.0.0.1", NULL, NULL, 3000, 0};
+    *done = 0;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        char *end;
+        switch (c) {
+        case 'p':
+            if (parse_port("port", optarg, &o->port))
+                return 2;
+            break;
+        case 'i':
+            if (parse_port("ingest-port", optarg, &o->ingest_port))
+                return 2;
+            break;
+        case 'b':
+            o->bind = optarg;
+            break;
+        case 'n': {
+            errno = 0;
+            long v = strtol(optarg, &end, 10);
+            if (!*optarg || *end || errno || v < 1 || v > TSCOPE__DASH_HISTORY_MAX) {
+                fprintf(stderr, "taskscope dashboard: --history %s: expected a number 1-%d\n",
+                        optarg, TSCOPE__DASH_HISTORY_MAX);
+                return 2;
+            }
+            o->history = (size_t)v;
+            break;
+        }
+        case 't':
+            if (check_token(optarg))
+                return 2;
+            o->token = optarg;
+            break;
+        case 'w':
+            o->web = optarg;
+            break;
+        case 'x':
+            o->exit_after = strtod(optarg, &end);
+            if (!*optarg || *end || !(o->exit_after > 0) || o->exit_after > 1e9) {
+                fprintf(stderr, "taskscope dashboard: --exit-after %s: expected seconds > 0\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case 'h':
+            usage(stdout);
+            *done = 1;
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind != argc) {
+        fprintf(stderr, "taskscope dashboard: unexpected argument '%s'\n", argv[optind]);
+        return 2;
+    }
+    return 0;
+}
+
+static int has_page(const char *dir)
+{
+    char path[4096];
+    struct stat st;
+    return dir && *dir && snprintf(path, sizeof path, "%s/index.html", dir) < (int)sizeof path &&
+           stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The page's folder, or NULL (said on stderr).  *bad: --web names one
+ * without index.html. */
+static const char *find_web(const char *given, int *bad)
+{
+    *bad = 0;
+    if (given) {
+        if (has_page(given))
+            return given;
+        fprintf(stderr, "taskscope dashboard: --web %s: no index.html there\n", given);
+        *bad = 1;
+        return NULL;
+    }
+    /* the source tree's before the installed one: a build-tree binary must
+     * not serve an older installed page (an installed binary's source tree
+     * is usually gone) */
+    const char *candidates[] = {getenv("TASKSCOPE_WEB_DIR"),
+#ifdef TSCOPE_WEB_SOURCE_DIR
+                                TSCOPE_WEB_SOURCE_DIR,
+#endif
+#ifdef TSCOPE_WEB_INSTALL_DIR
+                                TSCOPE_WEB_INSTALL_DIR,
+#endif
+                                NULL};
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
+        if (has_page(candidates[i]))
+            return candidates[i];
+    fprintf(stderr, "taskscope dashboard: no page found (--web DIR or TASKSCOPE_WEB_DIR): the "
+                    "API and /metrics work, / answers 404\n");
+    return NULL;
+}
+
+static int random_token(char *out, size_t cap)
+{
+    unsigned char bytes[8];
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, bytes, sizeof bytes) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n != (ssize_t)sizeof bytes || cap < 2 * sizeof bytes + 1) {
+        fprintf(stderr, "taskscope dashboard: cannot read /dev/urandom for a token (give one "
+                        "with --token)\n");
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof bytes; i++)
+        snprintf(out + 2 * i, 3, "%02x", bytes[i]);
+    return 0;
+}
+
+struct address {
+    struct sockaddr_storage sa;
+    socklen_t len;
+    char text[NI_MAXHOST + 2]; /* numeric; IPv6 in brackets */
+    int loopback;
+};
+
+static int resolve(const char *name, struct address *a)
+{
+    struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                             .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+    struct addrinfo *res = NULL;
+    int rc = getaddrinfo(name, "0", &hints, &res);
+    if (rc != 0 || !res) {
+        fprintf(stderr, "taskscope dashboard: --bind %s: %s\n", name,
+                rc ? gai_strerror(rc) : "no address");
+        return -1;
+    }
+    memcpy(&a->sa, res->ai_addr, res->ai_addrlen);
+    a->len = res->ai_addrlen;
+    freeaddrinfo(res);
+    char host[NI_MAXHOST];
+    if (getnameinfo((struct sockaddr *)&a->sa, a->len, host, sizeof host, NULL, 0,
+                    NI_NUMERICHOST) != 0)
+        snprintf(host, sizeof host, "%s", name);
+    if (a->sa.ss_family == AF_INET6) {
+        snprintf(a->text, sizeof a->text, "[%s]", host);
+        a->loopback = IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&a->sa)->sin6_addr);
+    } else {
+        snprintf(a->text, sizeof a->text, "%s", host);
+        a->loopback = (ntohl(((struct sockaddr_in *)&a->sa)->sin_addr.s_addr) >> 24) == 127;
+    }
+    return 0;
+}
+
+/* A listening socket on a:port (non-blocking); *bound: its port.  -1 after
+ * a line on stderr. */
+static int listen_on(const struct address *a, unsigned port, const char *what, unsigned *bound)
+{
+    struct sockaddr_storage sa = a->sa;
+    if (sa.ss_family == AF_INET6)
+        ((struct sockaddr_in6 *)&sa)->sin6_port = htons((uint16_t)port);
+    else
+        ((struct sockaddr_in *)&sa)->sin_port = htons((uint16_t)port);
+    int fd = socket(sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int one = 1;
+    socklen_t len = a->len;
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        bind(fd, (struct sockaddr *)&sa, a->len) != 0 || listen(fd, 128) != 0 ||
+        getsockname(fd, (struct sockaddr *)&sa, &len) != 0) {
+        fprintf(stderr, "taskscope dashboard: cannot listen on %s:%u (%s): %s\n", a->text, port,
+                what, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    *bound = ntohs(sa.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&sa)->sin6_port
+                                            : ((struct sockaddr_in *)&sa)->sin_port);
+    return fd;
+}
+
+/* Room for a descriptor per process connection and HTTP connection. */
+static void raise_file_limit(void)
+{
+    struct rlimit r;
+    rlim_t want = TSCOPE__DASH_MAX_PROCESSES + 512;
+    if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < want) {
+        r.rlim_cur = r.rlim_max == RLIM_INFINITY || r.rlim_max > want ? want : r.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &r);
+    }
+}
+
+/* Waits for SIGINT, SIGTERM or SIGHUP (blocked in set), or exit_after
+ * seconds (0: no limit). */
+static void wait_for_end(const sigset_t *set, double exit_after)
+{
+    struct timespec end;
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    end.tv_sec += (time_t)exit_after;
+    end.tv_nsec += (long)((exit_after - floor(exit_after)) * 1e9);
+    if (end.tv_nsec >= 1000000000L) {
+        end.tv_sec++;
+        end.tv_nsec -= 1000000000L;
+    }
+    for (;;) {
+        if (exit_after <= 0) {
+            int sig;
+            if (sigwait(set, &sig) == 0)
+                return;
+            continue;
+        }
+        struct timespec now, left;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        left.tv_sec = end.tv_sec - now.tv_sec;
+        left.tv_nsec = end.tv_nsec - now.tv_nsec;
+        if (left.tv_nsec < 0) {
+            left.tv_sec--;
+            left.tv_nsec += 1000000000L;
+        }
+        if (left.tv_sec < 0)
+            return;
+        if (sigtimedwait(set, NULL, &left) >= 0 || errno == EAGAIN)
+            return;
+    }
+}
+
+int tscope_cli_dashboard(int argc, char **argv)
+{
+    struct options o;
+    int done;
+    int status = parse_options(argc, argv, &o, &done);
+    if (status || done)
+        return status;
+    int bad_web;
+    const char *web = find_web(o.web, &bad_web);
+    if (bad_web)
+        return 2;
+    char token[TOKEN_MAX + 1];
+    if (o.token)
+        snprintf(token, sizeof token, "%s", o.token);
+    else if (random_token(token, sizeof token))
+        return 1;
+    struct address a;
+    if (resolve(o.bind, &a))
+        return 2;
+
+    /* signals: delivered to nobody but sigwait below; the threads made from
+     * here on inherit the mask */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    raise_file_limit();
+
+    unsigned http_port, ingest_port;
+    int http_fd = listen_on(&a, o.port, "--port", &http_port);
+    int ingest_fd = http_fd < 0 ? -1 : listen_on(&a, o.ingest_port, "--ingest-port", &ingest_port);
+    if (ingest_fd < 0) {
+        if (http_fd >= 0)
+            close(http_fd);
+        return 1;
+    }
+    struct tscope__dash d = {.token = token, .webdir = web};
+    atomic_init(&d.next_command, 0);
+    struct tscope__dash_http *http = NULL;
+    status = 1;
+    if (!(d.hub = tscope__dash_hub_new()) ||
+        !(d.store = tscope__dash_store_new(o.history, d.hub))) {
+        fprintf(stderr, "taskscope dashboard: out of memory\n");
+        close(http_fd);
+        close(ingest_fd);
+        goto out;
+    }
+    if (!(d.ingest = tscope__dash_ingest_new(ingest_fd, d.store))) {
+        close(http_fd);
+        goto out;
+    }
+    if (!(http = tscope__dash_http_start(http_fd, a.sa.ss_family == AF_INET6, &d)) ||
+        tscope__dash_ingest_run(d.ingest) != 0)
+        goto out;
+
+    if (!a.loopback)
+        fprintf(stderr,
+                "taskscope dashboard: bound to %s, not loopback: anyone who can reach ports %u "
+                "and %u can see every process's metrics and stream as a process; controls "
+                "still need the token\n",
+                a.text, http_port, ingest_port);
+    printf("taskscope dashboard: http://%s:%u/ (token %s)\n", a.text, http_port, token);
+    printf("taskscope dashboard: processes send to %s:%u (TASKSCOPE_LIVE=%s:%u)\n", a.text,
+           ingest_port, a.text, ingest_port);
+    fflush(stdout);
+    wait_for_end(&set, o.exit_after);
+    status = 0;
+out:
+    if (d.hub)
+        tscope__dash_hub_stop(d.hub);
+    tscope__dash_http_stop(http);
+    tscope__dash_ingest_stop(d.ingest);
+    tscope__dash_store_free(d.store);
+    tscope__dash_hub_free(d.hub);
+    return status;
+}
+
+#endif

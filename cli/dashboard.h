@@ -1,0 +1,189 @@
+/* dashboard.h - the parts of `taskscope dashboard` (docs/dashboard.md) and
+ * the few calls between them.
+ *
+ *   ingest thread (dashboard_ingest.c) --frames--> store (dashboard_store.c)
+ *   store --events--> hub (dashboard_events.c) --SSE--> HTTP threads
+ *   HTTP threads (dashboard_http.c): the page, /api/... (store), /metrics
+ *   (dashboard_metrics.c), POST /api/control (dashboard_control.c), which
+ *   queues COMMAND frames for the ingest thread to send.
+ *
+ * Concurrency: the store and the hub each have one mutex of their own; the
+ * ingest thread alone owns the sockets of the processes; the HTTP threads
+ * (libmicrohttpd, one per connection) only call the functions below, which
+ * are all thread-safe unless said otherwise.  Everything is bounded: the
+ * processes (TSCOPE__DASH_MAX_PROCESSES), each one's history (--history),
+ * each SSE listener's queue, a frame (TSCOPE__LIVE_FRAME_MAX), a request
+ * body (TSCOPE__DASH_BODY_MAX), the commands waiting to be sent.
+ */
+#ifndef TSCOPE_CLI_DASHBOARD_H
+#define TSCOPE_CLI_DASHBOARD_H
+
+#include <jansson.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define TSCOPE__DASH_MAX_PROCESSES 4096 /* kept, connected or not */
+#define TSCOPE__DASH_HISTORY_MAX 1000000
+#define TSCOPE__DASH_MAX_LISTENERS 64          /* SSE streams at once */
+#define TSCOPE__DASH_LISTENER_EVENTS 1024      /* queued per SSE listener */
+#define TSCOPE__DASH_LISTENER_BYTES (8u << 20) /* queued per SSE listener */
+#define TSCOPE__DASH_KEEPALIVE_S 15
+#define TSCOPE__DASH_BODY_MAX (64u << 10) /* a POST body */
+#define TSCOPE__DASH_TEXT_MAX 256         /* host, program: longer ones cut */
+
+/* ---- growable text (dashboard_buf.c) ----
+ * Appends never fail visibly: a failed allocation sets failed and later
+ * appends do nothing; the user checks failed once at the end. */
+struct tscope__dash_buf {
+    char *p; /* NUL-terminated while len > 0 and !failed */
+    size_t len, cap;
+    int failed;
+};
+void tscope__dash_buf_add(struct tscope__dash_buf *b, const char *s, size_t n);
+void tscope__dash_buf_str(struct tscope__dash_buf *b, const char *s);
+void tscope__dash_buf_printf(struct tscope__dash_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* A double as the shortest text that reads back equal ("NaN", "+Inf",
+ * "-Inf" for those). */
+void tscope__dash_buf_double(struct tscope__dash_buf *b, double v);
+void tscope__dash_buf_free(struct tscope__dash_buf *b);
+
+/* ---- JSON (dashboard_json.c) ---- */
+/* 0 when s[0, n) is exactly one JSON object (RFC 8259, strictly; nesting
+ * at most 64 deep), else -1.  Builds nothing; then a line break in s can
+ * only be whitespace.  number (NULL: none) is called with each top-level
+ * member whose value is a number, also when s turns out bad later. */
+int tscope__dash_json_object(const char *s, size_t n,
+                             void (*number)(void *ctx, const char *key, size_t klen, double v),
+                             void *ctx);
+
+/* ---- events (dashboard_events.c) ----
+ * An event is the immutable text of one SSE message, "event: NAME\ndata:
+ * HEAD BODY TAIL\n\n", reference counted: the store keeps its snapshots as
+ * such events (the history then serves text[body_off, +body_len], the
+ * snapshot's JSON as received) and the hub queues the same text to every
+ * listener without copying it. */
+struct tscope__dash_event {
+    atomic_uint refs;
+    size_t len;                /* of text */
+    size_t body_off, body_len; /* BODY within text */
+    char text[];
+};
+/* NULL when out of memory.  One reference, the caller's. */
+struct tscope__dash_event *tscope__dash_event_new(const char *name, const char *head,
+                                                  const char *body, size_t body_len,
+                                                  const char *tail);
+void tscope__dash_event_ref(struct tscope__dash_event *e);
+void tscope__dash_event_unref(struct tscope__dash_event *e); /* NULL: nothing */
+
+struct tscope__dash_hub;
+struct tscope__dash_listener;
+struct tscope__dash_hub *tscope__dash_hub_new(void);
+/* Queues e to every listener that has room (never waits): one that has not
+ * takes it as a dropped event, said in its stream as a comment. */
+void tscope__dash_hub_publish(struct tscope__dash_hub *h, struct tscope__dash_event *e);
+/* Ends every stream: readers return end of stream from now on. */
+void tscope__dash_hub_stop(struct tscope__dash_hub *h);
+/* After every listener was closed. */
+void tscope__dash_hub_free(struct tscope__dash_hub *h);
+/* A new listener, or NULL when stopped or TSCOPE__DASH_MAX_LISTENERS listen. */
+struct tscope__dash_listener *tscope__dash_listen(struct tscope__dash_hub *h);
+/* libmicrohttpd's content reader: up to max bytes of what is queued into
+ * buf; waits (at most until the next keepalive, then writes one) while
+ * nothing is.  -1 (end of stream) once the hub stopped.  One reader at a
+ * time per listener. */
+ssize_t tscope__dash_listener_read(struct tscope__dash_listener *l, char *buf, size_t max);
+void tscope__dash_listener_close(struct tscope__dash_listener *l);
+
+/* ---- processes and their history (dashboard_store.c) ---- */
+struct tscope__dash_store;
+/* history: snapshots kept per process (1..TSCOPE__DASH_HISTORY_MAX); hub:
+ * where snapshot, process and ack events go. */
+struct tscope__dash_store *tscope__dash_store_new(size_t history, struct tscope__dash_hub *hub);
+void tscope__dash_store_free(struct tscope__dash_store *s);
+/* A HELLO (JSON json[0, n)) from peer: creates the process (id 0: a new
+ * one) or updates process id.  The process's id; 0 when there are already
+ * TSCOPE__DASH_MAX_PROCESSES, all connected; -1 when json is not a JSON
+ * object; -2 out of memory. */
+long tscope__dash_store_hello(struct tscope__dash_store *s, long id, const char *peer,
+                              const char *json, size_t n);
+/* A SNAPSHOT of process id: checked (tscope__dash_json_object), kept as
+ * text (the oldest dropped beyond the history), published.  0; -1 when
+ * json is not a JSON object; -2 out of memory. */
+int tscope__dash_store_snapshot(struct tscope__dash_store *s, long id, const char *json, size_t n);
+/* An ACK of process id, published as it came.  0; -1 not a JSON object. */
+int tscope__dash_store_ack(struct tscope__dash_store *s, long id, const char *json, size_t n);
+/* Process id's connection ended: kept, marked not connected. */
+void tscope__dash_store_gone(struct tscope__dash_store *s, long id);
+/* GET /api/processes: the JSON array (malloc'ed, NUL-terminated); NULL when
+ * out of memory. */
+char *tscope__dash_store_processes(struct tscope__dash_store *s, size_t *len);
+/* GET /api/history: process id's kept snapshots as a JSON array, oldest
+ * first (malloc'ed).  0; -1 unknown process; -2 out of memory. */
+int tscope__dash_store_history(struct tscope__dash_store *s, long id, char **body, size_t *len);
+/* The connected processes a command to `id` (0: all) goes to, at most cap
+ * into ids.  Their number, or -1 when id is no process's. */
+long tscope__dash_store_targets(struct tscope__dash_store *s, long id, long *ids, size_t cap);
+
+/* What /metrics reads of a process, valid during the callback only. */
+struct tscope__dash_proc_view {
+    long id, pid, rank;
+    const char *program, *host;
+    int connected;
+    double drops;
+    const json_t *latest; /* the last snapshot (an object), or NULL */
+};
+/* Calls fn for every process, in id order, with the store locked: fn must
+ * be quick and must not call the store.  Before, parses (jansson, outside
+ * the lock) each process's latest snapshot that was not parsed yet. */
+void tscope__dash_store_each(struct tscope__dash_store *s,
+                             void (*fn)(void *ctx, const struct tscope__dash_proc_view *v),
+                             void *ctx);
+
+/* ---- /metrics (dashboard_metrics.c) ---- */
+/* The Prometheus text exposition (format 0.0.4) of every process into b. */
+void tscope__dash_metrics(struct tscope__dash_store *s, struct tscope__dash_buf *b);
+
+/* ---- the ingest thread (dashboard_ingest.c) ---- */
+struct tscope__dash_ingest;
+/* The ingest side of listen_fd (listening, taken over: closed by stop,
+ * also on failure), its thread not yet started: commands queue until it
+ * runs.  NULL after a line on stderr. */
+struct tscope__dash_ingest *tscope__dash_ingest_new(int listen_fd, struct tscope__dash_store *s);
+/* Starts the thread: 0, or -1 after a line on stderr. */
+int tscope__dash_ingest_run(struct tscope__dash_ingest *g);
+/* Queues the COMMAND frame frame[0, len) (header included; copied) for
+ * processes ids[0, n) and wakes the thread: 0, or -1 when too many
+ * commands wait already or out of memory (nothing queued). */
+int tscope__dash_ingest_send(struct tscope__dash_ingest *g, const long *ids, size_t n,
+                             const unsigned char *frame, size_t len);
+/* Stops and joins the thread (if it runs), closes every socket, frees g. */
+void tscope__dash_ingest_stop(struct tscope__dash_ingest *g);
+
+/* ---- what the HTTP side works with ---- */
+struct tscope__dash {
+    struct tscope__dash_store *store;
+    struct tscope__dash_hub *hub;
+    struct tscope__dash_ingest *ingest;
+    const char *token;
+    const char *webdir; /* NULL: no page to serve */
+    atomic_long next_command;
+};
+
+/* POST /api/control (dashboard_control.c): checks the token (header_token,
+ * NULL if none, or the body's "token"), encodes a COMMAND of the body's
+ * fields and queues it.  *answer: the JSON answer (malloc'ed; NULL when out
+ * of memory); returns the HTTP status. */
+unsigned tscope__dash_control(struct tscope__dash *d, const char *header_token, const char *body,
+                              size_t n, char **answer);
+
+/* ---- HTTP (dashboard_http.c) ---- */
+struct tscope__dash_http;
+/* Serves d on listen_fd (listening; taken over, also on failure).  NULL
+ * after a line on stderr. */
+struct tscope__dash_http *tscope__dash_http_start(int listen_fd, int ipv6, struct tscope__dash *d);
+/* Ends every request (stop the hub first, so SSE streams end) and frees h. */
+void tscope__dash_http_stop(struct tscope__dash_http *h);
+
+#endif
