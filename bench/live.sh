@@ -76,6 +76,8 @@ line $v snapshots_sent "$(cat "$tmp/sim.out")" count
 line $v latency_ms_median "$(jq '.median * 1000' "$tmp/lat.json")" ms
 line $v latency_ms_p90 "$(jq '.p90 * 1000' "$tmp/lat.json")" ms
 line $v latency_points "$(jq '.n' "$tmp/lat.json")" count
+line $v arrival_ms_median "$(jq '.arrival_median * 1000' "$tmp/lat.json")" ms
+line $v arrival_ms_p90 "$(jq '.arrival_p90 * 1000' "$tmp/lat.json")" ms
 kill "$dash_pid" 2>/dev/null || true
 wait "$dash_pid" 2>/dev/null || true
 

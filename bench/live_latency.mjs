@@ -19,12 +19,15 @@ try {
   await page.goto(url);
   await page.waitForFunction(() => window.tsDashboard !== undefined);
   await page.waitForTimeout(warmup * 1000);
-  const skip = await page.evaluate(() => window.tsDashboard.latencies().length);
+  const skip = await page.evaluate(() => [window.tsDashboard.latencies().length, window.tsDashboard.arrivals().length]);
   await page.waitForTimeout((seconds - warmup) * 1000);
-  const lat = (await page.evaluate(() => window.tsDashboard.latencies())).slice(skip);
+  const lat = (await page.evaluate(() => window.tsDashboard.latencies())).slice(skip[0]);
+  const arr = (await page.evaluate(() => window.tsDashboard.arrivals())).slice(skip[1]);
+  const q = (v, f) => (v.length ? v[Math.min(v.length - 1, Math.floor(f * v.length))] : null);
   lat.sort((a, b) => a - b);
-  const q = (f) => (lat.length ? lat[Math.min(lat.length - 1, Math.floor(f * lat.length))] : null);
-  console.log(JSON.stringify({ n: lat.length, median: q(0.5), p90: q(0.9), max: q(1) }));
+  arr.sort((a, b) => a - b);
+  console.log(JSON.stringify({ n: lat.length, median: q(lat, 0.5), p90: q(lat, 0.9), max: q(lat, 1),
+    arrival_median: q(arr, 0.5), arrival_p90: q(arr, 0.9) }));
 } finally {
   await browser.close();
 }

@@ -11,9 +11,9 @@
  * reading altogether holds at most its queue's bound).
  *
  * Cost: a listener's reads are paced: after a read that emptied its queue
- * the next one waits READ_ROUND_MS (50 ms), so the events of many
+ * the next one waits READ_ROUND_MS (20 ms), so the events of many
  * processes go out in one write instead of one write and one thread
- * wake-up each (64 processes at 10 snapshots/s: 20 writes a second, not
+ * wake-up each (64 processes at 10 snapshots/s: 50 writes a second, not
  * 640).  A read that filled libmicrohttpd's buffer is not paced.
  *
  * Concurrency: one mutex (hub->lock) guards the list of listeners, their
@@ -32,7 +32,7 @@
 
 #include "dashboard.h"
 
-#define READ_ROUND_MS 50
+#define READ_ROUND_MS 20
 
 struct tscope__dash_event *tscope__dash_event_new(const char *name, const char *head,
                                                   const char *body, size_t body_len,

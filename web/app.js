@@ -50,6 +50,7 @@
   /* snapshot send time (wall, s) -> drawn: the latency the page measures */
   const drawnWall = [];
   const latencies = [];
+  const arrivals = []; // the same, when the event reached the page
   const MAX_LATENCIES = 20000;
   let globalCharts = {}; // name -> uPlot
   let globalKey = null; // what the global charts were built for
@@ -123,7 +124,11 @@
     p.last = snap;
     p.lastSeq = typeof snap.seq === 'number' ? snap.seq : p.lastSeq;
     p.lastAt = performance.now();
-    if (typeof snap.wall === 'number') drawnWall.push(snap.wall); // its latency once drawn
+    if (typeof snap.wall === 'number') { // its latency on arrival and once drawn
+      drawnWall.push(snap.wall);
+      arrivals.push(Date.now() / 1000 - snap.wall);
+      if (arrivals.length > MAX_LATENCIES) arrivals.splice(0, arrivals.length - MAX_LATENCIES);
+    }
     if (!isFinite(t) || (p.lastT != null && t <= p.lastT)) return; // x must grow
     p.lastT = t;
     const n = p.t.length;
@@ -704,6 +709,7 @@
     lastSnapshot: () => { const p = procs.get(selectedId); return p ? p.last : null; },
     /* seconds from each snapshot's "wall" (taken) to the redraw that drew it, oldest first */
     latencies: () => latencies.slice(),
+    arrivals: () => arrivals.slice(),
     MAX_POINTS
   };
 
