@@ -577,7 +577,29 @@ static void test_optimize(void)
     ASSERT_EQ(st.best, 1);
     ASSERT_EQ(tscope_rt_thread_cap(), 1);
     printf("test_optimize: resources only -> 1 thread after %u periods\n", st.evals);
+    /* the weights are parameters (the dashboard's sliders): never all 0; a
+     * change starts a new search */
+    double w;
+    ASSERT_EQ(tscope_param_get("optimize.w_resources", &w), 0);
+    ASSERT(w == 1);
+    ASSERT_EQ(tscope_param_set("optimize.w_resources", 0), TSCOPE_EINVAL);
+    ASSERT_EQ(tscope_param_get("optimize.w_resources", &w), 0);
+    ASSERT(w == 1);
+    unsigned retunes = st.retunes;
+    ASSERT_EQ(tscope_param_set("optimize.w_time", 1), 0);
+    ASSERT_EQ(tscope_param_get("optimize.w_time", &w), 0);
+    ASSERT(w == 1);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        for (int i = 0; i < 64; i++)
+            ASSERT_EQ(tscope_rt_spawn(work_task, NULL, NULL, NULL), 0);
+        ASSERT_EQ(tscope_rt_taskwait(), 0);
+        ASSERT_EQ(tscope_throttle_status(&st), 0);
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while (st.retunes == retunes && (double)(t.tv_sec - t0.tv_sec) < 3.0);
+    ASSERT_EQ(st.retunes, retunes + 1);
     ASSERT_EQ(tscope_rt_finalize(), 0);
+    ASSERT_EQ(tscope_param_get("optimize.w_time", &w), TSCOPE_ENOENT); /* gone with it */
     ASSERT_EQ(tscope_finalize(), 0);
 }
 
@@ -609,6 +631,17 @@ static void test_powercap(void)
     ASSERT(st.estimate == 0 && st.power_w == 10);
     printf("test_powercap: 20 W -> 10 W in %u periods, then inside the band\n",
            st.periods - st.after_first + 1);
+    /* the band as parameters: low stays below high; raising it to [14, 16]
+     * brings the cap to 3 threads (15 W) */
+    double v;
+    ASSERT_EQ(tscope_param_get("powercap.low_w", &v), 0);
+    ASSERT(v == 9);
+    ASSERT_EQ(tscope_param_set("powercap.low_w", 12), TSCOPE_EINVAL);
+    ASSERT_EQ(tscope_param_set("powercap.high_w", 16), 0);
+    ASSERT_EQ(tscope_param_set("powercap.low_w", 14), 0);
+    for (int i = 0; i < 100 && tscope_rt_thread_cap() != 3; i++)
+        sleep_s(0.02);
+    ASSERT_EQ(tscope_rt_thread_cap(), 3);
     ASSERT_EQ(tscope_rt_finalize(), 0);
     ASSERT_EQ(tscope_powercap_status(&st), TSCOPE_ESTATE);
     ASSERT_EQ(tscope_sampler_source_unregister("fake_power"), 0);

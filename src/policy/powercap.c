@@ -86,6 +86,52 @@ static void powercap_policy(void *data, double elapsed)
     pthread_mutex_unlock(&P.lock);
 }
 
+/* The band as parameters "powercap.low_w" and "powercap.high_w" (a
+ * dashboard's sliders): low must stay below high. */
+static int set_band(double v, void *data)
+{
+    int high = data != NULL, rc = 0;
+    pthread_mutex_lock(&P.lock);
+    if (!P.active)
+        rc = TSCOPE_ESTATE;
+    else if (high ? !(v > P.low) : !(v < P.high))
+        rc = TSCOPE_EINVAL;
+    else if (high)
+        P.high = v;
+    else
+        P.low = v;
+    pthread_mutex_unlock(&P.lock);
+    return rc;
+}
+
+static double get_band(void *data)
+{
+    pthread_mutex_lock(&P.lock);
+    double v = data ? P.high : P.low;
+    pthread_mutex_unlock(&P.lock);
+    return v;
+}
+
+static void band_params(int on)
+{
+    static const char *const names[2] = {"powercap.low_w", "powercap.high_w"};
+    for (int i = 0; i < 2; i++) {
+        if (!on) {
+            tscope_param_unregister(names[i]);
+            continue;
+        }
+        tscope_param_desc_t d = {.struct_size = sizeof d,
+                                 .name = names[i],
+                                 .kind = TSCOPE_PARAM_REAL,
+                                 .min = 0,
+                                 .max = 1e6,
+                                 .set = set_band,
+                                 .get = get_band,
+                                 .data = i ? (void *)&P : NULL};
+        tscope_param_register(&d); /* a name taken already: that one stays */
+    }
+}
+
 int tscope_powercap_start(unsigned period_ms, double low_w, double high_w)
 {
     tscope_param_desc_t d;
@@ -115,6 +161,8 @@ int tscope_powercap_start(unsigned period_ms, double low_w, double high_w)
         pthread_mutex_lock(&P.lock);
         P.active = 0;
         pthread_mutex_unlock(&P.lock);
+    } else {
+        band_params(1);
     }
     return rc;
 }
@@ -136,6 +184,8 @@ void tscope_powercap_stop(void)
     int active = P.active;
     P.active = 0;
     pthread_mutex_unlock(&P.lock);
-    if (active)
+    if (active) {
+        band_params(0);
         tscope_policy_remove("powercap");
+    }
 }

@@ -27,6 +27,7 @@
  */
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -54,6 +55,7 @@ static struct {
     int converged, drift;
     unsigned evals, retunes;
     double objective, best_objective;
+    int reweighted; /* the weights changed (optimize.w_*): search again */
     uint64_t base_done, base_calls;
     double base_excl;
     int have_base;
@@ -176,6 +178,11 @@ static void throttle_policy(void *data, double elapsed)
 {
     (void)data;
     pthread_mutex_lock(&T.lock);
+    if (T.reweighted && restart_tuner() == 0) { /* another objective: a new search */
+        T.reweighted = 0;
+        T.have_base = 0;
+        T.retunes++;
+    }
     T.sofar += elapsed;
     double f = measure(T.sofar);
     int done = T.sofar >= T.period * 0.9; /* runs every quarter: allow for jitter */
@@ -240,6 +247,58 @@ int tscope_optimize_start(unsigned period_ms, double w_time, double w_resources,
     return start(period_ms, NULL, 1, w);
 }
 
+/* The optimiser's weights as parameters "optimize.w_time", "_resources",
+ * "_energy" (a dashboard's sliders): a change makes the next run search
+ * again; the three may not all be 0. */
+static const char *const weight_names[3] = {"optimize.w_time", "optimize.w_resources",
+                                            "optimize.w_energy"};
+
+static int set_weight(double v, void *data)
+{
+    int i = (int)(intptr_t)data, rc = 0;
+    pthread_mutex_lock(&T.lock);
+    double sum = v;
+    for (int k = 0; k < 3; k++)
+        sum += k == i ? 0 : T.w[k];
+    if (!T.active || !T.optimize)
+        rc = TSCOPE_ESTATE;
+    else if (!(sum > 0))
+        rc = TSCOPE_EINVAL;
+    else if (T.w[i] != v) {
+        T.w[i] = v;
+        T.reweighted = 1;
+    }
+    pthread_mutex_unlock(&T.lock);
+    return rc;
+}
+
+static double get_weight(void *data)
+{
+    pthread_mutex_lock(&T.lock);
+    double v = T.w[(int)(intptr_t)data];
+    pthread_mutex_unlock(&T.lock);
+    return v;
+}
+
+static void weight_params(int on)
+{
+    for (int i = 0; i < 3; i++) {
+        if (!on) {
+            tscope_param_unregister(weight_names[i]);
+            continue;
+        }
+        tscope_param_desc_t d = {.struct_size = sizeof d,
+                                 .name = weight_names[i],
+                                 .kind = TSCOPE_PARAM_REAL,
+                                 .min = 0,
+                                 .max = 10,
+                                 .set = set_weight,
+                                 .get = get_weight,
+                                 .data = (void *)(intptr_t)i};
+        tscope_param_register(&d); /* a name taken already: that one stays */
+    }
+}
+
 static int start(unsigned period_ms, const char *type_name, int optimize, const double *w)
 {
     tscope_param_desc_t d;
@@ -272,6 +331,7 @@ static int start(unsigned period_ms, const char *type_name, int optimize, const 
     T.best = 0;
     T.objective = NAN;
     T.have_base = 0;
+    T.reweighted = 0;
     int rc = restart_tuner();
     if (!rc)
         T.active = 1;
@@ -283,6 +343,8 @@ static int start(unsigned period_ms, const char *type_name, int optimize, const 
         pthread_mutex_lock(&T.lock);
         T.active = 0;
         pthread_mutex_unlock(&T.lock);
+    } else if (optimize) {
+        weight_params(1);
     }
     return rc;
 }
@@ -307,11 +369,13 @@ int tscope_throttle_status(tscope_throttle_status_t *out)
 void tscope_throttle_stop(void)
 {
     pthread_mutex_lock(&T.lock);
-    int active = T.active;
+    int active = T.active, optimize = T.optimize;
     T.active = 0;
     pthread_mutex_unlock(&T.lock);
     if (!active)
         return;
+    if (optimize)
+        weight_params(0);
     tscope_policy_remove("throttle"); /* waits for a run in progress */
     pthread_mutex_lock(&T.lock);
     tscope_tuner_destroy(T.tuner);
