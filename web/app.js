@@ -33,7 +33,8 @@
 (function () {
   const MAX_POINTS = 3000; // samples kept per process and per line
   const MAX_TYPES = 64; // task types whose running counts are kept per process
-  const REDRAW_MS = 50; // at most 20 redraws a second, soon after new points arrive
+  const REDRAW_MS = 50;
+  const GLOBAL_POINTS = 600; // the global charts' x values: a minute at 10 snapshots/s // at most 20 redraws a second, soon after new points arrive
   const REFRESH_MS = 2000; // re-reading /api/processes
   const STALE_S = 3; // a connected process without a snapshot for this long is said so
   const SERIES = ['node.speed', 'node.efficiency', 'node.power', 'node.power_estimate', 'node.score',
@@ -315,8 +316,11 @@
     const i = p.info;
     return 'rank ' + (i.rank ?? '?') + ' pid ' + (i.pid ?? '?') + (i.connected === false ? ' (gone)' : '');
   }
-  /* The global x: every process's sample times binned to the shortest
-   * sampling period; the last MAX_POINTS bins. */
+  /* The global x: every process's last GLOBAL_POINTS sample times binned to
+   * the shortest sampling period (the global view shows the recent past; a
+   * process's own charts keep MAX_POINTS).  Bounding it bounds the work of
+   * each redraw, which with many processes decides how soon a new point
+   * shows. */
   function globalGrid(list) {
     let res = Infinity;
     for (const p of list) {
@@ -330,21 +334,30 @@
     if (!isFinite(res) || res <= 0) res = 0.1;
     res = Math.min(60, Math.max(0.001, res));
     const bins = new Set();
-    const binsOf = list.map((p) => p.t.map((t) => { const b = Math.round(t / res); bins.add(b); return b; }));
+    const from = list.map((p) => Math.max(0, p.t.length - GLOBAL_POINTS));
+    const binsOf = list.map((p, k) => {
+      const out = new Array(p.t.length - from[k]);
+      for (let i = from[k]; i < p.t.length; i++) {
+        const b = Math.round(p.t[i] / res);
+        bins.add(b);
+        out[i - from[k]] = b;
+      }
+      return out;
+    });
     let sorted = Array.from(bins).sort((a, b) => a - b);
-    if (sorted.length > MAX_POINTS) sorted = sorted.slice(sorted.length - MAX_POINTS);
+    if (sorted.length > GLOBAL_POINTS) sorted = sorted.slice(sorted.length - GLOBAL_POINTS);
     const pos = new Map(sorted.map((b, i) => [b, i]));
-    return { xs: sorted.map((b) => b * res), pos, binsOf };
+    return { xs: sorted.map((b) => b * res), pos, binsOf, from };
   }
   function globalData(grid, list, spec) {
     const n = grid.xs.length;
     const cols = list.map((p, k) => {
       const col = new Array(n).fill(null);
       const vals = spec.get(p);
-      const bins = grid.binsOf[k];
+      const bins = grid.binsOf[k], off = grid.from[k];
       for (let i = 0; i < bins.length; i++) {
         const at = grid.pos.get(bins[i]);
-        if (at !== undefined && vals[i] != null) col[at] = vals[i];
+        if (at !== undefined && vals[i + off] != null) col[at] = vals[i + off];
       }
       return col;
     });
