@@ -747,6 +747,18 @@ int tscope__live_start(const struct tscope__config *cfg)
     return 0;
 }
 
+/* The connection and the wake-up pipe closed; the thread gone. */
+static void close_sockets(void)
+{
+    L.running = 0;
+    if (L.fd >= 0)
+        close(L.fd);
+    L.fd = -1;
+    close(L.wake[0]);
+    close(L.wake[1]);
+    L.wake[0] = L.wake[1] = -1;
+}
+
 static void release(void)
 {
     for (uint32_t i = 0; i < L.qcount; i++)
@@ -768,13 +780,7 @@ void tscope__live_stop(void)
     if (write(L.wake[1], &b, 1) < 0) { /* the pipe is never full: poll wakes anyway */
     }
     pthread_join(L.thread, NULL);
-    L.running = 0;
-    if (L.fd >= 0)
-        close(L.fd);
-    L.fd = -1;
-    close(L.wake[0]);
-    close(L.wake[1]);
-    L.wake[0] = L.wake[1] = -1;
+    close_sockets();
     release();
 }
 
@@ -785,11 +791,5 @@ void tscope__live_forget(void)
     /* the thread is not in the child, and it may have been changing the
      * queue at the fork: the child closes its copies of the sockets and
      * leaves the buffers alone (still reachable from L), sending nothing */
-    L.running = 0;
-    if (L.fd >= 0)
-        close(L.fd);
-    L.fd = -1;
-    close(L.wake[0]);
-    close(L.wake[1]);
-    L.wake[0] = L.wake[1] = -1;
+    close_sockets();
 }
