@@ -38,7 +38,8 @@
   const REFRESH_MS = 2000; // re-reading /api/processes
   const STALE_S = 3; // a connected process without a snapshot for this long is said so
   const SERIES = ['node.speed', 'node.efficiency', 'node.power', 'node.power_estimate', 'node.score',
-    'rt.throughput_tasks_per_s', 'proc.cpu_cores_used', 'proc.rss_bytes'];
+    'rt.throughput_tasks_per_s', 'proc.cpu_cores_used', 'proc.rss_bytes',
+    'sys.net_rx_bytes_per_s', 'sys.net_tx_bytes_per_s', 'proc.io_read_bytes_per_s', 'proc.io_write_bytes_per_s'];
   const COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2',
     '#7f7f7f', '#bcbd22', '#17becf'];
   const TOTAL_COLOR = '#111';
@@ -411,12 +412,18 @@
         [{ label: 'cores', stroke: p.color, fill: p.color + '22' }], [[], []], fmt);
       procCharts.memory = makeChart(container, 'proc.memory', 'memory, resident (proc.rss_bytes)',
         [{ label: 'rss', stroke: p.color, fill: p.color + '22' }], [[], []], fmtBytes);
+      procCharts.network = makeChart(container, 'proc.network', 'network, bytes/s (the node: sys.net_rx/tx_bytes_per_s)',
+        [{ label: 'received', stroke: COLORS[0] }, { label: 'sent', stroke: COLORS[1] }], [[], [], []], fmtBytes);
+      procCharts.io = makeChart(container, 'proc.io', 'I/O, bytes/s (proc.io_read/write_bytes_per_s)',
+        [{ label: 'read', stroke: COLORS[2] }, { label: 'written', stroke: COLORS[3] }], [[], [], []], fmtBytes);
       procCharts.concurrency = makeChart(container, 'proc.concurrency', 'running tasks by type',
         types.map((name, i) => ({ label: name, stroke: COLORS[i % COLORS.length] })),
         [[]].concat(types.map(() => [])), fmt);
     }
     setData(procCharts.cpu, [p.t, p.s['proc.cpu_cores_used']]);
     setData(procCharts.memory, [p.t, p.s['proc.rss_bytes']]);
+    setData(procCharts.network, [p.t, p.s['sys.net_rx_bytes_per_s'], p.s['sys.net_tx_bytes_per_s']]);
+    setData(procCharts.io, [p.t, p.s['proc.io_read_bytes_per_s'], p.s['proc.io_write_bytes_per_s']]);
     setData(procCharts.concurrency, [p.t].concat(types.map((name) => p.running.get(name))));
   }
 
