@@ -651,6 +651,87 @@
     return sendCommand(body, $('debug-status'), { where: 'debug', name: body.op });
   }
 
+
+  /* ---- the task graph ---- */
+  /* The type-level graph of the snapshot ([parent, child, tasks]) as SVG:
+   * each type in the row of its shortest distance from the roots, filled
+   * from yellow (little self time) to red (the most), as taskgraph.dot does;
+   * edges labelled with their task counts, a loop for a type's own children. */
+  const SVG = 'http://www.w3.org/2000/svg';
+  function svg(tag, attrs, text) {
+    const e = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, String(v));
+    if (text != null) e.textContent = text;
+    return e;
+  }
+  let graphKey = null;
+  function drawGraph(p) {
+    const box = $('task-graph');
+    const snap = p.last || {};
+    const edges = Array.isArray(snap.graph) ? snap.graph.filter((e) => Array.isArray(e) && e.length === 3) : [];
+    const self = new Map((Array.isArray(snap.types) ? snap.types : []).map((t) => [t.name, Number(t.self_s) || 0]));
+    const key = p.id + JSON.stringify(edges) + JSON.stringify(Array.from(self));
+    if (key === graphKey) return;
+    graphKey = key;
+    const names = new Set();
+    for (const [a, b] of edges) { if (a !== '<root>') names.add(a); names.add(b); }
+    if (!names.size) { box.replaceChildren(el('p', { class: 'muted' }, 'no tasks yet')); return; }
+    const kids = new Map();
+    for (const [a, b] of edges) { if (!kids.has(a)) kids.set(a, []); kids.get(a).push(b); }
+    const depth = new Map();
+    let frontier = (kids.get('<root>') || []).filter((n) => n !== '<root>');
+    if (!frontier.length) frontier = [Array.from(names)[0]];
+    for (const n of frontier) depth.set(n, 0);
+    for (let d = 0; frontier.length; d++) {
+      const next = [];
+      for (const n of frontier) for (const c of kids.get(n) || []) if (!depth.has(c)) { depth.set(c, d + 1); next.push(c); }
+      frontier = next;
+    }
+    let maxd = Math.max(0, ...depth.values());
+    for (const n of names) if (!depth.has(n)) depth.set(n, ++maxd); // not reachable from a root
+    const rows = [];
+    for (const [n, d] of depth) (rows[d] = rows[d] || []).push(n);
+    const W = 150, H = 34, GX = 40, GY = 60;
+    const width = Math.max(...rows.map((r) => (r ? r.length : 0))) * (W + GX) + GX;
+    const height = rows.length * (H + GY) + GY / 2;
+    const pos = new Map();
+    rows.forEach((r, d) => (r || []).forEach((n, i) => pos.set(n, { x: GX + i * (W + GX), y: GY / 2 + d * (H + GY) })));
+    const most = Math.max(0, ...Array.from(names).map((n) => self.get(n) || 0));
+    const root = svg('svg', { width, height, viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': 'task graph' });
+    const defs = svg('defs');
+    const marker = svg('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 10, refY: 5,
+      markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' });
+    marker.append(svg('path', { d: 'M 0 0 L 10 5 L 0 10 z', fill: '#555' }));
+    defs.append(marker);
+    root.append(defs);
+    for (const [a, b, count] of edges) {
+      if (a === '<root>' || !pos.has(a) || !pos.has(b)) continue;
+      const s = pos.get(a), t = pos.get(b);
+      let d, lx, ly;
+      if (a === b) { // a loop on the box's right side
+        d = `M ${s.x + W} ${s.y + 8} C ${s.x + W + 40} ${s.y - 10}, ${s.x + W + 40} ${s.y + H + 10}, ${s.x + W} ${s.y + H - 8}`;
+        lx = s.x + W + 34; ly = s.y + H / 2 + 4;
+      } else {
+        const x1 = s.x + W / 2, y1 = s.y + H, x2 = t.x + W / 2, y2 = t.y;
+        d = y2 > y1 ? `M ${x1} ${y1} L ${x2} ${y2}` : `M ${x1} ${s.y} C ${x1} ${s.y - 40}, ${x2} ${t.y + H + 40}, ${x2} ${t.y + H}`;
+        lx = (x1 + x2) / 2 + 4; ly = (y1 + y2) / 2;
+      }
+      root.append(svg('path', { d, fill: 'none', stroke: '#555', 'marker-end': 'url(#arrow)', 'data-edge': a + '->' + b }));
+      root.append(svg('text', { x: lx, y: ly, class: 'edge-label' }, fmt(count)));
+    }
+    for (const [n, at] of pos) {
+      const share = most > 0 ? Math.min(1, Math.max(0, (self.get(n) || 0) / most)) : 0;
+      const green = Math.round(255 * (1 - share));
+      const g = svg('g', { 'data-type': n });
+      g.append(svg('rect', { x: at.x, y: at.y, width: W, height: H, rx: 4, fill: `rgb(255,${green},0)`, stroke: '#333' }));
+      g.append(svg('text', { x: at.x + W / 2, y: at.y + H / 2 + 4, 'text-anchor': 'middle',
+        fill: share > 0.5 ? '#fff' : '#000', class: 'node-label' }, n.length > 22 ? n.slice(0, 21) + '…' : n));
+      g.append(svg('title', {}, `${n}: self ${fmtNum(self.get(n) || 0)} s`));
+      root.append(g);
+    }
+    box.replaceChildren(root);
+  }
+
   /* ---- the redraw ---- */
   function redraw() {
     if (!dirty) return;
@@ -668,6 +749,7 @@
       drawDetailTables(p);
       updateControls(p);
       updateDebugger(p);
+      drawGraph(p);
     }
     const now = Date.now() / 1000;
     for (const w of drawnWall.splice(0)) latencies.push(now - w);
@@ -727,6 +809,11 @@
       return prm ? prm.value : undefined;
     },
     lastSnapshot: () => { const p = procs.get(selectedId); return p ? p.last : null; },
+    /* the task graph as drawn: its boxes (type names) and edges ("a->b") */
+    graph: () => ({
+      types: Array.from(document.querySelectorAll('#task-graph g[data-type]')).map((g) => g.dataset.type),
+      edges: Array.from(document.querySelectorAll('#task-graph path[data-edge]')).map((e) => e.dataset.edge)
+    }),
     /* seconds from each snapshot's "wall" (taken) to the redraw that drew it, oldest first */
     latencies: () => latencies.slice(),
     arrivals: () => arrivals.slice(),

@@ -36,6 +36,7 @@
 #include "core/clock.h"
 #include "core/core.h"
 #include "debug.h"
+#include "profile/query.h"
 #include "proto.h"
 #include "sampler/sampler.h"
 #include "taskscope/policy.h"
@@ -315,6 +316,31 @@ static void put_types(struct text *t)
     put(t, "]");
 }
 
+/* The type-level task graph: [parent, child, tasks] by name ("<root>" for
+ * tasks without a parent), at most MAX_EDGES; self times are in "types". */
+#define MAX_EDGES 256
+static void put_graph(struct text *t)
+{
+    static uint32_t from[MAX_EDGES], to[MAX_EDGES];
+    static uint64_t count[MAX_EDGES];
+    uint32_t n = tscope__query_type_edges(from, to, count, MAX_EDGES);
+    n = n < MAX_EDGES ? n : MAX_EDGES;
+    put(t, ",\"graph\":[");
+    for (uint32_t i = 0; i < n; i++) {
+        char a[256] = "<root>", b[256];
+        if (from[i] != UINT32_MAX && tscope_type_name(from[i], a, sizeof a))
+            snprintf(a, sizeof a, "%s", from[i] ? "type ?" : "(untyped)");
+        if (tscope_type_name(to[i], b, sizeof b))
+            snprintf(b, sizeof b, "%s", to[i] ? "type ?" : "(untyped)");
+        put(t, i ? ",[" : "[");
+        put_str(t, a);
+        put(t, ",");
+        put_str(t, b);
+        put(t, ",%llu]", (unsigned long long)count[i]);
+    }
+    put(t, "]");
+}
+
 static void put_counters(struct text *t)
 {
     put(t, ",\"counters\":{");
@@ -392,6 +418,7 @@ static void snapshot(void)
     tscope__sampler_each_latest(one_series, &sc);
     put(&t, "}");
     put_types(&t);
+    put_graph(&t);
     put_counters(&t);
     put_params(&t);
     struct tscope__live_debug_state d;

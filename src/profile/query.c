@@ -125,6 +125,21 @@ static struct tscope__store *locked_store(void)
     return s;
 }
 
+uint32_t tscope__query_type_edges(uint32_t *from, uint32_t *to, uint64_t *count, uint32_t max)
+{
+    struct tscope__store *s = locked_store();
+    if (!s)
+        return 0;
+    uint32_t n = s->nedges;
+    for (uint32_t i = 0; i < n && i < max; i++) {
+        from[i] = s->edges[i].from == TSCOPE__ROOT_TYPE ? UINT32_MAX : s->edges[i].from;
+        to[i] = s->edges[i].to;
+        count[i] = s->edges[i].count;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return n;
+}
+
 uint32_t tscope__query_running(uint16_t *types, uint32_t max)
 {
     struct tscope__store *s = tscope__g.store;

@@ -15,6 +15,10 @@ void tscope__fill_totals(struct tscope__store *s, tscope_totals_t *out);
  * lock: it reads what the last round published (store.h, running; only the
  * first TSCOPE__RUNNING_MAX busy threads have their type there). */
 uint32_t tscope__query_running(uint16_t *types, uint32_t max);
+/* The type-level task graph as of now: parent type -> child type with the
+ * number of tasks, edges [0, min(n, max)) in order of creation (from:
+ * UINT32_MAX for the root); returns n.  Takes the store lock. */
+uint32_t tscope__query_type_edges(uint32_t *from, uint32_t *to, uint64_t *count, uint32_t max);
 /* Drops the cached children index (the store it indexed is going away). */
 void tscope__query_reset(void);
 

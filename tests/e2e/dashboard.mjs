@@ -126,6 +126,14 @@ const after = await until(async () => { const c = await count(); return c.every(
 if (!after) await fail(`the charts did not gain 5 points in 15 s: before ${JSON.stringify(before)}, now ${JSON.stringify(await count())}`);
 ok('the charts gain points while the process streams: ' + charts.map((n, i) => `${n} ${before[i]} -> ${after[i]}`).join(', '));
 
+// 2b. the task graph: the program's types as boxes, split's children as edges
+const graph = await until(async () => {
+  const g = await page.evaluate(() => window.tsDashboard.graph());
+  return g.types.includes('split') && g.types.includes('leaf') && g.edges.includes('split->leaf') && g.edges.includes('split->split') ? g : null;
+}, 10000);
+if (!graph) await fail('the task graph does not show split -> split and split -> leaf: ' + JSON.stringify(await page.evaluate(() => window.tsDashboard.graph())));
+ok(`the task graph shows ${graph.types.length} types and the edges ${graph.edges.join(', ')}`);
+
 if (screenshot) {
   await sleep(8000); // more points: about 12 s of the process
   await page.screenshot({ path: screenshot, fullPage: true });
