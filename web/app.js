@@ -269,7 +269,9 @@
     const opts = {
       title, width: chartWidth(box), height: 190,
       scales: { x: { time: false } },
-      legend: { live: true },
+      /* a legend of many processes costs the page more than all its lines
+       * (each redraw lays it out again): past 8 lines only the chart */
+      legend: { live: true, show: series.length <= 9 },
       cursor: { drag: { x: true, y: false } },
       series: [{ label: 't (s)', value: (u, v) => (v == null ? '–' : v.toFixed(1)) }].concat(
         series.map((s) => Object.assign({
@@ -289,7 +291,7 @@
    * cursor is not over the chart. */
   function setData(c, data) {
     c.setData(data);
-    if (c.cursor.left == null || c.cursor.left < 0) {
+    if (c.legend.show !== false && (c.cursor.left == null || c.cursor.left < 0)) {
       const n = data[0].length;
       if (n) c.setLegend({ idx: n - 1 });
     }
@@ -434,7 +436,16 @@
     if (dbg && dbg.paused) return 'connected, paused';
     return 'connected';
   }
+  /* The table is rebuilt at most every TABLE_MS (with many processes a
+   * rebuild per redraw cost more than the charts), at once when the
+   * selection changed. */
+  const TABLE_MS = 500;
+  let tableAt = -Infinity, tableSelected = null;
   function drawProcessTable() {
+    const now = performance.now();
+    if (now - tableAt < TABLE_MS && tableSelected === selectedId) return;
+    tableAt = now;
+    tableSelected = selectedId;
     const body = $('proc-table').querySelector('tbody');
     const rows = [];
     for (const p of procs.values()) {
@@ -733,9 +744,11 @@
   }
 
   /* ---- the redraw ---- */
+  const redrawMs = []; // how long each redraw took (the page's own cost)
   function redraw() {
     if (!dirty) return;
     dirty = false;
+    const began = performance.now();
     drawProcessTable();
     drawGlobal();
     const p = procs.get(selectedId);
@@ -751,6 +764,8 @@
       updateDebugger(p);
       drawGraph(p);
     }
+    redrawMs.push(performance.now() - began);
+    if (redrawMs.length > 1000) redrawMs.splice(0, redrawMs.length - 1000);
     const now = Date.now() / 1000;
     for (const w of drawnWall.splice(0)) latencies.push(now - w);
     if (latencies.length > MAX_LATENCIES) latencies.splice(0, latencies.length - MAX_LATENCIES);
@@ -817,6 +832,7 @@
     /* seconds from each snapshot's "wall" (taken) to the redraw that drew it, oldest first */
     latencies: () => latencies.slice(),
     arrivals: () => arrivals.slice(),
+    redrawMs: () => redrawMs.slice(),
     MAX_POINTS
   };
 
