@@ -214,6 +214,29 @@ if (applied) {
   if (!running) await fail(`after resume the debugger shows '${await state.innerText()}'`);
   const resumedAck = await page.locator('#debug-ack').innerText();
   ok(`pause shows '${paused}' (not hung), resume shows '${running}' (acknowledged: '${resumedAck}')`);
+
+  // a breakpoint on the type "leaf": the program stops before its next leaf
+  // task and no leaf task begins while it stands; cleared and resumed, the
+  // program runs on (more leaf tasks end)
+  const leafCalls = () => page.evaluate(() => {
+    const s = window.tsDashboard.lastSnapshot();
+    const t = s && Array.isArray(s.types) ? s.types.find((x) => x.name === 'leaf') : null;
+    return t ? t.calls : -1;
+  });
+  await page.selectOption('#dbg-break', 'leaf');
+  const hit = await until(async () => { const t = await state.innerText(); return /^paused .*stopped at a leaf task/.test(t) ? t : null; }, 10000);
+  if (!hit) await fail(`after break on leaf the debugger shows '${await state.innerText()}'`);
+  await sleep(500); // the leaf tasks running at the hit end
+  const c1 = await leafCalls();
+  await sleep(1500);
+  const c2 = await leafCalls();
+  if (c1 < 0 || c2 !== c1) await fail(`leaf tasks ended while stopped at the breakpoint: ${c1} -> ${c2}`);
+  await page.selectOption('#dbg-break', '');
+  await until(async () => !/break on/.test(await state.innerText()), 5000);
+  await page.click('#dbg-resume');
+  const c3 = await until(async () => { const c = await leafCalls(); return c > c2 + 100 ? c : null; }, 10000);
+  if (!c3) await fail(`after clearing the breakpoint and resuming, leaf tasks did not go on (${c2} -> ${await leafCalls()})`);
+  ok(`break on leaf shows '${hit}'; leaf tasks stay at ${c1} while it stands; cleared and resumed: ${c3}`);
 }
 
 // 6. no console errors, no request outside the dashboard, none failed
