@@ -159,7 +159,7 @@ int tscope_task_begin(uint64_t id, tscope_type_t type)
         return TSCOPE_EINVAL;
     if (__builtin_expect(atomic_load_explicit(&tscope__gate_armed, memory_order_relaxed), 0) &&
         tscope__hooks.gate)
-        tscope__hooks.gate(type);
+        tscope__hooks.gate(id, type);
     return emit(TSCOPE__REC_BEGIN, id, 0, (uint16_t)type, 0, 0, 0, NULL);
 }
 
@@ -169,7 +169,7 @@ int tscope_task_start(uint64_t id, tscope_type_t type)
         return TSCOPE_EINVAL;
     if (__builtin_expect(atomic_load_explicit(&tscope__gate_armed, memory_order_relaxed), 0) &&
         tscope__hooks.gate)
-        tscope__hooks.gate(type);
+        tscope__hooks.gate(id, type);
     return emit(TSCOPE__REC_START, id, 0, (uint16_t)type, 0, 0, 0, NULL);
 }
 
@@ -182,6 +182,9 @@ int tscope_task_create(uint64_t id, uint64_t parent, tscope_type_t type, unsigne
                    : priority < INT16_MIN ? INT16_MIN
                                           : (int16_t)priority;
     uint16_t d = depth > 0xFFFFu ? 0xFFFF : (uint16_t)depth;
+    if (__builtin_expect(atomic_load_explicit(&tscope__gate_armed, memory_order_relaxed), 0) &&
+        tscope__hooks.gate_create)
+        tscope__hooks.gate_create(id, type);
     return emit(TSCOPE__REC_CREATE, id, parent, (uint16_t)type, prio, d, (uint8_t)flags, NULL);
 }
 

@@ -75,11 +75,14 @@ struct tscope__hooks {
     uint32_t thread_events;
     void (*thread)(int begin, uint32_t index, const char *name);
 
-    /* The task debugger (src/live/debug.c): called on the program's thread
-     * before a task of type begins (tscope_task_begin, _start), only while
-     * tscope__gate_armed is nonzero; it may hold the thread there (a pause,
-     * a breakpoint). */
-    void (*gate)(uint32_t type);
+    /* The task debugger (src/live/debug.c), only while tscope__gate_armed
+     * is nonzero: gate is called on the program's thread before task id of
+     * type begins (tscope_task_begin, _start; type 0: the one given at its
+     * create) and may hold the thread there (a pause, a breakpoint);
+     * gate_create sees each task created meanwhile with its type, so the
+     * gate knows the type of a task begun with type 0 (OMPT's). */
+    void (*gate)(uint64_t id, uint32_t type);
+    void (*gate_create)(uint64_t id, uint32_t type);
 };
 
 extern struct tscope__hooks tscope__hooks;

@@ -66,8 +66,10 @@ void tscope__wire(int profiler)
     if (tscope__tools_sync_mask & (1u << TSCOPE_TOOL_EVENT_THREAD_END))
         h.thread_events |= 2;
     h.thread = tscope__tools_thread;
-    if (tscope__g.cfg.live[0]) /* the dashboard's task debugger */
+    if (tscope__g.cfg.live[0]) { /* the dashboard's task debugger */
         h.gate = tscope__live_gate;
+        h.gate_create = tscope__live_gate_create;
+    }
     tscope__hooks = h;
 }
 

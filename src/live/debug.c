@@ -10,10 +10,19 @@
  * breakpoint on a type pauses the process when a task of that type is
  * about to begin (that task is held first).  Step lets exactly one held
  * (or the next) task begin and stays paused.  The gate is armed only while
- * a pause or a breakpoint is in force: otherwise a begin pays one relaxed
- * load.  Losing the dashboard, or tscope_finalize, resumes and clears the
- * breakpoint, so a program is never left waiting for a debugger that is
- * gone.
+ * a pause or a breakpoint is in force: otherwise a begin (and a create)
+ * pays one relaxed load.  Losing the dashboard, or tscope_finalize, resumes
+ * and clears the breakpoint, so a program is never left waiting for a
+ * debugger that is gone.
+ *
+ * A runtime may name a task's type only when it creates it and begin it
+ * with type 0 (the OMPT adapter does: OpenMP's task data has no room for
+ * it).  For a breakpoint the gate then finds the type: in a table of the
+ * tasks created while the gate is armed (lock-free, one 64-bit word per
+ * entry: the id's 48 counter bits and the type; a newer task may take an
+ * entry), else in the profile's store, which keeps every task created and
+ * not yet settled - after a flush when the store has not seen its create
+ * yet.  So a breakpoint also stops tasks created before it was set.
  */
 #include "debug.h"
 
@@ -23,25 +32,53 @@
 #include <string.h>
 
 #include "core/hooks.h"
+#include "profile/query.h"
 #include "taskscope/taskscope.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static int paused;
-static uint32_t break_type; /* 0: none */
+static _Atomic uint32_t break_type; /* 0: none; written under lock */
 static char break_name[256];
 static uint32_t hit_type;   /* the type whose breakpoint paused it last (0: none) */
 static unsigned steps;      /* tasks allowed to begin while paused */
 static unsigned held;       /* threads waiting in the gate */
 static uint64_t generation; /* bumped by resume: every waiter leaves */
 
+/* Tasks created while armed: entry = id's low 48 bits << 16 | type. */
+#define CREATED_BITS 16
+#define ID48 ((1ull << 48) - 1)
+static _Atomic uint64_t created[1u << CREATED_BITS];
+
 static void rearm(void)
 {
     atomic_store_explicit(&tscope__gate_armed, paused || break_type != 0, memory_order_relaxed);
 }
 
-void tscope__live_gate(uint32_t type)
+void tscope__live_gate_create(uint64_t id, uint32_t type)
 {
+    atomic_store_explicit(&created[id & ((1u << CREATED_BITS) - 1)],
+                          (id & ID48) << 16 | (type & 0xFFFFu), memory_order_relaxed);
+}
+
+/* The type of task id, begun with type 0; 0 when nobody knows it. */
+static uint32_t type_of_task(uint64_t id)
+{
+    uint64_t e =
+        atomic_load_explicit(&created[id & ((1u << CREATED_BITS) - 1)], memory_order_relaxed);
+    if (e >> 16 == (id & ID48) && (e & 0xFFFFu))
+        return (uint32_t)(e & 0xFFFFu);
+    uint32_t type;
+    if (tscope__query_task_type(id, &type) == 0)
+        return type;
+    tscope_flush(); /* its create may still wait in a ring */
+    return tscope__query_task_type(id, &type) == 0 ? type : 0;
+}
+
+void tscope__live_gate(uint64_t id, uint32_t type)
+{
+    if (type == 0 && atomic_load_explicit(&break_type, memory_order_relaxed))
+        type = type_of_task(id);
     pthread_mutex_lock(&lock);
     if (!paused && break_type && type == break_type) {
         paused = 1;

@@ -6,8 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The core's gate hook (core/hooks.h). */
-void tscope__live_gate(uint32_t type);
+/* The core's gate hooks (core/hooks.h). */
+void tscope__live_gate(uint64_t id, uint32_t type);
+void tscope__live_gate_create(uint64_t id, uint32_t type);
 /* Carries out op ("pause", "resume", "break" with type, "clear_break",
  * "step"); 1 done, 0 refused; text says what happened. */
 int tscope__live_debug(const char *op, const char *type, char *text, size_t len);

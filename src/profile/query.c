@@ -140,6 +140,19 @@ uint32_t tscope__query_type_edges(uint32_t *from, uint32_t *to, uint64_t *count,
     return n;
 }
 
+int tscope__query_task_type(uint64_t id, uint32_t *type)
+{
+    struct tscope__store *s = locked_store();
+    if (!s)
+        return -1;
+    uint32_t slot = tscope__task_find(s, id);
+    int found = slot != TSCOPE__NONE && s->tasks[slot].type != 0;
+    if (found)
+        *type = s->tasks[slot].type;
+    pthread_mutex_unlock(&s->lock);
+    return found ? 0 : -1;
+}
+
 uint32_t tscope__query_running(uint16_t *types, uint32_t max)
 {
     struct tscope__store *s = tscope__g.store;

@@ -12,11 +12,13 @@
 //                    snapshot reports the new value (a real program)
 //   TSE2E_LOG        1: a command the process received shows in its output
 //                    (tests/live/fakeproc prints each one)
-//   TSCOPE_SCREENSHOT  if set, a PNG of the page while the process streams
+//   TSCOPE_SCREENSHOT  if set, a PNG of the page while the process streams,
+//                    and one at the breakpoint (NAME-debugger.png)
 //   CHROMIUM         the browser (/usr/bin/chromium)
 // Checks, in order: the page loads; the charts gain points; the slider's
 // control reaches the process; a wrong token gets 403 and changes nothing;
-// (TSE2E_APPLIED) pause and resume; no console error or foreign request.
+// (TSE2E_APPLIED) pause and resume, a breakpoint on a type, a step; no
+// console error or foreign request.
 // Every check asserts a value and prints "ok - ..."; the first failure
 // prints "FAIL: ..." with what was seen and exits 1.
 import { createRequire } from 'node:module';
@@ -136,6 +138,7 @@ ok(`the task graph shows ${graph.types.length} types and the edges ${graph.edges
 
 if (screenshot) {
   await sleep(8000); // more points: about 12 s of the process
+  await page.evaluate(() => window.scrollTo(0, 0)); // the fixed header at the top
   await page.screenshot({ path: screenshot, fullPage: true });
   ok('screenshot in ' + screenshot);
 }
@@ -231,11 +234,27 @@ if (applied) {
   await sleep(1500);
   const c2 = await leafCalls();
   if (c1 < 0 || c2 !== c1) await fail(`leaf tasks ended while stopped at the breakpoint: ${c1} -> ${c2}`);
+  if (screenshot) {
+    const shot = screenshot.replace(/(\.png)?$/, '-debugger.png');
+    await page.evaluate(() => window.scrollTo(0, 0)); // the fixed header at the top
+    await page.screenshot({ path: shot, fullPage: true });
+    ok('screenshot at the breakpoint in ' + shot);
+  }
+  // step: one task may begin (a leaf, or a split whose first child is held
+  // again: two threads), then it is paused again
+  await page.click('#dbg-step');
+  const stepAck = await until(async () => { const t = await page.locator('#debug-ack').innerText(); return /step: one task may begin/.test(t) ? t : null; }, 10000);
+  if (!stepAck) await fail(`step: the acknowledgement shows '${await page.locator('#debug-ack').innerText()}'`);
+  await sleep(1500);
+  const c4 = await leafCalls();
+  const afterStep = await state.innerText();
+  if (!/^paused/.test(afterStep) || c4 < c2 || c4 > c2 + 1) await fail(`after a step: '${afterStep}', leaf tasks ${c2} -> ${c4} (expected at most one more)`);
+  ok(`step is acknowledged ('${stepAck}'), the process stays paused ('${afterStep}'), leaf tasks ${c2} -> ${c4}`);
   await page.selectOption('#dbg-break', '');
   await until(async () => !/break on/.test(await state.innerText()), 5000);
   await page.click('#dbg-resume');
-  const c3 = await until(async () => { const c = await leafCalls(); return c > c2 + 100 ? c : null; }, 10000);
-  if (!c3) await fail(`after clearing the breakpoint and resuming, leaf tasks did not go on (${c2} -> ${await leafCalls()})`);
+  const c3 = await until(async () => { const c = await leafCalls(); return c > c4 + 100 ? c : null; }, 10000);
+  if (!c3) await fail(`after clearing the breakpoint and resuming, leaf tasks did not go on (${c4} -> ${await leafCalls()})`);
   ok(`break on leaf shows '${hit}'; leaf tasks stay at ${c1} while it stands; cleared and resumed: ${c3}`);
 }
 

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# test_live_ompt.sh - the task debugger on an unmodified OpenMP program
+# (tests/omp/live_tasks.c under `taskscope run --live`, measured through
+# OMPT), driven through `taskscope dashboard`'s control endpoint as the
+# page drives it (docs/dashboard.md):
+# - a breakpoint on the leaf type: the process says paused, the hit type,
+#   one thread held; the leaf calls stop growing and stay put;
+# - step: exactly one more leaf task runs, then it is paused again;
+# - clear the breakpoint and resume: leaf tasks run again;
+# - pause, then the dashboard killed with -9: the program is released
+#   (one line on stderr says so), finishes with its normal result, and its
+#   profile counts exactly the leaf tasks the program counted itself.
+# One OpenMP thread, so that a step is exactly one leaf task.
+# usage: test_live_ompt.sh TASKSCOPE LIVE_TASKS BUILD_DIR
+set -euo pipefail
+ts=$1 prog=$2 build=$3
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL: $*" >&2
+  for f in dash.out dash.err prog.out prog.err; do
+    [ -s "$tmp/$f" ] && sed "s|^|  $f: |" "$tmp/$f" | tail -n 20 >&2
+  done
+  exit 1
+}
+# wait_for SECONDS WHAT COMMAND...: until COMMAND succeeds, or fail
+wait_for() {
+  local end=$((SECONDS + $1)) what=$2
+  shift 2
+  until "$@"; do
+    [ $SECONDS -lt $end ] || fail "timed out waiting for $what"
+    sleep 0.1
+  done
+}
+for tool in curl jq; do
+  command -v $tool >/dev/null || fail "$tool is needed (apt-get install $tool)"
+done
+# A sanitizer build's OMPT tool needs the sanitizer runtime loaded first into
+# a program built without it (as in test_adapters.sh).
+# (grep -c reads all of ldd's output: with pipefail, grep -q could end the
+# pipeline with ldd's SIGPIPE)
+prog_env=()
+if [ "$(ldd "$build/libtaskscope.so" | grep -c libasan)" -gt 0 ]; then
+  prog_env=(LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
+    ASAN_OPTIONS=detect_leaks=0)
+  echo "note: AddressSanitizer build: the program runs with libasan preloaded, leaks unchecked"
+fi
+
+"$ts" dashboard --port 0 --ingest-port 0 --exit-after 120 >"$tmp/dash.out" 2>"$tmp/dash.err" &
+dash=$!
+pids+=("$dash")
+started() { [ "$(wc -l <"$tmp/dash.out")" -ge 2 ]; }
+wait_for 30 "the dashboard's start lines" started
+[[ $(sed -n 1p "$tmp/dash.out") =~ (http://127\.0\.0\.1:[0-9]+)/\ \(token\ ([0-9a-f]+)\)$ ]] \
+  || fail "dashboard line 1: $(sed -n 1p "$tmp/dash.out")"
+base=${BASH_REMATCH[1]} token=${BASH_REMATCH[2]}
+[[ $(sed -n 2p "$tmp/dash.out") =~ TASKSCOPE_LIVE=([0-9.]+:[0-9]+)\)$ ]] \
+  || fail "dashboard line 2: $(sed -n 2p "$tmp/dash.out")"
+live=${BASH_REMATCH[1]}
+
+env "${prog_env[@]}" OMP_NUM_THREADS=1 TASKSCOPE_SAMPLE_MS=100 \
+  "$ts" run -o "$tmp/out" --no-summary --live="$live" -- "$prog" "$tmp/stop" \
+  >"$tmp/prog.out" 2>"$tmp/prog.err" &
+prog_pid=$!
+pids+=("$prog_pid")
+
+# last JQ: the filter applied to the process's latest snapshot
+last() { curl -s --max-time 10 "$base/api/history?id=1" | jq -r ".[-1] | $1" 2>/dev/null; }
+seq_now() { last .seq; }
+leaf=
+leaf_type() {
+  leaf=$(last '[.types[] | select(.name | startswith("leaf_tasks (")) | .name][0] // empty')
+  [ -n "$leaf" ]
+}
+wait_for 30 "the leaf type in a snapshot" leaf_type
+echo "leaf type: $leaf"
+leaf_calls() { last "[.types[] | select(.name == \"$leaf\") | .calls][0] // 0"; }
+control() { # JSON fields of the command (op, ...)
+  local code
+  code=$(curl -s --max-time 10 -o "$tmp/body" -w '%{http_code}' -X POST \
+    -H "X-Taskscope-Token: $token" -d "{\"process\":1,$1}" "$base/api/control")
+  [ "$code" = 200 ] && jq -e '.sent == 1' "$tmp/body" >/dev/null || fail "control {$1}: $code $(cat "$tmp/body")"
+}
+# settled: the leaf calls equal in two snapshots 0.5 s apart; sets $calls
+settled() {
+  local a b
+  a=$(leaf_calls)
+  sleep 0.5
+  b=$(leaf_calls)
+  calls=$b
+  [ "$a" = "$b" ]
+}
+# stays N: the leaf calls are N now and in snapshots of the next second
+stays() {
+  local s0 end
+  s0=$(seq_now)
+  end=$((SECONDS + 10))
+  while [ "$(seq_now)" -lt $((s0 + 10)) ]; do
+    [ "$(leaf_calls)" = "$1" ] || fail "leaf calls moved from $1 to $(leaf_calls) while paused"
+    [ $SECONDS -lt $end ] || fail "no new snapshots while paused"
+    sleep 0.1
+  done
+}
+
+echo "-- break on $leaf"
+control "\"op\":\"break\",\"type\":\"$leaf\""
+hit() { [ "$(last '.debug | "\(.paused) \(.held) \(.hit)"')" = "true 1 $leaf" ]; }
+wait_for 15 "paused at the breakpoint (debug: $(last .debug -c))" hit
+wait_for 15 "the leaf calls to settle" settled
+stays "$calls"
+[ "$calls" -gt 0 ] || fail "no leaf task before the breakpoint"
+echo "paused at the breakpoint after $calls leaf tasks, 1 thread held"
+
+echo "-- step"
+control '"op":"step"'
+one_more() { [ "$(leaf_calls)" = $((calls + 1)) ]; }
+wait_for 15 "one more leaf task (calls $(leaf_calls), expected $((calls + 1)))" one_more
+stays $((calls + 1))
+[ "$(last '.debug | "\(.paused) \(.held)"')" = "true 1" ] || fail "not paused after the step: $(last .debug)"
+echo "stepped: $((calls + 1)) leaf tasks, paused again"
+
+echo "-- clear the breakpoint, resume"
+control '"op":"clear_break"'
+control '"op":"resume"'
+running() { [ "$(leaf_calls)" -gt $((calls + 100)) ] && [ "$(last .debug.paused)" = false ]; }
+wait_for 15 "leaf tasks to run again" running
+[ "$(last .debug.break)" = null ] || fail "breakpoint still set: $(last .debug)"
+
+echo "-- pause, then the dashboard killed"
+control '"op":"pause"'
+held() { [ "$(last '.debug | "\(.paused) \(.held)"')" = "true 1" ]; }
+wait_for 15 "paused" held
+{ kill -9 "$dash" && wait "$dash"; } 2>/dev/null || true
+released() { grep -q "^taskscope: live: .*resumed, breakpoint cleared$" "$tmp/prog.err"; }
+wait_for 15 "the program's release line" released
+sleep 0.3
+touch "$tmp/stop"
+st=0
+wait "$prog_pid" || st=$?
+[ $st = 0 ] || fail "the program ended with status $st"
+[[ $(cat "$tmp/prog.out") =~ ^live_tasks:\ rounds\ ([0-9]+),\ leaf\ tasks\ ([0-9]+)$ ]] \
+  || fail "the program's result: $(cat "$tmp/prog.out")"
+counted=${BASH_REMATCH[2]}
+[ "$counted" -gt $((calls + 100)) ] || fail "the program counted $counted leaf tasks"
+profiled=$(jq --arg t "$leaf" '[.types[] | select(.name == $t) | .calls][0]' "$tmp/out/profile.json")
+[ "$profiled" = "$counted" ] || fail "profile.json counts $profiled leaf tasks, the program $counted"
+echo "the program finished: $counted leaf tasks, as many in its profile"
+echo PASS
