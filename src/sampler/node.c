@@ -106,8 +106,9 @@ void tscope__node_sample(double now, const double *latest_threads, const double 
         double speed = u * (fr > 0 ? fr : 1) / (dt * (double)ncpu);
         double resources = latest_threads && *latest_threads > 0 ? *latest_threads : (double)ncpu;
         double eff = u / (dt * resources);
-        speed = speed > 1 ? 1 : speed;
-        eff = eff > 1 ? 1 : eff;
+        /* in [0, 1]: the sums' rounding leaves -1e-9 when nothing ran */
+        speed = speed > 1 ? 1 : speed < 0 ? 0 : speed;
+        eff = eff > 1 ? 1 : eff < 0 ? 0 : eff;
         emit(ctx, "node.speed", speed);
         emit(ctx, "node.efficiency", eff);
         const struct tscope__config *c = &tscope__g.cfg;
