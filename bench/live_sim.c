@@ -78,10 +78,9 @@ static size_t snapshot(char *buf, size_t cap, int proc, unsigned long seq, doubl
         "\"series\":{",
         seq, t, now_s(CLOCK_REALTIME), 100000 + proc, proc);
     static const char *const fixed[] = {
-        "node.speed",          "node.efficiency",           "node.score",
-        "node.power_estimate", "rt.throughput_tasks_per_s", "proc.cpu_cores_used",
-        "proc.rss_bytes",      "sys.cpu_utilization",       "rt.active_threads",
-        "rt.tasks_in_flight"};
+        "node.speed",        "node.efficiency",     "node.score",     "node.power_estimate",
+        "tasks.ended_per_s", "proc.cpu_cores_used", "proc.rss_bytes", "sys.cpu_utilization",
+        "rt.active_threads", "rt.tasks_in_flight"};
     for (int i = 0; i < 40; i++) {
         double v = 0.5 + 0.4 * sin(t + proc + i);
         if (i < 10)

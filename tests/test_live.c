@@ -327,7 +327,7 @@ static void streamer(void)
     ASSERT_OK(pthread_create(&th, NULL, worker, NULL));
     /* snapshots: seq grows, types counted, the parameter described */
     long long seq0 = -1, seq = -1;
-    int with_calls = 0, with_param = 0;
+    int with_calls = 0, with_param = 0, with_rate = 0;
     for (int i = 0; i < 30; i++) {
         json_t *s = parse(next_of(fd, TSCOPE__LIVE_SNAPSHOT));
         seq = json_integer_value(json_object_get(s, "seq"));
@@ -340,6 +340,15 @@ static void streamer(void)
             if (strcmp(json_string_value(json_object_get(ty, "name")), "work") == 0 &&
                 json_integer_value(json_object_get(ty, "calls")) > 0)
                 with_calls = 1;
+            /* registered, not used yet: left out */
+            ASSERT(strcmp(json_string_value(json_object_get(ty, "name")), "special") != 0);
+        }
+        /* tasks ended per second: from the second snapshot on, >= 0 */
+        json_t *rate = json_object_get(json_object_get(s, "series"), "tasks.ended_per_s");
+        ASSERT(i == 0 || json_is_number(rate));
+        if (rate) {
+            ASSERT(json_number_value(rate) >= 0);
+            with_rate |= json_number_value(rate) > 100; /* the worker ends ~4000 tasks/s */
         }
         json_t *p;
         json_array_foreach(json_object_get(s, "params"), k, p)
@@ -354,6 +363,7 @@ static void streamer(void)
         json_decref(s);
     }
     ASSERT(with_calls);
+    ASSERT(with_rate);
     ASSERT_EQ(with_param, 4);
 
     /* commands */

@@ -38,7 +38,7 @@
   const REFRESH_MS = 2000; // re-reading /api/processes
   const STALE_S = 3; // a connected process without a snapshot for this long is said so
   const SERIES = ['node.speed', 'node.efficiency', 'node.power', 'node.power_estimate', 'node.score',
-    'rt.throughput_tasks_per_s', 'proc.cpu_cores_used', 'proc.rss_bytes',
+    'tasks.ended_per_s', 'proc.cpu_cores_used', 'proc.rss_bytes',
     'sys.net_rx_bytes_per_s', 'sys.net_tx_bytes_per_s', 'proc.io_read_bytes_per_s', 'proc.io_write_bytes_per_s'];
   const COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2',
     '#7f7f7f', '#bcbd22', '#17becf'];
@@ -307,7 +307,7 @@
     { name: 'efficiency', title: 'efficiency (node.efficiency)', get: (p) => p.s['node.efficiency'], agg: 'mean' },
     { name: 'power', title: 'power / maximum (node.power)', get: powerOf, agg: 'mean', power: true },
     { name: 'score', title: 'score (node.score)', get: (p) => p.s['node.score'], agg: 'mean' },
-    { name: 'throughput', title: 'throughput, tasks/s (rt.throughput_tasks_per_s)', get: (p) => p.s['rt.throughput_tasks_per_s'], agg: 'sum' }
+    { name: 'throughput', title: 'throughput, tasks ended/s (tasks.ended_per_s)', get: (p) => p.s['tasks.ended_per_s'], agg: 'sum' }
   ];
   function powerEstimated(p) {
     return p.s['node.power'].every((v) => v == null) && p.s['node.power_estimate'].some((v) => v != null);

@@ -147,6 +147,8 @@ static struct {
     size_t sent;       /* bytes of the frame being sent */
     int sending_queue; /* that frame: 1 the queue's head, 0 urgent[0] */
     uint64_t seq, drops;
+    uint64_t ended; /* tasks ended at the last snapshot (tasks.ended_per_s) */
+    double ended_t; /* its time, s; 0 before the first */
     int fd, connected;
     uint64_t next_try_ns;
     uint32_t backoff_ms;
@@ -296,11 +298,21 @@ static void put_types(struct text *t)
         if (st && tscope_query_types(st, n, &got) == 0) {
             got = got < n ? got : n;
             qsort(st, got, sizeof *st, by_self);
-            for (size_t i = 0; i < got && i < TOP_TYPES; i++) {
+            /* types registered and never used (an adapter registers every
+             * MPI call's type up front) are left out, unless running now */
+            uint16_t run[64];
+            uint32_t nrun = tscope__query_running(run, 64);
+            nrun = nrun < 64 ? nrun : 64;
+            for (size_t i = 0, k = 0; i < got && k < TOP_TYPES; i++) {
+                int used = st[i].created || st[i].calls || st[i].cancelled;
+                for (uint32_t r = 0; r < nrun && !used; r++)
+                    used = run[r] == st[i].type;
+                if (!used)
+                    continue;
                 char name[256];
                 if (tscope_type_name(st[i].type, name, sizeof name))
                     snprintf(name, sizeof name, "type %u", st[i].type);
-                put(t, i ? ",{\"name\":" : "{\"name\":");
+                put(t, k++ ? ",{\"name\":" : "{\"name\":");
                 put_str(t, name);
                 put(t,
                     ",\"calls\":%llu,\"created\":%llu,\"self_s\":", (unsigned long long)st[i].calls,
@@ -416,6 +428,16 @@ static void snapshot(void)
         tscope__g.rank, tscope__g.nranks, (unsigned long long)L.drops);
     struct series_ctx sc = {&t, 0};
     tscope__sampler_each_latest(one_series, &sc);
+    /* tasks ended per second since the last snapshot, whatever the runtime
+     * (the bundled one also has rt.throughput_tasks_per_s; OpenMP has not) */
+    tscope_totals_t tot;
+    if (tscope_query_totals(&tot) == 0) {
+        if (L.ended_t > 0 && secs > L.ended_t && tot.tasks_completed >= L.ended)
+            one_series(&sc, "tasks.ended_per_s",
+                       (double)(tot.tasks_completed - L.ended) / (secs - L.ended_t));
+        L.ended = tot.tasks_completed;
+        L.ended_t = secs;
+    }
     put(&t, "}");
     put_types(&t);
     put_graph(&t);
