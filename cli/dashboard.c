@@ -69,7 +69,7 @@ int tscope_cli_dashboard(int argc, char **argv)
 struct options {
     unsigned port, ingest_port;
     const char *bind, *token, *web;
-    size_t history;
+    size_t history, memory_mib;
     double exit_after; /* 0: run until a signal */
 };
 
@@ -87,6 +87,8 @@ static void usage(FILE *f)
             "  --ingest-port N   the port processes send to (default 8741; 0: a free one)\n"
             "  --bind ADDRESS    the address of both (default 127.0.0.1)\n"
             "  --history N       snapshots kept per process (default 3000)\n"
+            "  --memory MIB      memory all histories may hold, shared equally by the\n"
+            "                    processes (default 1024)\n"
             "  --token TOKEN     what every control must carry (default: random)\n"
             "  --web DIR         the page's folder (default: $TASKSCOPE_WEB_DIR, the source\n"
             "                    tree's web/, the installed one)\n"
@@ -127,16 +129,13 @@ static int check_token(const char *t)
 /* 0 and *o, or the exit status (0 after --help, 2 after a line). */
 static int parse_options(int argc, char **argv, struct options *o, int *done)
 {
-    static const struct option opts[] = {{"port", required_argument, NULL, 'p'},
-                                         {"ingest-port", required_argument, NULL, 'i'},
-                                         {"bind", required_argument, NULL, 'b'},
-                                         {"history", required_argument, NULL, 'n'},
-                                         {"token", required_argument, NULL, 't'},
-                                         {"web", required_argument, NULL, 'w'},
-                                         {"exit-after", required_argument, NULL, 'x'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    *o = (struct options){8740, 8741, "127.0.0.1", NULL, NULL, 3000, 0};
+    static const struct option opts[] = {
+        {"port", required_argument, NULL, 'p'},   {"ingest-port", required_argument, NULL, 'i'},
+        {"bind", required_argument, NULL, 'b'},   {"history", required_argument, NULL, 'n'},
+        {"memory", required_argument, NULL, 'm'}, {"token", required_argument, NULL, 't'},
+        {"web", required_argument, NULL, 'w'},    {"exit-after", required_argument, NULL, 'x'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    *o = (struct options){8740, 8741, "127.0.0.1", NULL, NULL, 3000, 1024, 0};
     *done = 0;
     int c;
     optind = 1;
@@ -163,6 +162,17 @@ static int parse_options(int argc, char **argv, struct options *o, int *done)
                 return 2;
             }
             o->history = (size_t)v;
+            break;
+        }
+        case 'm': {
+            errno = 0;
+            long v = strtol(optarg, &end, 10);
+            if (!*optarg || *end || errno || v < 1 || v > TSCOPE__DASH_MEMORY_MAX) {
+                fprintf(stderr, "taskscope dashboard: --memory %s: expected MiB, 1-%ld\n", optarg,
+                        TSCOPE__DASH_MEMORY_MAX);
+                return 2;
+            }
+            o->memory_mib = (size_t)v;
             break;
         }
         case 't':
@@ -404,7 +414,7 @@ int tscope_cli_dashboard(int argc, char **argv)
     struct tscope__dash_http *http = NULL;
     status = 1;
     if (!(d.hub = tscope__dash_hub_new()) ||
-        !(d.store = tscope__dash_store_new(o.history, d.hub))) {
+        !(d.store = tscope__dash_store_new(o.history, o.memory_mib << 20, d.hub))) {
         fprintf(stderr, "taskscope dashboard: out of memory\n");
         close(http_fd);
         close(ingest_fd);

@@ -11,7 +11,8 @@
  * ingest thread alone owns the sockets of the processes; the HTTP threads
  * (libmicrohttpd, one per connection) only call the functions below, which
  * are all thread-safe unless said otherwise.  Everything is bounded: the
- * processes (TSCOPE__DASH_MAX_PROCESSES), each one's history (--history),
+ * processes (TSCOPE__DASH_MAX_PROCESSES), each one's history (--history)
+ * and all histories together (--memory),
  * each SSE listener's queue, a frame (TSCOPE__LIVE_FRAME_MAX), a request
  * body (TSCOPE__DASH_BODY_MAX), the commands waiting to be sent.
  */
@@ -25,6 +26,7 @@
 
 #define TSCOPE__DASH_MAX_PROCESSES 4096 /* kept, connected or not */
 #define TSCOPE__DASH_HISTORY_MAX 1000000
+#define TSCOPE__DASH_MEMORY_MAX (1L << 20)     /* MiB, --memory */
 #define TSCOPE__DASH_MAX_LISTENERS 64          /* SSE streams at once */
 #define TSCOPE__DASH_LISTENER_EVENTS 1024      /* queued per SSE listener */
 #define TSCOPE__DASH_LISTENER_BYTES (8u << 20) /* queued per SSE listener */
@@ -98,9 +100,12 @@ void tscope__dash_listener_close(struct tscope__dash_listener *l);
 
 /* ---- processes and their history (dashboard_store.c) ---- */
 struct tscope__dash_store;
-/* history: snapshots kept per process (1..TSCOPE__DASH_HISTORY_MAX); hub:
- * where snapshot, process and ack events go. */
-struct tscope__dash_store *tscope__dash_store_new(size_t history, struct tscope__dash_hub *hub);
+/* history: snapshots kept per process (1..TSCOPE__DASH_HISTORY_MAX);
+ * memory: bytes all histories may hold together, shared equally by the
+ * processes kept (each keeps at least its latest snapshot); hub: where
+ * snapshot, process and ack events go. */
+struct tscope__dash_store *tscope__dash_store_new(size_t history, size_t memory,
+                                                  struct tscope__dash_hub *hub);
 void tscope__dash_store_free(struct tscope__dash_store *s);
 /* A HELLO (JSON json[0, n)) from peer: creates the process (id 0: a new
  * one) or updates process id.  The process's id; 0 when there are already

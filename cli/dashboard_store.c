@@ -8,6 +8,12 @@
  * refused.  The processes are an array in id order (ids only grow, so
  * appending keeps it sorted and a lookup is a binary search).
  *
+ * The histories together hold at most `memory` bytes (--memory), shared
+ * equally: a process keeps its snapshots while they fit in memory /
+ * processes (and always its latest), so one that sends large snapshots
+ * keeps a shorter past, and a new process's arrival trims the others to
+ * the smaller share.
+ *
  * A snapshot is checked (tscope__dash_json_object: why not jansson there,
  * see dashboard_json.c), which also reads its top-level "t" and "drops",
  * outside the lock; the process keeps, in a ring of
@@ -45,18 +51,21 @@ struct proc {
     unsigned long long parsed_n;      /* which: its number in snapshots */
     struct tscope__dash_event **ring; /* grows to the history */
     size_t ring_cap, head, count;
+    size_t bytes; /* held by the ring's events */
 };
 
 struct tscope__dash_store {
     pthread_mutex_t lock;
     struct tscope__dash_hub *hub;
     size_t history;
-    struct proc **procs; /* by id */
+    size_t memory, bytes; /* the budget of all histories; what they hold */
+    struct proc **procs;  /* by id */
     size_t nprocs;
     long next_id;
 };
 
-struct tscope__dash_store *tscope__dash_store_new(size_t history, struct tscope__dash_hub *hub)
+struct tscope__dash_store *tscope__dash_store_new(size_t history, size_t memory,
+                                                  struct tscope__dash_hub *hub)
 {
     struct tscope__dash_store *s = calloc(1, sizeof *s);
     if (!s)
@@ -69,12 +78,39 @@ struct tscope__dash_store *tscope__dash_store_new(size_t history, struct tscope_
     }
     s->hub = hub;
     s->history = history;
+    s->memory = memory;
     s->next_id = 1;
     return s;
 }
 
-static void proc_free(struct proc *p)
+/* What an event costs a history. */
+static size_t event_bytes(const struct tscope__dash_event *e)
 {
+    return sizeof *e + e->len + sizeof e;
+}
+
+/* Drops p's oldest snapshot; store locked. */
+static void drop_oldest(struct tscope__dash_store *s, struct proc *p)
+{
+    struct tscope__dash_event *e = p->ring[p->head];
+    p->bytes -= event_bytes(e);
+    s->bytes -= event_bytes(e);
+    tscope__dash_event_unref(e);
+    p->head = (p->head + 1) % p->ring_cap;
+    p->count--;
+}
+
+/* Trims p to its share of the memory (its latest snapshot stays). */
+static void trim(struct tscope__dash_store *s, struct proc *p)
+{
+    size_t share = s->memory / (s->nprocs ? s->nprocs : 1);
+    while (p->count > 1 && p->bytes > share)
+        drop_oldest(s, p);
+}
+
+static void proc_free(struct tscope__dash_store *s, struct proc *p)
+{
+    s->bytes -= p->bytes;
     for (size_t i = 0; i < p->count; i++)
         tscope__dash_event_unref(p->ring[(p->head + i) % p->ring_cap]);
     free(p->ring);
@@ -90,7 +126,7 @@ void tscope__dash_store_free(struct tscope__dash_store *s)
     if (!s)
         return;
     for (size_t i = 0; i < s->nprocs; i++)
-        proc_free(s->procs[i]);
+        proc_free(s, s->procs[i]);
     free(s->procs);
     pthread_mutex_destroy(&s->lock);
     free(s);
@@ -113,13 +149,13 @@ static struct proc *find(struct tscope__dash_store *s, long id)
 /* The /api/processes entry of p; store locked. */
 static json_t *proc_json(const struct proc *p)
 {
-    return json_pack("{sI sI sI sI ss ss ss sf sb sI sI sI sf}", "id", (json_int_t)p->id, "pid",
+    return json_pack("{sI sI sI sI ss ss ss sf sb sI sI sI sI sf}", "id", (json_int_t)p->id, "pid",
                      (json_int_t)p->pid, "rank", (json_int_t)p->rank, "nranks",
                      (json_int_t)p->nranks, "host", p->host ? p->host : "", "program",
                      p->program ? p->program : "", "peer", p->peer ? p->peer : "", "started",
                      p->started, "connected", p->connected, "snapshots", (json_int_t)p->snapshots,
-                     "kept", (json_int_t)p->count, "drops", (json_int_t)p->drops, "last_t",
-                     p->last_t);
+                     "kept", (json_int_t)p->count, "kept_bytes", (json_int_t)p->bytes, "drops",
+                     (json_int_t)p->drops, "last_t", p->last_t);
 }
 
 /* An SSE event for a JSON value (NULL: none, e.g. out of memory); frees v. */
@@ -177,7 +213,7 @@ static int make_room(struct tscope__dash_store *s)
         return 0;
     for (size_t i = 0; i < s->nprocs; i++) {
         if (!s->procs[i]->connected) {
-            proc_free(s->procs[i]);
+            proc_free(s, s->procs[i]);
             memmove(s->procs + i, s->procs + i + 1, (s->nprocs - i - 1) * sizeof *s->procs);
             s->nprocs--;
             return 0;
@@ -205,6 +241,8 @@ long tscope__dash_store_hello(struct tscope__dash_store *s, long id, const char 
     } else if (!p && (p = calloc(1, sizeof *p)) != NULL) {
         p->id = s->next_id++;
         s->procs[s->nprocs++] = p;
+        for (size_t i = 0; i < s->nprocs; i++) /* a smaller share for each */
+            trim(s, s->procs[i]);
     }
     if (p && answer != 0) {
         p->pid = int_field(hello, "pid", 0);
@@ -250,13 +288,13 @@ static int ring_push(struct tscope__dash_store *s, struct proc *p, struct tscope
         p->ring_cap = cap;
         p->head = 0;
     }
-    if (p->count == p->ring_cap) { /* full: the oldest goes */
-        tscope__dash_event_unref(p->ring[p->head]);
-        p->head = (p->head + 1) % p->ring_cap;
-        p->count--;
-    }
+    if (p->count == p->ring_cap) /* full: the oldest goes */
+        drop_oldest(s, p);
     tscope__dash_event_ref(e);
     p->ring[(p->head + p->count++) % p->ring_cap] = e;
+    p->bytes += event_bytes(e);
+    s->bytes += event_bytes(e);
+    trim(s, p);
     return 0;
 }
 

@@ -406,6 +406,39 @@ wait "$p8" || st=$?
 [ $st = 0 ] || fail "the process's exit status after the dashboard was killed: $st"
 grep -q "the dashboard closed the connection" "$tmp/p8.err" || fail "p8: $(cat "$tmp/p8.err")"
 
+echo "-- --memory: all histories together, shared equally"
+st=0
+"$ts" dashboard --memory 0 2>"$tmp/e" >/dev/null || st=$?
+[ $st = 2 ] && grep -q "^taskscope dashboard: --memory 0: expected MiB, 1-" "$tmp/e" \
+  || fail "--memory 0: $st $(cat "$tmp/e")"
+start_dashboard dash4 --memory 1
+# 200 snapshots of ~9 KB: 1 MiB keeps about 110 of them, the latest
+"$fake" "127.0.0.1:$ingest" 200 2 --pad 60 --linger 60000 >"$tmp/p9.out" 2>"$tmp/p9.err" &
+pids+=($!)
+all200() { get "$base/api/processes" | jq -e '.[0].snapshots == 200' >/dev/null; }
+wait_for 20 "200 snapshots at the dashboard with --memory 1" all200
+get "$base/api/processes" >"$tmp/procs"
+kept=$(jq '.[0].kept' "$tmp/procs") bytes=$(jq '.[0].kept_bytes' "$tmp/procs")
+one=$(get "$base/api/history?id=1" | jq -c '.[-1]' | wc -c)
+[ "$bytes" -le 1048576 ] && [ "$bytes" -gt $((1048576 - 2 * one - 1024)) ] \
+  || fail "--memory 1: $kept snapshots in $bytes bytes (one: $one bytes)"
+get "$base/api/history?id=1" | jq -e --argjson k "$kept" 'length == $k and
+  [.[].seq] == [range(200 - $k; 200)]' >/dev/null || fail "--memory 1: the history is not the latest $kept"
+echo "one process: the latest $kept snapshots, $bytes bytes"
+# a second process: each keeps half
+"$fake" "127.0.0.1:$ingest" 200 2 --pad 60 --rank 1 --linger 60000 >"$tmp/p10.out" 2>"$tmp/p10.err" &
+pids+=($!)
+both() { get "$base/api/processes" | jq -e 'length == 2 and .[1].snapshots == 200' >/dev/null; }
+wait_for 20 "the second process's 200 snapshots" both
+get "$base/api/processes" | jq -e '([.[].kept_bytes] | add) <= 1048576 and
+  all(.[]; .kept_bytes <= 524288 and .kept_bytes > 524288 - 20000)' >/dev/null \
+  || fail "--memory 1 with two processes: $(get "$base/api/processes" | jq -c '[.[] | {kept, kept_bytes}]')"
+echo "two processes: $(get "$base/api/processes" | jq -c '[.[] | {kept, kept_bytes}]')"
+kill -TERM "$dash_pid"
+st=0
+wait "$dash_pid" || st=$?
+[ $st = 0 ] || fail "dash4's exit status: $st"
+
 echo "-- --exit-after, --bind"
 st=0
 timeout 30 "$ts" dashboard --bind 0.0.0.0 --port 0 --ingest-port 0 --exit-after 0.5 \
