@@ -7,7 +7,9 @@
 # charts gain points while the process streams, the thread-cap slider's
 # control reaches the process (and, for a real program, is acknowledged and
 # reported by the next snapshot), a wrong token gets 403 and changes nothing,
-# and (a real program) the debugger's pause shows the tasks held, resume runs.
+# and (a real program) the debugger's pause shows the tasks held, a breakpoint
+# stops a type, step and resume run on; then the program ends normally on
+# SIGTERM with its profile (live_worker: every task counted).
 #
 # usage: test_dashboard_e2e.sh TASKSCOPE SOURCE_DIR MODE -- PROCESS [ARGS...]
 #   MODE  program: PROCESS runs libtaskscope's streamer: the page must show
@@ -105,4 +107,22 @@ if [ "$status" != 0 ]; then
   fail "tests/e2e/dashboard.mjs: exit $status"
 fi
 kill -0 "$dash_pid" 2>/dev/null || { show; fail "the dashboard ended during the test"; }
+if [ $applied = 1 ]; then
+  echo "-- the program, after pause, breakpoint, step and resume, ends normally on SIGTERM"
+  kill -TERM "$proc_pid"
+  st=0
+  timeout 30 tail --pid="$proc_pid" -f /dev/null || { show; fail "the program did not end within 30 s of SIGTERM"; }
+  wait "$proc_pid" || st=$?
+  proc_pid=""
+  [ $st = 0 ] || { show; fail "the program's exit status: $st"; }
+  [ -s "$tmp/out/profile.json" ] || { show; fail "no profile.json from the program"; }
+  # tests/e2e/live_worker: each round is 127 split and 256 leaf tasks
+  rounds=$(sed -n 's/^live_worker: \([0-9]*\) rounds$/\1/p' "$tmp/proc.log")
+  if [ -n "$rounds" ]; then
+    got=$(jq -r '[.types[] | select(.name == "split" or .name == "leaf") | "\(.name)=\(.calls)"] | sort | join(" ")' "$tmp/out/profile.json")
+    [ "$got" = "leaf=$((256 * rounds)) split=$((127 * rounds))" ] ||
+      fail "after $rounds rounds the profile counts $got, expected leaf=$((256 * rounds)) split=$((127 * rounds))"
+    echo "ok - $rounds rounds, every task in the profile: $got"
+  fi
+fi
 echo "PASS"
