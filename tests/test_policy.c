@@ -132,6 +132,68 @@ static double run(tscope_tuner_kind_t kind, const tscope_tune_dim_t *dims, unsig
     return fb;
 }
 
+/* Unregistering waits for a setter another thread is inside (afterwards no
+ * setter or getter of it runs: its owner may free what they use); a setter
+ * that unregisters its own parameter does not wait for itself. */
+static atomic_int slow_entered, slow_done;
+static int set_slow(double v, void *data)
+{
+    (void)v;
+    (void)data;
+    atomic_store(&slow_entered, 1);
+    usleep(100000);
+    atomic_store(&slow_done, 1);
+    return 0;
+}
+static void *set_slow_thread(void *arg)
+{
+    (void)arg;
+    ASSERT_EQ(tscope_param_set("test.slow", 1), 0);
+    return NULL;
+}
+static int set_self_unregister(double v, void *data)
+{
+    (void)v;
+    (void)data;
+    ASSERT_EQ(tscope_param_unregister("test.self"), 0);
+    double x;
+    ASSERT_EQ(tscope_param_get("test.self", &x), TSCOPE_ENOENT); /* gone already */
+    return 0;
+}
+static void test_unregister_waits(void)
+{
+    double slow = 0, self = 0;
+    tscope_param_desc_t d = {.struct_size = sizeof d,
+                             .name = "test.slow",
+                             .kind = TSCOPE_PARAM_INT,
+                             .min = 0,
+                             .max = 1,
+                             .set = set_slow,
+                             .get = get_double,
+                             .data = &slow};
+    ASSERT_EQ(tscope_param_register(&d), 0);
+    pthread_t th;
+    ASSERT_EQ(pthread_create(&th, NULL, set_slow_thread, NULL), 0);
+    while (!atomic_load(&slow_entered))
+        usleep(1000);
+    ASSERT_EQ(tscope_param_unregister("test.slow"), 0);
+    ASSERT_EQ(atomic_load(&slow_done), 1); /* it waited for the setter */
+    double x;
+    ASSERT_EQ(tscope_param_get("test.slow", &x), TSCOPE_ENOENT);
+    ASSERT_EQ(tscope_param_set("test.slow", 0), TSCOPE_ENOENT);
+    ASSERT_EQ(pthread_join(th, NULL), 0);
+
+    tscope_param_desc_t s = d;
+    s.name = "test.self";
+    s.set = set_self_unregister;
+    s.data = &self;
+    ASSERT_EQ(tscope_param_register(&s), 0);
+    ASSERT_EQ(tscope_param_set("test.self", 1), 0); /* returns: no wait for itself */
+    ASSERT_EQ(tscope_param_get("test.self", &x), TSCOPE_ENOENT);
+    ASSERT_EQ(tscope_param_register(&s), 0); /* the name is free again */
+    ASSERT_EQ(tscope_param_unregister("test.self"), 0);
+}
+
 static void test_tuners_grid(void)
 {
     const tscope_tune_dim_t dims[2] = {{0, 20, 1}, {0, 10, 1}};
@@ -699,6 +761,7 @@ static void test_powercap_others_load(void)
 int main(void)
 {
     test_params();
+    test_unregister_waits();
     test_tuners_grid();
     test_tuners_continuous();
     test_exhaustive_passes();

@@ -48,7 +48,10 @@ typedef struct tscope_param_desc {
 /* Registers a parameter.  TSCOPE_EINVAL for an incomplete description, an
  * empty range or a name already registered; TSCOPE_ENOMEM. */
 int tscope_param_register(const tscope_param_desc_t *desc);
-/* 0 or TSCOPE_ENOENT. */
+/* 0 or TSCOPE_ENOENT.  Calls into the parameter's setter or getter that
+ * other threads have begun (a policy, the live dashboard) return first, so
+ * none runs after this returns; one from inside its own setter does not
+ * wait for itself. */
 int tscope_param_unregister(const char *name);
 /* Sets a value: TSCOPE_ENOENT for an unknown name, TSCOPE_EINVAL for a
  * value outside the range or not an integer (INT, CHOICE), else what the

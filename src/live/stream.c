@@ -36,6 +36,7 @@
 #include "core/clock.h"
 #include "core/core.h"
 #include "debug.h"
+#include "policy/params.h"
 #include "profile/query.h"
 #include "proto.h"
 #include "sampler/sampler.h"
@@ -372,42 +373,46 @@ static void put_counters(struct text *t)
     put(t, "}");
 }
 
+struct params_ctx {
+    struct text *t;
+    int n;
+};
+
+static void one_param(void *ctx, const tscope_param_desc_t *d, double v)
+{
+    struct params_ctx *c = ctx;
+    struct text *t = c->t;
+    put(t, c->n++ ? ",{\"name\":" : "{\"name\":");
+    put_str(t, d->name);
+    put(t, ",\"kind\":\"%s\",\"value\":",
+        d->kind == TSCOPE_PARAM_INT    ? "int"
+        : d->kind == TSCOPE_PARAM_REAL ? "real"
+                                       : "choice");
+    put_num(t, v);
+    if (d->kind == TSCOPE_PARAM_CHOICE) {
+        put(t, ",\"choices\":[");
+        for (unsigned k = 0; k < d->nchoices; k++) {
+            put(t, k ? "," : "");
+            put_str(t, d->choices[k]);
+        }
+        put(t, "]");
+    } else {
+        put(t, ",\"min\":");
+        put_num(t, d->min);
+        put(t, ",\"max\":");
+        put_num(t, d->max);
+    }
+    put(t, "}");
+}
+
+/* Every parameter, through the registry's tscope__param_each: the program
+ * may unregister one meanwhile (tscope_rt_finalize does), which then waits
+ * until this is done with it. */
 static void put_params(struct text *t)
 {
     put(t, ",\"params\":[");
-    size_t n = 0;
-    const char *names[256];
-    if (tscope_param_list(names, sizeof names / sizeof names[0], &n) == 0) {
-        n = n < 256 ? n : 256;
-        int k = 0;
-        for (size_t i = 0; i < n; i++) {
-            tscope_param_desc_t d = {.struct_size = sizeof d};
-            double v;
-            if (tscope_param_describe(names[i], &d) || tscope_param_get(names[i], &v))
-                continue; /* unregistered meanwhile */
-            put(t, k++ ? ",{\"name\":" : "{\"name\":");
-            put_str(t, names[i]);
-            put(t, ",\"kind\":\"%s\",\"value\":",
-                d.kind == TSCOPE_PARAM_INT    ? "int"
-                : d.kind == TSCOPE_PARAM_REAL ? "real"
-                                              : "choice");
-            put_num(t, v);
-            if (d.kind == TSCOPE_PARAM_CHOICE) {
-                put(t, ",\"choices\":[");
-                for (unsigned c = 0; c < d.nchoices; c++) {
-                    put(t, c ? "," : "");
-                    put_str(t, d.choices[c]);
-                }
-                put(t, "]");
-            } else {
-                put(t, ",\"min\":");
-                put_num(t, d.min);
-                put(t, ",\"max\":");
-                put_num(t, d.max);
-            }
-            put(t, "}");
-        }
-    }
+    struct params_ctx c = {t, 0};
+    tscope__param_each(one_param, &c);
     put(t, "]");
 }
 

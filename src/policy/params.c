@@ -1,13 +1,21 @@
 /* params.c - the parameter registry (include/taskscope/policy.h).
  *
- * An array of descriptions (names and choices copied) under one mutex.
- * tscope_param_set validates the value against the kind and range under the
- * lock, then calls the setter without it (a setter may take the runtime's
- * locks, or register other parameters).  Unregistering while another
- * thread is inside that parameter's setter is the caller's to avoid, like
- * freeing any object in use.  Errors leave a one-line text in a
- * thread-local buffer (tscope_param_last_error).
+ * An array of pointers to descriptions (names and choices copied) under one
+ * mutex.  tscope_param_set validates the value against the kind and range
+ * under the lock, then calls the setter without it (a setter may take the
+ * runtime's locks, or register other parameters); get calls the getter the
+ * same way.  Threads other than the owner's use the registry too (a policy,
+ * the live dashboard's commands and snapshots), so an entry in a call is
+ * marked busy, and tscope_param_unregister takes the entry out at once (no
+ * new call finds it) but waits for the calls already in it to return before
+ * it frees the entry and returns: after it, no setter or getter of that
+ * parameter runs, and the owner may free what they use.  A setter or
+ * getter that unregisters its own parameter does not wait for itself (the
+ * entry is freed when its last call returns).  Errors leave a one-line text
+ * in a thread-local buffer (tscope_param_last_error).
  */
+#include "params.h"
+
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -21,12 +29,21 @@ struct param {
     tscope_param_desc_t d;
     char *name;
     char **choices;
+    unsigned busy; /* calls in its setter or getter (and tscope__param_each) */
+    int gone;      /* unregistered, freed by the last call out */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct param *params;
+static pthread_cond_t idle = PTHREAD_COND_INITIALIZER; /* a busy count fell */
+static struct param **params;
 static size_t nparams, cap_params;
 static _Thread_local char last_error[256];
+/* The entries this thread is calling into (nested: a setter that sets
+ * another parameter), so that unregistering one of them does not wait for
+ * this thread itself. */
+#define INSIDE_MAX 8
+static _Thread_local struct param *inside[INSIDE_MAX];
+static _Thread_local unsigned ninside;
 
 static int fail(int rc, const char *fmt, ...)
 {
@@ -42,20 +59,61 @@ const char *tscope_param_last_error(void)
     return last_error;
 }
 
-static struct param *find(const char *name)
+/* The entry named name, or NULL; its index in *at.  Lock held. */
+static struct param *find(const char *name, size_t *at)
 {
     for (size_t i = 0; i < nparams; i++)
-        if (strcmp(params[i].name, name) == 0)
-            return &params[i];
+        if (strcmp(params[i]->name, name) == 0) {
+            if (at)
+                *at = i;
+            return params[i];
+        }
     return NULL;
 }
 
 static void free_param(struct param *p)
 {
+    if (!p)
+        return;
     free(p->name);
     for (unsigned i = 0; p->choices && i < p->d.nchoices; i++)
         free(p->choices[i]);
     free(p->choices);
+    free(p);
+}
+
+/* Marks p in a call (lock held), and on this thread. */
+static void enter(struct param *p)
+{
+    p->busy++;
+    if (ninside < INSIDE_MAX)
+        inside[ninside++] = p;
+}
+
+/* The end of a call into p: the last one out of an unregistered entry
+ * frees it.  Takes the lock. */
+static void leave(struct param *p)
+{
+    for (unsigned i = ninside; i-- > 0;)
+        if (inside[i] == p) {
+            inside[i] = inside[--ninside];
+            break;
+        }
+    pthread_mutex_lock(&lock);
+    int last = --p->busy == 0 && p->gone;
+    pthread_cond_broadcast(&idle);
+    pthread_mutex_unlock(&lock);
+    if (last)
+        free_param(p);
+}
+
+/* Calls into p this thread is making. */
+static unsigned own_calls(const struct param *p)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < ninside; i++)
+        n += inside[i] == p;
+    return n;
 }
 
 int tscope_param_register(const tscope_param_desc_t *desc)
@@ -71,32 +129,35 @@ int tscope_param_register(const tscope_param_desc_t *desc)
     if (!choice && !(desc->min <= desc->max))
         return fail(TSCOPE_EINVAL, "parameter '%s': empty range [%g, %g]", desc->name, desc->min,
                     desc->max);
-    struct param p = {*desc, strdup(desc->name), NULL};
-    if (!p.name)
+    struct param *p = calloc(1, sizeof *p);
+    if (!p || !(p->name = strdup(desc->name))) {
+        free(p);
         return TSCOPE_ENOMEM;
-    p.d.name = p.name;
+    }
+    p->d = *desc;
+    p->d.name = p->name;
     if (choice) {
-        p.d.min = 0;
-        p.d.max = desc->nchoices - 1;
-        p.choices = calloc(desc->nchoices, sizeof *p.choices);
-        for (unsigned i = 0; p.choices && i < desc->nchoices; i++)
-            if (!(p.choices[i] = strdup(desc->choices[i] ? desc->choices[i] : ""))) {
-                free_param(&p);
+        p->d.min = 0;
+        p->d.max = desc->nchoices - 1;
+        p->choices = calloc(desc->nchoices, sizeof *p->choices);
+        for (unsigned i = 0; p->choices && i < desc->nchoices; i++)
+            if (!(p->choices[i] = strdup(desc->choices[i] ? desc->choices[i] : ""))) {
+                free_param(p);
                 return TSCOPE_ENOMEM;
             }
-        if (!p.choices) {
-            free_param(&p);
+        if (!p->choices) {
+            free_param(p);
             return TSCOPE_ENOMEM;
         }
-        p.d.choices = (const char *const *)p.choices;
+        p->d.choices = (const char *const *)p->choices;
     }
     pthread_mutex_lock(&lock);
     int rc = 0;
-    if (find(desc->name)) {
+    if (find(desc->name, NULL)) {
         rc = fail(TSCOPE_EINVAL, "parameter '%s' is already registered", desc->name);
     } else if (nparams == cap_params) {
         size_t c = cap_params ? cap_params * 2 : 16;
-        struct param *n = realloc(params, c * sizeof *n);
+        struct param **n = realloc(params, c * sizeof *n);
         if (n) {
             params = n;
             cap_params = c;
@@ -108,27 +169,38 @@ int tscope_param_register(const tscope_param_desc_t *desc)
         params[nparams++] = p;
     pthread_mutex_unlock(&lock);
     if (rc)
-        free_param(&p);
+        free_param(p);
     return rc;
 }
 
 int tscope_param_unregister(const char *name)
 {
     pthread_mutex_lock(&lock);
-    struct param *p = name ? find(name) : NULL;
+    size_t at = 0;
+    struct param *p = name ? find(name, &at) : NULL;
+    int freed_later = 0;
     if (p) {
-        free_param(p);
-        memmove(p, p + 1, (size_t)(params + nparams - (p + 1)) * sizeof *p);
+        memmove(params + at, params + at + 1, (nparams - at - 1) * sizeof *params);
         nparams--;
+        /* the calls already inside it return first (not this thread's own) */
+        unsigned own = own_calls(p);
+        while (p->busy > own)
+            pthread_cond_wait(&idle, &lock);
+        freed_later = p->busy > 0; /* this thread is inside it: freed on leaving */
+        p->gone = 1;
     }
     pthread_mutex_unlock(&lock);
-    return p ? 0 : fail(TSCOPE_ENOENT, "no parameter named '%s'", name ? name : "(null)");
+    if (!p)
+        return fail(TSCOPE_ENOENT, "no parameter named '%s'", name ? name : "(null)");
+    if (!freed_later)
+        free_param(p);
+    return 0;
 }
 
 int tscope_param_set(const char *name, double value)
 {
     pthread_mutex_lock(&lock);
-    struct param *p = name ? find(name) : NULL;
+    struct param *p = name ? find(name, NULL) : NULL;
     tscope_param_desc_t d = {0};
     int rc = 0;
     if (!p) {
@@ -140,11 +212,14 @@ int tscope_param_set(const char *name, double value)
                       d.max);
         else if (d.kind != TSCOPE_PARAM_REAL && value != floor(value))
             rc = fail(TSCOPE_EINVAL, "parameter '%s': %g is not an integer", name, value);
+        else
+            enter(p);
     }
     pthread_mutex_unlock(&lock);
     if (rc)
         return rc;
     rc = d.set(value, d.data);
+    leave(p);
     if (rc)
         fail(rc, "parameter '%s': the setter refused %g (%s)", name, value, tscope_strerror(rc));
     return rc;
@@ -153,7 +228,7 @@ int tscope_param_set(const char *name, double value)
 int tscope_param_set_choice(const char *name, const char *choice)
 {
     pthread_mutex_lock(&lock);
-    struct param *p = name ? find(name) : NULL;
+    struct param *p = name ? find(name, NULL) : NULL;
     int idx = -1;
     if (p && p->d.kind == TSCOPE_PARAM_CHOICE)
         for (unsigned i = 0; choice && i < p->d.nchoices; i++)
@@ -174,23 +249,48 @@ int tscope_param_set_choice(const char *name, const char *choice)
 int tscope_param_get(const char *name, double *value)
 {
     pthread_mutex_lock(&lock);
-    struct param *p = name ? find(name) : NULL;
+    struct param *p = name ? find(name, NULL) : NULL;
     tscope_param_desc_t d = {0};
-    if (p)
+    if (p && value) {
         d = p->d;
+        enter(p);
+    }
     pthread_mutex_unlock(&lock);
     if (!p)
         return fail(TSCOPE_ENOENT, "no parameter named '%s'", name ? name : "(null)");
     if (!value)
         return TSCOPE_EINVAL;
     *value = d.get(d.data);
+    leave(p);
+    return 0;
+}
+
+int tscope__param_each(void (*fn)(void *ctx, const tscope_param_desc_t *d, double value), void *ctx)
+{
+    pthread_mutex_lock(&lock);
+    size_t n = nparams;
+    struct param **all = n ? malloc(n * sizeof *all) : NULL;
+    if (n && !all) {
+        pthread_mutex_unlock(&lock);
+        return TSCOPE_ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        all[i] = params[i];
+        enter(all[i]);
+    }
+    pthread_mutex_unlock(&lock);
+    for (size_t i = 0; i < n; i++) {
+        fn(ctx, &all[i]->d, all[i]->d.get(all[i]->d.data));
+        leave(all[i]);
+    }
+    free(all);
     return 0;
 }
 
 int tscope_param_describe(const char *name, tscope_param_desc_t *out)
 {
     pthread_mutex_lock(&lock);
-    struct param *p = name ? find(name) : NULL;
+    struct param *p = name ? find(name, NULL) : NULL;
     if (p && out)
         *out = p->d;
     pthread_mutex_unlock(&lock);
@@ -205,7 +305,7 @@ int tscope_param_list(const char **names, size_t cap, size_t *count)
         return TSCOPE_EINVAL;
     pthread_mutex_lock(&lock);
     for (size_t i = 0; i < nparams && i < cap; i++)
-        names[i] = params[i].name;
+        names[i] = params[i]->name;
     *count = nparams;
     pthread_mutex_unlock(&lock);
     return 0;
