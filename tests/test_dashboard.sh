@@ -25,15 +25,8 @@ fail() {
   done
   exit 1
 }
-# wait_for SECONDS COMMAND...: until COMMAND succeeds, or fail after SECONDS
-wait_for() {
-  local end=$((SECONDS + $1)) what=$2
-  shift 2
-  until "$@"; do
-    [ $SECONDS -lt $end ] || fail "timed out waiting for $what"
-    sleep 0.05
-  done
-}
+# wait_for, start_dashboard (sets dash_pid, base, ingest, token)
+source "$(dirname "$0")/live/helpers.sh"
 for tool in curl jq; do
   command -v $tool >/dev/null || fail "$tool is needed (apt-get install $tool)"
 done
@@ -43,29 +36,6 @@ status() {
   local method=$1 url=$2
   shift 2
   curl -s --max-time 10 -o "$tmp/body" -w '%{http_code}' -X "$method" "$@" "$url"
-}
-
-# start_dashboard NAME ARGS...: sets dash_pid, base, ingest, token
-start_dashboard() {
-  local name=$1
-  shift
-  "$ts" dashboard --port 0 --ingest-port 0 --exit-after 60 "$@" >"$tmp/$name.out" \
-    2>"$tmp/$name.err" &
-  dash_pid=$!
-  pids+=("$dash_pid")
-  lines() { [ "$(wc -l <"$tmp/$name.out")" -ge 2 ]; }
-  wait_for 30 "$name's start lines" lines
-  local l1 l2
-  l1=$(sed -n 1p "$tmp/$name.out")
-  l2=$(sed -n 2p "$tmp/$name.out")
-  [[ $l1 =~ ^taskscope\ dashboard:\ http://127\.0\.0\.1:([0-9]+)/\ \(token\ ([0-9a-f]{16})\)$ ]] \
-    || fail "$name: first line: $l1"
-  base=http://127.0.0.1:${BASH_REMATCH[1]}
-  token=${BASH_REMATCH[2]}
-  [[ $l2 =~ ^taskscope\ dashboard:\ processes\ send\ to\ 127\.0\.0\.1:([0-9]+)\ \(TASKSCOPE_LIVE=127\.0\.0\.1:([0-9]+)\)$ ]] \
-    || fail "$name: second line: $l2"
-  ingest=${BASH_REMATCH[1]}
-  [ "${BASH_REMATCH[2]}" = "$ingest" ] || fail "$name: two ingest ports: $l2"
 }
 
 echo "-- options"

@@ -29,15 +29,8 @@ fail() {
   done
   exit 1
 }
-# wait_for SECONDS WHAT COMMAND...: until COMMAND succeeds, or fail
-wait_for() {
-  local end=$((SECONDS + $1)) what=$2
-  shift 2
-  until "$@"; do
-    [ $SECONDS -lt $end ] || fail "timed out waiting for $what"
-    sleep 0.1
-  done
-}
+# wait_for, start_dashboard (sets dash_pid, base, ingest, token)
+source "$(dirname "$0")/live/helpers.sh"
 for tool in curl jq; do
   command -v $tool >/dev/null || fail "$tool is needed (apt-get install $tool)"
 done
@@ -52,17 +45,9 @@ if [ "$(ldd "$build/libtaskscope.so" | grep -c libasan)" -gt 0 ]; then
   echo "note: AddressSanitizer build: the program runs with libasan preloaded, leaks unchecked"
 fi
 
-"$ts" dashboard --port 0 --ingest-port 0 --exit-after 120 >"$tmp/dash.out" 2>"$tmp/dash.err" &
-dash=$!
-pids+=("$dash")
-started() { [ "$(wc -l <"$tmp/dash.out")" -ge 2 ]; }
-wait_for 30 "the dashboard's start lines" started
-[[ $(sed -n 1p "$tmp/dash.out") =~ (http://127\.0\.0\.1:[0-9]+)/\ \(token\ ([0-9a-f]+)\)$ ]] \
-  || fail "dashboard line 1: $(sed -n 1p "$tmp/dash.out")"
-base=${BASH_REMATCH[1]} token=${BASH_REMATCH[2]}
-[[ $(sed -n 2p "$tmp/dash.out") =~ TASKSCOPE_LIVE=([0-9.]+:[0-9]+)\)$ ]] \
-  || fail "dashboard line 2: $(sed -n 2p "$tmp/dash.out")"
-live=${BASH_REMATCH[1]}
+start_dashboard dash --exit-after 120
+dash=$dash_pid
+live=127.0.0.1:$ingest
 
 env "${prog_env[@]}" OMP_NUM_THREADS=1 TASKSCOPE_SAMPLE_MS=100 \
   "$ts" run -o "$tmp/out" --no-summary --live="$live" -- "$prog" "$tmp/stop" \

@@ -1,0 +1,39 @@
+# helpers.sh - shell functions shared by the dashboard's tests
+# (tests/test_dashboard.sh, tests/test_live_ompt.sh), sourced by them.
+# They expect from the test: fail MESSAGE (ends it), $ts (the taskscope
+# binary), $tmp (its scratch folder) and the array pids (killed at exit).
+
+# wait_for SECONDS WHAT COMMAND...: until COMMAND succeeds, or fail saying WHAT
+wait_for() {
+  local end=$((SECONDS + $1)) what=$2
+  shift 2
+  until "$@"; do
+    [ $SECONDS -lt $end ] || fail "timed out waiting for $what"
+    sleep 0.05
+  done
+}
+
+# start_dashboard NAME ARGS...: `taskscope dashboard` on free ports (output
+# in $tmp/NAME.out and .err), its two start lines checked; sets dash_pid,
+# base (http://127.0.0.1:PORT), token and ingest (the ingest port)
+start_dashboard() {
+  local name=$1
+  shift
+  "$ts" dashboard --port 0 --ingest-port 0 --exit-after 60 "$@" >"$tmp/$name.out" \
+    2>"$tmp/$name.err" &
+  dash_pid=$!
+  pids+=("$dash_pid")
+  lines() { [ "$(wc -l <"$tmp/$name.out")" -ge 2 ]; }
+  wait_for 30 "$name's start lines" lines
+  local l1 l2
+  l1=$(sed -n 1p "$tmp/$name.out")
+  l2=$(sed -n 2p "$tmp/$name.out")
+  [[ $l1 =~ ^taskscope\ dashboard:\ http://127\.0\.0\.1:([0-9]+)/\ \(token\ ([0-9a-f]{16})\)$ ]] \
+    || fail "$name: first line: $l1"
+  base=http://127.0.0.1:${BASH_REMATCH[1]}
+  token=${BASH_REMATCH[2]}
+  [[ $l2 =~ ^taskscope\ dashboard:\ processes\ send\ to\ 127\.0\.0\.1:([0-9]+)\ \(TASKSCOPE_LIVE=127\.0\.0\.1:([0-9]+)\)$ ]] \
+    || fail "$name: second line: $l2"
+  ingest=${BASH_REMATCH[1]}
+  [ "${BASH_REMATCH[2]}" = "$ingest" ] || fail "$name: two ingest ports: $l2"
+}
