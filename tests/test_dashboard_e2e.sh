@@ -118,6 +118,9 @@ if [ $applied = 1 ]; then
   [ -s "$tmp/out/profile.json" ] || { show; fail "no profile.json from the program"; }
   # tests/e2e/live_worker: each round is 127 split and 256 leaf tasks
   rounds=$(sed -n 's/^live_worker: \([0-9]*\) rounds$/\1/p' "$tmp/proc.log")
+  case " ${args[*]} " in
+    */live_worker\ *) [ -n "$rounds" ] || { show; fail "live_worker did not print its rounds"; } ;;
+  esac
   if [ -n "$rounds" ]; then
     got=$(jq -r '[.types[] | select(.name == "split" or .name == "leaf") | "\(.name)=\(.calls)"] | sort | join(" ")' "$tmp/out/profile.json")
     [ "$got" = "leaf=$((256 * rounds)) split=$((127 * rounds))" ] ||

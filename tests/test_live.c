@@ -16,7 +16,9 @@
  * - the debugger: paused, a thread that begins tasks in a loop stops
  *   before its next begin and the snapshot says 1 held; step lets exactly
  *   one more task begin; resume lets it go on; a breakpoint on a type
- *   pauses at that type's next begin (the snapshot names it); closing the
+ *   pauses at that type's next begin (the snapshot names it), also for
+ *   tasks created before it was set and begun with type 0 (OMPT's way: the
+ *   type comes from the store); closing the
  *   connection while paused releases the thread;
  * - a frame with a wrong magic from the dashboard ends the connection and
  *   the process connects again (a second HELLO);
@@ -231,6 +233,23 @@ static _Atomic uint64_t begun;
 static _Atomic int worker_stop;
 static _Atomic int special_next; /* the next task the worker begins is "special" */
 
+/* Tasks of type "deferred" created before the breakpoint, begun with type 0
+ * (the type given at create: OMPT's way) by a thread of their own. */
+#define DEFERRED 100
+#define DEFERRED_ID (1ull << 40)
+static _Atomic int deferred_begun;
+static void *deferred_runner(void *arg)
+{
+    (void)arg;
+    ASSERT_OK(tscope_thread_register("deferred"));
+    for (uint64_t k = 0; k < DEFERRED; k++) {
+        ASSERT_OK(tscope_task_begin(DEFERRED_ID + k, 0));
+        atomic_fetch_add(&deferred_begun, 1);
+        ASSERT_OK(tscope_task_end(DEFERRED_ID + k));
+    }
+    return NULL;
+}
+
 static void *worker(void *arg)
 {
     (void)arg;
@@ -397,6 +416,34 @@ static void streamer(void)
     ASSERT(acked(fd, 22, text, sizeof text));
     usleep(50000);
     ASSERT(atomic_load(&begun) > frozen + 10);
+
+    /* a breakpoint on a type whose tasks were created before it was set and
+     * are begun with type 0: the gate finds their type in the store */
+    tscope_type_t t_deferred;
+    ASSERT_OK(tscope_type_register("deferred", &t_deferred));
+    for (uint64_t k = 0; k < DEFERRED; k++)
+        ASSERT_OK(tscope_task_create(DEFERRED_ID + k, 0, t_deferred, 0, 1, 0));
+    send_frame(fd, TSCOPE__LIVE_COMMAND, "{\"id\":25,\"op\":\"break\",\"type\":\"deferred\"}");
+    ASSERT(acked(fd, 25, text, sizeof text));
+    pthread_t dth;
+    ASSERT_OK(pthread_create(&dth, NULL, deferred_runner, NULL));
+    {
+        int paused = 0;
+        long held = 0;
+        char hit[64] = "";
+        for (int i = 0; i < 100 && !(paused && held == 2 && strcmp(hit, "deferred") == 0); i++)
+            debug_state(fd, &paused, &held, hit, sizeof hit); /* both threads held */
+        ASSERT(paused && held == 2);
+        ASSERT_STR_EQ(hit, "deferred");
+        usleep(30000);
+        ASSERT_EQ(atomic_load(&deferred_begun), 0); /* held before the first one */
+    }
+    send_frame(fd, TSCOPE__LIVE_COMMAND, "{\"id\":26,\"op\":\"clear_break\"}");
+    ASSERT(acked(fd, 26, text, sizeof text));
+    send_frame(fd, TSCOPE__LIVE_COMMAND, "{\"id\":27,\"op\":\"resume\"}");
+    ASSERT(acked(fd, 27, text, sizeof text));
+    ASSERT_OK(pthread_join(dth, NULL));
+    ASSERT_EQ(atomic_load(&deferred_begun), DEFERRED);
 
     /* a breakpoint on "special": the worker stops before it */
     send_frame(fd, TSCOPE__LIVE_COMMAND, "{\"id\":30,\"op\":\"break\",\"type\":\"special\"}");

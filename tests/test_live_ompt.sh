@@ -24,6 +24,8 @@ cleanup() {
 trap cleanup EXIT
 fail() {
   echo "FAIL: $*" >&2
+  [ -n "${base:-}" ] && curl -s --max-time 5 "$base/api/history?id=1" |
+    jq -c '.[-1] | {seq, debug, leaf: [.types[] | select(.name | startswith("leaf_tasks")) | .calls]}' >&2 2>/dev/null
   for f in dash.out dash.err prog.out prog.err; do
     [ -s "$tmp/$f" ] && sed "s|^|  $f: |" "$tmp/$f" | tail -n 20 >&2
   done
@@ -85,8 +87,10 @@ settled() {
 stays() {
   local s0 end
   s0=$(seq_now)
+  [[ $s0 =~ ^[0-9]+$ ]] || fail "no snapshot to read ($s0)"
   end=$((SECONDS + 10))
-  while [ "$(seq_now)" -lt $((s0 + 10)) ]; do
+  local s
+  while s=$(seq_now) && [[ $s =~ ^[0-9]+$ ]] || fail "no snapshot to read ($s)"; [ "$s" -lt $((s0 + 10)) ]; do
     [ "$(leaf_calls)" = "$1" ] || fail "leaf calls moved from $1 to $(leaf_calls) while paused"
     [ $SECONDS -lt $end ] || fail "no new snapshots while paused"
     sleep 0.1
@@ -96,7 +100,7 @@ stays() {
 echo "-- break on $leaf"
 control "\"op\":\"break\",\"type\":\"$leaf\""
 hit() { [ "$(last '.debug | "\(.paused) \(.held) \(.hit)"')" = "true 1 $leaf" ]; }
-wait_for 15 "paused at the breakpoint (debug: $(last .debug -c))" hit
+wait_for 15 "paused at the breakpoint" hit
 wait_for 15 "the leaf calls to settle" settled
 stays "$calls"
 [ "$calls" -gt 0 ] || fail "no leaf task before the breakpoint"
@@ -105,7 +109,7 @@ echo "paused at the breakpoint after $calls leaf tasks, 1 thread held"
 echo "-- step"
 control '"op":"step"'
 one_more() { [ "$(leaf_calls)" = $((calls + 1)) ]; }
-wait_for 15 "one more leaf task (calls $(leaf_calls), expected $((calls + 1)))" one_more
+wait_for 15 "leaf calls $((calls + 1)) (one more)" one_more
 stays $((calls + 1))
 [ "$(last '.debug | "\(.paused) \(.held)"')" = "true 1" ] || fail "not paused after the step: $(last .debug)"
 echo "stepped: $((calls + 1)) leaf tasks, paused again"

@@ -14,6 +14,7 @@
 #include <taskscope/sampler.h>
 
 #include "harness.h"
+#include "policy/params.h"
 #include "test.h"
 
 /* ---- parameters ---------------------------------------------------------- */
@@ -160,6 +161,66 @@ static int set_self_unregister(double v, void *data)
     ASSERT_EQ(tscope_param_get("test.self", &x), TSCOPE_ENOENT); /* gone already */
     return 0;
 }
+/* tscope__param_each over ten parameters whose getters unregister: p9 its
+ * own (no wait for itself), p3 p5 (whose getter then never runs) */
+static int got_calls[10];
+static double get_unregistering(void *data)
+{
+    int i = (int)(intptr_t)data;
+    got_calls[i]++;
+    if (i == 9)
+        ASSERT_EQ(tscope_param_unregister("test.each9"), 0);
+    if (i == 3)
+        ASSERT_EQ(tscope_param_unregister("test.each5"), 0);
+    return i;
+}
+static int each_seen;
+static void each_fn(void *ctx, const tscope_param_desc_t *d, double v)
+{
+    (void)ctx;
+    if (strncmp(d->name, "test.each", 9) == 0) {
+        ASSERT_EQ((int)v, d->name[9] - '0');
+        each_seen++;
+    }
+}
+static void test_each_unregistering(void)
+{
+    for (int i = 0; i < 10; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "test.each%d", i);
+        tscope_param_desc_t d = {.struct_size = sizeof d,
+                                 .name = name,
+                                 .kind = TSCOPE_PARAM_INT,
+                                 .min = 0,
+                                 .max = 9,
+                                 .set = set_double,
+                                 .get = get_unregistering,
+                                 .data = (void *)(intptr_t)i};
+        ASSERT_EQ(tscope_param_register(&d), 0);
+    }
+    ASSERT_EQ(tscope__param_each(each_fn, NULL), 0);
+    ASSERT_EQ(each_seen, 9); /* all but test.each5 */
+    ASSERT_EQ(got_calls[5], 0);
+    ASSERT_EQ(got_calls[9], 1);
+    double x;
+    ASSERT_EQ(tscope_param_get("test.each5", &x), TSCOPE_ENOENT);
+    ASSERT_EQ(tscope_param_get("test.each9", &x), TSCOPE_ENOENT);
+    for (int i = 0; i < 10; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "test.each%d", i);
+        if (i != 5 && i != 9)
+            ASSERT_EQ(tscope_param_unregister(name), 0);
+    }
+}
+
+/* A getter that unregisters its own parameter through tscope_param_get. */
+static double get_self_unregister(void *data)
+{
+    (void)data;
+    ASSERT_EQ(tscope_param_unregister("test.getself"), 0);
+    return 7;
+}
+
 static void test_unregister_waits(void)
 {
     double slow = 0, self = 0;
@@ -192,6 +253,16 @@ static void test_unregister_waits(void)
     ASSERT_EQ(tscope_param_get("test.self", &x), TSCOPE_ENOENT);
     ASSERT_EQ(tscope_param_register(&s), 0); /* the name is free again */
     ASSERT_EQ(tscope_param_unregister("test.self"), 0);
+
+    tscope_param_desc_t g = d;
+    g.name = "test.getself";
+    g.set = set_double;
+    g.get = get_self_unregister;
+    ASSERT_EQ(tscope_param_register(&g), 0);
+    ASSERT_EQ(tscope_param_get("test.getself", &x), 0);
+    ASSERT_EQ(x, 7);
+    ASSERT_EQ(tscope_param_get("test.getself", &x), TSCOPE_ENOENT);
+    test_each_unregistering();
 }
 
 static void test_tuners_grid(void)

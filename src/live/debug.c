@@ -22,7 +22,12 @@
  * entry: the id's 48 counter bits and the type; a newer task may take an
  * entry), else in the profile's store, which keeps every task created and
  * not yet settled - after a flush when the store has not seen its create
- * yet.  So a breakpoint also stops tasks created before it was set.
+ * yet (a flush per such begin: only a begin with no create at all, which
+ * the API does not expect, pays it every time).  So a breakpoint also stops
+ * tasks created before it was set.
+ *
+ * After fork() the child starts with no debugger: the dashboard's
+ * connection was the parent's (tscope__live_debug_forget).
  */
 #include "debug.h"
 
@@ -68,11 +73,13 @@ static uint32_t type_of_task(uint64_t id)
         atomic_load_explicit(&created[id & ((1u << CREATED_BITS) - 1)], memory_order_relaxed);
     if (e >> 16 == (id & ID48) && (e & 0xFFFFu))
         return (uint32_t)(e & 0xFFFFu);
-    uint32_t type;
-    if (tscope__query_task_type(id, &type) == 0)
-        return type;
-    tscope_flush(); /* its create may still wait in a ring */
-    return tscope__query_task_type(id, &type) == 0 ? type : 0;
+    uint32_t type = 0;
+    int rc = tscope__query_task_type(id, &type);
+    if (rc == -1) { /* its create may still wait in a ring */
+        tscope_flush();
+        rc = tscope__query_task_type(id, &type);
+    }
+    return rc == 0 ? type : 0; /* never created (a begin without create): untyped */
 }
 
 void tscope__live_gate(uint64_t id, uint32_t type)
@@ -170,4 +177,20 @@ void tscope__live_debug_state(struct tscope__live_debug_state *out)
     if (paused && hit_type && tscope_type_name(hit_type, out->hit, sizeof out->hit) != 0)
         out->hit[0] = 0;
     pthread_mutex_unlock(&lock);
+}
+
+void tscope__live_debug_forget(void)
+{
+    /* the child has one thread: the lock may have been held by another at
+     * the fork, so both are made anew */
+    pthread_mutex_init(&lock, NULL);
+    pthread_cond_init(&wake, NULL);
+    paused = 0;
+    atomic_store_explicit(&break_type, 0, memory_order_relaxed);
+    break_name[0] = 0;
+    hit_type = 0;
+    steps = 0;
+    held = 0;
+    generation++;
+    rearm();
 }

@@ -16,6 +16,9 @@ int tscope__live_debug(const char *op, const char *type, char *text, size_t len)
  * stderr when something was in force. */
 void tscope__live_debug_release(const char *why);
 
+/* In a forked child: no pause, no breakpoint, the gate disarmed. */
+void tscope__live_debug_forget(void);
+
 struct tscope__live_debug_state {
     int paused;
     unsigned held;        /* threads waiting before a task's begin */

@@ -842,6 +842,7 @@ void tscope__live_forget(void)
 {
     if (!L.running)
         return;
+    tscope__live_debug_forget(); /* a pause or breakpoint was the parent's */
     /* the thread is not in the child, and it may have been changing the
      * queue at the fork: the child closes its copies of the sockets and
      * leaves the buffers alone (still reachable from L), sending nothing */

@@ -11,8 +11,10 @@
  * it frees the entry and returns: after it, no setter or getter of that
  * parameter runs, and the owner may free what they use.  A setter or
  * getter that unregisters its own parameter does not wait for itself (the
- * entry is freed when its last call returns).  Errors leave a one-line text
- * in a thread-local buffer (tscope_param_last_error).
+ * entry is freed when its last call returns); to tell its own calls from
+ * others' a thread keeps the entries it is inside (8 deep at most: a
+ * deeper call is refused).  Errors leave a one-line text in a thread-local
+ * buffer (tscope_param_last_error).
  */
 #include "params.h"
 
@@ -29,8 +31,9 @@ struct param {
     tscope_param_desc_t d;
     char *name;
     char **choices;
-    unsigned busy; /* calls in its setter or getter (and tscope__param_each) */
-    int gone;      /* unregistered, freed by the last call out */
+    unsigned busy; /* calls in its setter or getter: unregister waits for them */
+    unsigned pins; /* tscope__param_each holds it for a getter call to come */
+    int gone;      /* unregistered, freed when the last call or pin is out */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -82,12 +85,22 @@ static void free_param(struct param *p)
     free(p);
 }
 
-/* Marks p in a call (lock held), and on this thread. */
-static void enter(struct param *p)
+/* Marks p in a call (lock held), and on this thread; -1 when this thread
+ * is already INSIDE_MAX calls deep (the call is refused: an unregister
+ * could not tell this thread's calls from others'). */
+static int enter(struct param *p)
 {
+    if (ninside == INSIDE_MAX)
+        return -1;
     p->busy++;
-    if (ninside < INSIDE_MAX)
-        inside[ninside++] = p;
+    inside[ninside++] = p;
+    return 0;
+}
+
+/* Unregistered, and nobody in it or holding it: free it (lock held). */
+static int unused(const struct param *p)
+{
+    return p->gone && p->busy == 0 && p->pins == 0;
 }
 
 /* The end of a call into p: the last one out of an unregistered entry
@@ -100,7 +113,8 @@ static void leave(struct param *p)
             break;
         }
     pthread_mutex_lock(&lock);
-    int last = --p->busy == 0 && p->gone;
+    p->busy--;
+    int last = unused(p);
     pthread_cond_broadcast(&idle);
     pthread_mutex_unlock(&lock);
     if (last)
@@ -186,8 +200,8 @@ int tscope_param_unregister(const char *name)
         unsigned own = own_calls(p);
         while (p->busy > own)
             pthread_cond_wait(&idle, &lock);
-        freed_later = p->busy > 0; /* this thread is inside it: freed on leaving */
         p->gone = 1;
+        freed_later = !unused(p); /* this thread is inside it, or it is pinned */
     }
     pthread_mutex_unlock(&lock);
     if (!p)
@@ -212,8 +226,8 @@ int tscope_param_set(const char *name, double value)
                       d.max);
         else if (d.kind != TSCOPE_PARAM_REAL && value != floor(value))
             rc = fail(TSCOPE_EINVAL, "parameter '%s': %g is not an integer", name, value);
-        else
-            enter(p);
+        else if (enter(p))
+            rc = fail(TSCOPE_ELIMIT, "parameter '%s': calls nested %d deep", name, INSIDE_MAX);
     }
     pthread_mutex_unlock(&lock);
     if (rc)
@@ -251,15 +265,18 @@ int tscope_param_get(const char *name, double *value)
     pthread_mutex_lock(&lock);
     struct param *p = name ? find(name, NULL) : NULL;
     tscope_param_desc_t d = {0};
+    int deep = 0;
     if (p && value) {
         d = p->d;
-        enter(p);
+        deep = enter(p);
     }
     pthread_mutex_unlock(&lock);
     if (!p)
         return fail(TSCOPE_ENOENT, "no parameter named '%s'", name ? name : "(null)");
     if (!value)
         return TSCOPE_EINVAL;
+    if (deep)
+        return fail(TSCOPE_ELIMIT, "parameter '%s': calls nested %d deep", name, INSIDE_MAX);
     *value = d.get(d.data);
     leave(p);
     return 0;
@@ -267,6 +284,10 @@ int tscope_param_get(const char *name, double *value)
 
 int tscope__param_each(void (*fn)(void *ctx, const tscope_param_desc_t *d, double value), void *ctx)
 {
+    /* all of them pinned (not freed, whatever happens), then each one
+     * entered for its getter only if still registered: an unregister does
+     * not wait for the getters still to come, and none of them runs after
+     * it returned */
     pthread_mutex_lock(&lock);
     size_t n = nparams;
     struct param **all = n ? malloc(n * sizeof *all) : NULL;
@@ -276,12 +297,24 @@ int tscope__param_each(void (*fn)(void *ctx, const tscope_param_desc_t *d, doubl
     }
     for (size_t i = 0; i < n; i++) {
         all[i] = params[i];
-        enter(all[i]);
+        all[i]->pins++;
     }
     pthread_mutex_unlock(&lock);
     for (size_t i = 0; i < n; i++) {
-        fn(ctx, &all[i]->d, all[i]->d.get(all[i]->d.data));
-        leave(all[i]);
+        struct param *p = all[i];
+        pthread_mutex_lock(&lock);
+        int call = !p->gone && enter(p) == 0;
+        pthread_mutex_unlock(&lock);
+        if (call) {
+            fn(ctx, &p->d, p->d.get(p->d.data));
+            leave(p);
+        }
+        pthread_mutex_lock(&lock);
+        p->pins--;
+        int last = unused(p);
+        pthread_mutex_unlock(&lock);
+        if (last)
+            free_param(p);
     }
     free(all);
     return 0;

@@ -144,9 +144,9 @@ int tscope__query_task_type(uint64_t id, uint32_t *type)
 {
     struct tscope__store *s = locked_store();
     if (!s)
-        return -1;
+        return -2;
     uint32_t slot = tscope__task_find(s, id);
-    int found = slot != TSCOPE__NONE && s->tasks[slot].type != 0;
+    int found = slot != TSCOPE__NONE;
     if (found)
         *type = s->tasks[slot].type;
     pthread_mutex_unlock(&s->lock);

@@ -20,7 +20,8 @@ uint32_t tscope__query_running(uint16_t *types, uint32_t max);
  * UINT32_MAX for the root); returns n.  Takes the store lock. */
 uint32_t tscope__query_type_edges(uint32_t *from, uint32_t *to, uint64_t *count, uint32_t max);
 /* The type of task id while the store keeps it (created or begun, not yet
- * settled): 0 and *type, or -1 when the store does not know it. */
+ * settled): 0 and *type (0: an untyped task), -1 when the store does not
+ * know it, -2 when there is no store (the profiler off). */
 int tscope__query_task_type(uint64_t id, uint32_t *type);
 /* Drops the cached children index (the store it indexed is going away). */
 void tscope__query_reset(void);
