@@ -146,6 +146,9 @@ void tscope__dash_store_each(struct tscope__dash_store *s,
                              void (*fn)(void *ctx, const struct tscope__dash_proc_view *v),
                              void *ctx);
 
+/* What the histories hold together, and the budget (--memory), bytes. */
+void tscope__dash_store_bytes(struct tscope__dash_store *s, size_t *held, size_t *budget);
+
 /* ---- /metrics (dashboard_metrics.c) ---- */
 /* The Prometheus text exposition (format 0.0.4) of every process into b. */
 void tscope__dash_metrics(struct tscope__dash_store *s, struct tscope__dash_buf *b);

@@ -10,6 +10,8 @@
  *   taskscope_process_connected{process,rank,program,pid,host} gauge 0/1
  *   taskscope_process_drops_total{process,rank,program} counter, the
  *       snapshots the process dropped (its latest "drops")
+ *   taskscope_dashboard_history_bytes, _budget_bytes   gauges: what the
+ *       kept histories hold, and --memory
  * One pass over the store (locked once) writes each family into its own
  * buffer; the buffers are joined after.  Label values are escaped as the
  * format says (backslash, double quote, line feed); a value that is not a
@@ -135,4 +137,15 @@ void tscope__dash_metrics(struct tscope__dash_store *s, struct tscope__dash_buf 
             tscope__dash_buf_add(b, f[i].p, f[i].len);
         tscope__dash_buf_free(&f[i]);
     }
+    size_t held, budget;
+    tscope__dash_store_bytes(s, &held, &budget);
+    tscope__dash_buf_printf(
+        b,
+        "# HELP taskscope_dashboard_history_bytes Bytes the kept snapshots of all processes hold.\n"
+        "# TYPE taskscope_dashboard_history_bytes gauge\n"
+        "taskscope_dashboard_history_bytes %zu\n"
+        "# HELP taskscope_dashboard_history_budget_bytes What they may hold (--memory).\n"
+        "# TYPE taskscope_dashboard_history_budget_bytes gauge\n"
+        "taskscope_dashboard_history_budget_bytes %zu\n",
+        held, budget);
 }

@@ -511,3 +511,11 @@ void tscope__dash_store_each(struct tscope__dash_store *s,
     }
     pthread_mutex_unlock(&s->lock);
 }
+
+void tscope__dash_store_bytes(struct tscope__dash_store *s, size_t *held, size_t *budget)
+{
+    pthread_mutex_lock(&s->lock);
+    *held = s->bytes;
+    *budget = s->memory;
+    pthread_mutex_unlock(&s->lock);
+}

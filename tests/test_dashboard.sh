@@ -404,6 +404,13 @@ get "$base/api/processes" | jq -e '([.[].kept_bytes] | add) <= 1048576 and
   all(.[]; .kept_bytes <= 524288 and .kept_bytes > 524288 - 20000)' >/dev/null \
   || fail "--memory 1 with two processes: $(get "$base/api/processes" | jq -c '[.[] | {kept, kept_bytes}]')"
 echo "two processes: $(get "$base/api/processes" | jq -c '[.[] | {kept, kept_bytes}]')"
+# /metrics says the same: the sum of kept_bytes, the budget
+get "$base/metrics" >"$tmp/metrics4"
+awk -f "$tmp/prom.awk" "$tmp/metrics4" || fail "/metrics at --memory 1 does not parse"
+[ "$(sed -n 's/^taskscope_dashboard_history_bytes //p' "$tmp/metrics4")" = \
+  "$(get "$base/api/processes" | jq '[.[].kept_bytes] | add')" ] &&
+  [ "$(sed -n 's/^taskscope_dashboard_history_budget_bytes //p' "$tmp/metrics4")" = 1048576 ] ||
+  fail "/metrics history bytes: $(grep history "$tmp/metrics4")"
 kill -TERM "$dash_pid"
 st=0
 wait "$dash_pid" || st=$?
