@@ -1,6 +1,7 @@
 /* test_churn.c - thread churn: 20,000 short-lived threads (8 alive at a
  * time), one task each, lose nothing under the wait policy - their slots
- * are reused - and the totals equal the sums over the threads; threads that
+ * are reused, and the type still counts 20,000 threads - and the totals
+ * equal the sums over the threads; threads that
  * get no slot at all (TASKSCOPE_MAX_THREADS) have their events counted as
  * dropped.  Run under TSan with the concurrency tests. */
 #include <pthread.h>
@@ -57,6 +58,8 @@ static void churn(void)
     tscope_type_stats_t st;
     ASSERT_OK(tscope_query_type(job, &st));
     ASSERT_INT_OP(st.calls, ==, (uint64_t)WAVES * WIDTH);
+    /* a type's threads are threads, not slots: every one counted once */
+    ASSERT_INT_OP(st.threads, ==, (uint32_t)(WAVES * WIDTH));
     tscope_totals_t tot;
     ASSERT_OK(tscope_query_totals(&tot));
     ASSERT_INT_OP(tot.events_dropped, ==, 0);
@@ -91,7 +94,8 @@ static void crowded(void)
     tscope_totals_t tot;
     ASSERT_OK(tscope_query_totals(&tot));
     ASSERT_INT_OP(tot.threads, ==, 4);
-    ASSERT_INT_OP(st.calls, ==, 3);                              /* main holds the fourth */
+    ASSERT_INT_OP(st.calls, ==, 3); /* main holds the fourth */
+    ASSERT_INT_OP(st.threads, ==, 3);
     ASSERT_INT_OP(st.calls + tot.events_dropped / 2, ==, CROWD); /* each one counted */
     ASSERT_OK(tscope_finalize());
     pthread_barrier_destroy(&crowd);

@@ -50,6 +50,12 @@ void tscope__store_thread_gone_at(uint32_t thread, uint64_t end)
     pthread_mutex_lock(&s->lock);
     tscope__store_flush_leaves(s);
     tscope__stack_close_thread(s, thread, end);
+    /* the slot's next thread is another one: each type counts it anew
+     * (a type's "threads" are threads, not slots) */
+    uint8_t bit = (uint8_t)(1u << (thread % 8));
+    for (uint32_t t = 0; t < s->ntypes; t++)
+        if (thread / 8 < s->types[t].seen_bytes)
+            s->types[t].seen[thread / 8] &= (uint8_t)~bit;
     pthread_mutex_unlock(&s->lock);
 }
 
