@@ -309,7 +309,7 @@ static const char *check_slots(struct tscope__store *s)
         uint32_t v;
         if (kids[i] != t->refs)
             wrong = "a task's count of children is wrong";
-        else if ((t->bits & TSCOPE__T_MAPPED) && s->id_front[t->id & (TSCOPE__ID_FRONT - 1)] != i &&
+        else if ((t->bits & TSCOPE__T_MAPPED) && s->id_front[tscope__id_front_at(t->id)] != i &&
                  !(tscope__u64map_get(&s->task_map, t->id, &v) && v == i))
             wrong = "a mapped task is not in the task index";
     }
@@ -321,8 +321,7 @@ static const char *check_slots(struct tscope__store *s)
         if (e->key &&
             (e->val >= cap ||
              (s->tasks[e->val].bits & (TSCOPE__T_MAPPED | TSCOPE__T_FREE)) != TSCOPE__T_MAPPED ||
-             s->tasks[e->val].id != e->key ||
-             s->id_front[e->key & (TSCOPE__ID_FRONT - 1)] == e->val))
+             s->tasks[e->val].id != e->key || s->id_front[tscope__id_front_at(e->key)] == e->val))
             wrong = "the task index is broken";
     }
     free(state);
@@ -360,7 +359,7 @@ static const char *check(struct tscope__store *s)
         if (f != TSCOPE__NONE &&
             (!in(f, cap) ||
              (s->tasks[f].bits & (TSCOPE__T_MAPPED | TSCOPE__T_FREE)) != TSCOPE__T_MAPPED ||
-             (s->tasks[f].id & (TSCOPE__ID_FRONT - 1)) != i))
+             tscope__id_front_at(s->tasks[f].id) != i))
             return "the task index is broken";
     }
     const char *wrong = check_slots(s);

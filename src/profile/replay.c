@@ -27,7 +27,7 @@
  * one of them; a front entry is TSCOPE__NONE or such a slot. */
 static uint32_t *front_of(struct tscope__store *s, uint64_t id)
 {
-    return &s->id_front[id & (TSCOPE__ID_FRONT - 1)];
+    return &s->id_front[tscope__id_front_at(id)];
 }
 
 uint32_t tscope__task_find(struct tscope__store *s, uint64_t id)

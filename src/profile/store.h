@@ -33,7 +33,15 @@ struct tscope__ring;
 #define TSCOPE__NONE UINT32_MAX
 #define TSCOPE__ROOT_TYPE 0xFFFFu /* parent type of tasks without a parent */
 #define TSCOPE__RUNNING_MAX 4096  /* busy threads whose type the sampler sees */
-#define TSCOPE__ID_FRONT 4096     /* entries of the task id front (a power of 2) */
+#define TSCOPE__ID_FRONT 16384    /* entries of the task id front (a power of 2) */
+/* A task id's entry in the front: its low bits.  Ids come in blocks of 4096
+ * per thread (core/threads.c), handed out in turn, so the 4 blocks in use
+ * at once by threads creating tasks at the same pace fall in different
+ * quarters of the front. */
+static inline uint32_t tscope__id_front_at(uint64_t id)
+{
+    return (uint32_t)(id & (TSCOPE__ID_FRONT - 1));
+}
 
 /* task slot bits */
 enum {
@@ -335,7 +343,7 @@ static inline void tscope__store_prefetch(const struct tscope__store *s,
                                           const struct tscope__rec *r)
 {
     if (r->kind <= TSCOPE__REC_RESUME) /* task events */
-        __builtin_prefetch(&s->id_front[r->id & (TSCOPE__ID_FRONT - 1)]);
+        __builtin_prefetch(&s->id_front[tscope__id_front_at(r->id)]);
 }
 /* Applies a START record immediately followed (in the same ring) by the END
  * of the same task - a leaf task, the commonest pattern - without a task
