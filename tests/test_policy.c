@@ -417,6 +417,35 @@ static void test_runtime_params(void)
     ASSERT_EQ(tscope_param_describe("rt.thread_cap", &d), TSCOPE_ENOENT); /* gone with it */
 }
 
+/* TASKSCOPE_POLICY starts the policy it names in tscope_rt_init (each one
+ * known by the parameters it registers) and tscope_rt_finalize stops it:
+ * "optimize" once started the power-capping policy. */
+static void test_autostart(void)
+{
+    static const struct {
+        const char *policy, *has, *lacks;
+    } cases[] = {{"optimize", "optimize.w_time", "powercap.low_w"},
+                 {"powercap", "powercap.low_w", "optimize.w_time"},
+                 {"throttle", NULL, "optimize.w_time"}};
+    setenv("TASKSCOPE_OUTPUTS", "none", 1);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        setenv("TASKSCOPE_POLICY", cases[i].policy, 1);
+        ASSERT_EQ(tscope_init(0, 1), 0);
+        ASSERT_EQ(tscope_rt_init(2), 0);
+        tscope_param_desc_t d = {.struct_size = sizeof d};
+        if (cases[i].has)
+            ASSERT_EQ(tscope_param_describe(cases[i].has, &d), 0);
+        ASSERT_EQ(tscope_param_describe(cases[i].lacks, &d), TSCOPE_ENOENT);
+        ASSERT_EQ(tscope_param_describe("powercap.high_w", &d),
+                  strcmp(cases[i].policy, "powercap") == 0 ? 0 : TSCOPE_ENOENT);
+        ASSERT_EQ(tscope_rt_finalize(), 0);
+        if (cases[i].has) /* stopped with the runtime */
+            ASSERT_EQ(tscope_param_describe(cases[i].has, &d), TSCOPE_ENOENT);
+        ASSERT_EQ(tscope_finalize(), 0);
+    }
+    unsetenv("TASKSCOPE_POLICY");
+}
+
 /* ---- periodic policies and thread throttling ------------------------------- */
 
 static _Atomic int policy_runs;
@@ -838,6 +867,7 @@ int main(void)
     test_exhaustive_passes();
     test_hysteresis();
     test_runtime_params();
+    test_autostart();
     test_periodic();
     test_triggered();
     test_throttle();

@@ -387,12 +387,15 @@ int tscope_policy_autostart(void)
 {
     if (!tscope__g.initialised || strcmp(tscope__g.cfg.policy, "none") == 0)
         return 0;
-    int throttle = strcmp(tscope__g.cfg.policy, "throttle") == 0;
-    int rc =
-        throttle
-            ? tscope_throttle_start(tscope__g.cfg.policy_period_ms, tscope__g.cfg.throttle_type)
-            : tscope_powercap_start(tscope__g.cfg.policy_period_ms, tscope__g.cfg.power_low_w,
-                                    tscope__g.cfg.power_high_w);
+    const struct tscope__config *c = &tscope__g.cfg;
+    int rc;
+    if (strcmp(c->policy, "throttle") == 0)
+        rc = tscope_throttle_start(c->policy_period_ms, c->throttle_type);
+    else if (strcmp(c->policy, "optimize") == 0)
+        rc = tscope_optimize_start(c->policy_period_ms, c->optimize_w[0], c->optimize_w[1],
+                                   c->optimize_w[2]);
+    else /* "powercap": the configuration accepts no other value */
+        rc = tscope_powercap_start(c->policy_period_ms, c->power_low_w, c->power_high_w);
     if (rc)
         fprintf(stderr, "taskscope: policy: cannot start %s: %s\n", tscope__g.cfg.policy,
                 tscope_strerror(rc));
