@@ -10,14 +10,9 @@
 # usage: test_dashboard.sh TASKSCOPE FAKEPROC
 set -euo pipefail
 ts=$1 fake=$2
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+# $tmp, pids (killed at exit), wait_for, start_dashboard (sets dash_pid,
+# base, ingest, token)
+source "$(dirname "$0")/live/helpers.sh"
 fail() {
   echo "FAIL: $*" >&2
   for f in "$tmp"/*.err; do
@@ -25,8 +20,6 @@ fail() {
   done
   exit 1
 }
-# wait_for, start_dashboard (sets dash_pid, base, ingest, token)
-source "$(dirname "$0")/live/helpers.sh"
 for tool in curl jq; do
   command -v $tool >/dev/null || fail "$tool is needed (apt-get install $tool)"
 done

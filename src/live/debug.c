@@ -60,17 +60,21 @@ static void rearm(void)
     atomic_store_explicit(&tscope__gate_armed, paused || break_type != 0, memory_order_relaxed);
 }
 
+static _Atomic uint64_t *created_at(uint64_t id)
+{
+    return &created[id & ((1u << CREATED_BITS) - 1)];
+}
+
 void tscope__live_gate_create(uint64_t id, uint32_t type)
 {
-    atomic_store_explicit(&created[id & ((1u << CREATED_BITS) - 1)],
-                          (id & ID48) << 16 | (type & 0xFFFFu), memory_order_relaxed);
+    atomic_store_explicit(created_at(id), (id & ID48) << 16 | (type & 0xFFFFu),
+                          memory_order_relaxed);
 }
 
 /* The type of task id, begun with type 0; 0 when nobody knows it. */
 static uint32_t type_of_task(uint64_t id)
 {
-    uint64_t e =
-        atomic_load_explicit(&created[id & ((1u << CREATED_BITS) - 1)], memory_order_relaxed);
+    uint64_t e = atomic_load_explicit(created_at(id), memory_order_relaxed);
     if (e >> 16 == (id & ID48) && (e & 0xFFFFu))
         return (uint32_t)(e & 0xFFFFu);
     uint32_t type = 0;
@@ -191,6 +195,5 @@ void tscope__live_debug_forget(void)
     hit_type = 0;
     steps = 0;
     held = 0;
-    generation++;
     rearm();
 }

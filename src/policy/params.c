@@ -103,8 +103,20 @@ static int unused(const struct param *p)
     return p->gone && p->busy == 0 && p->pins == 0;
 }
 
-/* The end of a call into p: the last one out of an unregistered entry
- * frees it.  Takes the lock. */
+/* Lowers one of p's counts (busy or pins): the last one out of an
+ * unregistered entry frees it.  Takes the lock. */
+static void release(struct param *p, unsigned *count)
+{
+    pthread_mutex_lock(&lock);
+    --*count;
+    int last = unused(p);
+    pthread_cond_broadcast(&idle);
+    pthread_mutex_unlock(&lock);
+    if (last)
+        free_param(p);
+}
+
+/* The end of a call into p. */
 static void leave(struct param *p)
 {
     for (unsigned i = ninside; i-- > 0;)
@@ -112,13 +124,7 @@ static void leave(struct param *p)
             inside[i] = inside[--ninside];
             break;
         }
-    pthread_mutex_lock(&lock);
-    p->busy--;
-    int last = unused(p);
-    pthread_cond_broadcast(&idle);
-    pthread_mutex_unlock(&lock);
-    if (last)
-        free_param(p);
+    release(p, &p->busy);
 }
 
 /* Calls into p this thread is making. */
@@ -309,12 +315,7 @@ int tscope__param_each(void (*fn)(void *ctx, const tscope_param_desc_t *d, doubl
             fn(ctx, &p->d, p->d.get(p->d.data));
             leave(p);
         }
-        pthread_mutex_lock(&lock);
-        p->pins--;
-        int last = unused(p);
-        pthread_mutex_unlock(&lock);
-        if (last)
-            free_param(p);
+        release(p, &p->pins);
     }
     free(all);
     return 0;

@@ -1,7 +1,17 @@
-# helpers.sh - shell functions shared by the dashboard's tests
-# (tests/test_dashboard.sh, tests/test_live_ompt.sh), sourced by them.
-# They expect from the test: fail MESSAGE (ends it), $ts (the taskscope
-# binary), $tmp (its scratch folder) and the array pids (killed at exit).
+# helpers.sh - what the dashboard's tests (tests/test_dashboard.sh,
+# tests/test_live_ompt.sh) share, sourced by them: a scratch folder $tmp
+# and the array pids, both cleaned up at exit (kill -9, rm -rf), and the
+# functions below.  They expect from the test: fail MESSAGE (ends it) and
+# $ts (the taskscope binary).
+
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
 
 # wait_for SECONDS WHAT COMMAND...: until COMMAND succeeds, or fail saying WHAT
 wait_for() {
