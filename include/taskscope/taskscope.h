@@ -215,6 +215,34 @@ int tscope_task_yield(uint64_t id);
 /* A yielded task continues on the calling thread. */
 int tscope_task_resume(uint64_t id);
 
+/* ---- task events on handles ---------------------------------------------- */
+
+/* A task's handle: its record while it lives, which the runtime keeps next
+ * to its own task (OpenMP's ompt_data_t, a task struct) so that what must
+ * cross threads travels with the task instead of through a lookup by id.
+ * With TASKSCOPE_AGGREGATE=thread each thread then adds the tasks it runs
+ * to its own shard of the profile (no ring, no consumer replay); otherwise
+ * these calls are the id-based events above.  A handle is valid from its
+ * create (or start) until its end or cancel, and only between tscope_init
+ * and tscope_finalize; every call accepts NULL and returns TSCOPE_EINVAL. */
+typedef struct tscope_task tscope_task_t;
+/* Creates task id (nonzero) below `parent` (NULL: none); NULL when it is not
+ * measured (measurement off, bad arguments, no memory). */
+tscope_task_t *tscope_task_create_h(uint64_t id, tscope_task_t *parent, tscope_type_t type,
+                                    unsigned flags, unsigned depth, int priority);
+/* Creates and begins task id on the calling thread, below the task that
+ * runs there (tscope_task_start). */
+tscope_task_t *tscope_task_start_h(uint64_t id, tscope_type_t type);
+int tscope_task_begin_h(tscope_task_t *task);
+/* Ends the task; the handle is then invalid. */
+int tscope_task_end_h(tscope_task_t *task);
+/* Cancels the task (ending it if it runs here); the handle is then invalid. */
+int tscope_task_cancel_h(tscope_task_t *task);
+int tscope_task_yield_h(tscope_task_t *task);
+int tscope_task_resume_h(tscope_task_t *task);
+/* The id the task was created with (0 for NULL). */
+uint64_t tscope_task_handle_id(const tscope_task_t *task);
+
 /* `to` depends on `from` through address `addr` with hazard `kind`. */
 int tscope_dep_local(uint64_t from, uint64_t to, const void *addr, tscope_hazard_t kind);
 /* Task `from` on rank from_rank and task `to` on rank to_rank are connected

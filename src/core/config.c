@@ -87,6 +87,17 @@ static int p_mode(struct tscope__config *c, const char *v)
     return 0;
 }
 
+static int p_aggregate(struct tscope__config *c, const char *v)
+{
+    if (strcmp(v, "consumer") == 0)
+        c->aggregate = TSCOPE__AGG_CONSUMER;
+    else if (strcmp(v, "thread") == 0)
+        c->aggregate = TSCOPE__AGG_THREAD;
+    else
+        return -1;
+    return 0;
+}
+
 static int p_policy(struct tscope__config *c, const char *v)
 {
     if (strcmp(v, "wait") == 0)
@@ -538,6 +549,12 @@ static const struct var vars[] = {
      "profile: per-thread rings and a consumer thread; naive: every event updates the store "
      "under one lock (a benchmark baseline only)",
      p_mode},
+    {"TASKSCOPE_AGGREGATE", "consumer", "consumer, thread",
+     "where the events on task handles (tscope_task_*_h: the OpenMP adapter, the bundled "
+     "runtime) are aggregated: by the consumer thread from the rings, or by each thread in its "
+     "own shard of the profile (no ring: no trace, instance graph, timeline pictures or batched "
+     "tools for those tasks yet; docs/architecture.md)",
+     p_aggregate},
     {"TASKSCOPE_FULL_POLICY", "wait", "wait, drop",
      "what a producer does when its ring is full: wait for the consumer, or drop the event and "
      "count it",

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 enum tscope__mode { TSCOPE__MODE_PROFILE = 0, TSCOPE__MODE_NAIVE = 1 };
+enum tscope__aggregate { TSCOPE__AGG_CONSUMER = 0, TSCOPE__AGG_THREAD = 1 };
 enum tscope__full_policy { TSCOPE__FULL_WAIT = 0, TSCOPE__FULL_DROP = 1 };
 
 /* Output kinds, as bits of tscope__config.outputs. */
@@ -50,6 +51,7 @@ enum {
 struct tscope__config {
     int enable;
     int mode;
+    int aggregate; /* enum tscope__aggregate: where handle events are aggregated */
     int full_policy;
     uint32_t ring_size; /* records per thread, power of two */
     uint32_t max_threads;

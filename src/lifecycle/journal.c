@@ -59,6 +59,7 @@
 #include "core/hooks.h"
 #include "core/names.h"
 #include "profile/persist.h"
+#include "profile/shard.h"
 #include "profile/store.h"
 
 extern char *program_invocation_short_name;
@@ -297,6 +298,7 @@ static int write_state(void)
     if (ok) {
         struct tscope__store *s = tscope__g.store;
         pthread_mutex_lock(&s->lock);
+        tscope__shards_fold(s);
         ok = tscope__store_save(s, f, &J.ax) == 0;
         pthread_mutex_unlock(&s->lock);
     }

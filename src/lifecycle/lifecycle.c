@@ -29,6 +29,7 @@
 #include "live/live.h"
 #include "policy/policy.h"
 #include "profile/query.h"
+#include "profile/shard.h"
 #include "profile/store.h"
 #include "sampler/sampler.h"
 #include "taskscope/taskscope.h"
@@ -287,6 +288,7 @@ int tscope_init(int rank, int nranks)
     tscope__query_reset();
     tscope__store_free(tscope__g.store);
     tscope__g.store = store;
+    tscope__shards_reset(store);
     tscope__g.cfg = cfg;
     tscope__g.rank = rank;
     tscope__g.nranks = nranks;
@@ -312,6 +314,13 @@ int tscope_init(int rank, int nranks)
     tscope__wire(cfg.profiler);
     marker_set(&cfg); /* the journal's hooks: after the wiring, before the consumer */
     trace_start(&cfg, rank, nranks);
+    if (cfg.aggregate == TSCOPE__AGG_THREAD &&
+        (tscope__hooks.trace_batch || tscope__tools_batched_mask || tscope__tools_sync_events() ||
+         cfg.mode == TSCOPE__MODE_NAIVE || !cfg.profiler)) {
+        tscope__note("TASKSCOPE_AGGREGATE=thread does not yet work with tracing, tools or naive "
+                     "mode: tasks go through the consumer\n");
+        tscope__g.cfg.aggregate = cfg.aggregate = TSCOPE__AGG_CONSUMER;
+    }
     if (tscope__consumer_start()) {
         fprintf(stderr, "taskscope: error: cannot start the consumer thread; measurement off\n");
         tscope__g.off_code = 0;
@@ -405,6 +414,7 @@ int tscope_finalize(void)
         tscope__unwire_tools();
     }
     pthread_mutex_lock(&s->lock);
+    tscope__shards_complete(s, tscope__g.end_ticks);
     tscope__store_complete(s, tscope__g.end_ticks);
     pthread_mutex_unlock(&s->lock);
     tscope__g.initialised = 0;

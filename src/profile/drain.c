@@ -10,6 +10,7 @@
  */
 #include "core/clock.h"
 #include "core/core.h"
+#include "shard.h"
 #include "store.h"
 
 uint64_t tscope__store_apply_ring(uint32_t thread, struct tscope__ring *r, uint64_t tail,
@@ -50,6 +51,7 @@ void tscope__store_thread_gone_at(uint32_t thread, uint64_t end)
     pthread_mutex_lock(&s->lock);
     tscope__store_flush_leaves(s);
     tscope__stack_close_thread(s, thread, end);
+    tscope__shards_retire(s, thread);
     /* the slot's next thread is another one: each type counts it anew
      * (a type's "threads" are threads, not slots) */
     uint8_t bit = (uint8_t)(1u << (thread % 8));

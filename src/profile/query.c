@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "shard.h"
 #include "core/core.h"
 #include "core/names.h"
 #include "query.h"
@@ -120,8 +121,10 @@ static int kids_build(struct tscope__store *s)
 static struct tscope__store *locked_store(void)
 {
     struct tscope__store *s = tscope__g.store;
-    if (s)
+    if (s) {
         pthread_mutex_lock(&s->lock);
+        tscope__shards_fold(s); /* what the threads aggregated themselves */
+    }
     return s;
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "shard.h"
 #include "core/core.h"
 #include "core/names.h"
 #include "profile.h"
@@ -225,6 +226,7 @@ struct tscope__profile *tscope__profile_snapshot(void)
     uint32_t nthreads = atomic_load_explicit(&tscope__g.nthreads, memory_order_acquire);
 
     pthread_mutex_lock(&s->lock);
+    tscope__shards_fold(s); /* what the threads aggregated themselves */
     double f = tscope__clock_ns_per_tick();
     tscope__fill_totals(s, &p->totals);
     p->deps_cut_off = s->deps_cut_off;

@@ -1,0 +1,894 @@
+/* shard.c - per-thread shards of the profile (shard.h says what and why).
+ *
+ * The task state machine is replay.c's, run on the thread where the events
+ * happen and in their real order, so none of the store's waiting applies:
+ * a record is created before it is begun (the runtime hands it over), a
+ * yield happens before its resume.  Per thread: a stack of running segments
+ * (self time goes to the top one, running time to each), open segments per
+ * type (the recursion rule of the running totals).  Per task, the record:
+ * its tree node and edge are decided at create from its parent's (the
+ * store's registry of paths, behind a per-thread cache), and so is whether
+ * an ancestor has its type (a registry of ancestor type sets, behind a
+ * per-thread cache: exact for any number of types, where the store's 64-bit
+ * set walks the parent slots).
+ *
+ * Concurrency: a shard's stack, caches and pool are its owner's only.  Its
+ * type, node, edge and total entries are written by the owner and read by
+ * tscope__shards_fold (under the store lock) with relaxed atomics; a type,
+ * node or total entry is written between two increments of its version
+ * (odd while writing), and the fold copies an entry until it reads the same
+ * even version before and after.  Entries live in chunks that never move:
+ * a directory of chunk pointers, each published with a release store.  The
+ * registries of ancestor sets and of record chunks have a mutex each, taken
+ * only on a cache miss or when a pool is empty or overfull.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "core/core.h"
+#include "core/thread_local.h"
+#include "grow.h"
+#include "shard.h"
+#include "taskscope/taskscope.h"
+
+/* Release stores and acquire loads, no fences (gcc's TSan has none): an
+ * entry's version store is ordered before the data stores after it, the
+ * fold's data loads before its second load of the version.  On x86 all of
+ * these are plain moves. */
+#define LD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define LD_ACQ(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+#define ADD(x, v) ST(x, LD(x) + (v))
+
+/* ---- entries -------------------------------------------------------------- */
+
+/* acc.h's accumulator, with the 128-bit sum of squares in two words so
+ * that each field is one relaxed atomic. */
+struct sacc {
+    uint64_t n, sum, min, max, sq_lo, sq_hi;
+};
+
+struct stype {
+    uint64_t ver;
+    uint64_t created, calls, yields, cancelled, unfinished, running_total, elapsed_total, seen;
+    struct sacc excl, incl, elapsed;
+};
+
+struct snode {
+    uint64_t ver;
+    uint64_t calls, excl, incl, elapsed;
+};
+
+struct stotals {
+    uint64_t ver;
+    uint64_t created, completed, cancelled, unfinished, never_ran, anomalies;
+};
+
+static inline void w_begin(uint64_t *ver)
+{
+    ST(*ver, LD(*ver) + 1);
+}
+
+static inline void w_end(uint64_t *ver)
+{
+    __atomic_store_n(ver, LD(*ver) + 1, __ATOMIC_RELEASE);
+}
+
+static inline void sacc_add(struct sacc *a, uint64_t v)
+{
+    uint64_t n = LD(a->n);
+    if (n == 0 || v < LD(a->min))
+        ST(a->min, v);
+    if (v > LD(a->max))
+        ST(a->max, v);
+    ST(a->n, n + 1);
+    ADD(a->sum, v);
+    unsigned __int128 sq =
+        ((unsigned __int128)LD(a->sq_hi) << 64 | LD(a->sq_lo)) + (unsigned __int128)v * v;
+    ST(a->sq_lo, (uint64_t)sq);
+    ST(a->sq_hi, (uint64_t)(sq >> 64));
+}
+
+/* Copies n words of an entry written under *ver; 1 when the copy is whole. */
+static int read_entry(const uint64_t *src, uint64_t *dst, size_t words)
+{
+    for (int tries = 0; tries < 1000; tries++) {
+        uint64_t v1 = __atomic_load_n(&src[0], __ATOMIC_ACQUIRE);
+        if (v1 & 1)
+            continue;
+        for (size_t i = 1; i < words; i++)
+            dst[i] = LD_ACQ(src[i]);
+        if (LD(src[0]) == v1) {
+            dst[0] = v1;
+            return 1;
+        }
+    }
+    return 0; /* the owner writes it all the time: taken at the next fold */
+}
+
+/* ---- chunked arrays: entries that never move ----------------------------- */
+
+#define CHUNK_BITS 8
+#define CHUNK (1u << CHUNK_BITS)
+#define DIR_MAX 16384 /* 4 M entries */
+
+struct chunks {
+    void *dir[DIR_MAX]; /* published with release, read with acquire */
+};
+
+/* Entry i of elem bytes, or NULL when its chunk does not exist (reader). */
+static void *chunk_peek(struct chunks *c, uint32_t i, size_t elem)
+{
+    if ((i >> CHUNK_BITS) >= DIR_MAX)
+        return NULL;
+    char *p = __atomic_load_n(&c->dir[i >> CHUNK_BITS], __ATOMIC_ACQUIRE);
+    return p ? p + (size_t)(i & (CHUNK - 1)) * elem : NULL;
+}
+
+/* Entry i, its chunk made on first use (owner); NULL without memory. */
+static inline void *chunk_at(struct chunks *c, uint32_t i, size_t elem)
+{
+    if ((i >> CHUNK_BITS) >= DIR_MAX)
+        return NULL;
+    char *p = c->dir[i >> CHUNK_BITS]; /* the owner's own store: no ordering needed */
+    if (__builtin_expect(p == NULL, 0)) {
+        p = calloc(CHUNK, elem);
+        if (!p)
+            return NULL;
+        __atomic_store_n(&c->dir[i >> CHUNK_BITS], p, __ATOMIC_RELEASE);
+    }
+    return p + (size_t)(i & (CHUNK - 1)) * elem;
+}
+
+static void chunks_free(struct chunks *c)
+{
+    for (uint32_t i = 0; i < DIR_MAX; i++) {
+        free(c->dir[i]);
+        c->dir[i] = NULL;
+    }
+}
+
+/* ---- the shard ----------------------------------------------------------- */
+
+struct segment {
+    struct tscope_task *t;
+    uint16_t type;
+    uint16_t nested; /* a segment of its type is below it */
+    uint64_t start, excl_since, excl_acc;
+};
+
+#define NODE_CACHE 256
+#define SET_CACHE 128
+
+struct node_cache {
+    uint64_t key;
+    uint32_t node, edge;
+    uint8_t step;
+};
+
+struct set_cache {
+    uint64_t key;
+    uint32_t set;
+    uint8_t nested;
+};
+
+/* What the fold last took from a shard (the fold's own, under the store
+ * lock): deltas are taken against it. */
+struct folded {
+    struct stype *types;
+    uint32_t ntypes;
+    struct snode *nodes;
+    uint32_t nnodes;
+    uint64_t *edges;
+    uint32_t nedges;
+    struct stotals totals;
+};
+
+struct tscope__shard {
+    uint32_t index;
+    /* owner only */
+    struct segment *seg;
+    uint32_t n, cap;
+    uint32_t *open; /* open segments per type */
+    uint32_t nopen;
+    struct tscope_task *free;
+    uint32_t nfree;
+    struct node_cache nodes_cache[NODE_CACHE];
+    struct set_cache sets_cache[SET_CACHE];
+    /* owner writes, the fold reads */
+    struct chunks types, nodes, edges;
+    uint32_t hi_type, hi_node, hi_edge; /* 1 + the highest index written (relaxed) */
+    struct stotals totals;
+    /* the fold's */
+    struct folded f;
+};
+
+static struct {
+    pthread_mutex_t lock; /* shards[] creation, record chunks, spare records, sets */
+    struct tscope__store *store;
+    struct tscope__shard *shards[TSCOPE__THREADS_MAX];
+    uint32_t nshards; /* 1 + the highest index made */
+    /* record chunks (for the finalize's walk) and records traded between pools */
+    struct tscope_task **rchunks;
+    uint32_t nrchunks, cap_rchunks;
+    struct tscope_task *spare;
+    uint32_t nspare;
+    /* ancestor type sets: set 0 is empty */
+    struct aset {
+        uint64_t *bits;
+        uint32_t words;
+    } * sets;
+    uint32_t nsets, cap_sets;
+    struct tscope__u64map set_map; /* (set << 16 | type) + 1 -> set with that type added */
+} sh = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static struct tscope__shard *shard_of(uint32_t thread)
+{
+    struct tscope__shard *s = __atomic_load_n(&sh.shards[thread], __ATOMIC_ACQUIRE);
+    if (__builtin_expect(s != NULL, 1))
+        return s;
+    if (thread >= TSCOPE__THREADS_MAX)
+        return NULL;
+    pthread_mutex_lock(&sh.lock);
+    s = sh.shards[thread];
+    if (!s && (s = calloc(1, sizeof *s)) != NULL) {
+        s->index = thread;
+        __atomic_store_n(&sh.shards[thread], s, __ATOMIC_RELEASE);
+        if (thread + 1 > sh.nshards)
+            __atomic_store_n(&sh.nshards, thread + 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&sh.lock);
+    return s;
+}
+
+static inline struct stype *type_entry(struct tscope__shard *s, uint16_t type)
+{
+    struct stype *e = chunk_at(&s->types, type, sizeof *e);
+    if (e && type >= LD(s->hi_type))
+        ST(s->hi_type, (uint32_t)type + 1);
+    return e;
+}
+
+static inline struct snode *node_entry(struct tscope__shard *s, uint32_t node)
+{
+    struct snode *e = chunk_at(&s->nodes, node, sizeof *e);
+    if (e && node >= LD(s->hi_node))
+        ST(s->hi_node, node + 1);
+    return e;
+}
+
+static inline void count_total(struct tscope__shard *s, uint64_t *field)
+{
+    w_begin(&s->totals.ver);
+    ADD(*field, 1);
+    w_end(&s->totals.ver);
+}
+
+/* ---- records ------------------------------------------------------------- */
+
+#define RCHUNK 256
+
+static struct tscope_task *rec_alloc(struct tscope__shard *s)
+{
+    if (__builtin_expect(s->free == NULL, 0)) {
+        pthread_mutex_lock(&sh.lock);
+        if (sh.spare) { /* a batch another pool gave back */
+            uint32_t k = 0;
+            while (sh.spare && k < RCHUNK) {
+                struct tscope_task *t = sh.spare;
+                sh.spare = t->next;
+                t->next = s->free;
+                s->free = t;
+                k++;
+            }
+            sh.nspare -= k;
+            s->nfree += k;
+        } else if (!tscope__grow(&sh.rchunks, &sh.cap_rchunks, sh.nrchunks, sizeof *sh.rchunks)) {
+            struct tscope_task *c = calloc(RCHUNK, sizeof *c);
+            if (c) {
+                sh.rchunks[sh.nrchunks++] = c;
+                for (uint32_t i = RCHUNK; i-- > 0;) {
+                    c[i].next = s->free;
+                    s->free = &c[i];
+                }
+                s->nfree += RCHUNK;
+            }
+        }
+        pthread_mutex_unlock(&sh.lock);
+        if (!s->free)
+            return NULL;
+    }
+    struct tscope_task *t = s->free;
+    s->free = t->next;
+    s->nfree--;
+    return t;
+}
+
+static void rec_release(struct tscope__shard *s, struct tscope_task *t)
+{
+    ST(t->state, TSCOPE__TR_FREE);
+    t->next = s->free;
+    s->free = t;
+    if (__builtin_expect(++s->nfree > 4 * RCHUNK, 0)) { /* ends what others create */
+        pthread_mutex_lock(&sh.lock);
+        for (uint32_t k = 0; k < 2 * RCHUNK; k++) {
+            struct tscope_task *r = s->free;
+            s->free = r->next;
+            r->next = sh.spare;
+            sh.spare = r;
+        }
+        s->nfree -= 2 * RCHUNK;
+        sh.nspare += 2 * RCHUNK;
+        pthread_mutex_unlock(&sh.lock);
+    }
+}
+
+/* ---- ancestor type sets -------------------------------------------------- */
+
+static int set_has(uint32_t set, uint16_t type)
+{
+    const struct aset *a = &sh.sets[set];
+    return (uint32_t)(type / 64) < a->words && (a->bits[type / 64] >> (type % 64) & 1);
+}
+
+/* The set `set` with `type` added (lock held); 0 without memory. */
+static uint32_t set_with(uint32_t set, uint16_t type)
+{
+    if (set_has(set, type))
+        return set;
+    uint64_t key = ((uint64_t)set << 16 | type) + 1;
+    uint32_t id;
+    if (tscope__u64map_get(&sh.set_map, key, &id))
+        return id;
+    uint32_t words =
+        sh.sets[set].words > (uint32_t)type / 64 + 1 ? sh.sets[set].words : (uint32_t)type / 64 + 1;
+    uint64_t *bits = calloc(words, sizeof *bits);
+    if (!bits || tscope__grow(&sh.sets, &sh.cap_sets, sh.nsets, sizeof *sh.sets)) {
+        free(bits);
+        return 0;
+    }
+    memcpy(bits, sh.sets[set].bits, sh.sets[set].words * sizeof *bits);
+    bits[type / 64] |= 1ull << (type % 64);
+    id = sh.nsets;
+    if (tscope__u64map_put(&sh.set_map, key, id)) {
+        free(bits);
+        return 0;
+    }
+    sh.sets[sh.nsets++] = (struct aset){bits, words};
+    return id;
+}
+
+/* A child of a task of ptype with ancestor set pset, of type `type`: its
+ * ancestor set and whether it holds `type` (the recursion rule). */
+static void child_set(struct tscope__shard *s, uint32_t pset, uint16_t ptype, uint16_t type,
+                      uint32_t *set, uint8_t *nested)
+{
+    uint64_t key = ((uint64_t)pset << 32 | (uint64_t)ptype << 16 | type) + 1;
+    struct set_cache *c = &s->sets_cache[tscope__mix64(key) % SET_CACHE];
+    if (__builtin_expect(c->key == key, 1)) {
+        *set = c->set;
+        *nested = c->nested;
+        return;
+    }
+    pthread_mutex_lock(&sh.lock);
+    *set = set_with(pset, ptype);
+    *nested = (uint8_t)set_has(*set, type);
+    pthread_mutex_unlock(&sh.lock);
+    *c = (struct set_cache){key, *set, *nested};
+}
+
+/* ---- tree paths ---------------------------------------------------------- */
+
+/* The node, edge and step of a task of `type` whose parent is at pnode
+ * (settle.c's rule, on the store's registry). */
+static void path_step(struct tscope__shard *s, uint32_t pnode, uint16_t ptype, uint16_t type,
+                      uint32_t *node, uint32_t *edge, uint8_t *step)
+{
+    uint64_t key = ((uint64_t)pnode << 16 | type) + 1;
+    struct node_cache *c = &s->nodes_cache[tscope__mix64(key) % NODE_CACHE];
+    if (__builtin_expect(c->key == key, 1)) {
+        *node = c->node;
+        *edge = c->edge;
+        *step = c->step;
+        return;
+    }
+    struct tscope__store *st = sh.store;
+    pthread_mutex_lock(&st->lock);
+    *node = tscope__settle_node(st, pnode, ptype, type, edge, step);
+    pthread_mutex_unlock(&st->lock);
+    *c = (struct node_cache){key, *node, *edge, *step};
+}
+
+/* ---- the replay stack ---------------------------------------------------- */
+
+static int push(struct tscope__shard *s, struct tscope_task *t, uint64_t ts)
+{
+    uint16_t type = t->type;
+    if (__builtin_expect(s->n == s->cap || type >= s->nopen, 0)) {
+        if (tscope__grow(&s->seg, &s->cap, s->n, sizeof *s->seg) ||
+            tscope__grow(&s->open, &s->nopen, type, sizeof *s->open))
+            return TSCOPE_ENOMEM;
+    }
+    if (s->n) {
+        struct segment *top = &s->seg[s->n - 1];
+        top->excl_acc += ts - top->excl_since;
+    }
+    s->seg[s->n++] = (struct segment){t, type, s->open[type]++ != 0, ts, ts, 0};
+    t->open++;
+    return 0;
+}
+
+/* Closes segment i at ts (replay.c's stack_close). */
+static void close_segment(struct tscope__shard *s, uint32_t i, uint64_t ts)
+{
+    struct segment g = s->seg[i];
+    int was_top = i == s->n - 1;
+    if (was_top)
+        g.excl_acc += ts - g.excl_since;
+    struct tscope_task *t = g.t;
+    t->excl += g.excl_acc;
+    t->incl += ts - g.start;
+    if (!g.nested)
+        t->incl_top += ts - g.start;
+    t->open--;
+    s->open[g.type]--;
+    memmove(&s->seg[i], &s->seg[i + 1], (s->n - i - 1) * sizeof g);
+    s->n--;
+    if (was_top && s->n)
+        s->seg[s->n - 1].excl_since = ts;
+    else if (!was_top)
+        count_total(s, &s->totals.anomalies); /* improper nesting */
+}
+
+/* Closes t's segment here; 0, or -1 when t does not run here. */
+static int close_here(struct tscope__shard *s, struct tscope_task *t, uint64_t ts)
+{
+    for (uint32_t i = s->n; i-- > 0;)
+        if (s->seg[i].t == t) {
+            close_segment(s, i, ts);
+            return 0;
+        }
+    return -1;
+}
+
+static void saw(struct tscope__shard *s, uint16_t type)
+{
+    struct stype *e = type_entry(s, type);
+    if (e && !LD(e->seen)) {
+        w_begin(&e->ver);
+        ST(e->seen, 1);
+        w_end(&e->ver);
+    }
+}
+
+/* ---- events -------------------------------------------------------------- */
+
+static struct tscope_task *make(struct tscope__shard *s, uint64_t ts, uint64_t id,
+                                const struct tscope_task *parent, uint16_t type)
+{
+    struct tscope_task *t = rec_alloc(s);
+    if (!t) {
+        count_total(s, &s->totals.anomalies);
+        return NULL;
+    }
+    t->id = id;
+    t->create_ts = ts;
+    t->begin_ts = 0;
+    t->excl = t->incl = t->incl_top = 0;
+    t->thread = s->index;
+    t->yields = t->resumes = 0;
+    t->type = type;
+    t->depth = 0;
+    t->prio = 0;
+    t->flags = 0;
+    t->open = 0;
+    uint32_t pnode = 0, set = 0;
+    uint16_t ptype = TSCOPE__ROOT_TYPE;
+    uint8_t nested = 0;
+    if (parent) {
+        pnode = parent->node;
+        if (pnode != 0)
+            ptype = parent->type;
+        t->parent_id = parent->id;
+        t->tdepth = parent->tdepth < 0xFFFE ? (uint16_t)(parent->tdepth + 1) : 0xFFFE;
+        child_set(s, parent->anc, parent->type, type, &set, &nested);
+    } else {
+        t->parent_id = 0;
+        t->tdepth = 0;
+    }
+    t->anc = set;
+    path_step(s, pnode, ptype, type, &t->node, &t->edge, &t->step);
+    ST(t->state, (uint8_t)(TSCOPE__TR_CREATED | (nested ? TSCOPE__TR_NESTED : 0)));
+    struct stype *e = type_entry(s, type);
+    if (e) {
+        w_begin(&e->ver);
+        ADD(e->created, 1);
+        w_end(&e->ver);
+    }
+    if (t->edge != TSCOPE__NONE) {
+        uint64_t *c = chunk_at(&s->edges, t->edge, sizeof *c);
+        if (c) {
+            ADD(*c, 1);
+            if (t->edge >= LD(s->hi_edge))
+                ST(s->hi_edge, t->edge + 1);
+        }
+    }
+    count_total(s, &s->totals.created);
+    return t;
+}
+
+struct tscope_task *tscope__shard_create(uint32_t thread, uint64_t ts, uint64_t id,
+                                         struct tscope_task *parent, uint16_t type, uint8_t flags,
+                                         uint16_t depth, int16_t prio)
+{
+    struct tscope__shard *s = shard_of(thread);
+    struct tscope_task *t = s ? make(s, ts, id, parent, type) : NULL;
+    if (t) {
+        t->flags = flags;
+        t->depth = depth;
+        t->prio = prio;
+    }
+    return t;
+}
+
+static int begin_here(struct tscope__shard *s, struct tscope_task *t, uint64_t ts)
+{
+    if (LD(t->state) & TSCOPE__TR_BEGUN) {
+        count_total(s, &s->totals.anomalies); /* begun twice: a resume was meant */
+        return TSCOPE_EINVAL;
+    }
+    ST(t->state, (uint8_t)(LD(t->state) | TSCOPE__TR_BEGUN));
+    t->begin_ts = ts;
+    t->thread = s->index;
+    if (push(s, t, ts)) {
+        count_total(s, &s->totals.anomalies);
+        return TSCOPE_ENOMEM;
+    }
+    saw(s, t->type);
+    return 0;
+}
+
+struct tscope_task *tscope__shard_start(uint32_t thread, uint64_t ts, uint64_t id, uint16_t type)
+{
+    struct tscope__shard *s = shard_of(thread);
+    if (!s)
+        return NULL;
+    struct tscope_task *t = make(s, ts, id, s->n ? s->seg[s->n - 1].t : NULL, type);
+    if (t)
+        begin_here(s, t, ts);
+    return t;
+}
+
+struct tscope_task *tscope__shard_ring_record(uint32_t thread, uint64_t id, uint16_t type)
+{
+    struct tscope__shard *s = shard_of(thread);
+    struct tscope_task *t = s ? rec_alloc(s) : NULL;
+    if (t) {
+        t->id = id;
+        t->type = type;
+        ST(t->state, (uint8_t)TSCOPE__TR_RING);
+    }
+    return t;
+}
+
+void tscope__shard_release(uint32_t thread, struct tscope_task *t)
+{
+    struct tscope__shard *s = shard_of(thread);
+    if (s && t)
+        rec_release(s, t);
+}
+
+int tscope__shard_begin(uint32_t thread, uint64_t ts, struct tscope_task *t)
+{
+    struct tscope__shard *s = shard_of(thread);
+    if (!s || !t)
+        return TSCOPE_EINVAL;
+    return begin_here(s, t, ts);
+}
+
+/* A task's numbers into this shard's statistics (settle.c's count_done). */
+static void count_done(struct tscope__shard *s, const struct tscope_task *t, uint64_t end)
+{
+    uint64_t elapsed = end > t->begin_ts ? end - t->begin_ts : 0;
+    struct stype *e = type_entry(s, t->type);
+    struct snode *n = node_entry(s, t->node == TSCOPE__NONE ? 0 : t->node);
+    if (e) {
+        w_begin(&e->ver);
+        ADD(e->calls, 1);
+        ADD(e->yields, t->yields);
+        sacc_add(&e->excl, t->excl);
+        sacc_add(&e->incl, t->incl);
+        sacc_add(&e->elapsed, elapsed);
+        ADD(e->running_total, t->incl_top);
+        if (!(LD(t->state) & TSCOPE__TR_NESTED))
+            ADD(e->elapsed_total, elapsed);
+        w_end(&e->ver);
+    }
+    if (n) {
+        w_begin(&n->ver);
+        ADD(n->calls, 1);
+        ADD(n->excl, t->excl);
+        if (t->step & TSCOPE__STEP_FOLDED) {
+            ADD(n->incl, t->incl_top); /* the node's outer task holds the rest */
+        } else {
+            ADD(n->incl, t->incl);
+            ADD(n->elapsed, elapsed);
+        }
+        w_end(&n->ver);
+    }
+    count_total(s, &s->totals.completed);
+}
+
+int tscope__shard_end(uint32_t thread, uint64_t ts, struct tscope_task *t)
+{
+    struct tscope__shard *s = shard_of(thread);
+    if (!s || !t)
+        return TSCOPE_EINVAL;
+    if (__builtin_expect(s->n && s->seg[s->n - 1].t == t, 1))
+        close_segment(s, s->n - 1, ts);
+    else if (close_here(s, t, ts))
+        count_total(s, &s->totals.anomalies); /* not running here */
+    if (t->open || t->yields != t->resumes)
+        count_total(s, &s->totals.anomalies); /* still open elsewhere: ended all the same */
+    count_done(s, t, ts);
+    rec_release(s, t);
+    return 0;
+}
+
+int tscope__shard_yield(uint32_t thread, uint64_t ts, struct tscope_task *t)
+{
+    struct tscope__shard *s = shard_of(thread);
+    if (!s || !t)
+        return TSCOPE_EINVAL;
+    if (close_here(s, t, ts)) {
+        count_total(s, &s->totals.anomalies);
+        return TSCOPE_EINVAL;
+    }
+    t->yields++;
+    return 0;
+}
+
+int tscope__shard_resume(uint32_t thread, uint64_t ts, struct tscope_task *t)
+{
+    struct tscope__shard *s = shard_of(thread);
+    if (!s || !t)
+        return TSCOPE_EINVAL;
+    if (push(s, t, ts)) {
+        count_total(s, &s->totals.anomalies);
+        return TSCOPE_ENOMEM;
+    }
+    t->resumes++;
+    if (t->thread != s->index)
+        ST(t->state, (uint8_t)(LD(t->state) | TSCOPE__TR_MOVED));
+    saw(s, t->type);
+    return 0;
+}
+
+int tscope__shard_cancel(uint32_t thread, uint64_t ts, struct tscope_task *t)
+{
+    struct tscope__shard *s = shard_of(thread);
+    if (!s || !t)
+        return TSCOPE_EINVAL;
+    close_here(s, t, ts); /* running here: cancelling ends it */
+    struct stype *e = type_entry(s, t->type);
+    if (e) {
+        w_begin(&e->ver);
+        ADD(e->cancelled, 1);
+        w_end(&e->ver);
+    }
+    count_total(s, &s->totals.cancelled);
+    rec_release(s, t);
+    return 0;
+}
+
+/* ---- fold ---------------------------------------------------------------- */
+
+static void sacc_fold(struct tscope__acc *to, const struct sacc *now, const struct sacc *was)
+{
+    uint64_t dn = now->n - was->n;
+    if (!dn)
+        return;
+    if (to->n == 0 || now->min < to->min)
+        to->min = now->min;
+    if (now->max > to->max)
+        to->max = now->max;
+    to->n += dn;
+    to->sum += now->sum - was->sum;
+    unsigned __int128 a = (unsigned __int128)now->sq_hi << 64 | now->sq_lo;
+    unsigned __int128 b = (unsigned __int128)was->sq_hi << 64 | was->sq_lo;
+    to->sumsq += a - b;
+}
+
+#define WORDS(x) (sizeof(x) / sizeof(uint64_t))
+
+static void fold_one(struct tscope__store *st, struct tscope__shard *s)
+{
+    struct folded *f = &s->f;
+    uint32_t hi = LD(s->hi_type);
+    if (hi && tscope__grow(&f->types, &f->ntypes, hi - 1, sizeof *f->types))
+        return;
+    for (uint32_t i = 0; i < hi; i++) {
+        struct stype *e = chunk_peek(&s->types, i, sizeof *e), now;
+        if (!e || !read_entry((const uint64_t *)e, (uint64_t *)&now, WORDS(now)) ||
+            now.ver == f->types[i].ver || tscope__store_grow_types(st, i))
+            continue;
+        struct stype *was = &f->types[i];
+        struct tscope__type_acc *ta = &st->types[i];
+        ta->created += now.created - was->created;
+        ta->calls += now.calls - was->calls;
+        ta->yields += now.yields - was->yields;
+        ta->cancelled += now.cancelled - was->cancelled;
+        ta->unfinished += now.unfinished - was->unfinished;
+        ta->running_total += now.running_total - was->running_total;
+        ta->elapsed_total += now.elapsed_total - was->elapsed_total;
+        sacc_fold(&ta->excl, &now.excl, &was->excl);
+        sacc_fold(&ta->incl, &now.incl, &was->incl);
+        sacc_fold(&ta->elapsed, &now.elapsed, &was->elapsed);
+        if (now.seen && !was->seen)
+            tscope__type_saw_thread(st, i, s->index);
+        *was = now;
+    }
+    hi = LD(s->hi_node);
+    if (hi && tscope__grow(&f->nodes, &f->nnodes, hi - 1, sizeof *f->nodes))
+        return;
+    for (uint32_t i = 0; i < hi && i < st->nnodes; i++) {
+        struct snode *e = chunk_peek(&s->nodes, i, sizeof *e), now;
+        if (!e || !read_entry((const uint64_t *)e, (uint64_t *)&now, WORDS(now)) ||
+            now.ver == f->nodes[i].ver)
+            continue;
+        struct snode *was = &f->nodes[i];
+        struct tscope__node *n = &st->nodes[i];
+        n->calls += now.calls - was->calls;
+        n->excl += now.excl - was->excl;
+        n->incl += now.incl - was->incl;
+        n->elapsed += now.elapsed - was->elapsed;
+        *was = now;
+    }
+    hi = LD(s->hi_edge);
+    if (hi && tscope__grow(&f->edges, &f->nedges, hi - 1, sizeof *f->edges))
+        return;
+    for (uint32_t i = 0; i < hi && i < st->nedges; i++) {
+        uint64_t *e = chunk_peek(&s->edges, i, sizeof *e);
+        if (!e)
+            continue;
+        uint64_t now = LD(*e);
+        st->edges[i].count += now - f->edges[i];
+        f->edges[i] = now;
+    }
+    struct stotals now;
+    if (read_entry((const uint64_t *)&s->totals, (uint64_t *)&now, WORDS(now))) {
+        struct stotals *was = &f->totals;
+        st->created += now.created - was->created;
+        st->completed += now.completed - was->completed;
+        st->cancelled += now.cancelled - was->cancelled;
+        st->unfinished += now.unfinished - was->unfinished;
+        st->never_ran += now.never_ran - was->never_ran;
+        st->anomalies += now.anomalies - was->anomalies;
+        *was = now;
+    }
+}
+
+void tscope__shards_fold(struct tscope__store *st)
+{
+    if (st != sh.store)
+        return;
+    uint32_t n = __atomic_load_n(&sh.nshards, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < n; i++) {
+        struct tscope__shard *s = __atomic_load_n(&sh.shards[i], __ATOMIC_ACQUIRE);
+        if (s)
+            fold_one(st, s);
+    }
+}
+
+/* Empties a shard whose owner makes no event now (the entries and what the
+ * fold took from them, together: nothing is taken twice). */
+static void shard_clear(struct tscope__shard *s)
+{
+    for (uint32_t i = 0; i < DIR_MAX; i++) {
+        if (s->types.dir[i])
+            memset(s->types.dir[i], 0, CHUNK * sizeof(struct stype));
+        if (s->nodes.dir[i])
+            memset(s->nodes.dir[i], 0, CHUNK * sizeof(struct snode));
+        if (s->edges.dir[i])
+            memset(s->edges.dir[i], 0, CHUNK * sizeof(uint64_t));
+    }
+    s->hi_type = s->hi_node = s->hi_edge = 0;
+    memset(&s->totals, 0, sizeof s->totals);
+    free(s->f.types);
+    free(s->f.nodes);
+    free(s->f.edges);
+    memset(&s->f, 0, sizeof s->f);
+    memset(s->nodes_cache, 0, sizeof s->nodes_cache);
+    memset(s->sets_cache, 0, sizeof s->sets_cache);
+    for (uint32_t i = 0; i < s->nopen; i++)
+        s->open[i] = 0;
+}
+
+void tscope__shards_retire(struct tscope__store *st, uint32_t thread)
+{
+    struct tscope__shard *s =
+        thread < TSCOPE__THREADS_MAX ? __atomic_load_n(&sh.shards[thread], __ATOMIC_ACQUIRE) : NULL;
+    if (!s || st != sh.store)
+        return;
+    uint64_t end = tscope__clock_now();
+    while (s->n) /* what it left running is unfinished (the store's thread_gone) */
+        close_segment(s, s->n - 1, end);
+    fold_one(st, s);
+    shard_clear(s);
+}
+
+void tscope__shards_complete(struct tscope__store *st, uint64_t end)
+{
+    if (st != sh.store)
+        return;
+    tscope__shards_fold(st);
+    for (uint32_t i = 0; i < sh.nshards; i++) {
+        struct tscope__shard *s = sh.shards[i];
+        while (s && s->n)
+            close_segment(s, s->n - 1, end);
+    }
+    /* what is alive: begun (running or yielded) is unfinished, created only
+     * never ran (settle.c's finalize) */
+    for (uint32_t c = 0; c < sh.nrchunks; c++)
+        for (uint32_t i = 0; i < RCHUNK; i++) {
+            struct tscope_task *t = &sh.rchunks[c][i];
+            uint8_t state = LD(t->state);
+            if (state == TSCOPE__TR_FREE || (state & TSCOPE__TR_RING) ||
+                tscope__store_grow_types(st, t->type))
+                continue;
+            if (state & TSCOPE__TR_BEGUN) {
+                st->types[t->type].unfinished++;
+                st->unfinished++;
+            } else {
+                st->never_ran++;
+            }
+            ST(t->state, TSCOPE__TR_FREE); /* counted once */
+        }
+}
+
+void tscope__shards_free(void)
+{
+    pthread_mutex_lock(&sh.lock);
+    for (uint32_t i = 0; i < sh.nshards; i++) {
+        struct tscope__shard *s = sh.shards[i];
+        if (!s)
+            continue;
+        shard_clear(s);
+        chunks_free(&s->types);
+        chunks_free(&s->nodes);
+        chunks_free(&s->edges);
+        free(s->seg);
+        free(s->open);
+        free(s);
+        __atomic_store_n(&sh.shards[i], NULL, __ATOMIC_RELEASE);
+    }
+    __atomic_store_n(&sh.nshards, 0, __ATOMIC_RELEASE);
+    for (uint32_t c = 0; c < sh.nrchunks; c++)
+        free(sh.rchunks[c]);
+    free(sh.rchunks);
+    sh.rchunks = NULL;
+    sh.nrchunks = sh.cap_rchunks = 0;
+    sh.spare = NULL;
+    sh.nspare = 0;
+    for (uint32_t i = 0; i < sh.nsets; i++)
+        free(sh.sets[i].bits);
+    free(sh.sets);
+    sh.sets = NULL;
+    sh.nsets = sh.cap_sets = 0;
+    tscope__u64map_free(&sh.set_map);
+    sh.store = NULL;
+    pthread_mutex_unlock(&sh.lock);
+}
+
+void tscope__shards_reset(struct tscope__store *st)
+{
+    tscope__shards_free();
+    pthread_mutex_lock(&sh.lock);
+    /* set 0: no ancestor */
+    if (!tscope__u64map_init(&sh.set_map, 64) &&
+        !tscope__grow(&sh.sets, &sh.cap_sets, 0, sizeof *sh.sets))
+        sh.nsets = 1;
+    sh.store = st;
+    pthread_mutex_unlock(&sh.lock);
+}

@@ -1,0 +1,100 @@
+/* shard.h - per-thread shards of the profile: each thread aggregates the
+ * tasks it runs where they happen, with no lock, no global map and no write
+ * to another thread's memory on the common path (issue 26; DESIGN.md).
+ *
+ * What a task carries between threads (created on one, begun on another,
+ * yielded on one and resumed elsewhere) is its record, struct tscope__trec,
+ * which the runtime holds a pointer to (tscope_task_t in taskscope.h: the
+ * OpenMP adapter keeps it in ompt_data_t, the bundled runtime in its task).
+ * Records come from per-thread pools and go back to the pool of the thread
+ * that ends them; pools trade batches through one list under a mutex when
+ * one thread creates what others end.
+ *
+ * A shard holds, per type and per tree node, what the store keeps
+ * (created, calls, yields, cancelled, self / running / elapsed statistics,
+ * the recursion-counted-once totals, threads seen) and per type-level edge
+ * its count; tree nodes and edges are numbered by the store (the one
+ * registry of paths, reached under the store lock only when a thread's
+ * cache misses, i.e. once per new path per thread).
+ *
+ * Readers: tscope__shards_fold adds what every shard gained since the last
+ * fold into the store (under the store lock), so everything that reads the
+ * store - queries, snapshots, the live stream, policies, the crash journal's
+ * checkpoints - sees the shards' tasks.  A shard's entries are written by
+ * their owner only; each type and node entry carries a version the owner
+ * makes odd while it writes, so a fold never takes a torn entry (it retries
+ * that entry), and every field is read and written with relaxed atomics.
+ * Entries live in chunks that never move, published with release stores.
+ */
+#ifndef TSCOPE_PROFILE_SHARD_H
+#define TSCOPE_PROFILE_SHARD_H
+
+#include <stdint.h>
+
+#include "store.h"
+
+struct tscope__shard;
+
+/* One task's state while it lives (taskscope.h's tscope_task_t). */
+struct tscope_task {
+    uint64_t id, parent_id;
+    uint64_t create_ts, begin_ts;
+    uint64_t excl, incl, incl_top; /* ticks over closed segments (replay.c's meaning) */
+    uint32_t node, edge;           /* tree node, and the type-level edge it counts in */
+    uint32_t anc;                  /* the set of its ancestors' types (shard.c's registry) */
+    uint32_t thread;               /* thread of its first begin */
+    uint32_t yields, resumes;
+    uint16_t type, depth, tdepth;
+    int16_t prio;
+    uint8_t flags, step, state, open;
+    struct tscope_task *next; /* free list */
+};
+
+/* Task record states (struct tscope_task.state). */
+enum {
+    TSCOPE__TR_FREE = 0,
+    TSCOPE__TR_CREATED = 1,
+    TSCOPE__TR_BEGUN = 2,
+    TSCOPE__TR_MOVED = 4,  /* resumed on another thread than its first */
+    TSCOPE__TR_NESTED = 8, /* an ancestor has its type */
+    TSCOPE__TR_RING = 16   /* only carries its id: its events go through the rings */
+};
+
+/* A record that only carries id for the ring path (TSCOPE_AGGREGATE=
+ * consumer), from the pool of thread `thread`; NULL without memory. */
+struct tscope_task *tscope__shard_ring_record(uint32_t thread, uint64_t id, uint16_t type);
+/* Gives a record back to the pool of thread `thread`. */
+void tscope__shard_release(uint32_t thread, struct tscope_task *t);
+
+/* Starts (or restarts, at tscope_init) the shards for store s: every shard
+ * is emptied.  No event may be in flight. */
+void tscope__shards_reset(struct tscope__store *s);
+/* Adds what every shard gained since the last fold into s (lock held). */
+void tscope__shards_fold(struct tscope__store *s);
+/* Folds a retired thread's shard and empties it for the slot's next thread
+ * (lock held; the thread made its last event). */
+void tscope__shards_retire(struct tscope__store *s, uint32_t thread);
+/* At finalize, after the last fold and with no thread producing: what is
+ * still alive goes to the statistics as the store does it - tasks running
+ * (closed at `end`) are unfinished, tasks created and never begun never
+ * ran (lock held). */
+void tscope__shards_complete(struct tscope__store *s, uint64_t end);
+/* Frees every shard and record pool (after finalize). */
+void tscope__shards_free(void);
+
+/* The event functions on records, for the thread with index `thread` at
+ * time ts (taskscope.h's tscope_task_*_h take the calling thread and the
+ * clock; the tests drive several shards from one thread with these).  They
+ * return 0 or a negative TSCOPE_E* code; create and start return the
+ * record (NULL: out of memory, counted). */
+struct tscope_task *tscope__shard_create(uint32_t thread, uint64_t ts, uint64_t id,
+                                         struct tscope_task *parent, uint16_t type, uint8_t flags,
+                                         uint16_t depth, int16_t prio);
+struct tscope_task *tscope__shard_start(uint32_t thread, uint64_t ts, uint64_t id, uint16_t type);
+int tscope__shard_begin(uint32_t thread, uint64_t ts, struct tscope_task *t);
+int tscope__shard_end(uint32_t thread, uint64_t ts, struct tscope_task *t);
+int tscope__shard_yield(uint32_t thread, uint64_t ts, struct tscope_task *t);
+int tscope__shard_resume(uint32_t thread, uint64_t ts, struct tscope_task *t);
+int tscope__shard_cancel(uint32_t thread, uint64_t ts, struct tscope_task *t);
+
+#endif

@@ -1,0 +1,360 @@
+/* test_shard.c - per-thread shards (src/profile/shard.c) against the
+ * reference replay (the store, replay.c and settle.c): random event
+ * streams - tasks created on one thread and begun on another, yields and
+ * resumes across threads, recursion, cancels, START tasks, tasks left
+ * running - applied both ways give the same profile exactly: every type's
+ * counts and statistics, every tree node (compared by its path of types),
+ * every type-level edge and the totals.  Then the same through the public
+ * handle API with real threads while another thread folds (TSan). */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/config.h"
+#include "profile/shard.h"
+#include "profile/store.h"
+#include "taskscope/taskscope.h"
+#include "test.h"
+
+#define THREADS 4
+#define MAXT 4096
+
+static struct tscope__store *new_store(int fold)
+{
+    struct tscope__config cfg;
+    tscope__config_load(&cfg, NULL);
+    cfg.tree_fold = fold;
+    struct tscope__store *s = tscope__store_new(&cfg, 0);
+    ASSERT(s != NULL);
+    return s;
+}
+
+/* A task of the model: where it is and its two representations. */
+struct mtask {
+    uint64_t id;
+    uint16_t type;
+    int state; /* 0 ready, 1 running, 2 yielded, 3 done */
+    int thread;
+    struct tscope_task *h;
+};
+
+struct model {
+    struct mtask t[MAXT];
+    int n;
+    int stack[THREADS][MAXT]; /* running tasks per thread (indexes into t) */
+    int depth[THREADS];
+    uint64_t ts;
+    struct tscope__store *ref;
+    uint32_t since_round;
+    unsigned seed;
+    uint16_t ntypes;
+};
+
+static unsigned rnd(struct model *m, unsigned n)
+{
+    m->seed = m->seed * 1103515245u + 12345u;
+    return (m->seed >> 8) % n;
+}
+
+static void ref_apply(struct model *m, int thread, uint8_t kind, uint64_t id, uint64_t arg,
+                      uint16_t type)
+{
+    struct tscope__rec r = {.ts = m->ts, .id = id, .arg = arg, .type = type, .kind = kind};
+    tscope__store_apply(m->ref, (uint32_t)thread, &r, NULL);
+    if (++m->since_round >= 7) { /* rounds at arbitrary points */
+        m->since_round = 0;
+        tscope__store_end_round(m->ref);
+    }
+}
+
+static int top(struct model *m, int th)
+{
+    return m->depth[th] ? m->stack[th][m->depth[th] - 1] : -1;
+}
+
+/* A type for a new task: a few types, often the parent's (recursion); with
+ * many types, some 64 apart (the same bit of the store's ancestor set). */
+static uint16_t pick_type(struct model *m, int parent)
+{
+    if (parent >= 0 && rnd(m, 3) == 0)
+        return m->t[parent].type;
+    uint16_t t = (uint16_t)(1 + rnd(m, 5));
+    if (m->ntypes > 64 && rnd(m, 2))
+        t = (uint16_t)(t + 64 * (1 + rnd(m, 2)));
+    return t;
+}
+
+static void step(struct model *m)
+{
+    int th = (int)rnd(m, THREADS);
+    m->ts += 1 + rnd(m, 50);
+    int cur = top(m, th);
+    unsigned what = rnd(m, 9);
+    if (m->n >= MAXT - 1)
+        what = 3 + rnd(m, 6);       /* no more tasks: only run what exists */
+    if (what <= 1 && m->n < MAXT) { /* create (a child of what runs here) */
+        struct mtask *t = &m->t[m->n];
+        t->id = (uint64_t)m->n + 1;
+        t->type = pick_type(m, cur);
+        t->state = 0;
+        t->h = tscope__shard_create((uint32_t)th, m->ts, t->id, cur >= 0 ? m->t[cur].h : NULL,
+                                    t->type, 0, 0, 0);
+        ASSERT(t->h != NULL);
+        ref_apply(m, th, TSCOPE__REC_CREATE, t->id, cur >= 0 ? m->t[cur].id : 0, t->type);
+        m->n++;
+    } else if (what == 2 && m->n < MAXT) { /* start */
+        struct mtask *t = &m->t[m->n];
+        t->id = (uint64_t)m->n + 1;
+        t->type = pick_type(m, cur);
+        t->state = 1;
+        t->thread = th;
+        t->h = tscope__shard_start((uint32_t)th, m->ts, t->id, t->type);
+        ASSERT(t->h != NULL);
+        ref_apply(m, th, TSCOPE__REC_START, t->id, 0, t->type);
+        m->stack[th][m->depth[th]++] = m->n;
+        m->n++;
+    } else if (what <= 4 && m->n) { /* begin a ready task */
+        for (int k = 0, i = (int)rnd(m, (unsigned)m->n); k < m->n; k++, i = (i + 1) % m->n)
+            if (m->t[i].state == 0) {
+                m->t[i].state = 1;
+                m->t[i].thread = th;
+                ASSERT_OK(tscope__shard_begin((uint32_t)th, m->ts, m->t[i].h));
+                ref_apply(m, th, TSCOPE__REC_BEGIN, m->t[i].id, 0, 0);
+                m->stack[th][m->depth[th]++] = i;
+                break;
+            }
+    } else if (what <= 6 && cur >= 0) { /* end what runs on top */
+        m->t[cur].state = 3;
+        m->depth[th]--;
+        ASSERT_OK(tscope__shard_end((uint32_t)th, m->ts, m->t[cur].h));
+        ref_apply(m, th, TSCOPE__REC_END, m->t[cur].id, 0, 0);
+    } else if (what == 7 && cur >= 0) { /* yield */
+        m->t[cur].state = 2;
+        m->depth[th]--;
+        ASSERT_OK(tscope__shard_yield((uint32_t)th, m->ts, m->t[cur].h));
+        ref_apply(m, th, TSCOPE__REC_YIELD, m->t[cur].id, 0, 0);
+    } else if (what == 8) { /* resume a yielded task here, or cancel a ready one */
+        int want = rnd(m, 4) ? 2 : 0;
+        for (int i = 0; i < m->n; i++)
+            if (m->t[i].state == want) {
+                if (want == 2) {
+                    m->t[i].state = 1;
+                    ASSERT_OK(tscope__shard_resume((uint32_t)th, m->ts, m->t[i].h));
+                    ref_apply(m, th, TSCOPE__REC_RESUME, m->t[i].id, 0, 0);
+                    m->stack[th][m->depth[th]++] = i;
+                } else {
+                    m->t[i].state = 3;
+                    ASSERT_OK(tscope__shard_cancel((uint32_t)th, m->ts, m->t[i].h));
+                    ref_apply(m, th, TSCOPE__REC_CANCEL, m->t[i].id, 0, 0);
+                }
+                break;
+            }
+    }
+}
+
+/* The path of types from node i up to the root (types[0] is i's); its
+ * length. */
+static int path_of(const struct tscope__store *s, uint32_t i, uint16_t *types, int max)
+{
+    int n = 0;
+    for (; i != 0 && i != TSCOPE__NONE && n < max; i = s->nodes[i].parent)
+        types[n++] = s->nodes[i].type;
+    return n;
+}
+
+static void same_acc(const struct tscope__acc *a, const struct tscope__acc *b)
+{
+    ASSERT_U64_EQ(a->n, b->n);
+    ASSERT_U64_EQ(a->sum, b->sum);
+    if (a->n) {
+        ASSERT_U64_EQ(a->min, b->min);
+        ASSERT_U64_EQ(a->max, b->max);
+    }
+    ASSERT(a->sumsq == b->sumsq);
+}
+
+/* Every type, node (by path), edge and total of a equals b's. */
+static void same_profile(const struct tscope__store *a, const struct tscope__store *b)
+{
+    uint32_t nt = a->ntypes > b->ntypes ? a->ntypes : b->ntypes;
+    for (uint32_t i = 0; i < nt; i++) {
+        static const struct tscope__type_acc zero;
+        const struct tscope__type_acc *x = i < a->ntypes ? &a->types[i] : &zero;
+        const struct tscope__type_acc *y = i < b->ntypes ? &b->types[i] : &zero;
+        ASSERT_U64_EQ(x->created, y->created);
+        ASSERT_U64_EQ(x->calls, y->calls);
+        ASSERT_U64_EQ(x->yields, y->yields);
+        ASSERT_U64_EQ(x->cancelled, y->cancelled);
+        ASSERT_U64_EQ(x->unfinished, y->unfinished);
+        ASSERT_U64_EQ(x->running_total, y->running_total);
+        ASSERT_U64_EQ(x->elapsed_total, y->elapsed_total);
+        ASSERT_EQ(x->threads, y->threads);
+        same_acc(&x->excl, &y->excl);
+        same_acc(&x->incl, &y->incl);
+        same_acc(&x->elapsed, &y->elapsed);
+    }
+    /* nodes: each of a's with calls or time has b's twin with the same path */
+    for (int pass = 0; pass < 2; pass++) {
+        const struct tscope__store *p = pass ? b : a, *q = pass ? a : b;
+        for (uint32_t i = 1; i < p->nnodes; i++) {
+            uint16_t pp[512], qp[512];
+            int np = path_of(p, i, pp, 512);
+            uint32_t j = 1;
+            for (; j < q->nnodes; j++)
+                if (path_of(q, j, qp, 512) == np && memcmp(pp, qp, (size_t)np * 2) == 0)
+                    break;
+            if (j == q->nnodes) { /* a node only one side made must be empty */
+                ASSERT_U64_EQ(p->nodes[i].calls, 0);
+                continue;
+            }
+            ASSERT_U64_EQ(p->nodes[i].calls, q->nodes[j].calls);
+            ASSERT_U64_EQ(p->nodes[i].excl, q->nodes[j].excl);
+            ASSERT_U64_EQ(p->nodes[i].incl, q->nodes[j].incl);
+            ASSERT_U64_EQ(p->nodes[i].elapsed, q->nodes[j].elapsed);
+        }
+        for (uint32_t i = 0; i < p->nedges; i++) {
+            uint64_t other = 0;
+            for (uint32_t j = 0; j < q->nedges; j++)
+                if (q->edges[j].from == p->edges[i].from && q->edges[j].to == p->edges[i].to)
+                    other = q->edges[j].count;
+            ASSERT_U64_EQ(p->edges[i].count, other);
+        }
+    }
+    ASSERT_U64_EQ(a->created, b->created);
+    ASSERT_U64_EQ(a->completed, b->completed);
+    ASSERT_U64_EQ(a->cancelled, b->cancelled);
+    ASSERT_U64_EQ(a->unfinished, b->unfinished);
+    ASSERT_U64_EQ(a->never_ran, b->never_ran);
+    ASSERT_U64_EQ(a->anomalies, b->anomalies);
+}
+
+static void one_stream(unsigned seed, int steps, uint16_t ntypes, int fold)
+{
+    static struct model m;
+    memset(&m, 0, sizeof m);
+    m.seed = seed;
+    m.ntypes = ntypes;
+    m.ref = new_store(fold);
+    struct tscope__store *sh = new_store(fold);
+    tscope__shards_reset(sh);
+    for (int i = 0; i < steps; i++) {
+        step(&m);
+        if (i % 97 == 0) { /* folds in the middle change nothing */
+            pthread_mutex_lock(&sh->lock);
+            tscope__shards_fold(sh);
+            pthread_mutex_unlock(&sh->lock);
+        }
+    }
+    m.ts += 10;
+    tscope__store_end_round(m.ref);
+    tscope__store_complete(m.ref, m.ts);
+    tscope__shards_complete(sh, m.ts);
+    tscope__store_complete(sh, m.ts);
+    ASSERT_GT(sh->completed, 0);
+    ASSERT_GT(sh->types[1].calls, 0);
+    same_profile(sh, m.ref);
+    tscope__shards_free();
+    tscope__store_free(sh);
+    tscope__store_free(m.ref);
+}
+
+/* 200 random streams of 3,000 events on 4 threads, some with more than 64
+ * types (the store's ancestor set is ambiguous there), some without
+ * recursion folding. */
+static void shards_equal_the_reference_replay(void)
+{
+    for (unsigned seed = 1; seed <= 200; seed++)
+        one_stream(seed, 3000, seed % 3 == 0 ? 200 : 6, seed % 5 != 0);
+}
+
+/* A task created on one thread, begun on another, yielded there and
+ * resumed on a third: each number where it belongs. */
+static void a_task_that_moves(void)
+{
+    struct tscope__store *s = new_store(1);
+    tscope__shards_reset(s);
+    struct tscope_task *p = tscope__shard_start(0, 0, 1, 1);
+    struct tscope_task *c = tscope__shard_create(0, 10, 2, p, 2, 0, 0, 0);
+    ASSERT_OK(tscope__shard_begin(1, 20, c));
+    ASSERT_OK(tscope__shard_yield(1, 50, c));
+    ASSERT_OK(tscope__shard_resume(2, 70, c));
+    ASSERT_OK(tscope__shard_end(2, 100, c));
+    ASSERT_OK(tscope__shard_end(0, 200, p));
+    pthread_mutex_lock(&s->lock);
+    tscope__shards_fold(s);
+    ASSERT_U64_EQ(s->types[2].calls, 1);
+    ASSERT_U64_EQ(s->types[2].yields, 1);
+    ASSERT_U64_EQ(s->types[2].excl.sum, 60);    /* 20..50 and 70..100 */
+    ASSERT_U64_EQ(s->types[2].elapsed.sum, 80); /* 20..100 */
+    ASSERT_EQ(s->types[2].threads, 2);
+    ASSERT_U64_EQ(s->types[1].excl.sum, 200); /* 2 ran on other threads */
+    ASSERT_U64_EQ(s->completed, 2);
+    pthread_mutex_unlock(&s->lock);
+    tscope__shards_free();
+    tscope__store_free(s);
+}
+
+/* ---- the public handle API, real threads, concurrent folds ---------------- */
+
+#define WORKERS 3
+#define PER_WORKER 20000
+
+static tscope_type_t ty_outer, ty_inner;
+static _Atomic int done_workers;
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < PER_WORKER; i++) {
+        tscope_task_t *o = tscope_task_start_h(tscope_task_id_next(), ty_outer);
+        ASSERT(o != NULL);
+        tscope_task_t *in = tscope_task_create_h(tscope_task_id_next(), o, ty_inner, 0, 1, 0);
+        ASSERT(in != NULL);
+        ASSERT_OK(tscope_task_begin_h(in));
+        ASSERT_OK(tscope_task_end_h(in));
+        ASSERT_OK(tscope_task_end_h(o));
+    }
+    atomic_fetch_add(&done_workers, 1);
+    return NULL;
+}
+
+static void handles_on_threads_while_folding(void)
+{
+    setenv("TASKSCOPE_AGGREGATE", "thread", 1);
+    setenv("TASKSCOPE_OUTPUTS", "none", 1);
+    setenv("TASKSCOPE_SUMMARY", "0", 1);
+    ASSERT_OK(tscope_init(0, 1));
+    ASSERT_OK(tscope_type_register("outer", &ty_outer));
+    ASSERT_OK(tscope_type_register("inner", &ty_inner));
+    pthread_t th[WORKERS];
+    for (int i = 0; i < WORKERS; i++)
+        ASSERT_EQ(pthread_create(&th[i], NULL, worker, NULL), 0);
+    uint64_t last = 0;
+    while (atomic_load(&done_workers) < WORKERS) { /* the numbers only grow */
+        tscope_type_stats_t st;
+        ASSERT_OK(tscope_query_type(ty_inner, &st));
+        ASSERT_GE(st.calls, last);
+        ASSERT_EQ(st.excl_ns.count, st.calls); /* never a torn entry */
+        last = st.calls;
+    }
+    for (int i = 0; i < WORKERS; i++)
+        ASSERT_EQ(pthread_join(th[i], NULL), 0);
+    tscope_type_stats_t in, out;
+    ASSERT_OK(tscope_query_type(ty_inner, &in));
+    ASSERT_OK(tscope_query_type(ty_outer, &out));
+    ASSERT_U64_EQ(in.calls, (uint64_t)WORKERS * PER_WORKER);
+    ASSERT_U64_EQ(out.calls, (uint64_t)WORKERS * PER_WORKER);
+    ASSERT_EQ(in.threads, WORKERS);
+    ASSERT(out.incl_ns.sum >= in.incl_ns.sum); /* the inner ones ran inside */
+    ASSERT_OK(tscope_finalize());
+    unsetenv("TASKSCOPE_AGGREGATE");
+}
+
+int main(void)
+{
+    RUN(a_task_that_moves);
+    RUN(shards_equal_the_reference_replay);
+    RUN(handles_on_threads_while_folding);
+    return 0;
+}
