@@ -233,6 +233,9 @@ tscope_task_t *tscope_task_create_h(uint64_t id, tscope_task_t *parent, tscope_t
 /* Creates and begins task id on the calling thread, below the task that
  * runs there (tscope_task_start). */
 tscope_task_t *tscope_task_start_h(uint64_t id, tscope_type_t type);
+/* The task was put into a ready queue (the id-based event; with
+ * TASKSCOPE_AGGREGATE=thread nothing: only the instance graph uses it). */
+int tscope_task_queued_h(tscope_task_t *task);
 int tscope_task_begin_h(tscope_task_t *task);
 /* Ends the task; the handle is then invalid. */
 int tscope_task_end_h(tscope_task_t *task);

@@ -550,10 +550,10 @@ static const struct var vars[] = {
      "under one lock (a benchmark baseline only)",
      p_mode},
     {"TASKSCOPE_AGGREGATE", "consumer", "consumer, thread",
-     "where the events on task handles (tscope_task_*_h: the OpenMP adapter, the bundled "
-     "runtime) are aggregated: by the consumer thread from the rings, or by each thread in its "
-     "own shard of the profile (no ring: no trace, instance graph, timeline pictures or batched "
-     "tools for those tasks yet; docs/architecture.md)",
+     "where the events on task handles (tscope_task_*_h, the bundled runtime's) are aggregated: "
+     "by the consumer thread from the rings, or by each thread in its own shard of the profile "
+     "(in progress: those tasks have no instance graph, timeline pictures or crash journal yet; "
+     "with tracing or tools it falls back to the consumer; docs/architecture.md)",
      p_aggregate},
     {"TASKSCOPE_FULL_POLICY", "wait", "wait, drop",
      "what a producer does when its ring is full: wait for the consumer, or drop the event and "

@@ -73,6 +73,13 @@ tscope_task_t *tscope_task_start_h(uint64_t id, tscope_type_t type)
     return tscope__shard_ring_record(t->index, id, (uint16_t)type);
 }
 
+int tscope_task_queued_h(tscope_task_t *task)
+{
+    if (!task)
+        return TSCOPE_EINVAL;
+    return task->state & TSCOPE__TR_RING ? tscope_task_queued(task->id) : 0;
+}
+
 int tscope_task_begin_h(tscope_task_t *task)
 {
     if (!task)

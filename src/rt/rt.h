@@ -21,6 +21,7 @@ struct tscope_rt_task {
     tscope_rt_fn fn;
     void *arg;
     uint64_t id;                   /* taskscope task id */
+    tscope_task_t *h;              /* its handle from create until its end or cancel */
     tscope_type_t type;            /* its task type, given again at its begin */
     struct tscope_rt_task *parent; /* holds a reference; NULL for the program root */
     _Atomic int state;

@@ -231,7 +231,7 @@ static void make_ready(struct tscope_rt_task *t)
 {
     int expected = RT_CREATED;
     if (atomic_compare_exchange_strong(&t->state, &expected, RT_QUEUEING)) {
-        tscope_task_queued(t->id);
+        tscope_task_queued_h(t->h);
         atomic_store(&t->state, RT_READY);
     } /* else cancelled: queued anyway, the worker that takes it finishes it */
     struct deque *target = !self ? &rt.inject : t->priority > 0 ? &self->urgent : &self->dq;
@@ -279,9 +279,10 @@ static void run(struct tscope_rt_task *t)
     }
     struct tscope_rt_task *outer = current;
     current = t;
-    tscope_task_begin(t->id, t->type); /* the type: in case the begin is applied first */
+    tscope_task_begin_h(t->h);
     t->fn(t->arg);
-    tscope_task_end(t->id);
+    tscope_task_end_h(t->h);
+    t->h = NULL;
     current = outer;
     finish(t, RT_DONE);
 }
@@ -589,9 +590,9 @@ int tscope_rt_spawn(tscope_rt_fn fn, void *arg, const tscope_rt_spawn_opts_t *op
     atomic_fetch_add(&parent->refs, 1);
     atomic_fetch_add(&parent->children, 1);
     count(C_SPAWNED);
-    tscope_task_create(t->id, parent == &rt.root ? 0 : parent->id, opts ? opts->type : 0,
-                       opts ? opts->flags & TSCOPE_TASK_FLAGS_ALL : 0, opts ? opts->depth : 0,
-                       opts ? opts->priority : 0);
+    t->h = tscope_task_create_h(t->id, parent == &rt.root ? NULL : parent->h, opts ? opts->type : 0,
+                                opts ? opts->flags & TSCOPE_TASK_FLAGS_ALL : 0,
+                                opts ? opts->depth : 0, opts ? opts->priority : 0);
     if (handle)
         *handle = t;
     int ready = 1;
@@ -616,7 +617,7 @@ static int help_until(int (*done)(void *), void *arg)
         return TSCOPE_ESTATE;
     struct tscope_rt_task *waiting = current;
     if (waiting)
-        tscope_task_yield(waiting->id);
+        tscope_task_yield_h(waiting->h);
     unsigned spins = 0;
     while (!done(arg)) {
         struct tscope_rt_task *t =
@@ -635,7 +636,7 @@ static int help_until(int (*done)(void *), void *arg)
         }
     }
     if (waiting)
-        tscope_task_resume(waiting->id);
+        tscope_task_resume_h(waiting->h);
     return 0;
 }
 
@@ -727,7 +728,8 @@ int tscope_rt_cancel(tscope_rt_task_t *t)
             continue;
         }
         if (atomic_compare_exchange_weak(&t->state, &s, RT_CANCELLED)) {
-            tscope_task_cancel(t->id);
+            tscope_task_cancel_h(t->h);
+            t->h = NULL;
             /* a queued task is finished by the worker that dequeues it; one
              * still waiting for dependencies, when they are met */
             return 0;
