@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "profile/profile.h"
 
@@ -22,9 +23,25 @@ int tscope_cli_dashboard(int argc, char **argv);
 size_t tscope_cli_rank_folders(const char *run, char ***names);
 
 /* Renders the pictures of a run (concurrency.png, heatmap.png, scatter.png)
- * in outdir from the scripts and data the library wrote (render.c); failures
- * on stderr, one line each; quiet: no note when gnuplot is missing. */
+ * in outdir from the scripts and data the library wrote (render.c), all in
+ * one gnuplot process; failures on stderr, one line each; quiet: no note
+ * when gnuplot is missing. */
 void tscope_cli_render(const char *outdir, int quiet);
+/* The same in steps, so that gnuplot starts while the program runs:
+ * render_start forks gnuplot in outdir, reading commands from a pipe (pid
+ * and fd -1 when it could not); render_send gives it the scripts outdir
+ * holds now and closes the pipe; render_finish (which sends first if that
+ * was not done) waits for it, checks each picture and says what failed;
+ * render_cancel, in place of finish when there is nothing to render, lets
+ * gnuplot exit.  Each started renderer is finished or cancelled once. */
+struct tscope_cli_renderer {
+    pid_t pid;
+    int fd; /* the write end of gnuplot's input */
+};
+void tscope_cli_render_start(struct tscope_cli_renderer *r, const char *outdir);
+void tscope_cli_render_send(struct tscope_cli_renderer *r, const char *outdir);
+void tscope_cli_render_finish(struct tscope_cli_renderer *r, const char *outdir, int quiet);
+void tscope_cli_render_cancel(struct tscope_cli_renderer *r);
 /* Renders one gnuplot script of outdir (NAME.gp -> NAME.png): 0, 1 after a
  * line saying why not (gnuplot missing or failing). */
 int tscope_cli_render_script(const char *outdir, const char *name, int quiet);

@@ -338,6 +338,13 @@ int tscope_cli_run(int argc, char **argv)
     setenv("TASKSCOPE_SUMMARY", summary ? "1" : "0", 1);
     char tmpdir[PATH_MAX];
     tscope_launch_prepare(&launch, adapter, prog, tmpdir, sizeof tmpdir);
+    /* gnuplot loads while the program runs, then draws all the pictures
+     * (render.c); only when the pictures' scripts will be written */
+    struct tscope_cli_renderer renderer = {-1, -1};
+    struct tscope__config cfg;
+    tscope__config_load(&cfg, NULL); /* the program says what is wrong */
+    if (cfg.enable && (cfg.outputs & TSCOPE__OUT_CSV))
+        tscope_cli_render_start(&renderer, outdir);
 
     /* blocked from before fork: a signal that comes before the child's
      * pid is known waits, and is then passed on (wait_program) */
@@ -348,6 +355,7 @@ int tscope_cli_run(int argc, char **argv)
     if (pid < 0) {
         fprintf(stderr, "taskscope run: fork failed: %s\n", strerror(errno));
         sigprocmask(SIG_SETMASK, &old_mask, NULL);
+        tscope_cli_render_cancel(&renderer);
         rmdir(outdir);
         tscope_launch_cleanup(tmpdir);
         return 1;
@@ -385,8 +393,12 @@ int tscope_cli_run(int argc, char **argv)
                     "could be loaded into it, see above, or measurement is off)\n",
                     prog);
     } else if (wrote) {
+        tscope_cli_render_send(&renderer, outdir); /* drawn while the traces convert */
         convert_traces(outdir, quiet);
-        tscope_cli_render(outdir, quiet);
+        if (renderer.pid >= 0)
+            tscope_cli_render_finish(&renderer, outdir, quiet);
+        else
+            tscope_cli_render(outdir, quiet);
         if (nranks > 1 && rank == 0) { /* the job's global view, written by this rank */
             char global[1200];
             snprintf(global, sizeof global, "%s/global", rundir);
@@ -405,5 +417,6 @@ int tscope_cli_run(int argc, char **argv)
             fprintf(stderr, "\ntaskscope: re-render with: taskscope report %s\n", outdir);
         }
     }
+    tscope_cli_render_cancel(&renderer); /* nothing was written: gnuplot is not needed */
     return code;
 }
