@@ -211,6 +211,15 @@ int tscope__export_durations_csv(const struct tscope__profile *p, FILE *f)
     return ferror(f) ? TSCOPE_EIO : 0;
 }
 
+/* name without the characters in drop (the quotes of the gnuplot string
+ * it goes into). */
+static void put_plain(FILE *f, const char *name, const char *drop)
+{
+    for (const char *c = name; *c; c++)
+        if (!strchr(drop, *c))
+            fputc(*c, f);
+}
+
 int tscope__export_scatter_gp(const struct tscope__profile *p, FILE *f)
 {
     uint32_t ids[64];
@@ -237,18 +246,22 @@ int tscope__export_scatter_gp(const struct tscope__profile *p, FILE *f)
                    "plot NaN notitle\n");
         return ferror(f) ? TSCOPE_EIO : 0;
     }
-    fprintf(f, "plot ");
+    /* one pass over the file, the type's index as the point's line type
+     * (lc variable, the colour a plot per type would get), then one empty
+     * plot per type for the key: gnuplot evaluates the using expression
+     * once per point (and pays signal system calls for each), so n plots
+     * filtering the file by type cost n times as much */
     char buf[64];
+    fprintf(f, "plot 'durations.csv' using 1:2:(");
     for (unsigned k = 0; k < n; k++) {
-        fprintf(f, "%s'durations.csv' using 1:(strcol(3) eq \"", k ? ", \\\n     " : "");
-        const char *name = tscope__profile_type_name(p, ids[k], buf, sizeof buf);
-        for (const char *c = name; *c; c++)
-            if (*c != '"' && *c != '\\' && *c != '\'')
-                fputc(*c, f);
-        fprintf(f, "\" ? $2 : NaN) with points pt 7 ps 0.8 title '");
-        for (const char *c = name; *c; c++)
-            if (*c != '\'')
-                fputc(*c, f);
+        fprintf(f, "strcol(3) eq \"");
+        put_plain(f, tscope__profile_type_name(p, ids[k], buf, sizeof buf), "\"\\'");
+        fprintf(f, "\" ? %u : ", k + 1);
+    }
+    fprintf(f, "NaN) with points pt 7 ps 0.8 lc variable notitle");
+    for (unsigned k = 0; k < n; k++) {
+        fprintf(f, ", \\\n     NaN with points pt 7 ps 0.8 lt %u title '", k + 1);
+        put_plain(f, tscope__profile_type_name(p, ids[k], buf, sizeof buf), "'");
         fprintf(f, "'");
     }
     fprintf(f, "\n");
