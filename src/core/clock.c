@@ -2,9 +2,12 @@
  *
  * Calibration pairs a TSC read with a CLOCK_MONOTONIC read (the TSC is read
  * before and after, the pair with the smallest gap wins) at setup and again
- * 2 ms later (a pair is exact to ~50 ns: 2.5e-5 of 2 ms; the pause is paid
- * by every measured program at its start); tscope__clock_refine() recomputes
- * the factor over the whole baseline since setup once it is 20 ms long.
+ * 0.25 ms later (a pair is exact to ~50 ns: 2e-4 of 0.25 ms; the pause is
+ * paid by every measured program at its start, so it is short: it was 2 ms,
+ * a tenth of a trivial program's run); tscope__clock_refine() recomputes
+ * the factor over the whole baseline since setup each time that baseline
+ * has doubled, and at every call once it is 20 ms long, so a run of a few
+ * milliseconds already converts with a factor good to ~1e-5.
  * The factor is an atomic double: the consumer writes it, any thread
  * converts with it.
  */
@@ -20,6 +23,7 @@ int tscope__clock_kind = TSCOPE__CLOCK_MONOTONIC;
 static _Atomic double ns_per_tick = 1.0;
 static _Atomic uint64_t manual_now;
 static uint64_t base_ticks, base_ns;
+static uint64_t calibrated_ns; /* the baseline the factor was computed over */
 
 uint64_t tscope__mono_ns(void)
 {
@@ -100,11 +104,14 @@ int tscope__clock_setup(const char *want, const char **why)
 #if TSCOPE__HAVE_TSC
     uint64_t t1 = 0, n1 = 0;
     tsc_pair(&base_ticks, &base_ns);
-    struct timespec pause = {0, 2 * 1000 * 1000};
+    struct timespec pause = {0, 250 * 1000};
     nanosleep(&pause, NULL);
     tsc_pair(&t1, &n1);
-    if (t1 > base_ticks && n1 > base_ns)
+    calibrated_ns = 0;
+    if (t1 > base_ticks && n1 > base_ns) {
         atomic_store(&ns_per_tick, (double)(n1 - base_ns) / (double)(t1 - base_ticks));
+        calibrated_ns = n1 - base_ns;
+    }
     tscope__clock_kind = TSCOPE__CLOCK_TSC;
 #endif
     return tscope__clock_kind;
@@ -117,9 +124,12 @@ void tscope__clock_refine(void)
         return;
     uint64_t t = 0, n = 0;
     tsc_pair(&t, &n);
-    /* Only refine over a baseline of at least 20 ms. */
-    if (t > base_ticks && n > base_ns + 20000000u)
+    /* over a baseline twice the last one's, or of at least 20 ms */
+    if (t > base_ticks && n > base_ns &&
+        (n - base_ns >= 2 * calibrated_ns || n - base_ns >= 20000000u)) {
         atomic_store(&ns_per_tick, (double)(n - base_ns) / (double)(t - base_ticks));
+        calibrated_ns = n - base_ns;
+    }
 #endif
 }
 
