@@ -4,16 +4,20 @@
 # For each program, alternating per repetition: no tool, the counting OMPT
 # tool (bench/ompt_counting.c, the floor of OMPT), `taskscope run`, and
 # `taskscope run` without its crash journal (TASKSCOPE_CHECKPOINT_MS=0: what
-# nothing-lost-on-SIGKILL costs, as journal_ratio).
+# nothing-lost-on-SIGKILL costs, as journal_ratio), and `bare`: `taskscope
+# run --outputs none --sample-ms 0` (the measurement alone, as
+# ratio_to_counting_tool_bare and added_cpu_ns_per_task_bare).  `trivial` is
+# fib 1 (no explicit task): its fixed_cost_ms is what `bare` adds to the
+# counting tool's run, the fixed cost of taskscope run.
 # Medians of wall and CPU (user+sys) time; per-task costs divide by the
 # program's own count of explicit tasks.
-#   usage: ompt.sh BUILD_DIR THREADS REPS [PROGRAM...]   (fib nqueens factorisation)
+#   usage: ompt.sh BUILD_DIR THREADS REPS [PROGRAM...]   (fib nqueens factorisation trivial)
 set -euo pipefail
 build=$1
 threads=$2
 reps=$3
 shift 3
-programs=${*:-fib nqueens factorisation}
+programs=${*:-fib nqueens factorisation trivial}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export OMP_NUM_THREADS=$threads
@@ -36,6 +40,10 @@ run_one() { # variant, program, args... -> appends "wall cpu" to $tmp/variant
         rm -rf "$tmp/ts"
         t=$({ time TASKSCOPE_CHECKPOINT_MS=0 "$build/taskscope" run -o "$tmp/ts" --no-summary -- "$@" >"$tmp/out" 2>/dev/null; } 2>&1)
         ;;
+    bare)
+        rm -rf "$tmp/ts"
+        t=$({ time "$build/taskscope" run -o "$tmp/ts" --no-summary --outputs none --sample-ms 0 -- "$@" >"$tmp/out" 2>/dev/null; } 2>&1)
+        ;;
     esac
     echo "$t" | awk '{print $1, $2 + $3}' >>"$tmp/$variant"
 }
@@ -43,29 +51,37 @@ run_one() { # variant, program, args... -> appends "wall cpu" to $tmp/variant
 bench_program() { # name, program, args...
     local name=$1
     shift
-    rm -f "$tmp/none" "$tmp/counting" "$tmp/taskscope" "$tmp/nojournal"
+    rm -f "$tmp/none" "$tmp/counting" "$tmp/taskscope" "$tmp/nojournal" "$tmp/bare"
     "$@" >"$tmp/out" # warm the page cache
     local tasks
     tasks=$(sed -n 's/.*tasks \([0-9]*\).*/\1/p' "$tmp/out")
     for ((r = 0; r < reps; r++)); do
-        for v in none counting taskscope nojournal; do run_one "$v" "$@"; done
+        for v in none counting taskscope nojournal bare; do run_one "$v" "$@"; done
     done
-    local w0 c0 w1 c1 w2 c2 w3
+    local w0 c0 w1 c1 w2 c2 w3 w4 c4
     w0=$(cut -d' ' -f1 "$tmp/none" | median); c0=$(cut -d' ' -f2 "$tmp/none" | median)
     w1=$(cut -d' ' -f1 "$tmp/counting" | median); c1=$(cut -d' ' -f2 "$tmp/counting" | median)
     w2=$(cut -d' ' -f1 "$tmp/taskscope" | median); c2=$(cut -d' ' -f2 "$tmp/taskscope" | median)
     w3=$(cut -d' ' -f1 "$tmp/nojournal" | median)
+    w4=$(cut -d' ' -f1 "$tmp/bare" | median); c4=$(cut -d' ' -f2 "$tmp/bare" | median)
     awk -v n="$name" -v t="$tasks" -v w0="$w0" -v c0="$c0" -v w1="$w1" -v c1="$c1" -v w2="$w2" \
-        -v c2="$c2" -v w3="$w3" -v th="$threads" 'function line(m, v, u) {
+        -v c2="$c2" -v w3="$w3" -v w4="$w4" -v c4="$c4" -v th="$threads" 'function line(m, v, u) {
             printf "{\"bench\":\"ompt\",\"variant\":\"%s\",\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"%s\",\"threads\":%d}\n", n, m, v, u, th }
         BEGIN {
             line("tasks", t, "tasks"); line("wall_no_tool", w0, "s"); line("wall_counting_tool", w1, "s")
             line("wall_taskscope", w2, "s"); line("ratio_to_counting_tool", w2 / w1, "x")
             line("ratio_to_no_tool", w2 / w0, "x")
-            line("added_ns_per_task", (w2 - w0) * 1e9 / t, "ns")
-            line("added_cpu_ns_per_task", (c2 - c0) * 1e9 / t, "ns")
-            line("counting_tool_added_ns_per_task", (w1 - w0) * 1e9 / t, "ns")
-            line("wall_taskscope_no_journal", w3, "s"); line("journal_ratio", w2 / w3, "x") }'
+            if (t > 0) { # per task: not for a program without tasks (trivial)
+                line("added_ns_per_task", (w2 - w0) * 1e9 / t, "ns")
+                line("added_cpu_ns_per_task", (c2 - c0) * 1e9 / t, "ns")
+                line("counting_tool_added_ns_per_task", (w1 - w0) * 1e9 / t, "ns")
+            }
+            line("wall_taskscope_no_journal", w3, "s"); line("journal_ratio", w2 / w3, "x")
+            line("wall_taskscope_bare", w4, "s"); line("ratio_to_counting_tool_bare", w4 / w1, "x")
+            if (t > 0)
+                line("added_cpu_ns_per_task_bare", (c4 - c0) * 1e9 / t, "ns")
+            if (n == "trivial")
+                line("fixed_cost_ms", (w4 - w1) * 1000, "ms") }'
 }
 
 for p in $programs; do
@@ -73,6 +89,7 @@ for p in $programs; do
     fib) bench_program fib "$build/examples/fib" 27 ;;
     nqueens) bench_program nqueens "$build/examples/nqueens" 12 ;;
     factorisation) bench_program factorisation "$build/examples/cholesky" 24 96 ;;
-    *) echo "ompt.sh: unknown program $p (fib, nqueens, factorisation)" >&2; exit 2 ;;
+    trivial) bench_program trivial "$build/examples/fib" 1 ;;
+    *) echo "ompt.sh: unknown program $p (fib, nqueens, factorisation, trivial)" >&2; exit 2 ;;
     esac
 done
