@@ -24,9 +24,11 @@
  * per task (a yield/resume pair only when a task really migrates), not five
  * events.
  *
- * A task's ompt_data_t holds its id without the rank bits, its depth and a
- * "begun" bit, so no memory is allocated per task.  Task types come from
- * codeptr_ra through typecache.c (resolved once per address).
+ * A task's ompt_data_t holds its taskscope handle (tscope_task_t: the
+ * record that carries the task between threads, from taskscope's pools),
+ * its depth and a "begun" bit; a parallel region's holds the handle of its
+ * pseudo-task and its type.  Task types come from codeptr_ra through
+ * typecache.c (resolved once per address).
  */
 #include <execinfo.h>
 #include <omp-tools.h>
@@ -42,16 +44,14 @@
 
 /* ---- task data packing --------------------------------------------------- */
 
-#define ID_MASK ((1ull << 48) - 1)
+#define PTR_MASK ((1ull << 48) - 1) /* user-space addresses fit in 48 bits */
 #define DEPTH_SHIFT 48
 #define DEPTH_MAX 0x7FFFu
 #define BEGUN (1ull << 63)
 
-static uint64_t rank_bits; /* the rank in the top 16 bits of every id */
-
-static inline uint64_t full_id(uint64_t value)
+static inline tscope_task_t *handle_of(uint64_t value)
 {
-    return rank_bits | (value & ID_MASK);
+    return (tscope_task_t *)(uintptr_t)(value & PTR_MASK);
 }
 
 static inline unsigned depth_of(uint64_t value)
@@ -59,10 +59,12 @@ static inline unsigned depth_of(uint64_t value)
     return (unsigned)(value >> DEPTH_SHIFT) & DEPTH_MAX;
 }
 
-static inline uint64_t pack(uint64_t id, unsigned depth, uint64_t begun)
+static inline uint64_t pack(tscope_task_t *h, unsigned depth, uint64_t begun)
 {
-    return (id & ID_MASK) | ((uint64_t)(depth > DEPTH_MAX ? DEPTH_MAX : depth) << DEPTH_SHIFT) |
-           begun;
+    if (!h)
+        return 0; /* not measured */
+    return ((uint64_t)(uintptr_t)h & PTR_MASK) |
+           ((uint64_t)(depth > DEPTH_MAX ? DEPTH_MAX : depth) << DEPTH_SHIFT) | begun;
 }
 
 /* ---- task types ------------------------------------------------------------ */
@@ -205,7 +207,7 @@ static inline uint32_t type_of(uint64_t key)
 enum frame_kind { F_TASK, F_PARALLEL, F_SYNC, F_WORK };
 
 struct frame {
-    uint64_t id; /* full taskscope id */
+    tscope_task_t *h; /* NULL: not measured */
     uint8_t kind;
 };
 
@@ -225,7 +227,7 @@ static struct tstate *state(void)
     return self;
 }
 
-static void push(struct tstate *st, uint64_t id, uint8_t kind)
+static void push(struct tstate *st, tscope_task_t *h, uint8_t kind)
 {
     if (!st)
         return;
@@ -237,16 +239,16 @@ static void push(struct tstate *st, uint64_t id, uint8_t kind)
         st->f = f;
         st->cap = cap;
     }
-    st->f[st->n++] = (struct frame){id, kind};
+    st->f[st->n++] = (struct frame){h, kind};
 }
 
-/* Index of the topmost task frame with this id; -1 if none. */
-static int find_task(const struct tstate *st, uint64_t id)
+/* Index of the topmost task frame of this handle; -1 if none. */
+static int find_task(const struct tstate *st, const tscope_task_t *h)
 {
-    if (!st)
+    if (!st || !h)
         return -1;
     for (uint32_t i = st->n; i-- > 0;)
-        if (st->f[i].id == id)
+        if (st->f[i].h == h)
             return (int)i;
     return -1;
 }
@@ -281,9 +283,9 @@ static void close_above(struct tstate *st, int i)
     while (st->n > (uint32_t)(i + 1)) {
         struct frame *f = &st->f[--st->n];
         if (f->kind == F_TASK)
-            tscope_task_yield(f->id);
+            tscope_task_yield_h(f->h);
         else
-            tscope_task_end(f->id);
+            tscope_task_end_h(f->h);
     }
 }
 
@@ -302,22 +304,21 @@ static void continue_task(struct tstate *st, int j)
 static void end_frame(struct tstate *st, int i, int cancelled)
 {
     close_above(st, i);
-    uint64_t id = st->f[i].id;
+    tscope_task_t *h = st->f[i].h;
     st->n = (uint32_t)i;
     if (cancelled)
-        tscope_task_cancel(id);
+        tscope_task_cancel_h(h);
     else
-        tscope_task_end(id);
+        tscope_task_end_h(h);
 }
 
 /* Starts a construct (parallel region, sync region, worksharing) here. */
-static void start_construct(uint32_t type, uint8_t kind, uint64_t *id_out)
+static void start_construct(uint32_t type, uint8_t kind, tscope_task_t **h_out)
 {
-    uint64_t id = tscope_task_id_next();
-    tscope_task_start(id, type);
-    push(state(), id, kind);
-    if (id_out)
-        *id_out = id;
+    tscope_task_t *h = tscope_task_start_h(tscope_task_id_next(), type);
+    push(state(), h, kind);
+    if (h_out)
+        *h_out = h;
 }
 
 static void end_construct(uint8_t kind)
@@ -350,7 +351,7 @@ static void on_thread_begin(ompt_thread_t type, ompt_data_t *data)
 static void end_all(struct tstate *st)
 {
     while (st && st->n)
-        tscope_task_end(st->f[--st->n].id);
+        tscope_task_end_h(st->f[--st->n].h);
 }
 
 static void on_thread_end(ompt_data_t *data)
@@ -393,16 +394,16 @@ static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_dat
         task->value = 0; /* target tasks: not measured */
         return;
     }
-    uint64_t id = tscope_task_id_next();
     unsigned depth = enc && enc->value ? depth_of(enc->value) + 1 : 1;
     uint32_t type = type_of(KEY(TAG_TASK, codeptr));
     if (!type) { /* created inside the runtime: a taskloop's task */
         struct tstate *st = state();
         type = st && st->taskloop_type ? st->taskloop_type : type_in_runtime();
     }
-    tscope_task_create(id, enc && enc->value ? full_id(enc->value) : 0, type, map_flags(flags),
-                       depth, 0);
-    task->value = pack(id, depth, 0);
+    tscope_task_t *h = tscope_task_create_h(tscope_task_id_next(),
+                                            enc && enc->value ? handle_of(enc->value) : NULL, type,
+                                            map_flags(flags), depth, 0);
+    task->value = pack(h, depth, 0);
 }
 
 static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
@@ -415,27 +416,27 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
     if (prior && prior->value &&
         (status == ompt_task_complete || status == ompt_task_cancel ||
          status == ompt_task_detach)) {
-        int i = find_task(st, full_id(prior->value));
+        int i = find_task(st, handle_of(prior->value));
         if (i >= 0)
             end_frame(st, i, status == ompt_task_cancel);
     }
     if (!next || !next->value)
         return;
     uint64_t v = next->value;
-    uint64_t id = full_id(v);
+    tscope_task_t *h = handle_of(v);
     if (!(v & BEGUN)) { /* the common case: a task's first run */
         next->value = v | BEGUN;
-        tscope_task_begin(id, 0);
-        push(st, id, F_TASK);
+        tscope_task_begin_h(h);
+        push(st, h, F_TASK);
         return;
     }
-    int j = find_task(st, id);
+    int j = find_task(st, h);
     if (j >= 0) { /* continues here: whatever ran above it is left */
         continue_task(st, j);
         return;
     }
-    tscope_task_resume(id); /* suspended earlier, maybe on another thread */
-    push(st, id, F_TASK);
+    tscope_task_resume_h(h); /* suspended earlier, maybe on another thread */
+    push(st, h, F_TASK);
 }
 
 static void on_implicit_task(ompt_scope_endpoint_t ep, ompt_data_t *parallel, ompt_data_t *task,
@@ -447,22 +448,24 @@ static void on_implicit_task(ompt_scope_endpoint_t ep, ompt_data_t *parallel, om
         return;
     struct tstate *st = state();
     if (ep == ompt_scope_end) {
-        int i = task->value ? find_task(st, full_id(task->value)) : -1;
+        int i = task->value ? find_task(st, handle_of(task->value)) : -1;
         if (i >= 0)
             end_frame(st, i, 0);
         return;
     }
-    uint64_t id = tscope_task_id_next();
+    tscope_task_t *h;
     if (flags & ompt_task_initial) {
-        tscope_task_start(id, type_initial);
+        h = tscope_task_start_h(tscope_task_id_next(), type_initial);
     } else {
+        /* below the region's pseudo-task, which runs on the primary thread
+         * until the region ends, after every implicit task began */
         uint64_t pv = parallel ? parallel->value : 0;
         uint32_t type = pv ? type_of(KEY(TAG_IMPLICIT, pv >> 48)) : type_in_runtime();
-        tscope_task_create(id, pv ? full_id(pv) : 0, type, 0, 0, 0);
-        tscope_task_begin(id, 0);
+        h = tscope_task_create_h(tscope_task_id_next(), pv ? handle_of(pv) : NULL, type, 0, 0, 0);
+        tscope_task_begin_h(h);
     }
-    task->value = pack(id, 0, BEGUN);
-    push(st, id, F_TASK);
+    task->value = pack(h, 0, BEGUN);
+    push(st, h, F_TASK);
 }
 
 static void on_parallel_begin(ompt_data_t *enc, const ompt_frame_t *frame, ompt_data_t *parallel,
@@ -474,9 +477,10 @@ static void on_parallel_begin(ompt_data_t *enc, const ompt_frame_t *frame, ompt_
     if (!parallel || (flags & ompt_parallel_league))
         return;
     uint32_t type = type_of(KEY(TAG_PARALLEL, codeptr));
-    uint64_t id;
-    start_construct(type, F_PARALLEL, &id);
-    parallel->value = ((uint64_t)type << 48) | (id & ID_MASK);
+    tscope_task_t *h;
+    start_construct(type, F_PARALLEL, &h);
+    /* the type for what derives from the region, even when not measured */
+    parallel->value = ((uint64_t)type << 48) | ((uint64_t)(uintptr_t)h & PTR_MASK);
 }
 
 static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *enc, int flags, const void *codeptr)
@@ -505,7 +509,7 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t ep, om
          * fork or at shutdown, after taskscope wrote its outputs; so the
          * worker's implicit task ends here and the wait counts as idle. */
         struct tstate *st = self;
-        int i = task && task->value ? find_task(st, full_id(task->value)) : -1;
+        int i = task && task->value ? find_task(st, handle_of(task->value)) : -1;
         if (i >= 0) {
             end_frame(st, i, 0);
             task->value = 0; /* ended: a task_schedule back to it in the barrier is no resume */
@@ -574,8 +578,8 @@ static void on_dependences(ompt_data_t *task, const ompt_dependence_t *deps, int
      * encountering task is the topmost task here */
     struct tstate *st = self;
     int p = current_task(st);
-    uint64_t parent = p >= 0 ? st->f[p].id : 0;
-    uint64_t id = full_id(task->value);
+    uint64_t parent = p >= 0 ? tscope_task_handle_id(st->f[p].h) : 0;
+    uint64_t id = tscope_task_handle_id(handle_of(task->value));
     for (int i = 0; i < ndeps; i++) {
         int access;
         switch (deps[i].dependence_type) {
@@ -661,7 +665,6 @@ static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *da
             tscope_finalize();
         return 0;
     }
-    rank_bits = tscope_task_id_next() & ~ID_MASK;
     runtime_code = (const void *)lookup;
     char initial[] = "initial task";
     type_initial = register_name(initial);
