@@ -25,6 +25,7 @@ static struct tscope__store *new_store(int fold)
     struct tscope__config cfg;
     tscope__config_load(&cfg, NULL);
     cfg.tree_fold = fold;
+    cfg.duration_sample = 1; /* every task's duration: the samples compare whole */
     struct tscope__store *s = tscope__store_new(&cfg, 0);
     ASSERT(s != NULL);
     return s;
@@ -49,6 +50,7 @@ struct model {
     uint32_t since_round;
     unsigned seed;
     uint16_t ntypes;
+    unsigned tick_shift;
 };
 
 static unsigned rnd(struct model *m, unsigned n)
@@ -88,7 +90,7 @@ static uint16_t pick_type(struct model *m, int parent)
 static void step(struct model *m)
 {
     int th = (int)rnd(m, THREADS);
-    m->ts += 1 + rnd(m, 50);
+    m->ts += (1 + rnd(m, 50)) << m->tick_shift; /* some streams outgrow the timeline's bins */
     int cur = top(m, th);
     unsigned what = rnd(m, 9);
     if (m->n >= MAXT - 1)
@@ -227,7 +229,32 @@ static void same_profile(const struct tscope__store *a, const struct tscope__sto
     ASSERT_U64_EQ(a->unfinished, b->unfinished);
     ASSERT_U64_EQ(a->never_ran, b->never_ran);
     ASSERT_U64_EQ(a->anomalies, b->anomalies);
+    /* the timeline: the same bin width, the same ticks in every bin of
+     * every type and thread, the same duration sample */
+    const struct tscope__timeline *x = &a->tl, *y = &b->tl;
+    ASSERT_EQ(x->shift, y->shift);
+    for (int pass = 0; pass < 2; pass++) {
+        uint64_t **xa = pass ? x->thread : x->type, **ya = pass ? y->thread : y->type;
+        uint32_t xn = pass ? x->nthread : x->ntype, yn = pass ? y->nthread : y->ntype;
+        for (uint32_t i = 0; i < (xn > yn ? xn : yn); i++)
+            for (uint32_t k = 0; k < TSCOPE__TL_BINS; k++) {
+                uint64_t u = i < xn && xa[i] ? xa[i][k] : 0, v = i < yn && ya[i] ? ya[i][k] : 0;
+                ASSERT_U64_EQ(u, v);
+            }
+    }
+    ASSERT_EQ(x->npts, y->npts);
+    for (uint32_t i = 0; i < x->npts; i++) {
+        uint32_t j = 0;
+        while (j < y->npts && y->pts[j].id != x->pts[i].id)
+            j++;
+        ASSERT(j < y->npts);
+        ASSERT_U64_EQ(x->pts[i].end, y->pts[j].end);
+        ASSERT_U64_EQ(x->pts[i].duration, y->pts[j].duration);
+        ASSERT_EQ(x->pts[i].type, y->pts[j].type);
+    }
 }
+
+static uint32_t widest; /* the widest timeline bins of all streams */
 
 static void one_stream(unsigned seed, int steps, uint16_t ntypes, int fold)
 {
@@ -235,6 +262,7 @@ static void one_stream(unsigned seed, int steps, uint16_t ntypes, int fold)
     memset(&m, 0, sizeof m);
     m.seed = seed;
     m.ntypes = ntypes;
+    m.tick_shift = seed % 4 == 0 ? 12 : 0;
     m.ref = new_store(fold);
     struct tscope__store *sh = new_store(fold);
     tscope__shards_reset(sh);
@@ -249,10 +277,15 @@ static void one_stream(unsigned seed, int steps, uint16_t ntypes, int fold)
     m.ts += 10;
     tscope__store_end_round(m.ref);
     tscope__store_complete(m.ref, m.ts);
+    pthread_mutex_lock(&sh->lock); /* as tscope_finalize calls it */
     tscope__shards_complete(sh, m.ts);
     tscope__store_complete(sh, m.ts);
+    pthread_mutex_unlock(&sh->lock);
+    if (sh->tl.shift > widest)
+        widest = sh->tl.shift;
     ASSERT_GT(sh->completed, 0);
     ASSERT_GT(sh->types[1].calls, 0);
+    ASSERT_GT(sh->tl.npts, 0);
     same_profile(sh, m.ref);
     tscope__shards_free();
     tscope__store_free(sh);
@@ -266,6 +299,7 @@ static void shards_equal_the_reference_replay(void)
 {
     for (unsigned seed = 1; seed <= 200; seed++)
         one_stream(seed, 3000, seed % 3 == 0 ? 200 : 6, seed % 5 != 0);
+    ASSERT_GT(widest, TSCOPE__TL_SHIFT0); /* some widened their bins on the way */
 }
 
 /* A task created on one thread, begun on another, yielded there and

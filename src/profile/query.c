@@ -170,7 +170,9 @@ uint32_t tscope__query_running(uint16_t *types, uint32_t max)
         for (uint32_t i = 0; i < n; i++)
             types[i] = atomic_load_explicit(&s->running.type[i], memory_order_acquire);
         if (!(seq & 1) && atomic_load_explicit(&s->running.seq, memory_order_relaxed) == seq)
-            return busy;
+            return tscope__shards_running(types,
+                                          max < TSCOPE__RUNNING_MAX ? max : TSCOPE__RUNNING_MAX,
+                                          busy); /* threads that aggregate their own tasks */
         sched_yield(); /* the consumer is writing it: a few microseconds */
     }
 }

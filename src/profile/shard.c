@@ -183,7 +183,14 @@ struct folded {
     uint64_t *edges;
     uint32_t nedges;
     struct stotals totals;
+    uint64_t **tl_type; /* bins of each type's self time, and the adds they had */
+    uint64_t *tl_count;
+    uint32_t tl_ntype;
+    uint64_t *tl_busy;
+    uint64_t busy_count;
 };
+
+#define PTS 1024 /* duration sample points a shard holds until a fold takes them */
 
 struct tscope__shard {
     uint32_t index;
@@ -200,6 +207,18 @@ struct tscope__shard {
     struct chunks types, nodes, edges;
     uint32_t hi_type, hi_node, hi_edge; /* 1 + the highest index written (relaxed) */
     struct stotals totals;
+    uint32_t top; /* the type running on top + 1, 0: idle (tscope__shards_running) */
+    /* the timeline (timeline.h, this thread's part): the owner adds to the
+     * bins without a lock; arrays are made, and the bins widened, by the
+     * owner under the store lock, which every fold holds */
+    uint32_t tl_shift;
+    uint64_t **tl_type; /* per type, TSCOPE__TL_BINS bins of self time */
+    uint64_t *tl_count; /* per type, adds so far (a fold skips unchanged types) */
+    uint32_t tl_ntype;
+    uint64_t *tl_busy; /* this thread's busy time */
+    uint64_t busy_count, busy_since;
+    struct tscope__tl_point pts[PTS]; /* duration sample, [pts_flushed, npts) not folded */
+    uint64_t npts, pts_flushed;
     /* the fold's */
     struct folded f;
 };
@@ -207,6 +226,8 @@ struct tscope__shard {
 static struct {
     pthread_mutex_t lock; /* shards[] creation, record chunks, spare records, sets */
     struct tscope__store *store;
+    uint64_t origin;       /* the store's timeline origin */
+    uint64_t pt_threshold; /* the store's duration sample threshold (relaxed atomics) */
     struct tscope__shard *shards[TSCOPE__THREADS_MAX];
     uint32_t nshards; /* 1 + the highest index made */
     /* record chunks (for the finalize's walk) and records traded between pools */
@@ -234,6 +255,7 @@ static struct tscope__shard *shard_of(uint32_t thread)
     s = sh.shards[thread];
     if (!s && (s = calloc(1, sizeof *s)) != NULL) {
         s->index = thread;
+        s->tl_shift = TSCOPE__TL_SHIFT0;
         __atomic_store_n(&sh.shards[thread], s, __ATOMIC_RELEASE);
         if (thread + 1 > sh.nshards)
             __atomic_store_n(&sh.nshards, thread + 1, __ATOMIC_RELEASE);
@@ -400,6 +422,153 @@ static void path_step(struct tscope__shard *s, uint32_t pnode, uint16_t ptype, u
     *c = (struct node_cache){key, *node, *edge, *step};
 }
 
+/* ---- the timeline -------------------------------------------------------- */
+
+static void fold_timeline(struct tscope__store *st, struct tscope__shard *s);
+
+/* Set while this thread holds the store lock around shard work (a retired
+ * thread's shard, finalize): the slow paths below then do not take it. */
+static _Thread_local int store_locked;
+
+static void store_lock(void)
+{
+    if (!store_locked)
+        pthread_mutex_lock(&sh.store->lock);
+}
+
+static void store_unlock(void)
+{
+    if (!store_locked)
+        pthread_mutex_unlock(&sh.store->lock);
+}
+
+/* The slow path of a timeline add: the arrays made, the bins widened when
+ * the run outgrew them (after the fold took what they hold, so that the
+ * fold's copy widens alike), a span over several bins. */
+static void tl_slow(struct tscope__shard *s, int busy, uint16_t type, uint64_t from, uint64_t to)
+{
+    uint64_t o = sh.origin;
+    if (from < o)
+        from = o;
+    if (to <= from)
+        return;
+    struct tscope__store *st = sh.store;
+    store_lock();
+    while (((to - 1 - o) >> s->tl_shift) >= TSCOPE__TL_BINS) {
+        fold_timeline(st, s);
+        for (uint32_t i = 0; i <= s->tl_ntype; i++) {
+            uint64_t *b = i < s->tl_ntype ? s->tl_type[i] : s->tl_busy;
+            uint64_t *f =
+                i < s->tl_ntype ? (i < s->f.tl_ntype ? s->f.tl_type[i] : NULL) : s->f.tl_busy;
+            if (!b)
+                continue;
+            for (uint32_t k = 0; k < TSCOPE__TL_BINS; k++) {
+                uint64_t v = k < TSCOPE__TL_BINS / 2 ? LD(b[2 * k]) + LD(b[2 * k + 1]) : 0;
+                ST(b[k], v);
+                if (f)
+                    f[k] = v; /* the fold took everything just now */
+            }
+        }
+        ST(s->tl_shift, s->tl_shift + 1);
+    }
+    uint64_t *bins = NULL;
+    if (busy) {
+        if (!s->tl_busy)
+            s->tl_busy = calloc(TSCOPE__TL_BINS, sizeof *s->tl_busy);
+        bins = s->tl_busy;
+    } else {
+        if (type >= s->tl_ntype) {
+            uint32_t n = s->tl_ntype, cap = n ? n : 16;
+            while (cap <= type)
+                cap *= 2;
+            uint64_t **t = realloc(s->tl_type, cap * sizeof *t);
+            uint64_t *c = t ? realloc(s->tl_count, cap * sizeof *c) : NULL;
+            if (t)
+                s->tl_type = t;
+            if (c) {
+                s->tl_count = c;
+                memset(t + n, 0, (cap - n) * sizeof *t);
+                memset(c + n, 0, (cap - n) * sizeof *c);
+                s->tl_ntype = cap;
+            }
+        }
+        if (type < s->tl_ntype && !s->tl_type[type])
+            s->tl_type[type] = calloc(TSCOPE__TL_BINS, sizeof **s->tl_type);
+        bins = type < s->tl_ntype ? s->tl_type[type] : NULL;
+    }
+    store_unlock();
+    if (!bins)
+        return; /* out of memory: the pictures lack it */
+    uint32_t sf = s->tl_shift;
+    for (uint64_t t = from; t < to;) {
+        uint64_t b = (t - o) >> sf;
+        uint64_t end = o + ((b + 1) << sf);
+        if (end > to)
+            end = to;
+        ST(bins[b], LD(bins[b]) + (end - t));
+        t = end;
+    }
+    if (busy)
+        ST(s->busy_count, LD(s->busy_count) + 1);
+    else
+        ST(s->tl_count[type], LD(s->tl_count[type]) + 1);
+}
+
+/* A task of `type` had the top of this thread in [from, to). */
+static inline void tl_self(struct tscope__shard *s, uint16_t type, uint64_t from, uint64_t to)
+{
+    uint64_t o = sh.origin;
+    uint32_t sf = s->tl_shift;
+    uint64_t b0 = (from - o) >> sf, b1 = (to - 1 - o) >> sf;
+    if (__builtin_expect(to > from && from >= o && b0 == b1 && b1 < TSCOPE__TL_BINS &&
+                             type < s->tl_ntype && s->tl_type[type],
+                         1)) {
+        ST(s->tl_type[type][b0], LD(s->tl_type[type][b0]) + (to - from));
+        ST(s->tl_count[type], LD(s->tl_count[type]) + 1);
+        return;
+    }
+    if (to > from)
+        tl_slow(s, 0, type, from, to);
+}
+
+/* This thread was busy in [from, to). */
+static inline void tl_busy(struct tscope__shard *s, uint64_t from, uint64_t to)
+{
+    uint64_t o = sh.origin;
+    uint32_t sf = s->tl_shift;
+    uint64_t b0 = (from - o) >> sf, b1 = (to - 1 - o) >> sf;
+    if (__builtin_expect(to > from && from >= o && b0 == b1 && b1 < TSCOPE__TL_BINS && s->tl_busy,
+                         1)) {
+        ST(s->tl_busy[b0], LD(s->tl_busy[b0]) + (to - from));
+        ST(s->busy_count, LD(s->busy_count) + 1);
+        return;
+    }
+    if (to > from)
+        tl_slow(s, 1, 0, from, to);
+}
+
+static void fold_points(struct tscope__store *st, struct tscope__shard *s);
+
+/* A task ended: into the duration sample if the store would keep its id. */
+static inline void tl_point(struct tscope__shard *s, const struct tscope_task *t, uint64_t end,
+                            uint64_t elapsed)
+{
+    if (t->id * 0x9E3779B97F4A7C15ull >= LD(sh.pt_threshold))
+        return;
+    if (__builtin_expect(s->npts - LD(s->pts_flushed) >= PTS, 0)) {
+        store_lock();
+        fold_points(sh.store, s);
+        store_unlock();
+    }
+    uint64_t n = s->npts;
+    struct tscope__tl_point *p = &s->pts[n % PTS];
+    ST(p->id, t->id);
+    ST(p->end, end);
+    ST(p->duration, elapsed);
+    ST(p->type, (uint32_t)t->type);
+    ST(s->npts, n + 1);
+}
+
 /* ---- the replay stack ---------------------------------------------------- */
 
 static int push(struct tscope__shard *s, struct tscope_task *t, uint64_t ts)
@@ -413,9 +582,13 @@ static int push(struct tscope__shard *s, struct tscope_task *t, uint64_t ts)
     if (s->n) {
         struct segment *top = &s->seg[s->n - 1];
         top->excl_acc += ts - top->excl_since;
+        tl_self(s, top->type, top->excl_since, ts);
+    } else {
+        s->busy_since = ts;
     }
     s->seg[s->n++] = (struct segment){t, type, s->open[type]++ != 0, ts, ts, 0};
     t->open++;
+    ST(s->top, (uint32_t)type + 1);
     return 0;
 }
 
@@ -424,8 +597,10 @@ static void close_segment(struct tscope__shard *s, uint32_t i, uint64_t ts)
 {
     struct segment g = s->seg[i];
     int was_top = i == s->n - 1;
-    if (was_top)
+    if (was_top) {
         g.excl_acc += ts - g.excl_since;
+        tl_self(s, g.type, g.excl_since, ts);
+    }
     struct tscope_task *t = g.t;
     t->excl += g.excl_acc;
     t->incl += ts - g.start;
@@ -435,6 +610,9 @@ static void close_segment(struct tscope__shard *s, uint32_t i, uint64_t ts)
     s->open[g.type]--;
     memmove(&s->seg[i], &s->seg[i + 1], (s->n - i - 1) * sizeof g);
     s->n--;
+    if (!s->n)
+        tl_busy(s, s->busy_since, ts);
+    ST(s->top, s->n ? (uint32_t)s->seg[s->n - 1].type + 1 : 0);
     if (was_top && s->n)
         s->seg[s->n - 1].excl_since = ts;
     else if (!was_top)
@@ -617,6 +795,7 @@ static void count_done(struct tscope__shard *s, const struct tscope_task *t, uin
         }
         w_end(&n->ver);
     }
+    tl_point(s, t, end, elapsed);
     count_total(s, &s->totals.completed);
 }
 
@@ -702,6 +881,69 @@ static void sacc_fold(struct tscope__acc *to, const struct sacc *now, const stru
 
 #define WORDS(x) (sizeof(x) / sizeof(uint64_t))
 
+/* What a shard's bins gained since the fold's copy: into the store's
+ * timeline (store lock held; bins only grow, and widen only under it). */
+static void fold_bins(struct tscope__store *st, uint32_t shift, const uint64_t *bins, uint64_t *f,
+                      uint64_t ***arrays, uint32_t *n, uint32_t index)
+{
+    for (uint32_t b = 0; b < TSCOPE__TL_BINS; b++) {
+        uint64_t now = LD(bins[b]);
+        if (now != f[b]) {
+            tscope__tl_add_bin(&st->tl, arrays, n, index, shift, b, now - f[b]);
+            f[b] = now;
+        }
+    }
+}
+
+static void fold_timeline(struct tscope__store *st, struct tscope__shard *s)
+{
+    struct folded *f = &s->f;
+    uint32_t shift = s->tl_shift;
+    for (uint32_t t = 0; t < s->tl_ntype; t++) {
+        if (!s->tl_type[t])
+            continue;
+        uint64_t c = LD(s->tl_count[t]);
+        if (t < f->tl_ntype && f->tl_type[t] && f->tl_count[t] == c)
+            continue; /* no add since the last fold */
+        if (t >= f->tl_ntype) {
+            uint32_t cap = s->tl_ntype;
+            uint64_t **a = realloc(f->tl_type, cap * sizeof *a);
+            uint64_t *k = a ? realloc(f->tl_count, cap * sizeof *k) : NULL;
+            if (a)
+                f->tl_type = a;
+            if (!k)
+                return;
+            f->tl_count = k;
+            memset(a + f->tl_ntype, 0, (cap - f->tl_ntype) * sizeof *a);
+            memset(k + f->tl_ntype, 0, (cap - f->tl_ntype) * sizeof *k);
+            f->tl_ntype = cap;
+        }
+        if (!f->tl_type[t] && !(f->tl_type[t] = calloc(TSCOPE__TL_BINS, sizeof **f->tl_type)))
+            return;
+        fold_bins(st, shift, s->tl_type[t], f->tl_type[t], &st->tl.type, &st->tl.ntype, t);
+        f->tl_count[t] = c;
+    }
+    uint64_t c = LD(s->busy_count);
+    if (s->tl_busy && (c != f->busy_count || !f->tl_busy)) {
+        if (!f->tl_busy && !(f->tl_busy = calloc(TSCOPE__TL_BINS, sizeof *f->tl_busy)))
+            return;
+        fold_bins(st, shift, s->tl_busy, f->tl_busy, &st->tl.thread, &st->tl.nthread, s->index);
+        f->busy_count = c;
+    }
+}
+
+/* The duration sample's points not folded yet (store lock held). */
+static void fold_points(struct tscope__store *st, struct tscope__shard *s)
+{
+    uint64_t n = LD(s->npts);
+    for (uint64_t i = s->pts_flushed; i < n; i++) {
+        const struct tscope__tl_point *p = &s->pts[i % PTS];
+        tscope__tl_point(&st->tl, LD(p->id), LD(p->end), LD(p->duration), LD(p->type));
+    }
+    ST(s->pts_flushed, n);
+    ST(sh.pt_threshold, st->tl.threshold);
+}
+
 static void fold_one(struct tscope__store *st, struct tscope__shard *s)
 {
     struct folded *f = &s->f;
@@ -767,6 +1009,8 @@ static void fold_one(struct tscope__store *st, struct tscope__shard *s)
         st->anomalies += now.anomalies - was->anomalies;
         *was = now;
     }
+    fold_timeline(st, s);
+    fold_points(st, s);
 }
 
 void tscope__shards_fold(struct tscope__store *st)
@@ -793,11 +1037,32 @@ static void shard_clear(struct tscope__shard *s)
         if (s->edges.dir[i])
             memset(s->edges.dir[i], 0, CHUNK * sizeof(uint64_t));
     }
-    s->hi_type = s->hi_node = s->hi_edge = 0;
+    ST(s->hi_type, 0);
+    ST(s->hi_node, 0);
+    ST(s->hi_edge, 0);
     memset(&s->totals, 0, sizeof s->totals);
+    for (uint32_t t = 0; t < s->tl_ntype; t++)
+        free(s->tl_type[t]);
+    free(s->tl_type);
+    free(s->tl_count);
+    free(s->tl_busy);
+    s->tl_type = NULL;
+    s->tl_count = s->tl_busy = NULL;
+    s->tl_ntype = 0;
+    s->busy_since = 0;
+    ST(s->busy_count, 0);
+    ST(s->npts, 0);
+    ST(s->pts_flushed, 0);
+    ST(s->tl_shift, TSCOPE__TL_SHIFT0);
+    ST(s->top, 0); /* read by tscope__shards_running without a lock */
     free(s->f.types);
     free(s->f.nodes);
     free(s->f.edges);
+    for (uint32_t t = 0; t < s->f.tl_ntype; t++)
+        free(s->f.tl_type[t]);
+    free(s->f.tl_type);
+    free(s->f.tl_count);
+    free(s->f.tl_busy);
     memset(&s->f, 0, sizeof s->f);
     memset(s->nodes_cache, 0, sizeof s->nodes_cache);
     memset(s->sets_cache, 0, sizeof s->sets_cache);
@@ -812,8 +1077,10 @@ void tscope__shards_retire(struct tscope__store *st, uint32_t thread)
     if (!s || st != sh.store)
         return;
     uint64_t end = tscope__clock_now();
+    store_locked = 1;
     while (s->n) /* what it left running is unfinished (the store's thread_gone) */
         close_segment(s, s->n - 1, end);
+    store_locked = 0;
     fold_one(st, s);
     shard_clear(s);
 }
@@ -822,12 +1089,14 @@ void tscope__shards_complete(struct tscope__store *st, uint64_t end)
 {
     if (st != sh.store)
         return;
-    tscope__shards_fold(st);
+    store_locked = 1;
     for (uint32_t i = 0; i < sh.nshards; i++) {
         struct tscope__shard *s = sh.shards[i];
-        while (s && s->n)
+        while (s && s->n) /* what still runs ends here (its time in the timeline) */
             close_segment(s, s->n - 1, end);
     }
+    store_locked = 0;
+    tscope__shards_fold(st);
     /* what is alive: begun (running or yielded) is unfinished, created only
      * never ran (settle.c's finalize) */
     for (uint32_t c = 0; c < sh.nrchunks; c++)
@@ -890,5 +1159,22 @@ void tscope__shards_reset(struct tscope__store *st)
         !tscope__grow(&sh.sets, &sh.cap_sets, 0, sizeof *sh.sets))
         sh.nsets = 1;
     sh.store = st;
+    sh.origin = st->tl.origin;
+    ST(sh.pt_threshold, st->tl.threshold);
     pthread_mutex_unlock(&sh.lock);
+}
+
+uint32_t tscope__shards_running(uint16_t *types, uint32_t max, uint32_t have)
+{
+    uint32_t n = __atomic_load_n(&sh.nshards, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < n; i++) {
+        struct tscope__shard *s = __atomic_load_n(&sh.shards[i], __ATOMIC_ACQUIRE);
+        uint32_t top = s ? LD(s->top) : 0;
+        if (!top)
+            continue;
+        if (have < max)
+            types[have] = (uint16_t)(top - 1);
+        have++;
+    }
+    return have;
 }

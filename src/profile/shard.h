@@ -79,6 +79,10 @@ void tscope__shards_retire(struct tscope__store *s, uint32_t thread);
  * (closed at `end`) are unfinished, tasks created and never begun never
  * ran (lock held). */
 void tscope__shards_complete(struct tscope__store *s, uint64_t end);
+/* Appends the type running on top of each busy shard's thread to
+ * types[have ..max) and returns have + the busy shards (any thread; what
+ * the sampler's concurrency view and the live stream see). */
+uint32_t tscope__shards_running(uint16_t *types, uint32_t max, uint32_t have);
 /* Frees every shard and record pool (after finalize). */
 void tscope__shards_free(void);
 

@@ -46,6 +46,14 @@ static void widen(uint64_t **a, uint32_t n)
     }
 }
 
+static void widen_all(struct tscope__timeline *tl)
+{
+    widen(tl->type, tl->ntype);
+    widen(tl->thread, tl->nthread);
+    tl->shift++;
+    tl->used = (tl->used + 1) / 2;
+}
+
 void tscope__tl_add_slow(struct tscope__timeline *tl, uint64_t ***arrays, uint32_t *n,
                          uint32_t index, uint64_t from, uint64_t to)
 {
@@ -53,12 +61,8 @@ void tscope__tl_add_slow(struct tscope__timeline *tl, uint64_t ***arrays, uint32
         from = tl->origin;
     if (to <= from)
         return;
-    while (((to - 1 - tl->origin) >> tl->shift) >= TSCOPE__TL_BINS) {
-        widen(tl->type, tl->ntype);
-        widen(tl->thread, tl->nthread);
-        tl->shift++;
-        tl->used = (tl->used + 1) / 2;
-    }
+    while (((to - 1 - tl->origin) >> tl->shift) >= TSCOPE__TL_BINS)
+        widen_all(tl);
     if (index >= *n) {
         uint32_t cap = *n ? *n : 16;
         while (cap <= index)
@@ -109,4 +113,15 @@ void tscope__tl_point_slow(struct tscope__timeline *tl, uint64_t id, uint64_t en
             return;
     }
     tl->pts[tl->npts++] = (struct tscope__tl_point){id, end, duration, type};
+}
+
+void tscope__tl_add_bin(struct tscope__timeline *tl, uint64_t ***arrays, uint32_t *n,
+                        uint32_t index, uint32_t shift, uint32_t bin, uint64_t ticks)
+{
+    if (!ticks)
+        return;
+    while (tl->shift < shift)
+        widen_all(tl);
+    tscope__tl_add_at(tl, arrays, n, index, (uint32_t)(((uint64_t)bin << shift) >> tl->shift),
+                      ticks);
 }

@@ -84,6 +84,12 @@ static inline void tscope__tl_add_at(struct tscope__timeline *tl, uint64_t ***ar
         tl->used = bin + 1;
 }
 
+/* ticks of array index that another timeline has in its bin `bin` of width
+ * 1 << shift (the same origin): tl is widened to at least that width first
+ * (per-thread shards fold their bins this way, shard.c). */
+void tscope__tl_add_bin(struct tscope__timeline *tl, uint64_t ***arrays, uint32_t *n,
+                        uint32_t index, uint32_t shift, uint32_t bin, uint64_t ticks);
+
 /* Self time of a task of `type` ran in [from, to). */
 static inline void tscope__tl_self(struct tscope__timeline *tl, uint32_t type, uint64_t from,
                                    uint64_t to)
