@@ -134,6 +134,27 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
         "$(grep -c ' task_resume ' "$tmp/untied.log")"
     clean untied
 
+    # An untied generator resumed after each taskwait wherever a thread is
+    # free: every leaf ends exactly once, in both ways of aggregating, and
+    # the generator did run on more than one thread in some of the runs.
+    for agg in consumer thread; do
+        moved=0
+        bad=""
+        for r in $(seq 20); do
+            OMP_NUM_THREADS=4 TASKSCOPE_AGGREGATE=$agg run_ts gen --outputs json -- \
+                "$progs/cases" generator 10 20
+            leaves=$(json gen '[.types[] | select(.name | startswith("task (cases.c:")) | .calls] | max // 0')
+            gens=$(json gen '[.types[] | select(.name | startswith("task (cases.c:")) | .calls] | min // 0')
+            threads=$(json gen '[.types[] | select(.name | startswith("task (cases.c:")) | select(.calls == 1) | .threads] | max // 0')
+            [ "$(cat "$tmp/gen.stdout")" = "generator 200 of 200" ] && [ "$leaves" = 200 ] &&
+                [ "$gens" = 1 ] && [ "$(json gen .totals.tasks_unfinished)" = 0 ] || bad="$bad $r:$leaves/$gens"
+            [ "${threads:-0}" -gt 1 ] && moved=$((moved + 1))
+            clean gen
+        done
+        check "untied generator ($agg): 20 runs at 4 threads, 200 leaves and 1 generator each" "$bad" ""
+        check "untied generator ($agg): resumed on another thread in some runs" "$((moved > 0))" 1
+    done
+
     run_ts nested -- "$progs/cases" nested
     check "nested: output" "$(cat "$tmp/nested.stdout")" "nested 4"
     check "nested: parallel regions" "$(calls nested "parallel ")" 3

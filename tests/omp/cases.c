@@ -2,6 +2,8 @@
  *
  *   cases deps        a chain, a diamond, WAR and WAW on depend clauses
  *   cases untied N    N untied tasks that yield and may migrate
+ *   cases generator P K  one untied task creating K untied leaves per phase, P phases
+ *                        with a taskwait each (it resumes where a thread is free)
  *   cases nested      a parallel region of 2 inside one of 2
  *   cases numthreads  regions of 1, 3 and 2 threads (omp_set_num_threads)
  *   cases taskloop    a taskloop of 100 iterations in tasks of 10
@@ -75,6 +77,28 @@ static void untied(int n)
         }
     }
     printf("untied %ld of %d\n", done, n);
+}
+
+static void generator(int phases, int per_phase)
+{
+    long leaves = 0;
+#pragma omp parallel
+#pragma omp single nowait
+#pragma omp task untied shared(leaves)
+    {
+        for (int p = 0; p < phases; p++) {
+            for (int i = 0; i < per_phase; i++) {
+#pragma omp task untied shared(leaves)
+                {
+                    work(3000);
+#pragma omp atomic
+                    leaves++;
+                }
+            }
+#pragma omp taskwait
+        }
+    }
+    printf("generator %ld of %d\n", leaves, phases * per_phase);
 }
 
 static void nested(void)
@@ -160,6 +184,8 @@ int main(int argc, char **argv)
         deps();
     else if (!strcmp(mode, "untied"))
         untied(argc > 2 ? atoi(argv[2]) : 100);
+    else if (!strcmp(mode, "generator"))
+        generator(argc > 2 ? atoi(argv[2]) : 10, argc > 3 ? atoi(argv[3]) : 20);
     else if (!strcmp(mode, "nested"))
         nested();
     else if (!strcmp(mode, "numthreads"))
@@ -172,7 +198,8 @@ int main(int argc, char **argv)
         leave(!strcmp(mode, "abort") ? 1 : !strcmp(mode, "_exit") ? 2 : 0);
     else {
         fprintf(stderr,
-                "usage: cases deps|untied [N]|nested|numthreads|taskloop|fork|exit|abort|_exit\n");
+                "usage: cases deps|untied [N]|generator [P K]|nested|numthreads|taskloop|fork|"
+                "exit|abort|_exit\n");
         return 2;
     }
     return 0;
