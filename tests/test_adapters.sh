@@ -158,6 +158,25 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
         check "untied generator ($agg): resumed on another thread in some runs" "$((moved > 0))" 1
     done
 
+    # Per task address, what the OpenMP runtime itself reported (an OMPT tool
+    # of the tests', tests/omp/ompt_truth.c) against taskscope's explicit
+    # task types: the same created and completed counts, at 4 threads, in
+    # both ways of aggregating.
+    explicit='select(.name | test("^(initial task|parallel |implicit task |single|barrier|taskwait|taskgroup|loop |sections|reduction|taskloop |workshare|distribute|scope)") | not)'
+    for prog in "fib 18" "cases untied 200" "cases generator 10 20" "cases deps"; do
+        bin=$ex/fib
+        [ "${prog%% *}" = cases ] && bin=$progs/cases
+        OMP_NUM_THREADS=4 OMP_TOOL_LIBRARIES="$progs/ompt_truth.so" OMPT_TRUTH_OUT="$tmp/truth" \
+            "$bin" ${prog#* } >/dev/null 2>&1
+        for agg in consumer thread; do
+            OMP_NUM_THREADS=4 TASKSCOPE_AGGREGATE=$agg run_ts truth --outputs json -- "$bin" ${prog#* }
+            check "$prog ($agg): created and completed per task address as the runtime reports" \
+                "$(json truth ".types[] | $explicit | \"\(.created) \(.calls)\"" | sort -n | tr '\n' ' ')" \
+                "$(sort -n "$tmp/truth" | tr '\n' ' ')"
+            rm -rf "$tmp/truth.out"
+        done
+    done
+
     run_ts nested -- "$progs/cases" nested
     check "nested: output" "$(cat "$tmp/nested.stdout")" "nested 4"
     check "nested: parallel regions" "$(calls nested "parallel ")" 3
