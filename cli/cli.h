@@ -16,7 +16,7 @@ int tscope_cli_model(int argc, char **argv);
 int tscope_cli_diff(int argc, char **argv);
 int tscope_cli_convert(int argc, char **argv);
 int tscope_cli_merge(int argc, char **argv);
-int tscope_cli_dashboard(int argc, char **argv);
+int tscope_cli_dashboard(int argc, char **argv); /* in taskscope-dashboard */
 
 /* The folders rank-... of an MPI job's run folder, rank-2 before rank-10,
  * into *names (allocated, like each name); their number (merge.c). */

@@ -1,6 +1,9 @@
 /* taskscope.c - entry point of the taskscope tool: dispatches subcommands. */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "taskscope/taskscope.h"
@@ -28,6 +31,33 @@ static void usage(FILE *f)
             "'taskscope <command> --help' describes each command.\n");
 }
 
+/* `taskscope dashboard ARGS`: executes taskscope-dashboard ARGS, found next to
+ * this executable (the build tree), else in the installed libexec folder.
+ * Returns only when it cannot be executed: 1, said on stderr. */
+static int run_dashboard(char **argv)
+{
+    char self[PATH_MAX], path[PATH_MAX + 64];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[n > 0 ? n : 0] = 0;
+    char *slash = strrchr(self, '/');
+    if (slash)
+        *slash = 0;
+    static const char *const dirs[] = {"", "/" TSCOPE_DASHBOARD_REL};
+    int err = ENOENT;
+    for (size_t i = 0; slash && i < sizeof dirs / sizeof *dirs; i++) {
+        snprintf(path, sizeof path, "%s%s/taskscope-dashboard", self, dirs[i]);
+        argv[0] = path;
+        execv(path, argv);
+        if (errno != ENOENT)
+            err = errno;
+    }
+    fprintf(stderr,
+            "taskscope dashboard: cannot run taskscope-dashboard (next to taskscope or in its "
+            "%s): %s\n",
+            TSCOPE_DASHBOARD_REL, strerror(err));
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -48,7 +78,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "model") == 0)
         return tscope_cli_model(argc - 1, argv + 1);
     if (strcmp(cmd, "dashboard") == 0)
-        return tscope_cli_dashboard(argc - 1, argv + 1);
+        return run_dashboard(argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
         printf("taskscope %s\n", tscope_version_string());
         return 0;

@@ -9,6 +9,9 @@ trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 [ -f "$tmp/prefix/include/taskscope/taskscope.h" ] || { echo "FAIL: header not installed"; exit 1; }
 [ -x "$tmp/prefix/bin/taskscope" ] || { echo "FAIL: CLI not installed"; exit 1; }
+# `taskscope dashboard` runs taskscope-dashboard from the installed libexec folder
+"$tmp/prefix/bin/taskscope" dashboard --help | grep -q "^usage: taskscope dashboard" \
+  || { echo "FAIL: the installed taskscope dashboard did not run"; exit 1; }
 cmake -S "$src/tests/install_consumer" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
 cmake --build "$tmp/consumer" >/dev/null
 cd "$tmp"
