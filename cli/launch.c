@@ -5,10 +5,12 @@
  * into it (OMP_TOOL_LIBRARIES for OpenMP, LD_PRELOAD for pthreads, libomp in
  * place of libgomp for GCC-built OpenMP programs).
  *
- * The libraries come from the dynamic loader itself (LD_TRACE_LOADED_OBJECTS,
- * which lists them without running the program), asked only after the ELF
- * header showed a dynamically linked executable: the loader would run a
- * static one.
+ * The libraries come from the ELF files, found as the dynamic loader finds
+ * them (elfdeps.c: no process started); where that cannot be sure to give
+ * the loader's answer, from the dynamic loader itself
+ * (LD_TRACE_LOADED_OBJECTS, which lists them without running the program,
+ * in a child process: ~2-5 ms), asked only after the ELF header showed a
+ * dynamically linked executable: the loader would run a static one.
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -22,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "elfdeps.h"
 #include "launch.h"
 
 /* PATH lookup as execvp does it; 0 and the path, or the errno of the best
@@ -77,6 +80,37 @@ out:
     return result;
 }
 
+/* Notes which of our libraries a line of the loader's listing names
+ * ("\tNAME => PATH (0x...)"). */
+static void note_library(const char *line, struct tscope_launch *l)
+{
+    if (strstr(line, "libtaskscope.so"))
+        l->uses_taskscope = 1;
+    if (strstr(line, "libomp.so") || strstr(line, "libiomp5.so"))
+        l->uses_libomp = 1;
+    if (strstr(line, "libgomp.so"))
+        l->uses_libgomp = 1;
+    int mpi = strstr(line, "libmpi.so") || strstr(line, "libmpich.so");
+#ifdef TSCOPE_MPI_SONAME /* the MPI the adapter was built for */
+    if (mpi && strstr(line, TSCOPE_MPI_SONAME " ")) {
+        l->uses_libmpi = 1;
+        mpi = 0;
+    }
+#endif
+    if (mpi)
+        l->uses_other_mpi = 1;
+    if (strstr(line, "libtaskscope-mpi.so"))
+        l->uses_mpi_adapter = 1;
+}
+
+/* elfdeps.c's answer, as the line the loader's listing would have. */
+static void found_library(const char *name, const char *path, void *arg)
+{
+    char line[2 * PATH_MAX + 32];
+    snprintf(line, sizeof line, "\t%s => %s (0x0)\n", name, path);
+    note_library(line, arg);
+}
+
 /* Runs the loader's listing of the program's libraries and notes which of
  * ours it loads. */
 static void scan_libraries(const char *path, struct tscope_launch *l)
@@ -104,25 +138,8 @@ static void scan_libraries(const char *path, struct tscope_launch *l)
     close(fds[1]);
     FILE *f = fdopen(fds[0], "r");
     char line[PATH_MAX + 64];
-    while (f && fgets(line, sizeof line, f)) {
-        if (strstr(line, "libtaskscope.so"))
-            l->uses_taskscope = 1;
-        if (strstr(line, "libomp.so") || strstr(line, "libiomp5.so"))
-            l->uses_libomp = 1;
-        if (strstr(line, "libgomp.so"))
-            l->uses_libgomp = 1;
-        int mpi = strstr(line, "libmpi.so") || strstr(line, "libmpich.so");
-#ifdef TSCOPE_MPI_SONAME /* the MPI the adapter was built for */
-        if (mpi && strstr(line, TSCOPE_MPI_SONAME " ")) {
-            l->uses_libmpi = 1;
-            mpi = 0;
-        }
-#endif
-        if (mpi)
-            l->uses_other_mpi = 1;
-        if (strstr(line, "libtaskscope-mpi.so"))
-            l->uses_mpi_adapter = 1;
-    }
+    while (f && fgets(line, sizeof line, f))
+        note_library(line, l);
     if (f)
         fclose(f);
     else
@@ -142,7 +159,9 @@ int tscope_launch_inspect(const char *prog, struct tscope_launch *l)
     if (stat(l->path, &st) || !S_ISREG(st.st_mode) || access(l->path, X_OK))
         return EACCES;
     l->kind = elf_dynamic(l->path);
-    if (l->kind == 1)
+    /* the libraries from the ELF files, as the loader finds them; from the
+     * loader itself when elfdeps.c cannot be sure to answer the same */
+    if (l->kind == 1 && tscope_cli_elf_libraries(l->path, found_library, l))
         scan_libraries(l->path, l);
     return 0;
 }
