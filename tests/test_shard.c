@@ -381,6 +381,16 @@ static void handles_on_threads_while_folding(void)
     ASSERT_U64_EQ(out.calls, (uint64_t)WORKERS * PER_WORKER);
     ASSERT_EQ(in.threads, WORKERS);
     ASSERT(out.incl_ns.sum >= in.incl_ns.sum); /* the inner ones ran inside */
+    /* a handle alive is a live task; cancelled, it is not */
+    tscope_totals_t tot;
+    tscope_task_t *alive = tscope_task_create_h(tscope_task_id_next(), NULL, ty_inner, 0, 0, 0);
+    ASSERT(alive != NULL);
+    ASSERT_OK(tscope_query_totals(&tot));
+    ASSERT_EQ(tot.tasks_live, 1);
+    ASSERT_OK(tscope_task_cancel_h(alive));
+    ASSERT_OK(tscope_query_totals(&tot));
+    ASSERT_EQ(tot.tasks_live, 0);
+    ASSERT_U64_EQ(tot.tasks_cancelled, 1);
     ASSERT_OK(tscope_finalize());
     unsetenv("TASKSCOPE_AGGREGATE");
 }

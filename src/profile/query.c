@@ -433,7 +433,7 @@ void tscope__fill_totals(struct tscope__store *s, tscope_totals_t *out)
     out->tasks_completed = s->completed;
     out->tasks_cancelled = s->cancelled;
     out->tasks_unfinished = s->unfinished;
-    out->tasks_live = s->completed_run ? s->never_ran : s->live - s->held;
+    out->tasks_live = s->completed_run ? s->never_ran : s->live - s->held + tscope__shards_live(s);
     out->instances = s->ninst;
     out->instances_cut_off = s->cut_off;
     out->dependencies = s->dependencies;

@@ -227,6 +227,7 @@ static struct {
     pthread_mutex_t lock; /* shards[] creation, record chunks, spare records, sets */
     struct tscope__store *store;
     uint64_t origin;       /* the store's timeline origin */
+    int64_t retired_live;  /* created - ended - cancelled of retired shards (store lock) */
     uint64_t pt_threshold; /* the store's duration sample threshold (relaxed atomics) */
     struct tscope__shard *shards[TSCOPE__THREADS_MAX];
     uint32_t nshards; /* 1 + the highest index made */
@@ -1082,6 +1083,8 @@ void tscope__shards_retire(struct tscope__store *st, uint32_t thread)
         close_segment(s, s->n - 1, end);
     store_locked = 0;
     fold_one(st, s);
+    const struct stotals *t = &s->f.totals;
+    sh.retired_live += (int64_t)(t->created - t->completed - t->cancelled);
     shard_clear(s);
 }
 
@@ -1147,6 +1150,7 @@ void tscope__shards_free(void)
     sh.nsets = sh.cap_sets = 0;
     tscope__u64map_free(&sh.set_map);
     sh.store = NULL;
+    sh.retired_live = 0;
     pthread_mutex_unlock(&sh.lock);
 }
 
@@ -1162,6 +1166,22 @@ void tscope__shards_reset(struct tscope__store *st)
     sh.origin = st->tl.origin;
     ST(sh.pt_threshold, st->tl.threshold);
     pthread_mutex_unlock(&sh.lock);
+}
+
+uint64_t tscope__shards_live(const struct tscope__store *st)
+{
+    if (st != sh.store)
+        return 0;
+    int64_t live = sh.retired_live;
+    uint32_t n = __atomic_load_n(&sh.nshards, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < n; i++) {
+        struct tscope__shard *s = __atomic_load_n(&sh.shards[i], __ATOMIC_ACQUIRE);
+        if (s) {
+            const struct stotals *t = &s->f.totals;
+            live += (int64_t)(t->created - t->completed - t->cancelled);
+        }
+    }
+    return live > 0 ? (uint64_t)live : 0;
 }
 
 uint32_t tscope__shards_running(uint16_t *types, uint32_t max, uint32_t have)

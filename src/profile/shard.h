@@ -79,6 +79,9 @@ void tscope__shards_retire(struct tscope__store *s, uint32_t thread);
  * (closed at `end`) are unfinished, tasks created and never begun never
  * ran (lock held). */
 void tscope__shards_complete(struct tscope__store *s, uint64_t end);
+/* Tasks created through handles that have not ended or been cancelled, as
+ * of the last fold (lock held). */
+uint64_t tscope__shards_live(const struct tscope__store *s);
 /* Appends the type running on top of each busy shard's thread to
  * types[have ..max) and returns have + the busy shards (any thread; what
  * the sampler's concurrency view and the live stream see). */
