@@ -117,6 +117,11 @@ void tscope__consumer_wake(void);
 /* Runs one full round in the calling thread (consumer or finalize).
  * Returns 1 if some ring was more than a quarter full (a flood), else 0. */
 int tscope__consumer_round(void);
+/* Appends n records to the calling thread's ring as one unit (events.c:
+ * the full-ring policy applies; no tool delivery).  For records the
+ * subsystems build themselves (the shards' instance records).  0 or a
+ * TSCOPE_E* code. */
+int tscope__emit_records(const struct tscope__rec *recs, unsigned n);
 /* Blocks until events published before the call are processed and settled. */
 void tscope__consumer_flush(void);
 /* fork(): hold waits until the consumer is between rounds and keeps it

@@ -33,6 +33,40 @@ tools_sync(struct tscope__thread *t, const struct tscope__rec *rec, const struct
         tscope__hooks.sync(t->index, rec, ext);
 }
 
+/* Waits for room for n records in t's ring (the wait policy) or counts
+ * them dropped (the drop policy, or measurement switched off meanwhile):
+ * 0 when there is room, else TSCOPE_EDROPPED. */
+static int ring_reserve(struct tscope__thread *t, unsigned n)
+{
+    struct tscope__ring *r = &t->ring;
+    int waited = 0;
+    for (;;) {
+        r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
+        uint64_t fill = r->head_local - r->tail_seen;
+        if (fill + n > r->half)
+            tscope__consumer_wake();
+        if (fill + n <= r->size)
+            return 0;
+        if (tscope__g.cfg.full_policy == TSCOPE__FULL_DROP ||
+            atomic_load_explicit(&tscope__g.run, memory_order_relaxed) == TSCOPE__RUN_OFF) {
+            atomic_store_explicit(&t->dropped,
+                                  atomic_load_explicit(&t->dropped, memory_order_relaxed) + n,
+                                  memory_order_relaxed);
+            return TSCOPE_EDROPPED;
+        }
+        if (!waited++)
+            atomic_store_explicit(&t->waits,
+                                  atomic_load_explicit(&t->waits, memory_order_relaxed) + 1,
+                                  memory_order_relaxed);
+        if (waited < 4) {
+            sched_yield();
+        } else {
+            struct timespec pause = {0, 20 * 1000};
+            nanosleep(&pause, NULL);
+        }
+    }
+}
+
 static int emit_slow(int run, struct tscope__rec rec, const uint64_t *ext_id)
 {
     struct tscope__thread *t = tscope__thread_self();
@@ -53,38 +87,32 @@ static int emit_slow(int run, struct tscope__rec rec, const uint64_t *ext_id)
         return 0;
     }
     unsigned n = ext_id ? 2 : 1;
+    int rc = ring_reserve(t, n);
+    if (rc)
+        return rc;
     struct tscope__ring *r = &t->ring;
-    int waited = 0;
-    for (;;) {
-        r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
-        uint64_t fill = r->head_local - r->tail_seen;
-        if (fill + n > r->half)
-            tscope__consumer_wake();
-        if (fill + n <= r->size)
-            break;
-        if (tscope__g.cfg.full_policy == TSCOPE__FULL_DROP ||
-            atomic_load_explicit(&tscope__g.run, memory_order_relaxed) == TSCOPE__RUN_OFF) {
-            atomic_store_explicit(&t->dropped,
-                                  atomic_load_explicit(&t->dropped, memory_order_relaxed) + n,
-                                  memory_order_relaxed);
-            return TSCOPE_EDROPPED;
-        }
-        if (!waited++)
-            atomic_store_explicit(&t->waits,
-                                  atomic_load_explicit(&t->waits, memory_order_relaxed) + 1,
-                                  memory_order_relaxed);
-        if (waited < 4) {
-            sched_yield();
-        } else {
-            struct timespec pause = {0, 20 * 1000};
-            nanosleep(&pause, NULL);
-        }
-    }
     *tscope__ring_slot(r, r->head_local) = rec;
     if (ext_id)
         *tscope__ring_slot(r, r->head_local + 1) = ext;
     tscope__ring_publish(r, n);
     tools_sync(t, &rec, ext_id ? &ext : NULL);
+    return 0;
+}
+
+int tscope__emit_records(const struct tscope__rec *recs, unsigned n)
+{
+    struct tscope__thread *t = tscope__thread_self();
+    if (!t) {
+        atomic_fetch_add_explicit(&tscope__g.unregistered_dropped, n, memory_order_relaxed);
+        return TSCOPE_ELIMIT;
+    }
+    int rc = ring_reserve(t, n);
+    if (rc)
+        return rc;
+    struct tscope__ring *r = &t->ring;
+    for (unsigned i = 0; i < n; i++)
+        *tscope__ring_slot(r, r->head_local + i) = recs[i];
+    tscope__ring_publish(r, n);
     return 0;
 }
 
