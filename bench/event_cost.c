@@ -32,6 +32,13 @@
  *               profile_thread is what the journal costs the producer.
  *   profile_sustained_journal  profile_sustained with the journal: what it
  *               costs the consumer, as events absorbed per second
+ *   shards      TASKSCOPE_AGGREGATE=thread: the pair on a task handle
+ *               (tscope_task_start_h / tscope_task_end_h), which the calling
+ *               thread adds to its own shard of the profile (issue 26): two
+ *               clock reads and the aggregation, no ring, no consumer work
+ *               to wait for, so no chunks.  Its ratio_to_rdtsc_pair is what
+ *               the producer pays for the pair with aggregation; its
+ *               ratio_to_profile compares it with the ring path
  * consumer/profile: 2 producer threads, events processed per second from the
  * first event until a flush returned (median of the repetitions), and the
  * number of events lost over all repetitions (must be 0 with the wait
@@ -93,11 +100,22 @@ static double loop_events(uint64_t first_id, uint64_t chunk)
     return timed * 1e9 / (double)pairs;
 }
 
+/* The same pairs on task handles (the shards variant). */
+static double loop_handles(uint64_t first_id)
+{
+    double t0 = bench_now_s();
+    for (uint64_t i = 0; i < pairs; i++)
+        tscope_task_end_h(tscope_task_start_h(first_id + i, type));
+    return (bench_now_s() - t0) * 1e9 / (double)pairs;
+}
+
 static const char *tools = "";
 static const char *profiler = "1";
+static const char *aggregate = "consumer";
 
 static void setup(const char *enable, const char *mode, const char *ring)
 {
+    setenv("TASKSCOPE_AGGREGATE", aggregate, 1);
     setenv("TASKSCOPE_TOOLS", tools, 1);
     setenv("TASKSCOPE_PROFILER", profiler, 1);
     setenv("TASKSCOPE_RING_SIZE", ring, 1);
@@ -132,7 +150,8 @@ static double run_variant(const char *variant, const char *enable, const char *m
 {
     setup(enable, mode, chunk ? "1048576" : "16384");
     static uint64_t next_id = 1;
-    double ns = loop_events(next_id, chunk);
+    double ns =
+        strcmp(variant, "shards") == 0 ? loop_handles(next_id) : loop_events(next_id, chunk);
     next_id += pairs;
     tscope_finalize();
     check_counts(variant);
@@ -290,7 +309,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "event_cost: cannot create %s\n", journal_dir);
         return 1;
     }
-    double v[11][100];
+    double v[12][100];
     char dummy[1200];
     snprintf(dummy, sizeof dummy, "%s/libtaskscope-tool-dummy.so", TSCOPE_TOOLS_DIR);
     /* Interleave the variants so drift affects all of them alike. */
@@ -314,10 +333,13 @@ int main(int argc, char **argv)
         v[8][r] = run_fresh("profile_thread", 0, 100000);
         v[9][r] = run_fresh("profile_journal", 1, 100000);
         v[10][r] = run_fresh("profile_sustained_journal", 1, 0);
+        aggregate = "thread";
+        v[11][r] = run_variant("shards", "1", "profile", 0);
+        aggregate = "consumer";
     }
     unpark_all();
     rmdir(journal_dir);
-    const char *names[11] = {"rdtsc_pair",
+    const char *names[12] = {"rdtsc_pair",
                              "disabled",
                              "profile",
                              "naive",
@@ -327,9 +349,10 @@ int main(int argc, char **argv)
                              "dummy_only",
                              "profile_thread",
                              "profile_journal",
-                             "profile_sustained_journal"};
-    double med[11];
-    for (int i = 0; i < 11; i++) {
+                             "profile_sustained_journal",
+                             "shards"};
+    double med[12];
+    for (int i = 0; i < 12; i++) {
         med[i] = bench_median(v[i], reps);
         bench_result("event_cost", names[i], "ns_per_pair", med[i], "ns");
     }
@@ -341,6 +364,8 @@ int main(int argc, char **argv)
     bench_result("event_cost", "profile_journal", "ratio_to_profile_thread", med[9] / med[8], "x");
     bench_result("event_cost", "profile_sustained_journal", "ratio_to_profile_sustained",
                  med[10] / med[4], "x");
+    bench_result("event_cost", "shards", "ratio_to_rdtsc_pair", med[11] / med[0], "x");
+    bench_result("event_cost", "shards", "ratio_to_profile", med[11] / med[2], "x");
     consumer_throughput(reps);
     return 0;
 }
