@@ -102,7 +102,7 @@ static int apply(uint32_t slot, struct tscope__rec *recs, uint64_t n)
     for (uint64_t i = 0; i < n; i++) {
         uint8_t k = recs[i].kind;
         int task = k <= TSCOPE__REC_RESUME || k == TSCOPE__REC_START;
-        if (k < TSCOPE__REC_CREATE || k > TSCOPE__REC_START || recs[i].type > TSCOPE__MAX_IDS ||
+        if (k < TSCOPE__REC_CREATE || k > TSCOPE__REC_LAST || recs[i].type > TSCOPE__MAX_IDS ||
             (task && recs[i].id == 0)) /* the API refuses task id 0 */
             return -1;
     }

@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "core/config.h"
+#include "core/core.h"
+#include "profile/query.h"
 #include "profile/shard.h"
 #include "profile/store.h"
 #include "taskscope/taskscope.h"
@@ -20,10 +22,24 @@
 #define THREADS 4
 #define MAXT 4096
 
+/* The shards' instance records applied to their store at once (no ring). */
+static struct tscope__store *emit_store;
+
+static int emit_direct(const struct tscope__rec *recs, unsigned n)
+{
+    pthread_mutex_lock(&emit_store->lock);
+    tscope__store_apply(emit_store, 0, &recs[0], n > 1 ? &recs[1] : NULL);
+    pthread_mutex_unlock(&emit_store->lock);
+    return 0;
+}
+
+static uint64_t instance_cap = 100000;
+
 static struct tscope__store *new_store(int fold)
 {
     struct tscope__config cfg;
     tscope__config_load(&cfg, NULL);
+    cfg.instance_cap = instance_cap;
     cfg.tree_fold = fold;
     cfg.duration_sample = 1; /* every task's duration: the samples compare whole */
     struct tscope__store *s = tscope__store_new(&cfg, 0);
@@ -33,6 +49,7 @@ static struct tscope__store *new_store(int fold)
 
 /* A task of the model: where it is and its two representations. */
 struct mtask {
+    int parent; /* index of its parent task, -1: none */
     uint64_t id;
     uint16_t type;
     int state; /* 0 ready, 1 running, 2 yielded, 3 done */
@@ -98,6 +115,7 @@ static void step(struct model *m)
     if (what <= 1 && m->n < MAXT) { /* create (a child of what runs here) */
         struct mtask *t = &m->t[m->n];
         t->id = (uint64_t)m->n + 1;
+        t->parent = cur;
         t->type = pick_type(m, cur);
         t->state = 0;
         t->h = tscope__shard_create((uint32_t)th, m->ts, t->id, cur >= 0 ? m->t[cur].h : NULL,
@@ -108,6 +126,7 @@ static void step(struct model *m)
     } else if (what == 2 && m->n < MAXT) { /* start */
         struct mtask *t = &m->t[m->n];
         t->id = (uint64_t)m->n + 1;
+        t->parent = cur;
         t->type = pick_type(m, cur);
         t->state = 1;
         t->thread = th;
@@ -242,6 +261,27 @@ static void same_profile(const struct tscope__store *a, const struct tscope__sto
                 ASSERT_U64_EQ(u, v);
             }
     }
+    if (a->cut_off == 0 && b->cut_off == 0) { /* every task an instance: the same ones */
+        ASSERT_EQ(a->ninst, b->ninst);
+        for (uint32_t i = 0; i < a->ninst; i++) {
+            const struct tscope__instance *p = &a->inst[i], *q = NULL;
+            for (uint32_t j = 0; j < b->ninst && !q; j++)
+                if (b->inst[j].id == p->id)
+                    q = &b->inst[j];
+            ASSERT(q != NULL);
+            ASSERT_U64_EQ(p->parent, q->parent);
+            ASSERT_U64_EQ(p->create_ts, q->create_ts);
+            ASSERT_U64_EQ(p->begin_ts, q->begin_ts);
+            ASSERT_U64_EQ(p->end_ts, q->end_ts);
+            ASSERT_U64_EQ(p->excl, q->excl);
+            ASSERT_U64_EQ(p->incl, q->incl);
+            ASSERT_EQ(p->thread, q->thread);
+            ASSERT_EQ(p->yields, q->yields);
+            ASSERT_EQ(p->type, q->type);
+            ASSERT_EQ(p->state, q->state);
+            ASSERT_EQ(p->tdepth, q->tdepth);
+        }
+    }
     ASSERT_EQ(x->npts, y->npts);
     for (uint32_t i = 0; i < x->npts; i++) {
         uint32_t j = 0;
@@ -256,6 +296,28 @@ static void same_profile(const struct tscope__store *a, const struct tscope__sto
 
 static uint32_t widest; /* the widest timeline bins of all streams */
 
+/* Every kept instance's subtree counts exactly the tasks below it in the
+ * model (the ones the cap left out included), through the public query. */
+static void subtrees_exact(struct tscope__store *s, const struct model *m)
+{
+    struct tscope__store *was = tscope__g.store;
+    tscope__g.store = s; /* the queries read the process's store */
+    for (uint32_t i = 0; i < s->ninst; i++) {
+        int root = (int)s->inst[i].id - 1, n = 0;
+        for (int k = 0; k < m->n; k++) { /* k is in root's subtree */
+            int a = k;
+            while (a >= 0 && a != root)
+                a = m->t[a].parent;
+            n += a == root;
+        }
+        tscope_subtree_t st;
+        ASSERT_OK(tscope_query_subtree(s->inst[i].id, &st));
+        ASSERT_U64_EQ(st.tasks, (uint64_t)n);
+    }
+    tscope__query_reset();
+    tscope__g.store = was;
+}
+
 static void one_stream(unsigned seed, int steps, uint16_t ntypes, int fold)
 {
     static struct model m;
@@ -263,9 +325,12 @@ static void one_stream(unsigned seed, int steps, uint16_t ntypes, int fold)
     m.seed = seed;
     m.ntypes = ntypes;
     m.tick_shift = seed % 4 == 0 ? 12 : 0;
+    instance_cap = seed % 7 == 0 ? 64 : 100000; /* some streams overflow the instance graph */
     m.ref = new_store(fold);
     struct tscope__store *sh = new_store(fold);
     tscope__shards_reset(sh);
+    emit_store = sh;
+    tscope__shards_set_emit(emit_direct);
     for (int i = 0; i < steps; i++) {
         step(&m);
         if (i % 97 == 0) { /* folds in the middle change nothing */
@@ -287,6 +352,11 @@ static void one_stream(unsigned seed, int steps, uint16_t ntypes, int fold)
     ASSERT_GT(sh->types[1].calls, 0);
     ASSERT_GT(sh->tl.npts, 0);
     same_profile(sh, m.ref);
+    if (instance_cap < 100000) {
+        ASSERT_GT(sh->cut_off, 0);
+        subtrees_exact(sh, &m);
+    }
+    tscope__shards_set_emit(NULL);
     tscope__shards_free();
     tscope__store_free(sh);
     tscope__store_free(m.ref);

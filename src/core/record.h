@@ -16,6 +16,14 @@
  *   CUSTOM      -         payload        event    -      -         -
  *   MESSAGE     tag       bytes          -        -      peer      TSCOPE_MSG_*
  *   EXT         address (in id), follows the record that needs it
+ *   INSTANCE    task      parent         type     prio   depth     TSCOPE_TASK_*  + 2 EXT:
+ *               (ts: end)  EXT 1: ts create, id begin, arg self, type tree depth, prio state
+ *                          EXT 2: ts running, id nearest eligible ancestor, arg thread<<32|yields
+ *   BELOW       ancestor  tasks          -        -      -         -   (ts: their self ticks)
+ *
+ * INSTANCE and BELOW come from threads that aggregate their own tasks
+ * (src/profile/shard.c): a finished task for the instance graph, and tasks
+ * left out of it counted in their nearest ancestor that may be kept.
  */
 #ifndef TSCOPE_CORE_RECORD_H
 #define TSCOPE_CORE_RECORD_H
@@ -36,7 +44,10 @@ enum tscope__rec_kind {
     TSCOPE__REC_CUSTOM,
     TSCOPE__REC_EXT,
     TSCOPE__REC_START,
-    TSCOPE__REC_MESSAGE
+    TSCOPE__REC_MESSAGE,
+    TSCOPE__REC_INSTANCE,
+    TSCOPE__REC_BELOW,
+    TSCOPE__REC_LAST = TSCOPE__REC_BELOW /* the highest kind a producer writes */
 };
 
 struct tscope__rec {

@@ -35,8 +35,11 @@ static void deliver(uint32_t thread, struct tscope__ring *ring, uint64_t from, u
     for (uint64_t c = from; c < to; c++) {
         const struct tscope__rec *rec = tscope__ring_slot(ring, c);
         const struct tscope__rec *ext = NULL;
-        if (tscope__rec_has_ext(rec) && c + 1 < to)
-            ext = tscope__ring_slot(ring, ++c);
+        unsigned exts = tscope__rec_exts(rec);
+        if (exts && c + exts < to) {
+            ext = tscope__ring_slot(ring, c + 1);
+            c += exts;
+        }
         if (tscope__tools_batched_mask & tscope__tools_rec_bits(rec->kind))
             tscope__tools_deliver(TSCOPE_TOOL_BATCHED, thread, rec, ext);
         if (triggers & (1u << rec->kind))

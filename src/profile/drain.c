@@ -33,14 +33,22 @@ uint64_t tscope__store_apply_ring(uint32_t thread, struct tscope__ring *r, uint6
             continue;
         }
         const struct tscope__rec *ext = NULL;
-        if (tscope__rec_has_ext(rec) && tail + 1 < head) {
+        unsigned exts = tscope__rec_exts(rec);
+        struct tscope__rec copy[2];
+        if (exts == 1 && tail + 1 < head) {
             ext = next; /* published together with rec */
             tail++;
+        } else if (exts == 2 && tail + 2 < head) { /* contiguous, whatever the wrap */
+            copy[0] = *next;
+            copy[1] = buf[(tail + 2) & mask];
+            ext = copy;
+            tail += 2;
         }
         tscope__store_apply(s, thread, rec, ext);
         tail++;
     }
     tscope__store_flush_leaves(s);
+    tscope__shards_set_limit(s->inst_limit); /* the cap may have lowered it */
     pthread_mutex_unlock(&s->lock);
     return tail;
 }

@@ -47,7 +47,8 @@ static int count_dropped(struct tscope__store *s)
     if (tscope__u64map_init(&ids, 1024))
         return -1;
     for (uint32_t k = 0; k < s->ndropped; k++)
-        if (tscope__u64map_put(&ids, s->dropped[k].id, k)) {
+        if (s->dropped[k].id && /* 0: tasks counted below an ancestor (shard.c) */
+            tscope__u64map_put(&ids, s->dropped[k].id, k)) {
             tscope__u64map_free(&ids);
             return -1;
         }

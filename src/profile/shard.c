@@ -219,6 +219,11 @@ struct tscope__shard {
     uint64_t busy_count, busy_since;
     struct tscope__tl_point pts[PTS]; /* duration sample, [pts_flushed, npts) not folded */
     uint64_t npts, pts_flushed;
+    /* tasks left out of the instance graph, counted in their nearest
+     * ancestor that may be kept: consecutive ones with the same ancestor
+     * add up here, and go on as one BELOW record when it changes (read at
+     * retire and finalize, when the owner makes no more events) */
+    uint64_t below_anc, below_n, below_self;
     /* the fold's */
     struct folded f;
 };
@@ -226,7 +231,10 @@ struct tscope__shard {
 static struct {
     pthread_mutex_t lock; /* shards[] creation, record chunks, spare records, sets */
     struct tscope__store *store;
-    uint64_t origin;       /* the store's timeline origin */
+    uint64_t origin;     /* the store's timeline origin */
+    uint32_t inst_limit; /* the deepest tree depth the instance graph keeps (relaxed) */
+    int instances;       /* an instance graph at all (TASKSCOPE_INSTANCE_CAP > 0) */
+    tscope__shard_emit_fn emit;
     int64_t retired_live;  /* created - ended - cancelled of retired shards (store lock) */
     uint64_t pt_threshold; /* the store's duration sample threshold (relaxed atomics) */
     struct tscope__shard *shards[TSCOPE__THREADS_MAX];
@@ -641,6 +649,95 @@ static void saw(struct tscope__shard *s, uint16_t type)
     }
 }
 
+/* ---- the instance graph ---------------------------------------------------- */
+
+void tscope__shards_set_limit(uint32_t limit)
+{
+    ST(sh.inst_limit, limit);
+}
+
+void tscope__shards_set_emit(tscope__shard_emit_fn fn)
+{
+    sh.emit = fn ? fn : tscope__emit_records;
+}
+
+static void below_flush(struct tscope__shard *s)
+{
+    if (!s->below_n)
+        return;
+    struct tscope__rec r = {
+        .ts = s->below_self, .id = s->below_anc, .arg = s->below_n, .kind = TSCOPE__REC_BELOW};
+    sh.emit(&r, 1);
+    ST(s->below_n, 0);
+    ST(s->below_self, 0);
+}
+
+/* A task that will not enter the instance graph: counted in its nearest
+ * ancestor that may. */
+static void below(struct tscope__shard *s, const struct tscope_task *t)
+{
+    if (s->below_anc != t->keep_anc) {
+        below_flush(s);
+        ST(s->below_anc, t->keep_anc);
+    }
+    ST(s->below_n, s->below_n + 1);
+    ST(s->below_self, s->below_self + t->excl);
+}
+
+/* A task that ended or was cancelled at `end`, for the instance graph: an
+ * INSTANCE record when it was shallow enough when created (the store keeps
+ * it, or links it to its ancestor: its descendants may count in it), else
+ * counted below its nearest ancestor that may be kept. */
+static void instance_out(struct tscope__shard *s, const struct tscope_task *t, uint64_t end,
+                         int state)
+{
+    if (!(LD(t->state) & TSCOPE__TR_KEEP)) {
+        if (sh.instances)
+            below(s, t);
+        return;
+    }
+    struct tscope__rec r[3] = {
+        {.ts = end,
+         .id = t->id,
+         .arg = t->parent_id,
+         .type = t->type,
+         .prio = t->prio,
+         .depth = t->depth,
+         .flags = t->flags,
+         .kind = TSCOPE__REC_INSTANCE},
+        {.ts = t->create_ts,
+         .id = t->begin_ts,
+         .arg = t->excl,
+         .type = t->tdepth,
+         .prio = (int16_t)state,
+         .kind = TSCOPE__REC_EXT},
+        {.ts = t->incl,
+         .id = t->keep_anc,
+         .arg = (uint64_t)t->thread << 32 | t->yields,
+         .kind = TSCOPE__REC_EXT},
+    };
+    sh.emit(r, 3);
+}
+
+/* The store's task for an instance of t (settle.c's fields). */
+static struct tscope__task task_of(const struct tscope_task *t, uint64_t end)
+{
+    return (struct tscope__task){.id = t->id,
+                                 .parent_id = t->parent_id,
+                                 .create_ts = t->create_ts,
+                                 .begin_ts = t->begin_ts,
+                                 .end_ts = end,
+                                 .excl = t->excl,
+                                 .incl = t->incl,
+                                 .thread = t->thread,
+                                 .yields = t->yields,
+                                 .type = t->type,
+                                 .prio = t->prio,
+                                 .depth = t->depth,
+                                 .flags = t->flags,
+                                 .tdepth = t->tdepth};
+}
+
 /* ---- events -------------------------------------------------------------- */
 
 static struct tscope_task *make(struct tscope__shard *s, uint64_t ts, uint64_t id,
@@ -655,7 +752,7 @@ static struct tscope_task *make(struct tscope__shard *s, uint64_t ts, uint64_t i
     t->create_ts = ts;
     t->begin_ts = 0;
     t->excl = t->incl = t->incl_top = 0;
-    t->thread = s->index;
+    t->thread = 0; /* until its first begin (settle.c's instance of a task never run) */
     t->yields = t->resumes = 0;
     t->type = type;
     t->depth = 0;
@@ -670,15 +767,18 @@ static struct tscope_task *make(struct tscope__shard *s, uint64_t ts, uint64_t i
         if (pnode != 0)
             ptype = parent->type;
         t->parent_id = parent->id;
+        t->keep_anc = (LD(parent->state) & TSCOPE__TR_KEEP) ? parent->id : parent->keep_anc;
         t->tdepth = parent->tdepth < 0xFFFE ? (uint16_t)(parent->tdepth + 1) : 0xFFFE;
         child_set(s, parent->anc, parent->type, type, &set, &nested);
     } else {
         t->parent_id = 0;
+        t->keep_anc = 0;
         t->tdepth = 0;
     }
+    uint8_t keep = sh.instances && t->tdepth <= LD(sh.inst_limit) ? TSCOPE__TR_KEEP : 0;
     t->anc = set;
     path_step(s, pnode, ptype, type, &t->node, &t->edge, &t->step);
-    ST(t->state, (uint8_t)(TSCOPE__TR_CREATED | (nested ? TSCOPE__TR_NESTED : 0)));
+    ST(t->state, (uint8_t)(TSCOPE__TR_CREATED | (nested ? TSCOPE__TR_NESTED : 0) | keep));
     struct stype *e = type_entry(s, type);
     if (e) {
         w_begin(&e->ver);
@@ -812,6 +912,7 @@ int tscope__shard_end(uint32_t thread, uint64_t ts, struct tscope_task *t)
     if (t->open || t->yields != t->resumes)
         count_total(s, &s->totals.anomalies); /* still open elsewhere: ended all the same */
     count_done(s, t, ts);
+    instance_out(s, t, ts, TSCOPE_TASK_DONE);
     rec_release(s, t);
     return 0;
 }
@@ -858,6 +959,7 @@ int tscope__shard_cancel(uint32_t thread, uint64_t ts, struct tscope_task *t)
         w_end(&e->ver);
     }
     count_total(s, &s->totals.cancelled);
+    instance_out(s, t, ts, TSCOPE_TASK_CANCELLED);
     rec_release(s, t);
     return 0;
 }
@@ -1082,6 +1184,9 @@ void tscope__shards_retire(struct tscope__store *st, uint32_t thread)
     while (s->n) /* what it left running is unfinished (the store's thread_gone) */
         close_segment(s, s->n - 1, end);
     store_locked = 0;
+    if (LD(s->below_n)) /* the owner is gone: its pending count goes in here */
+        tscope__store_below(st, LD(s->below_anc), LD(s->below_n), LD(s->below_self));
+    ST(s->below_n, 0);
     fold_one(st, s);
     const struct stotals *t = &s->f.totals;
     sh.retired_live += (int64_t)(t->created - t->completed - t->cancelled);
@@ -1095,8 +1200,15 @@ void tscope__shards_complete(struct tscope__store *st, uint64_t end)
     store_locked = 1;
     for (uint32_t i = 0; i < sh.nshards; i++) {
         struct tscope__shard *s = sh.shards[i];
-        while (s && s->n) /* what still runs ends here (its time in the timeline) */
+        while (s && s->n) { /* what still runs ends here (its time in the timeline) */
+            struct tscope_task *t = s->seg[s->n - 1].t;
+            ST(t->state, (uint8_t)(LD(t->state) | TSCOPE__TR_RAN_TO_END));
             close_segment(s, s->n - 1, end);
+        }
+        if (s && LD(s->below_n))
+            tscope__store_below(st, LD(s->below_anc), LD(s->below_n), LD(s->below_self));
+        if (s)
+            ST(s->below_n, 0);
     }
     store_locked = 0;
     tscope__shards_fold(st);
@@ -1109,11 +1221,19 @@ void tscope__shards_complete(struct tscope__store *st, uint64_t end)
             if (state == TSCOPE__TR_FREE || (state & TSCOPE__TR_RING) ||
                 tscope__store_grow_types(st, t->type))
                 continue;
-            if (state & TSCOPE__TR_BEGUN) {
+            int begun = state & TSCOPE__TR_BEGUN;
+            if (begun) {
                 st->types[t->type].unfinished++;
                 st->unfinished++;
             } else {
                 st->never_ran++;
+            }
+            if (state & TSCOPE__TR_KEEP) {
+                struct tscope__task k = task_of(t, (state & TSCOPE__TR_RAN_TO_END) ? end : 0);
+                tscope__store_instance(st, &k, begun ? TSCOPE_TASK_UNFINISHED : TSCOPE_TASK_LIVE,
+                                       t->keep_anc);
+            } else if (sh.instances) {
+                tscope__store_below(st, t->keep_anc, 1, t->excl);
             }
             ST(t->state, TSCOPE__TR_FREE); /* counted once */
         }
@@ -1165,6 +1285,10 @@ void tscope__shards_reset(struct tscope__store *st)
     sh.store = st;
     sh.origin = st->tl.origin;
     ST(sh.pt_threshold, st->tl.threshold);
+    ST(sh.inst_limit, (uint32_t)st->inst_limit);
+    sh.instances = st->cfg.instance_cap > 0;
+    if (!sh.emit)
+        sh.emit = tscope__emit_records;
     pthread_mutex_unlock(&sh.lock);
 }
 

@@ -38,6 +38,7 @@ struct tscope__shard;
 /* One task's state while it lives (taskscope.h's tscope_task_t). */
 struct tscope_task {
     uint64_t id, parent_id;
+    uint64_t keep_anc; /* its nearest ancestor that may enter the instance graph, or 0 */
     uint64_t create_ts, begin_ts;
     uint64_t excl, incl, incl_top; /* ticks over closed segments (replay.c's meaning) */
     uint32_t node, edge;           /* tree node, and the type-level edge it counts in */
@@ -55,10 +56,18 @@ enum {
     TSCOPE__TR_FREE = 0,
     TSCOPE__TR_CREATED = 1,
     TSCOPE__TR_BEGUN = 2,
-    TSCOPE__TR_MOVED = 4,  /* resumed on another thread than its first */
-    TSCOPE__TR_NESTED = 8, /* an ancestor has its type */
-    TSCOPE__TR_RING = 16   /* only carries its id: its events go through the rings */
+    TSCOPE__TR_MOVED = 4,      /* resumed on another thread than its first */
+    TSCOPE__TR_NESTED = 8,     /* an ancestor has its type */
+    TSCOPE__TR_RING = 16,      /* only carries its id: its events go through the rings */
+    TSCOPE__TR_KEEP = 32,      /* shallow enough for the instance graph when created */
+    TSCOPE__TR_RAN_TO_END = 64 /* still running at finalize */
 };
+
+/* How a shard hands the records it builds (the instance graph's) on:
+ * tscope__emit_records (the thread's ring, the default) or, in tests, a
+ * function that applies them to the store at once. */
+typedef int (*tscope__shard_emit_fn)(const struct tscope__rec *recs, unsigned n);
+void tscope__shards_set_emit(tscope__shard_emit_fn fn);
 
 /* A record that only carries id for the ring path (TSCOPE_AGGREGATE=
  * consumer), from the pool of thread `thread`; NULL without memory. */

@@ -185,6 +185,65 @@ static void on_dep(struct tscope__store *s, uint32_t thread, const struct tscope
     };
 }
 
+/* Counts n tasks with `self` ticks in the nearest kept ancestor of `anc`
+ * (the queries resolve it through the instances and the dropped ones). */
+void tscope__store_below(struct tscope__store *s, uint64_t anc, uint64_t n, uint64_t self)
+{
+    if (!n)
+        return;
+    if (!anc ||
+        tscope__grow_uninit(&s->dropped, &s->cap_dropped, s->ndropped, sizeof *s->dropped)) {
+        s->below_lost += n;
+        return;
+    }
+    s->dropped[s->ndropped++] = (struct tscope__dropped){0, anc, n, self};
+}
+
+void tscope__store_instance(struct tscope__store *s, const struct tscope__task *t, int state,
+                            uint64_t keep_anc)
+{
+    if (tscope__store_grow_types(s, t->type))
+        return;
+    uint32_t idx = TSCOPE__NONE;
+    if (tscope__inst_capped(s, t->tdepth) && !tscope__inst_filtered(s))
+        s->cut_off++;
+    else
+        idx = tscope__settle_record_instance(s, t, state);
+    if (idx == TSCOPE__NONE) { /* its descendants may count in it: a link up */
+        if (keep_anc &&
+            !tscope__grow_uninit(&s->dropped, &s->cap_dropped, s->ndropped, sizeof *s->dropped))
+            s->dropped[s->ndropped++] = (struct tscope__dropped){t->id, keep_anc, 1, t->excl};
+        else
+            s->below_lost++;
+    }
+    tscope__shards_set_limit(s->inst_limit);
+}
+
+static void on_instance(struct tscope__store *s, const struct tscope__rec *r,
+                        const struct tscope__rec *ext)
+{
+    if (!ext) {
+        s->anomalies++;
+        return;
+    }
+    const struct tscope__rec *x = &ext[0], *y = &ext[1];
+    struct tscope__task t = {.id = r->id,
+                             .parent_id = r->arg,
+                             .create_ts = x->ts,
+                             .begin_ts = x->id,
+                             .end_ts = r->ts,
+                             .excl = x->arg,
+                             .incl = y->ts,
+                             .thread = (uint32_t)(y->arg >> 32),
+                             .yields = (uint32_t)y->arg,
+                             .type = r->type,
+                             .prio = r->prio,
+                             .depth = r->depth,
+                             .flags = r->flags,
+                             .tdepth = x->type};
+    tscope__store_instance(s, &t, x->prio, y->id);
+}
+
 void tscope__store_apply(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r,
                          const struct tscope__rec *ext)
 {
@@ -201,6 +260,12 @@ void tscope__store_apply(struct tscope__store *s, uint32_t thread, const struct 
     switch (r->kind) {
     case TSCOPE__REC_COUNTER:
         on_counter(s, r);
+        break;
+    case TSCOPE__REC_INSTANCE:
+        on_instance(s, r, ext);
+        break;
+    case TSCOPE__REC_BELOW:
+        tscope__store_below(s, r->id, r->arg, r->ts);
         break;
     case TSCOPE__REC_CUSTOM:
         on_custom(s, r);

@@ -333,11 +333,30 @@ void tscope__store_free(struct tscope__store *s);
  * thread `thread` at r->ts.  Lock held. */
 void tscope__store_apply(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r,
                          const struct tscope__rec *ext);
-/* 1 if records of this kind are followed by an EXT record. */
+/* The deepest tree depth the instance graph keeps now, for threads that
+ * aggregate their own tasks (shard.c reads it without the lock). */
+void tscope__shards_set_limit(uint32_t limit);
+/* The EXT records that follow a record of this kind (published with it). */
+static inline unsigned tscope__rec_exts(const struct tscope__rec *r)
+{
+    return r->kind == TSCOPE__REC_DEP_LOCAL || r->kind == TSCOPE__REC_DEP_REMOTE ? 1
+           : r->kind == TSCOPE__REC_INSTANCE                                     ? 2
+                                                                                 : 0;
+}
 static inline int tscope__rec_has_ext(const struct tscope__rec *r)
 {
-    return r->kind == TSCOPE__REC_DEP_LOCAL || r->kind == TSCOPE__REC_DEP_REMOTE;
+    return tscope__rec_exts(r) != 0;
 }
+/* A finished task of a thread that aggregates its own (shard.c) into the
+ * instance graph, as settle.c's finalize does: kept if the filters, the
+ * sampling and the cap allow, else counted in its nearest ancestor that
+ * may be kept, keep_anc (a record the queries resolve).  Lock held. */
+void tscope__store_instance(struct tscope__store *s, const struct tscope__task *t, int state,
+                            uint64_t keep_anc);
+/* Counts n tasks with `self` ticks in the nearest kept ancestor of `anc`
+ * (a record the queries resolve through the instances and the links up).
+ * Lock held. */
+void tscope__store_below(struct tscope__store *s, uint64_t anc, uint64_t n, uint64_t self);
 /* Prefetches what applying r will touch first (its task's map entry). */
 static inline void tscope__store_prefetch(const struct tscope__store *s,
                                           const struct tscope__rec *r)
