@@ -212,6 +212,7 @@ struct tscope__shard {
      * bins without a lock; arrays are made, and the bins widened, by the
      * owner under the store lock, which every fold holds */
     uint32_t tl_shift;
+    uint32_t tl_used;   /* 1 + the highest bin any add reached (a fold reads no further) */
     uint64_t **tl_type; /* per type, TSCOPE__TL_BINS bins of self time */
     uint64_t *tl_count; /* per type, adds so far (a fold skips unchanged types) */
     uint32_t tl_ntype;
@@ -479,6 +480,7 @@ static void tl_slow(struct tscope__shard *s, int busy, uint16_t type, uint64_t f
             }
         }
         ST(s->tl_shift, s->tl_shift + 1);
+        ST(s->tl_used, (s->tl_used + 1) / 2);
     }
     uint64_t *bins = NULL;
     if (busy) {
@@ -515,6 +517,8 @@ static void tl_slow(struct tscope__shard *s, int busy, uint16_t type, uint64_t f
         if (end > to)
             end = to;
         ST(bins[b], LD(bins[b]) + (end - t));
+        if (b >= s->tl_used)
+            ST(s->tl_used, (uint32_t)b + 1);
         t = end;
     }
     if (busy)
@@ -533,6 +537,8 @@ static inline void tl_self(struct tscope__shard *s, uint16_t type, uint64_t from
                              type < s->tl_ntype && s->tl_type[type],
                          1)) {
         ST(s->tl_type[type][b0], LD(s->tl_type[type][b0]) + (to - from));
+        if (__builtin_expect(b0 >= s->tl_used, 0))
+            ST(s->tl_used, (uint32_t)b0 + 1);
         ST(s->tl_count[type], LD(s->tl_count[type]) + 1);
         return;
     }
@@ -549,6 +555,8 @@ static inline void tl_busy(struct tscope__shard *s, uint64_t from, uint64_t to)
     if (__builtin_expect(to > from && from >= o && b0 == b1 && b1 < TSCOPE__TL_BINS && s->tl_busy,
                          1)) {
         ST(s->tl_busy[b0], LD(s->tl_busy[b0]) + (to - from));
+        if (__builtin_expect(b0 >= s->tl_used, 0))
+            ST(s->tl_used, (uint32_t)b0 + 1);
         ST(s->busy_count, LD(s->busy_count) + 1);
         return;
     }
@@ -986,10 +994,10 @@ static void sacc_fold(struct tscope__acc *to, const struct sacc *now, const stru
 
 /* What a shard's bins gained since the fold's copy: into the store's
  * timeline (store lock held; bins only grow, and widen only under it). */
-static void fold_bins(struct tscope__store *st, uint32_t shift, const uint64_t *bins, uint64_t *f,
-                      uint64_t ***arrays, uint32_t *n, uint32_t index)
+static void fold_bins(struct tscope__store *st, uint32_t shift, uint32_t used, const uint64_t *bins,
+                      uint64_t *f, uint64_t ***arrays, uint32_t *n, uint32_t index)
 {
-    for (uint32_t b = 0; b < TSCOPE__TL_BINS; b++) {
+    for (uint32_t b = 0; b < used && b < TSCOPE__TL_BINS; b++) {
         uint64_t now = LD(bins[b]);
         if (now != f[b]) {
             tscope__tl_add_bin(&st->tl, arrays, n, index, shift, b, now - f[b]);
@@ -1002,10 +1010,13 @@ static void fold_timeline(struct tscope__store *st, struct tscope__shard *s)
 {
     struct folded *f = &s->f;
     uint32_t shift = s->tl_shift;
+    /* read after the counts below: an add that raised it is in a count
+     * the next fold sees changed */
+    uint32_t used;
     for (uint32_t t = 0; t < s->tl_ntype; t++) {
         if (!s->tl_type[t])
             continue;
-        uint64_t c = LD(s->tl_count[t]);
+        uint64_t c = LD_ACQ(s->tl_count[t]); /* then tl_used: as new as the adds counted */
         if (t < f->tl_ntype && f->tl_type[t] && f->tl_count[t] == c)
             continue; /* no add since the last fold */
         if (t >= f->tl_ntype) {
@@ -1023,14 +1034,17 @@ static void fold_timeline(struct tscope__store *st, struct tscope__shard *s)
         }
         if (!f->tl_type[t] && !(f->tl_type[t] = calloc(TSCOPE__TL_BINS, sizeof **f->tl_type)))
             return;
-        fold_bins(st, shift, s->tl_type[t], f->tl_type[t], &st->tl.type, &st->tl.ntype, t);
+        used = LD_ACQ(s->tl_used);
+        fold_bins(st, shift, used, s->tl_type[t], f->tl_type[t], &st->tl.type, &st->tl.ntype, t);
         f->tl_count[t] = c;
     }
-    uint64_t c = LD(s->busy_count);
+    uint64_t c = LD_ACQ(s->busy_count);
     if (s->tl_busy && (c != f->busy_count || !f->tl_busy)) {
         if (!f->tl_busy && !(f->tl_busy = calloc(TSCOPE__TL_BINS, sizeof *f->tl_busy)))
             return;
-        fold_bins(st, shift, s->tl_busy, f->tl_busy, &st->tl.thread, &st->tl.nthread, s->index);
+        used = LD_ACQ(s->tl_used);
+        fold_bins(st, shift, used, s->tl_busy, f->tl_busy, &st->tl.thread, &st->tl.nthread,
+                  s->index);
         f->busy_count = c;
     }
 }
@@ -1157,6 +1171,7 @@ static void shard_clear(struct tscope__shard *s)
     ST(s->npts, 0);
     ST(s->pts_flushed, 0);
     ST(s->tl_shift, TSCOPE__TL_SHIFT0);
+    ST(s->tl_used, 0);
     ST(s->top, 0); /* read by tscope__shards_running without a lock */
     free(s->f.types);
     free(s->f.nodes);
