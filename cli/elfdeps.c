@@ -426,6 +426,12 @@ static int resolve(struct search *s, const char *prog,
     if (!realpath(prog, real) || read_dynamic(s, m, prog, 1) ||
         interpreter(prog, interp, sizeof interp))
         return -1;
+    /* only glibc's own loader searches as below (musl's, or another glibc's
+     * with its own cache, may not) */
+    char want[PATH_MAX], have[PATH_MAX];
+    if (!realpath("/lib64/ld-linux-x86-64.so.2", want) || !realpath(interp, have) ||
+        strcmp(want, have) != 0)
+        return -1;
     snprintf(m->path, sizeof m->path, "%s", prog);
     set_origin(m, real);
     m->loader = -1;

@@ -399,6 +399,32 @@ static void a_task_that_moves(void)
     tscope__store_free(s);
 }
 
+/* A task ended on one thread while a segment of it is still open on
+ * another (a runtime's mistake): counted as an anomaly, and its record is
+ * not reused before that segment closes, so no later task inherits it. */
+static void ended_while_open_elsewhere(void)
+{
+    struct tscope__store *s = new_store(1);
+    tscope__shards_reset(s);
+    struct tscope_task *t = tscope__shard_start(0, 0, 1, 1);
+    ASSERT_OK(tscope__shard_end(1, 10, t)); /* thread 0 still has it open */
+    struct tscope_task *u = tscope__shard_create(1, 20, 2, NULL, 2, 0, 0, 0);
+    ASSERT(u != t);
+    ASSERT_OK(tscope__shard_begin(1, 20, u));
+    ASSERT_EQ(tscope__shard_end(1, 30, t), TSCOPE_EINVAL);      /* ended already */
+    struct tscope_task *v = tscope__shard_start(0, 1000, 3, 3); /* on top of the stale one */
+    ASSERT_OK(tscope__shard_end(0, 1010, v));
+    ASSERT_OK(tscope__shard_end(1, 1040, u));
+    pthread_mutex_lock(&s->lock);
+    tscope__shards_complete(s, 2000);
+    ASSERT_U64_EQ(s->types[2].excl.sum, 1020); /* nothing of thread 0's time */
+    ASSERT_U64_EQ(s->types[3].excl.sum, 10);
+    ASSERT_GT(s->anomalies, 0);
+    pthread_mutex_unlock(&s->lock);
+    tscope__shards_free();
+    tscope__store_free(s);
+}
+
 /* ---- the public handle API, real threads, concurrent folds ---------------- */
 
 #define WORKERS 3
@@ -461,6 +487,25 @@ static void handles_on_threads_while_folding(void)
     ASSERT_OK(tscope_query_totals(&tot));
     ASSERT_EQ(tot.tasks_live, 0);
     ASSERT_U64_EQ(tot.tasks_cancelled, 1);
+    /* ended twice: refused, and the pool hands out distinct records after */
+    tscope_task_t *once = tscope_task_start_h(tscope_task_id_next(), ty_inner);
+    ASSERT_OK(tscope_task_end_h(once));
+    ASSERT_EQ(tscope_task_end_h(once), TSCOPE_EINVAL);
+    ASSERT_EQ(tscope_task_cancel_h(once), TSCOPE_EINVAL);
+    tscope_task_t *a = tscope_task_start_h(tscope_task_id_next(), ty_inner);
+    tscope_task_t *b = tscope_task_start_h(tscope_task_id_next(), ty_inner);
+    ASSERT(a != NULL && b != NULL && a != b);
+    ASSERT_OK(tscope_task_end_h(b));
+    ASSERT_OK(tscope_task_end_h(a));
+    tscope_task_t *held = tscope_task_start_h(tscope_task_id_next(), ty_inner);
+    ASSERT_OK(tscope_finalize());
+    /* a handle of the last tscope_init is refused by the next one */
+    ASSERT_OK(tscope_init(0, 1));
+    ASSERT_EQ(tscope_task_end_h(held), TSCOPE_EINVAL);
+    ASSERT_U64_EQ(tscope_task_handle_id(held), 0);
+    tscope_task_t *fresh = tscope_task_start_h(tscope_task_id_next(), ty_inner);
+    ASSERT(fresh != NULL && fresh != held);
+    ASSERT_OK(tscope_task_end_h(fresh));
     ASSERT_OK(tscope_finalize());
     unsetenv("TASKSCOPE_AGGREGATE");
 }
@@ -468,6 +513,7 @@ static void handles_on_threads_while_folding(void)
 int main(void)
 {
     RUN(a_task_that_moves);
+    RUN(ended_while_open_elsewhere);
     RUN(shards_equal_the_reference_replay);
     RUN(handles_on_threads_while_folding);
     return 0;

@@ -224,7 +224,8 @@ int tscope_task_resume(uint64_t id);
  * to its own shard of the profile (no ring, no consumer replay); otherwise
  * these calls are the id-based events above.  A handle is valid from its
  * create (or start) until its end or cancel, and only between tscope_init
- * and tscope_finalize; every call accepts NULL and returns TSCOPE_EINVAL. */
+ * and tscope_finalize; every call refuses NULL, a handle that ended and one of
+ * an earlier tscope_init with TSCOPE_EINVAL, touching nothing. */
 typedef struct tscope_task tscope_task_t;
 /* Creates task id (nonzero) below `parent` (NULL: none); NULL when it is not
  * measured (measurement off, bad arguments, no memory). */

@@ -17,7 +17,8 @@
  *   MESSAGE     tag       bytes          -        -      peer      TSCOPE_MSG_*
  *   EXT         address (in id), follows the record that needs it
  *   INSTANCE    task      parent         type     prio   depth     TSCOPE_TASK_*  + 2 EXT:
- *               (ts: end)  EXT 1: ts create, id begin, arg self, type tree depth, prio state
+ *               (ts: end)  EXT 1: ts create, id begin, arg self, type tree depth, prio state,
+ *                                 flags 1: some task counts below it
  *                          EXT 2: ts running, id nearest eligible ancestor, arg thread<<32|yields
  *   BELOW       ancestor  tasks          -        -      -         -   (ts: their self ticks)
  *

@@ -48,7 +48,7 @@ uint64_t tscope__store_apply_ring(uint32_t thread, struct tscope__ring *r, uint6
         tail++;
     }
     tscope__store_flush_leaves(s);
-    tscope__shards_set_limit(s->inst_limit); /* the cap may have lowered it */
+    tscope__shards_set_limit(s); /* the cap may have lowered it */
     pthread_mutex_unlock(&s->lock);
     return tail;
 }
@@ -59,7 +59,7 @@ void tscope__store_thread_gone_at(uint32_t thread, uint64_t end)
     pthread_mutex_lock(&s->lock);
     tscope__store_flush_leaves(s);
     tscope__stack_close_thread(s, thread, end);
-    tscope__shards_retire(s, thread);
+    tscope__shards_retire(s, thread, end);
     /* the slot's next thread is another one: each type counts it anew
      * (a type's "threads" are threads, not slots) */
     uint8_t bit = (uint8_t)(1u << (thread % 8));

@@ -50,7 +50,13 @@ tscope_task_t *tscope_task_create_h(uint64_t id, tscope_task_t *parent, tscope_t
     if (atomic_load_explicit(&tscope__g.run, memory_order_relaxed) == TSCOPE__RUN_OFF)
         return NULL;
     struct tscope__thread *t = tscope__thread_self();
-    if (!t || tscope_task_create(id, parent ? parent->id : 0, type, flags, depth, priority))
+    if (!t)
+        return NULL;
+    /* a create the full ring dropped still gets its handle: the begin then
+     * creates the task implicitly, as with ids */
+    int rc = tscope_task_create(id, tscope__shard_live(parent) ? parent->id : 0, type, flags, depth,
+                                priority);
+    if (rc && rc != TSCOPE_EDROPPED)
         return NULL;
     return tscope__shard_ring_record(t->index, id, (uint16_t)type);
 }
@@ -68,21 +74,22 @@ tscope_task_t *tscope_task_start_h(uint64_t id, tscope_type_t type)
     if (atomic_load_explicit(&tscope__g.run, memory_order_relaxed) == TSCOPE__RUN_OFF)
         return NULL;
     struct tscope__thread *t = tscope__thread_self();
-    if (!t || tscope_task_start(id, type))
+    int rc = t ? tscope_task_start(id, type) : TSCOPE_ELIMIT;
+    if (rc && rc != TSCOPE_EDROPPED)
         return NULL;
     return tscope__shard_ring_record(t->index, id, (uint16_t)type);
 }
 
 int tscope_task_queued_h(tscope_task_t *task)
 {
-    if (!task)
+    if (!tscope__shard_live(task)) /* NULL, ended, or of an earlier tscope_init */
         return TSCOPE_EINVAL;
     return task->state & TSCOPE__TR_RING ? tscope_task_queued(task->id) : 0;
 }
 
 int tscope_task_begin_h(tscope_task_t *task)
 {
-    if (!task)
+    if (!tscope__shard_live(task))
         return TSCOPE_EINVAL;
     if (task->state & TSCOPE__TR_RING)
         return tscope_task_begin(task->id, task->type);
@@ -98,7 +105,7 @@ int tscope_task_begin_h(tscope_task_t *task)
 static int finish(tscope_task_t *task, int (*ring)(uint64_t),
                   int (*shard)(uint32_t, uint64_t, struct tscope_task *))
 {
-    if (!task)
+    if (!tscope__shard_live(task))
         return TSCOPE_EINVAL;
     struct tscope__thread *t = tscope__thread_self();
     if (task->state & TSCOPE__TR_RING) {
@@ -125,7 +132,7 @@ int tscope_task_cancel_h(tscope_task_t *task)
 
 int tscope_task_yield_h(tscope_task_t *task)
 {
-    if (!task)
+    if (!tscope__shard_live(task))
         return TSCOPE_EINVAL;
     if (task->state & TSCOPE__TR_RING)
         return tscope_task_yield(task->id);
@@ -136,7 +143,7 @@ int tscope_task_yield_h(tscope_task_t *task)
 
 int tscope_task_resume_h(tscope_task_t *task)
 {
-    if (!task)
+    if (!tscope__shard_live(task))
         return TSCOPE_EINVAL;
     if (task->state & TSCOPE__TR_RING)
         return tscope_task_resume(task->id);
@@ -147,5 +154,5 @@ int tscope_task_resume_h(tscope_task_t *task)
 
 uint64_t tscope_task_handle_id(const tscope_task_t *task)
 {
-    return task ? task->id : 0;
+    return tscope__shard_live(task) ? task->id : 0;
 }

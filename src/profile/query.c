@@ -11,10 +11,10 @@
 #include <string.h>
 
 #include "core/clock.h"
-#include "shard.h"
 #include "core/core.h"
 #include "core/names.h"
 #include "query.h"
+#include "shard.h"
 #include "store.h"
 
 /* Parent -> children index over the instance graph (CSR), owned here. */

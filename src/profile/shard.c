@@ -229,20 +229,23 @@ struct tscope__shard {
     struct folded f;
 };
 
+uint32_t tscope__shards_gen;
+
 static struct {
     pthread_mutex_t lock; /* shards[] creation, record chunks, spare records, sets */
     struct tscope__store *store;
-    uint64_t origin;     /* the store's timeline origin */
-    uint32_t inst_limit; /* the deepest tree depth the instance graph keeps (relaxed) */
-    int instances;       /* an instance graph at all (TASKSCOPE_INSTANCE_CAP > 0) */
+    uint64_t origin;    /* the store's timeline origin */
+    int32_t inst_limit; /* the deepest tree depth the instance graph can take, -1 none (relaxed) */
+    int instances;      /* an instance graph at all (TASKSCOPE_INSTANCE_CAP > 0) */
     tscope__shard_emit_fn emit;
     int64_t retired_live;  /* created - ended - cancelled of retired shards (store lock) */
     uint64_t pt_threshold; /* the store's duration sample threshold (relaxed atomics) */
     struct tscope__shard *shards[TSCOPE__THREADS_MAX];
     uint32_t nshards; /* 1 + the highest index made */
     /* record chunks (for the finalize's walk) and records traded between pools */
-    struct tscope_task **rchunks;
+    struct tscope_task **rchunks; /* kept across tscope_init's: old handles stay readable */
     uint32_t nrchunks, cap_rchunks;
+    uint32_t rchunks_now; /* the first chunk of this tscope_init */
     struct tscope_task *spare;
     uint32_t nspare;
     /* ancestor type sets: set 0 is empty */
@@ -334,6 +337,7 @@ static struct tscope_task *rec_alloc(struct tscope__shard *s)
     struct tscope_task *t = s->free;
     s->free = t->next;
     s->nfree--;
+    ST(t->gen, LD(tscope__shards_gen));
     return t;
 }
 
@@ -625,6 +629,8 @@ static void close_segment(struct tscope__shard *s, uint32_t i, uint64_t ts)
         t->incl_top += ts - g.start;
     t->open--;
     s->open[g.type]--;
+    if (!t->open && (LD(t->state) & TSCOPE__TR_ENDED))
+        rec_release(s, t); /* it ended on another thread meanwhile */
     memmove(&s->seg[i], &s->seg[i + 1], (s->n - i - 1) * sizeof g);
     s->n--;
     if (!s->n)
@@ -659,9 +665,13 @@ static void saw(struct tscope__shard *s, uint16_t type)
 
 /* ---- the instance graph ---------------------------------------------------- */
 
-void tscope__shards_set_limit(uint32_t limit)
+void tscope__shards_set_limit(const struct tscope__store *s)
 {
-    ST(sh.inst_limit, limit);
+    /* full: only what is above its deepest kept level can make room (settle.c) */
+    int32_t limit =
+        s->ninst >= s->cfg.instance_cap ? (int32_t)s->inst_deepest - 1 : (int32_t)s->inst_limit;
+    if (limit != LD(sh.inst_limit))
+        ST(sh.inst_limit, limit);
 }
 
 void tscope__shards_set_emit(tscope__shard_emit_fn fn)
@@ -718,6 +728,7 @@ static void instance_out(struct tscope__shard *s, const struct tscope_task *t, u
          .arg = t->excl,
          .type = t->tdepth,
          .prio = (int16_t)state,
+         .flags = (LD(t->state) & TSCOPE__TR_ANC) ? 1 : 0,
          .kind = TSCOPE__REC_EXT},
         {.ts = t->incl,
          .id = t->keep_anc,
@@ -749,7 +760,7 @@ static struct tscope__task task_of(const struct tscope_task *t, uint64_t end)
 /* ---- events -------------------------------------------------------------- */
 
 static struct tscope_task *make(struct tscope__shard *s, uint64_t ts, uint64_t id,
-                                const struct tscope_task *parent, uint16_t type)
+                                struct tscope_task *parent, uint16_t type)
 {
     struct tscope_task *t = rec_alloc(s);
     if (!t) {
@@ -775,7 +786,10 @@ static struct tscope_task *make(struct tscope__shard *s, uint64_t ts, uint64_t i
         if (pnode != 0)
             ptype = parent->type;
         t->parent_id = parent->id;
-        t->keep_anc = (LD(parent->state) & TSCOPE__TR_KEEP) ? parent->id : parent->keep_anc;
+        uint16_t ps = LD(parent->state);
+        t->keep_anc = (ps & TSCOPE__TR_KEEP) ? parent->id : parent->keep_anc;
+        if ((ps & (TSCOPE__TR_KEEP | TSCOPE__TR_ANC)) == TSCOPE__TR_KEEP)
+            ST(parent->state, (uint16_t)(ps | TSCOPE__TR_ANC));
         t->tdepth = parent->tdepth < 0xFFFE ? (uint16_t)(parent->tdepth + 1) : 0xFFFE;
         child_set(s, parent->anc, parent->type, type, &set, &nested);
     } else {
@@ -783,10 +797,10 @@ static struct tscope_task *make(struct tscope__shard *s, uint64_t ts, uint64_t i
         t->keep_anc = 0;
         t->tdepth = 0;
     }
-    uint8_t keep = sh.instances && t->tdepth <= LD(sh.inst_limit) ? TSCOPE__TR_KEEP : 0;
+    uint16_t keep = sh.instances && (int32_t)t->tdepth <= LD(sh.inst_limit) ? TSCOPE__TR_KEEP : 0;
     t->anc = set;
     path_step(s, pnode, ptype, type, &t->node, &t->edge, &t->step);
-    ST(t->state, (uint8_t)(TSCOPE__TR_CREATED | (nested ? TSCOPE__TR_NESTED : 0) | keep));
+    ST(t->state, (uint16_t)(TSCOPE__TR_CREATED | (nested ? TSCOPE__TR_NESTED : 0) | keep));
     struct stype *e = type_entry(s, type);
     if (e) {
         w_begin(&e->ver);
@@ -810,6 +824,8 @@ struct tscope_task *tscope__shard_create(uint32_t thread, uint64_t ts, uint64_t 
                                          uint16_t depth, int16_t prio)
 {
     struct tscope__shard *s = shard_of(thread);
+    if (parent && !tscope__shard_live(parent))
+        parent = NULL; /* ended, or of an earlier tscope_init: no parent to read */
     struct tscope_task *t = s ? make(s, ts, id, parent, type) : NULL;
     if (t) {
         t->flags = flags;
@@ -825,7 +841,7 @@ static int begin_here(struct tscope__shard *s, struct tscope_task *t, uint64_t t
         count_total(s, &s->totals.anomalies); /* begun twice: a resume was meant */
         return TSCOPE_EINVAL;
     }
-    ST(t->state, (uint8_t)(LD(t->state) | TSCOPE__TR_BEGUN));
+    ST(t->state, (uint16_t)(LD(t->state) | TSCOPE__TR_BEGUN));
     t->begin_ts = ts;
     t->thread = s->index;
     if (push(s, t, ts)) {
@@ -854,7 +870,7 @@ struct tscope_task *tscope__shard_ring_record(uint32_t thread, uint64_t id, uint
     if (t) {
         t->id = id;
         t->type = type;
-        ST(t->state, (uint8_t)TSCOPE__TR_RING);
+        ST(t->state, (uint16_t)TSCOPE__TR_RING);
     }
     return t;
 }
@@ -869,7 +885,7 @@ void tscope__shard_release(uint32_t thread, struct tscope_task *t)
 int tscope__shard_begin(uint32_t thread, uint64_t ts, struct tscope_task *t)
 {
     struct tscope__shard *s = shard_of(thread);
-    if (!s || !t)
+    if (!s || !tscope__shard_live(t)) /* ended already, or of an earlier tscope_init */
         return TSCOPE_EINVAL;
     return begin_here(s, t, ts);
 }
@@ -911,7 +927,7 @@ static void count_done(struct tscope__shard *s, const struct tscope_task *t, uin
 int tscope__shard_end(uint32_t thread, uint64_t ts, struct tscope_task *t)
 {
     struct tscope__shard *s = shard_of(thread);
-    if (!s || !t)
+    if (!s || !tscope__shard_live(t)) /* ended already, or of an earlier tscope_init */
         return TSCOPE_EINVAL;
     if (__builtin_expect(s->n && s->seg[s->n - 1].t == t, 1))
         close_segment(s, s->n - 1, ts);
@@ -921,14 +937,17 @@ int tscope__shard_end(uint32_t thread, uint64_t ts, struct tscope_task *t)
         count_total(s, &s->totals.anomalies); /* still open elsewhere: ended all the same */
     count_done(s, t, ts);
     instance_out(s, t, ts, TSCOPE_TASK_DONE);
-    rec_release(s, t);
+    if (t->open) /* a segment elsewhere still points here: released when it closes */
+        ST(t->state, (uint16_t)(LD(t->state) | TSCOPE__TR_ENDED));
+    else
+        rec_release(s, t);
     return 0;
 }
 
 int tscope__shard_yield(uint32_t thread, uint64_t ts, struct tscope_task *t)
 {
     struct tscope__shard *s = shard_of(thread);
-    if (!s || !t)
+    if (!s || !tscope__shard_live(t)) /* ended already, or of an earlier tscope_init */
         return TSCOPE_EINVAL;
     if (close_here(s, t, ts)) {
         count_total(s, &s->totals.anomalies);
@@ -941,7 +960,7 @@ int tscope__shard_yield(uint32_t thread, uint64_t ts, struct tscope_task *t)
 int tscope__shard_resume(uint32_t thread, uint64_t ts, struct tscope_task *t)
 {
     struct tscope__shard *s = shard_of(thread);
-    if (!s || !t)
+    if (!s || !tscope__shard_live(t)) /* ended already, or of an earlier tscope_init */
         return TSCOPE_EINVAL;
     if (push(s, t, ts)) {
         count_total(s, &s->totals.anomalies);
@@ -949,7 +968,7 @@ int tscope__shard_resume(uint32_t thread, uint64_t ts, struct tscope_task *t)
     }
     t->resumes++;
     if (t->thread != s->index)
-        ST(t->state, (uint8_t)(LD(t->state) | TSCOPE__TR_MOVED));
+        ST(t->state, (uint16_t)(LD(t->state) | TSCOPE__TR_MOVED));
     saw(s, t->type);
     return 0;
 }
@@ -957,7 +976,7 @@ int tscope__shard_resume(uint32_t thread, uint64_t ts, struct tscope_task *t)
 int tscope__shard_cancel(uint32_t thread, uint64_t ts, struct tscope_task *t)
 {
     struct tscope__shard *s = shard_of(thread);
-    if (!s || !t)
+    if (!s || !tscope__shard_live(t)) /* ended already, or of an earlier tscope_init */
         return TSCOPE_EINVAL;
     close_here(s, t, ts); /* running here: cancelling ends it */
     struct stype *e = type_entry(s, t->type);
@@ -968,7 +987,10 @@ int tscope__shard_cancel(uint32_t thread, uint64_t ts, struct tscope_task *t)
     }
     count_total(s, &s->totals.cancelled);
     instance_out(s, t, ts, TSCOPE_TASK_CANCELLED);
-    rec_release(s, t);
+    if (t->open)
+        ST(t->state, (uint16_t)(LD(t->state) | TSCOPE__TR_ENDED));
+    else
+        rec_release(s, t);
     return 0;
 }
 
@@ -1052,7 +1074,7 @@ static void fold_timeline(struct tscope__store *st, struct tscope__shard *s)
 /* The duration sample's points not folded yet (store lock held). */
 static void fold_points(struct tscope__store *st, struct tscope__shard *s)
 {
-    uint64_t n = LD(s->npts);
+    uint64_t n = LD_ACQ(s->npts); /* then the points it counts */
     for (uint64_t i = s->pts_flushed; i < n; i++) {
         const struct tscope__tl_point *p = &s->pts[i % PTS];
         tscope__tl_point(&st->tl, LD(p->id), LD(p->end), LD(p->duration), LD(p->type));
@@ -1188,13 +1210,12 @@ static void shard_clear(struct tscope__shard *s)
         s->open[i] = 0;
 }
 
-void tscope__shards_retire(struct tscope__store *st, uint32_t thread)
+void tscope__shards_retire(struct tscope__store *st, uint32_t thread, uint64_t end)
 {
     struct tscope__shard *s =
         thread < TSCOPE__THREADS_MAX ? __atomic_load_n(&sh.shards[thread], __ATOMIC_ACQUIRE) : NULL;
     if (!s || st != sh.store)
         return;
-    uint64_t end = tscope__clock_now();
     store_locked = 1;
     while (s->n) /* what it left running is unfinished (the store's thread_gone) */
         close_segment(s, s->n - 1, end);
@@ -1217,7 +1238,7 @@ void tscope__shards_complete(struct tscope__store *st, uint64_t end)
         struct tscope__shard *s = sh.shards[i];
         while (s && s->n) { /* what still runs ends here (its time in the timeline) */
             struct tscope_task *t = s->seg[s->n - 1].t;
-            ST(t->state, (uint8_t)(LD(t->state) | TSCOPE__TR_RAN_TO_END));
+            ST(t->state, (uint16_t)(LD(t->state) | TSCOPE__TR_RAN_TO_END));
             close_segment(s, s->n - 1, end);
         }
         if (s && LD(s->below_n))
@@ -1229,10 +1250,10 @@ void tscope__shards_complete(struct tscope__store *st, uint64_t end)
     tscope__shards_fold(st);
     /* what is alive: begun (running or yielded) is unfinished, created only
      * never ran (settle.c's finalize) */
-    for (uint32_t c = 0; c < sh.nrchunks; c++)
+    for (uint32_t c = sh.rchunks_now; c < sh.nrchunks; c++)
         for (uint32_t i = 0; i < RCHUNK; i++) {
             struct tscope_task *t = &sh.rchunks[c][i];
-            uint8_t state = LD(t->state);
+            uint16_t state = LD(t->state);
             if (state == TSCOPE__TR_FREE || (state & TSCOPE__TR_RING) ||
                 tscope__store_grow_types(st, t->type))
                 continue;
@@ -1246,7 +1267,7 @@ void tscope__shards_complete(struct tscope__store *st, uint64_t end)
             if (state & TSCOPE__TR_KEEP) {
                 struct tscope__task k = task_of(t, (state & TSCOPE__TR_RAN_TO_END) ? end : 0);
                 tscope__store_instance(st, &k, begun ? TSCOPE_TASK_UNFINISHED : TSCOPE_TASK_LIVE,
-                                       t->keep_anc);
+                                       t->keep_anc, (state & TSCOPE__TR_ANC) != 0);
             } else if (sh.instances) {
                 tscope__store_below(st, t->keep_anc, 1, t->excl);
             }
@@ -1271,11 +1292,9 @@ void tscope__shards_free(void)
         __atomic_store_n(&sh.shards[i], NULL, __ATOMIC_RELEASE);
     }
     __atomic_store_n(&sh.nshards, 0, __ATOMIC_RELEASE);
-    for (uint32_t c = 0; c < sh.nrchunks; c++)
-        free(sh.rchunks[c]);
-    free(sh.rchunks);
-    sh.rchunks = NULL;
-    sh.nrchunks = sh.cap_rchunks = 0;
+    /* the record chunks stay (a runtime may still hold a handle of this
+     * tscope_init), never to be reused: the next one takes fresh chunks */
+    sh.rchunks_now = sh.nrchunks;
     sh.spare = NULL;
     sh.nspare = 0;
     for (uint32_t i = 0; i < sh.nsets; i++)
@@ -1298,9 +1317,10 @@ void tscope__shards_reset(struct tscope__store *st)
         !tscope__grow(&sh.sets, &sh.cap_sets, 0, sizeof *sh.sets))
         sh.nsets = 1;
     sh.store = st;
+    ST(tscope__shards_gen, LD(tscope__shards_gen) + 1);
     sh.origin = st->tl.origin;
     ST(sh.pt_threshold, st->tl.threshold);
-    ST(sh.inst_limit, (uint32_t)st->inst_limit);
+    tscope__shards_set_limit(st);
     sh.instances = st->cfg.instance_cap > 0;
     if (!sh.emit)
         sh.emit = tscope__emit_records;

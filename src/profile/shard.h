@@ -47,7 +47,9 @@ struct tscope_task {
     uint32_t yields, resumes;
     uint16_t type, depth, tdepth;
     int16_t prio;
-    uint8_t flags, step, state, open;
+    uint8_t flags, step, open;
+    uint16_t state;           /* TSCOPE__TR_* */
+    uint32_t gen;             /* the tscope_init it belongs to (tscope__shards_gen) */
     struct tscope_task *next; /* free list */
 };
 
@@ -56,11 +58,14 @@ enum {
     TSCOPE__TR_FREE = 0,
     TSCOPE__TR_CREATED = 1,
     TSCOPE__TR_BEGUN = 2,
-    TSCOPE__TR_MOVED = 4,      /* resumed on another thread than its first */
-    TSCOPE__TR_NESTED = 8,     /* an ancestor has its type */
-    TSCOPE__TR_RING = 16,      /* only carries its id: its events go through the rings */
-    TSCOPE__TR_KEEP = 32,      /* shallow enough for the instance graph when created */
-    TSCOPE__TR_RAN_TO_END = 64 /* still running at finalize */
+    TSCOPE__TR_MOVED = 4,       /* resumed on another thread than its first */
+    TSCOPE__TR_NESTED = 8,      /* an ancestor has its type */
+    TSCOPE__TR_RING = 16,       /* only carries its id: its events go through the rings */
+    TSCOPE__TR_KEEP = 32,       /* shallow enough for the instance graph when created */
+    TSCOPE__TR_RAN_TO_END = 64, /* still running at finalize */
+    TSCOPE__TR_ANC = 128,       /* a KEEP task some task counts below (keep_anc) */
+    TSCOPE__TR_ENDED = 256      /* ended while a segment of it was open elsewhere (released
+                                   when that one closes) */
 };
 
 /* How a shard hands the records it builds (the instance graph's) on:
@@ -68,6 +73,20 @@ enum {
  * function that applies them to the store at once. */
 typedef int (*tscope__shard_emit_fn)(const struct tscope__rec *recs, unsigned n);
 void tscope__shards_set_emit(tscope__shard_emit_fn fn);
+
+/* Counts tscope_init's: a handle of an earlier one is refused (its record
+ * stays allocated, never reused, so checking it is safe). */
+extern uint32_t tscope__shards_gen;
+
+/* 1 if t is a live handle of this tscope_init. */
+static inline int tscope__shard_live(const struct tscope_task *t)
+{
+    return t &&
+           __atomic_load_n(&t->gen, __ATOMIC_RELAXED) ==
+               __atomic_load_n(&tscope__shards_gen, __ATOMIC_RELAXED) &&
+           __atomic_load_n(&t->state, __ATOMIC_RELAXED) != TSCOPE__TR_FREE &&
+           !(__atomic_load_n(&t->state, __ATOMIC_RELAXED) & TSCOPE__TR_ENDED);
+}
 
 /* A record that only carries id for the ring path (TSCOPE_AGGREGATE=
  * consumer), from the pool of thread `thread`; NULL without memory. */
@@ -82,7 +101,7 @@ void tscope__shards_reset(struct tscope__store *s);
 void tscope__shards_fold(struct tscope__store *s);
 /* Folds a retired thread's shard and empties it for the slot's next thread
  * (lock held; the thread made its last event). */
-void tscope__shards_retire(struct tscope__store *s, uint32_t thread);
+void tscope__shards_retire(struct tscope__store *s, uint32_t thread, uint64_t end);
 /* At finalize, after the last fold and with no thread producing: what is
  * still alive goes to the statistics as the store does it - tasks running
  * (closed at `end`) are unfinished, tasks created and never begun never

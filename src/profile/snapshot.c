@@ -12,11 +12,11 @@
 #include <string.h>
 
 #include "core/clock.h"
-#include "shard.h"
 #include "core/core.h"
 #include "core/names.h"
 #include "profile.h"
 #include "query.h"
+#include "shard.h"
 #include "store.h"
 
 extern char *program_invocation_short_name;

@@ -67,6 +67,7 @@ void tscope__store_free(struct tscope__store *s)
     free(s->deps);
     free(s->deptypes);
     tscope__u64map_free(&s->deptype_map);
+    tscope__u64map_free(&s->below_map);
     tscope__u64map_free(&s->task_map);
     tscope__u64map_free(&s->node_map);
     tscope__u64map_free(&s->edge_map);
@@ -191,16 +192,27 @@ void tscope__store_below(struct tscope__store *s, uint64_t anc, uint64_t n, uint
 {
     if (!n)
         return;
+    uint32_t at;
+    if (anc && s->below_map.e && tscope__u64map_get(&s->below_map, anc, &at) &&
+        at >= s->dropped_saved && at < s->ndropped && s->dropped[at].parent == anc &&
+        s->dropped[at].id == 0) { /* one entry per ancestor (until the journal saved it) */
+        s->dropped[at].n += n;
+        s->dropped[at].self += self;
+        return;
+    }
     if (!anc ||
         tscope__grow_uninit(&s->dropped, &s->cap_dropped, s->ndropped, sizeof *s->dropped)) {
         s->below_lost += n;
         return;
     }
-    s->dropped[s->ndropped++] = (struct tscope__dropped){0, anc, n, self};
+    s->dropped[s->ndropped] = (struct tscope__dropped){0, anc, n, self};
+    if (s->below_map.e || tscope__u64map_init(&s->below_map, 1024) == 0)
+        tscope__u64map_put(&s->below_map, anc, s->ndropped); /* no memory: unmerged */
+    s->ndropped++;
 }
 
 void tscope__store_instance(struct tscope__store *s, const struct tscope__task *t, int state,
-                            uint64_t keep_anc)
+                            uint64_t keep_anc, int anc_of_others)
 {
     if (tscope__store_grow_types(s, t->type))
         return;
@@ -209,14 +221,16 @@ void tscope__store_instance(struct tscope__store *s, const struct tscope__task *
         s->cut_off++;
     else
         idx = tscope__settle_record_instance(s, t, state);
-    if (idx == TSCOPE__NONE) { /* its descendants may count in it: a link up */
+    if (idx == TSCOPE__NONE && !anc_of_others) {
+        tscope__store_below(s, keep_anc, 1, t->excl);
+    } else if (idx == TSCOPE__NONE) { /* its descendants count in it: a link up */
         if (keep_anc &&
             !tscope__grow_uninit(&s->dropped, &s->cap_dropped, s->ndropped, sizeof *s->dropped))
             s->dropped[s->ndropped++] = (struct tscope__dropped){t->id, keep_anc, 1, t->excl};
         else
             s->below_lost++;
     }
-    tscope__shards_set_limit(s->inst_limit);
+    tscope__shards_set_limit(s);
 }
 
 static void on_instance(struct tscope__store *s, const struct tscope__rec *r,
@@ -241,7 +255,7 @@ static void on_instance(struct tscope__store *s, const struct tscope__rec *r,
                              .depth = r->depth,
                              .flags = r->flags,
                              .tdepth = x->type};
-    tscope__store_instance(s, &t, x->prio, y->id);
+    tscope__store_instance(s, &t, x->prio, y->id, x->flags);
 }
 
 void tscope__store_apply(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r,

@@ -296,6 +296,7 @@ struct tscope__store {
     uint64_t inst_updates;           /* below_* updates written to the appendix */
     uint64_t below_lost;             /* left-out tasks with no ancestor to count them in */
     struct tscope__dropped *dropped; /* instances the cap dropped */
+    struct tscope__u64map below_map; /* ancestor -> its entry of tasks counted below it (id 0) */
     uint32_t ndropped, cap_dropped;
     uint32_t dropped_saved;             /* dropped[0 .. dropped_saved) are in the appendix */
     uint32_t *dirty, ndirty, cap_dirty; /* instances with the dirty mark (no scan to find them) */
@@ -333,9 +334,10 @@ void tscope__store_free(struct tscope__store *s);
  * thread `thread` at r->ts.  Lock held. */
 void tscope__store_apply(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r,
                          const struct tscope__rec *ext);
-/* The deepest tree depth the instance graph keeps now, for threads that
- * aggregate their own tasks (shard.c reads it without the lock). */
-void tscope__shards_set_limit(uint32_t limit);
+/* Tells the threads that aggregate their own tasks (shard.c) which tree
+ * depths the instance graph can still take: up to s's limit, or above its
+ * deepest kept level once it is full.  Lock held. */
+void tscope__shards_set_limit(const struct tscope__store *s);
 /* The EXT records that follow a record of this kind (published with it). */
 static inline unsigned tscope__rec_exts(const struct tscope__rec *r)
 {
@@ -352,7 +354,7 @@ static inline int tscope__rec_has_ext(const struct tscope__rec *r)
  * sampling and the cap allow, else counted in its nearest ancestor that
  * may be kept, keep_anc (a record the queries resolve).  Lock held. */
 void tscope__store_instance(struct tscope__store *s, const struct tscope__task *t, int state,
-                            uint64_t keep_anc);
+                            uint64_t keep_anc, int anc_of_others);
 /* Counts n tasks with `self` ticks in the nearest kept ancestor of `anc`
  * (a record the queries resolve through the instances and the links up).
  * Lock held. */
