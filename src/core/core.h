@@ -41,6 +41,7 @@ struct tscope__thread {
     struct tscope__ring ring; /* first: the hot fields share its cache line */
     uint32_t index;
     _Atomic int retired;      /* owner unregistered or exited */
+    _Atomic int in_event;     /* inside an event on its shard (profile/handles.c) */
     _Atomic int ring_freed;   /* consumer released the buffer; the slot may be reused */
     uint32_t next_free;       /* next reusable slot (under reg_lock) */
     _Atomic uint64_t dropped; /* records dropped (drop policy) */
@@ -96,6 +97,13 @@ extern struct tscope__core tscope__g;
  * failure (limit or memory); the event is then not recorded (and counted
  * in unregistered_dropped). */
 struct tscope__thread *tscope__thread_self_slow(void);
+/* Registers this process for tscope__threads_quiesce's barrier (init). */
+void tscope__threads_quiesce_setup(void);
+/* After measurement was switched off: waits until no thread is inside an
+ * event on its shard (in_event), so that finalize may finish the shards.
+ * A membarrier makes every thread's flag visible, or its next read of run
+ * see it off, without a fence on the event path. */
+void tscope__threads_quiesce(void);
 /* The consumer drained and freed the ring of a retired thread: its slot
  * (index, counters) goes to the next thread that registers. */
 void tscope__thread_recycle(struct tscope__thread *t);

@@ -144,7 +144,7 @@ static inline int emit(uint8_t kind, uint64_t id, uint64_t arg, uint16_t type, i
         }
     }
     if (run == TSCOPE__RUN_OFF)
-        return tscope__g.off_code;
+        return __atomic_load_n(&tscope__g.off_code, __ATOMIC_RELAXED);
     if (run == TSCOPE__RUN_TOOLS) { /* profiler off: synchronous tools only, no ring */
         if (!(tscope__hooks.sync_kinds & (1u << kind)))
             return 0; /* no tool wants this event */

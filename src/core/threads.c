@@ -17,6 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/membarrier.h>
 
 #include "core.h"
 #include "taskscope/taskscope.h"
@@ -118,6 +122,32 @@ out:
             tscope__hooks.thread(1, t->index, t->name);
     }
     return t;
+}
+
+static int membarrier_ok; /* registered for MEMBARRIER_CMD_PRIVATE_EXPEDITED */
+
+void tscope__threads_quiesce_setup(void)
+{
+    membarrier_ok = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
+void tscope__threads_quiesce(void)
+{
+    if (!membarrier_ok || syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
+        /* no membarrier: a thread is between its flag and its read of run
+         * for a few instructions; a millisecond covers that */
+        atomic_thread_fence(memory_order_seq_cst);
+        struct timespec pause = {0, 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    uint32_t n = atomic_load_explicit(&tscope__g.nthreads, memory_order_acquire);
+    for (uint32_t i = 0; i < n; i++) {
+        struct tscope__thread *t = tscope__g.threads[i];
+        for (unsigned spins = 0;
+             t && atomic_load_explicit(&t->in_event, memory_order_acquire) && spins < 100000;
+             spins++)
+            sched_yield(); /* an event is short: a cache miss on the store lock at most */
+    }
 }
 
 void tscope__thread_recycle(struct tscope__thread *t)

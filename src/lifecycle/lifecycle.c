@@ -204,7 +204,7 @@ static void fork_child(void)
     if (!tscope__g.initialised)
         return;
     atomic_store(&tscope__g.run, TSCOPE__RUN_OFF);
-    tscope__g.off_code = 0;
+    __atomic_store_n(&tscope__g.off_code, 0, __ATOMIC_RELAXED);
     tscope__g.initialised = 0;
     tscope__g.consumer_running = 0;
     char line[160];
@@ -289,6 +289,7 @@ int tscope_init(int rank, int nranks)
     tscope__store_free(tscope__g.store);
     tscope__g.store = store;
     tscope__shards_reset(store);
+    tscope__threads_quiesce_setup();
     tscope__g.cfg = cfg;
     tscope__g.rank = rank;
     tscope__g.nranks = nranks;
@@ -306,7 +307,7 @@ int tscope_init(int rank, int nranks)
         pthread_atfork(fork_prepare, fork_parent, fork_child);
     }
     if (!cfg.enable) {
-        tscope__g.off_code = 0;
+        __atomic_store_n(&tscope__g.off_code, 0, __ATOMIC_RELAXED);
         goto out;
     }
     atomic_store(&tscope__init_pid, (long)getpid());
@@ -323,7 +324,7 @@ int tscope_init(int rank, int nranks)
     }
     if (tscope__consumer_start()) {
         fprintf(stderr, "taskscope: error: cannot start the consumer thread; measurement off\n");
-        tscope__g.off_code = 0;
+        __atomic_store_n(&tscope__g.off_code, 0, __ATOMIC_RELAXED);
         goto out;
     }
     int run = !cfg.profiler && !tscope__tools_batched_mask && !tscope__hooks.trace_batch
@@ -402,9 +403,10 @@ int tscope_finalize(void)
     tscope__live_stop();    /* its last snapshot: before the sampler stops */
     tscope__sampler_stop(); /* its last samples still go into the rings */
     int was_on = atomic_exchange(&tscope__g.run, TSCOPE__RUN_OFF) != TSCOPE__RUN_OFF;
-    tscope__g.off_code = TSCOPE_ESTATE;
+    __atomic_store_n(&tscope__g.off_code, TSCOPE_ESTATE, __ATOMIC_RELAXED);
     tscope__g.end_ticks = tscope__clock_now();
     tscope__consumer_stop();
+    tscope__threads_quiesce(); /* no thread inside an event on its shard from here on */
     struct tscope__store *s = tscope__g.store;
     if (was_on) {
         final_drain();

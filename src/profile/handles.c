@@ -15,15 +15,43 @@
 #include "shard.h"
 #include "taskscope/taskscope.h"
 
-/* The calling thread's index when handle events go to the shards, else
- * UINT32_MAX (the ring path, or measurement off). */
-static inline uint32_t shard_thread(void)
+/* Enters an event on the calling thread's shard: its thread when handle
+ * events go to the shards and measurement is on, else NULL (the ring path,
+ * or measurement off).  The thread's in_event flag is set before run is
+ * read again, so that tscope_finalize, which switches run off and then
+ * waits for every flag (tscope__threads_quiesce), never finishes the
+ * shards under an event. */
+static inline struct tscope__thread *enter(void)
 {
-    int run = atomic_load_explicit(&tscope__g.run, memory_order_relaxed);
-    if (!(run & 1) || tscope__g.cfg.aggregate != TSCOPE__AGG_THREAD)
-        return UINT32_MAX;
+    if (!(atomic_load_explicit(&tscope__g.run, memory_order_relaxed) & 1) ||
+        tscope__g.cfg.aggregate != TSCOPE__AGG_THREAD)
+        return NULL;
     struct tscope__thread *t = tscope__thread_self();
-    return t ? t->index : UINT32_MAX;
+    if (!t)
+        return NULL;
+    atomic_store_explicit(&t->in_event, 1, memory_order_relaxed);
+    atomic_signal_fence(memory_order_seq_cst); /* the quiesce's membarrier is the other half */
+    if (__builtin_expect(atomic_load_explicit(&tscope__g.run, memory_order_relaxed) & 1, 1))
+        return t;
+    atomic_store_explicit(&t->in_event, 0, memory_order_release);
+    return NULL;
+}
+
+/* What an event returns while measurement is off (taskscope.h). */
+static inline int off_code(void)
+{
+    return __atomic_load_n(&tscope__g.off_code, __ATOMIC_RELAXED);
+}
+
+/* 1 if the task's events go through the rings (the consumer mode). */
+static inline int ring_task(const tscope_task_t *task)
+{
+    return __atomic_load_n(&task->state, __ATOMIC_RELAXED) & TSCOPE__TR_RING;
+}
+
+static inline void leave(struct tscope__thread *t)
+{
+    atomic_store_explicit(&t->in_event, 0, memory_order_release);
 }
 
 static inline int gate_armed(void)
@@ -40,12 +68,15 @@ tscope_task_t *tscope_task_create_h(uint64_t id, tscope_task_t *parent, tscope_t
                    : priority < INT16_MIN ? INT16_MIN
                                           : (int16_t)priority;
     uint16_t d = depth > 0xFFFFu ? 0xFFFF : (uint16_t)depth;
-    uint32_t th = shard_thread();
-    if (th != UINT32_MAX) {
-        if (__builtin_expect(gate_armed(), 0) && tscope__hooks.gate_create)
-            tscope__hooks.gate_create(id, type);
-        return tscope__shard_create(th, tscope__clock_now(), id, parent, (uint16_t)type,
-                                    (uint8_t)flags, d, prio);
+    if (tscope__g.cfg.aggregate == TSCOPE__AGG_THREAD && __builtin_expect(gate_armed(), 0) &&
+        tscope__hooks.gate_create)
+        tscope__hooks.gate_create(id, type);
+    struct tscope__thread *th = enter();
+    if (th) {
+        tscope_task_t *h = tscope__shard_create(th->index, tscope__clock_now(), id, parent,
+                                                (uint16_t)type, (uint8_t)flags, d, prio);
+        leave(th);
+        return h;
     }
     if (atomic_load_explicit(&tscope__g.run, memory_order_relaxed) == TSCOPE__RUN_OFF)
         return NULL;
@@ -65,11 +96,14 @@ tscope_task_t *tscope_task_start_h(uint64_t id, tscope_type_t type)
 {
     if (id == 0 || type > TSCOPE__MAX_IDS)
         return NULL;
-    uint32_t th = shard_thread();
-    if (th != UINT32_MAX) {
-        if (__builtin_expect(gate_armed(), 0) && tscope__hooks.gate)
-            tscope__hooks.gate(id, type);
-        return tscope__shard_start(th, tscope__clock_now(), id, (uint16_t)type);
+    if (tscope__g.cfg.aggregate == TSCOPE__AGG_THREAD && __builtin_expect(gate_armed(), 0) &&
+        tscope__hooks.gate)
+        tscope__hooks.gate(id, type); /* may hold the thread: outside the event */
+    struct tscope__thread *th = enter();
+    if (th) {
+        tscope_task_t *h = tscope__shard_start(th->index, tscope__clock_now(), id, (uint16_t)type);
+        leave(th);
+        return h;
     }
     if (atomic_load_explicit(&tscope__g.run, memory_order_relaxed) == TSCOPE__RUN_OFF)
         return NULL;
@@ -84,21 +118,23 @@ int tscope_task_queued_h(tscope_task_t *task)
 {
     if (!tscope__shard_live(task)) /* NULL, ended, or of an earlier tscope_init */
         return TSCOPE_EINVAL;
-    return task->state & TSCOPE__TR_RING ? tscope_task_queued(task->id) : 0;
+    return ring_task(task) ? tscope_task_queued(task->id) : 0;
 }
 
 int tscope_task_begin_h(tscope_task_t *task)
 {
     if (!tscope__shard_live(task))
         return TSCOPE_EINVAL;
-    if (task->state & TSCOPE__TR_RING)
+    if (ring_task(task))
         return tscope_task_begin(task->id, task->type);
-    uint32_t th = shard_thread();
-    if (th == UINT32_MAX)
-        return tscope__g.off_code;
     if (__builtin_expect(gate_armed(), 0) && tscope__hooks.gate)
-        tscope__hooks.gate(task->id, task->type);
-    return tscope__shard_begin(th, tscope__clock_now(), task);
+        tscope__hooks.gate(task->id, task->type); /* may hold the thread: outside the event */
+    struct tscope__thread *th = enter();
+    if (!th)
+        return off_code();
+    int rc = tscope__shard_begin(th->index, tscope__clock_now(), task);
+    leave(th);
+    return rc;
 }
 
 /* Ends or cancels a handle's task; `ring` is the id-based event. */
@@ -108,16 +144,18 @@ static int finish(tscope_task_t *task, int (*ring)(uint64_t),
     if (!tscope__shard_live(task))
         return TSCOPE_EINVAL;
     struct tscope__thread *t = tscope__thread_self();
-    if (task->state & TSCOPE__TR_RING) {
+    if (ring_task(task)) {
         int rc = ring(task->id);
         if (t)
             tscope__shard_release(t->index, task);
         return rc;
     }
-    uint32_t th = shard_thread();
-    if (th == UINT32_MAX)
-        return tscope__g.off_code;
-    return shard(th, tscope__clock_now(), task);
+    struct tscope__thread *th = enter();
+    if (!th)
+        return off_code();
+    int rc = shard(th->index, tscope__clock_now(), task);
+    leave(th);
+    return rc;
 }
 
 int tscope_task_end_h(tscope_task_t *task)
@@ -134,22 +172,28 @@ int tscope_task_yield_h(tscope_task_t *task)
 {
     if (!tscope__shard_live(task))
         return TSCOPE_EINVAL;
-    if (task->state & TSCOPE__TR_RING)
+    if (ring_task(task))
         return tscope_task_yield(task->id);
-    uint32_t th = shard_thread();
-    return th == UINT32_MAX ? tscope__g.off_code
-                            : tscope__shard_yield(th, tscope__clock_now(), task);
+    struct tscope__thread *th = enter();
+    if (!th)
+        return off_code();
+    int rc = tscope__shard_yield(th->index, tscope__clock_now(), task);
+    leave(th);
+    return rc;
 }
 
 int tscope_task_resume_h(tscope_task_t *task)
 {
     if (!tscope__shard_live(task))
         return TSCOPE_EINVAL;
-    if (task->state & TSCOPE__TR_RING)
+    if (ring_task(task))
         return tscope_task_resume(task->id);
-    uint32_t th = shard_thread();
-    return th == UINT32_MAX ? tscope__g.off_code
-                            : tscope__shard_resume(th, tscope__clock_now(), task);
+    struct tscope__thread *th = enter();
+    if (!th)
+        return off_code();
+    int rc = tscope__shard_resume(th->index, tscope__clock_now(), task);
+    leave(th);
+    return rc;
 }
 
 uint64_t tscope_task_handle_id(const tscope_task_t *task)
