@@ -60,9 +60,12 @@ struct snode {
     uint64_t calls, excl, incl, elapsed;
 };
 
+/* The run's totals that no type holds (created, completed and cancelled are
+ * the types' sums, taken by the fold). */
 struct stotals {
     uint64_t ver;
-    uint64_t created, completed, cancelled, unfinished, never_ran, anomalies;
+    uint64_t anomalies;
+    uint64_t live; /* the fold's: created - ended - cancelled of the types it took */
 };
 
 static inline void w_begin(uint64_t *ver)
@@ -466,6 +469,9 @@ static void tl_slow(struct tscope__shard *s, int busy, uint16_t type, uint64_t f
         from = o;
     if (to <= from)
         return;
+    uint64_t *bins = busy ? s->tl_busy : type < s->tl_ntype ? s->tl_type[type] : NULL;
+    if (bins && ((to - 1 - o) >> s->tl_shift) < TSCOPE__TL_BINS)
+        goto add; /* a span over several bins: no lock */
     struct tscope__store *st = sh.store;
     store_lock();
     while (((to - 1 - o) >> s->tl_shift) >= TSCOPE__TL_BINS) {
@@ -486,7 +492,6 @@ static void tl_slow(struct tscope__shard *s, int busy, uint16_t type, uint64_t f
         ST(s->tl_shift, s->tl_shift + 1);
         ST(s->tl_used, (s->tl_used + 1) / 2);
     }
-    uint64_t *bins = NULL;
     if (busy) {
         if (!s->tl_busy)
             s->tl_busy = calloc(TSCOPE__TL_BINS, sizeof *s->tl_busy);
@@ -514,6 +519,7 @@ static void tl_slow(struct tscope__shard *s, int busy, uint16_t type, uint64_t f
     store_unlock();
     if (!bins)
         return; /* out of memory: the pictures lack it */
+add:;
     uint32_t sf = s->tl_shift;
     for (uint64_t t = from; t < to;) {
         uint64_t b = (t - o) >> sf;
@@ -815,7 +821,6 @@ static struct tscope_task *make(struct tscope__shard *s, uint64_t ts, uint64_t i
                 ST(s->hi_edge, t->edge + 1);
         }
     }
-    count_total(s, &s->totals.created);
     return t;
 }
 
@@ -921,7 +926,6 @@ static void count_done(struct tscope__shard *s, const struct tscope_task *t, uin
         w_end(&n->ver);
     }
     tl_point(s, t, end, elapsed);
-    count_total(s, &s->totals.completed);
 }
 
 int tscope__shard_end(uint32_t thread, uint64_t ts, struct tscope_task *t)
@@ -985,7 +989,6 @@ int tscope__shard_cancel(uint32_t thread, uint64_t ts, struct tscope_task *t)
         ADD(e->cancelled, 1);
         w_end(&e->ver);
     }
-    count_total(s, &s->totals.cancelled);
     instance_out(s, t, ts, TSCOPE_TASK_CANCELLED);
     if (t->open)
         ST(t->state, (uint16_t)(LD(t->state) | TSCOPE__TR_ENDED));
@@ -1098,6 +1101,11 @@ static void fold_one(struct tscope__store *st, struct tscope__shard *s)
         struct tscope__type_acc *ta = &st->types[i];
         ta->created += now.created - was->created;
         ta->calls += now.calls - was->calls;
+        st->created += now.created - was->created;
+        st->completed += now.calls - was->calls;
+        st->cancelled += now.cancelled - was->cancelled;
+        f->totals.live += (now.created - was->created) - (now.calls - was->calls) -
+                          (now.cancelled - was->cancelled);
         ta->yields += now.yields - was->yields;
         ta->cancelled += now.cancelled - was->cancelled;
         ta->unfinished += now.unfinished - was->unfinished;
@@ -1140,13 +1148,9 @@ static void fold_one(struct tscope__store *st, struct tscope__shard *s)
     struct stotals now;
     if (read_entry((const uint64_t *)&s->totals, (uint64_t *)&now, WORDS(now))) {
         struct stotals *was = &f->totals;
-        st->created += now.created - was->created;
-        st->completed += now.completed - was->completed;
-        st->cancelled += now.cancelled - was->cancelled;
-        st->unfinished += now.unfinished - was->unfinished;
-        st->never_ran += now.never_ran - was->never_ran;
         st->anomalies += now.anomalies - was->anomalies;
-        *was = now;
+        was->ver = now.ver;
+        was->anomalies = now.anomalies;
     }
     fold_timeline(st, s);
     fold_points(st, s);
@@ -1225,7 +1229,7 @@ void tscope__shards_retire(struct tscope__store *st, uint32_t thread, uint64_t e
     ST(s->below_n, 0);
     fold_one(st, s);
     const struct stotals *t = &s->f.totals;
-    sh.retired_live += (int64_t)(t->created - t->completed - t->cancelled);
+    sh.retired_live += (int64_t)t->live;
     shard_clear(s);
 }
 
@@ -1337,7 +1341,7 @@ uint64_t tscope__shards_live(const struct tscope__store *st)
         struct tscope__shard *s = __atomic_load_n(&sh.shards[i], __ATOMIC_ACQUIRE);
         if (s) {
             const struct stotals *t = &s->f.totals;
-            live += (int64_t)(t->created - t->completed - t->cancelled);
+            live += (int64_t)t->live;
         }
     }
     return live > 0 ? (uint64_t)live : 0;
