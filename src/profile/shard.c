@@ -715,7 +715,10 @@ static void below(struct tscope__shard *s, const struct tscope_task *t)
 static void instance_out(struct tscope__shard *s, const struct tscope_task *t, uint64_t end,
                          int state)
 {
-    if (!(LD(t->state) & TSCOPE__TR_KEEP)) {
+    uint16_t st = LD(t->state);
+    if (!(st & TSCOPE__TR_KEEP) ||
+        ((int32_t)t->tdepth > LD(sh.inst_limit) && !(st & TSCOPE__TR_ANC))) {
+        /* never shallow enough, or no longer and nothing counts below it */
         if (sh.instances)
             below(s, t);
         return;
