@@ -134,6 +134,20 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
         "$(grep -c ' task_resume ' "$tmp/untied.log")"
     clean untied
 
+    # The dependency graph by type is the same whichever thread aggregates the
+    # tasks: the adapter gives the edges' types (a task that ended, or one a
+    # thread aggregates itself, is not in the store's task table).
+    for agg in consumer thread; do
+        OMP_NUM_THREADS=2 TASKSCOPE_AGGREGATE=$agg run_ts depagg --outputs json -- "$progs/cases" deps
+        json depagg '[.dependencies[] | "\(.from)>\(.to) \(.count) \(.raw) \(.war) \(.waw)"] | sort | join(",")' \
+            >"$tmp/deps.$agg"
+        rm -rf "$tmp/depagg.out"
+    done
+    check "deps: the graph by type in the thread mode (10 typed edges)" \
+        "$(grep -o '>' "$tmp/deps.thread" | wc -l) $(grep -c untyped "$tmp/deps.thread")" "10 0"
+    check "deps: the same graph by type in both modes" "$(cat "$tmp/deps.thread")" \
+        "$(cat "$tmp/deps.consumer")"
+
     # An untied generator resumed after each taskwait wherever a thread is
     # free: every leaf ends exactly once, in both ways of aggregating, and
     # the generator did run on more than one thread in some of the runs

@@ -362,13 +362,14 @@ static void one_stream(unsigned seed, int steps, uint16_t ntypes, int fold)
     tscope__store_free(m.ref);
 }
 
-/* 200 random streams of 3,000 events on 4 threads, some with more than 64
+/* 84 random streams of 2,500 events on 4 threads, some with more than 64
  * types (the store's ancestor set is ambiguous there), some without
- * recursion folding. */
+ * recursion folding, some with long ticks (the timeline widens), some with
+ * an instance cap of 64 (every seventh). */
 static void shards_equal_the_reference_replay(void)
 {
-    for (unsigned seed = 1; seed <= 200; seed++)
-        one_stream(seed, 3000, seed % 3 == 0 ? 200 : 6, seed % 5 != 0);
+    for (unsigned seed = 1; seed <= 84; seed++)
+        one_stream(seed, 2500, seed % 3 == 0 ? 200 : 6, seed % 5 != 0);
     ASSERT_GT(widest, TSCOPE__TL_SHIFT0); /* some widened their bins on the way */
 }
 
@@ -428,7 +429,7 @@ static void ended_while_open_elsewhere(void)
 /* ---- the public handle API, real threads, concurrent folds ---------------- */
 
 #define WORKERS 3
-#define PER_WORKER 20000
+#define PER_WORKER 4000
 
 static tscope_type_t ty_outer, ty_inner;
 static _Atomic int done_workers;

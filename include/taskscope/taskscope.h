@@ -244,11 +244,17 @@ int tscope_task_end_h(tscope_task_t *task);
 int tscope_task_cancel_h(tscope_task_t *task);
 int tscope_task_yield_h(tscope_task_t *task);
 int tscope_task_resume_h(tscope_task_t *task);
-/* The id the task was created with (0 for NULL). */
+/* The id and the type the task was created with (0 for NULL). */
 uint64_t tscope_task_handle_id(const tscope_task_t *task);
+tscope_type_t tscope_task_handle_type(const tscope_task_t *task);
 
 /* `to` depends on `from` through address `addr` with hazard `kind`. */
 int tscope_dep_local(uint64_t from, uint64_t to, const void *addr, tscope_hazard_t kind);
+/* The same with both tasks' types, for the dependency graph by type when the
+ * profile may not hold the tasks any more (one that ended, or one a thread
+ * aggregates itself: TASKSCOPE_AGGREGATE=thread).  A type 0 is looked up. */
+int tscope_dep_local_typed(uint64_t from, tscope_type_t from_type, uint64_t to,
+                           tscope_type_t to_type, const void *addr, tscope_hazard_t kind);
 /* Task `from` on rank from_rank and task `to` on rank to_rank are connected
  * through `addr` in direction `dir`. */
 int tscope_dep_remote(uint64_t from, int from_rank, uint64_t to, int to_rank, const void *addr,

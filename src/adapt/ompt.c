@@ -46,6 +46,7 @@
 /* ---- task data packing --------------------------------------------------- */
 
 #define PTR_MASK ((1ull << 48) - 1) /* user-space addresses fit in 48 bits */
+#define ID_BITS ((1ull << 48) - 1)  /* a task id below its rank bits */
 #define DEPTH_SHIFT 48
 #define DEPTH_MAX 0x3FFFu
 #define UNTIED (1ull << 62) /* may continue on another thread after a switch */
@@ -580,9 +581,23 @@ static void on_work(ompt_work_t kind, ompt_scope_endpoint_t ep, ompt_data_t *par
     start_construct(type, F_WORK, NULL);
 }
 
+/* The hazard tracker keeps a task as its id's low 48 bits with its type
+ * above (the rank bits, the same for every task here, put back at the
+ * edge), so that an edge from a task that ended still has its type. */
+#define KEY_TYPE_SHIFT 48
+static uint64_t rank_bits; /* the top 16 bits of this process's task ids */
+
+static uint64_t task_key(tscope_task_t *h)
+{
+    return (tscope_task_handle_id(h) & ID_BITS) |
+           ((uint64_t)tscope_task_handle_type(h) << KEY_TYPE_SHIFT);
+}
+
 static void edge(uint64_t from, uint64_t to, const void *addr, int hazard)
 {
-    tscope_dep_local(from, to, addr, (tscope_hazard_t)hazard);
+    tscope_dep_local_typed(rank_bits | (from & ID_BITS), (tscope_type_t)(from >> KEY_TYPE_SHIFT),
+                           rank_bits | (to & ID_BITS), (tscope_type_t)(to >> KEY_TYPE_SHIFT), addr,
+                           (tscope_hazard_t)hazard);
 }
 
 static void on_dependences(ompt_data_t *task, const ompt_dependence_t *deps, int ndeps)
@@ -594,7 +609,9 @@ static void on_dependences(ompt_data_t *task, const ompt_dependence_t *deps, int
     struct tstate *st = self;
     int p = current_task(st);
     uint64_t parent = p >= 0 ? tscope_task_handle_id(st->f[p].h) : 0;
-    uint64_t id = tscope_task_handle_id(handle_of(task->value));
+    uint64_t id = task_key(handle_of(task->value));
+    if (!(id & ID_BITS))
+        return; /* not measured */
     for (int i = 0; i < ndeps; i++) {
         int access;
         switch (deps[i].dependence_type) {
@@ -681,6 +698,7 @@ static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *da
         return 0;
     }
     runtime_code = (const void *)lookup;
+    rank_bits = tscope_task_id_next() & ~ID_BITS;
     char initial[] = "initial task";
     type_initial = register_name(initial);
     ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");

@@ -224,6 +224,17 @@ int tscope_dep_local(uint64_t from, uint64_t to, const void *addr, tscope_hazard
     return emit(TSCOPE__REC_DEP_LOCAL, from, to, 0, 0, 0, (uint8_t)kind, &a);
 }
 
+int tscope_dep_local_typed(uint64_t from, tscope_type_t from_type, uint64_t to,
+                           tscope_type_t to_type, const void *addr, tscope_hazard_t kind)
+{
+    if (kind < TSCOPE_DEP_RAW || kind > TSCOPE_DEP_WAW || from_type > TSCOPE__MAX_IDS ||
+        to_type > TSCOPE__MAX_IDS)
+        return TSCOPE_EINVAL;
+    uint64_t a = (uint64_t)(uintptr_t)addr;
+    return emit(TSCOPE__REC_DEP_LOCAL, from, to, (uint16_t)from_type, 0, (uint16_t)to_type,
+                (uint8_t)kind, &a);
+}
+
 int tscope_dep_remote(uint64_t from, int from_rank, uint64_t to, int to_rank, const void *addr,
                       tscope_dep_dir_t dir)
 {

@@ -10,7 +10,7 @@
  *   BEGIN       task      -              type     -      -         -
  *   START       task      -              type     -      -         -   (create+begin)
  *   END/CANCEL/YIELD/RESUME  task        -        -      -         -
- *   DEP_LOCAL   from      to             -        -      -         hazard      + EXT
+ *   DEP_LOCAL   from      to             fromtype -      totype    hazard      + EXT
  *   DEP_REMOTE  from      to             fromrank -      torank    direction   + EXT
  *   COUNTER     -         value (bits)   counter  -      -         -
  *   CUSTOM      -         payload        event    -      -         -
@@ -22,6 +22,7 @@
  *                          EXT 2: ts running, id nearest eligible ancestor, arg thread<<32|yields
  *   BELOW       ancestor  tasks          -        -      -         -   (ts: their self ticks)
  *
+ * A DEP_LOCAL's types are 0 unless the runtime gave them (tscope_dep_local_typed).
  * INSTANCE and BELOW come from threads that aggregate their own tasks
  * (src/profile/shard.c): a finished task for the instance graph, and tasks
  * left out of it counted in their nearest ancestor that may be kept.

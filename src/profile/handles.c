@@ -200,3 +200,8 @@ uint64_t tscope_task_handle_id(const tscope_task_t *task)
 {
     return tscope__shard_live(task) ? task->id : 0;
 }
+
+tscope_type_t tscope_task_handle_type(const tscope_task_t *task)
+{
+    return tscope__shard_live(task) ? task->type : 0;
+}

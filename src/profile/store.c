@@ -139,6 +139,10 @@ static void count_deptype(struct tscope__store *s, uint32_t thread, const struct
 {
     /* a task of another rank is not in this store: type 0 */
     uint16_t from = type_of_task(s, thread, r->id), to = type_of_task(s, thread, r->arg);
+    if (!remote && !from)
+        from = r->type; /* given by the runtime (tscope_dep_local_typed) */
+    if (!remote && !to)
+        to = r->depth;
     uint64_t key = ((uint64_t)from << 16 | to) + 1;
     uint32_t idx;
     if (!tscope__u64map_get(&s->deptype_map, key, &idx)) {

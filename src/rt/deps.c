@@ -104,7 +104,7 @@ static int depend(struct tscope_rt_task *pred, struct tscope_rt_task *t, const v
         return 0;
     int rc = edge(pred, t);
     if (rc == 0)
-        tscope_dep_local(pred->id, t->id, addr, kind);
+        tscope_dep_local_typed(pred->id, pred->type, t->id, t->type, addr, kind);
     return rc;
 }
 
