@@ -387,7 +387,8 @@ static uint32_t set_with(uint32_t set, uint16_t type)
         free(bits);
         return 0;
     }
-    memcpy(bits, sh.sets[set].bits, sh.sets[set].words * sizeof *bits);
+    if (sh.sets[set].words) /* set 0 has none */
+        memcpy(bits, sh.sets[set].bits, sh.sets[set].words * sizeof *bits);
     bits[type / 64] |= 1ull << (type % 64);
     id = sh.nsets;
     if (tscope__u64map_put(&sh.set_map, key, id)) {
