@@ -137,15 +137,17 @@ int tscope_task_begin_h(tscope_task_t *task)
     return rc;
 }
 
-/* Ends or cancels a handle's task; `ring` is the id-based event. */
-static int finish(tscope_task_t *task, int (*ring)(uint64_t),
-                  int (*shard)(uint32_t, uint64_t, struct tscope_task *))
+/* An event on a handle's task: `ring` is the id-based event (the record is
+ * given back to the pool after it when `release`: end and cancel), `shard`
+ * the thread mode's. */
+static int task_event(tscope_task_t *task, int (*ring)(uint64_t),
+                      int (*shard)(uint32_t, uint64_t, struct tscope_task *), int release)
 {
     if (!tscope__shard_live(task))
         return TSCOPE_EINVAL;
-    struct tscope__thread *t = tscope__thread_self();
     if (ring_task(task)) {
         int rc = ring(task->id);
+        struct tscope__thread *t = release ? tscope__thread_self() : NULL;
         if (t)
             tscope__shard_release(t->index, task);
         return rc;
@@ -160,40 +162,22 @@ static int finish(tscope_task_t *task, int (*ring)(uint64_t),
 
 int tscope_task_end_h(tscope_task_t *task)
 {
-    return finish(task, tscope_task_end, tscope__shard_end);
+    return task_event(task, tscope_task_end, tscope__shard_end, 1);
 }
 
 int tscope_task_cancel_h(tscope_task_t *task)
 {
-    return finish(task, tscope_task_cancel, tscope__shard_cancel);
+    return task_event(task, tscope_task_cancel, tscope__shard_cancel, 1);
 }
 
 int tscope_task_yield_h(tscope_task_t *task)
 {
-    if (!tscope__shard_live(task))
-        return TSCOPE_EINVAL;
-    if (ring_task(task))
-        return tscope_task_yield(task->id);
-    struct tscope__thread *th = enter();
-    if (!th)
-        return off_code();
-    int rc = tscope__shard_yield(th->index, tscope__clock_now(), task);
-    leave(th);
-    return rc;
+    return task_event(task, tscope_task_yield, tscope__shard_yield, 0);
 }
 
 int tscope_task_resume_h(tscope_task_t *task)
 {
-    if (!tscope__shard_live(task))
-        return TSCOPE_EINVAL;
-    if (ring_task(task))
-        return tscope_task_resume(task->id);
-    struct tscope__thread *th = enter();
-    if (!th)
-        return off_code();
-    int rc = tscope__shard_resume(th->index, tscope__clock_now(), task);
-    leave(th);
-    return rc;
+    return task_event(task, tscope_task_resume, tscope__shard_resume, 0);
 }
 
 uint64_t tscope_task_handle_id(const tscope_task_t *task)

@@ -932,6 +932,17 @@ static void count_done(struct tscope__shard *s, const struct tscope_task *t, uin
     tl_point(s, t, end, elapsed);
 }
 
+/* A task that ended or was cancelled: its record back to the pool, or, while
+ * a segment of it is still open on another thread (a runtime's mistake),
+ * when that one closes (close_segment). */
+static void release_ended(struct tscope__shard *s, struct tscope_task *t)
+{
+    if (t->open)
+        ST(t->state, (uint16_t)(LD(t->state) | TSCOPE__TR_ENDED));
+    else
+        rec_release(s, t);
+}
+
 int tscope__shard_end(uint32_t thread, uint64_t ts, struct tscope_task *t)
 {
     struct tscope__shard *s = shard_of(thread);
@@ -945,10 +956,7 @@ int tscope__shard_end(uint32_t thread, uint64_t ts, struct tscope_task *t)
         count_total(s, &s->totals.anomalies); /* still open elsewhere: ended all the same */
     count_done(s, t, ts);
     instance_out(s, t, ts, TSCOPE_TASK_DONE);
-    if (t->open) /* a segment elsewhere still points here: released when it closes */
-        ST(t->state, (uint16_t)(LD(t->state) | TSCOPE__TR_ENDED));
-    else
-        rec_release(s, t);
+    release_ended(s, t);
     return 0;
 }
 
@@ -975,8 +983,6 @@ int tscope__shard_resume(uint32_t thread, uint64_t ts, struct tscope_task *t)
         return TSCOPE_ENOMEM;
     }
     t->resumes++;
-    if (t->thread != s->index)
-        ST(t->state, (uint16_t)(LD(t->state) | TSCOPE__TR_MOVED));
     saw(s, t->type);
     return 0;
 }
@@ -994,10 +1000,7 @@ int tscope__shard_cancel(uint32_t thread, uint64_t ts, struct tscope_task *t)
         w_end(&e->ver);
     }
     instance_out(s, t, ts, TSCOPE_TASK_CANCELLED);
-    if (t->open)
-        ST(t->state, (uint16_t)(LD(t->state) | TSCOPE__TR_ENDED));
-    else
-        rec_release(s, t);
+    release_ended(s, t);
     return 0;
 }
 

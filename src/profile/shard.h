@@ -58,7 +58,6 @@ enum {
     TSCOPE__TR_FREE = 0,
     TSCOPE__TR_CREATED = 1,
     TSCOPE__TR_BEGUN = 2,
-    TSCOPE__TR_MOVED = 4,       /* resumed on another thread than its first */
     TSCOPE__TR_NESTED = 8,      /* an ancestor has its type */
     TSCOPE__TR_RING = 16,       /* only carries its id: its events go through the rings */
     TSCOPE__TR_KEEP = 32,       /* shallow enough for the instance graph when created */

@@ -345,10 +345,6 @@ static inline unsigned tscope__rec_exts(const struct tscope__rec *r)
            : r->kind == TSCOPE__REC_INSTANCE                                     ? 2
                                                                                  : 0;
 }
-static inline int tscope__rec_has_ext(const struct tscope__rec *r)
-{
-    return tscope__rec_exts(r) != 0;
-}
 /* A finished task of a thread that aggregates its own (shard.c) into the
  * instance graph, as settle.c's finalize does: kept if the filters, the
  * sampling and the cap allow, else counted in its nearest ancestor that
