@@ -29,6 +29,7 @@
 #include "lifecycle/journal.h"
 #include "profile/persist.h"
 #include "profile/profile.h"
+#include "profile/shard.h"
 #include "profile/store.h"
 
 #define MAX_BATCH (1u << 26) /* records in one journal entry: more is corruption */
@@ -300,6 +301,11 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
         s = tscope__store_load(f, ax, &bad);
         if (ax)
             fclose(ax);
+        if (s && tscope__shards_load(f)) {
+            bad = "the shards' part of it is corrupt";
+            tscope__store_free(s);
+            s = NULL;
+        }
         snprintf(path, sizeof path, "%s.state-%d", base, (int)(st.generation & 1));
     }
     fclose(f);
@@ -326,6 +332,18 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
         free(rp.seen);
         return fail(why, whylen, "cannot recover %s: %s", base, "out of memory");
     }
+    /* the threads' own shards (TASKSCOPE_AGGREGATE=thread): their tree
+     * paths first, numbered as the process numbered them */
+    snprintf(path, sizeof path, "%s.shards", base);
+    const char *shbad = NULL;
+    int shards = tscope__shards_open(path, &shbad);
+    if (shards < 0)
+        fprintf(stderr,
+                "taskscope: warning: cannot read %s: %s; what the threads aggregated "
+                "since the last checkpoint is lost\n",
+                path, shbad);
+    if (shards > 0)
+        tscope__shards_recover_paths(s);
     snprintf(path, sizeof path, "%s.journal-%u", base, (unsigned)(st.generation & 1));
     replay_journal(path, st.generation, &rp);
     snprintf(path, sizeof path, "%s.slots", base);
@@ -363,6 +381,7 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
     tscope__store_round_done(); /* what waited a round, as finalize's drain does */
     tscope__store_round_done();
     pthread_mutex_lock(&s->lock);
+    tscope__shards_recover(s, end);
     tscope__store_complete(s, end);
     pthread_mutex_unlock(&s->lock);
     tscope__g.finalised = 1;
@@ -406,6 +425,7 @@ void tscope_cli_recover_release(void)
         munmap(R.map, R.map_len);
     R.map = NULL;
     R.map_len = 0;
+    tscope__shards_recover_release();
     tscope__store_free(tscope__g.store);
     tscope__g.store = NULL;
     tscope__g.finalised = 0;

@@ -13,7 +13,9 @@
  *                   past the crash journal's large rings), as
  *                   fast as it can, begins one more on the main thread,
  *                   prints "ready" and waits for a signal: a SIGKILL then
- *                   finds most records applied and some still in the rings */
+ *                   finds most records applied and some still in the rings
+ *   endings flood_h N [T] the same through task handles (with
+ *                   TASKSCOPE_AGGREGATE=thread: the shards file's) */
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -34,10 +36,15 @@ static void on_term(int sig)
 }
 
 static uint64_t flood_n;
+static int flood_handles; /* flood_h: through task handles */
 
 static void flood(uint64_t first, tscope_type_t t)
 {
     for (uint64_t i = 0; i < flood_n; i++) {
+        if (flood_handles) {
+            tscope_task_end_h(tscope_task_start_h(first + i, t));
+            continue;
+        }
         tscope_task_start(first + i, t);
         tscope_task_end(first + i);
     }
@@ -104,8 +111,9 @@ int main(int argc, char **argv)
         printf("stopped after %llu tasks\n", (unsigned long long)n);
         return 0;
     }
-    if (strcmp(argv[1], "flood") == 0 && argc > 2) {
+    if ((strcmp(argv[1], "flood") == 0 || strcmp(argv[1], "flood_h") == 0) && argc > 2) {
         flood_n = strtoull(argv[2], NULL, 10);
+        flood_handles = argv[1][5] == '_';
         unsigned workers = argc > 3 ? (unsigned)atoi(argv[3]) : 1;
         for (unsigned k = 0; k < workers; k++) {
             pthread_t th;
@@ -117,7 +125,10 @@ int main(int argc, char **argv)
         while (flood_done < workers)
             pthread_cond_wait(&flood_cond, &flood_lock);
         pthread_mutex_unlock(&flood_lock);
-        tscope_task_start(1u << 31, t); /* running when the program dies */
+        if (flood_handles) /* running when the program dies */
+            tscope_task_start_h(1u << 31, t);
+        else
+            tscope_task_start(1u << 31, t);
         printf("ready\n");
         fflush(stdout);
         for (;;)

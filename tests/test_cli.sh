@@ -299,8 +299,8 @@ kill9_check() { # name, N: N tasks per type, one more begun on the main thread
 kill9_run() { # name, N, largest journal before the kill (bytes), environment...
   local name=$1 n=$2 most=$3
   shift 3
-  env "$@" "$ts" run --no-summary -o "$tmp/$name" -- "$endings" flood "$n" >"$tmp/$name.out" \
-    2>"$tmp/$name.err" &
+  env "$@" "$ts" run --no-summary -o "$tmp/$name" -- "$endings" "${FLOOD:-flood}" "$n" \
+    >"$tmp/$name.out" 2>"$tmp/$name.err" &
   tspid=$!
   for _ in $(seq 400); do
     grep -q ready "$tmp/$name.out" 2>/dev/null && break
@@ -322,6 +322,17 @@ echo "-- SIGKILL mid-run, nothing drained yet: every task recovered from the rin
 # the journal holds a few round ends at most: the 400,001 records can only
 # come from the rings
 kill9_run kill9r 100000 4096 TASKSCOPE_PERIOD_MS=10000 TASKSCOPE_RING_SIZE=1048576
+
+echo "-- SIGKILL with TASKSCOPE_AGGREGATE=thread: every task recovered from the shards file"
+# no checkpoint after the start: the tasks can only come from the threads'
+# own shards in the shards file; then with checkpoints every 20 ms, where
+# each shard adds only what the saved state's fold had not taken
+FLOOD=flood_h kill9_run kill9s 200000 100000000 TASKSCOPE_AGGREGATE=thread TASKSCOPE_CHECKPOINT_MS=100000
+FLOOD=flood_h kill9_run kill9sc 200000 100000000 TASKSCOPE_AGGREGATE=thread TASKSCOPE_CHECKPOINT_MS=20
+for d in kill9s kill9sc; do # the timeline's bins came back too (busy: self time + the open task)
+  jq -e '([.types[].self_ns.sum] | add) as $self | $self > 0 and (.timeline.busy_ns | add) >= $self * 0.99' \
+    "$tmp/$d/profile.json" >/dev/null || fail "$d: timeline: $(jq -c .timeline "$tmp/$d/profile.json")"
+done
 
 echo "-- SIGKILL while tracing: the trace holds what was drained, says it was not closed, converts"
 kill9_run kill9t 100000 100000000 TASKSCOPE_TRACE=chrome

@@ -60,6 +60,12 @@ struct tscope__hooks {
                      int must);
     void (*checkpoint)(void);
     void (*name_added)(const void *table, uint32_t id, const char *name);
+    /* - durable: `bytes` of zeroed memory in a file that outlives the
+     *   process (the shards file), tagged with kind, owner (thread slot)
+     *   and index for the reader; NULL: ordinary memory.  Never freed;
+     *   durable_owns says whether p came from it.  Any thread. */
+    void *(*durable)(uint32_t kind, uint32_t owner, uint32_t index, size_t bytes);
+    int (*durable_owns)(const void *p);
 
     /* The trace (src/trace/writer.c): records [from, to) of thread's ring
      * after the profile applied them, and the end of each round (after the

@@ -83,6 +83,22 @@ static struct {
     int journaled;              /* records journaled since the last round mark */
 } J = {.slots_fd = -1, .fds = {-1, -1}, .lock = PTHREAD_MUTEX_INITIALIZER};
 
+/* The shards file (TASKSCOPE_AGGREGATE=thread): one window of address space
+ * reserved over it at start, blocks appended under the lock, each one's
+ * pages allocated (posix_fallocate) before use, so that a full /dev/shm is
+ * a NULL here (ordinary memory, said once), never a SIGBUS in a thread.
+ * The window stays mapped after the journal stops: shards may point into
+ * it until the next tscope_init frees them. */
+#define SHARDS_WINDOW (16ull << 30)
+static struct {
+    pthread_mutex_t lock;
+    int fd;
+    char shm[128];
+    char *base;
+    uint64_t off;
+    int warned;
+} A = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+
 static void path_of(char *out, size_t len, const char *what)
 {
     snprintf(out, len, "%s.%s", J.base, what);
@@ -90,8 +106,8 @@ static void path_of(char *out, size_t len, const char *what)
 
 static void remove_files(void)
 {
-    static const char *const files[] = {"state-0",   "state-1", "journal-0",
-                                        "journal-1", "slots",   "appendix"};
+    static const char *const files[] = {"state-0", "state-1",  "journal-0", "journal-1",
+                                        "slots",   "appendix", "shards"};
     char p[1200];
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         path_of(p, sizeof p, files[i]);
@@ -99,14 +115,18 @@ static void remove_files(void)
     }
     if (J.shm[0])
         unlink(J.shm);
+    if (A.shm[0])
+        unlink(A.shm);
+    A.shm[0] = 0;
 }
 
-/* Creates the slots file: in /dev/shm (tmpfs) behind a link at `link`, or
- * at `link` itself.  Returns the descriptor or -1. */
-static int open_slots(const char *link)
+/* Creates the slots (or shards) file: in /dev/shm (tmpfs) behind a link at
+ * `link`, its name in shm, or at `link` itself.  Returns the descriptor or
+ * -1. */
+static int open_slots(const char *link, char *shm, size_t shm_len)
 {
     struct statfs fs;
-    J.shm[0] = 0;
+    shm[0] = 0;
     /* one left by this pid's previous program (it exec'd this one) */
     char old[sizeof J.shm];
     ssize_t len = readlink(link, old, sizeof old - 1);
@@ -117,15 +137,15 @@ static int open_slots(const char *link)
     }
     unlink(link);
     if (statfs("/dev/shm", &fs) == 0 && fs.f_type == TMPFS_MAGIC) {
-        snprintf(J.shm, sizeof J.shm, "/dev/shm/taskscope-%ld-XXXXXX", (long)getpid());
-        int fd = mkostemp(J.shm, O_CLOEXEC);
-        if (fd >= 0 && symlink(J.shm, link) == 0)
+        snprintf(shm, shm_len, "/dev/shm/taskscope-%ld-XXXXXX", (long)getpid());
+        int fd = mkostemp(shm, O_CLOEXEC);
+        if (fd >= 0 && symlink(shm, link) == 0)
             return fd;
         if (fd >= 0) {
             close(fd);
-            unlink(J.shm);
+            unlink(shm);
         }
-        J.shm[0] = 0;
+        shm[0] = 0;
     }
     return open(link, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 }
@@ -299,7 +319,7 @@ static int write_state(void)
         struct tscope__store *s = tscope__g.store;
         pthread_mutex_lock(&s->lock);
         tscope__shards_fold(s);
-        ok = tscope__store_save(s, f, &J.ax) == 0;
+        ok = tscope__store_save(s, f, &J.ax) == 0 && tscope__shards_save(s, f) == 0;
         pthread_mutex_unlock(&s->lock);
     }
     ok = fflush(f) == 0 && ok;
@@ -421,6 +441,74 @@ static void *slot_memory(uint32_t index, size_t thread_bytes, uint64_t *ring_rec
     return p;
 }
 
+static void *durable(uint32_t kind, uint32_t owner, uint32_t index, size_t bytes)
+{
+    if (!atomic_load(&J.on))
+        return NULL;
+    pthread_mutex_lock(&A.lock);
+    void *p = NULL;
+    uint64_t at = A.off, len = (sizeof(struct tscope__shblock) + bytes + 63) & ~(uint64_t)63;
+    int err = A.fd < 0 ? EBADF : at + len > SHARDS_WINDOW ? ENOSPC : 0;
+    if (!err)
+        err = posix_fallocate(A.fd, (off_t)at, (off_t)len);
+    if (!err) {
+        struct tscope__shblock *b = (struct tscope__shblock *)(A.base + at);
+        b->kind = (uint16_t)kind;
+        b->owner = owner;
+        b->index = index;
+        b->bytes = bytes;
+        __atomic_store_n(&b->magic, TSCOPE__SHBLOCK_MAGIC, __ATOMIC_RELEASE);
+        A.off = at + len;
+        p = b + 1;
+    } else if (!A.warned++) {
+        fprintf(stderr,
+                "taskscope: warning: cannot grow %s.shards (%s); a SIGKILL would lose what "
+                "threads aggregate in memory taken from now on\n",
+                J.base, strerror(err));
+    }
+    pthread_mutex_unlock(&A.lock);
+    return p;
+}
+
+static int durable_owns(const void *p)
+{
+    return A.base && (const char *)p >= A.base && (const char *)p < A.base + SHARDS_WINDOW;
+}
+
+/* The shards file, when threads aggregate their own tasks: its window
+ * mapped and its header written; -1 (errno) when it cannot be. */
+static int shards_start(void)
+{
+    char p[1200];
+    path_of(p, sizeof p, "shards");
+    if (A.base) { /* an earlier tscope_init's: its shards are gone, not its mapping */
+        A.base = NULL;
+    }
+    A.off = TSCOPE__SHFILE_HEAD;
+    A.warned = 0;
+    A.fd = open_slots(p, A.shm, sizeof A.shm);
+    if (A.fd < 0)
+        return -1;
+    int err = posix_fallocate(A.fd, 0, TSCOPE__SHFILE_HEAD);
+    void *m = err ? MAP_FAILED
+                  : mmap(NULL, SHARDS_WINDOW, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
+                         A.fd, 0);
+    if (m == MAP_FAILED) {
+        err = err ? err : errno;
+        close(A.fd);
+        A.fd = -1;
+        errno = err;
+        return -1;
+    }
+    A.base = m;
+    struct tscope__shfile *h = m;
+    h->base = (uint64_t)(uintptr_t)m;
+    h->window = SHARDS_WINDOW;
+    h->pid = (int64_t)getpid();
+    memcpy(h->magic, TSCOPE__SHFILE_MAGIC, sizeof TSCOPE__SHFILE_MAGIC);
+    return 0;
+}
+
 static void close_files(void)
 {
     for (int i = 0; i < 2; i++) {
@@ -431,6 +519,9 @@ static void close_files(void)
     if (J.slots_fd >= 0)
         close(J.slots_fd); /* the mappings stay: threads still use their slots */
     J.slots_fd = -1;
+    if (A.fd >= 0)
+        close(A.fd); /* its window stays mapped: shards still point into it */
+    A.fd = -1;
     J.ax.f = NULL; /* closed by the caller (a forked child leaves it: its lock may be held) */
 }
 
@@ -451,7 +542,7 @@ int tscope__journal_start(const char *dir, uint64_t ring_records, int size_chose
     char p[1200];
     const char *what = "slots";
     path_of(p, sizeof p, "slots");
-    J.slots_fd = open_slots(p);
+    J.slots_fd = open_slots(p, J.shm, sizeof J.shm);
     for (int i = 0; i < 2 && J.slots_fd >= 0 && (i == 0 || J.fds[0] >= 0); i++) {
         what = i ? "journal-1" : "journal-0";
         path_of(p, sizeof p, what);
@@ -461,6 +552,13 @@ int tscope__journal_start(const char *dir, uint64_t ring_records, int size_chose
         what = "appendix";
         path_of(p, sizeof p, what);
         J.ax = (struct tscope__appendix){fopen(p, "we"), 0};
+    }
+    if (J.ax.f && tscope__g.cfg.aggregate == TSCOPE__AGG_THREAD) {
+        what = "shards";
+        if (shards_start()) {
+            fclose(J.ax.f);
+            J.ax.f = NULL;
+        }
     }
     if (J.ax.f) {
         what = "state-1";
@@ -472,6 +570,10 @@ int tscope__journal_start(const char *dir, uint64_t ring_records, int size_chose
             tscope__hooks.name_added = name_added;
             tscope__hooks.end_round = round_end;
             tscope__hooks.thread_gone = thread_gone;
+            if (A.base) {
+                tscope__hooks.durable = durable;
+                tscope__hooks.durable_owns = durable_owns;
+            }
             return 0;
         }
     }
@@ -506,5 +608,10 @@ void tscope__journal_stop(void)
 void tscope__journal_forget(void)
 {
     atomic_store(&J.on, 0);
+    /* the shards this child inherited stay readable, but its writes (a
+     * tscope_init emptying them) must not reach its parent's file */
+    if (A.base && A.fd >= 0 &&
+        mmap(A.base, A.off, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, A.fd, 0) == MAP_FAILED)
+        munmap(A.base, SHARDS_WINDOW); /* the child then never touches them: not measured */
     close_files();
 }

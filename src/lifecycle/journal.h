@@ -19,6 +19,15 @@
  *                             which only grow: each entry appended once, at
  *                             the checkpoint whose state first counts it
  *                             (persist.h), so that a state stays small
+ *   .taskscope-PID.shards     with TASKSCOPE_AGGREGATE=thread: the shards
+ *                             (src/profile/shard.c) themselves - each
+ *                             thread's entries, timeline bins, duration
+ *                             points, running stack, the task records and
+ *                             the log of tree paths registered - mapped
+ *                             shared, so that what a thread aggregated is
+ *                             in the page cache at once; a link to /dev/shm
+ *                             like the slots; blocks (struct tscope__shblock)
+ *                             appended after a header (struct tscope__shfile)
  *   .taskscope-PID.journal-0  what the consumer released since that
  *   .taskscope-PID.journal-1  checkpoint without a new one, in order: record
  *                             batches, round ends, retired threads, new
@@ -27,12 +36,16 @@
  *                             bytes, its magic TSCOPE__JOURNAL_MAGIC ^ G
  * Recovery = load the state, replay the journal through the same store
  * functions, then apply what the rings still hold past the state's
- * positions and the journal.
+ * positions and the journal; with shards, the tree paths are registered
+ * again first (the log, in order), and last each shard adds what it holds
+ * beyond what the state's fold had taken (saved with the state).
  */
 #ifndef TSCOPE_LIFECYCLE_JOURNAL_H
 #define TSCOPE_LIFECYCLE_JOURNAL_H
 
 #include <stdint.h>
+
+#include "profile/shard.h" /* the shards file's format */
 
 #define TSCOPE__JOURNAL_MAGIC 0x314a5354u /* "TSJ1" */
 #define TSCOPE__STATE_MAGIC "taskscope-st-1"

@@ -20,6 +20,7 @@
 
 #include "core/names.h"
 #include "grow.h"
+#include "shard.h"
 #include "store.h"
 
 static uint32_t edge_index(struct tscope__store *s, uint16_t from, uint16_t to)
@@ -98,8 +99,8 @@ int tscope__settle_nested(const struct tscope__store *s, uint32_t pslot, uint16_
 
 #define EDGE_NONE_30 0x3FFFFFFFu /* TSCOPE__NONE in the cache's 30-bit field */
 
-uint32_t tscope__settle_node(struct tscope__store *s, uint32_t parent, uint16_t ptype,
-                             uint16_t type, uint32_t *edge, uint8_t *step)
+static uint32_t settle_node(struct tscope__store *s, uint32_t parent, uint16_t ptype, uint16_t type,
+                            uint32_t *edge, uint8_t *step)
 {
     uint64_t key = ((uint64_t)parent << 16 | type) + 1;
     struct tscope__node_cache *c = &s->node_cache[tscope__mix64(key) % TSCOPE__NODE_CACHE];
@@ -126,6 +127,16 @@ uint32_t tscope__settle_node(struct tscope__store *s, uint32_t parent, uint16_t 
     c->edge = *edge >= EDGE_NONE_30 ? EDGE_NONE_30 : *edge;
     c->step = *step;
     return idx;
+}
+
+uint32_t tscope__settle_node(struct tscope__store *s, uint32_t parent, uint16_t ptype,
+                             uint16_t type, uint32_t *edge, uint8_t *step)
+{
+    uint32_t nodes = s->nnodes, edges = s->nedges;
+    uint32_t node = settle_node(s, parent, ptype, type, edge, step);
+    if (s->nnodes != nodes || s->nedges != edges)
+        tscope__shards_log_path(parent, ptype, type); /* the crash journal's, with shards */
+    return node;
 }
 
 void tscope__settle_release_parent(struct tscope__store *s, uint32_t slot)

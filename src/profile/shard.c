@@ -22,11 +22,17 @@
  * registries of ancestor sets and of record chunks have a mutex each, taken
  * only on a cache miss or when a pool is empty or overfull.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/clock.h"
 #include "core/core.h"
+#include "core/hooks.h"
 #include "core/thread_local.h"
 #include "grow.h"
 #include "shard.h"
@@ -93,6 +99,10 @@ static inline void sacc_add(struct sacc *a, uint64_t v)
     ST(a->sq_hi, (uint64_t)(sq >> 64));
 }
 
+/* Set by tscope__shards_recover: an entry its dead owner was writing is
+ * taken as it is (one event may be half in it). */
+static int recovering;
+
 /* Copies n words of an entry written under *ver; 1 when the copy is whole. */
 static int read_entry(const uint64_t *src, uint64_t *dst, size_t words)
 {
@@ -107,7 +117,67 @@ static int read_entry(const uint64_t *src, uint64_t *dst, size_t words)
             return 1;
         }
     }
+    if (recovering) {
+        for (size_t i = 0; i < words; i++)
+            dst[i] = src[i];
+        return 1;
+    }
     return 0; /* the owner writes it all the time: taken at the next fold */
+}
+
+/* ---- durable memory -------------------------------------------------------
+
+ * With TASKSCOPE_AGGREGATE=thread under the crash journal, everything a
+ * shard holds - the shard itself, its entry chunks, timeline bins, running
+ * stack, the task records - comes from the journal's shards file
+ * (hooks.durable), so a SIGKILL loses none of it (tscope__shards_recover
+ * reads it back).  Elsewhere, or when that file cannot grow, calloc. */
+static struct {
+    const char *lo, *hi; /* the durable memory handed out since the last shards_free */
+} dur;
+
+static void *dalloc(uint32_t kind, uint32_t owner, uint32_t index, size_t n, size_t size)
+{
+    if (tscope__hooks.durable && tscope__g.cfg.aggregate == TSCOPE__AGG_THREAD) {
+        char *p = tscope__hooks.durable(kind, owner, index, n * size);
+        if (p) {
+            if (!dur.lo || p < dur.lo)
+                dur.lo = p;
+            if (p + n * size > dur.hi)
+                dur.hi = p + n * size;
+            return p;
+        }
+    }
+    return calloc(n, size);
+}
+
+static void dfree(void *p)
+{
+    if (p && !((const char *)p >= dur.lo && (const char *)p < dur.hi))
+        free(p);
+}
+
+/* tscope__grow for durable arrays: a new block, the old one left behind. */
+static int dgrow(void *arr, uint32_t *cap, uint64_t need, size_t elem, uint32_t kind,
+                 uint32_t owner)
+{
+    if (need < *cap)
+        return 0;
+    uint64_t n = (uint64_t)*cap * 2;
+    if (n < need + 1)
+        n = need + 1;
+    if (n < 16)
+        n = 16;
+    void **p = (void **)arr;
+    char *a = n > UINT32_MAX ? NULL : dalloc(kind, owner, (uint32_t)n, (size_t)n, elem);
+    if (!a)
+        return -1;
+    if (*p)
+        memcpy(a, *p, (size_t)*cap * elem);
+    dfree(*p);
+    *p = a;
+    *cap = (uint32_t)n;
+    return 0;
 }
 
 /* ---- chunked arrays: entries that never move ----------------------------- */
@@ -117,7 +187,8 @@ static int read_entry(const uint64_t *src, uint64_t *dst, size_t words)
 #define DIR_MAX 16384 /* 4 M entries */
 
 struct chunks {
-    void *dir[DIR_MAX]; /* published with release, read with acquire */
+    void *dir[DIR_MAX];   /* published with release, read with acquire */
+    uint32_t kind, owner; /* of their durable blocks */
 };
 
 /* Entry i of elem bytes, or NULL when its chunk does not exist (reader). */
@@ -136,7 +207,7 @@ static inline void *chunk_at(struct chunks *c, uint32_t i, size_t elem)
         return NULL;
     char *p = c->dir[i >> CHUNK_BITS]; /* the owner's own store: no ordering needed */
     if (__builtin_expect(p == NULL, 0)) {
-        p = calloc(CHUNK, elem);
+        p = dalloc(c->kind, c->owner, i >> CHUNK_BITS, CHUNK, elem);
         if (!p)
             return NULL;
         __atomic_store_n(&c->dir[i >> CHUNK_BITS], p, __ATOMIC_RELEASE);
@@ -147,7 +218,7 @@ static inline void *chunk_at(struct chunks *c, uint32_t i, size_t elem)
 static void chunks_free(struct chunks *c)
 {
     for (uint32_t i = 0; i < DIR_MAX; i++) {
-        free(c->dir[i]);
+        dfree(c->dir[i]);
         c->dir[i] = NULL;
     }
 }
@@ -195,6 +266,18 @@ struct folded {
 
 #define PTS 1024 /* duration sample points a shard holds until a fold takes them */
 
+/* A block of the log of tree paths (durable): the registrations that made
+ * a node or an edge, in order, for the recovery to make them again. */
+#define LOG_N 1022
+struct plog {
+    uint32_t n; /* entries written (release) */
+    uint32_t reserved;
+    struct {
+        uint32_t parent;
+        uint16_t ptype, type;
+    } e[LOG_N];
+};
+
 struct tscope__shard {
     uint32_t index;
     /* owner only */
@@ -241,7 +324,6 @@ static struct {
     int32_t inst_limit; /* the deepest tree depth the instance graph can take, -1 none (relaxed) */
     int instances;      /* an instance graph at all (TASKSCOPE_INSTANCE_CAP > 0) */
     tscope__shard_emit_fn emit;
-    int64_t retired_live;  /* created - ended - cancelled of retired shards (store lock) */
     uint64_t pt_threshold; /* the store's duration sample threshold (relaxed atomics) */
     struct tscope__shard *shards[TSCOPE__THREADS_MAX];
     uint32_t nshards; /* 1 + the highest index made */
@@ -258,6 +340,9 @@ static struct {
     } * sets;
     uint32_t nsets, cap_sets;
     struct tscope__u64map set_map; /* (set << 16 | type) + 1 -> set with that type added */
+    /* the log of tree paths registered (durable only: tscope__shards_log_path) */
+    struct plog *log;
+    uint32_t nlog, log_used;
 } sh = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static struct tscope__shard *shard_of(uint32_t thread)
@@ -269,8 +354,11 @@ static struct tscope__shard *shard_of(uint32_t thread)
         return NULL;
     pthread_mutex_lock(&sh.lock);
     s = sh.shards[thread];
-    if (!s && (s = calloc(1, sizeof *s)) != NULL) {
+    if (!s && (s = dalloc(TSCOPE__SHB_SHARD, thread, 0, 1, sizeof *s)) != NULL) {
         s->index = thread;
+        s->types = (struct chunks){.kind = TSCOPE__SHB_TYPES, .owner = thread};
+        s->nodes = (struct chunks){.kind = TSCOPE__SHB_NODES, .owner = thread};
+        s->edges = (struct chunks){.kind = TSCOPE__SHB_EDGES, .owner = thread};
         s->tl_shift = TSCOPE__TL_SHIFT0;
         __atomic_store_n(&sh.shards[thread], s, __ATOMIC_RELEASE);
         if (thread + 1 > sh.nshards)
@@ -323,7 +411,8 @@ static struct tscope_task *rec_alloc(struct tscope__shard *s)
             sh.nspare -= k;
             s->nfree += k;
         } else if (!tscope__grow(&sh.rchunks, &sh.cap_rchunks, sh.nrchunks, sizeof *sh.rchunks)) {
-            struct tscope_task *c = calloc(RCHUNK, sizeof *c);
+            struct tscope_task *c =
+                dalloc(TSCOPE__SHB_RECORDS, s->index, sh.nrchunks, RCHUNK, sizeof *c);
             if (c) {
                 sh.rchunks[sh.nrchunks++] = c;
                 for (uint32_t i = RCHUNK; i-- > 0;) {
@@ -495,26 +584,32 @@ static void tl_slow(struct tscope__shard *s, int busy, uint16_t type, uint64_t f
     }
     if (busy) {
         if (!s->tl_busy)
-            s->tl_busy = calloc(TSCOPE__TL_BINS, sizeof *s->tl_busy);
+            s->tl_busy = dalloc(TSCOPE__SHB_BUSY, s->index, 0, TSCOPE__TL_BINS, sizeof *s->tl_busy);
         bins = s->tl_busy;
     } else {
         if (type >= s->tl_ntype) {
             uint32_t n = s->tl_ntype, cap = n ? n : 16;
             while (cap <= type)
                 cap *= 2;
-            uint64_t **t = realloc(s->tl_type, cap * sizeof *t);
-            uint64_t *c = t ? realloc(s->tl_count, cap * sizeof *c) : NULL;
-            if (t)
-                s->tl_type = t;
+            uint64_t **t = dalloc(TSCOPE__SHB_TL_ARRAY, s->index, cap, cap, sizeof *t);
+            uint64_t *c = t ? dalloc(TSCOPE__SHB_TL_COUNT, s->index, cap, cap, sizeof *c) : NULL;
             if (c) {
+                if (n) {
+                    memcpy(t, s->tl_type, n * sizeof *t);
+                    memcpy(c, s->tl_count, n * sizeof *c);
+                }
+                dfree(s->tl_type);
+                dfree(s->tl_count);
+                s->tl_type = t;
                 s->tl_count = c;
-                memset(t + n, 0, (cap - n) * sizeof *t);
-                memset(c + n, 0, (cap - n) * sizeof *c);
                 s->tl_ntype = cap;
+            } else {
+                dfree(t);
             }
         }
         if (type < s->tl_ntype && !s->tl_type[type])
-            s->tl_type[type] = calloc(TSCOPE__TL_BINS, sizeof **s->tl_type);
+            s->tl_type[type] =
+                dalloc(TSCOPE__SHB_TL, s->index, type, TSCOPE__TL_BINS, sizeof **s->tl_type);
         bins = type < s->tl_ntype ? s->tl_type[type] : NULL;
     }
     store_unlock();
@@ -603,8 +698,8 @@ static int push(struct tscope__shard *s, struct tscope_task *t, uint64_t ts)
 {
     uint16_t type = t->type;
     if (__builtin_expect(s->n == s->cap || type >= s->nopen, 0)) {
-        if (tscope__grow(&s->seg, &s->cap, s->n, sizeof *s->seg) ||
-            tscope__grow(&s->open, &s->nopen, type, sizeof *s->open))
+        if (dgrow(&s->seg, &s->cap, s->n, sizeof *s->seg, TSCOPE__SHB_SEG, s->index) ||
+            dgrow(&s->open, &s->nopen, type, sizeof *s->open, TSCOPE__SHB_OPEN, s->index))
             return TSCOPE_ENOMEM;
     }
     if (s->n) {
@@ -1192,10 +1287,10 @@ static void shard_clear(struct tscope__shard *s)
     ST(s->hi_edge, 0);
     memset(&s->totals, 0, sizeof s->totals);
     for (uint32_t t = 0; t < s->tl_ntype; t++)
-        free(s->tl_type[t]);
-    free(s->tl_type);
-    free(s->tl_count);
-    free(s->tl_busy);
+        dfree(s->tl_type[t]);
+    dfree(s->tl_type);
+    dfree(s->tl_count);
+    dfree(s->tl_busy);
     s->tl_type = NULL;
     s->tl_count = s->tl_busy = NULL;
     s->tl_ntype = 0;
@@ -1235,9 +1330,23 @@ void tscope__shards_retire(struct tscope__store *st, uint32_t thread, uint64_t e
         tscope__store_below(st, LD(s->below_anc), LD(s->below_n), LD(s->below_self));
     ST(s->below_n, 0);
     fold_one(st, s);
-    const struct stotals *t = &s->f.totals;
-    sh.retired_live += (int64_t)t->live;
-    shard_clear(s);
+    /* the slot's next thread goes on in this shard (so that the shards file
+     * holds every retired thread's tasks too); only "this thread ran the
+     * type" starts again, as the store's does (a type's threads are
+     * threads, not slots) */
+    uint32_t hi = LD(s->hi_type);
+    for (uint32_t i = 0; i < hi; i++) {
+        struct stype *e = chunk_peek(&s->types, i, sizeof *e);
+        if (e && LD(e->seen)) {
+            w_begin(&e->ver);
+            ST(e->seen, 0);
+            w_end(&e->ver);
+            if (i < s->f.ntypes) {
+                s->f.types[i].seen = 0;
+                s->f.types[i].ver = LD(e->ver);
+            }
+        }
+    }
 }
 
 void tscope__shards_complete(struct tscope__store *st, uint64_t end)
@@ -1297,9 +1406,9 @@ void tscope__shards_free(void)
         chunks_free(&s->types);
         chunks_free(&s->nodes);
         chunks_free(&s->edges);
-        free(s->seg);
-        free(s->open);
-        free(s);
+        dfree(s->seg);
+        dfree(s->open);
+        dfree(s);
         __atomic_store_n(&sh.shards[i], NULL, __ATOMIC_RELEASE);
     }
     __atomic_store_n(&sh.nshards, 0, __ATOMIC_RELEASE);
@@ -1315,7 +1424,9 @@ void tscope__shards_free(void)
     sh.nsets = sh.cap_sets = 0;
     tscope__u64map_free(&sh.set_map);
     sh.store = NULL;
-    sh.retired_live = 0;
+    dur.lo = dur.hi = NULL;
+    sh.nlog = sh.log_used = 0;
+    sh.log = NULL;
     pthread_mutex_unlock(&sh.lock);
 }
 
@@ -1342,7 +1453,7 @@ uint64_t tscope__shards_live(const struct tscope__store *st)
 {
     if (st != sh.store)
         return 0;
-    int64_t live = sh.retired_live;
+    int64_t live = 0;
     uint32_t n = __atomic_load_n(&sh.nshards, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < n; i++) {
         struct tscope__shard *s = __atomic_load_n(&sh.shards[i], __ATOMIC_ACQUIRE);
@@ -1367,4 +1478,348 @@ uint32_t tscope__shards_running(uint16_t *types, uint32_t max, uint32_t have)
         have++;
     }
     return have;
+}
+
+/* ---- the shards file: paths, the fold's copies, recovery ------------------ */
+
+void tscope__shards_log_path(uint32_t parent, uint16_t ptype, uint16_t type)
+{
+    if (!tscope__hooks.durable || tscope__g.cfg.aggregate != TSCOPE__AGG_THREAD)
+        return;
+    if (!sh.log || sh.log_used == LOG_N) {
+        struct plog *b = tscope__hooks.durable(TSCOPE__SHB_PATHS, 0, sh.nlog, sizeof *b);
+        if (!b)
+            return; /* said by the journal: a recovery then lacks the paths from here */
+        sh.log = b;
+        sh.nlog++;
+        sh.log_used = 0;
+    }
+    sh.log->e[sh.log_used].parent = parent;
+    sh.log->e[sh.log_used].ptype = ptype;
+    sh.log->e[sh.log_used].type = type;
+    sh.log_used++;
+    __atomic_store_n(&sh.log->n, sh.log_used, __ATOMIC_RELEASE);
+}
+
+/* The fold's copies as a state saved them (tscope__shards_save). */
+struct saved {
+    struct folded f;
+    uint32_t shift;
+    uint64_t pts;
+};
+static struct saved *saved[TSCOPE__THREADS_MAX];
+
+#define SAVE_MAGIC 0x31465354u /* "TSF1" */
+
+struct save_head {
+    uint32_t index, ntypes, nnodes, nedges, tl_ntype, shift;
+    uint64_t pts;
+    uint32_t busy, reserved;
+    struct stotals totals;
+};
+
+int tscope__shards_save(const struct tscope__store *st, FILE *out)
+{
+    uint32_t n = st == sh.store ? __atomic_load_n(&sh.nshards, __ATOMIC_ACQUIRE) : 0, have = 0;
+    for (uint32_t i = 0; i < n; i++)
+        have += sh.shards[i] != NULL;
+    uint32_t magic = SAVE_MAGIC;
+    int ok = fwrite(&magic, sizeof magic, 1, out) == 1 && fwrite(&have, sizeof have, 1, out) == 1;
+    for (uint32_t i = 0; ok && i < n; i++) {
+        const struct tscope__shard *s = sh.shards[i];
+        if (!s)
+            continue;
+        const struct folded *f = &s->f;
+        struct save_head h = {.index = s->index,
+                              .ntypes = f->ntypes,
+                              .nnodes = f->nnodes,
+                              .nedges = f->nedges,
+                              .tl_ntype = f->tl_ntype,
+                              .shift = LD(s->tl_shift),
+                              .pts = LD(s->pts_flushed),
+                              .busy = f->tl_busy != NULL,
+                              .totals = f->totals};
+        ok = fwrite(&h, sizeof h, 1, out) == 1 &&
+             (!h.ntypes || fwrite(f->types, sizeof *f->types, h.ntypes, out) == h.ntypes) &&
+             (!h.nnodes || fwrite(f->nodes, sizeof *f->nodes, h.nnodes, out) == h.nnodes) &&
+             (!h.nedges || fwrite(f->edges, sizeof *f->edges, h.nedges, out) == h.nedges);
+        for (uint32_t t = 0; ok && t < f->tl_ntype; t++)
+            if (f->tl_type[t])
+                ok = fwrite(&t, sizeof t, 1, out) == 1 &&
+                     fwrite(f->tl_type[t], sizeof **f->tl_type, TSCOPE__TL_BINS, out) ==
+                         TSCOPE__TL_BINS;
+        uint32_t stop = UINT32_MAX;
+        ok = ok && fwrite(&stop, sizeof stop, 1, out) == 1;
+        if (ok && f->tl_busy)
+            ok = fwrite(f->tl_busy, sizeof *f->tl_busy, TSCOPE__TL_BINS, out) == TSCOPE__TL_BINS;
+    }
+    return ok ? 0 : -1;
+}
+
+static void saved_free(struct saved *v)
+{
+    if (!v)
+        return;
+    free(v->f.types);
+    free(v->f.nodes);
+    free(v->f.edges);
+    for (uint32_t t = 0; t < v->f.tl_ntype; t++)
+        free(v->f.tl_type[t]);
+    free(v->f.tl_type);
+    free(v->f.tl_count);
+    free(v->f.tl_busy);
+    free(v);
+}
+
+int tscope__shards_load(FILE *in)
+{
+    uint32_t magic, n;
+    if (fread(&magic, sizeof magic, 1, in) != 1 || magic != SAVE_MAGIC ||
+        fread(&n, sizeof n, 1, in) != 1 || n > TSCOPE__THREADS_MAX)
+        return -1;
+    for (uint32_t k = 0; k < n; k++) {
+        struct save_head h;
+        struct saved *v = calloc(1, sizeof *v);
+        if (!v || fread(&h, sizeof h, 1, in) != 1 || h.index >= TSCOPE__THREADS_MAX ||
+            saved[h.index] || h.ntypes > 65536 || h.nnodes > DIR_MAX * CHUNK ||
+            h.nedges > DIR_MAX * CHUNK || h.tl_ntype > 65536 || h.shift > 63) {
+            free(v);
+            return -1;
+        }
+        struct folded *f = &v->f;
+        saved[h.index] = v;
+        v->shift = h.shift;
+        v->pts = h.pts;
+        f->totals = h.totals;
+        f->ntypes = h.ntypes;
+        f->nnodes = h.nnodes;
+        f->nedges = h.nedges;
+        f->types = calloc(h.ntypes ? h.ntypes : 1, sizeof *f->types);
+        f->nodes = calloc(h.nnodes ? h.nnodes : 1, sizeof *f->nodes);
+        f->edges = calloc(h.nedges ? h.nedges : 1, sizeof *f->edges);
+        f->tl_ntype = h.tl_ntype;
+        f->tl_type = calloc(h.tl_ntype ? h.tl_ntype : 1, sizeof *f->tl_type);
+        f->tl_count = calloc(h.tl_ntype ? h.tl_ntype : 1, sizeof *f->tl_count);
+        if (!f->types || !f->nodes || !f->edges || !f->tl_type || !f->tl_count ||
+            fread(f->types, sizeof *f->types, h.ntypes, in) != h.ntypes ||
+            fread(f->nodes, sizeof *f->nodes, h.nnodes, in) != h.nnodes ||
+            fread(f->edges, sizeof *f->edges, h.nedges, in) != h.nedges)
+            return -1;
+        for (;;) {
+            uint32_t t;
+            if (fread(&t, sizeof t, 1, in) != 1)
+                return -1;
+            if (t == UINT32_MAX)
+                break;
+            if (t >= h.tl_ntype || f->tl_type[t] ||
+                !(f->tl_type[t] = calloc(TSCOPE__TL_BINS, sizeof **f->tl_type)) ||
+                fread(f->tl_type[t], sizeof **f->tl_type, TSCOPE__TL_BINS, in) != TSCOPE__TL_BINS)
+                return -1;
+            f->tl_count[t] = UINT64_MAX; /* folded again whatever the shard's count */
+        }
+        f->busy_count = UINT64_MAX;
+        if (h.busy &&
+            (!(f->tl_busy = calloc(TSCOPE__TL_BINS, sizeof *f->tl_busy)) ||
+             fread(f->tl_busy, sizeof *f->tl_busy, TSCOPE__TL_BINS, in) != TSCOPE__TL_BINS))
+            return -1;
+    }
+    return 0;
+}
+
+/* The recovery's mapping of a dead process's shards file. */
+static struct {
+    char *map;
+    size_t len;
+    uint64_t base;
+} rec;
+
+/* A pointer of the dead process, into the mapping; NULL when it pointed
+ * elsewhere (ordinary memory: lost with the process). */
+static void *rb(const void *p)
+{
+    uint64_t a = (uint64_t)(uintptr_t)p;
+    return a >= rec.base && a - rec.base < rec.len ? rec.map + (a - rec.base) : NULL;
+}
+
+/* Calls fn for every whole block of the mapping, in the order they were made. */
+static void each_block(void (*fn)(const struct tscope__shblock *b, void *payload, void *arg),
+                       void *arg)
+{
+    for (size_t off = TSCOPE__SHFILE_HEAD; off + sizeof(struct tscope__shblock) <= rec.len;) {
+        struct tscope__shblock *b = (struct tscope__shblock *)(rec.map + off);
+        if (b->magic != TSCOPE__SHBLOCK_MAGIC ||
+            b->bytes > rec.len - off - sizeof(struct tscope__shblock))
+            break;
+        fn(b, b + 1, arg);
+        off += (sizeof *b + b->bytes + 63) & ~(size_t)63;
+    }
+}
+
+int tscope__shards_open(const char *path, const char **bad)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        *bad = errno == ENOENT ? NULL : strerror(errno);
+        return errno == ENOENT ? 0 : -1;
+    }
+    struct stat stt;
+    const struct tscope__shfile *h;
+    void *m = MAP_FAILED;
+    if (fstat(fd, &stt) == 0 && (size_t)stt.st_size >= TSCOPE__SHFILE_HEAD)
+        m = mmap(NULL, (size_t)stt.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) {
+        *bad = "it is truncated";
+        return -1;
+    }
+    h = m;
+    if (memcmp(h->magic, TSCOPE__SHFILE_MAGIC, sizeof TSCOPE__SHFILE_MAGIC) != 0) {
+        munmap(m, (size_t)stt.st_size);
+        *bad = "its header is corrupt";
+        return -1;
+    }
+    rec.map = m;
+    rec.len = (size_t)stt.st_size;
+    rec.base = h->base;
+    return 1;
+}
+
+static void replay_paths(const struct tscope__shblock *b, void *payload, void *arg)
+{
+    struct tscope__store *st = arg;
+    const struct plog *l = payload;
+    if (b->kind != TSCOPE__SHB_PATHS || b->bytes != sizeof *l)
+        return;
+    for (uint32_t i = 0; i < l->n && i < LOG_N; i++) {
+        uint32_t edge;
+        uint8_t step;
+        if (l->e[i].parent < st->nnodes || l->e[i].parent == 0)
+            tscope__settle_node(st, l->e[i].parent, l->e[i].ptype, l->e[i].type, &edge, &step);
+    }
+}
+
+void tscope__shards_recover_paths(struct tscope__store *st)
+{
+    if (rec.map)
+        each_block(replay_paths, st);
+}
+
+/* A shard of the dead process, copied out of the mapping with its pointers
+ * rebased, and the fold's copy of it as the state saved it. */
+static void take_shard(const struct tscope__shblock *b, void *payload, void *arg)
+{
+    (void)arg;
+    if (b->kind == TSCOPE__SHB_RECORDS && b->bytes == RCHUNK * sizeof(struct tscope_task)) {
+        if (!tscope__grow(&sh.rchunks, &sh.cap_rchunks, sh.nrchunks, sizeof *sh.rchunks))
+            sh.rchunks[sh.nrchunks++] = payload;
+        return;
+    }
+    if (b->kind != TSCOPE__SHB_SHARD || b->bytes != sizeof(struct tscope__shard) ||
+        b->owner >= TSCOPE__THREADS_MAX || sh.shards[b->owner])
+        return;
+    struct tscope__shard *s = malloc(sizeof *s);
+    if (!s)
+        return;
+    memcpy(s, payload, sizeof *s);
+    s->index = b->owner;
+    struct chunks *cs[3] = {&s->types, &s->nodes, &s->edges};
+    for (int k = 0; k < 3; k++)
+        for (uint32_t i = 0; i < DIR_MAX; i++)
+            cs[k]->dir[i] = cs[k]->dir[i] ? rb(cs[k]->dir[i]) : NULL;
+    s->free = NULL;
+    s->nfree = 0;
+    s->seg = rb(s->seg);
+    s->open = rb(s->open);
+    if (!s->seg || !s->open || s->n > s->cap)
+        s->n = 0, s->cap = 0, s->seg = NULL;
+    if (!s->open)
+        s->nopen = 0;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < s->n; i++) { /* records in ordinary memory are lost */
+        struct tscope_task *t = rb(s->seg[i].t);
+        if (t && s->seg[i].type < s->nopen) {
+            s->seg[k] = s->seg[i];
+            s->seg[k++].t = t;
+        }
+    }
+    s->n = k;
+    uint64_t **arr = rb(s->tl_type);
+    uint64_t *cnt = rb(s->tl_count);
+    s->tl_type = NULL;
+    s->tl_count = NULL;
+    uint32_t nt = arr && cnt ? s->tl_ntype : 0;
+    s->tl_ntype = 0;
+    if (nt && (s->tl_type = calloc(nt, sizeof *s->tl_type)) != NULL &&
+        (s->tl_count = calloc(nt, sizeof *s->tl_count)) != NULL) {
+        for (uint32_t t = 0; t < nt; t++) {
+            s->tl_type[t] = rb(arr[t]);
+            s->tl_count[t] = cnt[t];
+        }
+        s->tl_ntype = nt;
+    }
+    s->tl_busy = rb(s->tl_busy);
+    /* the fold's copy: what the state holds of this shard */
+    memset(&s->f, 0, sizeof s->f);
+    struct saved *v = saved[b->owner];
+    uint64_t pts = 0;
+    if (v) {
+        s->f = v->f;
+        pts = v->pts;
+        for (uint32_t w = v->shift; w < s->tl_shift; w++) /* the shard widened since */
+            for (uint32_t t = 0; t <= s->f.tl_ntype; t++) {
+                uint64_t *bins = t < s->f.tl_ntype ? s->f.tl_type[t] : s->f.tl_busy;
+                for (uint32_t i = 0; bins && i < TSCOPE__TL_BINS; i++)
+                    bins[i] = i < TSCOPE__TL_BINS / 2 ? bins[2 * i] + bins[2 * i + 1] : 0;
+            }
+        free(v);
+        saved[b->owner] = NULL;
+    }
+    /* points the state has, or that a later fold took and their slots lost */
+    if (pts < s->npts && s->npts - pts > PTS)
+        pts = s->npts - PTS;
+    s->pts_flushed = pts < s->npts ? pts : s->npts;
+    sh.shards[b->owner] = s;
+    if (b->owner + 1 > sh.nshards)
+        sh.nshards = b->owner + 1;
+}
+
+uint32_t tscope__shards_recover(struct tscope__store *st, uint64_t end)
+{
+    if (!rec.map)
+        return 0;
+    sh.store = st;
+    sh.origin = st->tl.origin;
+    sh.pt_threshold = st->tl.threshold;
+    sh.instances = st->cfg.instance_cap > 0;
+    tscope__shards_set_limit(st);
+    recovering = 1;
+    dur.lo = rec.map; /* never freed: the mapping's */
+    dur.hi = rec.map + rec.len;
+    sh.rchunks_now = sh.nrchunks;
+    each_block(take_shard, NULL);
+    uint32_t n = sh.nshards;
+    tscope__shards_complete(st, end);
+    recovering = 0;
+    for (uint32_t i = 0; i < TSCOPE__THREADS_MAX; i++) {
+        saved_free(saved[i]);
+        saved[i] = NULL;
+    }
+    return n;
+}
+
+void tscope__shards_recover_release(void)
+{
+    tscope__shards_free();
+    for (uint32_t i = 0; i < TSCOPE__THREADS_MAX; i++) {
+        saved_free(saved[i]);
+        saved[i] = NULL;
+    }
+    if (rec.map) {
+        munmap(rec.map, rec.len);
+        free(sh.rchunks); /* they pointed into it */
+        sh.rchunks = NULL;
+        sh.nrchunks = sh.cap_rchunks = sh.rchunks_now = 0;
+    }
+    rec.map = NULL;
+    rec.len = 0;
 }

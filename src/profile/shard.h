@@ -30,6 +30,7 @@
 #define TSCOPE_PROFILE_SHARD_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "store.h"
 
@@ -130,5 +131,68 @@ int tscope__shard_end(uint32_t thread, uint64_t ts, struct tscope_task *t);
 int tscope__shard_yield(uint32_t thread, uint64_t ts, struct tscope_task *t);
 int tscope__shard_resume(uint32_t thread, uint64_t ts, struct tscope_task *t);
 int tscope__shard_cancel(uint32_t thread, uint64_t ts, struct tscope_task *t);
+
+/* ---- the shards file (the crash journal's, lifecycle/journal.h) ----------- */
+
+#define TSCOPE__SHFILE_MAGIC "taskscope-sh-1"
+#define TSCOPE__SHBLOCK_MAGIC 0x31485354u /* "TSH1" */
+
+/* The shards file's first page.  Pointers inside the shards are the
+ * process's own: a reader rebases them from `base`. */
+struct tscope__shfile {
+    char magic[16];
+    uint64_t base;   /* the address the process mapped the file at */
+    uint64_t window; /* the bytes of address space it reserved there */
+    int64_t pid;
+};
+#define TSCOPE__SHFILE_HEAD 4096 /* the first block starts here */
+
+/* One block of shard memory: this header, then `bytes` (64-byte aligned).
+ * The header is written before the block is used; a zero magic ends the
+ * blocks.  kind and index are shard.c's. */
+struct tscope__shblock {
+    uint32_t magic;
+    uint16_t kind;
+    uint16_t reserved;
+    uint32_t owner; /* the thread slot */
+    uint32_t index;
+    uint64_t bytes;
+    uint64_t pad[5];
+};
+
+/* What a block holds (struct tscope__shblock.kind). */
+enum {
+    TSCOPE__SHB_SHARD = 1, /* a struct tscope__shard (owner: its thread slot) */
+    TSCOPE__SHB_TYPES,     /* a chunk of its type entries (index: the chunk) */
+    TSCOPE__SHB_NODES,     /* ... of its tree node entries */
+    TSCOPE__SHB_EDGES,     /* ... of its edge counts */
+    TSCOPE__SHB_TL,        /* a type's timeline bins (index: the type) */
+    TSCOPE__SHB_BUSY,      /* the thread's busy bins */
+    TSCOPE__SHB_TL_ARRAY,  /* the array of a shard's timeline bins */
+    TSCOPE__SHB_TL_COUNT,  /* ... and of their add counts */
+    TSCOPE__SHB_SEG,       /* its stack of running segments */
+    TSCOPE__SHB_OPEN,      /* its open segments per type */
+    TSCOPE__SHB_RECORDS,   /* a chunk of task records */
+    TSCOPE__SHB_PATHS      /* a block of the log of tree paths */
+};
+
+/* Called by the store's registry of tree paths when a registration made a
+ * node or an edge (store lock held): logged in the shards file, in order. */
+void tscope__shards_log_path(uint32_t parent, uint16_t ptype, uint16_t type);
+/* Saves the fold's copies of every shard after the store in a state
+ * (lock held, right after a fold), and loads them back (recovery). */
+int tscope__shards_save(const struct tscope__store *st, FILE *out);
+int tscope__shards_load(FILE *in);
+/* Recovery from a dead process's shards file: open it (1; 0: there is
+ * none; -1 with *bad: unreadable), make its tree paths again (before the
+ * journal is replayed: the numbering is the process's), then, after the
+ * journal and the rings, add what each shard holds beyond the saved fold's
+ * copy and count the tasks still alive as finalize does.  Returns the
+ * shards found. */
+int tscope__shards_open(const char *path, const char **bad);
+void tscope__shards_recover_paths(struct tscope__store *st);
+uint32_t tscope__shards_recover(struct tscope__store *st, uint64_t end);
+/* Frees what the recovery made and unmaps the file. */
+void tscope__shards_recover_release(void);
 
 #endif
