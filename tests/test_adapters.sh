@@ -83,6 +83,35 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
     check "fib: stdout as without taskscope" "$(cat "$tmp/fib2.stdout")" "$(cat "$tmp/fib.plain")"
     grep -q "adapter\|libgomp" "$tmp/fib2.stderr" && fail "fib: a launcher note for a plain libomp program"
 
+    # SIGKILL in the middle of an unmodified OpenMP program: its outputs are
+    # rebuilt from the crash journal (with TASKSCOPE_AGGREGATE=thread: from
+    # the threads' own shards and the tree paths they registered); every
+    # task created is accounted for once, the tree holds the types' calls
+    for agg in consumer thread; do
+        OMP_NUM_THREADS=2 TASKSCOPE_AGGREGATE=$agg "$ts" run -o "$tmp/kill$agg.out" --no-summary \
+            -- "$ex/fib" 45 >/dev/null 2>"$tmp/kill$agg.stderr" &
+        tspid=$!
+        prog=
+        for _ in $(seq 100); do
+            prog=$(pgrep -P "$tspid" fib || true)
+            [ -n "$prog" ] && [ -e "$tmp/kill$agg.out/.taskscope-$prog.state-1" ] && break
+            sleep 0.05
+        done
+        sleep 0.5
+        kill -KILL "$prog" 2>/dev/null
+        wait "$tspid" 2>/dev/null || true
+        check "fib killed ($agg): rebuilt" \
+            "$(grep -c "was killed by signal 9 (Killed) at [0-9.]* s; its outputs were rebuilt" "$tmp/kill$agg.stderr")" 1
+        check "fib killed ($agg): ended by" "$(json kill$agg .ended_by)" SIGKILL
+        check "fib killed ($agg): tasks ended" "$(json kill$agg '.totals.tasks_completed > 1000')" true
+        check "fib killed ($agg): every task created accounted for once" "$(json kill$agg '.totals |
+            .tasks_created == .tasks_completed + .tasks_cancelled + .tasks_unfinished + .tasks_never_ran')" true
+        check "fib killed ($agg): the tree holds the types' calls" "$(json kill$agg '
+            ([.tree[] | select(.type | startswith("fib (")) | .calls] | add) ==
+            ([.types[] | select(.name | startswith("fib (")) | .calls] | add)')" true
+        check "fib killed ($agg): anomalies" "$(json kill$agg .totals.anomalies)" 0
+    done
+
     # at one thread a task's children (and its taskwait) run nested in it:
     # every fib node's inclusive time is its exclusive time plus its
     # children's inclusive times (with a node per path: TASKSCOPE_TREE_FOLD=0)

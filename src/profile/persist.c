@@ -598,6 +598,9 @@ struct tscope__store *tscope__store_load(FILE *f, FILE *appendix, const char **w
     s->tl.pts = NULL;
     s->tl.ntype = s->tl.nthread = s->tl.npts = 0;
     s->task_map.e = s->node_map.e = s->edge_map.e = s->inst_map.e = s->deptype_map.e = NULL;
+    /* the merging of BELOW records starts again: entries the state holds
+     * stay as they are, later ones get new entries */
+    memset(&s->below_map, 0, sizeof s->below_map);
     pthread_mutex_init(&s->lock, NULL);
     const char *why_appendix = NULL;
     errno = 0;
