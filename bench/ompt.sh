@@ -8,9 +8,11 @@
 # run --outputs none --sample-ms 0` (the measurement alone, as
 # ratio_to_counting_tool_bare and added_cpu_ns_per_task_bare).  `trivial` is
 # fib 1 (no explicit task): its fixed_cost_ms is what `bare` adds to the
-# counting tool's run, the fixed cost of taskscope run.  `shards` and
-# `bare_shards` are `taskscope run` and `bare` with TASKSCOPE_AGGREGATE=thread
-# (each thread aggregates its own tasks: issue 26), as *_shards metrics.
+# counting tool's run, the fixed cost of taskscope run.  Each thread
+# aggregates its own tasks (TASKSCOPE_AGGREGATE=thread, the default: issue
+# 26); `consumer` and `bare_consumer` are `taskscope run` and `bare` with
+# TASKSCOPE_AGGREGATE=consumer (every event through the consumer thread, the
+# default before), as *_consumer metrics.
 # Medians of wall and CPU (user+sys) time; per-task costs divide by the
 # program's own count of explicit tasks.
 #   usage: ompt.sh BUILD_DIR THREADS REPS [PROGRAM...]   (fib nqueens factorisation trivial)
@@ -46,13 +48,13 @@ run_one() { # variant, program, args... -> appends "wall cpu" to $tmp/variant
         rm -rf "$tmp/ts"
         t=$({ time "$build/taskscope" run -o "$tmp/ts" --no-summary --outputs none --sample-ms 0 -- "$@" >"$tmp/out" 2>/dev/null; } 2>&1)
         ;;
-    shards) # each thread aggregates its own tasks (TASKSCOPE_AGGREGATE=thread, issue 26)
+    consumer) # every event through the consumer thread (TASKSCOPE_AGGREGATE=consumer)
         rm -rf "$tmp/ts"
-        t=$({ time TASKSCOPE_AGGREGATE=thread "$build/taskscope" run -o "$tmp/ts" --no-summary -- "$@" >"$tmp/out" 2>/dev/null; } 2>&1)
+        t=$({ time TASKSCOPE_AGGREGATE=consumer "$build/taskscope" run -o "$tmp/ts" --no-summary -- "$@" >"$tmp/out" 2>/dev/null; } 2>&1)
         ;;
-    bare_shards)
+    bare_consumer)
         rm -rf "$tmp/ts"
-        t=$({ time TASKSCOPE_AGGREGATE=thread "$build/taskscope" run -o "$tmp/ts" --no-summary --outputs none --sample-ms 0 -- "$@" >"$tmp/out" 2>/dev/null; } 2>&1)
+        t=$({ time TASKSCOPE_AGGREGATE=consumer "$build/taskscope" run -o "$tmp/ts" --no-summary --outputs none --sample-ms 0 -- "$@" >"$tmp/out" 2>/dev/null; } 2>&1)
         ;;
     esac
     echo "$t" | awk '{print $1, $2 + $3}' >>"$tmp/$variant"
@@ -61,12 +63,12 @@ run_one() { # variant, program, args... -> appends "wall cpu" to $tmp/variant
 bench_program() { # name, program, args...
     local name=$1
     shift
-    rm -f "$tmp/none" "$tmp/counting" "$tmp/taskscope" "$tmp/nojournal" "$tmp/bare" "$tmp/shards" "$tmp/bare_shards"
+    rm -f "$tmp/none" "$tmp/counting" "$tmp/taskscope" "$tmp/nojournal" "$tmp/bare" "$tmp/consumer" "$tmp/bare_consumer"
     "$@" >"$tmp/out" # warm the page cache
     local tasks
     tasks=$(sed -n 's/.*tasks \([0-9]*\).*/\1/p' "$tmp/out")
     for ((r = 0; r < reps; r++)); do
-        for v in none counting taskscope nojournal bare shards bare_shards; do run_one "$v" "$@"; done
+        for v in none counting taskscope nojournal bare consumer bare_consumer; do run_one "$v" "$@"; done
     done
     local w0 c0 w1 c1 w2 c2 w3 w4 c4 w5 c5 w6 c6
     w0=$(cut -d' ' -f1 "$tmp/none" | median); c0=$(cut -d' ' -f2 "$tmp/none" | median)
@@ -74,8 +76,8 @@ bench_program() { # name, program, args...
     w2=$(cut -d' ' -f1 "$tmp/taskscope" | median); c2=$(cut -d' ' -f2 "$tmp/taskscope" | median)
     w3=$(cut -d' ' -f1 "$tmp/nojournal" | median)
     w4=$(cut -d' ' -f1 "$tmp/bare" | median); c4=$(cut -d' ' -f2 "$tmp/bare" | median)
-    w5=$(cut -d' ' -f1 "$tmp/shards" | median); c5=$(cut -d' ' -f2 "$tmp/shards" | median)
-    w6=$(cut -d' ' -f1 "$tmp/bare_shards" | median); c6=$(cut -d' ' -f2 "$tmp/bare_shards" | median)
+    w5=$(cut -d' ' -f1 "$tmp/consumer" | median); c5=$(cut -d' ' -f2 "$tmp/consumer" | median)
+    w6=$(cut -d' ' -f1 "$tmp/bare_consumer" | median); c6=$(cut -d' ' -f2 "$tmp/bare_consumer" | median)
     awk -v n="$name" -v t="$tasks" -v w0="$w0" -v c0="$c0" -v w1="$w1" -v c1="$c1" -v w2="$w2" \
         -v c2="$c2" -v w3="$w3" -v w4="$w4" -v c4="$c4" -v w5="$w5" -v c5="$c5" -v w6="$w6" \
         -v c6="$c6" -v th="$threads" 'function line(m, v, u) {
@@ -93,12 +95,12 @@ bench_program() { # name, program, args...
             line("wall_taskscope_bare", w4, "s"); line("ratio_to_counting_tool_bare", w4 / w1, "x")
             if (t > 0)
                 line("added_cpu_ns_per_task_bare", (c4 - c0) * 1e9 / t, "ns")
-            line("wall_taskscope_shards", w5, "s"); line("ratio_to_counting_tool_shards", w5 / w1, "x")
-            line("wall_taskscope_bare_shards", w6, "s")
-            line("ratio_to_counting_tool_bare_shards", w6 / w1, "x")
+            line("wall_taskscope_consumer", w5, "s"); line("ratio_to_counting_tool_consumer", w5 / w1, "x")
+            line("wall_taskscope_bare_consumer", w6, "s")
+            line("ratio_to_counting_tool_bare_consumer", w6 / w1, "x")
             if (t > 0) {
-                line("added_cpu_ns_per_task_shards", (c5 - c0) * 1e9 / t, "ns")
-                line("added_cpu_ns_per_task_bare_shards", (c6 - c0) * 1e9 / t, "ns")
+                line("added_cpu_ns_per_task_consumer", (c5 - c0) * 1e9 / t, "ns")
+                line("added_cpu_ns_per_task_bare_consumer", (c6 - c0) * 1e9 / t, "ns")
             }
             if (n == "trivial")
                 line("fixed_cost_ms", (w4 - w1) * 1000, "ms") }'

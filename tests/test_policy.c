@@ -551,6 +551,50 @@ static void test_triggered(void)
     ASSERT_EQ(tscope_finalize(), 0);
 }
 
+/* Task handles on a thread that aggregates its own tasks
+ * (TASKSCOPE_AGGREGATE=thread) reach a task-begin policy too, begun by
+ * start or by begin, and are counted once. */
+static void test_triggered_handles(void)
+{
+    setenv("TASKSCOPE_AGGREGATE", "thread", 1);
+    setenv("TASKSCOPE_OUTPUTS", "none", 1);
+    ASSERT_EQ(tscope_init(0, 1), 0);
+    tscope_type_t kernel, helper;
+    ASSERT_EQ(tscope_type_register("kernel", &kernel), 0);
+    ASSERT_EQ(tscope_type_register("helper", &helper), 0);
+    tscope_task_t *before = tscope_task_start_h(tscope_task_id_next(), kernel);
+    ASSERT_EQ(tscope_task_end_h(before), 0); /* no policy yet: no notice */
+    begin_hits = 0;
+    ASSERT_EQ(tscope_policy_on("on_kernel", TSCOPE_TRIGGER_TASK_BEGIN, kernel, on_trigger, NULL),
+              0);
+    for (int i = 0; i < 5; i++) {
+        tscope_task_t *k = tscope_task_start_h(tscope_task_id_next(), kernel);
+        tscope_task_t *c = tscope_task_create_h(tscope_task_id_next(), k, kernel, 0, 0, 0);
+        tscope_task_t *h = tscope_task_create_h(tscope_task_id_next(), k, helper, 0, 0, 0);
+        ASSERT(k && c && h);
+        ASSERT_EQ(tscope_task_begin_h(c), 0);
+        ASSERT_EQ(tscope_task_end_h(c), 0);
+        ASSERT_EQ(tscope_task_begin_h(h), 0); /* another type: not delivered */
+        ASSERT_EQ(tscope_task_end_h(h), 0);
+        ASSERT_EQ(tscope_task_end_h(k), 0);
+    }
+    ASSERT_EQ(tscope_flush(), 0);
+    ASSERT_EQ(begin_hits, 10);
+    ASSERT_EQ(tscope_policy_remove("on_kernel"), 0);
+    tscope_task_end_h(tscope_task_start_h(tscope_task_id_next(), kernel));
+    ASSERT_EQ(tscope_flush(), 0);
+    ASSERT_EQ(begin_hits, 10); /* removed: no notices any more */
+    tscope_type_stats_t st;
+    ASSERT_EQ(tscope_query_type(kernel, &st), 0);
+    ASSERT_EQ(st.calls, 12);
+    ASSERT_EQ(st.created, 12);
+    ASSERT_EQ(tscope_query_type(helper, &st), 0);
+    ASSERT_EQ(st.calls, 5);
+    ASSERT_EQ(tscope_finalize(), 0);
+    unsetenv("TASKSCOPE_AGGREGATE");
+    unsetenv("TASKSCOPE_OUTPUTS");
+}
+
 static void work_task(void *arg)
 {
     (void)arg;
@@ -870,6 +914,7 @@ int main(void)
     test_autostart();
     test_periodic();
     test_triggered();
+    test_triggered_handles();
     test_throttle();
     test_powercap();
     test_powercap_others_load();

@@ -95,18 +95,20 @@ static int finished; /* MPI_Finalize or MPI_Abort ended measurement */
 
 /* ---- timing ---------------------------------------------------------------- */
 
-static inline uint64_t enter(enum call c)
+/* An MPI call as a task, through a handle: where threads aggregate their
+ * own tasks (TASKSCOPE_AGGREGATE=thread), it nests in the OpenMP task that
+ * makes the call like any other task of that thread. */
+static inline tscope_task_t *enter(enum call c)
 {
     if (!started || finished)
-        return 0;
-    uint64_t id = tscope_task_id_next();
-    return tscope_task_start(id, types[c]) == 0 ? id : 0;
+        return NULL;
+    return tscope_task_start_h(tscope_task_id_next(), types[c]);
 }
 
-static inline void leave(uint64_t id)
+static inline void leave(tscope_task_t *task)
 {
-    if (id)
-        tscope_task_end(id);
+    if (task)
+        tscope_task_end_h(task);
 }
 
 /* ---- peers and sizes ------------------------------------------------------- */
@@ -406,18 +408,17 @@ static void started_mpi(void)
 
 /* MPI_Init's own time, when an adapter (OpenMP, pthreads) or the program
  * measures already: a task of type "MPI_Init" (0: none). */
-static uint64_t init_begin(const char *name)
+static tscope_task_t *init_begin(const char *name)
 {
     tscope_type_t t = 0;
     if (!tscope_is_enabled() || tscope_type_register(name, &t))
-        return 0;
-    uint64_t id = tscope_task_id_next();
-    return tscope_task_start(id, t) == 0 ? id : 0;
+        return NULL;
+    return tscope_task_start_h(tscope_task_id_next(), t);
 }
 
 int MPI_Init(int *argc, char ***argv)
 {
-    uint64_t id = init_begin("MPI_Init");
+    tscope_task_t *id = init_begin("MPI_Init");
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS)
         started_mpi();
@@ -427,7 +428,7 @@ int MPI_Init(int *argc, char ***argv)
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    uint64_t id = init_begin("MPI_Init_thread");
+    tscope_task_t *id = init_begin("MPI_Init_thread");
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
         started_mpi();
@@ -473,7 +474,7 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
 #define SEND_LIKE(NAME, E)                                                                         \
     int NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)      \
     {                                                                                              \
-        uint64_t id = enter(C_##E);                                                                \
+        tscope_task_t *id = enter(C_##E);                                                          \
         message(comm, dest, bytes_of(count, type), tag, TSCOPE_MSG_SEND);                          \
         int rc = P##NAME(buf, count, type, dest, tag, comm);                                       \
         leave(id);                                                                                 \
@@ -488,7 +489,7 @@ SEND_LIKE(MPI_Rsend, RSEND)
     int NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,      \
              MPI_Request *req)                                                                     \
     {                                                                                              \
-        uint64_t id = enter(C_##E);                                                                \
+        tscope_task_t *id = enter(C_##E);                                                          \
         message(comm, dest, bytes_of(count, type), tag, TSCOPE_MSG_SEND);                          \
         int rc = P##NAME(buf, count, type, dest, tag, comm, req);                                  \
         leave(id);                                                                                 \
@@ -502,7 +503,7 @@ ISEND_LIKE(MPI_Irsend, IRSEND)
 int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
              MPI_Status *status)
 {
-    uint64_t id = enter(C_RECV);
+    tscope_task_t *id = enter(C_RECV);
     MPI_Status own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     int rc = PMPI_Recv(buf, count, type, source, tag, comm, st);
@@ -515,7 +516,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
 int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
               MPI_Request *req)
 {
-    uint64_t id = enter(C_IRECV);
+    tscope_task_t *id = enter(C_IRECV);
     int rc = PMPI_Irecv(buf, count, type, source, tag, comm, req);
     if (rc == MPI_SUCCESS && started && !finished && source != MPI_PROC_NULL)
         pend_add(*req, comm);
@@ -527,7 +528,7 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
                  int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
                  MPI_Status *status)
 {
-    uint64_t id = enter(C_SENDRECV);
+    tscope_task_t *id = enter(C_SENDRECV);
     MPI_Status own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     message(comm, dest, bytes_of(scount, stype), stag, TSCOPE_MSG_SEND);
@@ -542,7 +543,7 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
 int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int stag, int source,
                          int rtag, MPI_Comm comm, MPI_Status *status)
 {
-    uint64_t id = enter(C_SENDRECV_REPLACE);
+    tscope_task_t *id = enter(C_SENDRECV_REPLACE);
     MPI_Status own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     message(comm, dest, bytes_of(count, type), stag, TSCOPE_MSG_SEND);
@@ -555,7 +556,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
 
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    uint64_t id = enter(C_PROBE);
+    tscope_task_t *id = enter(C_PROBE);
     int rc = PMPI_Probe(source, tag, comm, status);
     leave(id);
     return rc;
@@ -599,7 +600,7 @@ int MPI_Request_free(MPI_Request *req)
 
 int MPI_Wait(MPI_Request *req, MPI_Status *status)
 {
-    uint64_t id = enter(C_WAIT);
+    tscope_task_t *id = enter(C_WAIT);
     MPI_Request before = *req;
     MPI_Status own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
@@ -612,7 +613,7 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status)
 
 int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 {
-    uint64_t id = enter(C_TEST);
+    tscope_task_t *id = enter(C_TEST);
     MPI_Request before = *req;
     MPI_Status own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
@@ -625,7 +626,7 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 
 int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
 {
-    uint64_t id = enter(C_WAITALL);
+    tscope_task_t *id = enter(C_WAITALL);
     BEFORE(before, reqs, n);
     STATUSES(st, statuses, n);
     int rc = PMPI_Waitall(n, reqs, st);
@@ -639,7 +640,7 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
 
 int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 {
-    uint64_t id = enter(C_TESTALL);
+    tscope_task_t *id = enter(C_TESTALL);
     BEFORE(before, reqs, n);
     STATUSES(st, statuses, n);
     int rc = PMPI_Testall(n, reqs, flag, st);
@@ -653,7 +654,7 @@ int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 
 int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
 {
-    uint64_t id = enter(C_WAITANY);
+    tscope_task_t *id = enter(C_WAITANY);
     BEFORE(before, reqs, n);
     MPI_Status own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
@@ -667,7 +668,7 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
 
 int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
 {
-    uint64_t id = enter(C_TESTANY);
+    tscope_task_t *id = enter(C_TESTANY);
     BEFORE(before, reqs, n);
     MPI_Status own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
@@ -681,7 +682,7 @@ int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st
 
 int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
 {
-    uint64_t id = enter(C_WAITSOME);
+    tscope_task_t *id = enter(C_WAITSOME);
     BEFORE(before, reqs, n);
     STATUSES(st, statuses, n);
     int rc = PMPI_Waitsome(n, reqs, outcount, indices, st);
@@ -695,7 +696,7 @@ int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_St
 
 int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
 {
-    uint64_t id = enter(C_TESTSOME);
+    tscope_task_t *id = enter(C_TESTSOME);
     BEFORE(before, reqs, n);
     STATUSES(st, statuses, n);
     int rc = PMPI_Testsome(n, reqs, outcount, indices, st);
@@ -711,7 +712,7 @@ int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_St
 
 int MPI_Barrier(MPI_Comm comm)
 {
-    uint64_t id = enter(C_BARRIER);
+    tscope_task_t *id = enter(C_BARRIER);
     int rc = PMPI_Barrier(comm);
     leave(id);
     return rc;
@@ -750,7 +751,7 @@ static void rooted(MPI_Comm comm, int root, unsigned root_dir, uint64_t each, co
 
 int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
-    uint64_t id = enter(C_BCAST);
+    tscope_task_t *id = enter(C_BCAST);
     int rc = PMPI_Bcast(buf, count, type, root, comm);
     if (rc == MPI_SUCCESS)
         rooted(comm, root, TSCOPE_MSG_SEND, bytes_of(count, type), NULL, type,
@@ -762,7 +763,7 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
                MPI_Comm comm)
 {
-    uint64_t id = enter(C_REDUCE);
+    tscope_task_t *id = enter(C_REDUCE);
     int rc = PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm);
     if (rc == MPI_SUCCESS)
         rooted(comm, root, TSCOPE_MSG_RECV, bytes_of(count, type), NULL, type,
@@ -774,7 +775,7 @@ int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_O
 int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                MPI_Datatype rtype, int root, MPI_Comm comm)
 {
-    uint64_t id = enter(C_GATHER);
+    tscope_task_t *id = enter(C_GATHER);
     int rc = PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
     if (rc == MPI_SUCCESS)
         rooted(comm, root, TSCOPE_MSG_RECV, bytes_of(rcount, rtype), NULL, rtype,
@@ -786,7 +787,7 @@ int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int
 int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
                 const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm)
 {
-    uint64_t id = enter(C_GATHERV);
+    tscope_task_t *id = enter(C_GATHERV);
     int rc = PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
     if (rc == MPI_SUCCESS)
         rooted(comm, root, TSCOPE_MSG_RECV, 0, rcounts, rtype, bytes_of(scount, stype));
@@ -797,7 +798,7 @@ int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, co
 int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                 MPI_Datatype rtype, int root, MPI_Comm comm)
 {
-    uint64_t id = enter(C_SCATTER);
+    tscope_task_t *id = enter(C_SCATTER);
     int rc = PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
     if (rc == MPI_SUCCESS)
         rooted(comm, root, TSCOPE_MSG_SEND, bytes_of(scount, stype), NULL, stype,
@@ -809,7 +810,7 @@ int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, in
 int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype stype,
                  void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
 {
-    uint64_t id = enter(C_SCATTERV);
+    tscope_task_t *id = enter(C_SCATTERV);
     int rc = PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
     if (rc == MPI_SUCCESS)
         rooted(comm, root, TSCOPE_MSG_SEND, 0, scounts, stype, bytes_of(rcount, rtype));
@@ -820,7 +821,7 @@ int MPI_Scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_
 int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                   MPI_Datatype rtype, MPI_Comm comm)
 {
-    uint64_t id = enter(C_ALLGATHER);
+    tscope_task_t *id = enter(C_ALLGATHER);
     int rc = PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
     if (rc == MPI_SUCCESS && started && !finished) {
         /* MPI_IN_PLACE: the block sent is the rank's own block of rbuf */
@@ -835,7 +836,7 @@ int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
 int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                    const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm)
 {
-    uint64_t id = enter(C_ALLGATHERV);
+    tscope_task_t *id = enter(C_ALLGATHERV);
     int rc = PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
     if (rc == MPI_SUCCESS && started && !finished) {
         uint64_t *b = per_rank(comm, rcounts, rtype);
@@ -853,7 +854,7 @@ int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                  MPI_Datatype rtype, MPI_Comm comm)
 {
-    uint64_t id = enter(C_ALLTOALL);
+    tscope_task_t *id = enter(C_ALLTOALL);
     int rc = PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
     if (rc == MPI_SUCCESS && started && !finished) {
         uint64_t s = sbuf == MPI_IN_PLACE ? bytes_of(rcount, rtype) : bytes_of(scount, stype);
@@ -868,7 +869,7 @@ int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MP
                   void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
                   MPI_Comm comm)
 {
-    uint64_t id = enter(C_ALLTOALLV);
+    tscope_task_t *id = enter(C_ALLTOALLV);
     int rc = PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
     if (rc == MPI_SUCCESS && started && !finished) {
         int in_place = sbuf == MPI_IN_PLACE;
@@ -888,7 +889,7 @@ int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MP
 int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
                   MPI_Comm comm)
 {
-    uint64_t id = enter(C_ALLREDUCE);
+    tscope_task_t *id = enter(C_ALLREDUCE);
     int rc = PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
     if (rc == MPI_SUCCESS)
         coll_counter(C_ALLREDUCE, bytes_of(count, type));
@@ -899,7 +900,7 @@ int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MP
 int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype type,
                        MPI_Op op, MPI_Comm comm)
 {
-    uint64_t id = enter(C_REDUCE_SCATTER);
+    tscope_task_t *id = enter(C_REDUCE_SCATTER);
     int rc = PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm);
     if (rc == MPI_SUCCESS && started && !finished) {
         uint64_t total = 0;
@@ -915,7 +916,7 @@ int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Da
 int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype type, MPI_Op op,
                              MPI_Comm comm)
 {
-    uint64_t id = enter(C_REDUCE_SCATTER_BLOCK);
+    tscope_task_t *id = enter(C_REDUCE_SCATTER_BLOCK);
     int rc = PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm);
     if (rc == MPI_SUCCESS && started && !finished)
         coll_counter(C_REDUCE_SCATTER_BLOCK, bytes_of(rcount, type) * (uint64_t)comm_size(comm));
@@ -925,7 +926,7 @@ int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datat
 
 int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
-    uint64_t id = enter(C_SCAN);
+    tscope_task_t *id = enter(C_SCAN);
     int rc = PMPI_Scan(sbuf, rbuf, count, type, op, comm);
     if (rc == MPI_SUCCESS)
         coll_counter(C_SCAN, bytes_of(count, type));
@@ -935,7 +936,7 @@ int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op 
 
 int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
-    uint64_t id = enter(C_EXSCAN);
+    tscope_task_t *id = enter(C_EXSCAN);
     int rc = PMPI_Exscan(sbuf, rbuf, count, type, op, comm);
     if (rc == MPI_SUCCESS)
         coll_counter(C_EXSCAN, bytes_of(count, type));

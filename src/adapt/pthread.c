@@ -30,12 +30,15 @@
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
 static create_fn real_create;
-static int owner;                 /* this adapter called tscope_init */
-static atomic_int stopped;        /* the outputs were written */
-static __thread uint64_t current; /* the task running on this thread */
-static uint64_t root;             /* the main thread's task */
+static int owner;          /* this adapter called tscope_init */
+static atomic_int stopped; /* the outputs were written */
+/* Tasks as handles: where threads aggregate their own tasks
+ * (TASKSCOPE_AGGREGATE=thread) a thread's task holds what runs in it, an
+ * OpenMP region or an MPI call, as a parent does. */
+static __thread tscope_task_t *current; /* the task running on this thread */
+static tscope_task_t *root;             /* the main thread's task */
 
-uint64_t tscope__pthread_current(void)
+tscope_task_t *tscope__pthread_current(void)
 {
     return current;
 }
@@ -43,7 +46,7 @@ uint64_t tscope__pthread_current(void)
 struct start {
     void *(*fn)(void *);
     void *arg;
-    uint64_t id;
+    tscope_task_t *task;
 };
 
 static uint32_t make_type(uint64_t key, void *arg)
@@ -56,19 +59,19 @@ static uint32_t make_type(uint64_t key, void *arg)
     return t;
 }
 
-static void task_done(void *id)
+static void task_done(void *task)
 {
-    tscope_task_end(*(uint64_t *)id);
+    tscope_task_end_h(*(tscope_task_t **)task);
 }
 
 static void *trampoline(void *p)
 {
     struct start s = *(struct start *)p;
     free(p);
-    tscope_task_begin(s.id, 0);
-    current = s.id;
+    tscope_task_begin_h(s.task);
+    current = s.task;
     void *ret;
-    pthread_cleanup_push(task_done, &s.id);
+    pthread_cleanup_push(task_done, &s.task);
     ret = s.fn(s.arg);
     pthread_cleanup_pop(1);
     tscope_thread_unregister();
@@ -109,12 +112,11 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(vo
         return real_create(thread, attr, fn, arg);
     s->fn = fn;
     s->arg = arg;
-    s->id = tscope_task_id_next();
     uint32_t type = tscope__typecache_get((uint64_t)(uintptr_t)fn, make_type, NULL);
-    tscope_task_create(s->id, current, type, 0, 0, 0);
+    s->task = tscope_task_create_h(tscope_task_id_next(), current, type, 0, 0, 0);
     int rc = real_create(thread, attr, trampoline, s);
     if (rc) {
-        tscope_task_cancel(s->id);
+        tscope_task_cancel_h(s->task);
         free(s);
     }
     return rc;
@@ -127,9 +129,9 @@ static pthread_t main_thread;
 static void end_root(void)
 {
     if (root && pthread_equal(pthread_self(), main_thread)) {
-        tscope_task_end(root);
-        root = 0;
-        current = 0;
+        tscope_task_end_h(root);
+        root = NULL;
+        current = NULL;
     }
 }
 
@@ -188,8 +190,7 @@ __attribute__((constructor)) static void start(void)
         return; /* the program reports its own tasks */
     tscope_type_t t = 0;
     if (tscope_type_register(program_name(), &t) == 0) {
-        root = tscope_task_id_next();
-        tscope_task_start(root, t);
+        root = tscope_task_start_h(tscope_task_id_next(), t);
         current = root;
         main_thread = pthread_self();
         tscope_atfinalize(end_root);

@@ -4,9 +4,11 @@
 
 #include <stdint.h>
 
-/* The task running on the calling thread: 0 on threads that are not the
+#include "taskscope/taskscope.h"
+
+/* The task running on the calling thread: NULL on threads that are not the
  * program's (taskscope's own), or before the adapter started. */
-uint64_t tscope__pthread_current(void);
+tscope_task_t *tscope__pthread_current(void);
 
 /* Reads TASKSCOPE_PTHREAD_WAITS (one warning line for a bad value) and
  * finds the real lock and wait functions (pthread_waits.c). */

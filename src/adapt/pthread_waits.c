@@ -49,27 +49,26 @@ static uint32_t make_wait_type(uint64_t key, void *arg)
 /* Starts a wait task for the caller at ra, or returns 0 when this wait is
  * not timed (off, not a program thread, or taskscope's own call: its
  * libraries' locks are not the program's waiting). */
-static uint64_t wait_begin(int kind, const void *ra)
+static tscope_task_t *wait_begin(int kind, const void *ra)
 {
     if (!waits_on || inside || !tscope__pthread_current() ||
         tscope__srcloc_same_object(ra, (const void *)tscope_init) ||
         tscope__srcloc_same_object(ra, (const void *)wait_begin))
-        return 0;
+        return NULL;
     inside = 1;
-    uint64_t id = tscope_task_id_next();
     uint32_t type = tscope__typecache_get(((uint64_t)kind << 56) | (uint64_t)(uintptr_t)ra,
                                           make_wait_type, NULL);
-    tscope_task_start(id, type);
+    tscope_task_t *task = tscope_task_start_h(tscope_task_id_next(), type);
     inside = 0;
-    return id;
+    return task;
 }
 
-static void wait_end(uint64_t id)
+static void wait_end(tscope_task_t *task)
 {
-    if (!id)
+    if (!task)
         return;
     inside = 1;
-    tscope_task_end(id);
+    tscope_task_end_h(task);
     inside = 0;
 }
 
@@ -107,7 +106,7 @@ int pthread_mutex_lock(pthread_mutex_t *m)
     int rc = real_trylock(m);
     if (rc != EBUSY)
         return rc;
-    uint64_t id = wait_begin(WAIT_MUTEX, __builtin_return_address(0));
+    tscope_task_t *id = wait_begin(WAIT_MUTEX, __builtin_return_address(0));
     rc = real_lock(m);
     wait_end(id);
     return rc;
@@ -117,7 +116,7 @@ int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
     if (!real_wait)
         resolve();
-    uint64_t id = wait_begin(WAIT_COND, __builtin_return_address(0));
+    tscope_task_t *id = wait_begin(WAIT_COND, __builtin_return_address(0));
     int rc = real_wait(c, m);
     wait_end(id);
     return rc;
@@ -127,7 +126,7 @@ int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct t
 {
     if (!real_timedwait)
         resolve();
-    uint64_t id = wait_begin(WAIT_COND, __builtin_return_address(0));
+    tscope_task_t *id = wait_begin(WAIT_COND, __builtin_return_address(0));
     int rc = real_timedwait(c, m, t);
     wait_end(id);
     return rc;

@@ -549,11 +549,11 @@ static const struct var vars[] = {
      "profile: per-thread rings and a consumer thread; naive: every event updates the store "
      "under one lock (a benchmark baseline only)",
      p_mode},
-    {"TASKSCOPE_AGGREGATE", "consumer", "consumer, thread",
-     "where the events on task handles (tscope_task_*_h, the bundled runtime's) are aggregated: "
-     "by the consumer thread from the rings, or by each thread in its own shard of the profile "
-     "(in progress: those tasks have no instance graph, timeline pictures or crash journal yet; "
-     "with tracing or tools it falls back to the consumer; docs/architecture.md)",
+    {"TASKSCOPE_AGGREGATE", "thread", "thread, consumer",
+     "where the events on task handles (tscope_task_*_h: the OpenMP, pthread and MPI adapters' "
+     "and the bundled runtime's tasks) are aggregated: by each thread in its own shard of the "
+     "profile, or by the consumer thread from the rings (as id-based events always are); "
+     "tracing, tool plugins and naive mode use the consumer (docs/architecture.md)",
      p_aggregate},
     {"TASKSCOPE_FULL_POLICY", "wait", "wait, drop",
      "what a producer does when its ring is full: wait for the consumer, or drop the event and "

@@ -180,6 +180,7 @@ TASK_EVENT(tscope_task_resume, TSCOPE__REC_RESUME)
 /* The task debugger's gate (hooks.h): armed only while a pause or a
  * breakpoint is set, so a begin pays one relaxed load otherwise. */
 _Atomic int tscope__gate_armed;
+_Atomic int tscope__begin_notices;
 
 int tscope_task_begin(uint64_t id, tscope_type_t type)
 {

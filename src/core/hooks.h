@@ -94,5 +94,9 @@ struct tscope__hooks {
 extern struct tscope__hooks tscope__hooks;
 /* Set by the debugger while a pause or a breakpoint is in force. */
 extern _Atomic int tscope__gate_armed;
+/* Set by the policy engine while a policy is triggered by task begins: a
+ * thread that aggregates its own tasks then also puts a BEGUN notice of
+ * each handle task's begin in its ring. */
+extern _Atomic int tscope__begin_notices;
 
 #endif

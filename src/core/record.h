@@ -21,11 +21,13 @@
  *                                 flags 1: some task counts below it
  *                          EXT 2: ts running, id nearest eligible ancestor, arg thread<<32|yields
  *   BELOW       ancestor  tasks          -        -      -         -   (ts: their self ticks)
+ *   BEGUN       task      -              type     -      -         -   (ts: its begin)
  *
  * A DEP_LOCAL's types are 0 unless the runtime gave them (tscope_dep_local_typed).
  * INSTANCE and BELOW come from threads that aggregate their own tasks
  * (src/profile/shard.c): a finished task for the instance graph, and tasks
- * left out of it counted in their nearest ancestor that may be kept.
+ * left out of it counted in their nearest ancestor that may be kept; BEGUN
+ * only while a policy is triggered by task begins (the store takes nothing).
  */
 #ifndef TSCOPE_CORE_RECORD_H
 #define TSCOPE_CORE_RECORD_H
@@ -49,7 +51,9 @@ enum tscope__rec_kind {
     TSCOPE__REC_MESSAGE,
     TSCOPE__REC_INSTANCE,
     TSCOPE__REC_BELOW,
-    TSCOPE__REC_LAST = TSCOPE__REC_BELOW /* the highest kind a producer writes */
+    TSCOPE__REC_BEGUN, /* a handle task began on a thread that aggregates it itself: a notice
+                          for triggered policies only (id, type), the store takes nothing */
+    TSCOPE__REC_LAST = TSCOPE__REC_BEGUN /* the highest kind a producer writes */
 };
 
 struct tscope__rec {

@@ -318,8 +318,10 @@ int tscope_init(int rank, int nranks)
     if (cfg.aggregate == TSCOPE__AGG_THREAD &&
         (tscope__hooks.trace_batch || tscope__tools_batched_mask || tscope__tools_sync_events() ||
          cfg.mode == TSCOPE__MODE_NAIVE || !cfg.profiler)) {
-        tscope__note("TASKSCOPE_AGGREGATE=thread does not yet work with tracing, tools or naive "
-                     "mode: tasks go through the consumer\n");
+        const char *chosen = getenv("TASKSCOPE_AGGREGATE");
+        if (chosen && *chosen) /* the default says nothing */
+            tscope__note("TASKSCOPE_AGGREGATE=thread does not work with tracing, tools or naive "
+                         "mode: tasks go through the consumer\n");
         tscope__g.cfg.aggregate = cfg.aggregate = TSCOPE__AGG_CONSUMER;
     }
     if (tscope__consumer_start()) {

@@ -59,6 +59,15 @@ static inline int gate_armed(void)
     return atomic_load_explicit(&tscope__gate_armed, memory_order_relaxed);
 }
 
+/* A policy triggered by task begins wants to see this one (hooks.h). */
+static inline void begin_notice(uint64_t ts, const struct tscope_task *t)
+{
+    if (__builtin_expect(atomic_load_explicit(&tscope__begin_notices, memory_order_relaxed), 0)) {
+        struct tscope__rec r = {.ts = ts, .id = t->id, .type = t->type, .kind = TSCOPE__REC_BEGUN};
+        tscope__emit_records(&r, 1);
+    }
+}
+
 tscope_task_t *tscope_task_create_h(uint64_t id, tscope_task_t *parent, tscope_type_t type,
                                     unsigned flags, unsigned depth, int priority)
 {
@@ -101,7 +110,10 @@ tscope_task_t *tscope_task_start_h(uint64_t id, tscope_type_t type)
         tscope__hooks.gate(id, type); /* may hold the thread: outside the event */
     struct tscope__thread *th = enter();
     if (th) {
-        tscope_task_t *h = tscope__shard_start(th->index, tscope__clock_now(), id, (uint16_t)type);
+        uint64_t now = tscope__clock_now();
+        tscope_task_t *h = tscope__shard_start(th->index, now, id, (uint16_t)type);
+        if (h)
+            begin_notice(now, h);
         leave(th);
         return h;
     }
@@ -132,7 +144,10 @@ int tscope_task_begin_h(tscope_task_t *task)
     struct tscope__thread *th = enter();
     if (!th)
         return off_code();
-    int rc = tscope__shard_begin(th->index, tscope__clock_now(), task);
+    uint64_t now = tscope__clock_now();
+    int rc = tscope__shard_begin(th->index, now, task);
+    if (rc == 0)
+        begin_notice(now, task);
     leave(th);
     return rc;
 }

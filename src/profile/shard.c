@@ -132,29 +132,30 @@ static int read_entry(const uint64_t *src, uint64_t *dst, size_t words)
  * stack, the task records - comes from the journal's shards file
  * (hooks.durable), so a SIGKILL loses none of it (tscope__shards_recover
  * reads it back).  Elsewhere, or when that file cannot grow, calloc. */
-static struct {
-    const char *lo, *hi; /* the durable memory handed out since the last shards_free */
-} dur;
-
 static void *dalloc(uint32_t kind, uint32_t owner, uint32_t index, size_t n, size_t size)
 {
     if (tscope__hooks.durable && tscope__g.cfg.aggregate == TSCOPE__AGG_THREAD) {
-        char *p = tscope__hooks.durable(kind, owner, index, n * size);
-        if (p) {
-            if (!dur.lo || p < dur.lo)
-                dur.lo = p;
-            if (p + n * size > dur.hi)
-                dur.hi = p + n * size;
+        void *p = tscope__hooks.durable(kind, owner, index, n * size);
+        if (p)
             return p;
-        }
     }
     return calloc(n, size);
 }
 
+/* The recovery's mapping of a dead process's shards file. */
+static struct {
+    char *map;
+    size_t len;
+    uint64_t base;
+} rec;
+
 static void dfree(void *p)
 {
-    if (p && !((const char *)p >= dur.lo && (const char *)p < dur.hi))
-        free(p);
+    if (!p || (tscope__hooks.durable_owns && tscope__hooks.durable_owns(p)) ||
+        ((char *)p >= rec.map && (char *)p < rec.map + rec.len))
+        return; /* the shards file's (the hook stays until the next tscope_init's
+                   wiring, after its shards_reset has freed the shards) */
+    free(p);
 }
 
 /* tscope__grow for durable arrays: a new block, the old one left behind. */
@@ -311,9 +312,13 @@ struct tscope__shard {
      * add up here, and go on as one BELOW record when it changes (read at
      * retire and finalize, when the owner makes no more events) */
     uint64_t below_anc, below_n, below_self;
-    /* the fold's */
-    struct folded f;
 };
+
+/* What the fold took from each shard, by thread slot: in ordinary memory,
+ * apart from the shards (which may live in the shards file), so that the
+ * leak checker sees the arrays it points to. */
+static struct folded folds[TSCOPE__THREADS_MAX];
+#define FOLD(s) (&folds[(s)->index])
 
 uint32_t tscope__shards_gen;
 
@@ -568,8 +573,8 @@ static void tl_slow(struct tscope__shard *s, int busy, uint16_t type, uint64_t f
         fold_timeline(st, s);
         for (uint32_t i = 0; i <= s->tl_ntype; i++) {
             uint64_t *b = i < s->tl_ntype ? s->tl_type[i] : s->tl_busy;
-            uint64_t *f =
-                i < s->tl_ntype ? (i < s->f.tl_ntype ? s->f.tl_type[i] : NULL) : s->f.tl_busy;
+            uint64_t *f = i < s->tl_ntype ? (i < FOLD(s)->tl_ntype ? FOLD(s)->tl_type[i] : NULL)
+                                          : FOLD(s)->tl_busy;
             if (!b)
                 continue;
             for (uint32_t k = 0; k < TSCOPE__TL_BINS; k++) {
@@ -1135,7 +1140,7 @@ static void fold_bins(struct tscope__store *st, uint32_t shift, uint32_t used, c
 
 static void fold_timeline(struct tscope__store *st, struct tscope__shard *s)
 {
-    struct folded *f = &s->f;
+    struct folded *f = FOLD(s);
     uint32_t shift = s->tl_shift;
     /* read after the counts below: an add that raised it is in a count
      * the next fold sees changed */
@@ -1190,7 +1195,7 @@ static void fold_points(struct tscope__store *st, struct tscope__shard *s)
 
 static void fold_one(struct tscope__store *st, struct tscope__shard *s)
 {
-    struct folded *f = &s->f;
+    struct folded *f = FOLD(s);
     uint32_t hi = LD(s->hi_type);
     if (hi && tscope__grow(&f->types, &f->ntypes, hi - 1, sizeof *f->types))
         return;
@@ -1301,15 +1306,15 @@ static void shard_clear(struct tscope__shard *s)
     ST(s->tl_shift, TSCOPE__TL_SHIFT0);
     ST(s->tl_used, 0);
     ST(s->top, 0); /* read by tscope__shards_running without a lock */
-    free(s->f.types);
-    free(s->f.nodes);
-    free(s->f.edges);
-    for (uint32_t t = 0; t < s->f.tl_ntype; t++)
-        free(s->f.tl_type[t]);
-    free(s->f.tl_type);
-    free(s->f.tl_count);
-    free(s->f.tl_busy);
-    memset(&s->f, 0, sizeof s->f);
+    free(FOLD(s)->types);
+    free(FOLD(s)->nodes);
+    free(FOLD(s)->edges);
+    for (uint32_t t = 0; t < FOLD(s)->tl_ntype; t++)
+        free(FOLD(s)->tl_type[t]);
+    free(FOLD(s)->tl_type);
+    free(FOLD(s)->tl_count);
+    free(FOLD(s)->tl_busy);
+    memset(FOLD(s), 0, sizeof *FOLD(s));
     memset(s->nodes_cache, 0, sizeof s->nodes_cache);
     memset(s->sets_cache, 0, sizeof s->sets_cache);
     for (uint32_t i = 0; i < s->nopen; i++)
@@ -1341,9 +1346,9 @@ void tscope__shards_retire(struct tscope__store *st, uint32_t thread, uint64_t e
             w_begin(&e->ver);
             ST(e->seen, 0);
             w_end(&e->ver);
-            if (i < s->f.ntypes) {
-                s->f.types[i].seen = 0;
-                s->f.types[i].ver = LD(e->ver);
+            if (i < FOLD(s)->ntypes) {
+                FOLD(s)->types[i].seen = 0;
+                FOLD(s)->types[i].ver = LD(e->ver);
             }
         }
     }
@@ -1424,7 +1429,6 @@ void tscope__shards_free(void)
     sh.nsets = sh.cap_sets = 0;
     tscope__u64map_free(&sh.set_map);
     sh.store = NULL;
-    dur.lo = dur.hi = NULL;
     sh.nlog = sh.log_used = 0;
     sh.log = NULL;
     pthread_mutex_unlock(&sh.lock);
@@ -1458,7 +1462,7 @@ uint64_t tscope__shards_live(const struct tscope__store *st)
     for (uint32_t i = 0; i < n; i++) {
         struct tscope__shard *s = __atomic_load_n(&sh.shards[i], __ATOMIC_ACQUIRE);
         if (s) {
-            const struct stotals *t = &s->f.totals;
+            const struct stotals *t = &FOLD(s)->totals;
             live += (int64_t)t->live;
         }
     }
@@ -1529,7 +1533,7 @@ int tscope__shards_save(const struct tscope__store *st, FILE *out)
         const struct tscope__shard *s = sh.shards[i];
         if (!s)
             continue;
-        const struct folded *f = &s->f;
+        const struct folded *f = FOLD(s);
         struct save_head h = {.index = s->index,
                               .ntypes = f->ntypes,
                               .nnodes = f->nnodes,
@@ -1625,13 +1629,6 @@ int tscope__shards_load(FILE *in)
     }
     return 0;
 }
-
-/* The recovery's mapping of a dead process's shards file. */
-static struct {
-    char *map;
-    size_t len;
-    uint64_t base;
-} rec;
 
 /* A pointer of the dead process, into the mapping; NULL when it pointed
  * elsewhere (ordinary memory: lost with the process). */
@@ -1759,15 +1756,15 @@ static void take_shard(const struct tscope__shblock *b, void *payload, void *arg
     }
     s->tl_busy = rb(s->tl_busy);
     /* the fold's copy: what the state holds of this shard */
-    memset(&s->f, 0, sizeof s->f);
+    memset(FOLD(s), 0, sizeof *FOLD(s));
     struct saved *v = saved[b->owner];
     uint64_t pts = 0;
     if (v) {
-        s->f = v->f;
+        *FOLD(s) = v->f;
         pts = v->pts;
         for (uint32_t w = v->shift; w < s->tl_shift; w++) /* the shard widened since */
-            for (uint32_t t = 0; t <= s->f.tl_ntype; t++) {
-                uint64_t *bins = t < s->f.tl_ntype ? s->f.tl_type[t] : s->f.tl_busy;
+            for (uint32_t t = 0; t <= FOLD(s)->tl_ntype; t++) {
+                uint64_t *bins = t < FOLD(s)->tl_ntype ? FOLD(s)->tl_type[t] : FOLD(s)->tl_busy;
                 for (uint32_t i = 0; bins && i < TSCOPE__TL_BINS; i++)
                     bins[i] = i < TSCOPE__TL_BINS / 2 ? bins[2 * i] + bins[2 * i + 1] : 0;
             }
@@ -1793,8 +1790,6 @@ uint32_t tscope__shards_recover(struct tscope__store *st, uint64_t end)
     sh.instances = st->cfg.instance_cap > 0;
     tscope__shards_set_limit(st);
     recovering = 1;
-    dur.lo = rec.map; /* never freed: the mapping's */
-    dur.hi = rec.map + rec.len;
     sh.rchunks_now = sh.nrchunks;
     each_block(take_shard, NULL);
     uint32_t n = sh.nshards;

@@ -285,6 +285,8 @@ void tscope__store_apply(struct tscope__store *s, uint32_t thread, const struct 
     case TSCOPE__REC_BELOW:
         tscope__store_below(s, r->id, r->arg, r->ts);
         break;
+    case TSCOPE__REC_BEGUN: /* a notice for triggered policies: the shard has the task */
+        break;
     case TSCOPE__REC_CUSTOM:
         on_custom(s, r);
         break;

@@ -32,7 +32,8 @@
 
 struct item {
     void *element;
-    uint64_t task; /* the element's task in the stage this queue feeds */
+    tscope_task_t *task; /* the element's task in the stage this queue feeds (a handle:
+                            created by the stage before, begun by this one) */
 };
 
 struct queue {
@@ -176,12 +177,11 @@ static int has_item_or_closed(const struct queue *q)
 /* Creates the element's task of the stage the queue feeds, then queues it. */
 static void q_push(struct queue *q, void *e, tscope_type_t type)
 {
-    struct item it = {e, tscope_task_id_next()};
-    tscope_task_create(it.task, 0, type, 0, 0, 0);
+    struct item it = {e, tscope_task_create_h(tscope_task_id_next(), NULL, type, 0, 0, 0)};
     /* a full queue polls too: cheap elements drain in less time than a
      * sleeping producer takes to wake up, and the stage would then starve */
     q_wait(q, &q->not_full, has_room);
-    tscope_task_queued(it.task);
+    tscope_task_queued_h(it.task);
     size_t count = atomic_load_explicit(&q->count, memory_order_relaxed);
     q->items[(q->head + count) % q->cap] = it;
     atomic_store_explicit(&q->count, count + 1, memory_order_relaxed);
@@ -194,7 +194,7 @@ static void q_push(struct queue *q, void *e, tscope_type_t type)
 static struct item q_pop(struct queue *q, int *got)
 {
     q_wait(q, &q->not_empty, has_item_or_closed);
-    struct item e = {NULL, 0};
+    struct item e = {NULL, NULL};
     size_t count = atomic_load_explicit(&q->count, memory_order_relaxed);
     *got = count > 0;
     if (*got) {
@@ -244,12 +244,12 @@ static struct item next_item(tscope_rt_pipeline_t *p, unsigned stage, size_t *at
         return q_pop(&p->queues[stage], got);
     if (*left == 0 && (*left = claim(p, p->stages[0].workers, at)) == 0) {
         *got = 0;
-        return (struct item){NULL, 0};
+        return (struct item){NULL, NULL};
     }
-    struct item it = {p->elements[(*at)++], tscope_task_id_next()};
+    struct item it = {p->elements[(*at)++], NULL};
     (*left)--;
-    tscope_task_create(it.task, 0, p->stages[0].type, 0, 0, 0);
-    tscope_task_queued(it.task);
+    it.task = tscope_task_create_h(tscope_task_id_next(), NULL, p->stages[0].type, 0, 0, 0);
+    tscope_task_queued_h(it.task);
     *got = 1;
     return it;
 }
@@ -276,9 +276,9 @@ static void *stage_worker(void *arg)
         struct item it = next_item(p, wa->stage, &at, &left, &got);
         if (!got)
             break;
-        tscope_task_begin(it.task, 0);
+        tscope_task_begin_h(it.task);
         s->fn(it.element, s->arg);
-        tscope_task_end(it.task);
+        tscope_task_end_h(it.task);
         if (!last)
             q_push(out, it.element, p->stages[wa->stage + 1].type);
     }
