@@ -298,6 +298,26 @@ for r in 0 2 3; do
         "$(rj abort $r '.ended_by | test("^(SIGTERM|_exit|SIGKILL)$")')" true
 done
 
+# ---- MPI + OpenMP (the stencil example): each MPI call is a task nested in
+# the OpenMP construct that makes it, whether each thread aggregates its own
+# tasks (the default) or the consumer replays them all
+stencil="$(dirname "$ts")/examples/stencil"
+if [ -x "$stencil" ]; then
+    for agg in thread consumer; do
+        mpirun --allow-run-as-root --oversubscribe -np 2 -x OMP_NUM_THREADS=2 \
+            -x TASKSCOPE_AGGREGATE=$agg "$ts" run -q -o "$tmp/hyb$agg" -- "$stencil" 20000 20 4 1 \
+            >"$tmp/hyb$agg.stdout" 2>"$tmp/hyb$agg.stderr"
+        for r in 0 1; do
+            check "stencil ($agg): rank $r's MPI calls and where they nest" "$(rj hyb$agg $r '.tree as $t |
+                [$t[] | select(.type | startswith("MPI_")) | .parent as $p |
+                 "\(.type)<\($t[] | select(.node == $p) | .type)"] | sort | join(" ")')" \
+                "MPI_Allreduce<single (stencil.c:52) MPI_Irecv<single (stencil.c:52) MPI_Isend<single (stencil.c:52) MPI_Waitall<single (stencil.c:52)"
+        done
+    done
+else
+    echo "SKIPPED part: MPI + OpenMP nesting: no examples/stencil (built only with clang's OpenMP)"
+fi
+
 # ---- the launcher in front of mpirun: refused, with the right order
 "$ts" run -- mpirun -np 2 true 2>"$tmp/order.err"
 check "run -- mpirun: usage error" "$?" 2
