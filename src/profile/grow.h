@@ -7,6 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The items an array of cap items grows to so that index `need` is valid:
+ * doubling, at least 16; 0 past 32 bits. */
+static inline uint64_t tscope__grow_count(uint32_t cap, uint64_t need)
+{
+    uint64_t n = (uint64_t)cap * 2;
+    if (n < need + 1)
+        n = need + 1;
+    if (n < 16)
+        n = 16;
+    return n > UINT32_MAX ? 0 : n;
+}
+
 /* Makes index `need` valid in *arr (an array of *cap items of elem bytes),
  * zeroing the new entries when `zero` is set.  Returns 0, or -1 with *arr
  * and *cap unchanged. */
@@ -14,12 +26,8 @@ static inline int tscope__grow_array(void *arr, uint32_t *cap, uint64_t need, si
 {
     if (need < *cap)
         return 0;
-    uint64_t n = (uint64_t)*cap * 2;
-    if (n < need + 1)
-        n = need + 1;
-    if (n < 16)
-        n = 16;
-    if (n > UINT32_MAX)
+    uint64_t n = tscope__grow_count(*cap, need);
+    if (!n)
         return -1;
     void **p = (void **)arr;
     char *a = realloc(*p, (size_t)n * elem);

@@ -164,13 +164,9 @@ static int dgrow(void *arr, uint32_t *cap, uint64_t need, size_t elem, uint32_t 
 {
     if (need < *cap)
         return 0;
-    uint64_t n = (uint64_t)*cap * 2;
-    if (n < need + 1)
-        n = need + 1;
-    if (n < 16)
-        n = 16;
+    uint64_t n = tscope__grow_count(*cap, need);
     void **p = (void **)arr;
-    char *a = n > UINT32_MAX ? NULL : dalloc(kind, owner, (uint32_t)n, (size_t)n, elem);
+    char *a = n ? dalloc(kind, owner, (uint32_t)n, (size_t)n, elem) : NULL;
     if (!a)
         return -1;
     if (*p)
