@@ -1634,6 +1634,15 @@ static void *rb(const void *p)
     return a >= rec.base && a - rec.base < rec.len ? rec.map + (a - rec.base) : NULL;
 }
 
+/* rb for n items of size bytes: NULL unless all of them lie in the mapping
+ * (a damaged shard's counts never lead a read past it). */
+static void *rbn(const void *p, uint64_t n, size_t size)
+{
+    char *q = rb(p);
+    uint64_t off = q ? (uint64_t)(q - rec.map) : 0;
+    return q && n <= (rec.len - off) / (size ? size : 1) ? q : NULL;
+}
+
 /* Calls fn for every whole block of the mapping, in the order they were made. */
 static void each_block(void (*fn)(const struct tscope__shblock *b, void *payload, void *arg),
                        void *arg)
@@ -1716,28 +1725,29 @@ static void take_shard(const struct tscope__shblock *b, void *payload, void *arg
     memcpy(s, payload, sizeof *s);
     s->index = b->owner;
     struct chunks *cs[3] = {&s->types, &s->nodes, &s->edges};
+    const size_t elem[3] = {sizeof(struct stype), sizeof(struct snode), sizeof(uint64_t)};
     for (int k = 0; k < 3; k++)
         for (uint32_t i = 0; i < DIR_MAX; i++)
-            cs[k]->dir[i] = cs[k]->dir[i] ? rb(cs[k]->dir[i]) : NULL;
+            cs[k]->dir[i] = cs[k]->dir[i] ? rbn(cs[k]->dir[i], CHUNK, elem[k]) : NULL;
     s->free = NULL;
     s->nfree = 0;
-    s->seg = rb(s->seg);
-    s->open = rb(s->open);
+    s->seg = rbn(s->seg, s->cap, sizeof *s->seg);
+    s->open = rbn(s->open, s->nopen, sizeof *s->open);
     if (!s->seg || !s->open || s->n > s->cap)
         s->n = 0, s->cap = 0, s->seg = NULL;
     if (!s->open)
         s->nopen = 0;
     uint32_t k = 0;
     for (uint32_t i = 0; i < s->n; i++) { /* records in ordinary memory are lost */
-        struct tscope_task *t = rb(s->seg[i].t);
+        struct tscope_task *t = rbn(s->seg[i].t, 1, sizeof *t);
         if (t && s->seg[i].type < s->nopen) {
             s->seg[k] = s->seg[i];
             s->seg[k++].t = t;
         }
     }
     s->n = k;
-    uint64_t **arr = rb(s->tl_type);
-    uint64_t *cnt = rb(s->tl_count);
+    uint64_t **arr = rbn(s->tl_type, s->tl_ntype, sizeof *arr);
+    uint64_t *cnt = rbn(s->tl_count, s->tl_ntype, sizeof *cnt);
     s->tl_type = NULL;
     s->tl_count = NULL;
     uint32_t nt = arr && cnt ? s->tl_ntype : 0;
@@ -1745,12 +1755,14 @@ static void take_shard(const struct tscope__shblock *b, void *payload, void *arg
     if (nt && (s->tl_type = calloc(nt, sizeof *s->tl_type)) != NULL &&
         (s->tl_count = calloc(nt, sizeof *s->tl_count)) != NULL) {
         for (uint32_t t = 0; t < nt; t++) {
-            s->tl_type[t] = rb(arr[t]);
+            s->tl_type[t] = rbn(arr[t], TSCOPE__TL_BINS, sizeof **s->tl_type);
             s->tl_count[t] = cnt[t];
         }
         s->tl_ntype = nt;
     }
-    s->tl_busy = rb(s->tl_busy);
+    s->tl_busy = rbn(s->tl_busy, TSCOPE__TL_BINS, sizeof *s->tl_busy);
+    if (s->tl_used > TSCOPE__TL_BINS || s->tl_shift > 63)
+        s->tl_used = 0, s->tl_shift = TSCOPE__TL_SHIFT0; /* damaged: no bins */
     /* the fold's copy: what the state holds of this shard */
     memset(FOLD(s), 0, sizeof *FOLD(s));
     struct saved *v = saved[b->owner];
