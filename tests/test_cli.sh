@@ -335,6 +335,33 @@ for d in kill9s kill9sc; do # the timeline's bins came back too (busy: self time
     "$tmp/$d/profile.json" >/dev/null || fail "$d: timeline: $(jq -c .timeline "$tmp/$d/profile.json")"
 done
 
+echo "-- a damaged shards file: the rest is rebuilt, nothing read past it, no count invented"
+# the launcher killed first, then the program: its folder keeps the crash journal,
+# which `taskscope merge` rebuilds; 64 KB of garbage over the first shard blocks
+mkdir "$tmp/dmg"
+TASKSCOPE_CHECKPOINT_MS=100000 "$ts" run --no-summary -o "$tmp/dmg/rank-0" -- "$endings" flood_h 50000 \
+  >"$tmp/dmg.out" 2>"$tmp/dmg.err" &
+tspid=$!
+for _ in $(seq 400); do
+  grep -q ready "$tmp/dmg.out" 2>/dev/null && break
+  sleep 0.05
+done
+prog=$(pgrep -P "$tspid" endings || true)
+[ -n "$prog" ] || fail "dmg: program pid not found: $(cat "$tmp/dmg.err")"
+kill -KILL "$tspid"
+wait "$tspid" 2>/dev/null || true
+kill -KILL "$prog"
+for _ in $(seq 100); do kill -0 "$prog" 2>/dev/null || break; sleep 0.05; done
+shfile=$(readlink "$tmp/dmg/rank-0/.taskscope-$prog.shards")
+[ -f "$shfile" ] || fail "dmg: no shards file"
+dd if=/dev/urandom of="$shfile" bs=4096 seek=1 count=16 conv=notrunc 2>/dev/null
+"$ts" merge -q -o "$tmp/dmgm" "$tmp/dmg" 2>"$tmp/dmgm.err" || fail "dmg: merge failed: $(cat "$tmp/dmgm.err")"
+jq -e '[.types[] | select(.name == "tick" or .name == "work")] as $t |
+       ($t | all(.calls <= .created and .created <= 50001)) and ([$t[].calls] | add) >= 50000' \
+  "$tmp/dmg/rank-0/profile.json" >/dev/null \
+  || fail "dmg: counts: $(jq -c '[.types[] | {name, created, calls}]' "$tmp/dmg/rank-0/profile.json")"
+rm -f "$shfile"
+
 echo "-- SIGKILL while tracing: the trace holds what was drained, says it was not closed, converts"
 kill9_run kill9t 100000 100000000 TASKSCOPE_TRACE=chrome
 grep -q '"trace_status":"not closed: the program was killed before finalizing"' \
