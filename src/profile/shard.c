@@ -1521,14 +1521,16 @@ struct save_head {
 int tscope__shards_save(const struct tscope__store *st, FILE *out)
 {
     uint32_t n = st == sh.store ? __atomic_load_n(&sh.nshards, __ATOMIC_ACQUIRE) : 0, have = 0;
-    for (uint32_t i = 0; i < n; i++)
-        have += sh.shards[i] != NULL;
     uint32_t magic = SAVE_MAGIC;
-    int ok = fwrite(&magic, sizeof magic, 1, out) == 1 && fwrite(&have, sizeof have, 1, out) == 1;
+    /* the count goes in last: a thread may make its shard while this runs */
+    long at = ftell(out);
+    int ok = at >= 0 && fwrite(&magic, sizeof magic, 1, out) == 1 &&
+             fwrite(&have, sizeof have, 1, out) == 1;
     for (uint32_t i = 0; ok && i < n; i++) {
-        const struct tscope__shard *s = sh.shards[i];
+        const struct tscope__shard *s = __atomic_load_n(&sh.shards[i], __ATOMIC_ACQUIRE);
         if (!s)
             continue;
+        have++;
         const struct folded *f = FOLD(s);
         struct save_head h = {.index = s->index,
                               .ntypes = f->ntypes,
@@ -1553,6 +1555,9 @@ int tscope__shards_save(const struct tscope__store *st, FILE *out)
         if (ok && f->tl_busy)
             ok = fwrite(f->tl_busy, sizeof *f->tl_busy, TSCOPE__TL_BINS, out) == TSCOPE__TL_BINS;
     }
+    long end = ok ? ftell(out) : -1;
+    ok = end >= 0 && fseek(out, at + (long)sizeof magic, SEEK_SET) == 0 &&
+         fwrite(&have, sizeof have, 1, out) == 1 && fseek(out, end, SEEK_SET) == 0;
     return ok ? 0 : -1;
 }
 
