@@ -1,5 +1,6 @@
 /* test_tools.c - the tools interface: two plugins at once (one synchronous,
- * one batched) receive exactly the events produced, in load order; a missing
+ * one batched) receive exactly the events produced, in load order, also
+ * from handle tasks that their threads aggregate (shadow records); a missing
  * file, another ABI version, a wrong declared version and a failing init each
  * give one warning line and the program runs on; golden eventlog output
  * (from a fresh process: the ids it shows depend on what ran before);
@@ -10,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/core.h"
 #include "golden.h"
 #include "harness.h"
 #include "taskscope/tool.h"
@@ -56,14 +58,26 @@ static char *slurp(const char *path)
 }
 
 static tscope_type_t t_work;
+static int use_handles; /* the task events on handles (taskscope.h, _h) */
+
+/* A leaf task, by id or on a handle. */
+static void leaf(uint64_t id)
+{
+    if (use_handles) {
+        tscope_task_t *h = tscope_task_start_h(id, t_work);
+        ASSERT(h != NULL);
+        ASSERT_OK(tscope_task_end_h(h));
+    } else {
+        ASSERT_OK(tscope_task_start(id, t_work));
+        ASSERT_OK(tscope_task_end(id));
+    }
+}
 
 static void *worker(void *arg)
 {
     (void)arg;
-    for (uint64_t i = 0; i < 5; i++) {
-        ASSERT_OK(tscope_task_start(900 + i, t_work));
-        ASSERT_OK(tscope_task_end(900 + i));
-    }
+    for (uint64_t i = 0; i < 5; i++)
+        leaf(900 + i);
     return NULL;
 }
 
@@ -79,10 +93,19 @@ static void produce_events(void)
     ASSERT_OK(tscope_event_register("tool_event", &e));
     for (uint64_t i = 1; i <= 10; i++) { /* 10 creates, begins, ends */
         at(i * 10);
-        ASSERT_OK(tscope_task_start(i, t_work));
-        ASSERT_OK(tscope_task_end(i));
+        leaf(i);
     }
     for (uint64_t i = 11; i <= 15; i++) { /* 5 creates, queued, begins, yields, resumes, ends */
+        if (use_handles) {
+            tscope_task_t *h = tscope_task_create_h(i, NULL, t_work, TSCOPE_TASK_SPLITTABLE, 1, 2);
+            ASSERT(h != NULL);
+            ASSERT_OK(tscope_task_queued_h(h));
+            ASSERT_OK(tscope_task_begin_h(h));
+            ASSERT_OK(tscope_task_yield_h(h));
+            ASSERT_OK(tscope_task_resume_h(h));
+            ASSERT_OK(tscope_task_end_h(h));
+            continue;
+        }
         ASSERT_OK(tscope_task_create(i, 0, t_work, TSCOPE_TASK_SPLITTABLE, 1, 2));
         ASSERT_OK(tscope_task_queued(i));
         ASSERT_OK(tscope_task_begin(i, 0));
@@ -136,7 +159,11 @@ static void two_plugins_sync_and_batched(void)
     setenv("counting_a_DELIVERY", "sync", 1);
     setenv("counting_b_DELIVERY", "batched", 1);
     setenv("COUNTING_ORDER_FILE", order, 1);
+    if (use_handles) /* handle tasks aggregated by their threads: the tools see them */
+        setenv("TASKSCOPE_AGGREGATE", "thread", 1);
     harness_init();
+    unsetenv("TASKSCOPE_AGGREGATE");
+    ASSERT(!use_handles || tscope__g.cfg.aggregate == TSCOPE__AGG_THREAD);
     produce_events();
     ASSERT_OK(tscope_flush()); /* batched delivery happens on the consumer thread now */
     ASSERT_OK(tscope_finalize());
@@ -157,6 +184,15 @@ static void two_plugins_sync_and_batched(void)
     ASSERT_EQ(type_stats(t_work).calls, 20);
     unsetenv("TASKSCOPE_TOOLS");
     unsetenv("COUNTING_ORDER_FILE");
+}
+
+/* The same with handle tasks on threads that aggregate them: each event
+ * reaches the tools once, sync on the thread, batched through the ring. */
+static void two_plugins_on_handles(void)
+{
+    use_handles = 1;
+    two_plugins_sync_and_batched();
+    use_handles = 0;
 }
 
 /* TASKSCOPE_PROFILER=0: the tools get every event, the profiler nothing. */
@@ -355,6 +391,7 @@ int main(int argc, char **argv)
         TEST_FAIL("usage: %s [eventlog_golden_fresh]", argv[0]);
     RUN(null_handle_is_rejected);
     RUN(two_plugins_sync_and_batched);
+    RUN(two_plugins_on_handles);
     RUN(tools_without_profiler);
     RUN(bad_plugins_warn_and_run_on);
     RUN(eventlog_golden);

@@ -41,9 +41,13 @@ static void mask_digits(char *text, const char *after)
     memmove(p + 1, q, strlen(q) + 1);
 }
 
-static void fixed_log(void)
+/* The fixed log read back (ids: the id-based events; else the handles'). */
+static void fixed_log_check(int handles)
 {
-    trace_fixed_log("tscope-test-trace-fixed");
+    if (handles)
+        trace_fixed_log_h("tscope-test-trace-fixed-h");
+    else
+        trace_fixed_log("tscope-test-trace-fixed");
     char path[400], err[400];
     snprintf(path, sizeof path, "%s/trace.tsct", trace_dir);
     struct tscope__trace *t;
@@ -110,6 +114,7 @@ static void fixed_log(void)
         }
         ASSERT_U64_EQ(rec.id, x->id);
         if (rec.kind == TSCOPE__REC_CREATE) {
+            ASSERT_EQ(rec.flags, 0); /* a shadow's mark stays out of the trace */
             ASSERT_U64_EQ(rec.arg, x->arg);
             ASSERT_EQ(rec.type, x->id == 1 ? t_root : t_child);
             ASSERT_EQ(rec.prio, x->id == 1 ? 0 : x->id == 2 ? 3 : -2);
@@ -600,9 +605,10 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "fsize-child") == 0)
         return fsize_child();
-    fixed_log();
+    fixed_log_check(0);
     fixed_log_json();
     fixed_log_picture();
+    fixed_log_check(1); /* the same trace from handles on threads that aggregate */
     runtime_run();
     size_limit();
     write_fails(argv[0]);

@@ -9,6 +9,10 @@
  *           yield 1 @20; resume 1 @41; end 1 @50
  * worker-b: task 2 @21-30, task 3 @31-40
  *
+ * trace_fixed_log_h(PART) writes the same log with the task events on
+ * handles (taskscope.h, tscope_task_*_h), on threads that aggregate their
+ * own tasks: the trace must come out the same.
+ *
  * trace_runtime_log(PART, &fib, &dep) writes a real run the same way: the
  * bundled runtime on two workers, fib(15) (tasks that wait for their
  * children) and 40 tasks with dependencies over 4 cells (RAW, WAR, WAW
@@ -19,6 +23,7 @@
 
 #include <pthread.h>
 
+#include "core/core.h"
 #include "harness.h"
 #include "taskscope/rt.h"
 
@@ -70,47 +75,102 @@ static inline void *worker_b(void *arg)
     return NULL;
 }
 
-static inline void trace_fixed_log(const char *part)
+static tscope_task_t *h_task[5]; /* the handle variant's tasks 1..4 */
+
+static inline void *worker_b_h(void *arg)
+{
+    (void)arg;
+    ASSERT_OK(tscope_thread_register("worker-b"));
+    at(21);
+    ASSERT_OK(tscope_task_begin_h(h_task[2]));
+    at(30);
+    ASSERT_OK(tscope_task_end_h(h_task[2]));
+    at(31);
+    ASSERT_OK(tscope_task_begin_h(h_task[3]));
+    at(40);
+    ASSERT_OK(tscope_task_end_h(h_task[3]));
+    return NULL;
+}
+
+static inline void trace_fixed_log_as(const char *part, int handles)
 {
     outdir(part);
     trace_env("1");
     setenv("TASKSCOPE_OUTPUTS", "json", 1);
     setenv("TASKSCOPE_SUMMARY", "0", 1);
     tscope__clock_use_manual(1000);
+    if (handles)
+        setenv("TASKSCOPE_AGGREGATE", "thread", 1);
     ASSERT_OK(tscope_init(0, 1));
+    unsetenv("TASKSCOPE_AGGREGATE");
+    ASSERT_EQ(tscope__g.cfg.aggregate, handles ? TSCOPE__AGG_THREAD : tscope__g.cfg.aggregate);
     t_root = (uint16_t)type_named("root");
     t_child = (uint16_t)type_named("child \"quoted\"");
     t_leaf = (uint16_t)type_named("leaf");
     ASSERT_OK(tscope_counter_register("queue", &c_queue));
     ASSERT_OK(tscope_event_register("mark", &e_mark));
     at(0);
-    ASSERT_OK(tscope_task_create(1, 0, t_root, 0, 0, 0));
-    ASSERT_OK(tscope_task_begin(1, 0));
+    if (handles) {
+        ASSERT((h_task[1] = tscope_task_create_h(1, NULL, t_root, 0, 0, 0)) != NULL);
+        ASSERT_OK(tscope_task_begin_h(h_task[1]));
+    } else {
+        ASSERT_OK(tscope_task_create(1, 0, t_root, 0, 0, 0));
+        ASSERT_OK(tscope_task_begin(1, 0));
+    }
     at(10);
-    ASSERT_OK(tscope_task_create(2, 1, t_child, 0, 1, 3));
-    ASSERT_OK(tscope_task_create(3, 1, t_child, 0, 1, -2));
+    if (handles) {
+        ASSERT((h_task[2] = tscope_task_create_h(2, h_task[1], t_child, 0, 1, 3)) != NULL);
+        ASSERT((h_task[3] = tscope_task_create_h(3, h_task[1], t_child, 0, 1, -2)) != NULL);
+    } else {
+        ASSERT_OK(tscope_task_create(2, 1, t_child, 0, 1, 3));
+        ASSERT_OK(tscope_task_create(3, 1, t_child, 0, 1, -2));
+    }
     ASSERT_OK(tscope_dep_local(2, 3, &marker, TSCOPE_DEP_RAW));
     at(12);
     ASSERT_OK(tscope_counter_sample(c_queue, 2.5));
     ASSERT_OK(tscope_custom_event(e_mark, 7));
     at(15);
-    ASSERT_OK(tscope_task_start(4, t_leaf));
-    at(18);
-    ASSERT_OK(tscope_task_end(4));
-    at(20);
-    ASSERT_OK(tscope_task_yield(1));
+    if (handles) {
+        ASSERT((h_task[4] = tscope_task_start_h(4, t_leaf)) != NULL);
+        at(18);
+        ASSERT_OK(tscope_task_end_h(h_task[4]));
+        at(20);
+        ASSERT_OK(tscope_task_yield_h(h_task[1]));
+    } else {
+        ASSERT_OK(tscope_task_start(4, t_leaf));
+        at(18);
+        ASSERT_OK(tscope_task_end(4));
+        at(20);
+        ASSERT_OK(tscope_task_yield(1));
+    }
     /* the flushes fix the order of the threads' chunks in the file (main,
      * worker-b, main), which the consumer's rounds would otherwise decide */
     ASSERT_OK(tscope_flush());
     pthread_t b;
-    ASSERT_EQ(pthread_create(&b, NULL, worker_b, NULL), 0);
+    ASSERT_EQ(pthread_create(&b, NULL, handles ? worker_b_h : worker_b, NULL), 0);
     ASSERT_EQ(pthread_join(b, NULL), 0);
     ASSERT_OK(tscope_flush());
     at(41);
-    ASSERT_OK(tscope_task_resume(1));
-    at(50);
-    ASSERT_OK(tscope_task_end(1));
+    if (handles) {
+        ASSERT_OK(tscope_task_resume_h(h_task[1]));
+        at(50);
+        ASSERT_OK(tscope_task_end_h(h_task[1]));
+    } else {
+        ASSERT_OK(tscope_task_resume(1));
+        at(50);
+        ASSERT_OK(tscope_task_end(1));
+    }
     ASSERT_OK(tscope_finalize());
+}
+
+static inline void trace_fixed_log(const char *part)
+{
+    trace_fixed_log_as(part, 0);
+}
+
+static inline void trace_fixed_log_h(const char *part)
+{
+    trace_fixed_log_as(part, 1);
 }
 
 static tscope_type_t trace_t_fib, trace_t_dep;

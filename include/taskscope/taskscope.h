@@ -235,7 +235,8 @@ tscope_task_t *tscope_task_create_h(uint64_t id, tscope_task_t *parent, tscope_t
  * runs there (tscope_task_start). */
 tscope_task_t *tscope_task_start_h(uint64_t id, tscope_type_t type);
 /* The task was put into a ready queue (the id-based event; with
- * TASKSCOPE_AGGREGATE=thread nothing: only the instance graph uses it). */
+ * TASKSCOPE_AGGREGATE=thread an event counted, and one the trace and tools
+ * see, with no time in the profile). */
 int tscope_task_queued_h(tscope_task_t *task);
 int tscope_task_begin_h(tscope_task_t *task);
 /* Ends the task; the handle is then invalid. */

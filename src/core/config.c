@@ -553,7 +553,8 @@ static const struct var vars[] = {
      "where the events on task handles (tscope_task_*_h: the OpenMP, pthread and MPI adapters' "
      "and the bundled runtime's tasks) are aggregated: by each thread in its own shard of the "
      "profile, or by the consumer thread from the rings (as id-based events always are); "
-     "tracing, tool plugins and naive mode use the consumer (docs/architecture.md)",
+     "naive mode and the profiler off use the consumer; tracing and tool plugins get the events "
+     "they need from the rings in both (docs/architecture.md)",
      p_aggregate},
     {"TASKSCOPE_FULL_POLICY", "wait", "wait, drop",
      "what a producer does when its ring is full: wait for the consumer, or drop the event and "

@@ -180,7 +180,22 @@ TASK_EVENT(tscope_task_resume, TSCOPE__REC_RESUME)
 /* The task debugger's gate (hooks.h): armed only while a pause or a
  * breakpoint is set, so a begin pays one relaxed load otherwise. */
 _Atomic int tscope__gate_armed;
-_Atomic int tscope__begin_notices;
+_Atomic uint32_t tscope__shadow_kinds;
+_Atomic uint32_t tscope__shadow_ring;
+
+void tscope__shadow_set(int part, uint32_t kinds)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static uint32_t parts[TSCOPE__SHADOW_PARTS];
+    if (part < 0 || part >= TSCOPE__SHADOW_PARTS)
+        return;
+    pthread_mutex_lock(&lock);
+    parts[part] = kinds & TSCOPE__REC_TASK_KINDS;
+    uint32_t ring = parts[TSCOPE__SHADOW_RUN] | parts[TSCOPE__SHADOW_POLICY];
+    atomic_store(&tscope__shadow_ring, ring);
+    atomic_store(&tscope__shadow_kinds, ring | parts[TSCOPE__SHADOW_SYNC]);
+    pthread_mutex_unlock(&lock);
+}
 
 int tscope_task_begin(uint64_t id, tscope_type_t type)
 {

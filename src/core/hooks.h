@@ -94,9 +94,17 @@ struct tscope__hooks {
 extern struct tscope__hooks tscope__hooks;
 /* Set by the debugger while a pause or a breakpoint is in force. */
 extern _Atomic int tscope__gate_armed;
-/* Set by the policy engine while a policy is triggered by task begins: a
- * thread that aggregates its own tasks then also puts a BEGUN notice of
- * each handle task's begin in its ring. */
-extern _Atomic int tscope__begin_notices;
+/* Shadows (record.h): the task record kinds (bit 1 << kind) that a thread
+ * aggregating its own tasks also hands on for a handle task's event.  Set
+ * in parts: TSCOPE__SHADOW_RUN at tscope_init (the trace and the batched
+ * tools: into the ring), TSCOPE__SHADOW_SYNC at tscope_init (the
+ * synchronous tools: on the thread) and TSCOPE__SHADOW_POLICY by the policy
+ * engine while a policy is triggered by task begins (into the ring).
+ * tscope__shadow_kinds is the union (the one test an event pays),
+ * tscope__shadow_ring what goes into the ring. */
+enum { TSCOPE__SHADOW_RUN, TSCOPE__SHADOW_SYNC, TSCOPE__SHADOW_POLICY, TSCOPE__SHADOW_PARTS };
+extern _Atomic uint32_t tscope__shadow_kinds;
+extern _Atomic uint32_t tscope__shadow_ring;
+void tscope__shadow_set(int part, uint32_t kinds);
 
 #endif

@@ -21,13 +21,17 @@
  *                                 flags 1: some task counts below it
  *                          EXT 2: ts running, id nearest eligible ancestor, arg thread<<32|yields
  *   BELOW       ancestor  tasks          -        -      -         -   (ts: their self ticks)
- *   BEGUN       task      -              type     -      -         -   (ts: its begin)
  *
  * A DEP_LOCAL's types are 0 unless the runtime gave them (tscope_dep_local_typed).
  * INSTANCE and BELOW come from threads that aggregate their own tasks
  * (src/profile/shard.c): a finished task for the instance graph, and tasks
- * left out of it counted in their nearest ancestor that may be kept; BEGUN
- * only while a policy is triggered by task begins (the store takes nothing).
+ * left out of it counted in their nearest ancestor that may be kept.
+ *
+ * A task record whose flags carry TSCOPE__REC_SHADOW is a shadow: the task is
+ * a handle's on a thread that aggregates its own tasks, its shard has the
+ * event already, and the record is in the ring only for whoever needs the
+ * events in order (the trace, batched tools, triggered policies); the
+ * profile skips it, everyone else sees it without the bit.
  */
 #ifndef TSCOPE_CORE_RECORD_H
 #define TSCOPE_CORE_RECORD_H
@@ -51,9 +55,7 @@ enum tscope__rec_kind {
     TSCOPE__REC_MESSAGE,
     TSCOPE__REC_INSTANCE,
     TSCOPE__REC_BELOW,
-    TSCOPE__REC_BEGUN, /* a handle task began on a thread that aggregates it itself: a notice
-                          for triggered policies only (id, type), the store takes nothing */
-    TSCOPE__REC_LAST = TSCOPE__REC_BEGUN /* the highest kind a producer writes */
+    TSCOPE__REC_LAST = TSCOPE__REC_BELOW /* the highest kind a producer writes */
 };
 
 struct tscope__rec {
@@ -70,5 +72,28 @@ struct tscope__rec {
 _Static_assert(sizeof(struct tscope__rec) == 32, "event records must stay 32 bytes");
 
 #define TSCOPE__MAX_IDS 0xFFFEu /* type, counter and event ids are 1..0xFFFE */
+
+/* The task record kinds (a mask of 1 << kind). */
+#define TSCOPE__REC_TASK_KINDS                                                                     \
+    ((1u << TSCOPE__REC_CREATE) | (1u << TSCOPE__REC_QUEUED) | (1u << TSCOPE__REC_BEGIN) |         \
+     (1u << TSCOPE__REC_END) | (1u << TSCOPE__REC_CANCEL) | (1u << TSCOPE__REC_YIELD) |            \
+     (1u << TSCOPE__REC_RESUME) | (1u << TSCOPE__REC_START))
+
+/* The flag of a shadow task record (above); TSCOPE_TASK_FLAGS_ALL is 0x7F. */
+#define TSCOPE__REC_SHADOW 0x80u
+
+static inline int tscope__rec_shadow(const struct tscope__rec *r)
+{
+    return (r->flags & TSCOPE__REC_SHADOW) && r->kind < 32 &&
+           ((1u << r->kind) & TSCOPE__REC_TASK_KINDS);
+}
+
+/* The EXT records that follow a record of this kind (published with it). */
+static inline unsigned tscope__rec_exts(const struct tscope__rec *r)
+{
+    return r->kind == TSCOPE__REC_DEP_LOCAL || r->kind == TSCOPE__REC_DEP_REMOTE ? 1
+           : r->kind == TSCOPE__REC_INSTANCE                                     ? 2
+                                                                                 : 0;
+}
 
 #endif

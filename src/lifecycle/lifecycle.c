@@ -315,15 +315,14 @@ int tscope_init(int rank, int nranks)
     tscope__wire(cfg.profiler);
     marker_set(&cfg); /* the journal's hooks: after the wiring, before the consumer */
     trace_start(&cfg, rank, nranks);
-    if (cfg.aggregate == TSCOPE__AGG_THREAD &&
-        (tscope__hooks.trace_batch || tscope__tools_batched_mask || tscope__tools_sync_events() ||
-         cfg.mode == TSCOPE__MODE_NAIVE || !cfg.profiler)) {
+    if (cfg.aggregate == TSCOPE__AGG_THREAD && (cfg.mode == TSCOPE__MODE_NAIVE || !cfg.profiler)) {
         const char *chosen = getenv("TASKSCOPE_AGGREGATE");
         if (chosen && *chosen) /* the default says nothing */
-            tscope__note("TASKSCOPE_AGGREGATE=thread does not work with tracing, tools or naive "
-                         "mode: tasks go through the consumer\n");
+            tscope__note("TASKSCOPE_AGGREGATE=thread does not work in naive mode or with the "
+                         "profiler off: tasks go through the consumer\n");
         tscope__g.cfg.aggregate = cfg.aggregate = TSCOPE__AGG_CONSUMER;
     }
+    tscope__wire_shadows();
     if (tscope__consumer_start()) {
         fprintf(stderr, "taskscope: error: cannot start the consumer thread; measurement off\n");
         __atomic_store_n(&tscope__g.off_code, 0, __ATOMIC_RELAXED);

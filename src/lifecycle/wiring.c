@@ -76,8 +76,20 @@ void tscope__wire(int profiler)
     tscope__hooks = h;
 }
 
+void tscope__wire_shadows(void)
+{
+    uint32_t ring = tscope__hooks.trace_batch ? TSCOPE__REC_TASK_KINDS : 0;
+    for (unsigned kind = 1; kind < 32; kind++)
+        if (tscope__tools_batched_mask & tscope__tools_rec_bits(kind))
+            ring |= 1u << kind;
+    tscope__shadow_set(TSCOPE__SHADOW_RUN, ring);
+    tscope__shadow_set(TSCOPE__SHADOW_SYNC, tscope__hooks.sync_kinds);
+}
+
 void tscope__unwire_tools(void)
 {
     tscope__hooks.sync_kinds = 0;
     tscope__hooks.thread_events = 0;
+    tscope__shadow_set(TSCOPE__SHADOW_RUN, 0);
+    tscope__shadow_set(TSCOPE__SHADOW_SYNC, 0);
 }

@@ -5,6 +5,10 @@
 /* Fills core/hooks.h from the loaded tools, the policy engine and the
  * profile store (when profiler is set).  Before measurement is switched on. */
 void tscope__wire(int profiler);
+/* The shadow kinds of the trace and the tools (core/hooks.h), once the
+ * trace is started: a thread that aggregates its own tasks hands them the
+ * events they want.  Before measurement is switched on. */
+void tscope__wire_shadows(void);
 /* Tools are gone (finalize): no more synchronous or thread callbacks. */
 void tscope__unwire_tools(void);
 

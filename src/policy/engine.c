@@ -68,7 +68,7 @@ static uint32_t kind_bit(tscope_trigger_kind_t k)
     case TSCOPE_TRIGGER_COUNTER:
         return 1u << TSCOPE__REC_COUNTER;
     default:
-        return (1u << TSCOPE__REC_BEGIN) | (1u << TSCOPE__REC_START) | (1u << TSCOPE__REC_BEGUN);
+        return (1u << TSCOPE__REC_BEGIN) | (1u << TSCOPE__REC_START);
     }
 }
 
@@ -78,7 +78,7 @@ static void trigger_mask_update(void) /* TR.lock held */
     for (unsigned i = 0; i < TR.n; i++)
         m |= kind_bit(TR.t[i].kind);
     atomic_store(&tscope__policy_trigger_mask, m);
-    atomic_store(&tscope__begin_notices, (m & (1u << TSCOPE__REC_BEGUN)) != 0);
+    tscope__shadow_set(TSCOPE__SHADOW_POLICY, m); /* handle tasks' begins too */
 }
 
 int tscope_policy_on(const char *name, tscope_trigger_kind_t kind, uint32_t id,
@@ -118,8 +118,7 @@ void tscope__policy_trigger(uint32_t thread, const struct tscope__rec *rec)
     } else if (rec->kind == TSCOPE__REC_COUNTER) {
         info.kind = TSCOPE_TRIGGER_COUNTER;
         memcpy(&info.value, &rec->arg, sizeof info.value);
-    } else if (rec->kind == TSCOPE__REC_BEGIN || rec->kind == TSCOPE__REC_START ||
-               rec->kind == TSCOPE__REC_BEGUN) {
+    } else if (rec->kind == TSCOPE__REC_BEGIN || rec->kind == TSCOPE__REC_START) {
         info.kind = TSCOPE_TRIGGER_TASK_BEGIN;
         info.task = rec->id;
     } else {

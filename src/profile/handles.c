@@ -2,11 +2,11 @@
  *
  * With TASKSCOPE_AGGREGATE=thread and the ring path on, each event goes to
  * the calling thread's shard (shard.c): the thread aggregates the task
- * itself and nothing enters its ring.  Otherwise a handle is a record that
- * carries the task's id and type, and each event is the id-based event of
- * events.c.  The choice is made once per run (tscope_init), so a handle
- * never changes path while it lives.  The task debugger's gate sees each
- * begin (and, while armed, each create) with its type on both paths.
+ * itself, and its ring gets the event only as a shadow record (record.h)
+ * when the trace, a tool or a triggered policy wants that kind.  Otherwise a handle is a record
+ * that carries the task's id and type, and each event is the id-based event of events.c.  The
+ * choice is made once per run (tscope_init), so a handle never changes path while it lives.  The
+ * task debugger's gate sees each begin (and, while armed, each create) with its type on both paths.
  */
 #include "core/clock.h"
 #include "core/core.h"
@@ -59,13 +59,27 @@ static inline int gate_armed(void)
     return atomic_load_explicit(&tscope__gate_armed, memory_order_relaxed);
 }
 
-/* A policy triggered by task begins wants to see this one (hooks.h). */
-static inline void begin_notice(uint64_t ts, const struct tscope_task *t)
+/* The shadow of a handle task's event (record.h): into the ring for the
+ * trace, batched tools and triggered policies, to the synchronous tools on
+ * this thread; whichever of them want this kind (hooks.h). */
+static __attribute__((noinline)) void shadow_out(struct tscope__thread *th, struct tscope__rec r)
 {
-    if (__builtin_expect(atomic_load_explicit(&tscope__begin_notices, memory_order_relaxed), 0)) {
-        struct tscope__rec r = {.ts = ts, .id = t->id, .type = t->type, .kind = TSCOPE__REC_BEGUN};
+    uint32_t bit = 1u << r.kind;
+    if (atomic_load_explicit(&tscope__shadow_ring, memory_order_relaxed) & bit) {
+        r.flags |= TSCOPE__REC_SHADOW;
         tscope__emit_records(&r, 1);
+        r.flags &= (uint8_t)~TSCOPE__REC_SHADOW;
     }
+    if (tscope__hooks.sync_kinds & bit)
+        tscope__hooks.sync(th->index, &r, NULL);
+}
+
+static inline void shadow(struct tscope__thread *th, uint8_t kind, uint64_t ts, uint64_t id,
+                          uint64_t arg, uint16_t type, int16_t prio, uint16_t depth, uint8_t flags)
+{
+    if (__builtin_expect(
+            atomic_load_explicit(&tscope__shadow_kinds, memory_order_relaxed) & (1u << kind), 0))
+        shadow_out(th, (struct tscope__rec){ts, id, arg, type, prio, depth, flags, kind});
 }
 
 tscope_task_t *tscope_task_create_h(uint64_t id, tscope_task_t *parent, tscope_type_t type,
@@ -82,8 +96,12 @@ tscope_task_t *tscope_task_create_h(uint64_t id, tscope_task_t *parent, tscope_t
         tscope__hooks.gate_create(id, type);
     struct tscope__thread *th = enter();
     if (th) {
-        tscope_task_t *h = tscope__shard_create(th->index, tscope__clock_now(), id, parent,
-                                                (uint16_t)type, (uint8_t)flags, d, prio);
+        uint64_t now = tscope__clock_now();
+        tscope_task_t *h = tscope__shard_create(th->index, now, id, parent, (uint16_t)type,
+                                                (uint8_t)flags, d, prio);
+        if (h)
+            shadow(th, TSCOPE__REC_CREATE, now, id, tscope__shard_live(parent) ? parent->id : 0,
+                   (uint16_t)type, prio, d, (uint8_t)flags);
         leave(th);
         return h;
     }
@@ -113,7 +131,7 @@ tscope_task_t *tscope_task_start_h(uint64_t id, tscope_type_t type)
         uint64_t now = tscope__clock_now();
         tscope_task_t *h = tscope__shard_start(th->index, now, id, (uint16_t)type);
         if (h)
-            begin_notice(now, h);
+            shadow(th, TSCOPE__REC_START, now, id, 0, (uint16_t)type, 0, 0, 0);
         leave(th);
         return h;
     }
@@ -130,7 +148,15 @@ int tscope_task_queued_h(tscope_task_t *task)
 {
     if (!tscope__shard_live(task)) /* NULL, ended, or of an earlier tscope_init */
         return TSCOPE_EINVAL;
-    return ring_task(task) ? tscope_task_queued(task->id) : 0;
+    if (ring_task(task))
+        return tscope_task_queued(task->id);
+    struct tscope__thread *th = enter();
+    if (!th)
+        return off_code();
+    tscope__shard_queued(th->index); /* counted as an event, as the replay does */
+    shadow(th, TSCOPE__REC_QUEUED, tscope__clock_now(), task->id, 0, 0, 0, 0, 0);
+    leave(th);
+    return 0;
 }
 
 int tscope_task_begin_h(tscope_task_t *task)
@@ -147,15 +173,15 @@ int tscope_task_begin_h(tscope_task_t *task)
     uint64_t now = tscope__clock_now();
     int rc = tscope__shard_begin(th->index, now, task);
     if (rc == 0)
-        begin_notice(now, task);
+        shadow(th, TSCOPE__REC_BEGIN, now, task->id, 0, task->type, 0, 0, 0);
     leave(th);
     return rc;
 }
 
-/* An event on a handle's task: `ring` is the id-based event (the record is
- * given back to the pool after it when `release`: end and cancel), `shard`
- * the thread mode's. */
-static int task_event(tscope_task_t *task, int (*ring)(uint64_t),
+/* An event of kind `kind` on a handle's task: `ring` is the id-based event
+ * (the record is given back to the pool after it when `release`: end and
+ * cancel), `shard` the thread mode's. */
+static int task_event(tscope_task_t *task, uint8_t kind, int (*ring)(uint64_t),
                       int (*shard)(uint32_t, uint64_t, struct tscope_task *), int release)
 {
     if (!tscope__shard_live(task))
@@ -170,29 +196,33 @@ static int task_event(tscope_task_t *task, int (*ring)(uint64_t),
     struct tscope__thread *th = enter();
     if (!th)
         return off_code();
-    int rc = shard(th->index, tscope__clock_now(), task);
+    uint64_t now = tscope__clock_now();
+    uint64_t id = task->id; /* an end may give the record back */
+    int rc = shard(th->index, now, task);
+    if (rc == 0)
+        shadow(th, kind, now, id, 0, 0, 0, 0, 0);
     leave(th);
     return rc;
 }
 
 int tscope_task_end_h(tscope_task_t *task)
 {
-    return task_event(task, tscope_task_end, tscope__shard_end, 1);
+    return task_event(task, TSCOPE__REC_END, tscope_task_end, tscope__shard_end, 1);
 }
 
 int tscope_task_cancel_h(tscope_task_t *task)
 {
-    return task_event(task, tscope_task_cancel, tscope__shard_cancel, 1);
+    return task_event(task, TSCOPE__REC_CANCEL, tscope_task_cancel, tscope__shard_cancel, 1);
 }
 
 int tscope_task_yield_h(tscope_task_t *task)
 {
-    return task_event(task, tscope_task_yield, tscope__shard_yield, 0);
+    return task_event(task, TSCOPE__REC_YIELD, tscope_task_yield, tscope__shard_yield, 0);
 }
 
 int tscope_task_resume_h(tscope_task_t *task)
 {
-    return task_event(task, tscope_task_resume, tscope__shard_resume, 0);
+    return task_event(task, TSCOPE__REC_RESUME, tscope_task_resume, tscope__shard_resume, 0);
 }
 
 uint64_t tscope_task_handle_id(const tscope_task_t *task)

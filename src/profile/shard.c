@@ -71,7 +71,9 @@ struct snode {
 struct stotals {
     uint64_t ver;
     uint64_t anomalies;
-    uint64_t live; /* the fold's: created - ended - cancelled of the types it took */
+    uint64_t live;   /* the fold's: created - ended - cancelled of the types it took */
+    uint64_t events; /* the events the shard took (the owner adds outside the version: one
+                        word, only growing) */
 };
 
 static inline void w_begin(uint64_t *ver)
@@ -261,7 +263,14 @@ struct folded {
     uint64_t busy_count;
 };
 
-#define PTS 1024 /* duration sample points a shard holds until a fold takes them */
+#define PTS 1024   /* duration sample points a shard holds until a fold takes them */
+#define TL_BLK 64u /* timeline bins per add counter */
+#define TL_NBLK (TSCOPE__TL_BINS / TL_BLK)
+/* Type t's add counter of block k in an array of cap types: block-major, so
+ * that a fold of runs shorter than one block reads the types' counters
+ * side by side. */
+#define TLC(a, cap, t, k) ((a)[(size_t)(k) * (cap) + (t)])
+_Static_assert(TSCOPE__TL_BINS % TL_BLK == 0, "timeline blocks must tile the bins");
 
 /* A block of the log of tree paths (durable): the registrations that made
  * a node or an edge, in order, for the recovery to make them again. */
@@ -297,7 +306,8 @@ struct tscope__shard {
     uint32_t tl_shift;
     uint32_t tl_used;   /* 1 + the highest bin any add reached (a fold reads no further) */
     uint64_t **tl_type; /* per type, TSCOPE__TL_BINS bins of self time */
-    uint64_t *tl_count; /* per type, adds so far (a fold skips unchanged types) */
+    uint64_t *tl_count; /* per type, TL_NBLK counters of adds so far, one per block of
+                           TL_BLK bins (TLC; a fold reads only the blocks that changed) */
     uint32_t tl_ntype;
     uint64_t *tl_busy; /* this thread's busy time */
     uint64_t busy_count, busy_since;
@@ -383,6 +393,12 @@ static inline struct snode *node_entry(struct tscope__shard *s, uint32_t node)
     if (e && node >= LD(s->hi_node))
         ST(s->hi_node, node + 1);
     return e;
+}
+
+/* One event of the owner's (the run's and the thread's event counts). */
+static inline void count_event(struct tscope__shard *s)
+{
+    ST(s->totals.events, LD(s->totals.events) + 1);
 }
 
 static inline void count_total(struct tscope__shard *s, uint64_t *field)
@@ -593,11 +609,13 @@ static void tl_slow(struct tscope__shard *s, int busy, uint16_t type, uint64_t f
             while (cap <= type)
                 cap *= 2;
             uint64_t **t = dalloc(TSCOPE__SHB_TL_ARRAY, s->index, cap, cap, sizeof *t);
-            uint64_t *c = t ? dalloc(TSCOPE__SHB_TL_COUNT, s->index, cap, cap, sizeof *c) : NULL;
+            uint64_t *c =
+                t ? dalloc(TSCOPE__SHB_TL_COUNT, s->index, cap, cap * TL_NBLK, sizeof *c) : NULL;
             if (c) {
                 if (n) {
                     memcpy(t, s->tl_type, n * sizeof *t);
-                    memcpy(c, s->tl_count, n * sizeof *c);
+                    for (uint32_t k = 0; k < TL_NBLK; k++)
+                        memcpy(&TLC(c, cap, 0, k), &TLC(s->tl_count, n, 0, k), n * sizeof *c);
                 }
                 dfree(s->tl_type);
                 dfree(s->tl_count);
@@ -618,6 +636,7 @@ static void tl_slow(struct tscope__shard *s, int busy, uint16_t type, uint64_t f
         return; /* out of memory: the pictures lack it */
 add:;
     uint32_t sf = s->tl_shift;
+    uint64_t first = (from - o) >> sf;
     for (uint64_t t = from; t < to;) {
         uint64_t b = (t - o) >> sf;
         uint64_t end = o + ((b + 1) << sf);
@@ -628,10 +647,14 @@ add:;
             ST(s->tl_used, (uint32_t)b + 1);
         t = end;
     }
-    if (busy)
+    if (busy) {
         ST(s->busy_count, LD(s->busy_count) + 1);
-    else
-        ST(s->tl_count[type], LD(s->tl_count[type]) + 1);
+        return;
+    }
+    for (uint64_t k = first / TL_BLK; k <= ((to - 1 - o) >> sf) / TL_BLK && k < TL_NBLK; k++) {
+        uint64_t *c = &TLC(s->tl_count, s->tl_ntype, type, k);
+        ST(*c, LD(*c) + 1);
+    }
 }
 
 /* A task of `type` had the top of this thread in [from, to). */
@@ -646,7 +669,8 @@ static inline void tl_self(struct tscope__shard *s, uint16_t type, uint64_t from
         ST(s->tl_type[type][b0], LD(s->tl_type[type][b0]) + (to - from));
         if (__builtin_expect(b0 >= s->tl_used, 0))
             ST(s->tl_used, (uint32_t)b0 + 1);
-        ST(s->tl_count[type], LD(s->tl_count[type]) + 1);
+        uint64_t *c = &TLC(s->tl_count, s->tl_ntype, type, b0 / TL_BLK);
+        ST(*c, LD(*c) + 1);
         return;
     }
     if (to > from)
@@ -932,6 +956,8 @@ struct tscope_task *tscope__shard_create(uint32_t thread, uint64_t ts, uint64_t 
     if (parent && !tscope__shard_live(parent))
         parent = NULL; /* ended, or of an earlier tscope_init: no parent to read */
     struct tscope_task *t = s ? make(s, ts, id, parent, type) : NULL;
+    if (s)
+        count_event(s);
     if (t) {
         t->flags = flags;
         t->depth = depth;
@@ -962,6 +988,7 @@ struct tscope_task *tscope__shard_start(uint32_t thread, uint64_t ts, uint64_t i
     struct tscope__shard *s = shard_of(thread);
     if (!s)
         return NULL;
+    count_event(s);
     struct tscope_task *t = make(s, ts, id, s->n ? s->seg[s->n - 1].t : NULL, type);
     if (t)
         begin_here(s, t, ts);
@@ -992,6 +1019,7 @@ int tscope__shard_begin(uint32_t thread, uint64_t ts, struct tscope_task *t)
     struct tscope__shard *s = shard_of(thread);
     if (!s || !tscope__shard_live(t)) /* ended already, or of an earlier tscope_init */
         return TSCOPE_EINVAL;
+    count_event(s);
     return begin_here(s, t, ts);
 }
 
@@ -1044,6 +1072,7 @@ int tscope__shard_end(uint32_t thread, uint64_t ts, struct tscope_task *t)
     struct tscope__shard *s = shard_of(thread);
     if (!s || !tscope__shard_live(t)) /* ended already, or of an earlier tscope_init */
         return TSCOPE_EINVAL;
+    count_event(s);
     if (__builtin_expect(s->n && s->seg[s->n - 1].t == t, 1))
         close_segment(s, s->n - 1, ts);
     else if (close_here(s, t, ts))
@@ -1061,6 +1090,7 @@ int tscope__shard_yield(uint32_t thread, uint64_t ts, struct tscope_task *t)
     struct tscope__shard *s = shard_of(thread);
     if (!s || !tscope__shard_live(t)) /* ended already, or of an earlier tscope_init */
         return TSCOPE_EINVAL;
+    count_event(s);
     if (close_here(s, t, ts)) {
         count_total(s, &s->totals.anomalies);
         return TSCOPE_EINVAL;
@@ -1074,6 +1104,7 @@ int tscope__shard_resume(uint32_t thread, uint64_t ts, struct tscope_task *t)
     struct tscope__shard *s = shard_of(thread);
     if (!s || !tscope__shard_live(t)) /* ended already, or of an earlier tscope_init */
         return TSCOPE_EINVAL;
+    count_event(s);
     if (push(s, t, ts)) {
         count_total(s, &s->totals.anomalies);
         return TSCOPE_ENOMEM;
@@ -1083,11 +1114,19 @@ int tscope__shard_resume(uint32_t thread, uint64_t ts, struct tscope_task *t)
     return 0;
 }
 
+void tscope__shard_queued(uint32_t thread)
+{
+    struct tscope__shard *s = shard_of(thread);
+    if (s)
+        count_event(s);
+}
+
 int tscope__shard_cancel(uint32_t thread, uint64_t ts, struct tscope_task *t)
 {
     struct tscope__shard *s = shard_of(thread);
     if (!s || !tscope__shard_live(t)) /* ended already, or of an earlier tscope_init */
         return TSCOPE_EINVAL;
+    count_event(s);
     close_here(s, t, ts); /* running here: cancelling ends it */
     struct stype *e = type_entry(s, t->type);
     if (e) {
@@ -1122,10 +1161,11 @@ static void sacc_fold(struct tscope__acc *to, const struct sacc *now, const stru
 
 /* What a shard's bins gained since the fold's copy: into the store's
  * timeline (store lock held; bins only grow, and widen only under it). */
-static void fold_bins(struct tscope__store *st, uint32_t shift, uint32_t used, const uint64_t *bins,
-                      uint64_t *f, uint64_t ***arrays, uint32_t *n, uint32_t index)
+static void fold_bins(struct tscope__store *st, uint32_t shift, uint32_t lo, uint32_t used,
+                      const uint64_t *bins, uint64_t *f, uint64_t ***arrays, uint32_t *n,
+                      uint32_t index)
 {
-    for (uint32_t b = 0; b < used && b < TSCOPE__TL_BINS; b++) {
+    for (uint32_t b = lo; b < used && b < TSCOPE__TL_BINS; b++) {
         uint64_t now = LD(bins[b]);
         if (now != f[b]) {
             tscope__tl_add_bin(&st->tl, arrays, n, index, shift, b, now - f[b]);
@@ -1138,40 +1178,62 @@ static void fold_timeline(struct tscope__store *st, struct tscope__shard *s)
 {
     struct folded *f = FOLD(s);
     uint32_t shift = s->tl_shift;
-    /* read after the counts below: an add that raised it is in a count
-     * the next fold sees changed */
-    uint32_t used;
-    for (uint32_t t = 0; t < s->tl_ntype; t++) {
+    /* Read before the counts: the blocks below it are the ones read, and
+     * their copies the only ones updated, so an add that raised it meanwhile
+     * is in a block whose count the next fold sees changed. */
+    uint32_t used = LD_ACQ(s->tl_used);
+    uint32_t nb = (used + TL_BLK - 1) / TL_BLK;
+    if (nb > TL_NBLK)
+        nb = TL_NBLK;
+    for (uint32_t t = 0; t < s->tl_ntype && nb; t++) {
         if (!s->tl_type[t])
             continue;
-        uint64_t c = LD_ACQ(s->tl_count[t]); /* then tl_used: as new as the adds counted */
-        if (t < f->tl_ntype && f->tl_type[t] && f->tl_count[t] == c)
-            continue; /* no add since the last fold */
-        if (t >= f->tl_ntype) {
-            uint32_t cap = s->tl_ntype;
+        uint32_t cap = s->tl_ntype;
+        uint64_t c[TL_NBLK]; /* then the bins: as new as the adds counted */
+        int changed = t >= f->tl_ntype || !f->tl_type[t];
+        for (uint32_t k = 0; k < nb; k++) {
+            c[k] = LD_ACQ(TLC(s->tl_count, cap, t, k));
+            changed |= !changed && TLC(f->tl_count, f->tl_ntype, t, k) != c[k];
+        }
+        if (!changed)
+            continue;           /* no add since the last fold */
+        if (t >= f->tl_ntype) { /* the copy grows to the shard's capacity */
             uint64_t **a = realloc(f->tl_type, cap * sizeof *a);
-            uint64_t *k = a ? realloc(f->tl_count, cap * sizeof *k) : NULL;
+            uint64_t *k = a ? calloc((size_t)cap * TL_NBLK, sizeof *k) : NULL;
             if (a)
                 f->tl_type = a;
             if (!k)
                 return;
+            for (uint32_t b = 0; f->tl_count && b < TL_NBLK; b++)
+                memcpy(&TLC(k, cap, 0, b), &TLC(f->tl_count, f->tl_ntype, 0, b),
+                       f->tl_ntype * sizeof *k);
+            free(f->tl_count);
             f->tl_count = k;
             memset(a + f->tl_ntype, 0, (cap - f->tl_ntype) * sizeof *a);
-            memset(k + f->tl_ntype, 0, (cap - f->tl_ntype) * sizeof *k);
             f->tl_ntype = cap;
         }
-        if (!f->tl_type[t] && !(f->tl_type[t] = calloc(TSCOPE__TL_BINS, sizeof **f->tl_type)))
-            return;
-        used = LD_ACQ(s->tl_used);
-        fold_bins(st, shift, used, s->tl_type[t], f->tl_type[t], &st->tl.type, &st->tl.ntype, t);
-        f->tl_count[t] = c;
+        uint32_t fcap = f->tl_ntype;
+        if (!f->tl_type[t]) {
+            if (!(f->tl_type[t] = calloc(TSCOPE__TL_BINS, sizeof **f->tl_type)))
+                return;
+            for (uint32_t k = 0; k < TL_NBLK; k++) /* every block: the copy is new */
+                TLC(f->tl_count, fcap, t, k) = ~LD(TLC(s->tl_count, cap, t, k));
+        }
+        for (uint32_t k = 0; k < nb; k++) {
+            if (TLC(f->tl_count, fcap, t, k) == c[k])
+                continue;
+            uint32_t hi = (k + 1) * TL_BLK < used ? (k + 1) * TL_BLK : used;
+            fold_bins(st, shift, k * TL_BLK, hi, s->tl_type[t], f->tl_type[t], &st->tl.type,
+                      &st->tl.ntype, t);
+            TLC(f->tl_count, fcap, t, k) = c[k];
+        }
     }
     uint64_t c = LD_ACQ(s->busy_count);
     if (s->tl_busy && (c != f->busy_count || !f->tl_busy)) {
         if (!f->tl_busy && !(f->tl_busy = calloc(TSCOPE__TL_BINS, sizeof *f->tl_busy)))
             return;
         used = LD_ACQ(s->tl_used);
-        fold_bins(st, shift, used, s->tl_busy, f->tl_busy, &st->tl.thread, &st->tl.nthread,
+        fold_bins(st, shift, 0, used, s->tl_busy, f->tl_busy, &st->tl.thread, &st->tl.nthread,
                   s->index);
         f->busy_count = c;
     }
@@ -1252,8 +1314,15 @@ static void fold_one(struct tscope__store *st, struct tscope__shard *s)
     if (read_entry((const uint64_t *)&s->totals, (uint64_t *)&now, WORDS(now))) {
         struct stotals *was = &f->totals;
         st->anomalies += now.anomalies - was->anomalies;
+        if (now.events != was->events) {
+            st->events += now.events - was->events;
+            struct tscope__tstack *k = tscope__stack_of(st, s->index);
+            if (k)
+                k->events += now.events - was->events;
+        }
         was->ver = now.ver;
         was->anomalies = now.anomalies;
+        was->events = now.events;
     }
     fold_timeline(st, s);
     fold_points(st, s);
@@ -1604,7 +1673,7 @@ int tscope__shards_load(FILE *in)
         f->edges = calloc(h.nedges ? h.nedges : 1, sizeof *f->edges);
         f->tl_ntype = h.tl_ntype;
         f->tl_type = calloc(h.tl_ntype ? h.tl_ntype : 1, sizeof *f->tl_type);
-        f->tl_count = calloc(h.tl_ntype ? h.tl_ntype : 1, sizeof *f->tl_count);
+        f->tl_count = calloc(h.tl_ntype ? (size_t)h.tl_ntype * TL_NBLK : 1, sizeof *f->tl_count);
         if (!f->types || !f->nodes || !f->edges || !f->tl_type || !f->tl_count ||
             fread(f->types, sizeof *f->types, h.ntypes, in) != h.ntypes ||
             fread(f->nodes, sizeof *f->nodes, h.nnodes, in) != h.nnodes ||
@@ -1620,7 +1689,8 @@ int tscope__shards_load(FILE *in)
                 !(f->tl_type[t] = calloc(TSCOPE__TL_BINS, sizeof **f->tl_type)) ||
                 fread(f->tl_type[t], sizeof **f->tl_type, TSCOPE__TL_BINS, in) != TSCOPE__TL_BINS)
                 return -1;
-            f->tl_count[t] = UINT64_MAX; /* folded again whatever the shard's count */
+            for (uint32_t b = 0; b < TL_NBLK; b++) /* folded again whatever the shard's count */
+                TLC(f->tl_count, h.tl_ntype, t, b) = UINT64_MAX;
         }
         f->busy_count = UINT64_MAX;
         if (h.busy &&
@@ -1752,17 +1822,16 @@ static void take_shard(const struct tscope__shblock *b, void *payload, void *arg
     }
     s->n = k;
     uint64_t **arr = rbn(s->tl_type, s->tl_ntype, sizeof *arr);
-    uint64_t *cnt = rbn(s->tl_count, s->tl_ntype, sizeof *cnt);
+    uint64_t *cnt = rbn(s->tl_count, (size_t)s->tl_ntype * TL_NBLK, sizeof *cnt);
     s->tl_type = NULL;
     s->tl_count = NULL;
     uint32_t nt = arr && cnt ? s->tl_ntype : 0;
     s->tl_ntype = 0;
     if (nt && (s->tl_type = calloc(nt, sizeof *s->tl_type)) != NULL &&
-        (s->tl_count = calloc(nt, sizeof *s->tl_count)) != NULL) {
-        for (uint32_t t = 0; t < nt; t++) {
+        (s->tl_count = calloc((size_t)nt * TL_NBLK, sizeof *s->tl_count)) != NULL) {
+        for (uint32_t t = 0; t < nt; t++)
             s->tl_type[t] = rbn(arr[t], TSCOPE__TL_BINS, sizeof **s->tl_type);
-            s->tl_count[t] = cnt[t];
-        }
+        memcpy(s->tl_count, cnt, (size_t)nt * TL_NBLK * sizeof *s->tl_count);
         s->tl_ntype = nt;
     }
     s->tl_busy = rbn(s->tl_busy, TSCOPE__TL_BINS, sizeof *s->tl_busy);

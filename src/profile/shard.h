@@ -131,6 +131,8 @@ int tscope__shard_end(uint32_t thread, uint64_t ts, struct tscope_task *t);
 int tscope__shard_yield(uint32_t thread, uint64_t ts, struct tscope_task *t);
 int tscope__shard_resume(uint32_t thread, uint64_t ts, struct tscope_task *t);
 int tscope__shard_cancel(uint32_t thread, uint64_t ts, struct tscope_task *t);
+/* A queued event: counted, nothing else (the profile has no queue time). */
+void tscope__shard_queued(uint32_t thread);
 
 /* ---- the shards file (the crash journal's, lifecycle/journal.h) ----------- */
 

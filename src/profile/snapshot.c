@@ -2,8 +2,11 @@
  *
  * Names come from the name registries, thread names from the thread registry
  * (under its lock), everything else from the store under the store lock.
- * Order is by id (types, counters, events), by creation (nodes, edges), so
- * output is deterministic for a deterministic program.
+ * Order is by id (types, counters, events), by creation (tree nodes), by
+ * type pair (edges, dependencies by type) and by creation time and id
+ * (the instance graph's tasks), so output is deterministic for a
+ * deterministic program, whichever thread aggregated what (the consumer
+ * numbers edges and settles tasks in its own order, the shards in theirs).
  */
 #include <math.h>
 #include <errno.h>
@@ -108,6 +111,25 @@ static int by_type_pair(const void *a, const void *b)
     return x->to < y->to ? -1 : x->to > y->to;
 }
 
+/* Edges by source type (the root's first), then target type. */
+static int by_edge(const void *a, const void *b)
+{
+    const struct tscope__pedge *x = a, *y = b;
+    uint32_t xf = x->from == TSCOPE__PROFILE_ROOT ? 0 : x->from,
+             yf = y->from == TSCOPE__PROFILE_ROOT ? 0 : y->from;
+    if (xf != yf)
+        return xf < yf ? -1 : 1;
+    return x->to < y->to ? -1 : x->to > y->to;
+}
+
+static int by_creation(const void *a, const void *b)
+{
+    const struct tscope__ptask *x = a, *y = b;
+    if (x->create != y->create)
+        return x->create < y->create ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
 static int by_end(const void *a, const void *b)
 {
     const struct tscope__ppoint *x = a, *y = b;
@@ -195,6 +217,8 @@ static int copy_graphs(const struct tscope__store *s, struct tscope__profile *p,
         };
     }
     p->ntasks = ntasks;
+    if (ntasks > 1)
+        qsort(p->tasks, ntasks, sizeof *p->tasks, by_creation);
     for (uint32_t i = 0; i < s->ndeps; i++) {
         const struct tscope__dep *d = &s->deps[i];
         p->deps[i] =
@@ -292,6 +316,8 @@ struct tscope__profile *tscope__profile_snapshot(void)
     for (uint32_t i = 0; ok && i < s->nedges; i++)
         p->edges[i] = (struct tscope__pedge){s->edges[i].from, s->edges[i].to, s->edges[i].count};
     p->nedges = ok ? s->nedges : 0;
+    if (p->nedges > 1)
+        qsort(p->edges, p->nedges, sizeof *p->edges, by_edge);
     for (uint64_t i = 0; ok && i < s->ninst && p->nunfinished < TSCOPE__UNFINISHED_LIST; i++) {
         const struct tscope__instance *in = &s->inst[i];
         if (in->state == TSCOPE_TASK_UNFINISHED)

@@ -265,8 +265,19 @@ static void on_instance(struct tscope__store *s, const struct tscope__rec *r,
 void tscope__store_apply(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r,
                          const struct tscope__rec *ext)
 {
+    if (tscope__rec_shadow(r)) /* the shard has it: for the trace, tools and policies */
+        return;
     if (s->leaves.acc.n)
         tscope__store_flush_leaves(s);
+    if (r->kind == TSCOPE__REC_INSTANCE || r->kind == TSCOPE__REC_BELOW) {
+        /* the instance graph's records from the shards (which count their
+         * events themselves), not events */
+        if (r->kind == TSCOPE__REC_INSTANCE)
+            on_instance(s, r, ext);
+        else
+            tscope__store_below(s, r->id, r->arg, r->ts);
+        return;
+    }
     s->events++;
     /* the thread's first records (a create, the begin that makes its replay
      * stack) come before its stack: make it here, so that the per-thread
@@ -278,14 +289,6 @@ void tscope__store_apply(struct tscope__store *s, uint32_t thread, const struct 
     switch (r->kind) {
     case TSCOPE__REC_COUNTER:
         on_counter(s, r);
-        break;
-    case TSCOPE__REC_INSTANCE:
-        on_instance(s, r, ext);
-        break;
-    case TSCOPE__REC_BELOW:
-        tscope__store_below(s, r->id, r->arg, r->ts);
-        break;
-    case TSCOPE__REC_BEGUN: /* a notice for triggered policies: the shard has the task */
         break;
     case TSCOPE__REC_CUSTOM:
         on_custom(s, r);

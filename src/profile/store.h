@@ -338,13 +338,6 @@ void tscope__store_apply(struct tscope__store *s, uint32_t thread, const struct 
  * depths the instance graph can still take: up to s's limit, or above its
  * deepest kept level once it is full.  Lock held. */
 void tscope__shards_set_limit(const struct tscope__store *s);
-/* The EXT records that follow a record of this kind (published with it). */
-static inline unsigned tscope__rec_exts(const struct tscope__rec *r)
-{
-    return r->kind == TSCOPE__REC_DEP_LOCAL || r->kind == TSCOPE__REC_DEP_REMOTE ? 1
-           : r->kind == TSCOPE__REC_INSTANCE                                     ? 2
-                                                                                 : 0;
-}
 /* A finished task of a thread that aggregates its own (shard.c) into the
  * instance graph, as settle.c's finalize does: kept if the filters, the
  * sampling and the cap allow, else counted in its nearest ancestor that

@@ -110,8 +110,13 @@ void tscope__tools_deliver(int delivery, uint32_t thread, const struct tscope__r
     case TSCOPE__REC_CREATE:
     case TSCOPE__REC_START: {
         tscope_tool_task_t task = {
-            sizeof task, r->id,  r->kind == TSCOPE__REC_CREATE ? r->arg : 0, r->type, r->flags,
-            r->depth,    r->prio};
+            sizeof task,
+            r->id,
+            r->kind == TSCOPE__REC_CREATE ? r->arg : 0,
+            r->type,
+            r->flags & (uint8_t)~TSCOPE__REC_SHADOW, /* a shadow's mark (record.h) */
+            r->depth,
+            r->prio};
         CALL_ALL(m, TASK_CREATE, task_create, &task);
         if (r->kind == TSCOPE__REC_START)
             CALL_ALL(m, TASK_BEGIN, task_begin, r->id, r->type);

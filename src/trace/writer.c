@@ -289,6 +289,10 @@ void tscope__trace_batch(uint32_t thread, struct tscope__ring *r, uint64_t from,
                                                                 : TSCOPE__TRACE_CHUNK_MAX;
             limit = w.buf + w.chunk + cap - REC_MAX;
         }
+        if (rec->kind == TSCOPE__REC_INSTANCE || rec->kind == TSCOPE__REC_BELOW) {
+            c += tscope__rec_exts(rec); /* the instance graph's, not events */
+            continue;
+        }
         *p++ = rec->kind;
         if (rec->kind == TSCOPE__REC_EXT) {
             p = tscope__varint_put(p, rec->id);
@@ -304,7 +308,7 @@ void tscope__trace_batch(uint32_t thread, struct tscope__ring *r, uint64_t from,
             p = tscope__varint_put(p, rec->type);
             p = tscope__varint_put(p, tscope__zigzag(rec->prio));
             p = tscope__varint_put(p, rec->depth);
-            *p++ = rec->flags;
+            *p++ = rec->flags & (uint8_t)~TSCOPE__REC_SHADOW;
             break;
         case TSCOPE__REC_BEGIN:
         case TSCOPE__REC_START:
