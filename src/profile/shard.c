@@ -33,9 +33,11 @@
 #include "core/clock.h"
 #include "core/core.h"
 #include "core/hooks.h"
+#include "core/names.h"
 #include "core/thread_local.h"
 #include "grow.h"
 #include "shard.h"
+#include "u64map.h"
 #include "taskscope/taskscope.h"
 
 /* Release stores and acquire loads, no fences (gcc's TSan has none): an
@@ -318,6 +320,7 @@ struct tscope__shard {
      * add up here, and go on as one BELOW record when it changes (read at
      * retire and finalize, when the owner makes no more events) */
     uint64_t below_anc, below_n, below_self;
+    uint32_t below_cut; /* those tasks are wanted by the instance filters: cut off by the cap */
 };
 
 /* What the fold took from each shard, by thread slot: in ordinary memory,
@@ -334,6 +337,8 @@ static struct {
     uint64_t origin;    /* the store's timeline origin */
     int32_t inst_limit; /* the deepest tree depth the instance graph can take, -1 none (relaxed) */
     int instances;      /* an instance graph at all (TASKSCOPE_INSTANCE_CAP > 0) */
+    int filtered;       /* an instance filter is set (tscope__inst_filtered) */
+    _Atomic uint8_t verdict[TSCOPE__MAX_IDS + 1]; /* per type: 0 unknown, 1 wanted, 2 not */
     tscope__shard_emit_fn emit;
     uint64_t pt_threshold; /* the store's duration sample threshold (relaxed atomics) */
     struct tscope__shard *shards[TSCOPE__THREADS_MAX];
@@ -810,20 +815,59 @@ static void below_flush(struct tscope__shard *s)
 {
     if (!s->below_n)
         return;
-    struct tscope__rec r = {
-        .ts = s->below_self, .id = s->below_anc, .arg = s->below_n, .kind = TSCOPE__REC_BELOW};
+    struct tscope__rec r = {.ts = s->below_self,
+                            .id = s->below_anc,
+                            .arg = s->below_n,
+                            .flags = (uint8_t)LD(s->below_cut),
+                            .kind = TSCOPE__REC_BELOW};
     sh.emit(&r, 1);
     ST(s->below_n, 0);
     ST(s->below_self, 0);
 }
 
+/* 1 if the instance filters want t (settle.c's instance_wanted): a task
+ * they want that the cap leaves out is cut off, one they do not is not. */
+static int wanted(const struct tscope_task *t)
+{
+    if (!sh.filtered)
+        return 1;
+    const struct tscope__config *c = &sh.store->cfg;
+    if (c->filter_ntypes) {
+        uint8_t v = atomic_load_explicit(&sh.verdict[t->type], memory_order_relaxed);
+        if (!v) {
+            char name[TSCOPE__NAME_MAX + 1];
+            v = 2;
+            if (tscope__names_get(&tscope__types, t->type, name, sizeof name) == 0)
+                for (int i = 0; i < c->filter_ntypes; i++)
+                    if (strcmp(name, c->filter_types[i]) == 0)
+                        v = 1;
+            atomic_store_explicit(&sh.verdict[t->type], v, memory_order_relaxed);
+        }
+        if (v != 1)
+            return 0;
+    }
+    if (c->filter_flags && !(t->flags & c->filter_flags))
+        return 0;
+    if (t->depth < c->filter_depth_min || t->depth > c->filter_depth_max)
+        return 0;
+    if (c->instance_sample < 1.0) {
+        double u = (double)(tscope__mix64(t->id) >> 11) * (1.0 / 9007199254740992.0);
+        if (u >= c->instance_sample)
+            return 0;
+    }
+    return 1;
+}
+
 /* A task that will not enter the instance graph: counted in its nearest
- * ancestor that may. */
+ * ancestor that may (consecutive ones with the same ancestor, and the same
+ * verdict of the filters, in one BELOW record). */
 static void below(struct tscope__shard *s, const struct tscope_task *t)
 {
-    if (s->below_anc != t->keep_anc) {
+    uint32_t cut = (uint32_t)wanted(t);
+    if (s->below_anc != t->keep_anc || s->below_cut != cut) {
         below_flush(s);
         ST(s->below_anc, t->keep_anc);
+        ST(s->below_cut, cut);
     }
     ST(s->below_n, s->below_n + 1);
     ST(s->below_self, s->below_self + t->excl);
@@ -1397,7 +1441,8 @@ void tscope__shards_retire(struct tscope__store *st, uint32_t thread, uint64_t e
         close_segment(s, s->n - 1, end);
     store_locked = 0;
     if (LD(s->below_n)) /* the owner is gone: its pending count goes in here */
-        tscope__store_below(st, LD(s->below_anc), LD(s->below_n), LD(s->below_self));
+        tscope__store_below_cut(st, LD(s->below_anc), LD(s->below_n), LD(s->below_self),
+                                LD(s->below_cut));
     ST(s->below_n, 0);
     fold_one(st, s);
     /* the slot's next thread goes on in this shard (so that the shards file
@@ -1432,7 +1477,8 @@ void tscope__shards_complete(struct tscope__store *st, uint64_t end)
             close_segment(s, s->n - 1, end);
         }
         if (s && LD(s->below_n))
-            tscope__store_below(st, LD(s->below_anc), LD(s->below_n), LD(s->below_self));
+            tscope__store_below_cut(st, LD(s->below_anc), LD(s->below_n), LD(s->below_self),
+                                    LD(s->below_cut));
         if (s)
             ST(s->below_n, 0);
     }
@@ -1513,6 +1559,9 @@ void tscope__shards_reset(struct tscope__store *st)
     ST(sh.pt_threshold, st->tl.threshold);
     tscope__shards_set_limit(st);
     sh.instances = st->cfg.instance_cap > 0;
+    sh.filtered = tscope__inst_filtered(st);
+    for (uint32_t i = 0; i <= TSCOPE__MAX_IDS; i++)
+        atomic_store_explicit(&sh.verdict[i], 0, memory_order_relaxed);
     if (!sh.emit)
         sh.emit = tscope__emit_records;
     pthread_mutex_unlock(&sh.lock);
@@ -1870,6 +1919,9 @@ uint32_t tscope__shards_recover(struct tscope__store *st, uint64_t end)
     sh.origin = st->tl.origin;
     sh.pt_threshold = st->tl.threshold;
     sh.instances = st->cfg.instance_cap > 0;
+    sh.filtered = tscope__inst_filtered(st);
+    for (uint32_t i = 0; i <= TSCOPE__MAX_IDS; i++)
+        atomic_store_explicit(&sh.verdict[i], 0, memory_order_relaxed);
     tscope__shards_set_limit(st);
     recovering = 1;
     sh.rchunks_now = sh.nrchunks;

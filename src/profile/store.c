@@ -215,6 +215,14 @@ void tscope__store_below(struct tscope__store *s, uint64_t anc, uint64_t n, uint
     s->ndropped++;
 }
 
+void tscope__store_below_cut(struct tscope__store *s, uint64_t anc, uint64_t n, uint64_t self,
+                             int cut)
+{
+    if (cut) /* wanted by the filters, left out by the cap, as settle.c counts them */
+        s->cut_off += n;
+    tscope__store_below(s, anc, n, self);
+}
+
 void tscope__store_instance(struct tscope__store *s, const struct tscope__task *t, int state,
                             uint64_t keep_anc, int anc_of_others)
 {
@@ -275,7 +283,7 @@ void tscope__store_apply(struct tscope__store *s, uint32_t thread, const struct 
         if (r->kind == TSCOPE__REC_INSTANCE)
             on_instance(s, r, ext);
         else
-            tscope__store_below(s, r->id, r->arg, r->ts);
+            tscope__store_below_cut(s, r->id, r->arg, r->ts, r->flags & 1);
         return;
     }
     s->events++;

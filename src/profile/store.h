@@ -348,6 +348,11 @@ void tscope__store_instance(struct tscope__store *s, const struct tscope__task *
  * (a record the queries resolve through the instances and the links up).
  * Lock held. */
 void tscope__store_below(struct tscope__store *s, uint64_t anc, uint64_t n, uint64_t self);
+/* The same for tasks a shard left out of the instance graph; cut: the
+ * instance filters want them, so they count as cut off by the cap (the
+ * totals' instances_cut_off, as settle.c counts it). */
+void tscope__store_below_cut(struct tscope__store *s, uint64_t anc, uint64_t n, uint64_t self,
+                             int cut);
 /* Prefetches what applying r will touch first (its task's map entry). */
 static inline void tscope__store_prefetch(const struct tscope__store *s,
                                           const struct tscope__rec *r)
