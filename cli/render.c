@@ -205,6 +205,11 @@ void tscope_cli_render_cancel(struct tscope_cli_renderer *r)
 
 void tscope_cli_render(const char *outdir, int quiet)
 {
+    int any = 0;
+    for (int i = 0; i < NSCRIPTS; i++)
+        any |= script_there(outdir, scripts[i]);
+    if (!any) /* no picture to draw (--outputs json, ...): no gnuplot to start (~40 ms) */
+        return;
     struct tscope_cli_renderer r;
     tscope_cli_render_start(&r, outdir);
     tscope_cli_render_finish(&r, outdir, quiet);
