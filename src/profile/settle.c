@@ -317,12 +317,15 @@ static int drop_below(struct tscope__store *s, uint16_t limit)
     uint32_t n0 = s->ninst, ndrop = 0, nd = s->n_at_depth;
     for (uint32_t d = (uint32_t)limit + 1; d < nd; d++)
         ndrop += s->inst_at_depth[d];
-    uint32_t *moved = malloc((n0 ? n0 : 1) * sizeof *moved);
-    uint32_t *order = malloc((ndrop ? ndrop : 1) * sizeof *order);
+    /* the new numbering of the instances, only when task slots or marks
+     * refer to them (the threads that aggregate their own tasks leave the
+     * table empty): temporary arrays this large are fresh pages each time */
+    int renumber = s->ntasks_cap || s->ndirty;
+    uint32_t *moved = renumber ? malloc((n0 ? n0 : 1) * sizeof *moved) : NULL;
     uint32_t *first = calloc((size_t)nd + 1, sizeof *first);
     struct tscope__u64map slots = {0}, index = {0};
-    int bad = !moved || !order || !first || tscope__u64map_init(&slots, 1024) ||
-              tscope__u64map_init(&index, 1024) ||
+    int bad = (renumber && !moved) || !first || tscope__u64map_init(&index, 1024) ||
+              (s->ntasks_cap && tscope__u64map_init(&slots, 1024)) ||
               (ndrop && tscope__grow_uninit(&s->dropped, &s->cap_dropped, s->ndropped + ndrop - 1,
                                             sizeof *s->dropped));
     /* the slots in the table by id (the mapped one where an id is reused) */
@@ -335,41 +338,38 @@ static int drop_below(struct tscope__store *s, uint16_t limit)
     }
     if (bad) {
         free(moved);
-        free(order);
         free(first);
         tscope__u64map_free(&slots);
         tscope__u64map_free(&index);
         return -1;
     }
-    /* the dropped ones deepest first (a counting sort): a parent dropped too
-     * has its children's counts before it passes its own on */
+    /* What each dropped instance passes on goes to the end of the dropped
+     * list (grown above), deepest first - a counting sort by depth as the
+     * instances are read, so that a parent dropped too has its children's
+     * counts before it passes its own on - and the kept ones move down:
+     * one pass over the instances, each read once. */
     uint32_t at = 0;
     for (uint32_t d = nd; d-- > (uint32_t)limit + 1;) {
         first[d] = at;
         at += s->inst_at_depth[d];
     }
-    for (uint32_t i = 0; i < n0; i++)
-        if (s->inst[i].tdepth > limit && first[s->inst[i].tdepth] < ndrop)
-            order[first[s->inst[i].tdepth]++] = i;
-    for (uint32_t k = 0; k < ndrop; k++) {
-        struct tscope__instance *in = &s->inst[order[k]];
-        uint32_t p;
-        uint64_t cn = 1 + (uint64_t)in->below_n, ct = in->excl + in->below;
-        if (in->parent && tscope__u64map_get(&slots, in->parent, &p))
-            tscope__settle_below(s, p, cn, ct);
-        else
-            s->dropped[s->ndropped++] = (struct tscope__dropped){in->id, in->parent, cn, ct};
-    }
+    struct tscope__dropped *gone = s->dropped + s->ndropped;
     uint32_t n = 0, saved = 0;
     for (uint32_t i = 0; i < n0; i++) {
-        if (s->inst[i].tdepth > limit) {
-            moved[i] = TSCOPE__NONE;
+        const struct tscope__instance *in = &s->inst[i];
+        if (in->tdepth > limit) {
+            if (moved)
+                moved[i] = TSCOPE__NONE;
+            if (first[in->tdepth] < ndrop)
+                gone[first[in->tdepth]++] = (struct tscope__dropped){
+                    in->id, in->parent, 1 + (uint64_t)in->below_n, in->excl + in->below};
             continue;
         }
         saved += i < s->inst_saved;
-        moved[i] = n;
+        if (moved)
+            moved[i] = n;
         if (n != i)
-            s->inst[n] = s->inst[i];
+            s->inst[n] = *in;
         n++;
     }
     for (uint32_t i = 0; i < s->ntasks_cap; i++) {
@@ -382,13 +382,24 @@ static int drop_below(struct tscope__store *s, uint16_t limit)
         if (s->dirty[k] < n0 && moved[s->dirty[k]] != TSCOPE__NONE)
             s->dirty[kept_dirty++] = moved[s->dirty[k]];
     s->ndirty = kept_dirty;
+    s->ninst = n;
+    s->inst_saved = saved;
+    /* then those whose parent still has a slot pass their counts to it
+     * (numbered anew: an instance it marks is marked in the new numbering)
+     * and leave the list */
+    uint32_t kept = 0;
+    for (uint32_t k = 0; k < ndrop; k++) {
+        uint32_t p;
+        if (s->ntasks_cap && gone[k].parent && tscope__u64map_get(&slots, gone[k].parent, &p))
+            tscope__settle_below(s, p, gone[k].n, gone[k].self);
+        else
+            gone[kept++] = gone[k];
+    }
+    s->ndropped += kept;
     free(moved);
-    free(order);
     free(first);
     tscope__u64map_free(&slots);
     s->cut_off += n0 - n;
-    s->ninst = n;
-    s->inst_saved = saved;
     for (uint32_t d = (uint32_t)limit + 1; d < nd; d++)
         s->inst_at_depth[d] = 0;
     s->inst_limit = limit;
