@@ -255,33 +255,28 @@ void tscope__settle_try_resolve(struct tscope__store *s, uint32_t slot)
     resolve_waiters(s, slot);
 }
 
+int tscope__inst_type_wanted(const struct tscope__config *c, uint16_t type)
+{
+    char name[TSCOPE__NAME_MAX + 1];
+    if (tscope__names_get(&tscope__types, type, name, sizeof name) == 0)
+        for (int i = 0; i < c->filter_ntypes; i++)
+            if (strcmp(name, c->filter_types[i]) == 0)
+                return 1;
+    return 0;
+}
+
 /* Verdict of the instance filters for a task (type, flags, depth, sample). */
 static int instance_wanted(struct tscope__store *s, const struct tscope__task *t)
 {
     const struct tscope__config *c = &s->cfg;
     if (c->filter_ntypes) {
         struct tscope__type_acc *ta = &s->types[t->type];
-        if (ta->filter == 0) {
-            char name[TSCOPE__NAME_MAX + 1];
-            ta->filter = -1;
-            if (tscope__names_get(&tscope__types, t->type, name, sizeof name) == 0)
-                for (int i = 0; i < c->filter_ntypes; i++)
-                    if (strcmp(name, c->filter_types[i]) == 0)
-                        ta->filter = 1;
-        }
+        if (ta->filter == 0)
+            ta->filter = tscope__inst_type_wanted(c, t->type) ? 1 : -1;
         if (ta->filter < 0)
             return 0;
     }
-    if (c->filter_flags && !(t->flags & c->filter_flags))
-        return 0;
-    if (t->depth < c->filter_depth_min || t->depth > c->filter_depth_max)
-        return 0;
-    if (c->instance_sample < 1.0) {
-        double u = (double)(tscope__mix64(t->id) >> 11) * (1.0 / 9007199254740992.0);
-        if (u >= c->instance_sample)
-            return 0;
-    }
-    return 1;
+    return tscope__inst_rest_wanted(c, t->id, t->flags, t->depth);
 }
 
 void tscope__settle_below(struct tscope__store *s, uint32_t p, uint64_t n, uint64_t self)

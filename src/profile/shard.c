@@ -835,27 +835,13 @@ static int wanted(const struct tscope_task *t)
     if (c->filter_ntypes) {
         uint8_t v = atomic_load_explicit(&sh.verdict[t->type], memory_order_relaxed);
         if (!v) {
-            char name[TSCOPE__NAME_MAX + 1];
-            v = 2;
-            if (tscope__names_get(&tscope__types, t->type, name, sizeof name) == 0)
-                for (int i = 0; i < c->filter_ntypes; i++)
-                    if (strcmp(name, c->filter_types[i]) == 0)
-                        v = 1;
+            v = tscope__inst_type_wanted(c, t->type) ? 1 : 2;
             atomic_store_explicit(&sh.verdict[t->type], v, memory_order_relaxed);
         }
         if (v != 1)
             return 0;
     }
-    if (c->filter_flags && !(t->flags & c->filter_flags))
-        return 0;
-    if (t->depth < c->filter_depth_min || t->depth > c->filter_depth_max)
-        return 0;
-    if (c->instance_sample < 1.0) {
-        double u = (double)(tscope__mix64(t->id) >> 11) * (1.0 / 9007199254740992.0);
-        if (u >= c->instance_sample)
-            return 0;
-    }
-    return 1;
+    return tscope__inst_rest_wanted(c, t->id, t->flags, t->depth);
 }
 
 /* A task that will not enter the instance graph: counted in its nearest

@@ -441,6 +441,25 @@ static inline int tscope__inst_capped(const struct tscope__store *s, uint16_t td
     return tdepth > s->inst_limit || (s->ninst >= s->cfg.instance_cap && tdepth >= s->inst_deepest);
 }
 
+/* The instance filters' verdict on a task type by its name (the type list;
+ * callers keep the answer per type). */
+int tscope__inst_type_wanted(const struct tscope__config *c, uint16_t type);
+/* ... and on the rest of a task: its flags, depth and id (the sample). */
+static inline int tscope__inst_rest_wanted(const struct tscope__config *c, uint64_t id,
+                                           uint8_t flags, uint16_t depth)
+{
+    if (c->filter_flags && !(flags & c->filter_flags))
+        return 0;
+    if (depth < c->filter_depth_min || depth > c->filter_depth_max)
+        return 0;
+    if (c->instance_sample < 1.0) {
+        double u = (double)(tscope__mix64(id) >> 11) * (1.0 / 9007199254740992.0);
+        if (u >= c->instance_sample)
+            return 0;
+    }
+    return 1;
+}
+
 /* 1 if any instance filter is set (TASKSCOPE_INSTANCE_TYPES, ...). */
 static inline int tscope__inst_filtered(const struct tscope__store *s)
 {
