@@ -3,10 +3,12 @@
  * With TASKSCOPE_AGGREGATE=thread and the ring path on, each event goes to
  * the calling thread's shard (shard.c): the thread aggregates the task
  * itself, and its ring gets the event only as a shadow record (record.h)
- * when the trace, a tool or a triggered policy wants that kind.  Otherwise a handle is a record
- * that carries the task's id and type, and each event is the id-based event of events.c.  The
- * choice is made once per run (tscope_init), so a handle never changes path while it lives.  The
- * task debugger's gate sees each begin (and, while armed, each create) with its type on both paths.
+ * when the trace, a tool or a triggered policy wants that kind.  Otherwise
+ * a handle is a record that carries the task's id and type, and each event
+ * is the id-based event of events.c.  The choice is made once per run
+ * (tscope_init), so a handle never changes path while it lives.  The task
+ * debugger's gate sees each begin (and, while armed, each create) with its
+ * type on both paths.
  */
 #include "core/clock.h"
 #include "core/core.h"
