@@ -20,7 +20,8 @@
  *               (ts: end)  EXT 1: ts create, id begin, arg self, type tree depth, prio state,
  *                                 flags 1: some task counts below it
  *                          EXT 2: ts running, id nearest eligible ancestor, arg thread<<32|yields
- *   BELOW       ancestor  tasks          -        -      -         1: cut off  (ts: their self ticks)
+ *   BELOW       ancestor  tasks          -        -      -         1: cut off
+ *               (ts: their self ticks)
  *
  * A DEP_LOCAL's types are 0 unless the runtime gave them (tscope_dep_local_typed).
  * INSTANCE and BELOW come from threads that aggregate their own tasks
