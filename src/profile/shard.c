@@ -1281,6 +1281,17 @@ static void fold_points(struct tscope__store *st, struct tscope__shard *s)
     ST(sh.pt_threshold, st->tl.threshold);
 }
 
+#define PREFETCH_AHEAD 8 /* entries */
+
+/* Starts loading a shard's entry (and the fold's copy of it) into the cache. */
+static inline void prefetch_entry(const void *e, size_t size, const void *copy)
+{
+    for (size_t off = 0; e && off < size; off += 64)
+        __builtin_prefetch((const char *)e + off);
+    for (size_t off = 0; off < size; off += 64)
+        __builtin_prefetch((const char *)copy + off, 1);
+}
+
 static void fold_one(struct tscope__store *st, struct tscope__shard *s)
 {
     struct folded *f = FOLD(s);
@@ -1289,6 +1300,9 @@ static void fold_one(struct tscope__store *st, struct tscope__shard *s)
         return;
     for (uint32_t i = 0; i < hi; i++) {
         struct stype *e = chunk_peek(&s->types, i, sizeof *e), now;
+        if (i + PREFETCH_AHEAD < hi) /* the entries are read once each: start the misses early */
+            prefetch_entry(chunk_peek(&s->types, i + PREFETCH_AHEAD, sizeof *e), sizeof *e,
+                           &f->types[i + PREFETCH_AHEAD]);
         if (!e || !read_entry((const uint64_t *)e, (uint64_t *)&now, WORDS(now)) ||
             now.ver == f->types[i].ver || tscope__store_grow_types(st, i))
             continue;
@@ -1318,6 +1332,9 @@ static void fold_one(struct tscope__store *st, struct tscope__shard *s)
         return;
     for (uint32_t i = 0; i < hi && i < st->nnodes; i++) {
         struct snode *e = chunk_peek(&s->nodes, i, sizeof *e), now;
+        if (i + PREFETCH_AHEAD < hi && i + PREFETCH_AHEAD < f->nnodes)
+            prefetch_entry(chunk_peek(&s->nodes, i + PREFETCH_AHEAD, sizeof *e), sizeof *e,
+                           &f->nodes[i + PREFETCH_AHEAD]);
         if (!e || !read_entry((const uint64_t *)e, (uint64_t *)&now, WORDS(now)) ||
             now.ver == f->nodes[i].ver)
             continue;
