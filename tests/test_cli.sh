@@ -323,6 +323,11 @@ echo "-- SIGKILL mid-run, nothing drained yet: every task recovered from the rin
 # the journal holds a few round ends at most: the 400,001 records can only
 # come from the rings
 kill9_run kill9r 100000 4096 TASKSCOPE_PERIOD_MS=10000 TASKSCOPE_RING_SIZE=1048576
+echo "-- SIGKILL with the smallest ring (TASKSCOPE_RING_SIZE=64): every thread's slot in the file"
+# 64 records are 2 KiB: each slot's place in the slots file is still a whole
+# number of pages, or mapping slot 1 and up fails (and SIGKILL loses its ring)
+kill9_run kill9small 20000 100000000 TASKSCOPE_RING_SIZE=64
+! grep -q "cannot map thread slot" "$tmp/kill9small.err" || fail "kill9small: $(cat "$tmp/kill9small.err")"
 
 echo "-- SIGKILL with TASKSCOPE_AGGREGATE=thread: every task recovered from the shards file"
 # no checkpoint after the start: the tasks can only come from the threads'

@@ -531,8 +531,14 @@ int tscope__journal_start(const char *dir, uint64_t ring_records, int size_chose
     snprintf(J.base, sizeof J.base, "%s/.taskscope-%ld", dir, (long)getpid());
     J.ring_records = ring_records;
     J.big_records = size_chosen || ring_records > BIG_RING ? ring_records : BIG_RING;
-    J.ring_offset = (sizeof(struct tscope__thread) + 4095) / 4096 * 4096;
-    J.region_bytes = J.ring_offset + J.big_records * sizeof(struct tscope__rec);
+    /* each slot is mapped on its own: its offset in the file must be a
+     * multiple of the page size, whatever the ring size (TASKSCOPE_RING_SIZE
+     * goes down to 64 records, 2 KiB) */
+    long page = sysconf(_SC_PAGESIZE);
+    uint64_t pg = page > 0 ? (uint64_t)page : 4096;
+    J.ring_offset = (sizeof(struct tscope__thread) + pg - 1) / pg * pg;
+    J.region_bytes =
+        (J.ring_offset + J.big_records * sizeof(struct tscope__rec) + pg - 1) / pg * pg;
     J.generation = 1;
     J.off = 0;
     J.journaled = 0;
