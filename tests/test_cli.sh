@@ -207,19 +207,24 @@ if command -v gnuplot >/dev/null; then
     "$tmp/fsize.err" || fail "fsize: picture message: $(cat "$tmp/fsize.err")"
 fi
 
-# Starts `taskscope run -- endings MODE` in the background and waits until the
-# program printed "ready"; sets tspid.
-start_endings() { # mode, dir
+# Starts `taskscope run -- endings MODE ARG...` in the background, its outputs in
+# $tmp/DIR (stdout and stderr in $tmp/DIR.out and .err, a slash in DIR as a dash),
+# and waits until the program printed "ready"; sets tspid and prog (the program).
+start_endings() { # mode, dir, arg...
+  local mode=$1 dir=$2 log="$tmp/${2//\//-}"
+  shift 2
   # background commands of a script start with SIGINT and SIGQUIT ignored:
   # back to the default, as for a command started from a terminal
-  env --default-signal=INT,QUIT "$ts" run --no-summary -o "$tmp/$2" -- "$endings" "$1" \
-    >"$tmp/$2.out" 2>"$tmp/$2.err" &
+  env --default-signal=INT,QUIT "$ts" run --no-summary -o "$tmp/$dir" -- "$endings" "$mode" "$@" \
+    >"$log.out" 2>"$log.err" &
   tspid=$!
-  for _ in $(seq 200); do
-    grep -q ready "$tmp/$2.out" 2>/dev/null && return 0
+  for _ in $(seq 400); do
+    grep -q ready "$log.out" 2>/dev/null && break
     sleep 0.05
   done
-  fail "endings $1 never got ready"
+  grep -q ready "$log.out" || fail "endings $mode never got ready: $(cat "$log.err")"
+  prog=$(pgrep -P "$tspid" endings || true)
+  [ -n "$prog" ] || fail "$dir: program pid not found: $(cat "$log.err")"
 }
 
 # Waits (at most 20 s) for the background taskscope run; sets status.
@@ -250,8 +255,6 @@ grep -q "\"name\":\"tick\",\"created\":$n,\"calls\":$n" "$tmp/term/profile.json"
 
 echo "-- SIGTERM to taskscope run ends a program without a handler: 128+15, no orphan, outputs"
 start_endings hang hang
-prog=$(pgrep -P "$tspid" endings || true)
-[ -n "$prog" ] || fail "hang: program pid not found"
 kill -TERM "$tspid"
 wait_ts
 [ "$status" = 143 ] || fail "hang: status $status"
@@ -263,7 +266,6 @@ grep -q '"name":"tick","created":3,"calls":3' "$tmp/hang/profile.json" \
 
 echo "-- SIGINT to the program itself (as Ctrl-C sends it): 128+2, outputs"
 start_endings hang int
-prog=$(pgrep -P "$tspid" endings || true)
 kill -INT "$prog"
 wait_ts
 [ "$status" = 130 ] || fail "int: status $status: $(cat "$tmp/int.err")"
@@ -272,7 +274,6 @@ grep -q '"name":"tick","created":3,"calls":3' "$tmp/int/profile.json" \
 
 echo "-- SIGKILL without checkpoints: nothing can be written; the launcher says so"
 TASKSCOPE_CHECKPOINT_MS=0 start_endings hang kill9
-prog=$(pgrep -P "$tspid" endings || true)
 kill -KILL "$prog"
 wait_ts
 [ "$status" = 137 ] || fail "kill9: status $status"
@@ -300,16 +301,8 @@ kill9_check() { # name, N: N tasks per type, one more begun on the main thread
 kill9_run() { # name, N, largest journal before the kill (bytes), environment...
   local name=$1 n=$2 most=$3
   shift 3
-  env "$@" "$ts" run --no-summary -o "$tmp/$name" -- "$endings" "${FLOOD:-flood}" "$n" \
-    >"$tmp/$name.out" 2>"$tmp/$name.err" &
-  tspid=$!
-  for _ in $(seq 400); do
-    grep -q ready "$tmp/$name.out" 2>/dev/null && break
-    sleep 0.05
-  done
-  grep -q ready "$tmp/$name.out" || fail "$name: endings never got ready: $(cat "$tmp/$name.err")"
-  prog=$(pgrep -P "$tspid" endings || true)
-  [ -n "$prog" ] || fail "$name: program pid not found"
+  [ $# -eq 0 ] || local -x "$@" # the environment of this run only
+  start_endings "${FLOOD:-flood}" "$name" "$n"
   journal=$(find "$tmp/$name" -name ".taskscope-$prog.journal-*" -printf '%s\n' | head -1)
   [ -n "$journal" ] && [ "$journal" -le "$most" ] || fail "$name: journal of '$journal' bytes"
   kill -KILL "$prog"
@@ -344,15 +337,7 @@ echo "-- a damaged shards file: the rest is rebuilt, nothing read past it, no co
 # the launcher killed first, then the program: its folder keeps the crash journal,
 # which `taskscope merge` rebuilds; 64 KB of garbage over the first shard blocks
 mkdir "$tmp/dmg"
-TASKSCOPE_CHECKPOINT_MS=100000 "$ts" run --no-summary -o "$tmp/dmg/rank-0" -- "$endings" flood_h 50000 \
-  >"$tmp/dmg.out" 2>"$tmp/dmg.err" &
-tspid=$!
-for _ in $(seq 400); do
-  grep -q ready "$tmp/dmg.out" 2>/dev/null && break
-  sleep 0.05
-done
-prog=$(pgrep -P "$tspid" endings || true)
-[ -n "$prog" ] || fail "dmg: program pid not found: $(cat "$tmp/dmg.err")"
+TASKSCOPE_CHECKPOINT_MS=100000 start_endings flood_h dmg/rank-0 50000
 kill -KILL "$tspid"
 wait "$tspid" 2>/dev/null || true
 kill -KILL "$prog"
@@ -443,14 +428,7 @@ jq -e '(.tasks | length) == .totals.instances and .totals.instances <= 1000 and 
   || fail "kill9c: instances: $(jq -c .totals "$tmp/kill9c/profile.json")"
 
 echo "-- SIGKILL with 80 threads alive: slots past the journal's 64 large rings recovered too"
-"$ts" run --no-summary -o "$tmp/kill9m" -- "$endings" flood 2000 80 >"$tmp/kill9m.out" 2>"$tmp/kill9m.err" &
-tspid=$!
-for _ in $(seq 400); do
-  grep -q ready "$tmp/kill9m.out" 2>/dev/null && break
-  sleep 0.05
-done
-prog=$(pgrep -P "$tspid" endings || true)
-[ -n "$prog" ] || fail "kill9m: program pid not found: $(cat "$tmp/kill9m.err")"
+start_endings flood kill9m 2000 80
 kill -KILL "$prog"
 wait_ts
 [ "$status" = 137 ] || fail "kill9m: status $status"
@@ -462,7 +440,6 @@ grep -q "^2,work,160000,160000,0,0,0,80," "$tmp/kill9m/types.csv" \
 echo "-- SIGKILL after checkpoints: the saved state holds the tasks"
 TASKSCOPE_CHECKPOINT_MS=20 start_endings hang ckpt
 sleep 0.3 # the 3 tasks ran before "ready": in the state saved from now on
-prog=$(pgrep -P "$tspid" endings || true)
 kill -KILL "$prog"
 wait_ts
 [ "$status" = 137 ] || fail "ckpt: status $status"

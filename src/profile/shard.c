@@ -1548,6 +1548,20 @@ void tscope__shards_free(void)
     pthread_mutex_unlock(&sh.lock);
 }
 
+/* What the shards take from their store: its timeline's origin and sample
+ * threshold, the instance graph's limit, cap and filters. */
+static void take_store(struct tscope__store *st)
+{
+    sh.store = st;
+    sh.origin = st->tl.origin;
+    ST(sh.pt_threshold, st->tl.threshold);
+    tscope__shards_set_limit(st);
+    sh.instances = st->cfg.instance_cap > 0;
+    sh.filtered = tscope__inst_filtered(st);
+    for (uint32_t i = 0; i <= TSCOPE__MAX_IDS; i++)
+        atomic_store_explicit(&sh.verdict[i], 0, memory_order_relaxed);
+}
+
 void tscope__shards_reset(struct tscope__store *st)
 {
     tscope__shards_free();
@@ -1556,15 +1570,8 @@ void tscope__shards_reset(struct tscope__store *st)
     if (!tscope__u64map_init(&sh.set_map, 64) &&
         !tscope__grow(&sh.sets, &sh.cap_sets, 0, sizeof *sh.sets))
         sh.nsets = 1;
-    sh.store = st;
     ST(tscope__shards_gen, LD(tscope__shards_gen) + 1);
-    sh.origin = st->tl.origin;
-    ST(sh.pt_threshold, st->tl.threshold);
-    tscope__shards_set_limit(st);
-    sh.instances = st->cfg.instance_cap > 0;
-    sh.filtered = tscope__inst_filtered(st);
-    for (uint32_t i = 0; i <= TSCOPE__MAX_IDS; i++)
-        atomic_store_explicit(&sh.verdict[i], 0, memory_order_relaxed);
+    take_store(st);
     if (!sh.emit)
         sh.emit = tscope__emit_records;
     pthread_mutex_unlock(&sh.lock);
@@ -1918,14 +1925,7 @@ uint32_t tscope__shards_recover(struct tscope__store *st, uint64_t end)
 {
     if (!rec.map)
         return 0;
-    sh.store = st;
-    sh.origin = st->tl.origin;
-    sh.pt_threshold = st->tl.threshold;
-    sh.instances = st->cfg.instance_cap > 0;
-    sh.filtered = tscope__inst_filtered(st);
-    for (uint32_t i = 0; i <= TSCOPE__MAX_IDS; i++)
-        atomic_store_explicit(&sh.verdict[i], 0, memory_order_relaxed);
-    tscope__shards_set_limit(st);
+    take_store(st);
     recovering = 1;
     sh.rchunks_now = sh.nrchunks;
     each_block(take_shard, NULL);

@@ -273,8 +273,6 @@ static void on_instance(struct tscope__store *s, const struct tscope__rec *r,
 void tscope__store_apply(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r,
                          const struct tscope__rec *ext)
 {
-    if (tscope__rec_shadow(r)) /* the shard has it: for the trace, tools and policies */
-        return;
     if (s->leaves.acc.n)
         tscope__store_flush_leaves(s);
     if (r->kind == TSCOPE__REC_INSTANCE || r->kind == TSCOPE__REC_BELOW) {

@@ -331,7 +331,8 @@ struct tscope__store *tscope__store_new(const struct tscope__config *cfg, uint64
 void tscope__store_free(struct tscope__store *s);
 
 /* Applies one record (and its EXT record, if the kind has one) produced by
- * thread `thread` at r->ts.  Lock held. */
+ * thread `thread` at r->ts.  Lock held.  Never a shadow (record.h): the
+ * ring drain, where they arrive, skips them (drain.c). */
 void tscope__store_apply(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r,
                          const struct tscope__rec *ext);
 /* Tells the threads that aggregate their own tasks (shard.c) which tree
