@@ -12,6 +12,9 @@
  * the message buffer always holds one line for this call (never an empty or
  * an earlier call's message).
  * Uses Debian's libjansson; without it the reader says so. */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +23,30 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+
+/* Here, not in leftovers.c, because every reader of profiles (and its
+ * fuzz target) needs it to say why a folder has no profile. */
+long tscope_cli_left_behind(const char *dir, int *running)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    long found = 0;
+    *running = 0;
+    while (d && (e = readdir(d))) {
+        long pid;
+        char rest[32];
+        if (sscanf(e->d_name, ".taskscope-%ld.%31s", &pid, rest) == 2 &&
+            strcmp(rest, "running") == 0) {
+            found = pid;
+            /* EPERM: it exists */
+            if ((*running = kill((pid_t)pid, 0) == 0 || errno == EPERM) != 0)
+                break;
+        }
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
 
 #ifndef TSCOPE_HAVE_JANSSON
 
@@ -617,6 +644,22 @@ struct tscope__profile *tscope_cli_profile_read(const char *path, char *err, siz
             file = global;
         } else
             free(global);
+    }
+    int running;
+    long pid = dir && stat(file, &st) != 0 ? tscope_cli_left_behind(path, &running) : 0;
+    if (pid) { /* what a program that died left: not a profile yet */
+        if (running)
+            snprintf(err, errlen,
+                     "%s has no profile.json yet: its program (pid %ld) still runs; taskscope top "
+                     "%ld shows it",
+                     path, pid, pid);
+        else
+            snprintf(err, errlen,
+                     "%s has no profile.json: its program (pid %ld) died without writing it and "
+                     "nobody rebuilt it; taskscope recover %s does",
+                     path, pid, path);
+        free(file);
+        return NULL;
     }
     struct reader r = {file, err, errlen, 0, 0};
     struct tscope__profile *p = NULL;

@@ -332,6 +332,22 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
         free(rp.seen);
         return fail(why, whylen, "cannot recover %s: %s", base, "out of memory");
     }
+    /* a batch system may wipe /dev/shm after killing a job: the folder's
+     * links then name nothing, and what they held is lost */
+    static const char *const mapped[] = {"slots", "shards"};
+    for (int i = 0; i < 2; i++) {
+        char target[PATH_MAX];
+        struct stat lst;
+        snprintf(path, sizeof path, "%s.%s", base, mapped[i]);
+        ssize_t len = readlink(path, target, sizeof target - 1);
+        if (len > 0 && (target[len] = 0, stat(target, &lst) != 0))
+            fprintf(stderr,
+                    "taskscope: warning: %s is gone (/dev/shm was emptied?): what the %s held "
+                    "after the last checkpoint (as of %.3f s) is lost\n",
+                    target, i ? "threads' shards" : "rings",
+                    (double)(st.ticks > s->origin ? st.ticks - s->origin : 0) * st.ns_per_tick /
+                        1e9);
+    }
     /* the threads' own shards (TASKSCOPE_AGGREGATE=thread): their tree
      * paths first, numbered as the process numbered them */
     snprintf(path, sizeof path, "%s.shards", base);
@@ -401,8 +417,10 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
     }
     int rc = p->program ? tscope__output_write_files(outdir, cfg->outputs, 0, p, NULL, 0) : -1;
     tscope__profile_free(p);
-    if (rc)
-        return fail(why, whylen, "cannot write the recovered outputs to %s%s", outdir, "");
+    if (rc) {
+        fail(why, whylen, "cannot write the recovered outputs to %s%s", outdir, "");
+        return -2; /* what the journal holds is whole: kept for another try */
+    }
     return 0;
 }
 
@@ -464,11 +482,21 @@ int tscope_cli_take_markers(const char *outdir, long prog_pid, int sig, uint64_t
     }
     if (chosen) {
         char why[PATH_MAX + 200];
-        if (tscope_cli_recover(outdir, chosen, sig, died_ns, summary, as_of, why, sizeof why) == 0)
+        int rc = tscope_cli_recover(outdir, chosen, sig, died_ns, summary, as_of, why, sizeof why);
+        if (rc == 0)
             *recovered = 1;
+        else if (rc == -2)
+            fprintf(stderr,
+                    "taskscope: %s; what process %ld left stays in %s (.taskscope-%ld.*): "
+                    "'taskscope recover %s' tries again\n",
+                    why, chosen, outdir, chosen, outdir);
         else
             fprintf(stderr, "taskscope: %s\n", why);
         tscope_cli_recover_release();
+        if (rc == -2) { /* never the only copy */
+            closedir(d);
+            return n;
+        }
     }
     rewinddir(d);
     char path[PATH_MAX + 300];

@@ -142,8 +142,9 @@ static int wait_program(pid_t pid, const sigset_t *set)
 }
 
 static void say_end(const char *prog, int status, int unfinished, int recovered, double as_of,
-                    int wrote)
+                    int wrote, int left)
 {
+    const char *lost = left ? "; what it measured stays (see above)" : "; what it measured is lost";
     if (recovered) {
         char how[96], when[64] = "";
         if (WIFSIGNALED(status))
@@ -161,13 +162,15 @@ static void say_end(const char *prog, int status, int unfinished, int recovered,
     } else if (WIFSIGNALED(status))
         fprintf(stderr, "taskscope: %s was killed by signal %d (%s)%s\n", prog, WTERMSIG(status),
                 strsignal(WTERMSIG(status)),
-                unfinished ? "; what it measured is lost (taskscope writes its outputs at exit)"
-                           : "");
+                !unfinished ? ""
+                : left      ? lost
+                            : "; what it measured is lost (taskscope writes its outputs at exit)");
     else if (unfinished)
         fprintf(stderr,
                 "taskscope: %s exited (status %d) without finalizing measurement (_exit() or "
-                "an exit that skipped the atexit handlers); what it measured is lost%s\n",
-                prog, WEXITSTATUS(status), wrote ? " but for the outputs listed below" : "");
+                "an exit that skipped the atexit handlers)%s%s\n",
+                prog, WEXITSTATUS(status), lost,
+                wrote && !left ? " but for the outputs listed below" : "");
 }
 
 int tscope_cli_run(int argc, char **argv)
@@ -336,6 +339,8 @@ int tscope_cli_run(int argc, char **argv)
     setenv("TASKSCOPE_OUTPUT_DIR", outdir, 1);
     setenv("TASKSCOPE_OUTPUT_DIR_PREPARED", outdir, 1);
     setenv("TASKSCOPE_SUMMARY", summary ? "1" : "0", 1);
+    if (!quiet)
+        tscope_cli_report_stale(outdir); /* what killed runs left, once their launcher died too */
     char tmpdir[PATH_MAX];
     tscope_launch_prepare(&launch, adapter, prog, tmpdir, sizeof tmpdir);
     /* gnuplot loads while the program runs, then draws all the pictures
@@ -382,7 +387,9 @@ int tscope_cli_run(int argc, char **argv)
         tscope_cli_take_markers(outdir, pid, WIFSIGNALED(status) ? WTERMSIG(status) : 0, died_ns,
                                 stderr, &recovered, &as_of);
     int wrote = rmdir(outdir) != 0; /* only succeeds when empty */
-    say_end(prog, status, unfinished, recovered, as_of, wrote);
+    int still;
+    say_end(prog, status, unfinished, recovered, as_of, wrote,
+            tscope_cli_left_behind(outdir, &still) != 0);
     if (!wrote && !unfinished && !WIFSIGNALED(status) && code != 127) {
         const char *outputs = getenv("TASKSCOPE_OUTPUTS");
         if (outputs && strcmp(outputs, "none") == 0)

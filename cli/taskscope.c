@@ -20,6 +20,10 @@ static void usage(FILE *f)
             "  diff [options] A B                compare two saved profiles per task type\n"
             "  merge [options] FOLDER...         the global view of an MPI job from its ranks'\n"
             "                                    folders\n"
+            "  top PID|FOLDER                    a running program's profile, read from outside,\n"
+            "                                    refreshed every second\n"
+            "  recover [FOLDER...]               the outputs of programs that died with no one to\n"
+            "                                    write them (their launcher was killed too)\n"
             "  convert TRACE --to FORMAT         a trace for other tools: Chrome/Perfetto,\n"
             "                                    OTF2, Paraver, a timeline picture\n"
             "  model [options] FILE...           performance models (Extra-P inputs or labelled\n"
@@ -73,6 +77,10 @@ int main(int argc, char **argv)
         return tscope_cli_diff(argc - 1, argv + 1);
     if (strcmp(cmd, "merge") == 0)
         return tscope_cli_merge(argc - 1, argv + 1);
+    if (strcmp(cmd, "top") == 0)
+        return tscope_cli_top(argc - 1, argv + 1);
+    if (strcmp(cmd, "recover") == 0)
+        return tscope_cli_recover_cmd(argc - 1, argv + 1);
     if (strcmp(cmd, "convert") == 0)
         return tscope_cli_convert(argc - 1, argv + 1);
     if (strcmp(cmd, "model") == 0)

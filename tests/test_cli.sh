@@ -352,6 +352,58 @@ jq -e '[.types[] | select(.name == "tick" or .name == "work")] as $t |
   || fail "dmg: counts: $(jq -c '[.types[] | {name, created, calls}]' "$tmp/dmg/rank-0/profile.json")"
 rm -f "$shfile"
 
+echo "-- taskscope top: a running program's profile, read from outside"
+start_endings flood_h top1 5000
+# the type's line: self%, self s, calls, tasks/s, running, name
+top_line() { # file, type -> "calls running"
+  awk -v t="$2" '$NF == t && $1 ~ /%$/ { print $3, $(NF - 1) }' "$1"
+}
+"$ts" top -n 1 "$prog" >"$tmp/top1.pid" 2>"$tmp/top1.pid.err" || fail "top pid: $(cat "$tmp/top1.pid.err")"
+[ "$(top_line "$tmp/top1.pid" tick)" = "5000 1" ] || fail "top pid: tick: $(cat "$tmp/top1.pid")"
+[ "$(top_line "$tmp/top1.pid" work)" = "5000 0" ] || fail "top pid: work: $(cat "$tmp/top1.pid")"
+grep -q "^taskscope top: endings (pid $prog, rank 0), running [0-9.]* s: 10.0 k tasks" "$tmp/top1.pid" \
+  || fail "top pid: head: $(head -2 "$tmp/top1.pid")"
+! grep -q "$(printf '\033')" "$tmp/top1.pid" || fail "top pid: escape codes in plain text"
+# the launcher's pid finds the program; two looks, the folder's mapping
+"$ts" top -n 2 -d 0.1 "$tspid" >"$tmp/top1.run" 2>&1 || fail "top launcher: $(cat "$tmp/top1.run")"
+[ "$(grep -c '^taskscope top: endings' "$tmp/top1.run")" = 2 ] || fail "top -n 2: $(cat "$tmp/top1.run")"
+"$ts" top -n 1 "$tmp/top1" >"$tmp/top1.dir" 2>&1 || fail "top folder: $(cat "$tmp/top1.dir")"
+[ "$(top_line "$tmp/top1.dir" work)" = "5000 0" ] || fail "top folder: work: $(cat "$tmp/top1.dir")"
+"$ts" report "$tmp/top1" >/dev/null 2>"$tmp/top1.rep" && fail "report of a running program's folder"
+grep -q "has no profile.json yet: its program (pid $prog) still runs; taskscope top $prog shows it" \
+  "$tmp/top1.rep" || fail "report while it runs: $(cat "$tmp/top1.rep")"
+echo "-- the launcher killed, then the program: top reads the dead one, report points to recover, recover rebuilds"
+kill -KILL "$tspid"
+wait "$tspid" 2>/dev/null || true
+kill -KILL "$prog"
+for _ in $(seq 100); do kill -0 "$prog" 2>/dev/null || break; sleep 0.05; done
+"$ts" top -n 1 "$tmp/top1" >"$tmp/top1.dead" 2>&1 || fail "top dead: $(cat "$tmp/top1.dead")"
+grep -q "^taskscope top: endings (pid $prog, rank 0), ended without its outputs: 10.0 k tasks" \
+  "$tmp/top1.dead" || fail "top dead: head: $(cat "$tmp/top1.dead")"
+[ "$(top_line "$tmp/top1.dead" tick)" = "5000 1" ] || fail "top dead: tick: $(cat "$tmp/top1.dead")"
+"$ts" report "$tmp/top1" >/dev/null 2>"$tmp/top1.rep" && fail "report of a dead program's folder"
+grep -q "has no profile.json: its program (pid $prog) died without writing it and nobody rebuilt it; taskscope recover $tmp/top1 does" \
+  "$tmp/top1.rep" || fail "report after the kill: $(cat "$tmp/top1.rep")"
+"$ts" run -o "$tmp/stalerun" -- true 2>"$tmp/stale.err" >/dev/null
+grep -q "taskscope: note: $tmp/top1 holds what process $prog left when it died with its launcher ([0-9.]* MB in /dev/shm): taskscope recover $tmp/top1" \
+  "$tmp/stale.err" || fail "run: stale mapping: $(cat "$tmp/stale.err")"
+# writing the recovered outputs fails (a file size limit): everything stays
+(ulimit -f 1; trap '' XFSZ; exec "$ts" recover -q "$tmp/top1") >"$tmp/top1.rec" 2>&1 \
+  && fail "recover under a file size limit succeeded: $(cat "$tmp/top1.rec")"
+grep -q "cannot write the recovered outputs to $tmp/top1; what process $prog left stays in $tmp/top1 (.taskscope-$prog.\*): 'taskscope recover $tmp/top1' tries again" \
+  "$tmp/top1.rec" || fail "recover, failing: $(cat "$tmp/top1.rec")"
+[ -e "$tmp/top1/.taskscope-$prog.running" ] && [ -n "$(ls /dev/shm/taskscope-"$prog"-* 2>/dev/null)" ] \
+  || fail "recover, failing: what was left was removed: $(ls -A "$tmp/top1")"
+"$ts" recover -q "$tmp/top1" >"$tmp/top1.rec" 2>&1 || fail "recover: $(cat "$tmp/top1.rec")"
+grep -q "^taskscope recover: $tmp/top1: the outputs of process $prog rebuilt" "$tmp/top1.rec" \
+  || fail "recover: message: $(cat "$tmp/top1.rec")"
+grep -q "^1,tick,5001,5000,0,0,1,1," "$tmp/top1/types.csv" || fail "recover: tick: $(cat "$tmp/top1/types.csv")"
+grep -q "^2,work,5000,5000,0,0,0,1," "$tmp/top1/types.csv" || fail "recover: work: $(cat "$tmp/top1/types.csv")"
+[ -z "$(ls -A "$tmp/top1" | grep '^\.')" ] || fail "recover: files left: $(ls -A "$tmp/top1")"
+[ -z "$(ls /dev/shm/taskscope-"$prog"-* 2>/dev/null)" ] || fail "recover: /dev/shm left"
+"$ts" recover "$tmp/top1" >"$tmp/top1.rec" 2>&1 || fail "recover again: $(cat "$tmp/top1.rec")"
+grep -q "nothing to recover" "$tmp/top1.rec" || fail "recover again: $(cat "$tmp/top1.rec")"
+
 echo "-- SIGKILL while tracing: the trace holds what was drained, says it was not closed, converts"
 kill9_run kill9t 100000 100000000 TASKSCOPE_TRACE=chrome
 grep -q '"trace_status":"not closed: the program was killed before finalizing"' \

@@ -42,6 +42,7 @@
 #include "journal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -69,6 +70,7 @@ extern char *program_invocation_short_name;
 static struct {
     _Atomic int on;
     char base[1100]; /* DIR/.taskscope-PID */
+    char dir[1024];  /* DIR */
     char shm[128];   /* the slots file in /dev/shm, or "" */
     int slots_fd;
     int fds[2];           /* the journal files; generation g writes fds[g & 1] */
@@ -98,6 +100,8 @@ static struct {
     uint64_t off;
     int warned;
 } A = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+
+static void shard_name(uint32_t table, uint32_t id, const char *name);
 
 static void path_of(char *out, size_t len, const char *what)
 {
@@ -236,6 +240,8 @@ static void name_added(const void *table, uint32_t id, const char *name)
     if (!atomic_load_explicit(&J.on, memory_order_relaxed))
         return;
     uint16_t t = table == &tscope__types ? 0 : table == &tscope__counters ? 1 : 2;
+    if (A.base)
+        shard_name(t, id, name);
     size_t len = strlen(name);
     struct tscope__jchunk h = {0, TSCOPE__J_NAME, t, id, (uint32_t)len, 0, tscope__clock_now()};
     errno = 0;
@@ -396,6 +402,8 @@ static void checkpoint(void)
     pthread_mutex_lock(&J.lock); /* name writers move it too */
     uint64_t off = J.off;
     pthread_mutex_unlock(&J.lock);
+    if (A.base) /* for the readers of the shards file alone (taskscope top) */
+        ((struct tscope__shfile *)A.base)->ns_per_tick = tscope__clock_ns_per_tick();
     if (now < J.next_ns && off < JOURNAL_MAX)
         return;
     rotate();
@@ -441,33 +449,55 @@ static void *slot_memory(uint32_t index, size_t thread_bytes, uint64_t *ring_rec
     return p;
 }
 
+/* A block of the shards file (A.lock held); NULL when it cannot grow. */
+static void *block(uint32_t kind, uint32_t owner, uint32_t index, size_t bytes)
+{
+    uint64_t at = A.off, len = (sizeof(struct tscope__shblock) + bytes + 63) & ~(uint64_t)63;
+    int err = A.fd < 0 ? EBADF : at + len > SHARDS_WINDOW ? ENOSPC : 0;
+    if (!err)
+        err = posix_fallocate(A.fd, (off_t)at, (off_t)len);
+    if (err) {
+        if (!A.warned++)
+            fprintf(stderr,
+                    "taskscope: warning: cannot grow %s.shards (%s); a SIGKILL would lose what "
+                    "threads aggregate in memory taken from now on\n",
+                    J.base, strerror(err));
+        return NULL;
+    }
+    struct tscope__shblock *b = (struct tscope__shblock *)(A.base + at);
+    b->kind = (uint16_t)kind;
+    b->owner = owner;
+    b->index = index;
+    b->bytes = bytes;
+    __atomic_store_n(&b->magic, TSCOPE__SHBLOCK_MAGIC, __ATOMIC_RELEASE);
+    A.off = at + len;
+    __atomic_store_n(&((struct tscope__shfile *)A.base)->used, A.off, __ATOMIC_RELEASE);
+    return b + 1;
+}
+
 static void *durable(uint32_t kind, uint32_t owner, uint32_t index, size_t bytes)
 {
     if (!atomic_load(&J.on))
         return NULL;
     pthread_mutex_lock(&A.lock);
-    void *p = NULL;
-    uint64_t at = A.off, len = (sizeof(struct tscope__shblock) + bytes + 63) & ~(uint64_t)63;
-    int err = A.fd < 0 ? EBADF : at + len > SHARDS_WINDOW ? ENOSPC : 0;
-    if (!err)
-        err = posix_fallocate(A.fd, (off_t)at, (off_t)len);
-    if (!err) {
-        struct tscope__shblock *b = (struct tscope__shblock *)(A.base + at);
-        b->kind = (uint16_t)kind;
-        b->owner = owner;
-        b->index = index;
-        b->bytes = bytes;
-        __atomic_store_n(&b->magic, TSCOPE__SHBLOCK_MAGIC, __ATOMIC_RELEASE);
-        A.off = at + len;
-        p = b + 1;
-    } else if (!A.warned++) {
-        fprintf(stderr,
-                "taskscope: warning: cannot grow %s.shards (%s); a SIGKILL would lose what "
-                "threads aggregate in memory taken from now on\n",
-                J.base, strerror(err));
-    }
+    void *p = block(kind, owner, index, bytes);
     pthread_mutex_unlock(&A.lock);
     return p;
+}
+
+/* A name in the shards file, for the readers that have only that file
+ * (taskscope top); name tables' lock held (name_added) or before events. */
+static void shard_name(uint32_t table, uint32_t id, const char *name)
+{
+    uint32_t len = (uint32_t)strlen(name);
+    pthread_mutex_lock(&A.lock);
+    struct tscope__shname *n = A.base ? block(TSCOPE__SHB_NAME, table, id, sizeof *n + len) : NULL;
+    if (n) {
+        memcpy(n->name, name, len);
+        n->len = len;
+        n->sum = tscope__shname_sum(table, id, name, len);
+    }
+    pthread_mutex_unlock(&A.lock);
 }
 
 static int durable_owns(const void *p)
@@ -502,10 +532,27 @@ static int shards_start(void)
     }
     A.base = m;
     struct tscope__shfile *h = m;
+    h->version = TSCOPE__SHFILE_VERSION;
     h->base = (uint64_t)(uintptr_t)m;
     h->window = SHARDS_WINDOW;
     h->pid = (int64_t)getpid();
+    h->rank = tscope__g.rank;
+    h->nranks = tscope__g.nranks;
+    h->origin = tscope__g.store ? tscope__g.store->origin : 0;
+    h->mono_ns = tscope__mono_ns();
+    snprintf(h->program, sizeof h->program, "%s", program_invocation_short_name);
+    snprintf(h->dir, sizeof h->dir, "%s", J.dir);
     memcpy(h->magic, TSCOPE__SHFILE_MAGIC, sizeof TSCOPE__SHFILE_MAGIC);
+    h->sum = tscope__shfile_sum(h);
+    h->ns_per_tick = tscope__clock_ns_per_tick();
+    h->used = A.off;
+    /* the names so far; later ones come through name_added */
+    struct tscope__names *tables[3] = {&tscope__types, &tscope__counters, &tscope__events};
+    char buf[TSCOPE__NAME_MAX + 1];
+    for (uint32_t t = 0; t < 3; t++)
+        for (uint32_t id = 1, n = tscope__names_count(tables[t]); id <= n; id++)
+            if (tscope__names_get(tables[t], id, buf, sizeof buf) == 0)
+                shard_name(t, id, buf);
     return 0;
 }
 
@@ -529,6 +576,11 @@ int tscope__journal_start(const char *dir, uint64_t ring_records, int size_chose
                           uint32_t checkpoint_ms)
 {
     snprintf(J.base, sizeof J.base, "%s/.taskscope-%ld", dir, (long)getpid());
+    char abs[PATH_MAX];
+    const char *d = realpath(dir, abs) ? abs : dir;
+    J.dir[0] = 0;
+    if (strlen(d) < sizeof J.dir) /* longer: the readers find the file by its pid only */
+        memcpy(J.dir, d, strlen(d) + 1);
     J.ring_records = ring_records;
     J.big_records = size_chosen || ring_records > BIG_RING ? ring_records : BIG_RING;
     /* each slot is mapped on its own: its offset in the file must be a

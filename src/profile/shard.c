@@ -37,6 +37,7 @@
 #include "core/thread_local.h"
 #include "grow.h"
 #include "shard.h"
+#include "shard_layout.h"
 #include "u64map.h"
 #include "taskscope/taskscope.h"
 
@@ -50,33 +51,6 @@
 #define ADD(x, v) ST(x, LD(x) + (v))
 
 /* ---- entries -------------------------------------------------------------- */
-
-/* acc.h's accumulator, with the 128-bit sum of squares in two words so
- * that each field is one relaxed atomic. */
-struct sacc {
-    uint64_t n, sum, min, max, sq_lo, sq_hi;
-};
-
-struct stype {
-    uint64_t ver;
-    uint64_t created, calls, yields, cancelled, unfinished, running_total, elapsed_total, seen;
-    struct sacc excl, incl, elapsed;
-};
-
-struct snode {
-    uint64_t ver;
-    uint64_t calls, excl, incl, elapsed;
-};
-
-/* The run's totals that no type holds (created, completed and cancelled are
- * the types' sums, taken by the fold). */
-struct stotals {
-    uint64_t ver;
-    uint64_t anomalies;
-    uint64_t live;   /* the fold's: created - ended - cancelled of the types it took */
-    uint64_t events; /* the events the shard took (the owner adds outside the version: one
-                        word, only growing) */
-};
 
 static inline void w_begin(uint64_t *ver)
 {
@@ -183,15 +157,6 @@ static int dgrow(void *arr, uint32_t *cap, uint64_t need, size_t elem, uint32_t 
 
 /* ---- chunked arrays: entries that never move ----------------------------- */
 
-#define CHUNK_BITS 8
-#define CHUNK (1u << CHUNK_BITS)
-#define DIR_MAX 16384 /* 4 M entries */
-
-struct chunks {
-    void *dir[DIR_MAX];   /* published with release, read with acquire */
-    uint32_t kind, owner; /* of their durable blocks */
-};
-
 /* Entry i of elem bytes, or NULL when its chunk does not exist (reader). */
 static void *chunk_peek(struct chunks *c, uint32_t i, size_t elem)
 {
@@ -226,28 +191,6 @@ static void chunks_free(struct chunks *c)
 
 /* ---- the shard ----------------------------------------------------------- */
 
-struct segment {
-    struct tscope_task *t;
-    uint16_t type;
-    uint16_t nested; /* a segment of its type is below it */
-    uint64_t start, excl_since, excl_acc;
-};
-
-#define NODE_CACHE 256
-#define SET_CACHE 128
-
-struct node_cache {
-    uint64_t key;
-    uint32_t node, edge;
-    uint8_t step;
-};
-
-struct set_cache {
-    uint64_t key;
-    uint32_t set;
-    uint8_t nested;
-};
-
 /* What the fold last took from a shard (the fold's own, under the store
  * lock): deltas are taken against it. */
 struct folded {
@@ -263,64 +206,6 @@ struct folded {
     uint32_t tl_ntype;
     uint64_t *tl_busy;
     uint64_t busy_count;
-};
-
-#define PTS 1024   /* duration sample points a shard holds until a fold takes them */
-#define TL_BLK 64u /* timeline bins per add counter */
-#define TL_NBLK (TSCOPE__TL_BINS / TL_BLK)
-/* Type t's add counter of block k in an array of cap types: block-major, so
- * that a fold of runs shorter than one block reads the types' counters
- * side by side. */
-#define TLC(a, cap, t, k) ((a)[(size_t)(k) * (cap) + (t)])
-_Static_assert(TSCOPE__TL_BINS % TL_BLK == 0, "timeline blocks must tile the bins");
-
-/* A block of the log of tree paths (durable): the registrations that made
- * a node or an edge, in order, for the recovery to make them again. */
-#define LOG_N 1022
-struct plog {
-    uint32_t n; /* entries written (release) */
-    uint32_t reserved;
-    struct {
-        uint32_t parent;
-        uint16_t ptype, type;
-    } e[LOG_N];
-};
-
-struct tscope__shard {
-    uint32_t index;
-    /* owner only */
-    struct segment *seg;
-    uint32_t n, cap;
-    uint32_t *open; /* open segments per type */
-    uint32_t nopen;
-    struct tscope_task *free;
-    uint32_t nfree;
-    struct node_cache nodes_cache[NODE_CACHE];
-    struct set_cache sets_cache[SET_CACHE];
-    /* owner writes, the fold reads */
-    struct chunks types, nodes, edges;
-    uint32_t hi_type, hi_node, hi_edge; /* 1 + the highest index written (relaxed) */
-    struct stotals totals;
-    uint32_t top; /* the type running on top + 1, 0: idle (tscope__shards_running) */
-    /* the timeline (timeline.h, this thread's part): the owner adds to the
-     * bins without a lock; arrays are made, and the bins widened, by the
-     * owner under the store lock, which every fold holds */
-    uint32_t tl_shift;
-    uint32_t tl_used;   /* 1 + the highest bin any add reached (a fold reads no further) */
-    uint64_t **tl_type; /* per type, TSCOPE__TL_BINS bins of self time */
-    uint64_t *tl_count; /* per type, TL_NBLK counters of adds so far, one per block of
-                           TL_BLK bins (TLC; a fold reads only the blocks that changed) */
-    uint32_t tl_ntype;
-    uint64_t *tl_busy; /* this thread's busy time */
-    uint64_t busy_count, busy_since;
-    struct tscope__tl_point pts[PTS]; /* duration sample, [pts_flushed, npts) not folded */
-    uint64_t npts, pts_flushed;
-    /* tasks left out of the instance graph, counted in their nearest
-     * ancestor that may be kept: consecutive ones with the same ancestor
-     * add up here, and go on as one BELOW record when it changes (read at
-     * retire and finalize, when the owner makes no more events) */
-    uint64_t below_anc, below_n, below_self;
-    uint32_t below_cut; /* those tasks are wanted by the instance filters: cut off by the cap */
 };
 
 /* What the fold took from each shard, by thread slot: in ordinary memory,
@@ -1809,9 +1694,10 @@ int tscope__shards_open(const char *path, const char **bad)
         return -1;
     }
     h = m;
-    if (memcmp(h->magic, TSCOPE__SHFILE_MAGIC, sizeof TSCOPE__SHFILE_MAGIC) != 0) {
+    if (memcmp(h->magic, TSCOPE__SHFILE_MAGIC, sizeof TSCOPE__SHFILE_MAGIC) != 0 ||
+        h->version != TSCOPE__SHFILE_VERSION || h->sum != tscope__shfile_sum(h)) {
         munmap(m, (size_t)stt.st_size);
-        *bad = "its header is corrupt";
+        *bad = "its header is damaged (magic, version or checksum)";
         return -1;
     }
     rec.map = m;

@@ -30,7 +30,9 @@
 #define TSCOPE_PROFILE_SHARD_H
 
 #include <stdint.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "store.h"
 
@@ -136,18 +138,53 @@ void tscope__shard_queued(uint32_t thread);
 
 /* ---- the shards file (the crash journal's, lifecycle/journal.h) ----------- */
 
-#define TSCOPE__SHFILE_MAGIC "taskscope-sh-1"
+#define TSCOPE__SHFILE_MAGIC "taskscope-sh-2"
+#define TSCOPE__SHFILE_VERSION 2
 #define TSCOPE__SHBLOCK_MAGIC 0x31485354u /* "TSH1" */
 
+/* A 32-bit FNV-1a checksum, continued from h (start: 2166136261u): the
+ * shards file's header and name blocks carry one (no entry does: the
+ * versions guard those). */
+static inline uint32_t tscope__sum32(uint32_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 16777619u;
+    return h;
+}
+#define TSCOPE__SUM32_START 2166136261u
+
 /* The shards file's first page.  Pointers inside the shards are the
- * process's own: a reader rebases them from `base`. */
+ * process's own: a reader rebases them from `base`.  Everything before
+ * `ns_per_tick` is written once, at the start, and covered by `sum`
+ * (computed with sum = 0); what follows changes while the process runs. */
 struct tscope__shfile {
     char magic[16];
+    uint32_t version; /* TSCOPE__SHFILE_VERSION */
+    uint32_t sum;
     uint64_t base;   /* the address the process mapped the file at */
     uint64_t window; /* the bytes of address space it reserved there */
     int64_t pid;
+    int32_t rank, nranks;
+    uint64_t origin;  /* the clock's ticks at the profile's time zero */
+    uint64_t mono_ns; /* CLOCK_MONOTONIC at tscope_init */
+    char program[256];
+    char dir[1024]; /* the output folder */
+    /* live: the clock's latest factor (the consumer refines it), the end
+     * of the blocks appended so far (release store after each block) */
+    double ns_per_tick;
+    uint64_t used;
 };
+/* The checksum of a header (its `sum` taken as 0). */
+static inline uint32_t tscope__shfile_sum(const struct tscope__shfile *h)
+{
+    struct tscope__shfile c;
+    memcpy(&c, h, sizeof c);
+    c.sum = 0;
+    return tscope__sum32(TSCOPE__SUM32_START, &c, offsetof(struct tscope__shfile, ns_per_tick));
+}
 #define TSCOPE__SHFILE_HEAD 4096 /* the first block starts here */
+_Static_assert(sizeof(struct tscope__shfile) <= TSCOPE__SHFILE_HEAD, "header past its page");
 
 /* One block of shard memory: this header, then `bytes` (64-byte aligned).
  * The header is written before the block is used; a zero magic ends the
@@ -175,8 +212,24 @@ enum {
     TSCOPE__SHB_SEG,       /* its stack of running segments */
     TSCOPE__SHB_OPEN,      /* its open segments per type */
     TSCOPE__SHB_RECORDS,   /* a chunk of task records */
-    TSCOPE__SHB_PATHS      /* a block of the log of tree paths */
+    TSCOPE__SHB_PATHS,     /* a block of the log of tree paths */
+    TSCOPE__SHB_NAME       /* a name (struct tscope__shname; owner: the table - 0 task
+                              types, 1 counters, 2 custom events; index: its id) */
 };
+
+/* A name block's payload: its checksum covers table, id and the bytes. */
+struct tscope__shname {
+    uint32_t len;
+    uint32_t sum;
+    char name[];
+};
+static inline uint32_t tscope__shname_sum(uint32_t table, uint32_t id, const char *name,
+                                          uint32_t len)
+{
+    uint32_t h = tscope__sum32(TSCOPE__SUM32_START, &table, sizeof table);
+    h = tscope__sum32(h, &id, sizeof id);
+    return tscope__sum32(h, name, len);
+}
 
 /* Called by the store's registry of tree paths when a registration made a
  * node or an edge (store lock held): logged in the shards file, in order. */

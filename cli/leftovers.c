@@ -1,0 +1,290 @@
+/* leftovers.c - what measured programs that died left behind, and
+ * `taskscope recover`.
+ *
+ * Under `taskscope run` a program keeps its crash journal next to its
+ * outputs (.taskscope-PID.*, lifecycle/journal.h) and its mappings in
+ * /dev/shm (taskscope-PID-XXXXXX, linked from the folder).  When the
+ * program dies without writing its outputs, its launcher rebuilds them
+ * (recover.c).  When the launcher died first (killed with its job, a lost
+ * ssh session), nobody did: `taskscope recover FOLDER` does it then, `run`
+ * says at its start what such programs left in /dev/shm, and `report`,
+ * `merge` and `top` point here.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "profile/shard.h"
+
+static int alive(long pid)
+{
+    return kill((pid_t)pid, 0) == 0 || errno == EPERM; /* EPERM: it exists */
+}
+
+/* A stale mapping in /dev/shm: its process, its bytes, its folder (from a
+ * shards file's header; "" when none says). */
+struct stale {
+    long pid;
+    unsigned long long bytes;
+    char dir[1024];
+};
+
+/* The mappings in /dev/shm of processes that are gone, one entry per
+ * process (at most max); their number. */
+static size_t find_stale(struct stale *out, size_t max)
+{
+    DIR *d = opendir("/dev/shm");
+    struct dirent *e;
+    size_t n = 0;
+    while (d && (e = readdir(d))) {
+        long pid;
+        char path[PATH_MAX];
+        struct stat st;
+        if (sscanf(e->d_name, "taskscope-%ld-", &pid) != 1 || pid <= 0 || alive(pid))
+            continue;
+        snprintf(path, sizeof path, "/dev/shm/%s", e->d_name);
+        if (stat(path, &st) != 0)
+            continue;
+        size_t k = 0;
+        while (k < n && out[k].pid != pid)
+            k++;
+        if (k == n) {
+            if (n == max)
+                continue;
+            memset(&out[n], 0, sizeof out[n]);
+            out[n++].pid = pid;
+        }
+        out[k].bytes += (unsigned long long)st.st_blocks * 512;
+        FILE *f = fopen(path, "r");
+        struct tscope__shfile h;
+        if (f && fread(&h, sizeof h, 1, f) == 1 &&
+            memcmp(h.magic, TSCOPE__SHFILE_MAGIC, sizeof TSCOPE__SHFILE_MAGIC) == 0 &&
+            h.sum == tscope__shfile_sum(&h) && h.pid == pid) {
+            h.dir[sizeof h.dir - 1] = 0;
+            snprintf(out[k].dir, sizeof out[k].dir, "%s", h.dir);
+        }
+        if (f)
+            fclose(f);
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* The folder of a stale mapping still holds its journal (its marker). */
+static int has_marker(const struct stale *s)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/.taskscope-%ld.running", s->dir, s->pid);
+    return s->dir[0] && access(path, F_OK) == 0;
+}
+
+/* One line about folder dir when a process that is gone left its journal
+ * there (and its launcher could not rebuild it). */
+static void note_left(const char *dir)
+{
+    int running;
+    long pid = tscope_cli_left_behind(dir, &running);
+    if (!pid || running)
+        return;
+    unsigned long long bytes = 0;
+    char want[64];
+    snprintf(want, sizeof want, "taskscope-%ld-", pid);
+    DIR *d = opendir("/dev/shm");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char path[PATH_MAX];
+        struct stat st;
+        snprintf(path, sizeof path, "/dev/shm/%s", e->d_name);
+        if (strncmp(e->d_name, want, strlen(want)) == 0 && stat(path, &st) == 0)
+            bytes += (unsigned long long)st.st_blocks * 512;
+    }
+    if (d)
+        closedir(d);
+    fprintf(stderr,
+            "taskscope: note: %s holds what process %ld left when it died with its launcher "
+            "(%.1f MB in /dev/shm): taskscope recover %s\n",
+            dir, pid, bytes / 1e6, dir);
+}
+
+void tscope_cli_report_stale(const char *outdir)
+{
+    char parent[PATH_MAX];
+    snprintf(parent, sizeof parent, "%s", outdir);
+    char *slash = strrchr(parent, '/');
+    if (slash == parent)
+        parent[1] = 0;
+    else if (slash)
+        *slash = 0;
+    else
+        snprintf(parent, sizeof parent, ".");
+    DIR *d = opendir(parent);
+    struct dirent *e;
+    for (int k = 0; d && k < 4096 && (e = readdir(d)); k++) {
+        if (e->d_name[0] == '.' || e->d_type != DT_DIR)
+            continue;
+        char sub[PATH_MAX + 256];
+        snprintf(sub, sizeof sub, "%s/%s", strcmp(parent, ".") ? parent : ".", e->d_name);
+        note_left(sub);
+        char **ranks = NULL; /* an MPI job's run folder */
+        size_t n = tscope_cli_rank_folders(sub, &ranks);
+        for (size_t i = 0; i < n; i++) {
+            char rank[PATH_MAX + 300];
+            snprintf(rank, sizeof rank, "%s/%s", sub, ranks[i]);
+            note_left(rank);
+            free(ranks[i]);
+        }
+        free(ranks);
+    }
+    if (d)
+        closedir(d);
+}
+
+/* Rebuilds what one folder's dead process left; 0 done or nothing to do,
+ * 1 failed (said). */
+static int recover_folder(const char *dir, int quiet)
+{
+    int running;
+    long pid = tscope_cli_left_behind(dir, &running);
+    if (!pid) {
+        struct stat st;
+        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "taskscope recover: %s: %s\n", dir,
+                    stat(dir, &st) != 0 ? strerror(errno) : "not a folder");
+            return 1;
+        }
+        /* an MPI job's run folder: its ranks */
+        char **names = NULL;
+        size_t n = tscope_cli_rank_folders(dir, &names);
+        int rc = 0, any = 0;
+        for (size_t i = 0; i < n; i++) {
+            char sub[PATH_MAX];
+            snprintf(sub, sizeof sub, "%s/%s", dir, names[i]);
+            long p = tscope_cli_left_behind(sub, &running);
+            if (p) {
+                any = 1;
+                rc |= recover_folder(sub, quiet);
+            }
+            free(names[i]);
+        }
+        free(names);
+        if (!any && !quiet)
+            printf("taskscope recover: %s: nothing to recover (no program died there without "
+                   "its outputs)\n",
+                   dir);
+        return rc;
+    }
+    if (running) {
+        fprintf(stderr,
+                "taskscope recover: %s: its program (pid %ld) still runs; taskscope top %ld shows "
+                "it\n",
+                dir, pid, pid);
+        return 1;
+    }
+    int recovered = 0;
+    double as_of = 0;
+    tscope_cli_take_markers(dir, pid, SIGKILL, 0, quiet ? NULL : stdout, &recovered, &as_of);
+    if (!recovered)
+        return 1; /* said, and the files stay */
+    char gp[PATH_MAX + 32];
+    snprintf(gp, sizeof gp, "%s/concurrency.gp", dir);
+    if (access(gp, F_OK) == 0)
+        tscope_cli_render(dir, quiet); /* the pictures, as run draws them */
+    printf("taskscope recover: %s: the outputs of process %ld rebuilt (it ran %.3f s)\n", dir, pid,
+           as_of);
+    return 0;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: taskscope recover [-q] [FOLDER...]\n"
+               "       taskscope recover --clean\n"
+               "\n"
+               "Writes the outputs of programs measured under 'taskscope run' that died\n"
+               "without writing them when their launcher could not rebuild them (it was killed\n"
+               "too), from what they left in FOLDER and in /dev/shm.  An MPI job's run folder\n"
+               "recovers each of its ranks.  Without FOLDER: every such folder that /dev/shm\n"
+               "still names.  If writing fails, what was left stays in place to try again.\n"
+               "\n"
+               "  -q        no summary of the recovered profile\n"
+               "  --clean   remove what dead processes left in /dev/shm whose folder is gone\n");
+}
+
+int tscope_cli_recover_cmd(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"clean", no_argument, NULL, 'c'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    int clean = 0, quiet = 0, c;
+    while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+        if (c == 'c')
+            clean = 1;
+        else if (c == 'q')
+            quiet = 1;
+        else if (c == 'h') {
+            usage(stdout);
+            return 0;
+        } else {
+            usage(stderr);
+            return 2;
+        }
+    }
+    int rc = 0;
+    if (optind < argc) {
+        if (clean) {
+            usage(stderr);
+            return 2;
+        }
+        for (int i = optind; i < argc; i++)
+            rc |= recover_folder(argv[i], quiet);
+        return rc;
+    }
+    struct stale s[256];
+    size_t n = find_stale(s, 256);
+    size_t done = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (has_marker(&s[i])) {
+            if (!clean) {
+                rc |= recover_folder(s[i].dir, quiet);
+                done++;
+            }
+            continue;
+        }
+        if (!clean) {
+            fprintf(stderr,
+                    "taskscope recover: /dev/shm/taskscope-%ld-* (%.1f MB): its folder %s; "
+                    "'taskscope recover --clean' removes it\n",
+                    s[i].pid, s[i].bytes / 1e6,
+                    s[i].dir[0] ? "no longer holds its journal" : "is not known");
+            continue;
+        }
+        DIR *d = opendir("/dev/shm");
+        struct dirent *e;
+        char want[64];
+        snprintf(want, sizeof want, "taskscope-%ld-", s[i].pid);
+        while (d && (e = readdir(d))) {
+            char path[PATH_MAX];
+            snprintf(path, sizeof path, "/dev/shm/%s", e->d_name);
+            if (strncmp(e->d_name, want, strlen(want)) == 0 && unlink(path) != 0) {
+                fprintf(stderr, "taskscope recover: cannot remove %s: %s\n", path, strerror(errno));
+                rc = 1;
+            }
+        }
+        if (d)
+            closedir(d);
+        printf("taskscope recover: removed %.1f MB left in /dev/shm by process %ld\n",
+               s[i].bytes / 1e6, s[i].pid);
+        done++;
+    }
+    if (!n && !quiet)
+        printf("taskscope recover: nothing to recover in /dev/shm; name a FOLDER to recover a "
+               "program that left its journal there\n");
+    return rc;
+}
