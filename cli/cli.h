@@ -22,6 +22,8 @@ int tscope_cli_recover_cmd(int argc, char **argv);
  * (its marker .taskscope-PID.running), 0: none; *running: it still runs
  * (leftovers.c). */
 long tscope_cli_left_behind(const char *dir, int *running);
+/* 1 when process pid exists and is not a zombie (profile_read.c). */
+int tscope_cli_pid_alive(long pid);
 /* Says on stderr, one line each, which folders next to outdir hold what a
  * process that is gone left without anyone rebuilding it, and how to. */
 void tscope_cli_report_stale(const char *outdir);

@@ -24,11 +24,6 @@
 #include "cli.h"
 #include "profile/shard.h"
 
-static int alive(long pid)
-{
-    return kill((pid_t)pid, 0) == 0 || errno == EPERM; /* EPERM: it exists */
-}
-
 /* A stale mapping in /dev/shm: its process, its bytes, its folder (from a
  * shards file's header; "" when none says). */
 struct stale {
@@ -48,7 +43,7 @@ static size_t find_stale(struct stale *out, size_t max)
         long pid;
         char path[PATH_MAX];
         struct stat st;
-        if (sscanf(e->d_name, "taskscope-%ld-", &pid) != 1 || pid <= 0 || alive(pid))
+        if (sscanf(e->d_name, "taskscope-%ld-", &pid) != 1 || pid <= 0 || tscope_cli_pid_alive(pid))
             continue;
         snprintf(path, sizeof path, "/dev/shm/%s", e->d_name);
         if (stat(path, &st) != 0)

@@ -24,6 +24,21 @@
 
 #include "cli.h"
 
+int tscope_cli_pid_alive(long pid)
+{
+    if (pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno != EPERM)) /* EPERM: it exists */
+        return 0;
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    const char *paren = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
+    return !(paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X'));
+}
+
 /* Here, not in leftovers.c, because every reader of profiles (and its
  * fuzz target) needs it to say why a folder has no profile. */
 long tscope_cli_left_behind(const char *dir, int *running)
@@ -38,8 +53,7 @@ long tscope_cli_left_behind(const char *dir, int *running)
         if (sscanf(e->d_name, ".taskscope-%ld.%31s", &pid, rest) == 2 &&
             strcmp(rest, "running") == 0) {
             found = pid;
-            /* EPERM: it exists */
-            if ((*running = kill((pid_t)pid, 0) == 0 || errno == EPERM) != 0)
+            if ((*running = tscope_cli_pid_alive(pid)) != 0)
                 break;
         }
     }

@@ -134,7 +134,22 @@ static void replay_journal(const char *path, uint64_t generation, struct replay 
     struct stat sb;
     uint64_t size = fstat(fileno(f), &sb) == 0 ? (uint64_t)sb.st_size : 0;
     uint32_t magic = TSCOPE__JOURNAL_MAGIC ^ (uint32_t)generation;
-    while (fread(&h, sizeof h, 1, f) == 1 && h.magic == magic) {
+    const char *damaged = NULL;
+    long at_entry = 0;
+    while ((at_entry = ftell(f)) >= 0 && fread(&h, sizeof h, 1, f) == 1) {
+        if (h.magic != magic) {
+            /* an entry of an older generation (the file is overwritten in
+             * place) or never written: the end; anything else is damage */
+            uint32_t g = h.magic ^ TSCOPE__JOURNAL_MAGIC;
+            if (h.magic && !(g < generation && (g & 1) == (generation & 1)))
+                damaged = "an entry's header";
+            break;
+        }
+        if (h.kind != TSCOPE__J_RECORDS && h.kind != TSCOPE__J_NAME &&
+            h.sum != tscope__jchunk_sum(&h, NULL, 0, NULL, 0)) {
+            damaged = "an entry's checksum";
+            break;
+        }
         if (h.ticks > rp->last_ticks)
             rp->last_ticks = h.ticks;
         if (h.kind == TSCOPE__J_RECORDS) {
@@ -149,7 +164,13 @@ static void replay_journal(const char *path, uint64_t generation, struct replay 
                 if (!buf)
                     break;
             }
-            if (fread(buf, sizeof *buf, h.n, f) != h.n || apply(h.slot, buf, h.n))
+            if (fread(buf, sizeof *buf, h.n, f) != h.n)
+                break;
+            if (h.sum != tscope__jchunk_sum(&h, buf, h.n * sizeof *buf, NULL, 0)) {
+                damaged = "an entry's checksum";
+                break;
+            }
+            if (apply(h.slot, buf, h.n))
                 break;
             rp->applied[h.slot] = h.start + h.n;
             rp->seen[h.slot] = 1;
@@ -165,8 +186,10 @@ static void replay_journal(const char *path, uint64_t generation, struct replay 
             if (fread(name, 1, h.n, f) != h.n)
                 break;
             name[h.n] = 0;
-            if (fseek(f, (long)((32 - (sizeof h + h.n) % 32) % 32), SEEK_CUR))
-                break; /* entries are padded to 32 bytes */
+            if (h.sum != tscope__jchunk_sum(&h, name, h.n, NULL, 0)) {
+                damaged = "an entry's checksum";
+                break;
+            }
             struct tscope__names *t = table_of(h.table);
             uint32_t got;
             while (tscope__names_count(t) + 1 < h.slot) { /* keep the ids */
@@ -178,9 +201,21 @@ static void replay_journal(const char *path, uint64_t generation, struct replay 
             if (tscope__names_count(t) + 1 == h.slot)
                 tscope__names_intern(t, name, &got);
         } else {
+            damaged = "an entry's kind";
             break;
         }
+        /* the next entry: each is padded to 32 bytes (journal.c) */
+        uint64_t payload = h.kind == TSCOPE__J_RECORDS ? (uint64_t)h.n * sizeof *buf
+                           : h.kind == TSCOPE__J_NAME  ? h.n
+                                                       : 0;
+        if (fseek(f, at_entry + (long)((sizeof h + payload + 31) / 32 * 32), SEEK_SET))
+            break;
     }
+    if (damaged)
+        fprintf(stderr,
+                "taskscope: warning: %s is damaged at byte %ld (%s): what it held from there on "
+                "is lost, the rest is recovered\n",
+                path, at_entry, damaged);
     free(buf);
     fclose(f);
 }
@@ -249,6 +284,138 @@ static int fail(char *why, size_t len, const char *fmt, const char *a, const cha
     return -1;
 }
 
+/* The end of every recovery: placeholders for the threads, the tasks still
+ * open closed at `end` (unfinished), the outputs written. */
+static int finish(const char *outdir, const char *base, struct tscope__store *s, uint32_t nthreads,
+                  uint64_t end, int sig, const char *program, FILE *summary, double *as_of_s,
+                  char *why, size_t whylen)
+{
+    if (end < s->origin)
+        end = s->origin;
+    if (nthreads > TSCOPE__THREADS_MAX)
+        nthreads = TSCOPE__THREADS_MAX;
+    for (uint32_t i = 0; i < nthreads; i++) {
+        if (tscope__g.threads[i])
+            continue;
+        struct tscope__thread *t = calloc(1, sizeof *t);
+        if (!t) {
+            nthreads = i;
+            break;
+        }
+        t->index = i;
+        snprintf(t->name, sizeof t->name, "thread-%u", i);
+        tscope__g.threads[i] = t;
+    }
+    atomic_store(&tscope__g.nthreads, nthreads);
+    /* no signal: it exited by a way that ran no taskscope code (an _exit
+     * in a privately loaded tool), which the outputs call "_exit" */
+    atomic_store(&tscope__g.ended_by, sig ? sig : TSCOPE__ENDED_BY_EXIT);
+    tscope__store_round_done(); /* what waited a round, as finalize's drain does */
+    tscope__store_round_done();
+    pthread_mutex_lock(&s->lock);
+    tscope__shards_recover(s, &end);
+    tscope__store_complete(s, end);
+    pthread_mutex_unlock(&s->lock);
+    if (tscope__shards_damaged())
+        fprintf(stderr,
+                "taskscope: warning: %s.shards: %llu bytes in it are damaged (not whole blocks); "
+                "what they held is lost, the rest is recovered\n",
+                base, (unsigned long long)tscope__shards_damaged());
+    tscope__g.end_ticks = end;
+    tscope__g.finalised = 1;
+
+    struct tscope__profile *p = tscope__profile_snapshot();
+    if (!p)
+        return fail(why, whylen, "cannot recover %s: %s", base, "out of memory");
+    free(p->program);
+    p->program = strdup(program);
+    *as_of_s = p->totals.elapsed_ns / 1e9;
+    /* what the program would have written itself (its configuration is
+     * in the store); the sampler's time series lived only in the process */
+    const struct tscope__config *cfg = &s->cfg;
+    if (cfg->summary && summary) {
+        tscope__export_summary(p, summary, cfg->summary_sort, cfg->summary_rows);
+        fflush(summary);
+    }
+    int rc = p->program ? tscope__output_write_files(outdir, cfg->outputs, 0, p, NULL, 0) : -1;
+    tscope__profile_free(p);
+    if (rc) {
+        fail(why, whylen, "cannot write the recovered outputs to %s%s", outdir, "");
+        return -2; /* what the journal holds is whole: kept for another try */
+    }
+    return 0;
+}
+
+/* A recovery from the shards file alone, when the journal's state is gone
+ * or damaged: the configuration, names, clock and threads' shards it holds
+ * (everything of the tasks that came through handles: every task of the
+ * OpenMP, pthread and MPI adapters and of the bundled runtime). */
+static int from_mapping(const char *outdir, const char *base, int sig, uint64_t death_mono_ns,
+                        FILE *summary, double *as_of_s, char *why, size_t whylen)
+{
+    char path[PATH_MAX + 128];
+    snprintf(path, sizeof path, "%s.shards", base);
+    const char *bad = NULL;
+    int r = tscope__shards_open(path, &bad);
+    if (r <= 0)
+        return fail(why, whylen, "cannot read %s: %s", path,
+                    r ? bad : "it is gone too (/dev/shm was emptied?)");
+    const struct tscope__shfile *h = tscope__shards_header();
+    if (!(h->ns_per_tick > 0 && h->ns_per_tick < 1e6) || h->clock_kind < TSCOPE__CLOCK_TSC ||
+        h->clock_kind > TSCOPE__CLOCK_MANUAL || h->nranks < 1 || h->rank < 0 ||
+        h->rank >= h->nranks)
+        return fail(why, whylen, "cannot read %s: %s", path, "its clock or rank is damaged");
+    struct tscope__config cfg;
+    if (tscope__shards_recover_config(&cfg)) {
+        tscope__config_load(&cfg, NULL);
+        fprintf(stderr,
+                "taskscope: warning: %s: the program's configuration in it is damaged; the "
+                "outputs are the default ones\n",
+                path);
+    }
+    uint32_t damaged = tscope__shards_recover_names();
+    if (damaged)
+        fprintf(stderr,
+                "taskscope: warning: %s: %u names in it are damaged; their types are called "
+                "\"(damaged name N)\"\n",
+                path, damaged);
+    tscope__clock_restore(h->clock_kind, h->ns_per_tick);
+    struct tscope__store *s = tscope__store_new(&cfg, h->origin);
+    if (!s)
+        return fail(why, whylen, "cannot recover %s: %s", base, "out of memory");
+    tscope__g.store = s;
+    tscope__g.origin = s->origin;
+    tscope__g.rank = h->rank;
+    tscope__g.nranks = h->nranks;
+    tscope__shards_recover_paths(s);
+    uint64_t end = 0;
+    if (death_mono_ns > h->mono_ns)
+        end = h->origin + (uint64_t)((double)(death_mono_ns - h->mono_ns) / h->ns_per_tick);
+    char program[sizeof h->program];
+    memcpy(program, h->program, sizeof program);
+    program[sizeof program - 1] = 0;
+    return finish(outdir, base, s, tscope__shards_slots(), end, sig, program, summary, as_of_s, why,
+                  whylen);
+}
+
+/* 1 when the state's body is what its header's checksum says (f is left
+ * just past the header). */
+static int body_whole(FILE *f, const struct tscope__jstate *h)
+{
+    static char buf[1 << 16]; /* the journal sums in pieces of this size */
+    uint64_t sum = TSCOPE__SUM64_START, left = h->body_bytes;
+    if (fseek(f, (long)sizeof *h, SEEK_SET) != 0)
+        return 0;
+    while (left) {
+        size_t want = left < sizeof buf ? (size_t)left : sizeof buf;
+        if (fread(buf, 1, want, f) != want)
+            return 0;
+        sum = tscope__sum64(sum, buf, want);
+        left -= want;
+    }
+    return fgetc(f) == EOF && sum == h->body_sum && fseek(f, (long)sizeof *h, SEEK_SET) == 0;
+}
+
 int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mono_ns, FILE *summary,
                        double *as_of_s, char *why, size_t whylen)
 {
@@ -270,7 +437,8 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
         }
         if (fread(&cand, sizeof cand, 1, g) == 1 &&
             strncmp(cand.magic, TSCOPE__STATE_MAGIC, sizeof cand.magic) == 0 &&
-            (cand.generation & 1) == (uint64_t)i && (!f || cand.generation > st.generation)) {
+            cand.head_sum == tscope__jstate_sum(&cand) && (cand.generation & 1) == (uint64_t)i &&
+            (!f || cand.generation > st.generation)) {
             if (f)
                 fclose(f);
             f = g;
@@ -279,9 +447,30 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
             fclose(g);
         }
     }
-    if (!f)
+    if (f) {
+        snprintf(path, sizeof path, "%s.state-%d", base, (int)(st.generation & 1));
+        if (!body_whole(f, &st)) {
+            fclose(f);
+            fprintf(stderr,
+                    "taskscope: warning: %s is damaged (its checksum does not match); what it "
+                    "held - the instance graph, dependencies, counters, tasks recorded by id - is "
+                    "lost, the rest comes from the threads' shards\n",
+                    path);
+            return from_mapping(outdir, base, sig, death_mono_ns, summary, as_of_s, why, whylen);
+        }
+    }
+    if (!f) {
+        snprintf(path, sizeof path, "%s.shards", base);
+        if (access(path, R_OK) == 0) {
+            fprintf(stderr,
+                    "taskscope: warning: no whole crash journal state in %s; the outputs come "
+                    "from the threads' shards alone\n",
+                    outdir);
+            return from_mapping(outdir, base, sig, death_mono_ns, summary, as_of_s, why, whylen);
+        }
         return fail(why, whylen, "no crash journal in %s (%s)", outdir,
                     open_err == ENOENT ? "it could not be written, see above" : strerror(open_err));
+    }
     snprintf(path, sizeof path, "%s.state-%d", base, (int)(st.generation & 1));
     const char *bad = "truncated";
     struct tscope__store *s = NULL;
@@ -364,6 +553,9 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
     replay_journal(path, st.generation, &rp);
     snprintf(path, sizeof path, "%s.slots", base);
     replay_rings(path, &st, &rp);
+    /* names the journal lost (damaged) are in the shards file too */
+    if (shards > 0 && tscope__shards_recover_names())
+        fprintf(stderr, "taskscope: warning: %s.shards: some names in it are damaged\n", base);
     free(rp.applied);
     free(rp.seen);
 
@@ -374,54 +566,7 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
         if (at > end)
             end = at;
     }
-    if (end < s->origin)
-        end = s->origin;
-    uint32_t nthreads = rp.nslots;
-    for (uint32_t i = 0; i < nthreads; i++) {
-        if (tscope__g.threads[i])
-            continue;
-        struct tscope__thread *t = calloc(1, sizeof *t);
-        if (!t) {
-            nthreads = i;
-            break;
-        }
-        t->index = i;
-        snprintf(t->name, sizeof t->name, "thread-%u", i);
-        tscope__g.threads[i] = t;
-    }
-    atomic_store(&tscope__g.nthreads, nthreads);
-    tscope__g.end_ticks = end;
-    /* no signal: it exited by a way that ran no taskscope code (an _exit
-     * in a privately loaded tool), which the outputs call "_exit" */
-    atomic_store(&tscope__g.ended_by, sig ? sig : TSCOPE__ENDED_BY_EXIT);
-    tscope__store_round_done(); /* what waited a round, as finalize's drain does */
-    tscope__store_round_done();
-    pthread_mutex_lock(&s->lock);
-    tscope__shards_recover(s, end);
-    tscope__store_complete(s, end);
-    pthread_mutex_unlock(&s->lock);
-    tscope__g.finalised = 1;
-
-    struct tscope__profile *p = tscope__profile_snapshot();
-    if (!p)
-        return fail(why, whylen, "cannot recover %s: %s", base, "out of memory");
-    free(p->program);
-    p->program = strdup(st.program);
-    *as_of_s = p->totals.elapsed_ns / 1e9;
-    /* what the program would have written itself (its configuration is
-     * in the store); the sampler's time series lived only in the process */
-    const struct tscope__config *cfg = &s->cfg;
-    if (cfg->summary && summary) {
-        tscope__export_summary(p, summary, cfg->summary_sort, cfg->summary_rows);
-        fflush(summary);
-    }
-    int rc = p->program ? tscope__output_write_files(outdir, cfg->outputs, 0, p, NULL, 0) : -1;
-    tscope__profile_free(p);
-    if (rc) {
-        fail(why, whylen, "cannot write the recovered outputs to %s%s", outdir, "");
-        return -2; /* what the journal holds is whole: kept for another try */
-    }
-    return 0;
+    return finish(outdir, base, s, rp.nslots, end, sig, st.program, summary, as_of_s, why, whylen);
 }
 
 const struct tscope__config *tscope_cli_recovered_config(void)

@@ -135,7 +135,7 @@ static int find_folder(const char *dir, char *out, size_t len)
             continue;
         snprintf(out, len, "%s", path);
         found = 1;
-        if (kill((pid_t)pid, 0) == 0)
+        if (tscope_cli_pid_alive(pid))
             break;
     }
     if (d)
@@ -361,7 +361,7 @@ int tscope_cli_top(int argc, char **argv)
             rc = 1;
             break;
         }
-        int alive = kill((pid_t)now.p.head.pid, 0) == 0 || errno == EPERM;
+        int alive = tscope_cli_pid_alive((long)now.p.head.pid);
         long r = rows;
         if (r < 0) {
             struct winsize ws;

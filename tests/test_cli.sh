@@ -404,6 +404,82 @@ grep -q "^2,work,5000,5000,0,0,0,1," "$tmp/top1/types.csv" || fail "recover: wor
 "$ts" recover "$tmp/top1" >"$tmp/top1.rec" 2>&1 || fail "recover again: $(cat "$tmp/top1.rec")"
 grep -q "nothing to recover" "$tmp/top1.rec" || fail "recover again: $(cat "$tmp/top1.rec")"
 
+echo "-- damaged parts of what a killed program left: each named, the rest recovered exactly"
+# the launcher killed, then the program (flood_h N: N tick and N work tasks
+# through handles, one more tick running); then PART is damaged and
+# `taskscope recover` rebuilds the folder
+killed_pair() { # dir, N (FLOOD: flood_h, or flood for tasks by id)
+  start_endings "${FLOOD:-flood_h}" "$1" "$2"
+  kill -KILL "$tspid"
+  wait "$tspid" 2>/dev/null || true
+  kill -KILL "$prog"
+  for _ in $(seq 100); do kill -0 "$prog" 2>/dev/null || break; sleep 0.05; done
+}
+exact() { # dir, N: the counts of flood_h N, recovered
+  grep -q "^1,tick,$(($2 + 1)),$2,0,0,1,1," "$tmp/$1/types.csv" || fail "$1: tick: $(cat "$tmp/$1/types.csv")"
+  grep -q "^2,work,$2,$2,0,0,0,1," "$tmp/$1/types.csv" || fail "$1: work: $(cat "$tmp/$1/types.csv")"
+}
+# a flipped byte in the journal's state: detected, the shards give every task
+killed_pair dstate 3000
+for f in "$tmp"/dstate/.taskscope-"$prog".state-*; do
+  printf '\125' | dd of="$f" bs=1 seek=700 conv=notrunc 2>/dev/null
+done
+"$ts" recover -q "$tmp/dstate" >"$tmp/dstate.rec" 2>&1 || fail "dstate: $(cat "$tmp/dstate.rec")"
+grep -q "warning: $tmp/dstate/.taskscope-$prog.state-[01] is damaged (its checksum does not match)" \
+  "$tmp/dstate.rec" || fail "dstate: message: $(cat "$tmp/dstate.rec")"
+exact dstate 3000
+# no state, no journal at all: the mapping alone; one name damaged on top
+killed_pair dnames 3000
+rm -f "$tmp"/dnames/.taskscope-"$prog".{state-0,state-1,journal-0,journal-1,appendix}
+shfile=$(readlink "$tmp/dnames/.taskscope-$prog.shards")
+at=$(grep -abo 'work' "$shfile" | head -1 | cut -d: -f1)
+[ -n "$at" ] || fail "dnames: the name 'work' is not in the shards file"
+printf 'W' | dd of="$shfile" bs=1 seek="$at" conv=notrunc 2>/dev/null
+"$ts" recover -q "$tmp/dnames" >"$tmp/dnames.rec" 2>&1 || fail "dnames: $(cat "$tmp/dnames.rec")"
+grep -q "no whole crash journal state in $tmp/dnames; the outputs come from the threads' shards alone" \
+  "$tmp/dnames.rec" || fail "dnames: message: $(cat "$tmp/dnames.rec")"
+grep -q "$tmp/dnames/.taskscope-$prog.shards: 1 names in it are damaged" "$tmp/dnames.rec" || fail "dnames: names: $(cat "$tmp/dnames.rec")"
+grep -q "^1,tick,3001,3000,0,0,1,1," "$tmp/dnames/types.csv" || fail "dnames: tick: $(cat "$tmp/dnames/types.csv")"
+grep -q '^2,(damaged name 2),3000,3000,0,0,0,1,' "$tmp/dnames/types.csv" \
+  || fail "dnames: work: $(cat "$tmp/dnames/types.csv")"
+# the shards file's header overwritten: named; the state and the rings give what they hold
+killed_pair dhead 3000
+shfile=$(readlink "$tmp/dhead/.taskscope-$prog.shards")
+dd if=/dev/urandom of="$shfile" bs=512 count=1 conv=notrunc 2>/dev/null
+"$ts" recover -q "$tmp/dhead" >"$tmp/dhead.rec" 2>&1 || fail "dhead: $(cat "$tmp/dhead.rec")"
+grep -q "warning: cannot read $tmp/dhead/.taskscope-$prog.shards: its header is damaged" \
+  "$tmp/dhead.rec" || fail "dhead: message: $(cat "$tmp/dhead.rec")"
+[ -s "$tmp/dhead/profile.json" ] || fail "dhead: no profile.json"
+# the slots file (the rings) and the journal overwritten with garbage: the
+# handle tasks are all in the shards, nothing is read past the garbage
+killed_pair dslots 3000
+slfile=$(readlink "$tmp/dslots/.taskscope-$prog.slots")
+size=$(stat -c %s "$slfile")
+head -c "$size" /dev/urandom | dd of="$slfile" conv=notrunc 2>/dev/null
+for f in "$tmp"/dslots/.taskscope-"$prog".journal-*; do
+  head -c 4096 /dev/urandom >"$f"
+done
+"$ts" recover -q "$tmp/dslots" >"$tmp/dslots.rec" 2>&1 || fail "dslots: $(cat "$tmp/dslots.rec")"
+exact dslots 3000
+# a flipped byte in the journal of tasks recorded by id (small rings: the
+# consumer journals them): said with the file and where, the rest recovered
+FLOOD=flood TASKSCOPE_RING_SIZE=64 killed_pair djournal 20000
+jfile=$(ls -S "$tmp"/djournal/.taskscope-"$prog".journal-* | head -1)
+[ "$(stat -c %s "$jfile")" -gt 200000 ] || fail "djournal: journal of $(stat -c %s "$jfile") bytes"
+printf '\125' | dd of="$jfile" bs=1 seek=100000 conv=notrunc 2>/dev/null
+"$ts" recover -q "$tmp/djournal" >"$tmp/djournal.rec" 2>&1 || fail "djournal: $(cat "$tmp/djournal.rec")"
+grep -q "warning: $jfile is damaged at byte [0-9]* (an entry's checksum): what it held from there on is lost, the rest is recovered" \
+  "$tmp/djournal.rec" || fail "djournal: message: $(cat "$tmp/djournal.rec")"
+calls=$(awk -F, '$2 == "tick" { print $4 }' "$tmp/djournal/types.csv")
+[ -n "$calls" ] && [ "$calls" -gt 0 ] && [ "$calls" -lt 20000 ] || fail "djournal: tick calls '$calls'"
+# /dev/shm emptied after the kill (a batch system): said, the state gives what it held
+killed_pair dshm 3000
+rm -f "$(readlink "$tmp/dshm/.taskscope-$prog.shards")" "$(readlink "$tmp/dshm/.taskscope-$prog.slots")"
+"$ts" recover -q "$tmp/dshm" >"$tmp/dshm.rec" 2>&1 || fail "dshm: $(cat "$tmp/dshm.rec")"
+grep -q "warning: /dev/shm/taskscope-$prog-.* is gone (/dev/shm was emptied?): what the threads' shards held after the last checkpoint (as of [0-9.]* s) is lost" \
+  "$tmp/dshm.rec" || fail "dshm: message: $(cat "$tmp/dshm.rec")"
+[ -s "$tmp/dshm/profile.json" ] || fail "dshm: no profile.json"
+
 echo "-- SIGKILL while tracing: the trace holds what was drained, says it was not closed, converts"
 kill9_run kill9t 100000 100000000 TASKSCOPE_TRACE=chrome
 grep -q '"trace_status":"not closed: the program was killed before finalizing"' \

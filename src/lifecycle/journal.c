@@ -176,6 +176,7 @@ static int put_entry(struct tscope__jchunk *h, const void *a, size_t na, const v
     pthread_mutex_lock(&J.lock);
     int fd = J.fds[J.generation & 1];
     h->magic = TSCOPE__JOURNAL_MAGIC ^ (uint32_t)J.generation;
+    h->sum = tscope__jchunk_sum(h, a, na, b, nb);
     off_t at = (off_t)J.off;
     ssize_t w = na + nb ? pwritev(fd, iov, nb ? 2 : 1, at + (off_t)sizeof *h) : 0;
     int ok = w == (ssize_t)(na + nb) && pwrite(fd, h, sizeof *h, at) == (ssize_t)sizeof *h;
@@ -190,13 +191,11 @@ static int put_entry(struct tscope__jchunk *h, const void *a, size_t na, const v
 /* Journals records [from, to) of a ring.  0, or -1 (said; journaling off). */
 static int journal_records(uint32_t thread, struct tscope__ring *r, uint64_t from, uint64_t to)
 {
-    struct tscope__jchunk h = {0,
-                               TSCOPE__J_RECORDS,
-                               0,
-                               thread,
-                               (uint32_t)(to - from),
-                               from,
-                               tscope__ring_slot(r, to - 1)->ts};
+    struct tscope__jchunk h = {.kind = TSCOPE__J_RECORDS,
+                               .slot = thread,
+                               .n = (uint32_t)(to - from),
+                               .start = from,
+                               .ticks = tscope__ring_slot(r, to - 1)->ts};
     uint64_t first = from & r->mask, n = to - from;
     uint64_t n1 = r->size - first < n ? r->size - first : n;
     errno = 0;
@@ -212,7 +211,7 @@ static void mark(uint16_t kind, uint32_t slot, uint64_t ticks)
 {
     if (!atomic_load_explicit(&J.on, memory_order_relaxed))
         return;
-    struct tscope__jchunk h = {0, kind, 0, slot, 0, 0, ticks};
+    struct tscope__jchunk h = {.kind = kind, .slot = slot, .ticks = ticks};
     errno = 0;
     if (put_entry(&h, NULL, 0, NULL, 0))
         give_up("journal", errno);
@@ -243,7 +242,11 @@ static void name_added(const void *table, uint32_t id, const char *name)
     if (A.base)
         shard_name(t, id, name);
     size_t len = strlen(name);
-    struct tscope__jchunk h = {0, TSCOPE__J_NAME, t, id, (uint32_t)len, 0, tscope__clock_now()};
+    struct tscope__jchunk h = {.kind = TSCOPE__J_NAME,
+                               .table = t,
+                               .slot = id,
+                               .n = (uint32_t)len,
+                               .ticks = tscope__clock_now()};
     errno = 0;
     if (put_entry(&h, name, len, NULL, 0))
         give_up("journal", errno);
@@ -331,7 +334,21 @@ static int write_state(void)
     ok = fflush(f) == 0 && ok;
     long end = ftell(f); /* nothing stale past it (a smaller store) */
     ok = ok && end > 0 && ftruncate(fd, (off_t)end) == 0;
+    /* the body's checksum, read back from the page cache: a damaged state
+     * is told from a whole one, never loaded as if it were */
+    h.body_bytes = end > 0 ? (uint64_t)end - sizeof h : 0;
+    h.body_sum = TSCOPE__SUM64_START;
+    static char buf[1 << 16];
+    for (uint64_t at = 0; ok && at < h.body_bytes;) {
+        size_t want = h.body_bytes - at < sizeof buf ? (size_t)(h.body_bytes - at) : sizeof buf;
+        ssize_t got = pread(fd, buf, want, (off_t)(sizeof h + at));
+        ok = got == (ssize_t)want;
+        if (ok)
+            h.body_sum = tscope__sum64(h.body_sum, buf, want);
+        at += want;
+    }
     snprintf(h.magic, sizeof h.magic, "%s", TSCOPE__STATE_MAGIC);
+    h.head_sum = tscope__jstate_sum(&h);
     ok = ok && pwrite(fd, &h, sizeof h, 0) == (ssize_t)sizeof h;
     int err = errno;
     fclose(f);
@@ -538,6 +555,7 @@ static int shards_start(void)
     h->pid = (int64_t)getpid();
     h->rank = tscope__g.rank;
     h->nranks = tscope__g.nranks;
+    h->clock_kind = tscope__clock_kind;
     h->origin = tscope__g.store ? tscope__g.store->origin : 0;
     h->mono_ns = tscope__mono_ns();
     snprintf(h->program, sizeof h->program, "%s", program_invocation_short_name);
@@ -546,6 +564,14 @@ static int shards_start(void)
     h->sum = tscope__shfile_sum(h);
     h->ns_per_tick = tscope__clock_ns_per_tick();
     h->used = A.off;
+    /* what the program asked for (its outputs, filters, ...), for a
+     * recovery from this file alone */
+    struct tscope__shconfig *c =
+        tscope__g.store ? block(TSCOPE__SHB_CONFIG, 0, 0, sizeof *c) : NULL;
+    if (c) {
+        c->cfg = tscope__g.store->cfg;
+        c->sum = tscope__sum64(TSCOPE__SUM64_START, &c->cfg, sizeof c->cfg);
+    }
     /* the names so far; later ones come through name_added */
     struct tscope__names *tables[3] = {&tscope__types, &tscope__counters, &tscope__events};
     char buf[TSCOPE__NAME_MAX + 1];

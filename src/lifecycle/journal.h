@@ -34,6 +34,12 @@
  *                             names; generation
  *                             G in file G % 2, each entry padded to 32
  *                             bytes, its magic TSCOPE__JOURNAL_MAGIC ^ G
+ * Checksums (core/checksum.h): a state's header and its body, each
+ * journal entry (header and payload), the shards file's header, its
+ * configuration and each name; a damaged part is said (file, where, what
+ * is lost) and the rest recovered.  When the state is gone or damaged, the
+ * shards file alone gives the threads' tasks (its configuration, names,
+ * clock and shards): cli/recover.c's from_mapping.
  * Recovery = load the state, replay the journal through the same store
  * functions, then apply what the rings still hold past the state's
  * positions and the journal; with shards, the tree paths are registered
@@ -44,11 +50,12 @@
 #define TSCOPE_LIFECYCLE_JOURNAL_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "profile/shard.h" /* the shards file's format */
 
-#define TSCOPE__JOURNAL_MAGIC 0x314a5354u /* "TSJ1" */
-#define TSCOPE__STATE_MAGIC "taskscope-st-1"
+#define TSCOPE__JOURNAL_MAGIC 0x324a5354u /* "TSJ2" */
+#define TSCOPE__STATE_MAGIC "taskscope-st-2"
 
 enum tscope__jkind {
     TSCOPE__J_RECORDS = 1, /* slot, n records from ring counter start */
@@ -66,7 +73,23 @@ struct tscope__jchunk {
     uint32_t n;     /* records (J_RECORDS) or name bytes (J_NAME) */
     uint64_t start; /* J_RECORDS: ring counter of the first record */
     uint64_t ticks; /* clock when written (J_GONE: when the tasks closed) */
+    uint32_t sum;   /* tscope__jchunk_sum of this header (sum taken as 0) and the payload */
+    uint32_t reserved;
 };
+
+/* An entry's checksum: its header with sum = 0, then the payload in up to
+ * two pieces (the first a multiple of 8 bytes long when there is a second). */
+static inline uint32_t tscope__jchunk_sum(const struct tscope__jchunk *h, const void *a, size_t na,
+                                          const void *b, size_t nb)
+{
+    struct tscope__jchunk c;
+    memcpy(&c, h, sizeof c);
+    c.sum = 0;
+    uint64_t s = tscope__sum64(TSCOPE__SUM64_START, &c, sizeof c);
+    s = tscope__sum64(s, a, na);
+    s = tscope__sum64(s, b, nb);
+    return (uint32_t)(s ^ (s >> 32));
+}
 
 /* The state file's header; then per name table a uint32 count and count
  * names as a uint16 length and the bytes; then a uint32 count of rings and
@@ -85,7 +108,19 @@ struct tscope__jstate {
     uint64_t ring_offset;  /* offset of the ring in a slot (its size: the
                               thread struct's slot_records) */
     char program[256];
+    uint64_t body_bytes; /* what follows the header ... */
+    uint64_t body_sum;   /* ... and its tscope__sum64 */
+    uint32_t head_sum;   /* tscope__sum32 of this header, head_sum taken as 0 */
+    uint32_t reserved;
 };
+
+static inline uint32_t tscope__jstate_sum(const struct tscope__jstate *h)
+{
+    struct tscope__jstate c;
+    memcpy(&c, h, sizeof c);
+    c.head_sum = 0;
+    return tscope__sum32(TSCOPE__SUM32_START, &c, sizeof c);
+}
 
 /* Library side (journal.c). */
 /* Starts the journal in dir for this process (rings of ring_records, or

@@ -125,6 +125,8 @@ static struct {
     char *map;
     size_t len;
     uint64_t base;
+    uint64_t last;    /* the latest begin of a segment still open */
+    uint64_t damaged; /* bytes the last walk skipped: not whole blocks */
 } rec;
 
 static void dfree(void *p)
@@ -240,7 +242,8 @@ static struct {
         uint32_t words;
     } * sets;
     uint32_t nsets, cap_sets;
-    struct tscope__u64map set_map; /* (set << 16 | type) + 1 -> set with that type added */
+    struct tscope__u64map set_map;   /* (set << 16 | type) + 1 -> set with that type added */
+    struct tscope__config cfg_found; /* tscope__shards_recover_config's */
     /* the log of tree paths registered (durable only: tscope__shards_log_path) */
     struct plog *log;
     uint32_t nlog, log_used;
@@ -1666,11 +1669,18 @@ static void *rbn(const void *p, uint64_t n, size_t size)
 static void each_block(void (*fn)(const struct tscope__shblock *b, void *payload, void *arg),
                        void *arg)
 {
-    for (size_t off = TSCOPE__SHFILE_HEAD; off + sizeof(struct tscope__shblock) <= rec.len;) {
+    const struct tscope__shfile *h = (const struct tscope__shfile *)rec.map;
+    size_t end = h->used >= TSCOPE__SHFILE_HEAD && h->used <= rec.len ? h->used : rec.len;
+    rec.damaged = 0;
+    for (size_t off = TSCOPE__SHFILE_HEAD; off + sizeof(struct tscope__shblock) <= end;) {
         struct tscope__shblock *b = (struct tscope__shblock *)(rec.map + off);
-        if (b->magic != TSCOPE__SHBLOCK_MAGIC ||
-            b->bytes > rec.len - off - sizeof(struct tscope__shblock))
-            break;
+        if (b->magic != TSCOPE__SHBLOCK_MAGIC || b->kind == 0 || b->kind > TSCOPE__SHB_NAME ||
+            b->bytes > end - off - sizeof(struct tscope__shblock)) {
+            /* not a whole block (garbage, a torn header): the next one may be */
+            rec.damaged += 64;
+            off += 64;
+            continue;
+        }
         fn(b, b + 1, arg);
         off += (sizeof *b + b->bytes + 63) & ~(size_t)63;
     }
@@ -1704,6 +1714,104 @@ int tscope__shards_open(const char *path, const char **bad)
     rec.len = (size_t)stt.st_size;
     rec.base = h->base;
     return 1;
+}
+
+const struct tscope__shfile *tscope__shards_header(void)
+{
+    return rec.map ? (const struct tscope__shfile *)rec.map : NULL;
+}
+
+static void count_slot(const struct tscope__shblock *b, void *payload, void *arg)
+{
+    (void)payload;
+    uint32_t *n = arg;
+    if (b->kind == TSCOPE__SHB_SHARD && b->owner < TSCOPE__THREADS_MAX && b->owner + 1 > *n)
+        *n = b->owner + 1;
+}
+
+uint64_t tscope__shards_damaged(void)
+{
+    return rec.damaged;
+}
+
+uint32_t tscope__shards_slots(void)
+{
+    uint32_t n = 0;
+    if (rec.map)
+        each_block(count_slot, &n);
+    return n;
+}
+
+static void find_config(const struct tscope__shblock *b, void *payload, void *arg)
+{
+    const struct tscope__shconfig *c = payload;
+    int *found = arg;
+    if (b->kind != TSCOPE__SHB_CONFIG || b->bytes != sizeof *c || *found == 1)
+        return;
+    *found = c->sum == tscope__sum64(TSCOPE__SUM64_START, &c->cfg, sizeof c->cfg) ? 1 : -1;
+    if (*found == 1)
+        sh.cfg_found = c->cfg;
+}
+
+int tscope__shards_recover_config(struct tscope__config *cfg)
+{
+    int found = 0;
+    if (rec.map)
+        each_block(find_config, &found);
+    if (found == 1)
+        *cfg = sh.cfg_found;
+    return found == 1 ? 0 : -1;
+}
+
+/* Name blocks of one table, interned in id order (a gap: a placeholder). */
+struct names_walk {
+    uint32_t table, next, damaged, last; /* last: the highest id a block named */
+    struct tscope__names *t;
+};
+
+static void take_name(const struct tscope__shblock *b, void *payload, void *arg)
+{
+    struct names_walk *w = arg;
+    const struct tscope__shname *n = payload;
+    if (b->kind != TSCOPE__SHB_NAME || b->owner != w->table || b->bytes < sizeof *n)
+        return;
+    uint32_t len = n->len, got;
+    if (b->index <= TSCOPE__MAX_IDS && b->index > w->last)
+        w->last = b->index;
+    if (len > TSCOPE__NAME_MAX || sizeof *n + len > b->bytes || b->index < w->next ||
+        b->index > TSCOPE__MAX_IDS ||
+        n->sum != tscope__shname_sum(w->table, b->index, n->name, len)) {
+        w->damaged++;
+        return;
+    }
+    char buf[TSCOPE__NAME_MAX + 1];
+    for (; w->next < b->index; w->next++) { /* names whose blocks were damaged */
+        snprintf(buf, sizeof buf, "(damaged name %u)", w->next);
+        tscope__names_intern(w->t, buf, &got);
+    }
+    memcpy(buf, n->name, len);
+    buf[len] = 0;
+    if (tscope__names_intern(w->t, buf, &got) == 0 && got == b->index)
+        w->next = b->index + 1;
+    else
+        w->damaged++; /* the same name twice: not what the process wrote */
+}
+
+uint32_t tscope__shards_recover_names(void)
+{
+    struct tscope__names *tables[3] = {&tscope__types, &tscope__counters, &tscope__events};
+    uint32_t damaged = 0;
+    for (uint32_t t = 0; rec.map && t < 3; t++) {
+        struct names_walk w = {t, 1, 0, 0, tables[t]};
+        each_block(take_name, &w);
+        damaged += w.damaged;
+        char buf[64];
+        for (uint32_t got; w.next <= w.last; w.next++) { /* the last ones were damaged */
+            snprintf(buf, sizeof buf, "(damaged name %u)", w.next);
+            tscope__names_intern(w.t, buf, &got);
+        }
+    }
+    return damaged;
 }
 
 static void replay_paths(const struct tscope__shblock *b, void *payload, void *arg)
@@ -1763,6 +1871,8 @@ static void take_shard(const struct tscope__shblock *b, void *payload, void *arg
         if (t && s->seg[i].type < s->nopen) {
             s->seg[k] = s->seg[i];
             s->seg[k++].t = t;
+            if (s->seg[i].start > rec.last)
+                rec.last = s->seg[i].start; /* it was alive then */
         }
     }
     s->n = k;
@@ -1807,7 +1917,7 @@ static void take_shard(const struct tscope__shblock *b, void *payload, void *arg
         sh.nshards = b->owner + 1;
 }
 
-uint32_t tscope__shards_recover(struct tscope__store *st, uint64_t end)
+uint32_t tscope__shards_recover(struct tscope__store *st, uint64_t *endp)
 {
     if (!rec.map)
         return 0;
@@ -1815,6 +1925,9 @@ uint32_t tscope__shards_recover(struct tscope__store *st, uint64_t end)
     recovering = 1;
     sh.rchunks_now = sh.nrchunks;
     each_block(take_shard, NULL);
+    if (*endp < rec.last)
+        *endp = rec.last; /* nothing closes before it began */
+    uint64_t end = *endp;
     uint32_t n = sh.nshards;
     tscope__shards_complete(st, end);
     recovering = 0;
@@ -1840,4 +1953,5 @@ void tscope__shards_recover_release(void)
     }
     rec.map = NULL;
     rec.len = 0;
+    rec.last = 0;
 }

@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/checksum.h"
 #include "store.h"
 
 struct tscope__shard;
@@ -142,18 +143,6 @@ void tscope__shard_queued(uint32_t thread);
 #define TSCOPE__SHFILE_VERSION 2
 #define TSCOPE__SHBLOCK_MAGIC 0x31485354u /* "TSH1" */
 
-/* A 32-bit FNV-1a checksum, continued from h (start: 2166136261u): the
- * shards file's header and name blocks carry one (no entry does: the
- * versions guard those). */
-static inline uint32_t tscope__sum32(uint32_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ b[i]) * 16777619u;
-    return h;
-}
-#define TSCOPE__SUM32_START 2166136261u
-
 /* The shards file's first page.  Pointers inside the shards are the
  * process's own: a reader rebases them from `base`.  Everything before
  * `ns_per_tick` is written once, at the start, and covered by `sum`
@@ -166,6 +155,8 @@ struct tscope__shfile {
     uint64_t window; /* the bytes of address space it reserved there */
     int64_t pid;
     int32_t rank, nranks;
+    int32_t clock_kind; /* TSCOPE__CLOCK_* */
+    uint32_t reserved;
     uint64_t origin;  /* the clock's ticks at the profile's time zero */
     uint64_t mono_ns; /* CLOCK_MONOTONIC at tscope_init */
     char program[256];
@@ -213,8 +204,15 @@ enum {
     TSCOPE__SHB_OPEN,      /* its open segments per type */
     TSCOPE__SHB_RECORDS,   /* a chunk of task records */
     TSCOPE__SHB_PATHS,     /* a block of the log of tree paths */
+    TSCOPE__SHB_CONFIG,    /* the process's configuration (struct tscope__shconfig) */
     TSCOPE__SHB_NAME       /* a name (struct tscope__shname; owner: the table - 0 task
                               types, 1 counters, 2 custom events; index: its id) */
+};
+
+/* The configuration block's payload, under its checksum. */
+struct tscope__shconfig {
+    uint64_t sum; /* tscope__sum64 of cfg */
+    struct tscope__config cfg;
 };
 
 /* A name block's payload: its checksum covers table, id and the bytes. */
@@ -242,11 +240,25 @@ int tscope__shards_load(FILE *in);
  * none; -1 with *bad: unreadable), make its tree paths again (before the
  * journal is replayed: the numbering is the process's), then, after the
  * journal and the rings, add what each shard holds beyond the saved fold's
- * copy and count the tasks still alive as finalize does.  Returns the
- * shards found. */
+ * copy and count the tasks still alive as finalize does, closing the
+ * running ones at *end (moved to the latest begin of one when that is
+ * later).  Returns the shards found. */
 int tscope__shards_open(const char *path, const char **bad);
 void tscope__shards_recover_paths(struct tscope__store *st);
-uint32_t tscope__shards_recover(struct tscope__store *st, uint64_t end);
+uint32_t tscope__shards_recover(struct tscope__store *st, uint64_t *end);
+/* For a recovery from the shards file alone (the journal's states are
+ * gone or damaged): its header (NULL: none open), the configuration it
+ * holds (0; -1: none whole), and its names interned into the process's
+ * tables in id order (returns how many name blocks were damaged; a
+ * missing name gets a placeholder). */
+const struct tscope__shfile *tscope__shards_header(void);
+int tscope__shards_recover_config(struct tscope__config *cfg);
+uint32_t tscope__shards_recover_names(void);
+/* Bytes of the file that the last walk over it found no whole block in
+ * (garbage, a torn block header): what they held is lost. */
+uint64_t tscope__shards_damaged(void);
+/* 1 + the highest thread slot with a shard in the file. */
+uint32_t tscope__shards_slots(void);
 /* Frees what the recovery made and unmaps the file. */
 void tscope__shards_recover_release(void);
 
