@@ -15,9 +15,15 @@
  *                   prints "ready" and waits for a signal: a SIGKILL then
  *                   finds most records applied and some still in the rings
  *   endings flood_h N [T] the same through task handles (with
- *                   TASKSCOPE_AGGREGATE=thread: the shards file's) */
+ *                   TASKSCOPE_AGGREGATE=thread: the shards file's)
+ *   endings count T FILE [ids] runs tasks on the main thread ("tick") and
+ *                   on T workers ("work") until it is killed, through
+ *                   handles (or ids), and writes how many have ended into
+ *                   FILE every 10 ms (written aside, then renamed): a
+ *                   rebuilt profile must have at least that many */
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +73,47 @@ static void *flood_worker(void *arg)
     pthread_cond_broadcast(&flood_cond);
     for (;;)
         pthread_cond_wait(&flood_cond, &flood_lock);
+    return NULL;
+}
+
+/* endings count: tasks that ended, over all threads */
+static _Atomic uint64_t counted;
+static int count_ids;
+
+static void *count_loop(void *arg)
+{
+    uint64_t k = (uint64_t)(uintptr_t)arg;
+    tscope_type_t t;
+    if (tscope_type_register(k ? "work" : "tick", &t))
+        return NULL;
+    for (uint64_t i = 1;; i++) {
+        uint64_t id = k << 40 | i;
+        if (count_ids) {
+            tscope_task_start(id, t);
+            tscope_task_end(id);
+        } else {
+            tscope_task_end_h(tscope_task_start_h(id, t));
+        }
+        atomic_fetch_add_explicit(&counted, 1, memory_order_relaxed); /* after its end */
+    }
+    return NULL;
+}
+
+static void *count_writer(void *arg)
+{
+    const char *file = arg;
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", file);
+    struct timespec ms10 = {0, 10000000};
+    for (;;) {
+        FILE *f = fopen(tmp, "w");
+        if (f) {
+            fprintf(f, "%llu\n", (unsigned long long)atomic_load(&counted));
+            if (fclose(f) == 0)
+                rename(tmp, file);
+        }
+        nanosleep(&ms10, NULL);
+    }
     return NULL;
 }
 
@@ -133,6 +180,19 @@ int main(int argc, char **argv)
         fflush(stdout);
         for (;;)
             pause();
+    }
+    if (strcmp(argv[1], "count") == 0 && argc > 3) {
+        unsigned workers = (unsigned)atoi(argv[2]);
+        count_ids = argc > 4 && strcmp(argv[4], "ids") == 0;
+        pthread_t th;
+        for (unsigned k = 1; k <= workers; k++)
+            if (pthread_create(&th, NULL, count_loop, (void *)(uintptr_t)k))
+                return 1;
+        if (pthread_create(&th, NULL, count_writer, argv[3]))
+            return 1;
+        printf("ready\n");
+        fflush(stdout);
+        count_loop(NULL);
     }
     if (strcmp(argv[1], "hang") == 0) {
         for (n = 1; n <= 3; n++) {

@@ -272,6 +272,26 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
         "$(json _exit '.ended_by + " " + (.totals.tasks_completed > 0 | tostring) + " " + (.totals.tasks_unfinished > 0 | tostring)')" \
         "_exit true true"
 
+    # SIGKILL at random moments, 4 threads: the rebuilt profile has at least
+    # the tasks the program knew had ended (it writes their count every 10 ms)
+    for r in $(seq 20); do
+        rm -f "$tmp/count"
+        OMP_NUM_THREADS=4 "$ts" run -o "$tmp/kill$r.out" --no-summary -- "$progs/cases" count \
+            "$tmp/count" >"$tmp/kill.stdout" 2>"$tmp/kill.stderr" &
+        launcher=$!
+        for _ in $(seq 200); do [ -s "$tmp/count" ] && break; sleep 0.05; done
+        sleep "0.$(printf %02d $((RANDOM % 40 + 5)))"
+        pkill -KILL -P "$launcher" cases
+        wait "$launcher"
+        seen=$(cat "$tmp/count" 2>/dev/null || echo 0)
+        got=$(json "kill$r" '[.types[] | select(.name | startswith("task (")) | .calls] | add // 0')
+        if [ "${got:-0}" -lt "$seen" ] || [ "$seen" -le 0 ]; then
+            fail "SIGKILL $r: ${got:-no} tasks rebuilt, the program saw $seen end: $(cat "$tmp/kill.stderr")"
+        fi
+        rm -rf "$tmp/kill$r.out"
+    done
+    echo "ok: SIGKILL at 20 random moments: every task the program saw end was rebuilt"
+
     # GCC: libgomp has no OMPT; the launcher runs the binary on libomp
     OMP_NUM_THREADS=2 run_ts gcc -- "$ex/fib-gcc" 15
     check "gcc -fopenmp fib(15): exit status" "$status" 0

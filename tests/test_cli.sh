@@ -480,6 +480,33 @@ grep -q "warning: /dev/shm/taskscope-$prog-.* is gone (/dev/shm was emptied?): w
   "$tmp/dshm.rec" || fail "dshm: message: $(cat "$tmp/dshm.rec")"
 [ -s "$tmp/dshm/profile.json" ] || fail "dshm: no profile.json"
 
+echo "-- SIGKILL at random moments: the rebuilt profile has every task the program saw end"
+# endings count: four threads of short tasks, the count of ended ones written
+# every 10 ms; killed after 50-440 ms, whatever it was doing
+kill_random() { # name, runs, handles|ids, environment...
+  local name=$1 runs=$2 how=$3 r d seen got
+  shift 3
+  [ $# -eq 0 ] || local -x "$@"
+  for r in $(seq "$runs"); do
+    d=$name-$r
+    start_endings count "$d" 3 "$tmp/$d.count" "$how"
+    sleep "0.$(printf %02d $((RANDOM % 40 + 5)))"
+    kill -KILL "$prog"
+    wait_ts
+    seen=$(cat "$tmp/$d.count" 2>/dev/null || echo 0)
+    got=$(awk -F, '$2 == "tick" || $2 == "work" { s += $4 } END { print s + 0 }' "$tmp/$d/types.csv" 2>/dev/null)
+    [ "${got:-0}" -ge "$seen" ] && [ "$seen" -gt 0 ] \
+      || fail "$d: ${got:-no} tasks rebuilt, the program saw $seen end: $(cat "$tmp/$d.err")"
+    rm -rf "${tmp:?}/$d"
+  done
+}
+kill_random krh 20 handles
+kill_random kri 10 ids
+for size in 64 1048576; do # the smallest ring and a large one
+  kill_random "krh$size" 3 handles TASKSCOPE_RING_SIZE=$size
+  kill_random "kri$size" 3 ids TASKSCOPE_RING_SIZE=$size
+done
+
 echo "-- SIGKILL while tracing: the trace holds what was drained, says it was not closed, converts"
 kill9_run kill9t 100000 100000000 TASKSCOPE_TRACE=chrome
 grep -q '"trace_status":"not closed: the program was killed before finalizing"' \

@@ -12,6 +12,10 @@
  *   cases abort       abort() from inside a task
  *   cases _exit       _exit(6) from inside a task (no atexit handler, no
  *                     signal: the outputs come from the crash journal)
+ *   cases count FILE  tasks in batches of 64 with a taskwait each, until it is
+ *                     killed; the tasks known to have ended (counted after
+ *                     each taskwait) written into FILE every 10 ms (aside,
+ *                     then renamed)
  */
 #include <omp.h>
 #include <stdio.h>
@@ -177,6 +181,37 @@ static void leave(int how)
     }
 }
 
+static void count(const char *file)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", file);
+    printf("ready\n");
+    fflush(stdout);
+#pragma omp parallel
+#pragma omp single
+    {
+        unsigned long long ended = 0;
+        double next = omp_get_wtime();
+        for (;;) {
+            for (int i = 0; i < 64; i++) {
+#pragma omp task
+                work(50);
+            }
+#pragma omp taskwait
+            ended += 64; /* their ends came before the taskwait returned */
+            if (omp_get_wtime() >= next) {
+                FILE *f = fopen(tmp, "w");
+                if (f) {
+                    fprintf(f, "%llu\n", ended);
+                    if (fclose(f) == 0)
+                        rename(tmp, file);
+                }
+                next = omp_get_wtime() + 0.01;
+            }
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -194,12 +229,14 @@ int main(int argc, char **argv)
         taskloop();
     else if (!strcmp(mode, "fork"))
         forked();
+    else if (!strcmp(mode, "count") && argc > 2)
+        count(argv[2]);
     else if (!strcmp(mode, "exit") || !strcmp(mode, "abort") || !strcmp(mode, "_exit"))
         leave(!strcmp(mode, "abort") ? 1 : !strcmp(mode, "_exit") ? 2 : 0);
     else {
         fprintf(stderr,
                 "usage: cases deps|untied [N]|generator [P K]|nested|numthreads|taskloop|fork|"
-                "exit|abort|_exit\n");
+                "exit|abort|_exit|count FILE\n");
         return 2;
     }
     return 0;
