@@ -561,8 +561,8 @@ static const struct var vars[] = {
      "count it",
      p_policy},
     {"TASKSCOPE_RING_SIZE", "16384", "a power of two from 64 to 16777216",
-     "records (32 bytes each) per thread ring (taskscope run, with the crash journal and "
-     "TASKSCOPE_AGGREGATE=consumer: 65536 for the first 64 threads unless set)",
+     "records (32 bytes each) per thread ring (taskscope run, with the crash journal: 65536 for "
+     "the first 64 threads unless set)",
      p_ring},
     {"TASKSCOPE_MAX_THREADS", "1024", "1 to 65535", "thread slots (threads measured at once)",
      p_threads},

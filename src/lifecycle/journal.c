@@ -448,9 +448,11 @@ static void *slot_memory(uint32_t index, size_t thread_bytes, uint64_t *ring_rec
     int err = posix_fallocate(J.slots_fd, off, (off_t)bytes);
     void *p = MAP_FAILED;
     if (!err) {
-        /* populated now, on the thread's first event (the slow path): the
-         * records never meet a page fault */
-        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, J.slots_fd, off);
+        /* the pages exist (fallocate), but are mapped as the ring is first
+         * written: MAP_POPULATE here (2 MB a thread) was more than half of
+         * what the journal cost a short run, and the first lap's minor faults
+         * do not show in the producer's cost (docs/architecture.md) */
+        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, J.slots_fd, off);
         err = p == MAP_FAILED ? errno : 0;
     }
     if (err) {
@@ -608,15 +610,7 @@ int tscope__journal_start(const char *dir, uint64_t ring_records, int size_chose
     if (strlen(d) < sizeof J.dir) /* longer: the readers find the file by its pid only */
         memcpy(J.dir, d, strlen(d) + 1);
     J.ring_records = ring_records;
-    /* large rings make checkpoints rare when the consumer replays every
-     * event; threads that aggregate their own tasks put only the instance
-     * graph's records (and shadows) in their rings, and 2 MB each, taken
-     * and populated in /dev/shm, were half of what the journal cost a
-     * short run (fib 1: 4.3 -> 2.0 ms) */
-    J.big_records =
-        size_chosen || ring_records > BIG_RING || tscope__g.cfg.aggregate == TSCOPE__AGG_THREAD
-            ? ring_records
-            : BIG_RING;
+    J.big_records = size_chosen || ring_records > BIG_RING ? ring_records : BIG_RING;
     /* each slot is mapped on its own: its offset in the file must be a
      * multiple of the page size, whatever the ring size (TASKSCOPE_RING_SIZE
      * goes down to 64 records, 2 KiB) */
