@@ -89,12 +89,6 @@ static struct tscope__names *table_of(uint16_t t)
     return t == 0 ? &tscope__types : t == 1 ? &tscope__counters : &tscope__events;
 }
 
-/* What recovery mapped and made, for tscope_cli_recover_release. */
-static struct {
-    char *map;
-    size_t map_len;
-} R;
-
 /* Applies n records of thread `slot` (contiguous) as the consumer did.
  * Returns 0, or -1 (nothing applied) when a record is not one a producer
  * writes: a corrupt journal or ring, whose replay stops there. */
@@ -221,60 +215,58 @@ static void replay_journal(const char *path, uint64_t generation, struct replay 
 }
 
 /* The rings: records past what the journal holds, and the thread slots
- * themselves (names, drop counts) for the profile. */
-static void replay_rings(const char *path, const struct tscope__jstate *st, struct replay *rp)
+ * themselves (names, drop counts) for the profile: the mapping's SLOT
+ * blocks (journal.h). */
+struct rings {
+    const struct tscope__jstate *st;
+    struct replay *rp;
+    struct tscope__rec *buf;
+    uint64_t cap;
+};
+
+static void replay_slot(const struct tscope__shblock *b, void *payload, void *arg)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat sb;
-    if (fd < 0 || fstat(fd, &sb) || st->region_bytes == 0 ||
-        st->ring_offset < sizeof(struct tscope__thread) || st->ring_offset >= st->region_bytes) {
-        if (fd >= 0)
-            close(fd);
+    struct rings *g = arg;
+    struct tscope__thread *t = payload;
+    uint64_t off = g->st->ring_offset;
+    if (b->owner >= TSCOPE__THREADS_MAX || off < sizeof *t || b->bytes < off ||
+        t->index != b->owner || tscope__g.threads[b->owner])
+        return; /* not a slot this build wrote, or one met already */
+    uint64_t ring_records = t->slot_records;
+    if (ring_records == 0 || (ring_records & (ring_records - 1)) ||
+        ring_records > (b->bytes - off) / sizeof(struct tscope__rec))
         return;
-    }
-    uint64_t max_records = (st->region_bytes - st->ring_offset) / sizeof(struct tscope__rec);
-    /* the last slot's region may be shorter than the stride (its ring) */
-    uint64_t nregions = ((uint64_t)sb.st_size + st->region_bytes - 1) / st->region_bytes;
-    if (nregions > TSCOPE__THREADS_MAX)
-        nregions = TSCOPE__THREADS_MAX;
-    if (max_records == 0 || max_records > (1u << 28))
-        nregions = 0; /* not the layout journal.c writes */
-    char *map = nregions ? mmap(NULL, nregions * st->region_bytes, PROT_READ, MAP_PRIVATE, fd, 0)
-                         : MAP_FAILED;
-    close(fd);
-    if (map == MAP_FAILED)
+    tscope__g.threads[b->owner] = t; /* its name and counts, read by the profile */
+    note_slot(g->rp, b->owner);
+    if (atomic_load(&t->ring_freed))
         return;
-    R.map = map;
-    R.map_len = nregions * st->region_bytes;
-    struct tscope__rec *buf = malloc(max_records * sizeof *buf);
-    for (uint64_t i = 0; buf && i < nregions; i++) {
-        if (i * st->region_bytes + st->ring_offset > (uint64_t)sb.st_size)
-            break; /* past the end of the file: pages there cannot be read */
-        struct tscope__thread *t = (struct tscope__thread *)(map + i * st->region_bytes);
-        uint64_t ring_records = t->slot_records;
-        if (i * st->region_bytes + st->ring_offset + ring_records * sizeof(struct tscope__rec) >
-                (uint64_t)sb.st_size ||
-            ring_records == 0 || ring_records > max_records ||
-            (ring_records & (ring_records - 1)) || t->index != i)
-            continue;             /* a slot that never got this region */
-        tscope__g.threads[i] = t; /* its name and counts, read by the profile */
-        note_slot(rp, (uint32_t)i);
-        if (atomic_load(&t->ring_freed))
-            continue;
-        uint64_t head = atomic_load(&t->ring.head), tail = atomic_load(&t->ring.tail);
-        uint64_t from = rp->seen[i] && rp->applied[i] > tail ? rp->applied[i] : tail;
-        if (head <= from || head - from > ring_records)
-            continue;
-        const struct tscope__rec *ring = (const struct tscope__rec *)((char *)t + st->ring_offset);
-        uint64_t n = head - from;
-        for (uint64_t c = 0; c < n; c++) {
-            buf[c] = ring[(from + c) & (ring_records - 1)];
-            if (buf[c].ts > rp->last_ticks)
-                rp->last_ticks = buf[c].ts;
-        }
-        apply((uint32_t)i, buf, n);
+    uint64_t head = atomic_load(&t->ring.head), tail = atomic_load(&t->ring.tail);
+    uint64_t from =
+        g->rp->seen[b->owner] && g->rp->applied[b->owner] > tail ? g->rp->applied[b->owner] : tail;
+    if (head <= from || head - from > ring_records)
+        return;
+    uint64_t n = head - from;
+    if (n > g->cap) {
+        free(g->buf);
+        g->buf = malloc(n * sizeof *g->buf);
+        g->cap = g->buf ? n : 0;
+        if (!g->buf)
+            return;
     }
-    free(buf);
+    const struct tscope__rec *ring = (const struct tscope__rec *)((char *)t + off);
+    for (uint64_t c = 0; c < n; c++) {
+        g->buf[c] = ring[(from + c) & (ring_records - 1)];
+        if (g->buf[c].ts > g->rp->last_ticks)
+            g->rp->last_ticks = g->buf[c].ts;
+    }
+    apply(b->owner, g->buf, n);
+}
+
+static void replay_rings(const struct tscope__jstate *st, struct replay *rp)
+{
+    struct rings g = {st, rp, NULL, 0};
+    tscope__shards_each(TSCOPE__SHB_SLOT, replay_slot, &g);
+    free(g.buf);
     /* the mapping stays: tscope__g.threads points into it until the release */
 }
 
@@ -318,7 +310,7 @@ static int finish(const char *outdir, const char *base, struct tscope__store *s,
     pthread_mutex_unlock(&s->lock);
     if (tscope__shards_damaged())
         fprintf(stderr,
-                "taskscope: warning: %s.shards: %llu bytes in it are damaged (not whole blocks); "
+                "taskscope: warning: %s.map: %llu bytes in it are damaged (not whole blocks); "
                 "what they held is lost, the rest is recovered\n",
                 base, (unsigned long long)tscope__shards_damaged());
     tscope__g.end_ticks = end;
@@ -354,10 +346,10 @@ static int from_mapping(const char *outdir, const char *base, int sig, uint64_t 
                         FILE *summary, double *as_of_s, char *why, size_t whylen)
 {
     char path[PATH_MAX + 128];
-    snprintf(path, sizeof path, "%s.shards", base);
+    snprintf(path, sizeof path, "%s.map", base);
     const char *bad = NULL;
     int r = tscope__shards_open(path, &bad);
-    if (r <= 0)
+    if (r != 1)
         return fail(why, whylen, "cannot read %s: %s", path,
                     r ? bad : "it is gone too (/dev/shm was emptied?)");
     const struct tscope__shfile *h = tscope__shards_header();
@@ -388,14 +380,25 @@ static int from_mapping(const char *outdir, const char *base, int sig, uint64_t 
     tscope__g.rank = h->rank;
     tscope__g.nranks = h->nranks;
     tscope__shards_recover_paths(s);
-    uint64_t end = 0;
-    if (death_mono_ns > h->mono_ns)
-        end = h->origin + (uint64_t)((double)(death_mono_ns - h->mono_ns) / h->ns_per_tick);
+    /* what the rings still hold: no state or journal has it */
+    struct tscope__jstate st = {.ring_offset = TSCOPE__SLOT_RING_OFFSET};
+    struct replay rp = {calloc(TSCOPE__THREADS_MAX, sizeof(uint64_t)),
+                        calloc(TSCOPE__THREADS_MAX, 1), 0, 0};
+    if (rp.applied && rp.seen)
+        replay_rings(&st, &rp);
+    free(rp.applied);
+    free(rp.seen);
+    uint64_t end = rp.last_ticks;
+    if (death_mono_ns > h->mono_ns) {
+        uint64_t at = h->origin + (uint64_t)((double)(death_mono_ns - h->mono_ns) / h->ns_per_tick);
+        end = at > end ? at : end;
+    }
     char program[sizeof h->program];
     memcpy(program, h->program, sizeof program);
     program[sizeof program - 1] = 0;
-    return finish(outdir, base, s, tscope__shards_slots(), end, sig, program, summary, as_of_s, why,
-                  whylen);
+    uint32_t slots = tscope__shards_slots();
+    return finish(outdir, base, s, slots > rp.nslots ? slots : rp.nslots, end, sig, program,
+                  summary, as_of_s, why, whylen);
 }
 
 /* 1 when the state's body is what its header's checksum says (f is left
@@ -460,7 +463,7 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
         }
     }
     if (!f) {
-        snprintf(path, sizeof path, "%s.shards", base);
+        snprintf(path, sizeof path, "%s.map", base);
         if (access(path, R_OK) == 0) {
             fprintf(stderr,
                     "taskscope: warning: no whole crash journal state in %s; the outputs come "
@@ -523,8 +526,8 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
     }
     /* a batch system may wipe /dev/shm after killing a job: the folder's
      * links then name nothing, and what they held is lost */
-    static const char *const mapped[] = {"slots", "shards"};
-    for (int i = 0; i < 2; i++) {
+    static const char *const mapped[] = {"map"};
+    for (int i = 0; i < 1; i++) {
         char target[PATH_MAX];
         struct stat lst;
         snprintf(path, sizeof path, "%s.%s", base, mapped[i]);
@@ -533,29 +536,33 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
             fprintf(stderr,
                     "taskscope: warning: %s is gone (/dev/shm was emptied?): what the %s held "
                     "after the last checkpoint (as of %.3f s) is lost\n",
-                    target, i ? "threads' shards" : "rings",
+                    target, "threads' rings and shards",
                     (double)(st.ticks > s->origin ? st.ticks - s->origin : 0) * st.ns_per_tick /
                         1e9);
     }
     /* the threads' own shards (TASKSCOPE_AGGREGATE=thread): their tree
      * paths first, numbered as the process numbered them */
-    snprintf(path, sizeof path, "%s.shards", base);
+    snprintf(path, sizeof path, "%s.map", base);
     const char *shbad = NULL;
     int shards = tscope__shards_open(path, &shbad);
     if (shards < 0)
         fprintf(stderr,
-                "taskscope: warning: cannot read %s: %s; what the threads aggregated "
-                "since the last checkpoint is lost\n",
+                "taskscope: warning: cannot read %s: %s; what the threads recorded and "
+                "aggregated since the last checkpoint is lost\n",
                 path, shbad);
-    if (shards > 0)
+    else if (shards == 2)
+        fprintf(stderr,
+                "taskscope: warning: %s: %s; what the threads aggregated since the last "
+                "checkpoint is lost, their rings and the names are read\n",
+                path, shbad);
+    if (shards == 1)
         tscope__shards_recover_paths(s);
     snprintf(path, sizeof path, "%s.journal-%u", base, (unsigned)(st.generation & 1));
     replay_journal(path, st.generation, &rp);
-    snprintf(path, sizeof path, "%s.slots", base);
-    replay_rings(path, &st, &rp);
+    replay_rings(&st, &rp);
     /* names the journal lost (damaged) are in the shards file too */
     if (shards > 0 && tscope__shards_recover_names())
-        fprintf(stderr, "taskscope: warning: %s.shards: some names in it are damaged\n", base);
+        fprintf(stderr, "taskscope: warning: %s.map: some names in it are damaged\n", base);
     free(rp.applied);
     free(rp.seen);
 
@@ -579,15 +586,11 @@ void tscope_cli_recover_release(void)
     uint32_t n = atomic_load(&tscope__g.nthreads);
     for (uint32_t i = 0; i < TSCOPE__THREADS_MAX && (i < n || tscope__g.threads[i]); i++) {
         char *t = (char *)tscope__g.threads[i];
-        if (t && !(R.map && t >= R.map && t < R.map + R.map_len))
+        if (t && !tscope__shards_owns(t))
             free(t); /* a placeholder of a slot without a region */
         tscope__g.threads[i] = NULL;
     }
     atomic_store(&tscope__g.nthreads, 0);
-    if (R.map)
-        munmap(R.map, R.map_len);
-    R.map = NULL;
-    R.map_len = 0;
     tscope__shards_recover_release();
     tscope__store_free(tscope__g.store);
     tscope__g.store = NULL;

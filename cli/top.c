@@ -5,9 +5,9 @@
  * refreshed every second; `q` quits.  When stdout is not a terminal each
  * look is printed as plain text, one after the other.
  *
- * The program's shards file is found from its pid (its mappings in
+ * The program's mapping is found from its pid (its mappings in
  * /proc/PID/maps, else /dev/shm/taskscope-PID-*), or from an output folder
- * (.taskscope-PID.shards, a link to /dev/shm or the file).  It exists under
+ * (.taskscope-PID.map, a link to /dev/shm or the file).  It exists under
  * `taskscope run` with threads aggregating their own tasks (the default);
  * it holds the tasks that came through handles, which is every task of the
  * OpenMP, pthread and MPI adapters and of the bundled runtime.
@@ -127,7 +127,7 @@ static int find_folder(const char *dir, char *out, size_t len)
     while (d && (e = readdir(d))) {
         long pid;
         char rest[16];
-        if (sscanf(e->d_name, ".taskscope-%ld.%15s", &pid, rest) != 2 || strcmp(rest, "shards"))
+        if (sscanf(e->d_name, ".taskscope-%ld.%15s", &pid, rest) != 2 || strcmp(rest, "map"))
             continue;
         char path[PATH_MAX + 300];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
@@ -212,8 +212,11 @@ static void show(FILE *f, const struct look *now, const struct look *was, int al
     uint32_t busy = 0;
     for (uint32_t i = 0; i < p->ntypes; i++)
         self_all += p->types[i].self;
-    for (uint32_t i = 0; i < p->nthreads; i++)
+    uint32_t nthreads = 0;
+    for (uint32_t i = 0; i < p->nthreads; i++) {
         busy += p->threads[i].top != 0;
+        nthreads += p->threads[i].shard;
+    }
     char c1[32], c2[32];
     num(c1, sizeof c1, (double)now->calls);
     num(c2, sizeof c2, rate);
@@ -223,7 +226,7 @@ static void show(FILE *f, const struct look *now, const struct look *was, int al
     else
         fprintf(f, "taskscope top: %s (pid %lld, rank %d), ended without its outputs: %s tasks\n",
                 p->head.program, (long long)p->head.pid, p->head.rank, c1);
-    fprintf(f, "threads: %u, %u running a task\n", p->nthreads, alive ? busy : 0);
+    fprintf(f, "threads: %u, %u running a task\n", nthreads, alive ? busy : 0);
     if (p->damaged)
         fprintf(f, "damaged: %llu bytes of the mapping could not be read\n",
                 (unsigned long long)p->damaged);
@@ -256,12 +259,15 @@ static void show(FILE *f, const struct look *now, const struct look *was, int al
     if (rows > 0 && n > (uint32_t)rows)
         fprintf(f, "(%u more types)\n", n - (uint32_t)rows);
     free(order);
-    fprintf(f, "\n%7s %10s %9s  %s\n", "thread", "self s", "calls", "running now");
+    fprintf(f, "\n%7s %-16s %10s %9s  %s\n", "thread", "name", "self s", "calls", "running now");
     for (uint32_t i = 0; i < p->nthreads; i++) {
         const struct tscope__peek_thread *t = &p->threads[i];
+        if (!t->shard)
+            continue; /* no task of its own: the sampler, a thread of the launcher's */
         char a[32], buf[48];
         num(a, sizeof a, (double)t->calls);
-        fprintf(f, "%7u %10.3f %9s  %s\n", t->slot, t->self * ns / 1e9, a,
+        fprintf(f, "%7u %-16.16s %10.3f %9s  %s\n", t->slot, t->name[0] ? t->name : "-",
+                t->self * ns / 1e9, a,
                 alive && t->top ? name_of(p, t->top - 1, buf, sizeof buf) : "-");
     }
 }

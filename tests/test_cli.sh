@@ -182,9 +182,9 @@ status=0
 [ "$(grep -c "writing $tmp/fsize/profile.json failed: File too large" "$tmp/fsize.err")" = 1 ] \
   || fail "fsize: message: $(cat "$tmp/fsize.err")"
 [ ! -e "$tmp/fsize/profile.json" ] || fail "fsize: partial profile.json left"
-# the crash journal's shards file (its 4 KB header) or first state (60 KB) does not fit
+# the crash journal's mapping (its 4 KB header) or first state (60 KB) does not fit
 # either: said once, measuring goes on
-[ "$(grep -c "warning: cannot start the crash journal ($tmp/fsize/.taskscope-[0-9]*.\(shards\|state-1\): File too large); measuring goes on" "$tmp/fsize.err")" = 1 ] \
+[ "$(grep -c "warning: cannot start the crash journal ($tmp/fsize/.taskscope-[0-9]*.\(map\|state-1\): File too large); measuring goes on" "$tmp/fsize.err")" = 1 ] \
   || fail "fsize: journal message: $(cat "$tmp/fsize.err")"
 ls "$tmp/fsize" | grep -q 'tmp$' && fail "fsize: temporary file left"
 grep -q "^[0-9]*,leaf_sort,[0-9]*,[0-9]*," "$tmp/fsize/types.csv" || fail "fsize: types.csv incomplete"
@@ -317,14 +317,14 @@ echo "-- SIGKILL mid-run, nothing drained yet: every task recovered from the rin
 # come from the rings
 kill9_run kill9r 100000 4096 TASKSCOPE_PERIOD_MS=10000 TASKSCOPE_RING_SIZE=1048576
 echo "-- SIGKILL with the smallest ring (TASKSCOPE_RING_SIZE=64): every thread's slot in the file"
-# 64 records are 2 KiB: each slot's place in the slots file is still a whole
+# 64 records are 2 KiB: each slot's place in the mapping is still a whole
 # number of pages, or mapping slot 1 and up fails (and SIGKILL loses its ring)
 kill9_run kill9small 20000 100000000 TASKSCOPE_RING_SIZE=64
 ! grep -q "cannot map thread slot" "$tmp/kill9small.err" || fail "kill9small: $(cat "$tmp/kill9small.err")"
 
-echo "-- SIGKILL with TASKSCOPE_AGGREGATE=thread: every task recovered from the shards file"
+echo "-- SIGKILL with TASKSCOPE_AGGREGATE=thread: every task recovered from the mapping's shards"
 # no checkpoint after the start: the tasks can only come from the threads'
-# own shards in the shards file; then with checkpoints every 20 ms, where
+# own shards in the mapping; then with checkpoints every 20 ms, where
 # each shard adds only what the saved state's fold had not taken
 FLOOD=flood_h kill9_run kill9s 200000 100000000 TASKSCOPE_AGGREGATE=thread TASKSCOPE_CHECKPOINT_MS=100000
 FLOOD=flood_h kill9_run kill9sc 200000 100000000 TASKSCOPE_AGGREGATE=thread TASKSCOPE_CHECKPOINT_MS=20
@@ -333,7 +333,7 @@ for d in kill9s kill9sc; do # the timeline's bins came back too (busy: self time
     "$tmp/$d/profile.json" >/dev/null || fail "$d: timeline: $(jq -c .timeline "$tmp/$d/profile.json")"
 done
 
-echo "-- a damaged shards file: the rest is rebuilt, nothing read past it, no count invented"
+echo "-- a damaged mapping: the rest is rebuilt, nothing read past it, no count invented"
 # the launcher killed first, then the program: its folder keeps the crash journal,
 # which `taskscope merge` rebuilds; 64 KB of garbage over the first shard blocks
 mkdir "$tmp/dmg"
@@ -342,8 +342,8 @@ kill -KILL "$tspid"
 wait "$tspid" 2>/dev/null || true
 kill -KILL "$prog"
 for _ in $(seq 100); do kill -0 "$prog" 2>/dev/null || break; sleep 0.05; done
-shfile=$(readlink "$tmp/dmg/rank-0/.taskscope-$prog.shards")
-[ -f "$shfile" ] || fail "dmg: no shards file"
+shfile=$(readlink "$tmp/dmg/rank-0/.taskscope-$prog.map")
+[ -f "$shfile" ] || fail "dmg: no mapping"
 dd if=/dev/urandom of="$shfile" bs=4096 seek=1 count=16 conv=notrunc 2>/dev/null
 "$ts" merge -q -o "$tmp/dmgm" "$tmp/dmg" 2>"$tmp/dmgm.err" || fail "dmg: merge failed: $(cat "$tmp/dmgm.err")"
 jq -e '[.types[] | select(.name == "tick" or .name == "work")] as $t |
@@ -431,52 +431,39 @@ exact dstate 3000
 # no state, no journal at all: the mapping alone; one name damaged on top
 killed_pair dnames 3000
 rm -f "$tmp"/dnames/.taskscope-"$prog".{state-0,state-1,journal-0,journal-1,appendix}
-shfile=$(readlink "$tmp/dnames/.taskscope-$prog.shards")
+shfile=$(readlink "$tmp/dnames/.taskscope-$prog.map")
 at=$(grep -abo 'work' "$shfile" | head -1 | cut -d: -f1)
-[ -n "$at" ] || fail "dnames: the name 'work' is not in the shards file"
+[ -n "$at" ] || fail "dnames: the name 'work' is not in the mapping"
 printf 'W' | dd of="$shfile" bs=1 seek="$at" conv=notrunc 2>/dev/null
 "$ts" recover -q "$tmp/dnames" >"$tmp/dnames.rec" 2>&1 || fail "dnames: $(cat "$tmp/dnames.rec")"
 grep -q "no whole crash journal state in $tmp/dnames; the outputs come from the threads' shards alone" \
   "$tmp/dnames.rec" || fail "dnames: message: $(cat "$tmp/dnames.rec")"
-grep -q "$tmp/dnames/.taskscope-$prog.shards: 1 names in it are damaged" "$tmp/dnames.rec" || fail "dnames: names: $(cat "$tmp/dnames.rec")"
+grep -q "$tmp/dnames/.taskscope-$prog.map: 1 names in it are damaged" "$tmp/dnames.rec" || fail "dnames: names: $(cat "$tmp/dnames.rec")"
 grep -q "^1,tick,3001,3000,0,0,1,1," "$tmp/dnames/types.csv" || fail "dnames: tick: $(cat "$tmp/dnames/types.csv")"
 grep -q '^2,(damaged name 2),3000,3000,0,0,0,1,' "$tmp/dnames/types.csv" \
   || fail "dnames: work: $(cat "$tmp/dnames/types.csv")"
-# the shards file's header overwritten: named; the state and the rings give what they hold
+# the mapping's header overwritten: named; the state, the rings (blocks that
+# describe themselves) and the journal give what they hold
 killed_pair dhead 3000
-shfile=$(readlink "$tmp/dhead/.taskscope-$prog.shards")
+shfile=$(readlink "$tmp/dhead/.taskscope-$prog.map")
 dd if=/dev/urandom of="$shfile" bs=512 count=1 conv=notrunc 2>/dev/null
 "$ts" recover -q "$tmp/dhead" >"$tmp/dhead.rec" 2>&1 || fail "dhead: $(cat "$tmp/dhead.rec")"
-grep -q "warning: cannot read $tmp/dhead/.taskscope-$prog.shards: its header is damaged" \
+grep -q "warning: $tmp/dhead/.taskscope-$prog.map: its header is damaged (magic, version or checksum); what the threads aggregated since the last checkpoint is lost, their rings and the names are read" \
   "$tmp/dhead.rec" || fail "dhead: message: $(cat "$tmp/dhead.rec")"
 [ -s "$tmp/dhead/profile.json" ] || fail "dhead: no profile.json"
-# the slots file (the rings) and the journal overwritten with garbage: the
-# handle tasks are all in the shards, nothing is read past the garbage
+# the journal overwritten with garbage: the handle tasks are all in the
+# mapping, nothing is read past the garbage
 killed_pair dslots 3000
-slfile=$(readlink "$tmp/dslots/.taskscope-$prog.slots")
-size=$(stat -c %s "$slfile")
-head -c "$size" /dev/urandom | dd of="$slfile" conv=notrunc 2>/dev/null
 for f in "$tmp"/dslots/.taskscope-"$prog".journal-*; do
   head -c 4096 /dev/urandom >"$f"
 done
 "$ts" recover -q "$tmp/dslots" >"$tmp/dslots.rec" 2>&1 || fail "dslots: $(cat "$tmp/dslots.rec")"
 exact dslots 3000
-# a flipped byte in the journal of tasks recorded by id (small rings: the
-# consumer journals them): said with the file and where, the rest recovered
-FLOOD=flood TASKSCOPE_RING_SIZE=64 killed_pair djournal 20000
-jfile=$(ls -S "$tmp"/djournal/.taskscope-"$prog".journal-* | head -1)
-[ "$(stat -c %s "$jfile")" -gt 200000 ] || fail "djournal: journal of $(stat -c %s "$jfile") bytes"
-printf '\125' | dd of="$jfile" bs=1 seek=100000 conv=notrunc 2>/dev/null
-"$ts" recover -q "$tmp/djournal" >"$tmp/djournal.rec" 2>&1 || fail "djournal: $(cat "$tmp/djournal.rec")"
-grep -q "warning: $jfile is damaged at byte [0-9]* (an entry's checksum): what it held from there on is lost, the rest is recovered" \
-  "$tmp/djournal.rec" || fail "djournal: message: $(cat "$tmp/djournal.rec")"
-calls=$(awk -F, '$2 == "tick" { print $4 }' "$tmp/djournal/types.csv")
-[ -n "$calls" ] && [ "$calls" -gt 0 ] && [ "$calls" -lt 20000 ] || fail "djournal: tick calls '$calls'"
 # /dev/shm emptied after the kill (a batch system): said, the state gives what it held
 killed_pair dshm 3000
-rm -f "$(readlink "$tmp/dshm/.taskscope-$prog.shards")" "$(readlink "$tmp/dshm/.taskscope-$prog.slots")"
+rm -f "$(readlink "$tmp/dshm/.taskscope-$prog.map")"
 "$ts" recover -q "$tmp/dshm" >"$tmp/dshm.rec" 2>&1 || fail "dshm: $(cat "$tmp/dshm.rec")"
-grep -q "warning: /dev/shm/taskscope-$prog-.* is gone (/dev/shm was emptied?): what the threads' shards held after the last checkpoint (as of [0-9.]* s) is lost" \
+grep -q "warning: /dev/shm/taskscope-$prog-.* is gone (/dev/shm was emptied?): what the threads' rings and shards held after the last checkpoint (as of [0-9.]* s) is lost" \
   "$tmp/dshm.rec" || fail "dshm: message: $(cat "$tmp/dshm.rec")"
 [ -s "$tmp/dshm/profile.json" ] || fail "dshm: no profile.json"
 

@@ -1,5 +1,5 @@
 /* checksum.h - checksums of what outlives the process (the crash journal's
- * states, the shards file's header and names): FNV-1a, over bytes for the
+ * states, the mapping's header and names): FNV-1a, over bytes for the
  * small parts and over 64-bit words for a whole state, which is read back
  * at memory speed (about 1 ns per word).  They catch damage (a flipped
  * byte, a torn write, garbage), not malice.

@@ -61,7 +61,7 @@ struct tscope__hooks {
     void (*checkpoint)(void);
     void (*name_added)(const void *table, uint32_t id, const char *name);
     /* - durable: `bytes` of zeroed memory in a file that outlives the
-     *   process (the shards file), tagged with kind, owner (thread slot)
+     *   process (the mapping), tagged with kind, owner (thread slot)
      *   and index for the reader; NULL: ordinary memory.  Never freed;
      *   durable_owns says whether p came from it.  Any thread. */
     void *(*durable)(uint32_t kind, uint32_t owner, uint32_t index, size_t bytes);

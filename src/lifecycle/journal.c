@@ -1,20 +1,21 @@
 /* journal.c - writes the crash journal (formats and recovery: journal.h).
  *
  * Under `taskscope run` (TASKSCOPE_CHECKPOINT_MS > 0, the profiler on, ring
- * mode) every thread slot lives in .taskscope-PID.slots, mapped shared, so
- * what a thread recorded is in the page cache the moment it is published:
- * the producer's path is the same code writing to different pages.  The
- * consumer applies records as ever, but releases their ring space only once
- * they are safe elsewhere (hooks.keep): a checkpoint saves the store and
- * releases every ring up to what it applied; a ring a quarter held before
- * the next checkpoint gets one at once, if a state costs less than
- * journaling its records, or has them appended to the journal.  So every
- * record is, at any moment, in its ring, in the journal or in the saved
- * state, and none of them needs the process alive; with rings of 65536
- * records for the first threads (slot_memory) the journal is rarely written.  A checkpoint
- * also comes every TASKSCOPE_CHECKPOINT_MS, and when the journal passes
- * JOURNAL_MAX bytes; the disk used is bounded by two states, the appendix
- * (instances and dependencies, up to their cap) and two journal files.
+ * mode) every thread slot lives in the mapping, .taskscope-PID.map, mapped
+ * shared, so what a thread recorded is in the page cache the moment it is
+ * published: the producer's path is the same code writing to different
+ * pages.  The consumer applies records as ever, but releases their ring
+ * space only once they are safe elsewhere (hooks.keep): a checkpoint saves
+ * the store and releases every ring up to what it applied; a ring a
+ * quarter held before the next checkpoint gets one at once, if a state
+ * costs less than journaling its records, or has them appended to the
+ * journal.  So every record is, at any moment, in its ring, in the journal
+ * or in the saved state, and none of them needs the process alive; with
+ * rings of 65536 records for the first threads (slot_memory) the journal is
+ * rarely written.  A checkpoint also comes every TASKSCOPE_CHECKPOINT_MS,
+ * and when the journal passes JOURNAL_MAX bytes; the disk used is bounded
+ * by two states, the appendix (instances and dependencies, up to their
+ * cap) and two journal files.
  *
  * The two journal files, and the two state files, take the generations in
  * turn and are overwritten in place, not recreated: writing over pages the
@@ -26,13 +27,13 @@
  * the replay (its records are then still in the ring, which is released
  * only after).
  *
- * The slots file itself lives in /dev/shm when that is a tmpfs, and
- * .taskscope-PID.slots is a symbolic link to it.  On a disk file system the
+ * The mapping itself lives in /dev/shm when that is a tmpfs, and
+ * .taskscope-PID.map is a symbolic link to it.  On a disk file system the
  * kernel's writeback cleans dirty pages of a shared mapping and
  * write-protects them, so the producer's next record into such a page takes
  * a fault: measured, the producer's pair cost rose 31% while other files
  * were being written back.  tmpfs pages have no writeback.  Elsewhere the
- * slots file is in the output folder.
+ * mapping is in the output folder.
  *
  * A write that fails (full disk, a file size limit) is said once, the files
  * are removed and journaling stops: the run goes on, only a SIGKILL would
@@ -69,10 +70,8 @@ extern char *program_invocation_short_name;
 
 static struct {
     _Atomic int on;
-    char base[1100]; /* DIR/.taskscope-PID */
-    char dir[1024];  /* DIR */
-    char shm[128];   /* the slots file in /dev/shm, or "" */
-    int slots_fd;
+    char base[1100];      /* DIR/.taskscope-PID */
+    char dir[1024];       /* DIR */
     int fds[2];           /* the journal files; generation g writes fds[g & 1] */
     pthread_mutex_t lock; /* generation and off: the consumer and name writers */
     uint64_t generation;
@@ -83,9 +82,10 @@ static struct {
     struct tscope__appendix ax; /* the instances and dependencies, each saved once */
     uint64_t state_bytes;       /* size of the last state: what a checkpoint costs */
     int journaled;              /* records journaled since the last round mark */
-} J = {.slots_fd = -1, .fds = {-1, -1}, .lock = PTHREAD_MUTEX_INITIALIZER};
+} J = {.fds = {-1, -1}, .lock = PTHREAD_MUTEX_INITIALIZER};
 
-/* The shards file (TASKSCOPE_AGGREGATE=thread): one window of address space
+/* The mapping (the thread slots, names, configuration and, with
+ * TASKSCOPE_AGGREGATE=thread, the shards): one window of address space
  * reserved over it at start, blocks appended under the lock, each one's
  * pages allocated (posix_fallocate) before use, so that a full /dev/shm is
  * a NULL here (ordinary memory, said once), never a SIGBUS in a thread.
@@ -102,6 +102,7 @@ static struct {
 } A = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
 
 static void shard_name(uint32_t table, uint32_t id, const char *name);
+static void *block(uint32_t kind, uint32_t owner, uint32_t index, size_t bytes);
 
 static void path_of(char *out, size_t len, const char *what)
 {
@@ -110,21 +111,19 @@ static void path_of(char *out, size_t len, const char *what)
 
 static void remove_files(void)
 {
-    static const char *const files[] = {"state-0", "state-1",  "journal-0", "journal-1",
-                                        "slots",   "appendix", "shards"};
+    static const char *const files[] = {"state-0",   "state-1",  "journal-0",
+                                        "journal-1", "appendix", "map"};
     char p[1200];
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         path_of(p, sizeof p, files[i]);
         unlink(p);
     }
-    if (J.shm[0])
-        unlink(J.shm);
     if (A.shm[0])
         unlink(A.shm);
     A.shm[0] = 0;
 }
 
-/* Creates the slots (or shards) file: in /dev/shm (tmpfs) behind a link at
+/* Creates the mapping's file: in /dev/shm (tmpfs) behind a link at
  * `link`, its name in shm, or at `link` itself.  Returns the descriptor or
  * -1. */
 static int open_slots(const char *link, char *shm, size_t shm_len)
@@ -132,7 +131,7 @@ static int open_slots(const char *link, char *shm, size_t shm_len)
     struct statfs fs;
     shm[0] = 0;
     /* one left by this pid's previous program (it exec'd this one) */
-    char old[sizeof J.shm];
+    char old[sizeof A.shm];
     ssize_t len = readlink(link, old, sizeof old - 1);
     if (len > 0) {
         old[len] = 0;
@@ -419,7 +418,7 @@ static void checkpoint(void)
     pthread_mutex_lock(&J.lock); /* name writers move it too */
     uint64_t off = J.off;
     pthread_mutex_unlock(&J.lock);
-    if (A.base) /* for the readers of the shards file alone (taskscope top) */
+    if (A.base) /* for the readers of the mapping alone (taskscope top) */
         ((struct tscope__shfile *)A.base)->ns_per_tick = tscope__clock_ns_per_tick();
     if (now < J.next_ns && off < JOURNAL_MAX)
         return;
@@ -443,32 +442,29 @@ static void *slot_memory(uint32_t index, size_t thread_bytes, uint64_t *ring_rec
     if (!atomic_load(&J.on) || thread_bytes > J.ring_offset)
         return NULL;
     uint64_t records = index < BIG_SLOTS ? J.big_records : J.ring_records;
-    size_t bytes = J.ring_offset + records * sizeof(struct tscope__rec);
-    off_t off = (off_t)index * (off_t)J.region_bytes;
-    int err = posix_fallocate(J.slots_fd, off, (off_t)bytes);
-    void *p = MAP_FAILED;
-    if (!err) {
-        /* the pages exist (fallocate), but are mapped as the ring is first
-         * written: MAP_POPULATE here (2 MB a thread) was more than half of
-         * what the journal cost a short run, and the first lap's minor faults
-         * do not show in the producer's cost (docs/architecture.md) */
-        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, J.slots_fd, off);
-        err = p == MAP_FAILED ? errno : 0;
-    }
-    if (err) {
+    /* a block of the mapping: its pages exist (fallocate), but are mapped
+     * into the page tables as the ring is first written - populating 2 MB
+     * a thread up front was more than half of what the journal cost a
+     * short run, and the first lap's minor faults do not show in the
+     * producer's cost (docs/architecture.md) */
+    pthread_mutex_lock(&A.lock);
+    char *p =
+        block(TSCOPE__SHB_SLOT, index, 0, J.ring_offset + records * sizeof(struct tscope__rec));
+    pthread_mutex_unlock(&A.lock);
+    if (!p) {
         if (!J.slot_warned++)
             fprintf(stderr,
-                    "taskscope: warning: cannot map thread slot %u in %s.slots (%s); a SIGKILL "
-                    "would lose what such threads recorded since the consumer last read it\n",
-                    index, J.base, strerror(err));
+                    "taskscope: warning: cannot put thread slot %u in %s.map; a SIGKILL would "
+                    "lose what such threads recorded since the consumer last read it\n",
+                    index, J.base);
         return NULL;
     }
-    *ring = (struct tscope__rec *)((char *)p + J.ring_offset);
+    *ring = (struct tscope__rec *)(p + J.ring_offset);
     *ring_records = records;
     return p;
 }
 
-/* A block of the shards file (A.lock held); NULL when it cannot grow. */
+/* A block of the mapping (A.lock held); NULL when it cannot grow. */
 static void *block(uint32_t kind, uint32_t owner, uint32_t index, size_t bytes)
 {
     uint64_t at = A.off, len = (sizeof(struct tscope__shblock) + bytes + 63) & ~(uint64_t)63;
@@ -478,8 +474,8 @@ static void *block(uint32_t kind, uint32_t owner, uint32_t index, size_t bytes)
     if (err) {
         if (!A.warned++)
             fprintf(stderr,
-                    "taskscope: warning: cannot grow %s.shards (%s); a SIGKILL would lose what "
-                    "threads aggregate in memory taken from now on\n",
+                    "taskscope: warning: cannot grow %s.map (%s); a SIGKILL would lose what "
+                    "threads record or aggregate in memory taken from now on\n",
                     J.base, strerror(err));
         return NULL;
     }
@@ -504,7 +500,7 @@ static void *durable(uint32_t kind, uint32_t owner, uint32_t index, size_t bytes
     return p;
 }
 
-/* A name in the shards file, for the readers that have only that file
+/* A name in the mapping, for the readers that have only that file
  * (taskscope top); name tables' lock held (name_added) or before events. */
 static void shard_name(uint32_t table, uint32_t id, const char *name)
 {
@@ -524,12 +520,12 @@ static int durable_owns(const void *p)
     return A.base && (const char *)p >= A.base && (const char *)p < A.base + SHARDS_WINDOW;
 }
 
-/* The shards file, when threads aggregate their own tasks: its window
+/* The mapping: its window
  * mapped and its header written; -1 (errno) when it cannot be. */
 static int shards_start(void)
 {
     char p[1200];
-    path_of(p, sizeof p, "shards");
+    path_of(p, sizeof p, "map");
     if (A.base) { /* an earlier tscope_init's: its shards are gone, not its mapping */
         A.base = NULL;
     }
@@ -591,9 +587,6 @@ static void close_files(void)
             close(J.fds[i]);
         J.fds[i] = -1;
     }
-    if (J.slots_fd >= 0)
-        close(J.slots_fd); /* the mappings stay: threads still use their slots */
-    J.slots_fd = -1;
     if (A.fd >= 0)
         close(A.fd); /* its window stays mapped: shards still point into it */
     A.fd = -1;
@@ -611,14 +604,9 @@ int tscope__journal_start(const char *dir, uint64_t ring_records, int size_chose
         memcpy(J.dir, d, strlen(d) + 1);
     J.ring_records = ring_records;
     J.big_records = size_chosen || ring_records > BIG_RING ? ring_records : BIG_RING;
-    /* each slot is mapped on its own: its offset in the file must be a
-     * multiple of the page size, whatever the ring size (TASKSCOPE_RING_SIZE
-     * goes down to 64 records, 2 KiB) */
-    long page = sysconf(_SC_PAGESIZE);
-    uint64_t pg = page > 0 ? (uint64_t)page : 4096;
-    J.ring_offset = (sizeof(struct tscope__thread) + pg - 1) / pg * pg;
-    J.region_bytes =
-        (J.ring_offset + J.big_records * sizeof(struct tscope__rec) + pg - 1) / pg * pg;
+    /* a slot's ring follows its thread struct (64-byte aligned, like the
+     * block that holds both) */
+    J.ring_offset = TSCOPE__SLOT_RING_OFFSET;
     J.generation = 1;
     J.off = 0;
     J.journaled = 0;
@@ -626,10 +614,9 @@ int tscope__journal_start(const char *dir, uint64_t ring_records, int size_chose
     J.period_ns = (uint64_t)checkpoint_ms * 1000000u;
     J.next_ns = tscope__mono_ns() + J.period_ns;
     char p[1200];
-    const char *what = "slots";
-    path_of(p, sizeof p, "slots");
-    J.slots_fd = open_slots(p, J.shm, sizeof J.shm);
-    for (int i = 0; i < 2 && J.slots_fd >= 0 && (i == 0 || J.fds[0] >= 0); i++) {
+    const char *what = "map";
+    int mapped = shards_start() == 0;
+    for (int i = 0; i < 2 && mapped && (i == 0 || J.fds[0] >= 0); i++) {
         what = i ? "journal-1" : "journal-0";
         path_of(p, sizeof p, what);
         J.fds[i] = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -638,13 +625,6 @@ int tscope__journal_start(const char *dir, uint64_t ring_records, int size_chose
         what = "appendix";
         path_of(p, sizeof p, what);
         J.ax = (struct tscope__appendix){fopen(p, "we"), 0};
-    }
-    if (J.ax.f && tscope__g.cfg.aggregate == TSCOPE__AGG_THREAD) {
-        what = "shards";
-        if (shards_start()) {
-            fclose(J.ax.f);
-            J.ax.f = NULL;
-        }
     }
     if (J.ax.f) {
         what = "state-1";
@@ -656,10 +636,8 @@ int tscope__journal_start(const char *dir, uint64_t ring_records, int size_chose
             tscope__hooks.name_added = name_added;
             tscope__hooks.end_round = round_end;
             tscope__hooks.thread_gone = thread_gone;
-            if (A.base) {
-                tscope__hooks.durable = durable;
-                tscope__hooks.durable_owns = durable_owns;
-            }
+            tscope__hooks.durable = durable;
+            tscope__hooks.durable_owns = durable_owns;
             return 0;
         }
     }
@@ -677,7 +655,7 @@ int tscope__journal_start(const char *dir, uint64_t ring_records, int size_chose
 
 void tscope__journal_stop(void)
 {
-    if (J.slots_fd < 0 && J.fds[0] < 0)
+    if (A.fd < 0 && J.fds[0] < 0)
         return;
     atomic_store(&J.on, 0);
     release_all(); /* the consumer has stopped: nothing is held back any more */

@@ -3,13 +3,25 @@
  * killer, an _exit nobody intercepted).  journal.c writes it, cli/recover.c
  * reads it; the formats below are shared by the two (same build).
  *
- * Three kinds of file in the output folder, per process:
- *   .taskscope-PID.slots      the thread slots (struct tscope__thread and its
- *                             ring), mapped shared: records not yet released
- *                             (not drained, or applied but not yet in a
- *                             state or the journal) survive the process; a
- *                             link to /dev/shm/taskscope-PID-XXXXXX when
- *                             /dev/shm is a tmpfs (journal.c says why)
+ * In the output folder, per process:
+ *   .taskscope-PID.map        the mapping: one file, mapped shared, a link to
+ *                             /dev/shm/taskscope-PID-XXXXXX when /dev/shm is a
+ *                             tmpfs (journal.c says why).  A header (struct
+ *                             tscope__shfile: pid, rank, program, folder,
+ *                             clock) and blocks (struct tscope__shblock) that
+ *                             say what they hold: the thread slots
+ *                             (struct tscope__thread and its ring at
+ *                             TSCOPE__SLOT_RING_OFFSET: records not yet
+ *                             released survive the process), the
+ *                             configuration, every name, and with
+ *                             TASKSCOPE_AGGREGATE=thread the shards
+ *                             (src/profile/shard.c) themselves - each
+ *                             thread's entries, timeline bins, duration
+ *                             points, running stack, the task records and
+ *                             the log of tree paths registered - so that
+ *                             what a thread recorded or aggregated is in the
+ *                             page cache at once (shard.h has the format;
+ *                             docs/architecture.md describes it)
  *   .taskscope-PID.state-0    the store as of the last checkpoint, with the
  *   .taskscope-PID.state-1    names, the clock and how far it covers each
  *                             ring (slot, read position): generation G in file
@@ -19,15 +31,6 @@
  *                             which only grow: each entry appended once, at
  *                             the checkpoint whose state first counts it
  *                             (persist.h), so that a state stays small
- *   .taskscope-PID.shards     with TASKSCOPE_AGGREGATE=thread: the shards
- *                             (src/profile/shard.c) themselves - each
- *                             thread's entries, timeline bins, duration
- *                             points, running stack, the task records and
- *                             the log of tree paths registered - mapped
- *                             shared, so that what a thread aggregated is
- *                             in the page cache at once; a link to /dev/shm
- *                             like the slots; blocks (struct tscope__shblock)
- *                             appended after a header (struct tscope__shfile)
  *   .taskscope-PID.journal-0  what the consumer released since that
  *   .taskscope-PID.journal-1  checkpoint without a new one, in order: record
  *                             batches, round ends, retired threads, new
@@ -35,11 +38,11 @@
  *                             G in file G % 2, each entry padded to 32
  *                             bytes, its magic TSCOPE__JOURNAL_MAGIC ^ G
  * Checksums (core/checksum.h): a state's header and its body, each
- * journal entry (header and payload), the shards file's header, its
+ * journal entry (header and payload), the mapping's header, its
  * configuration and each name; a damaged part is said (file, where, what
  * is lost) and the rest recovered.  When the state is gone or damaged, the
- * shards file alone gives the threads' tasks (its configuration, names,
- * clock and shards): cli/recover.c's from_mapping.
+ * mapping alone gives the threads' tasks (its configuration, names, clock,
+ * rings and shards): cli/recover.c's from_mapping.
  * Recovery = load the state, replay the journal through the same store
  * functions, then apply what the rings still hold past the state's
  * positions and the journal; with shards, the tree paths are registered
@@ -52,6 +55,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/core.h"     /* struct tscope__thread: the slots */
 #include "profile/shard.h" /* the shards file's format */
 
 #define TSCOPE__JOURNAL_MAGIC 0x324a5354u /* "TSJ2" */
@@ -104,7 +108,7 @@ struct tscope__jstate {
     int32_t clock_kind;
     int32_t rank, nranks;
     uint32_t nthreads;
-    uint64_t region_bytes; /* the stride of thread slots in the slots file */
+    uint64_t region_bytes; /* 0 (the slots are blocks of the mapping now) */
     uint64_t ring_offset;  /* offset of the ring in a slot (its size: the
                               thread struct's slot_records) */
     char program[256];
@@ -121,6 +125,10 @@ static inline uint32_t tscope__jstate_sum(const struct tscope__jstate *h)
     c.head_sum = 0;
     return tscope__sum32(TSCOPE__SUM32_START, &c, sizeof c);
 }
+
+/* Where a thread slot's ring starts in its SLOT block of the mapping: after
+ * its struct tscope__thread, 64-byte aligned (the same build reads it). */
+#define TSCOPE__SLOT_RING_OFFSET ((sizeof(struct tscope__thread) + 63) / 64 * 64)
 
 /* Library side (journal.c). */
 /* Starts the journal in dir for this process (rings of ring_records, or

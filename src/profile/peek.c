@@ -1,4 +1,4 @@
-/* peek.c - a read-only look into a process's shards file (peek.h): what
+/* peek.c - a read-only look into a process's mapping (peek.h): what
  * `taskscope top` shows of a running program, or of one that died, with no
  * help from it.
  *
@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/core.h"
 #include "core/names.h"
 #include "shard_layout.h"
 
@@ -158,7 +159,7 @@ int tscope__peek(const char *path, struct tscope__peek *p, char *why, size_t len
         m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
     close(fd);
     if (m == MAP_FAILED) {
-        snprintf(why, len, "not a taskscope shards file (%s)", "too short");
+        snprintf(why, len, "not a taskscope mapping (%s)", "too short");
         return -1;
     }
     size_t size = (size_t)st.st_size;
@@ -167,7 +168,7 @@ int tscope__peek(const char *path, struct tscope__peek *p, char *why, size_t len
     const struct tscope__shfile *h = &p->head;
     if (memcmp(h->magic, "taskscope-sh-", 13) != 0) {
         munmap(m, size);
-        snprintf(why, len, "not a taskscope shards file (%s)", "no magic");
+        snprintf(why, len, "not a taskscope mapping (%s)", "no magic");
         return -1;
     }
     if (memcmp(h->magic, TSCOPE__SHFILE_MAGIC, sizeof TSCOPE__SHFILE_MAGIC) != 0 ||
@@ -201,10 +202,21 @@ int tscope__peek(const char *path, struct tscope__peek *p, char *why, size_t len
             take_types(p, b, dead);
         else if (b->kind == TSCOPE__SHB_NAME)
             take_name(p, b);
-        else if (b->kind == TSCOPE__SHB_SHARD) {
+        else if (b->kind == TSCOPE__SHB_SLOT && b->bytes >= sizeof(struct tscope__thread)) {
+            const struct tscope__thread *th = (const struct tscope__thread *)(b + 1);
+            struct tscope__peek_thread *t = thread_of(p, b->owner);
+            if (t) { /* the name its thread gave it (may change: a copy, cut) */
+                memcpy(t->name, th->name, sizeof t->name - 1);
+                t->name[sizeof t->name - 1] = 0;
+                for (char *c = t->name; *c; c++)
+                    if ((unsigned char)*c < 32)
+                        *c = '?';
+            }
+        } else if (b->kind == TSCOPE__SHB_SHARD) {
             const struct tscope__shard *s = (const struct tscope__shard *)(b + 1);
             struct tscope__peek_thread *t = thread_of(p, b->owner);
             if (t) {
+                t->shard = 1;
                 t->events = __atomic_load_n(&s->totals.events, __ATOMIC_RELAXED);
                 t->top = __atomic_load_n(&s->top, __ATOMIC_RELAXED);
             }

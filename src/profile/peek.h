@@ -1,4 +1,4 @@
-/* peek.h - a read-only look into a process's shards file, while it runs or
+/* peek.h - a read-only look into a process's mapping, while it runs or
  * after it died (taskscope top): per task type the counts and self time
  * summed over its threads, per thread its events and the type it runs now,
  * and the names.  The process does nothing for it: the file is mapped
@@ -20,7 +20,9 @@ struct tscope__peek_type {
 
 struct tscope__peek_thread {
     uint32_t slot;
-    uint32_t top; /* the type running on top of its stack + 1; 0: idle */
+    char name[32];  /* its thread's name ("" when its slot is not in the file) */
+    uint32_t top;   /* the type running on top of its stack + 1; 0: idle */
+    uint32_t shard; /* it aggregated tasks (taskscope's own threads never do) */
     uint64_t events, calls;
     uint64_t self; /* ticks */
 };
@@ -37,8 +39,8 @@ struct tscope__peek {
     uint64_t bytes;   /* the file's size */
 };
 
-/* Reads the shards file at path into *p.  Returns 0, or -1 with a reason
- * in why ("not a taskscope shards file", "its header is damaged", ...). */
+/* Reads the mapping at path into *p.  Returns 0, or -1 with a reason
+ * in why ("not a taskscope mapping", "its header is damaged", ...). */
 int tscope__peek(const char *path, struct tscope__peek *p, char *why, size_t len);
 void tscope__peek_free(struct tscope__peek *p);
 

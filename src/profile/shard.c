@@ -107,7 +107,7 @@ static int read_entry(const uint64_t *src, uint64_t *dst, size_t words)
 
  * With TASKSCOPE_AGGREGATE=thread under the crash journal, everything a
  * shard holds - the shard itself, its entry chunks, timeline bins, running
- * stack, the task records - comes from the journal's shards file
+ * stack, the task records - comes from the journal's mapping
  * (hooks.durable), so a SIGKILL loses none of it (tscope__shards_recover
  * reads it back).  Elsewhere, or when that file cannot grow, calloc. */
 static void *dalloc(uint32_t kind, uint32_t owner, uint32_t index, size_t n, size_t size)
@@ -120,20 +120,21 @@ static void *dalloc(uint32_t kind, uint32_t owner, uint32_t index, size_t n, siz
     return calloc(n, size);
 }
 
-/* The recovery's mapping of a dead process's shards file. */
+/* The recovery's mapping of a dead process's mapping. */
 static struct {
     char *map;
     size_t len;
     uint64_t base;
     uint64_t last;    /* the latest begin of a segment still open */
     uint64_t damaged; /* bytes the last walk skipped: not whole blocks */
+    int header_ok;    /* else only the blocks can be read (no base to rebase from) */
 } rec;
 
 static void dfree(void *p)
 {
     if (!p || (tscope__hooks.durable_owns && tscope__hooks.durable_owns(p)) ||
         ((char *)p >= rec.map && (char *)p < rec.map + rec.len))
-        return; /* the shards file's (the hook stays until the next tscope_init's
+        return; /* the mapping's (the hook stays until the next tscope_init's
                    wiring, after its shards_reset has freed the shards) */
     free(p);
 }
@@ -211,7 +212,7 @@ struct folded {
 };
 
 /* What the fold took from each shard, by thread slot: in ordinary memory,
- * apart from the shards (which may live in the shards file), so that the
+ * apart from the shards (which may live in the mapping), so that the
  * leak checker sees the arrays it points to. */
 static struct folded folds[TSCOPE__THREADS_MAX];
 #define FOLD(s) (&folds[(s)->index])
@@ -1336,7 +1337,7 @@ void tscope__shards_retire(struct tscope__store *st, uint32_t thread, uint64_t e
                                 LD(s->below_cut));
     ST(s->below_n, 0);
     fold_one(st, s);
-    /* the slot's next thread goes on in this shard (so that the shards file
+    /* the slot's next thread goes on in this shard (so that the mapping
      * holds every retired thread's tasks too); only "this thread ran the
      * type" starts again, as the store's does (a type's threads are
      * threads, not slots) */
@@ -1496,7 +1497,7 @@ uint32_t tscope__shards_running(uint16_t *types, uint32_t max, uint32_t have)
     return have;
 }
 
-/* ---- the shards file: paths, the fold's copies, recovery ------------------ */
+/* ---- the mapping: paths, the fold's copies, recovery ------------------ */
 
 void tscope__shards_log_path(uint32_t parent, uint16_t ptype, uint16_t type)
 {
@@ -1670,7 +1671,8 @@ static void each_block(void (*fn)(const struct tscope__shblock *b, void *payload
                        void *arg)
 {
     const struct tscope__shfile *h = (const struct tscope__shfile *)rec.map;
-    size_t end = h->used >= TSCOPE__SHFILE_HEAD && h->used <= rec.len ? h->used : rec.len;
+    size_t end =
+        rec.header_ok && h->used >= TSCOPE__SHFILE_HEAD && h->used <= rec.len ? h->used : rec.len;
     rec.damaged = 0;
     for (size_t off = TSCOPE__SHFILE_HEAD; off + sizeof(struct tscope__shblock) <= end;) {
         struct tscope__shblock *b = (struct tscope__shblock *)(rec.map + off);
@@ -1704,21 +1706,46 @@ int tscope__shards_open(const char *path, const char **bad)
         return -1;
     }
     h = m;
-    if (memcmp(h->magic, TSCOPE__SHFILE_MAGIC, sizeof TSCOPE__SHFILE_MAGIC) != 0 ||
-        h->version != TSCOPE__SHFILE_VERSION || h->sum != tscope__shfile_sum(h)) {
-        munmap(m, (size_t)stt.st_size);
-        *bad = "its header is damaged (magic, version or checksum)";
-        return -1;
-    }
     rec.map = m;
     rec.len = (size_t)stt.st_size;
     rec.base = h->base;
-    return 1;
+    rec.header_ok = memcmp(h->magic, TSCOPE__SHFILE_MAGIC, sizeof TSCOPE__SHFILE_MAGIC) == 0 &&
+                    h->version == TSCOPE__SHFILE_VERSION && h->sum == tscope__shfile_sum(h);
+    if (!rec.header_ok) /* the blocks describe themselves: rings and names stay readable */
+        *bad = "its header is damaged (magic, version or checksum)";
+    return rec.header_ok ? 1 : 2;
 }
 
 const struct tscope__shfile *tscope__shards_header(void)
 {
-    return rec.map ? (const struct tscope__shfile *)rec.map : NULL;
+    return rec.map && rec.header_ok ? (const struct tscope__shfile *)rec.map : NULL;
+}
+
+struct kind_walk {
+    uint16_t kind;
+    void (*fn)(const struct tscope__shblock *b, void *payload, void *arg);
+    void *arg;
+};
+
+static void of_kind(const struct tscope__shblock *b, void *payload, void *arg)
+{
+    struct kind_walk *w = arg;
+    if (b->kind == w->kind)
+        w->fn(b, payload, w->arg);
+}
+
+void tscope__shards_each(uint16_t kind,
+                         void (*fn)(const struct tscope__shblock *b, void *payload, void *arg),
+                         void *arg)
+{
+    struct kind_walk w = {kind, fn, arg};
+    if (rec.map)
+        each_block(of_kind, &w);
+}
+
+int tscope__shards_owns(const void *p)
+{
+    return rec.map && (const char *)p >= rec.map && (const char *)p < rec.map + rec.len;
 }
 
 static void count_slot(const struct tscope__shblock *b, void *payload, void *arg)
@@ -1830,7 +1857,7 @@ static void replay_paths(const struct tscope__shblock *b, void *payload, void *a
 
 void tscope__shards_recover_paths(struct tscope__store *st)
 {
-    if (rec.map)
+    if (rec.map && rec.header_ok)
         each_block(replay_paths, st);
 }
 
@@ -1919,7 +1946,7 @@ static void take_shard(const struct tscope__shblock *b, void *payload, void *arg
 
 uint32_t tscope__shards_recover(struct tscope__store *st, uint64_t *endp)
 {
-    if (!rec.map)
+    if (!rec.map || !rec.header_ok)
         return 0;
     take_store(st);
     recovering = 1;
@@ -1954,4 +1981,5 @@ void tscope__shards_recover_release(void)
     rec.map = NULL;
     rec.len = 0;
     rec.last = 0;
+    rec.header_ok = 0;
 }

@@ -137,13 +137,13 @@ int tscope__shard_cancel(uint32_t thread, uint64_t ts, struct tscope_task *t);
 /* A queued event: counted, nothing else (the profile has no queue time). */
 void tscope__shard_queued(uint32_t thread);
 
-/* ---- the shards file (the crash journal's, lifecycle/journal.h) ----------- */
+/* ---- the mapping (the crash journal's, lifecycle/journal.h) ----------- */
 
-#define TSCOPE__SHFILE_MAGIC "taskscope-sh-2"
-#define TSCOPE__SHFILE_VERSION 2
+#define TSCOPE__SHFILE_MAGIC "taskscope-sh-3"
+#define TSCOPE__SHFILE_VERSION 3
 #define TSCOPE__SHBLOCK_MAGIC 0x31485354u /* "TSH1" */
 
-/* The shards file's first page.  Pointers inside the shards are the
+/* The mapping's first page.  Pointers inside the shards are the
  * process's own: a reader rebases them from `base`.  Everything before
  * `ns_per_tick` is written once, at the start, and covered by `sum`
  * (computed with sum = 0); what follows changes while the process runs. */
@@ -204,6 +204,8 @@ enum {
     TSCOPE__SHB_OPEN,      /* its open segments per type */
     TSCOPE__SHB_RECORDS,   /* a chunk of task records */
     TSCOPE__SHB_PATHS,     /* a block of the log of tree paths */
+    TSCOPE__SHB_SLOT,      /* a thread slot: its struct tscope__thread, then its ring
+                              (owner: the slot; the ring at the state's ring_offset) */
     TSCOPE__SHB_CONFIG,    /* the process's configuration (struct tscope__shconfig) */
     TSCOPE__SHB_NAME       /* a name (struct tscope__shname; owner: the table - 0 task
                               types, 1 counters, 2 custom events; index: its id) */
@@ -230,14 +232,16 @@ static inline uint32_t tscope__shname_sum(uint32_t table, uint32_t id, const cha
 }
 
 /* Called by the store's registry of tree paths when a registration made a
- * node or an edge (store lock held): logged in the shards file, in order. */
+ * node or an edge (store lock held): logged in the mapping, in order. */
 void tscope__shards_log_path(uint32_t parent, uint16_t ptype, uint16_t type);
 /* Saves the fold's copies of every shard after the store in a state
  * (lock held, right after a fold), and loads them back (recovery). */
 int tscope__shards_save(const struct tscope__store *st, FILE *out);
 int tscope__shards_load(FILE *in);
-/* Recovery from a dead process's shards file: open it (1; 0: there is
- * none; -1 with *bad: unreadable), make its tree paths again (before the
+/* Recovery from a dead process's mapping: open it (1; 0: there is
+ * none; -1 with *bad: unreadable; 2 with *bad: its header is damaged, so
+ * only its self-describing blocks - slots, names, configuration - can be
+ * read, not the shards, whose pointers need the header), make its tree paths again (before the
  * journal is replayed: the numbering is the process's), then, after the
  * journal and the rings, add what each shard holds beyond the saved fold's
  * copy and count the tasks still alive as finalize does, closing the
@@ -246,7 +250,7 @@ int tscope__shards_load(FILE *in);
 int tscope__shards_open(const char *path, const char **bad);
 void tscope__shards_recover_paths(struct tscope__store *st);
 uint32_t tscope__shards_recover(struct tscope__store *st, uint64_t *end);
-/* For a recovery from the shards file alone (the journal's states are
+/* For a recovery from the mapping alone (the journal's states are
  * gone or damaged): its header (NULL: none open), the configuration it
  * holds (0; -1: none whole), and its names interned into the process's
  * tables in id order (returns how many name blocks were damaged; a
@@ -259,6 +263,12 @@ uint32_t tscope__shards_recover_names(void);
 uint64_t tscope__shards_damaged(void);
 /* 1 + the highest thread slot with a shard in the file. */
 uint32_t tscope__shards_slots(void);
+/* Calls fn for every whole block of `kind` in the open file, in order;
+ * tscope__shards_owns: p points into the open file (recovery). */
+void tscope__shards_each(uint16_t kind,
+                         void (*fn)(const struct tscope__shblock *b, void *payload, void *arg),
+                         void *arg);
+int tscope__shards_owns(const void *p);
 /* Frees what the recovery made and unmaps the file. */
 void tscope__shards_recover_release(void);
 

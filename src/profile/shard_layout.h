@@ -1,6 +1,6 @@
 /* shard_layout.h - how a shard lies in memory: its entries, chunks and the
  * struct itself.  Private to src/profile: shard.c writes and folds them,
- * peek.c reads them out of another process's shards file (taskscope top),
+ * peek.c reads them out of another process's mapping (taskscope top),
  * which the same build wrote, so the two agree by construction.
  */
 #ifndef TSCOPE_PROFILE_SHARD_LAYOUT_H
