@@ -93,18 +93,20 @@ int tscope_cli_critical_path(const struct tscope__profile *p, FILE *f, unsigned 
 /* Rebuilds the outputs of process pid, which died without writing them,
  * from the crash journal it left in outdir (src/lifecycle/journal.h), marked
  * as ended by sig (0: an exit) at death_mono_ns (CLOCK_MONOTONIC when it was seen gone).
- * *as_of_s: the run's length.  0, or with a one-line message in why: -1
- * (no journal, or one that cannot be read), -2 (writing the outputs
- * failed: the journal is whole, a later try can succeed). */
+ * *as_of_s: the run's length.  0, or with a one-line message in why: -3
+ * (no journal: nothing to keep), -1 (it cannot be read, or memory ran
+ * out), -2 (writing the outputs failed: the journal is whole, a later try
+ * can succeed). */
 int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mono_ns, FILE *summary,
                        double *as_of_s, char *why, size_t whylen);
 /* What a program's measurement left in outdir (src/lifecycle): markers
  * .taskscope-PID.running of processes that never finalized, and their crash
  * journals.  Rebuilds the outputs of prog_pid's (else the first met) from
  * its journal (tscope_cli_recover; its summary to `summary` unless NULL;
- * *recovered, *as_of), then removes every .taskscope-* file - unless
- * writing the outputs failed: then everything stays for `taskscope
- * recover` to try again (said).  Returns how many markers there were. */
+ * *recovered, *as_of), then removes every .taskscope-* file - unless the
+ * recovery failed with a journal there: then everything stays for
+ * `taskscope recover` to try again (said).  Returns how many markers there
+ * were. */
 int tscope_cli_take_markers(const char *outdir, long prog_pid, int sig, uint64_t died_ns,
                             FILE *summary, int *recovered, double *as_of);
 /* Frees what the last recovery built (it lives in the process's globals:

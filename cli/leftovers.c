@@ -188,7 +188,7 @@ static int recover_folder(const char *dir, int quiet)
     double as_of = 0;
     tscope_cli_take_markers(dir, pid, SIGKILL, 0, quiet ? NULL : stdout, &recovered, &as_of);
     if (!recovered)
-        return 1; /* said, and the files stay */
+        return 1; /* said (the files stay, unless there was no journal to keep) */
     char gp[PATH_MAX + 32];
     snprintf(gp, sizeof gp, "%s/concurrency.gp", dir);
     if (access(gp, F_OK) == 0)

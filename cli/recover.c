@@ -131,14 +131,11 @@ static void replay_journal(const char *path, uint64_t generation, struct replay 
     const char *damaged = NULL;
     long at_entry = 0;
     while ((at_entry = ftell(f)) >= 0 && fread(&h, sizeof h, 1, f) == 1) {
-        if (h.magic != magic) {
-            /* an entry of an older generation (the file is overwritten in
-             * place) or never written: the end; anything else is damage */
-            uint32_t g = h.magic ^ TSCOPE__JOURNAL_MAGIC;
-            if (h.magic && !(g < generation && (g & 1) == (generation & 1)))
-                damaged = "an entry's header";
+        /* another magic: what an older generation left there (the file is
+         * overwritten in place, so this may be the middle of its records),
+         * never written, or the header a SIGKILL cut short - the end */
+        if (h.magic != magic)
             break;
-        }
         if (h.kind != TSCOPE__J_RECORDS && h.kind != TSCOPE__J_NAME &&
             h.sum != tscope__jchunk_sum(&h, NULL, 0, NULL, 0)) {
             damaged = "an entry's checksum";
@@ -471,8 +468,9 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
                     outdir);
             return from_mapping(outdir, base, sig, death_mono_ns, summary, as_of_s, why, whylen);
         }
-        return fail(why, whylen, "no crash journal in %s (%s)", outdir,
-                    open_err == ENOENT ? "it could not be written, see above" : strerror(open_err));
+        fail(why, whylen, "no crash journal in %s (%s)", outdir,
+             open_err == ENOENT ? "it could not be written, see above" : strerror(open_err));
+        return -3; /* nothing to keep */
     }
     snprintf(path, sizeof path, "%s.state-%d", base, (int)(st.generation & 1));
     const char *bad = "truncated";
@@ -503,6 +501,18 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
     fclose(f);
     if (!s) {
         free(pos);
+        char mp[PATH_MAX + 128];
+        snprintf(mp, sizeof mp, "%s.map", base);
+        if (access(mp, R_OK) == 0) { /* whole (its checksums) but not readable here */
+            fprintf(stderr,
+                    "taskscope: warning: cannot read %s: %s; the outputs come from the threads' "
+                    "shards alone\n",
+                    path, bad);
+            tscope__names_clear(&tscope__types); /* what it had interned */
+            tscope__names_clear(&tscope__counters);
+            tscope__names_clear(&tscope__events);
+            return from_mapping(outdir, base, sig, death_mono_ns, summary, as_of_s, why, whylen);
+        }
         return fail(why, whylen, "cannot read %s: %s", path, bad);
     }
 
@@ -638,10 +648,15 @@ int tscope_cli_take_markers(const char *outdir, long prog_pid, int sig, uint64_t
                     "taskscope: %s; what process %ld left stays in %s (.taskscope-%ld.*): "
                     "'taskscope recover %s' tries again\n",
                     why, chosen, outdir, chosen, outdir);
-        else
+        else if (rc == -3)
             fprintf(stderr, "taskscope: %s\n", why);
+        else
+            fprintf(stderr,
+                    "taskscope: %s; what process %ld left stays in %s (.taskscope-%ld.*): "
+                    "'taskscope recover %s' tries again, or remove them\n",
+                    why, chosen, outdir, chosen, outdir);
         tscope_cli_recover_release();
-        if (rc == -2) { /* never the only copy */
+        if (rc != 0 && rc != -3) { /* never the only copy */
             closedir(d);
             return n;
         }

@@ -205,9 +205,12 @@ static void show(FILE *f, const struct look *now, const struct look *was, int al
         double mono = ts.tv_sec * 1e9 + ts.tv_nsec;
         elapsed = mono > (double)p->head.mono_ns ? (mono - (double)p->head.mono_ns) / 1e9 : 0;
     }
-    double rate = was && now->at > was->at ? (double)(now->calls - was->calls) / (now->at - was->at)
-                  : elapsed > 0            ? (double)now->calls / elapsed
-                                           : 0;
+    /* an entry being written is left out of a look: a count can seem to go back */
+    double rate =
+        was && now->at > was->at
+            ? (double)(now->calls > was->calls ? now->calls - was->calls : 0) / (now->at - was->at)
+        : elapsed > 0 ? (double)now->calls / elapsed
+                      : 0;
     uint64_t self_all = 0;
     uint32_t busy = 0;
     for (uint32_t i = 0; i < p->ntypes; i++)
@@ -243,9 +246,10 @@ static void show(FILE *f, const struct look *now, const struct look *was, int al
     for (uint32_t k = 0; k < n && (rows <= 0 || k < (uint32_t)rows); k++) {
         const struct tscope__peek_type *t = &p->types[order[k]];
         uint64_t before = was && order[k] < was->p.ntypes ? was->p.types[order[k]].calls : 0;
-        double r = was && now->at > was->at ? (double)(t->calls - before) / (now->at - was->at)
-                   : elapsed > 0            ? (double)t->calls / elapsed
-                                            : 0;
+        double r = was && now->at > was->at
+                       ? (double)(t->calls > before ? t->calls - before : 0) / (now->at - was->at)
+                   : elapsed > 0 ? (double)t->calls / elapsed
+                                 : 0;
         uint64_t running =
             t->created > t->calls + t->cancelled ? t->created - t->calls - t->cancelled : 0;
         char a[32], b[32], c[32], buf[48];

@@ -281,8 +281,15 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
         launcher=$!
         for _ in $(seq 200); do [ -s "$tmp/count" ] && break; sleep 0.05; done
         sleep "0.$(printf %02d $((RANDOM % 40 + 5)))"
-        pkill -KILL -P "$launcher" cases
-        wait "$launcher"
+        # (pkill without the sanitizer's preload, as pgrep above)
+        env -u LD_PRELOAD pkill -KILL -P "$launcher" cases
+        for _ in $(seq 400); do kill -0 "$launcher" 2>/dev/null || break; sleep 0.05; done
+        if kill -0 "$launcher" 2>/dev/null; then # the program was not found: never hang
+            env -u LD_PRELOAD pkill -KILL -P "$launcher"
+            kill -KILL "$launcher"
+            fail "SIGKILL $r: taskscope run did not end"
+        fi
+        wait "$launcher" || true
         seen=$(cat "$tmp/count" 2>/dev/null || echo 0)
         got=$(json "kill$r" '[.types[] | select(.name | startswith("task (")) | .calls] | add // 0')
         if [ "${got:-0}" -lt "$seen" ] || [ "$seen" -le 0 ]; then

@@ -464,8 +464,9 @@ static void *slot_memory(uint32_t index, size_t thread_bytes, uint64_t *ring_rec
     return p;
 }
 
-/* A block of the mapping (A.lock held); NULL when it cannot grow. */
-static void *block(uint32_t kind, uint32_t owner, uint32_t index, size_t bytes)
+/* A block of the mapping (A.lock held), its header written but for the
+ * magic; NULL when it cannot grow.  publish() shows it to the readers. */
+static struct tscope__shblock *reserve(uint32_t kind, uint32_t owner, uint32_t index, size_t bytes)
 {
     uint64_t at = A.off, len = (sizeof(struct tscope__shblock) + bytes + 63) & ~(uint64_t)63;
     int err = A.fd < 0 ? EBADF : at + len > SHARDS_WINDOW ? ENOSPC : 0;
@@ -484,9 +485,25 @@ static void *block(uint32_t kind, uint32_t owner, uint32_t index, size_t bytes)
     b->owner = owner;
     b->index = index;
     b->bytes = bytes;
-    __atomic_store_n(&b->magic, TSCOPE__SHBLOCK_MAGIC, __ATOMIC_RELEASE);
     A.off = at + len;
+    return b;
+}
+
+/* Its payload written: the magic, then the end of the blocks (A.lock held;
+ * a reader that sees the end sees every block before it whole). */
+static void publish(struct tscope__shblock *b)
+{
+    __atomic_store_n(&b->magic, TSCOPE__SHBLOCK_MAGIC, __ATOMIC_RELEASE);
     __atomic_store_n(&((struct tscope__shfile *)A.base)->used, A.off, __ATOMIC_RELEASE);
+}
+
+/* A block whose payload is valid zeroed (memory handed out). */
+static void *block(uint32_t kind, uint32_t owner, uint32_t index, size_t bytes)
+{
+    struct tscope__shblock *b = reserve(kind, owner, index, bytes);
+    if (!b)
+        return NULL;
+    publish(b);
     return b + 1;
 }
 
@@ -506,11 +523,14 @@ static void shard_name(uint32_t table, uint32_t id, const char *name)
 {
     uint32_t len = (uint32_t)strlen(name);
     pthread_mutex_lock(&A.lock);
-    struct tscope__shname *n = A.base ? block(TSCOPE__SHB_NAME, table, id, sizeof *n + len) : NULL;
-    if (n) {
+    struct tscope__shblock *b =
+        A.base ? reserve(TSCOPE__SHB_NAME, table, id, sizeof(struct tscope__shname) + len) : NULL;
+    if (b) { /* whole before it is seen (taskscope top reads it live) */
+        struct tscope__shname *n = (struct tscope__shname *)(b + 1);
         memcpy(n->name, name, len);
         n->len = len;
         n->sum = tscope__shname_sum(table, id, name, len);
+        publish(b);
     }
     pthread_mutex_unlock(&A.lock);
 }
@@ -564,12 +584,16 @@ static int shards_start(void)
     h->used = A.off;
     /* what the program asked for (its outputs, filters, ...), for a
      * recovery from this file alone */
-    struct tscope__shconfig *c =
-        tscope__g.store ? block(TSCOPE__SHB_CONFIG, 0, 0, sizeof *c) : NULL;
-    if (c) {
+    pthread_mutex_lock(&A.lock);
+    struct tscope__shblock *b =
+        tscope__g.store ? reserve(TSCOPE__SHB_CONFIG, 0, 0, sizeof(struct tscope__shconfig)) : NULL;
+    if (b) {
+        struct tscope__shconfig *c = (struct tscope__shconfig *)(b + 1);
         c->cfg = tscope__g.store->cfg;
         c->sum = tscope__sum64(TSCOPE__SUM64_START, &c->cfg, sizeof c->cfg);
+        publish(b);
     }
+    pthread_mutex_unlock(&A.lock);
     /* the names so far; later ones come through name_added */
     struct tscope__names *tables[3] = {&tscope__types, &tscope__counters, &tscope__events};
     char buf[TSCOPE__NAME_MAX + 1];
@@ -672,10 +696,18 @@ void tscope__journal_stop(void)
 void tscope__journal_forget(void)
 {
     atomic_store(&J.on, 0);
-    /* the shards this child inherited stay readable, but its writes (a
-     * tscope_init emptying them) must not reach its parent's file */
+    /* the child has one thread: a lock another thread held at the fork
+     * (a name being added, a block being made) would never be released */
+    pthread_mutex_init(&A.lock, NULL);
+    pthread_mutex_init(&J.lock, NULL);
+    /* the slots and shards this child inherited stay readable, but its
+     * writes (a tscope_init resetting them) must not reach its parent's
+     * file; the window stays mapped either way (the thread slots are in it) */
     if (A.base && A.fd >= 0 &&
         mmap(A.base, A.off, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, A.fd, 0) == MAP_FAILED)
-        munmap(A.base, SHARDS_WINDOW); /* the child then never touches them: not measured */
+        fprintf(stderr,
+                "taskscope: warning: forked process %ld cannot make its copy of %s.map private "
+                "(%s): a tscope_init there would write into its parent's\n",
+                (long)getpid(), J.base, strerror(errno));
     close_files();
 }

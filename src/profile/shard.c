@@ -1803,10 +1803,11 @@ static void take_name(const struct tscope__shblock *b, void *payload, void *arg)
     if (b->kind != TSCOPE__SHB_NAME || b->owner != w->table || b->bytes < sizeof *n)
         return;
     uint32_t len = n->len, got;
+    if (b->index < w->next)
+        return; /* a name the table has already (the journal's) */
     if (b->index <= TSCOPE__MAX_IDS && b->index > w->last)
         w->last = b->index;
-    if (len > TSCOPE__NAME_MAX || sizeof *n + len > b->bytes || b->index < w->next ||
-        b->index > TSCOPE__MAX_IDS ||
+    if (len > TSCOPE__NAME_MAX || sizeof *n + len > b->bytes || b->index > TSCOPE__MAX_IDS ||
         n->sum != tscope__shname_sum(w->table, b->index, n->name, len)) {
         w->damaged++;
         return;
@@ -1829,7 +1830,8 @@ uint32_t tscope__shards_recover_names(void)
     struct tscope__names *tables[3] = {&tscope__types, &tscope__counters, &tscope__events};
     uint32_t damaged = 0;
     for (uint32_t t = 0; rec.map && t < 3; t++) {
-        struct names_walk w = {t, 1, 0, 0, tables[t]};
+        /* ids the table has (a journal's names) are taken as they are */
+        struct names_walk w = {t, tscope__names_count(tables[t]) + 1, 0, 0, tables[t]};
         each_block(take_name, &w);
         damaged += w.damaged;
         char buf[64];
