@@ -10,7 +10,16 @@
 set -euo pipefail
 ts=$1 example=$2 src=$3 forgetful=$4 endings=$5 has_jansson=${6:-}
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# on any exit, a failed check's too: the launchers still in the background
+# and their programs (endings flood_h waits for a signal forever) go as well
+stop_jobs() {
+  local j
+  for j in $(jobs -p); do
+    pkill -KILL -P "$j" 2>/dev/null || true
+    kill -KILL "$j" 2>/dev/null || true
+  done
+}
+trap 'stop_jobs; rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 case $has_jansson in
   0 | 1) ;;
