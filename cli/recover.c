@@ -536,20 +536,16 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
     }
     /* a batch system may wipe /dev/shm after killing a job: the folder's
      * links then name nothing, and what they held is lost */
-    static const char *const mapped[] = {"map"};
-    for (int i = 0; i < 1; i++) {
-        char target[PATH_MAX];
-        struct stat lst;
-        snprintf(path, sizeof path, "%s.%s", base, mapped[i]);
-        ssize_t len = readlink(path, target, sizeof target - 1);
-        if (len > 0 && (target[len] = 0, stat(target, &lst) != 0))
-            fprintf(stderr,
-                    "taskscope: warning: %s is gone (/dev/shm was emptied?): what the %s held "
-                    "after the last checkpoint (as of %.3f s) is lost\n",
-                    target, "threads' rings and shards",
-                    (double)(st.ticks > s->origin ? st.ticks - s->origin : 0) * st.ns_per_tick /
-                        1e9);
-    }
+    char target[PATH_MAX];
+    struct stat lst;
+    snprintf(path, sizeof path, "%s.map", base);
+    ssize_t len = readlink(path, target, sizeof target - 1);
+    if (len > 0 && (target[len] = 0, stat(target, &lst) != 0))
+        fprintf(stderr,
+                "taskscope: warning: %s is gone (/dev/shm was emptied?): what the threads' rings "
+                "and shards held after the last checkpoint (as of %.3f s) is lost\n",
+                target,
+                (double)(st.ticks > s->origin ? st.ticks - s->origin : 0) * st.ns_per_tick / 1e9);
     /* the threads' own shards (TASKSCOPE_AGGREGATE=thread): their tree
      * paths first, numbered as the process numbered them */
     snprintf(path, sizeof path, "%s.map", base);

@@ -77,7 +77,7 @@ static struct {
     uint64_t generation;
     uint64_t off; /* where the next entry goes */
     uint64_t period_ns, next_ns;
-    uint64_t ring_records, big_records, ring_offset, region_bytes;
+    uint64_t ring_records, big_records, ring_offset;
     int slot_warned;
     struct tscope__appendix ax; /* the instances and dependencies, each saved once */
     uint64_t state_bytes;       /* size of the last state: what a checkpoint costs */
@@ -126,7 +126,7 @@ static void remove_files(void)
 /* Creates the mapping's file: in /dev/shm (tmpfs) behind a link at
  * `link`, its name in shm, or at `link` itself.  Returns the descriptor or
  * -1. */
-static int open_slots(const char *link, char *shm, size_t shm_len)
+static int open_map(const char *link, char *shm, size_t shm_len)
 {
     struct statfs fs;
     shm[0] = 0;
@@ -317,7 +317,7 @@ static int write_state(void)
                                .rank = tscope__g.rank,
                                .nranks = tscope__g.nranks,
                                .nthreads = atomic_load(&tscope__g.nthreads),
-                               .region_bytes = J.region_bytes,
+                               .region_bytes = 0, /* the slots are blocks of the mapping */
                                .ring_offset = J.ring_offset};
     snprintf(h.program, sizeof h.program, "%s", program_invocation_short_name);
     int ok = fwrite(&h, sizeof h, 1, f) == 1 && put_names(f, &tscope__types) == 0 &&
@@ -551,7 +551,7 @@ static int shards_start(void)
     }
     A.off = TSCOPE__SHFILE_HEAD;
     A.warned = 0;
-    A.fd = open_slots(p, A.shm, sizeof A.shm);
+    A.fd = open_map(p, A.shm, sizeof A.shm);
     if (A.fd < 0)
         return -1;
     int err = posix_fallocate(A.fd, 0, TSCOPE__SHFILE_HEAD);

@@ -114,20 +114,14 @@ static void take_name(struct tscope__peek *p, const struct tscope__shblock *b)
     const struct tscope__shname *n = (const struct tscope__shname *)(b + 1);
     if (b->owner != 0)
         return; /* counters' and custom events' names: top shows types only */
-    if (b->bytes < sizeof *n) {
-        p->damaged += b->bytes;
-        return;
-    }
-    uint32_t len = n->len;
-    if (len > TSCOPE__NAME_MAX || sizeof *n + len > b->bytes || b->index == 0 ||
-        b->index > TSCOPE__MAX_IDS || n->sum != tscope__shname_sum(0, b->index, n->name, len)) {
+    if (!tscope__shname_whole(b)) {
         p->damaged += b->bytes;
         return;
     }
     if (grow_types(p, b->index + 1))
         return;
     free(p->names[b->index]);
-    p->names[b->index] = strndup(n->name, len);
+    p->names[b->index] = strndup(n->name, n->len);
 }
 
 /* The size a block of this kind must have, 0: any. */

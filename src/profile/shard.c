@@ -1800,18 +1800,17 @@ static void take_name(const struct tscope__shblock *b, void *payload, void *arg)
 {
     struct names_walk *w = arg;
     const struct tscope__shname *n = payload;
-    if (b->kind != TSCOPE__SHB_NAME || b->owner != w->table || b->bytes < sizeof *n)
+    if (b->kind != TSCOPE__SHB_NAME || b->owner != w->table)
         return;
-    uint32_t len = n->len, got;
     if (b->index < w->next)
         return; /* a name the table has already (the journal's) */
     if (b->index <= TSCOPE__MAX_IDS && b->index > w->last)
         w->last = b->index;
-    if (len > TSCOPE__NAME_MAX || sizeof *n + len > b->bytes || b->index > TSCOPE__MAX_IDS ||
-        n->sum != tscope__shname_sum(w->table, b->index, n->name, len)) {
+    if (!tscope__shname_whole(b)) {
         w->damaged++;
         return;
     }
+    uint32_t len = n->len, got;
     char buf[TSCOPE__NAME_MAX + 1];
     for (; w->next < b->index; w->next++) { /* names whose blocks were damaged */
         snprintf(buf, sizeof buf, "(damaged name %u)", w->next);

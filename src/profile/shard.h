@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "core/checksum.h"
+#include "core/names.h"
 #include "store.h"
 
 struct tscope__shard;
@@ -229,6 +230,16 @@ static inline uint32_t tscope__shname_sum(uint32_t table, uint32_t id, const cha
     uint32_t h = tscope__sum32(TSCOPE__SUM32_START, &table, sizeof table);
     h = tscope__sum32(h, &id, sizeof id);
     return tscope__sum32(h, name, len);
+}
+
+/* 1 when name block b is whole: its name fits the block, its id is one a
+ * table can have, its checksum matches (the readers: recovery, top). */
+static inline int tscope__shname_whole(const struct tscope__shblock *b)
+{
+    const struct tscope__shname *n = (const struct tscope__shname *)(b + 1);
+    return b->bytes >= sizeof *n && n->len <= TSCOPE__NAME_MAX && sizeof *n + n->len <= b->bytes &&
+           b->index >= 1 && b->index <= TSCOPE__MAX_IDS &&
+           n->sum == tscope__shname_sum(b->owner, b->index, n->name, n->len);
 }
 
 /* Called by the store's registry of tree paths when a registration made a
