@@ -18,9 +18,13 @@
  *                   TASKSCOPE_AGGREGATE=thread: the shards file's)
  *   endings count T FILE [ids] runs tasks on the main thread ("tick") and
  *                   on T workers ("work") until it is killed, through
- *                   handles (or ids), and writes how many have ended into
- *                   FILE every 10 ms (written aside, then renamed): a
- *                   rebuilt profile must have at least that many */
+ *                   handles (or ids), after every 16th task a sample of
+ *                   counter "every16" and after every 64th a custom event
+ *                   "every64" and a message of 8 bytes to rank 1, and
+ *                   writes how many tasks, samples and events (messages)
+ *                   there have been into FILE every 10 ms, on one line
+ *                   (written aside, then renamed): a rebuilt profile must
+ *                   have at least that many */
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -76,9 +80,12 @@ static void *flood_worker(void *arg)
     return NULL;
 }
 
-/* endings count: tasks that ended, over all threads */
-static _Atomic uint64_t counted;
+/* endings count: tasks that ended, counter samples and custom events
+ * (each with a message), over all threads */
+static _Atomic uint64_t counted, sampled, evented;
 static int count_ids;
+static tscope_counter_t every16;
+static tscope_event_t every64;
 
 static void *count_loop(void *arg)
 {
@@ -95,6 +102,11 @@ static void *count_loop(void *arg)
             tscope_task_end_h(tscope_task_start_h(id, t));
         }
         atomic_fetch_add_explicit(&counted, 1, memory_order_relaxed); /* after its end */
+        if (i % 16 == 0 && tscope_counter_sample(every16, (double)i) == 0)
+            atomic_fetch_add_explicit(&sampled, 1, memory_order_relaxed);
+        if (i % 64 == 0 && tscope_custom_event(every64, i) == 0 &&
+            tscope_message(1, 8, 0, TSCOPE_MSG_SEND) == 0)
+            atomic_fetch_add_explicit(&evented, 1, memory_order_relaxed);
     }
     return NULL;
 }
@@ -108,7 +120,9 @@ static void *count_writer(void *arg)
     for (;;) {
         FILE *f = fopen(tmp, "w");
         if (f) {
-            fprintf(f, "%llu\n", (unsigned long long)atomic_load(&counted));
+            fprintf(f, "%llu %llu %llu\n", (unsigned long long)atomic_load(&counted),
+                    (unsigned long long)atomic_load(&sampled),
+                    (unsigned long long)atomic_load(&evented));
             if (fclose(f) == 0)
                 rename(tmp, file);
         }
@@ -184,6 +198,9 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "count") == 0 && argc > 3) {
         unsigned workers = (unsigned)atoi(argv[2]);
         count_ids = argc > 4 && strcmp(argv[4], "ids") == 0;
+        if (tscope_counter_register("every16", &every16) ||
+            tscope_event_register("every64", &every64))
+            return 1;
         pthread_t th;
         for (unsigned k = 1; k <= workers; k++)
             if (pthread_create(&th, NULL, count_loop, (void *)(uintptr_t)k))

@@ -127,10 +127,13 @@ static void dependencies_and_counters(void)
 }
 
 /* Messages per peer: point to point and collective shares counted apart,
- * bytes summed, bad arguments refused; they survive the journal's
- * save/load (persist) like every store field. */
-static void messages(void)
+ * bytes summed, bad arguments refused.  With the threads aggregating their
+ * own (the default) they are in the calling thread's shard, not the
+ * store; through the consumer they are store fields, which survive the
+ * journal's save/load (persist). */
+static void messages_in(const char *aggregate)
 {
+    setenv("TASKSCOPE_AGGREGATE", aggregate, 1);
     harness_init();
     ASSERT_OK(tscope_message(3, 100, 7, TSCOPE_MSG_SEND));
     ASSERT_OK(tscope_message(3, 50, 7, TSCOPE_MSG_SEND));
@@ -161,6 +164,14 @@ static void messages(void)
     ASSERT_EQ(m[2].peer, 65535);
     ASSERT_EQ(m[2].coll_recv_bytes, 1);
     ASSERT_EQ(tscope_query_messages(NULL, 1, &n), TSCOPE_EINVAL);
+    if (strcmp(aggregate, "thread") == 0) {
+        ASSERT_EQ(tscope__g.store->npeers, 0); /* none through the consumer */
+        ASSERT(tscope__g.store->nth_peers > 65535);
+        ASSERT_EQ(tscope__g.store->th_peers[3].sent_bytes, 150);
+        ASSERT_OK(tscope_finalize());
+        unsetenv("TASKSCOPE_AGGREGATE");
+        return;
+    }
     /* saved and loaded back as the journal does */
     size_t len = 0;
     char *bytes = NULL;
@@ -181,6 +192,13 @@ static void messages(void)
     tscope__store_free(back);
     free(bytes);
     ASSERT_OK(tscope_finalize());
+    unsetenv("TASKSCOPE_AGGREGATE");
+}
+
+static void messages(void)
+{
+    messages_in("thread");
+    messages_in("consumer");
 }
 
 static uint64_t ids[2][5000];
@@ -310,6 +328,9 @@ static void instance_cap_reports_cut_off(void)
 
 int main(void)
 {
+    /* no sampler: its counter samples are events (which these tests count),
+     * taken by the shards at once, and it takes one at init */
+    setenv("TASKSCOPE_SAMPLE_MS", "0", 1);
     RUN(errors_and_version);
     RUN(states);
     RUN(master_switch_off);

@@ -493,10 +493,19 @@ kill_random() { # name, runs, handles|ids, environment...
     sleep "0.$(printf %02d $((RANDOM % 40 + 5)))"
     kill -KILL "$prog"
     wait_ts
-    seen=$(cat "$tmp/$d.count" 2>/dev/null || echo 0)
+    read -r seen samples events <"$tmp/$d.count" || seen=0
     got=$(awk -F, '$2 == "tick" || $2 == "work" { s += $4 } END { print s + 0 }' "$tmp/$d/types.csv" 2>/dev/null || true)
     [ "${got:-0}" -ge "$seen" ] && [ "$seen" -gt 0 ] \
       || fail "$d: ${got:-no} tasks rebuilt, the program saw $seen end: $(cat "$tmp/$d.err")"
+    ! grep -q "damaged" "$tmp/$d.err" || fail "$d: a SIGKILL damaged nothing: $(cat "$tmp/$d.err")"
+    # the counter samples, custom events and messages (the shards', or the
+    # consumer's with ids) are all there too
+    got=$(awk -F, '$2 == "every16" { print $3 }' "$tmp/$d/counters.csv" 2>/dev/null || true)
+    [ "${got:-0}" -ge "$samples" ] || fail "$d: ${got:-no} counter samples rebuilt, the program made $samples"
+    got=$(jq '[.events[] | select(.name == "every64") | .count] | add // 0' "$tmp/$d/profile.json")
+    [ "${got:-0}" -ge "$events" ] || fail "$d: ${got:-no} custom events rebuilt, the program made $events"
+    got=$(jq '[.messages[] | select(.peer == 1) | .sent] | add // 0' "$tmp/$d/profile.json")
+    [ "${got:-0}" -ge "$events" ] || fail "$d: ${got:-no} messages rebuilt, the program sent $events"
     rm -rf "${tmp:?}/$d"
   done
 }

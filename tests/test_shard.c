@@ -25,8 +25,9 @@
 /* The shards' instance records applied to their store at once (no ring). */
 static struct tscope__store *emit_store;
 
-static int emit_direct(const struct tscope__rec *recs, unsigned n)
+static int emit_direct(uint32_t thread, const struct tscope__rec *recs, unsigned n)
 {
+    (void)thread;
     pthread_mutex_lock(&emit_store->lock);
     tscope__store_apply(emit_store, 0, &recs[0], n > 1 ? &recs[1] : NULL);
     pthread_mutex_unlock(&emit_store->lock);

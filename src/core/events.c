@@ -190,7 +190,7 @@ void tscope__shadow_set(int part, uint32_t kinds)
     if (part < 0 || part >= TSCOPE__SHADOW_PARTS)
         return;
     pthread_mutex_lock(&lock);
-    parts[part] = kinds & TSCOPE__REC_TASK_KINDS;
+    parts[part] = kinds & TSCOPE__REC_SHADOW_KINDS;
     uint32_t ring = parts[TSCOPE__SHADOW_RUN] | parts[TSCOPE__SHADOW_POLICY];
     atomic_store(&tscope__shadow_ring, ring);
     atomic_store(&tscope__shadow_kinds, ring | parts[TSCOPE__SHADOW_SYNC]);
@@ -268,6 +268,12 @@ int tscope_message(int peer, uint64_t bytes, int tag, unsigned flags)
     if (peer < 0 || peer > 0xFFFF || (dir != TSCOPE_MSG_SEND && dir != TSCOPE_MSG_RECV) ||
         (flags & ~(TSCOPE_MSG_SEND | TSCOPE_MSG_RECV | TSCOPE_MSG_COLLECTIVE)))
         return TSCOPE_EINVAL;
+    if (tscope__hooks.take) {
+        int rc = tscope__hooks.take(TSCOPE__REC_MESSAGE, (uint64_t)(uint32_t)tag, bytes, 0,
+                                    (uint16_t)peer, (uint8_t)flags);
+        if (rc <= 0)
+            return rc;
+    }
     return emit(TSCOPE__REC_MESSAGE, (uint64_t)(uint32_t)tag, bytes, 0, 0, (uint16_t)peer,
                 (uint8_t)flags, NULL);
 }
@@ -278,6 +284,11 @@ int tscope_counter_sample(tscope_counter_t counter, double value)
         return TSCOPE_EINVAL;
     uint64_t bits;
     memcpy(&bits, &value, sizeof bits);
+    if (tscope__hooks.take) {
+        int rc = tscope__hooks.take(TSCOPE__REC_COUNTER, 0, bits, (uint16_t)counter, 0, 0);
+        if (rc <= 0)
+            return rc;
+    }
     return emit(TSCOPE__REC_COUNTER, 0, bits, (uint16_t)counter, 0, 0, 0, NULL);
 }
 
@@ -285,5 +296,10 @@ int tscope_custom_event(tscope_event_t event, uint64_t payload)
 {
     if (event == 0 || event > TSCOPE__MAX_IDS)
         return TSCOPE_EINVAL;
+    if (tscope__hooks.take) {
+        int rc = tscope__hooks.take(TSCOPE__REC_CUSTOM, 0, payload, (uint16_t)event, 0, 0);
+        if (rc <= 0)
+            return rc;
+    }
     return emit(TSCOPE__REC_CUSTOM, 0, payload, (uint16_t)event, 0, 0, 0, NULL);
 }

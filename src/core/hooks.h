@@ -33,6 +33,14 @@ struct tscope__hooks {
     int (*deliver_wanted)(void);
     void (*deliver)(uint32_t thread, struct tscope__ring *r, uint64_t from, uint64_t to);
 
+    /* With TASKSCOPE_AGGREGATE=thread, the profile takes counter samples,
+     * custom events and messages on the producing thread, in its shard
+     * (profile/shard_events.c): returns the event's result (0), or 1 when
+     * it did not take it (measurement off, no slot, no memory), and the
+     * ring path goes on as without the hook. */
+    int (*take)(uint8_t kind, uint64_t id, uint64_t arg, uint16_t type, uint16_t depth,
+                uint8_t flags);
+
     /* Synchronous tool callbacks on the producing thread: one bit per
      * record kind that some callback wants. */
     uint32_t sync_kinds;
@@ -94,8 +102,8 @@ struct tscope__hooks {
 extern struct tscope__hooks tscope__hooks;
 /* Set by the debugger while a pause or a breakpoint is in force. */
 extern _Atomic int tscope__gate_armed;
-/* Shadows (record.h): the task record kinds (bit 1 << kind) that a thread
- * aggregating its own tasks also hands on for a handle task's event.  Set
+/* Shadows (record.h): the record kinds (bit 1 << kind) that a thread
+ * aggregating its own tasks also hands on for an event its shard took.  Set
  * in parts: TSCOPE__SHADOW_RUN at tscope_init (the trace and the batched
  * tools: into the ring), TSCOPE__SHADOW_SYNC at tscope_init (the
  * synchronous tools: on the thread) and TSCOPE__SHADOW_POLICY by the policy

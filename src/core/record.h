@@ -28,11 +28,12 @@
  * (src/profile/shard.c): a finished task for the instance graph, and tasks
  * left out of it counted in their nearest ancestor that may be kept.
  *
- * A task record whose flags carry TSCOPE__REC_SHADOW is a shadow: the task is
- * a handle's on a thread that aggregates its own tasks, its shard has the
- * event already, and the record is in the ring only for whoever needs the
- * events in order (the trace, batched tools, triggered policies); the
- * profile skips it, everyone else sees it without the bit.
+ * A record whose flags carry TSCOPE__REC_SHADOW is a shadow: a thread that
+ * aggregates its own tasks has the event in its shard already (a handle
+ * task's event, a counter sample, a custom event, a message), and the
+ * record is in the ring only for whoever needs the events in order (the
+ * trace, batched tools, triggered policies); the profile skips it,
+ * everyone else sees it without the bit.
  */
 #ifndef TSCOPE_CORE_RECORD_H
 #define TSCOPE_CORE_RECORD_H
@@ -80,13 +81,20 @@ _Static_assert(sizeof(struct tscope__rec) == 32, "event records must stay 32 byt
      (1u << TSCOPE__REC_END) | (1u << TSCOPE__REC_CANCEL) | (1u << TSCOPE__REC_YIELD) |            \
      (1u << TSCOPE__REC_RESUME) | (1u << TSCOPE__REC_START))
 
-/* The flag of a shadow task record (above); TSCOPE_TASK_FLAGS_ALL is 0x7F. */
+/* The kinds a thread that aggregates its own may hand on as shadows: the
+ * task records, counter samples, custom events and messages. */
+#define TSCOPE__REC_SHADOW_KINDS                                                                   \
+    (TSCOPE__REC_TASK_KINDS | (1u << TSCOPE__REC_COUNTER) | (1u << TSCOPE__REC_CUSTOM) |           \
+     (1u << TSCOPE__REC_MESSAGE))
+
+/* The flag of a shadow record (above); TSCOPE_TASK_FLAGS_ALL is 0x7F, and
+ * TSCOPE_MSG_* use the low three bits. */
 #define TSCOPE__REC_SHADOW 0x80u
 
 static inline int tscope__rec_shadow(const struct tscope__rec *r)
 {
     return (r->flags & TSCOPE__REC_SHADOW) && r->kind < 32 &&
-           ((1u << r->kind) & TSCOPE__REC_TASK_KINDS);
+           ((1u << r->kind) & TSCOPE__REC_SHADOW_KINDS);
 }
 
 /* The EXT records that follow a record of this kind (published with it). */

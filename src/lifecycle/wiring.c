@@ -12,6 +12,7 @@
 #include "core/hooks.h"
 #include "live/debug.h"
 #include "policy/policy.h"
+#include "profile/shard.h"
 #include "profile/store.h"
 #include "tool/tools.h"
 #include "wiring.h"
@@ -55,6 +56,8 @@ void tscope__wire(int profiler)
         h.end_round = tscope__store_round_done;
         h.apply_naive = tscope__store_apply_naive;
         h.thread_gone = tscope__store_thread_gone;
+        if (tscope__g.cfg.aggregate == TSCOPE__AGG_THREAD)
+            h.take = tscope__shard_take;
     } else {
         h.end_round = tscope__store_round_done; /* rounds still settle the (empty) store */
     }
@@ -78,7 +81,7 @@ void tscope__wire(int profiler)
 
 void tscope__wire_shadows(void)
 {
-    uint32_t ring = tscope__hooks.trace_batch ? TSCOPE__REC_TASK_KINDS : 0;
+    uint32_t ring = tscope__hooks.trace_batch ? TSCOPE__REC_SHADOW_KINDS : 0;
     for (unsigned kind = 1; kind < 32; kind++)
         if (tscope__tools_batched_mask & tscope__tools_rec_bits(kind))
             ring |= 1u << kind;

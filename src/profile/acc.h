@@ -91,6 +91,26 @@ static inline void tscope__welford_add(struct tscope__welford *w, double v)
     w->last = v;
 }
 
+/* a and b together (Chan et al.'s pairwise update); `last` is b's when b
+ * has samples (the caller orders them). */
+static inline struct tscope__welford tscope__welford_merge(struct tscope__welford a,
+                                                           struct tscope__welford b)
+{
+    if (b.n == 0)
+        return a;
+    if (a.n == 0)
+        return b;
+    struct tscope__welford m;
+    m.n = a.n + b.n;
+    double d = b.mean - a.mean, na = (double)a.n, nb = (double)b.n, n = (double)m.n;
+    m.mean = a.mean + d * nb / n;
+    m.m2 = a.m2 + b.m2 + d * d * na * nb / n;
+    m.min = a.min < b.min ? a.min : b.min;
+    m.max = a.max > b.max ? a.max : b.max;
+    m.last = b.last;
+    return m;
+}
+
 static inline tscope_counter_stats_t tscope__welford_stats(const struct tscope__welford *w)
 {
     tscope_counter_stats_t s = {0};

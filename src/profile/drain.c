@@ -82,6 +82,7 @@ void tscope__store_round_done(void)
 {
     struct tscope__store *s = tscope__g.store;
     pthread_mutex_lock(&s->lock);
+    tscope__shards_fold_logs(s); /* the instance graph's records of the threads */
     tscope__store_end_round(s);
     pthread_mutex_unlock(&s->lock);
 }

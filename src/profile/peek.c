@@ -191,7 +191,7 @@ int tscope__peek(const char *path, struct tscope__peek *p, char *why, size_t len
                             : 0;
         if (__atomic_load_n(&b->magic, __ATOMIC_ACQUIRE) != TSCOPE__SHBLOCK_MAGIC ||
             b->bytes > end - off - sizeof *b || (want && b->bytes != want) || b->kind == 0 ||
-            b->kind > TSCOPE__SHB_NAME) {
+            b->kind > TSCOPE__SHB_LAST) {
             p->damaged += 64; /* not a whole block: the next one may be */
             off += 64;
             continue;

@@ -580,6 +580,10 @@ struct tscope__store *tscope__store_load(FILE *f, FILE *appendix, const char **w
     s->counters = NULL;
     s->customs = NULL;
     s->peers = NULL;
+    s->th_counters = NULL;
+    s->th_customs = NULL;
+    s->th_peers = NULL;
+    s->nth_counters = s->nth_customs = s->nth_peers = 0;
     s->nodes = NULL;
     s->edges = NULL;
     s->inst = NULL;

@@ -393,8 +393,8 @@ int tscope_query_counter(tscope_counter_t counter, tscope_counter_stats_t *out)
     if (!s)
         return TSCOPE_ESTATE;
     memset(out, 0, sizeof *out);
-    if (counter < s->ncounters)
-        *out = tscope__welford_stats(&s->counters[counter]);
+    struct tscope__welford w = tscope__store_counter(s, counter);
+    *out = tscope__welford_stats(&w);
     pthread_mutex_unlock(&s->lock);
     return 0;
 }
@@ -407,12 +407,12 @@ int tscope_query_messages(tscope_peer_stats_t *out, size_t cap, size_t *count)
     if (!s)
         return TSCOPE_ESTATE;
     size_t n = 0;
-    for (uint32_t i = 0; i < s->npeers; i++) {
-        const tscope_peer_stats_t *p = &s->peers[i];
-        if (!p->sent && !p->recv && !p->coll_sent && !p->coll_recv)
+    for (uint32_t i = 0, np = tscope__store_npeers(s); i < np; i++) {
+        tscope_peer_stats_t p = tscope__store_peer(s, i);
+        if (!p.sent && !p.recv && !p.coll_sent && !p.coll_recv)
             continue;
         if (n < cap)
-            out[n] = *p;
+            out[n] = p;
         n++;
     }
     pthread_mutex_unlock(&s->lock);

@@ -37,30 +37,9 @@
 #include "core/thread_local.h"
 #include "grow.h"
 #include "shard.h"
-#include "shard_layout.h"
+#include "shard_int.h"
 #include "u64map.h"
 #include "taskscope/taskscope.h"
-
-/* Release stores and acquire loads, no fences (gcc's TSan has none): an
- * entry's version store is ordered before the data stores after it, the
- * fold's data loads before its second load of the version.  On x86 all of
- * these are plain moves. */
-#define LD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
-#define LD_ACQ(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
-#define ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
-#define ADD(x, v) ST(x, LD(x) + (v))
-
-/* ---- entries -------------------------------------------------------------- */
-
-static inline void w_begin(uint64_t *ver)
-{
-    ST(*ver, LD(*ver) + 1);
-}
-
-static inline void w_end(uint64_t *ver)
-{
-    __atomic_store_n(ver, LD(*ver) + 1, __ATOMIC_RELEASE);
-}
 
 static inline void sacc_add(struct sacc *a, uint64_t v)
 {
@@ -82,7 +61,7 @@ static inline void sacc_add(struct sacc *a, uint64_t v)
 static int recovering;
 
 /* Copies n words of an entry written under *ver; 1 when the copy is whole. */
-static int read_entry(const uint64_t *src, uint64_t *dst, size_t words)
+int tscope__sh_read_entry(const uint64_t *src, uint64_t *dst, size_t words)
 {
     for (int tries = 0; tries < 1000; tries++) {
         uint64_t v1 = __atomic_load_n(&src[0], __ATOMIC_ACQUIRE);
@@ -110,7 +89,7 @@ static int read_entry(const uint64_t *src, uint64_t *dst, size_t words)
  * stack, the task records - comes from the journal's mapping
  * (hooks.durable), so a SIGKILL loses none of it (tscope__shards_recover
  * reads it back).  Elsewhere, or when that file cannot grow, calloc. */
-static void *dalloc(uint32_t kind, uint32_t owner, uint32_t index, size_t n, size_t size)
+void *tscope__sh_dalloc(uint32_t kind, uint32_t owner, uint32_t index, size_t n, size_t size)
 {
     if (tscope__hooks.durable && tscope__g.cfg.aggregate == TSCOPE__AGG_THREAD) {
         void *p = tscope__hooks.durable(kind, owner, index, n * size);
@@ -147,7 +126,7 @@ static int dgrow(void *arr, uint32_t *cap, uint64_t need, size_t elem, uint32_t 
         return 0;
     uint64_t n = tscope__grow_count(*cap, need);
     void **p = (void **)arr;
-    char *a = n ? dalloc(kind, owner, (uint32_t)n, (size_t)n, elem) : NULL;
+    char *a = n ? tscope__sh_dalloc(kind, owner, (uint32_t)n, (size_t)n, elem) : NULL;
     if (!a)
         return -1;
     if (*p)
@@ -160,35 +139,11 @@ static int dgrow(void *arr, uint32_t *cap, uint64_t need, size_t elem, uint32_t 
 
 /* ---- chunked arrays: entries that never move ----------------------------- */
 
-/* Entry i of elem bytes, or NULL when its chunk does not exist (reader). */
-static void *chunk_peek(struct chunks *c, uint32_t i, size_t elem)
+static void dir_free(void **dir, uint32_t ndir)
 {
-    if ((i >> CHUNK_BITS) >= DIR_MAX)
-        return NULL;
-    char *p = __atomic_load_n(&c->dir[i >> CHUNK_BITS], __ATOMIC_ACQUIRE);
-    return p ? p + (size_t)(i & (CHUNK - 1)) * elem : NULL;
-}
-
-/* Entry i, its chunk made on first use (owner); NULL without memory. */
-static inline void *chunk_at(struct chunks *c, uint32_t i, size_t elem)
-{
-    if ((i >> CHUNK_BITS) >= DIR_MAX)
-        return NULL;
-    char *p = c->dir[i >> CHUNK_BITS]; /* the owner's own store: no ordering needed */
-    if (__builtin_expect(p == NULL, 0)) {
-        p = dalloc(c->kind, c->owner, i >> CHUNK_BITS, CHUNK, elem);
-        if (!p)
-            return NULL;
-        __atomic_store_n(&c->dir[i >> CHUNK_BITS], p, __ATOMIC_RELEASE);
-    }
-    return p + (size_t)(i & (CHUNK - 1)) * elem;
-}
-
-static void chunks_free(struct chunks *c)
-{
-    for (uint32_t i = 0; i < DIR_MAX; i++) {
-        dfree(c->dir[i]);
-        c->dir[i] = NULL;
+    for (uint32_t i = 0; i < ndir; i++) {
+        dfree(dir[i]);
+        dir[i] = NULL;
     }
 }
 
@@ -209,6 +164,7 @@ struct folded {
     uint32_t tl_ntype;
     uint64_t *tl_busy;
     uint64_t busy_count;
+    uint64_t log_taken; /* the log's records applied to the store */
 };
 
 /* What the fold took from each shard, by thread slot: in ordinary memory,
@@ -250,7 +206,7 @@ static struct {
     uint32_t nlog, log_used;
 } sh = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-static struct tscope__shard *shard_of(uint32_t thread)
+struct tscope__shard *tscope__sh_of(uint32_t thread)
 {
     struct tscope__shard *s = __atomic_load_n(&sh.shards[thread], __ATOMIC_ACQUIRE);
     if (__builtin_expect(s != NULL, 1))
@@ -259,11 +215,15 @@ static struct tscope__shard *shard_of(uint32_t thread)
         return NULL;
     pthread_mutex_lock(&sh.lock);
     s = sh.shards[thread];
-    if (!s && (s = dalloc(TSCOPE__SHB_SHARD, thread, 0, 1, sizeof *s)) != NULL) {
+    if (!s && (s = tscope__sh_dalloc(TSCOPE__SHB_SHARD, thread, 0, 1, sizeof *s)) != NULL) {
         s->index = thread;
         s->types = (struct chunks){.kind = TSCOPE__SHB_TYPES, .owner = thread};
         s->nodes = (struct chunks){.kind = TSCOPE__SHB_NODES, .owner = thread};
         s->edges = (struct chunks){.kind = TSCOPE__SHB_EDGES, .owner = thread};
+        s->counters = (struct schunks){.kind = TSCOPE__SHB_COUNTERS, .owner = thread};
+        s->customs = (struct schunks){.kind = TSCOPE__SHB_CUSTOMS, .owner = thread};
+        s->peers = (struct schunks){.kind = TSCOPE__SHB_PEERS, .owner = thread};
+        s->log = (struct chunks){.kind = TSCOPE__SHB_LOG, .owner = thread};
         s->tl_shift = TSCOPE__TL_SHIFT0;
         __atomic_store_n(&sh.shards[thread], s, __ATOMIC_RELEASE);
         if (thread + 1 > sh.nshards)
@@ -323,7 +283,7 @@ static struct tscope_task *rec_alloc(struct tscope__shard *s)
             s->nfree += k;
         } else if (!tscope__grow(&sh.rchunks, &sh.cap_rchunks, sh.nrchunks, sizeof *sh.rchunks)) {
             struct tscope_task *c =
-                dalloc(TSCOPE__SHB_RECORDS, s->index, sh.nrchunks, RCHUNK, sizeof *c);
+                tscope__sh_dalloc(TSCOPE__SHB_RECORDS, s->index, sh.nrchunks, RCHUNK, sizeof *c);
             if (c) {
                 sh.rchunks[sh.nrchunks++] = c;
                 for (uint32_t i = RCHUNK; i-- > 0;) {
@@ -495,16 +455,16 @@ static void tl_slow(struct tscope__shard *s, int busy, uint16_t type, uint64_t f
     }
     if (busy) {
         if (!s->tl_busy)
-            s->tl_busy = dalloc(TSCOPE__SHB_BUSY, s->index, 0, TSCOPE__TL_BINS, sizeof *s->tl_busy);
+            s->tl_busy = tscope__sh_dalloc(TSCOPE__SHB_BUSY, s->index, 0, TSCOPE__TL_BINS, sizeof *s->tl_busy);
         bins = s->tl_busy;
     } else {
         if (type >= s->tl_ntype) {
             uint32_t n = s->tl_ntype, cap = n ? n : 16;
             while (cap <= type)
                 cap *= 2;
-            uint64_t **t = dalloc(TSCOPE__SHB_TL_ARRAY, s->index, cap, cap, sizeof *t);
+            uint64_t **t = tscope__sh_dalloc(TSCOPE__SHB_TL_ARRAY, s->index, cap, cap, sizeof *t);
             uint64_t *c =
-                t ? dalloc(TSCOPE__SHB_TL_COUNT, s->index, cap, cap * TL_NBLK, sizeof *c) : NULL;
+                t ? tscope__sh_dalloc(TSCOPE__SHB_TL_COUNT, s->index, cap, cap * TL_NBLK, sizeof *c) : NULL;
             if (c) {
                 if (n) {
                     memcpy(t, s->tl_type, n * sizeof *t);
@@ -522,7 +482,7 @@ static void tl_slow(struct tscope__shard *s, int busy, uint16_t type, uint64_t f
         }
         if (type < s->tl_ntype && !s->tl_type[type])
             s->tl_type[type] =
-                dalloc(TSCOPE__SHB_TL, s->index, type, TSCOPE__TL_BINS, sizeof **s->tl_type);
+                tscope__sh_dalloc(TSCOPE__SHB_TL, s->index, type, TSCOPE__TL_BINS, sizeof **s->tl_type);
         bins = type < s->tl_ntype ? s->tl_type[type] : NULL;
     }
     store_unlock();
@@ -695,9 +655,30 @@ void tscope__shards_set_limit(const struct tscope__store *s)
         ST(sh.inst_limit, limit);
 }
 
+/* Appends records to the log of thread `thread`'s shard (the owner). */
+static int log_emit(uint32_t thread, const struct tscope__rec *recs, unsigned n)
+{
+    struct tscope__shard *s = tscope__sh_of(thread);
+    if (!s)
+        return -1;
+    uint64_t at = LD(s->log_n);
+    for (unsigned i = 0; i < n; i++) {
+        struct tscope__rec *r =
+            at + i < (uint64_t)DIR_MAX * CHUNK ? chunk_at(&s->log, (uint32_t)(at + i), sizeof *r)
+                                               : NULL;
+        if (!r) { /* no memory, or 4 M records: counted, as an unusable record */
+            count_total(s, &s->totals.anomalies);
+            return -1;
+        }
+        *r = recs[i];
+    }
+    ST(s->log_n, at + n);
+    return 0;
+}
+
 void tscope__shards_set_emit(tscope__shard_emit_fn fn)
 {
-    sh.emit = fn ? fn : tscope__emit_records;
+    sh.emit = fn ? fn : log_emit;
 }
 
 static void below_flush(struct tscope__shard *s)
@@ -709,7 +690,7 @@ static void below_flush(struct tscope__shard *s)
                             .arg = s->below_n,
                             .flags = (uint8_t)LD(s->below_cut),
                             .kind = TSCOPE__REC_BELOW};
-    sh.emit(&r, 1);
+    sh.emit(s->index, &r, 1);
     ST(s->below_n, 0);
     ST(s->below_self, 0);
 }
@@ -784,7 +765,7 @@ static void instance_out(struct tscope__shard *s, const struct tscope_task *t, u
          .arg = (uint64_t)t->thread << 32 | t->yields,
          .kind = TSCOPE__REC_EXT},
     };
-    sh.emit(r, 3);
+    sh.emit(s->index, r, 3);
 }
 
 /* The store's task for an instance of t (settle.c's fields). */
@@ -871,7 +852,7 @@ struct tscope_task *tscope__shard_create(uint32_t thread, uint64_t ts, uint64_t 
                                          struct tscope_task *parent, uint16_t type, uint8_t flags,
                                          uint16_t depth, int16_t prio)
 {
-    struct tscope__shard *s = shard_of(thread);
+    struct tscope__shard *s = tscope__sh_of(thread);
     if (parent && !tscope__shard_live(parent))
         parent = NULL; /* ended, or of an earlier tscope_init: no parent to read */
     struct tscope_task *t = s ? make(s, ts, id, parent, type) : NULL;
@@ -904,7 +885,7 @@ static int begin_here(struct tscope__shard *s, struct tscope_task *t, uint64_t t
 
 struct tscope_task *tscope__shard_start(uint32_t thread, uint64_t ts, uint64_t id, uint16_t type)
 {
-    struct tscope__shard *s = shard_of(thread);
+    struct tscope__shard *s = tscope__sh_of(thread);
     if (!s)
         return NULL;
     count_event(s);
@@ -916,7 +897,7 @@ struct tscope_task *tscope__shard_start(uint32_t thread, uint64_t ts, uint64_t i
 
 struct tscope_task *tscope__shard_ring_record(uint32_t thread, uint64_t id, uint16_t type)
 {
-    struct tscope__shard *s = shard_of(thread);
+    struct tscope__shard *s = tscope__sh_of(thread);
     struct tscope_task *t = s ? rec_alloc(s) : NULL;
     if (t) {
         t->id = id;
@@ -928,14 +909,14 @@ struct tscope_task *tscope__shard_ring_record(uint32_t thread, uint64_t id, uint
 
 void tscope__shard_release(uint32_t thread, struct tscope_task *t)
 {
-    struct tscope__shard *s = shard_of(thread);
+    struct tscope__shard *s = tscope__sh_of(thread);
     if (s && t)
         rec_release(s, t);
 }
 
 int tscope__shard_begin(uint32_t thread, uint64_t ts, struct tscope_task *t)
 {
-    struct tscope__shard *s = shard_of(thread);
+    struct tscope__shard *s = tscope__sh_of(thread);
     if (!s || !tscope__shard_live(t)) /* ended already, or of an earlier tscope_init */
         return TSCOPE_EINVAL;
     count_event(s);
@@ -988,7 +969,7 @@ static void release_ended(struct tscope__shard *s, struct tscope_task *t)
 
 int tscope__shard_end(uint32_t thread, uint64_t ts, struct tscope_task *t)
 {
-    struct tscope__shard *s = shard_of(thread);
+    struct tscope__shard *s = tscope__sh_of(thread);
     if (!s || !tscope__shard_live(t)) /* ended already, or of an earlier tscope_init */
         return TSCOPE_EINVAL;
     count_event(s);
@@ -1006,7 +987,7 @@ int tscope__shard_end(uint32_t thread, uint64_t ts, struct tscope_task *t)
 
 int tscope__shard_yield(uint32_t thread, uint64_t ts, struct tscope_task *t)
 {
-    struct tscope__shard *s = shard_of(thread);
+    struct tscope__shard *s = tscope__sh_of(thread);
     if (!s || !tscope__shard_live(t)) /* ended already, or of an earlier tscope_init */
         return TSCOPE_EINVAL;
     count_event(s);
@@ -1020,7 +1001,7 @@ int tscope__shard_yield(uint32_t thread, uint64_t ts, struct tscope_task *t)
 
 int tscope__shard_resume(uint32_t thread, uint64_t ts, struct tscope_task *t)
 {
-    struct tscope__shard *s = shard_of(thread);
+    struct tscope__shard *s = tscope__sh_of(thread);
     if (!s || !tscope__shard_live(t)) /* ended already, or of an earlier tscope_init */
         return TSCOPE_EINVAL;
     count_event(s);
@@ -1035,14 +1016,14 @@ int tscope__shard_resume(uint32_t thread, uint64_t ts, struct tscope_task *t)
 
 void tscope__shard_queued(uint32_t thread)
 {
-    struct tscope__shard *s = shard_of(thread);
+    struct tscope__shard *s = tscope__sh_of(thread);
     if (s)
         count_event(s);
 }
 
 int tscope__shard_cancel(uint32_t thread, uint64_t ts, struct tscope_task *t)
 {
-    struct tscope__shard *s = shard_of(thread);
+    struct tscope__shard *s = tscope__sh_of(thread);
     if (!s || !tscope__shard_live(t)) /* ended already, or of an earlier tscope_init */
         return TSCOPE_EINVAL;
     count_event(s);
@@ -1076,7 +1057,6 @@ static void sacc_fold(struct tscope__acc *to, const struct sacc *now, const stru
     to->sumsq += a - b;
 }
 
-#define WORDS(x) (sizeof(x) / sizeof(uint64_t))
 
 /* What a shard's bins gained since the fold's copy: into the store's
  * timeline (store lock held; bins only grow, and widen only under it). */
@@ -1181,9 +1161,53 @@ static inline void prefetch_entry(const void *e, size_t size, const void *copy)
         __builtin_prefetch((const char *)copy + off, 1);
 }
 
+/* Applies the records of a shard's log the store has not had (lock held). */
+static void fold_log(struct tscope__store *st, struct tscope__shard *s)
+{
+    struct folded *f = FOLD(s);
+    uint64_t n = LD_ACQ(s->log_n);
+    while (f->log_taken < n) {
+        const struct tscope__rec *r = chunk_peek(&s->log, (uint32_t)f->log_taken, sizeof *r);
+        unsigned exts = r ? tscope__rec_exts(r) : 0;
+        struct tscope__rec ext[2];
+        for (unsigned k = 0; r && k < exts && k < 2; k++) {
+            const struct tscope__rec *x =
+                f->log_taken + 1 + k < n
+                    ? chunk_peek(&s->log, (uint32_t)(f->log_taken + 1 + k), sizeof *x)
+                    : NULL;
+            if (!x) {
+                r = NULL;
+                break;
+            }
+            ext[k] = *x;
+        }
+        if (r && (r->kind == TSCOPE__REC_INSTANCE || r->kind == TSCOPE__REC_BELOW))
+            tscope__store_apply(st, s->index, r, exts ? ext : NULL);
+        else
+            st->anomalies++; /* not what a shard writes: a damaged log */
+        f->log_taken += 1 + exts;
+    }
+    if (f->log_taken > n) /* damaged: a record's EXTs past its end */
+        f->log_taken = n;
+}
+
+void tscope__shards_fold_logs(struct tscope__store *st)
+{
+    if (st != sh.store)
+        return;
+    uint32_t n = __atomic_load_n(&sh.nshards, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < n; i++) {
+        struct tscope__shard *s = __atomic_load_n(&sh.shards[i], __ATOMIC_ACQUIRE);
+        if (s && LD_ACQ(s->log_n) != FOLD(s)->log_taken)
+            fold_log(st, s);
+    }
+    tscope__shards_set_limit(st); /* the cap may have lowered it */
+}
+
 static void fold_one(struct tscope__store *st, struct tscope__shard *s)
 {
     struct folded *f = FOLD(s);
+    fold_log(st, s);
     uint32_t hi = LD(s->hi_type);
     if (hi && tscope__grow(&f->types, &f->ntypes, hi - 1, sizeof *f->types))
         return;
@@ -1192,7 +1216,7 @@ static void fold_one(struct tscope__store *st, struct tscope__shard *s)
         if (i + PREFETCH_AHEAD < hi) /* the entries are read once each: start the misses early */
             prefetch_entry(chunk_peek(&s->types, i + PREFETCH_AHEAD, sizeof *e), sizeof *e,
                            &f->types[i + PREFETCH_AHEAD]);
-        if (!e || !read_entry((const uint64_t *)e, (uint64_t *)&now, WORDS(now)) ||
+        if (!e || !tscope__sh_read_entry((const uint64_t *)e, (uint64_t *)&now, WORDS(now)) ||
             now.ver == f->types[i].ver || tscope__store_grow_types(st, i))
             continue;
         struct stype *was = &f->types[i];
@@ -1224,7 +1248,7 @@ static void fold_one(struct tscope__store *st, struct tscope__shard *s)
         if (i + PREFETCH_AHEAD < hi && i + PREFETCH_AHEAD < f->nnodes)
             prefetch_entry(chunk_peek(&s->nodes, i + PREFETCH_AHEAD, sizeof *e), sizeof *e,
                            &f->nodes[i + PREFETCH_AHEAD]);
-        if (!e || !read_entry((const uint64_t *)e, (uint64_t *)&now, WORDS(now)) ||
+        if (!e || !tscope__sh_read_entry((const uint64_t *)e, (uint64_t *)&now, WORDS(now)) ||
             now.ver == f->nodes[i].ver)
             continue;
         struct snode *was = &f->nodes[i];
@@ -1247,7 +1271,7 @@ static void fold_one(struct tscope__store *st, struct tscope__shard *s)
         f->edges[i] = now;
     }
     struct stotals now;
-    if (read_entry((const uint64_t *)&s->totals, (uint64_t *)&now, WORDS(now))) {
+    if (tscope__sh_read_entry((const uint64_t *)&s->totals, (uint64_t *)&now, WORDS(now))) {
         struct stotals *was = &f->totals;
         st->anomalies += now.anomalies - was->anomalies;
         if (now.events != was->events) {
@@ -1274,6 +1298,7 @@ void tscope__shards_fold(struct tscope__store *st)
         if (s)
             fold_one(st, s);
     }
+    tscope__sh_fold_events(st, sh.shards, n);
 }
 
 /* Empties a shard whose owner makes no event now (the entries and what the
@@ -1288,9 +1313,21 @@ static void shard_clear(struct tscope__shard *s)
         if (s->edges.dir[i])
             memset(s->edges.dir[i], 0, CHUNK * sizeof(uint64_t));
     }
+    for (uint32_t i = 0; i < SDIR_MAX; i++) {
+        if (s->counters.dir[i])
+            memset(s->counters.dir[i], 0, CHUNK * sizeof(struct scounter));
+        if (s->customs.dir[i])
+            memset(s->customs.dir[i], 0, CHUNK * sizeof(struct scustom));
+        if (s->peers.dir[i])
+            memset(s->peers.dir[i], 0, CHUNK * sizeof(struct speer));
+    }
     ST(s->hi_type, 0);
     ST(s->hi_node, 0);
     ST(s->hi_edge, 0);
+    ST(s->hi_counter, 0);
+    ST(s->hi_custom, 0);
+    ST(s->hi_peer, 0);
+    ST(s->log_n, 0);
     memset(&s->totals, 0, sizeof s->totals);
     for (uint32_t t = 0; t < s->tl_ntype; t++)
         dfree(s->tl_type[t]);
@@ -1411,9 +1448,13 @@ void tscope__shards_free(void)
         if (!s)
             continue;
         shard_clear(s);
-        chunks_free(&s->types);
-        chunks_free(&s->nodes);
-        chunks_free(&s->edges);
+        dir_free(s->types.dir, DIR_MAX);
+        dir_free(s->nodes.dir, DIR_MAX);
+        dir_free(s->edges.dir, DIR_MAX);
+        dir_free(s->counters.dir, SDIR_MAX);
+        dir_free(s->customs.dir, SDIR_MAX);
+        dir_free(s->peers.dir, SDIR_MAX);
+        dir_free(s->log.dir, DIR_MAX);
         dfree(s->seg);
         dfree(s->open);
         dfree(s);
@@ -1462,7 +1503,7 @@ void tscope__shards_reset(struct tscope__store *st)
     ST(tscope__shards_gen, LD(tscope__shards_gen) + 1);
     take_store(st);
     if (!sh.emit)
-        sh.emit = tscope__emit_records;
+        sh.emit = log_emit;
     pthread_mutex_unlock(&sh.lock);
 }
 
@@ -1532,6 +1573,7 @@ struct save_head {
     uint32_t index, ntypes, nnodes, nedges, tl_ntype, shift;
     uint64_t pts;
     uint32_t busy, reserved;
+    uint64_t log_taken;
     struct stotals totals;
 };
 
@@ -1557,6 +1599,7 @@ int tscope__shards_save(const struct tscope__store *st, FILE *out)
                               .shift = LD(s->tl_shift),
                               .pts = LD(s->pts_flushed),
                               .busy = f->tl_busy != NULL,
+                              .log_taken = f->log_taken,
                               .totals = f->totals};
         ok = fwrite(&h, sizeof h, 1, out) == 1 &&
              (!h.ntypes || fwrite(f->types, sizeof *f->types, h.ntypes, out) == h.ntypes) &&
@@ -1613,6 +1656,7 @@ int tscope__shards_load(FILE *in)
         v->shift = h.shift;
         v->pts = h.pts;
         f->totals = h.totals;
+        f->log_taken = h.log_taken;
         f->ntypes = h.ntypes;
         f->nnodes = h.nnodes;
         f->nedges = h.nedges;
@@ -1676,7 +1720,7 @@ static void each_block(void (*fn)(const struct tscope__shblock *b, void *payload
     rec.damaged = 0;
     for (size_t off = TSCOPE__SHFILE_HEAD; off + sizeof(struct tscope__shblock) <= end;) {
         struct tscope__shblock *b = (struct tscope__shblock *)(rec.map + off);
-        if (b->magic != TSCOPE__SHBLOCK_MAGIC || b->kind == 0 || b->kind > TSCOPE__SHB_NAME ||
+        if (b->magic != TSCOPE__SHBLOCK_MAGIC || b->kind == 0 || b->kind > TSCOPE__SHB_LAST ||
             b->bytes > end - off - sizeof(struct tscope__shblock)) {
             /* not a whole block (garbage, a torn header): the next one may be */
             rec.damaged += 64;
@@ -1880,11 +1924,18 @@ static void take_shard(const struct tscope__shblock *b, void *payload, void *arg
         return;
     memcpy(s, payload, sizeof *s);
     s->index = b->owner;
-    struct chunks *cs[3] = {&s->types, &s->nodes, &s->edges};
-    const size_t elem[3] = {sizeof(struct stype), sizeof(struct snode), sizeof(uint64_t)};
-    for (int k = 0; k < 3; k++)
+    struct chunks *cs[4] = {&s->types, &s->nodes, &s->edges, &s->log};
+    const size_t elem[4] = {sizeof(struct stype), sizeof(struct snode), sizeof(uint64_t),
+                            sizeof(struct tscope__rec)};
+    for (int k = 0; k < 4; k++)
         for (uint32_t i = 0; i < DIR_MAX; i++)
             cs[k]->dir[i] = cs[k]->dir[i] ? rbn(cs[k]->dir[i], CHUNK, elem[k]) : NULL;
+    struct schunks *ss[3] = {&s->counters, &s->customs, &s->peers};
+    const size_t selem[3] = {sizeof(struct scounter), sizeof(struct scustom),
+                             sizeof(struct speer)};
+    for (int k = 0; k < 3; k++)
+        for (uint32_t i = 0; i < SDIR_MAX; i++)
+            ss[k]->dir[i] = ss[k]->dir[i] ? rbn(ss[k]->dir[i], CHUNK, selem[k]) : NULL;
     s->free = NULL;
     s->nfree = 0;
     s->seg = rbn(s->seg, s->cap, sizeof *s->seg);

@@ -72,10 +72,11 @@ enum {
                                    when that one closes) */
 };
 
-/* How a shard hands the records it builds (the instance graph's) on:
- * tscope__emit_records (the thread's ring, the default) or, in tests, a
- * function that applies them to the store at once. */
-typedef int (*tscope__shard_emit_fn)(const struct tscope__rec *recs, unsigned n);
+/* How a shard hands the records it builds (the instance graph's) on: its
+ * log (the default: the fold applies them to the store, and they are in
+ * the mapping at once) or, in tests, a function that applies them to the
+ * store at once. */
+typedef int (*tscope__shard_emit_fn)(uint32_t thread, const struct tscope__rec *recs, unsigned n);
 void tscope__shards_set_emit(tscope__shard_emit_fn fn);
 
 /* Counts tscope_init's: a handle of an earlier one is refused (its record
@@ -103,6 +104,10 @@ void tscope__shard_release(uint32_t thread, struct tscope_task *t);
 void tscope__shards_reset(struct tscope__store *s);
 /* Adds what every shard gained since the last fold into s (lock held). */
 void tscope__shards_fold(struct tscope__store *s);
+/* Applies what the shards' logs gained (the instance graph's records) to
+ * s, as every consumer round does so that the cap's depth limit follows
+ * (lock held). */
+void tscope__shards_fold_logs(struct tscope__store *s);
 /* Folds a retired thread's shard and empties it for the slot's next thread
  * (lock held; the thread made its last event). */
 void tscope__shards_retire(struct tscope__store *s, uint32_t thread, uint64_t end);
@@ -135,13 +140,17 @@ int tscope__shard_end(uint32_t thread, uint64_t ts, struct tscope_task *t);
 int tscope__shard_yield(uint32_t thread, uint64_t ts, struct tscope_task *t);
 int tscope__shard_resume(uint32_t thread, uint64_t ts, struct tscope_task *t);
 int tscope__shard_cancel(uint32_t thread, uint64_t ts, struct tscope_task *t);
+/* A counter sample, custom event or message on the calling thread's shard
+ * (shard_events.c; the core's `take` hook, hooks.h). */
+int tscope__shard_take(uint8_t kind, uint64_t id, uint64_t arg, uint16_t type, uint16_t depth,
+                       uint8_t flags);
 /* A queued event: counted, nothing else (the profile has no queue time). */
 void tscope__shard_queued(uint32_t thread);
 
 /* ---- the mapping (the crash journal's, lifecycle/journal.h) ----------- */
 
-#define TSCOPE__SHFILE_MAGIC "taskscope-sh-3"
-#define TSCOPE__SHFILE_VERSION 3
+#define TSCOPE__SHFILE_MAGIC "taskscope-sh-4"
+#define TSCOPE__SHFILE_VERSION 4
 #define TSCOPE__SHBLOCK_MAGIC 0x31485354u /* "TSH1" */
 
 /* The mapping's first page.  Pointers inside the shards are the
@@ -208,8 +217,13 @@ enum {
     TSCOPE__SHB_SLOT,      /* a thread slot: its struct tscope__thread, then its ring
                               (owner: the slot; the ring at the state's ring_offset) */
     TSCOPE__SHB_CONFIG,    /* the process's configuration (struct tscope__shconfig) */
-    TSCOPE__SHB_NAME       /* a name (struct tscope__shname; owner: the table - 0 task
+    TSCOPE__SHB_NAME,      /* a name (struct tscope__shname; owner: the table - 0 task
                               types, 1 counters, 2 custom events; index: its id) */
+    TSCOPE__SHB_COUNTERS,  /* a chunk of its counter entries (index: the chunk) */
+    TSCOPE__SHB_CUSTOMS,   /* ... of its custom event entries */
+    TSCOPE__SHB_PEERS,     /* ... of its message entries, by peer rank */
+    TSCOPE__SHB_LOG,       /* ... of its log of instance graph records */
+    TSCOPE__SHB_LAST = TSCOPE__SHB_LOG
 };
 
 /* The configuration block's payload, under its checksum. */

@@ -40,6 +40,26 @@ struct stotals {
                         word, only growing) */
 };
 
+/* A counter's samples on this thread: Welford's statistics, the doubles as
+ * their bits (each field one relaxed atomic), the last sample's time. */
+struct scounter {
+    uint64_t ver;
+    uint64_t n, mean, m2, min, max, last, last_ts;
+};
+
+/* A custom event's occurrences on this thread. */
+struct scustom {
+    uint64_t ver;
+    uint64_t count, payload, ts;
+};
+
+/* Messages to and from one peer rank (tscope_peer_stats_t's counts). */
+struct speer {
+    uint64_t ver;
+    uint64_t sent, sent_bytes, recv, recv_bytes;
+    uint64_t coll_sent, coll_sent_bytes, coll_recv, coll_recv_bytes;
+};
+
 /* ---- chunked arrays: entries that never move ----------------------------- */
 
 #define CHUNK_BITS 8
@@ -49,6 +69,13 @@ struct stotals {
 struct chunks {
     void *dir[DIR_MAX];   /* published with release, read with acquire */
     uint32_t kind, owner; /* of their durable blocks */
+};
+
+/* The same for entries by a 16-bit id (counters, events, peers). */
+#define SDIR_MAX 256
+struct schunks {
+    void *dir[SDIR_MAX];
+    uint32_t kind, owner;
 };
 
 /* ---- the shard ----------------------------------------------------------- */
@@ -110,6 +137,14 @@ struct tscope__shard {
     /* owner writes, the fold reads */
     struct chunks types, nodes, edges;
     uint32_t hi_type, hi_node, hi_edge; /* 1 + the highest index written (relaxed) */
+    /* counter samples, custom events and messages (shard_events.c), by id */
+    struct schunks counters, customs, peers;
+    uint32_t hi_counter, hi_custom, hi_peer;
+    /* the instance graph's records (record.h: INSTANCE and its EXTs, BELOW),
+     * in order: the owner appends, then publishes log_n (release); the fold
+     * applies what it has not taken, a recovery all of it */
+    struct chunks log;
+    uint64_t log_n;
     struct stotals totals;
     uint32_t top; /* the type running on top + 1, 0: idle (tscope__shards_running) */
     /* the timeline (timeline.h, this thread's part): the owner adds to the

@@ -259,7 +259,8 @@ struct tscope__profile *tscope__profile_snapshot(void)
     p->types = calloc(ntypes + 1, sizeof *p->types);
     p->counters = calloc(ncounters + 1, sizeof *p->counters);
     p->events = calloc(nevents + 1, sizeof *p->events);
-    p->peers = calloc(s->npeers + 1, sizeof *p->peers);
+    uint32_t npeers = tscope__store_npeers(s);
+    p->peers = calloc(npeers + 1, sizeof *p->peers);
     p->nodes = calloc(s->nnodes, sizeof *p->nodes);
     p->edges = calloc(s->nedges + 1, sizeof *p->edges);
     p->threads = calloc(nthreads + 1, sizeof *p->threads);
@@ -288,21 +289,22 @@ struct tscope__profile *tscope__profile_snapshot(void)
         struct tscope__pcounter *c = &p->counters[p->ncounters++];
         c->name = name_of(&tscope__counters, id, "counter");
         c->id = id;
-        if (id < s->ncounters)
-            c->stats = tscope__welford_stats(&s->counters[id]);
+        struct tscope__welford w = tscope__store_counter(s, id);
+        c->stats = tscope__welford_stats(&w);
     }
     for (uint32_t id = 1; ok && id <= nevents; id++) {
         struct tscope__pevent *e = &p->events[p->nevents++];
         e->name = name_of(&tscope__events, id, "event");
         e->id = id;
-        if (id < s->ncustoms) {
-            e->count = s->customs[id].count;
-            e->last_payload = s->customs[id].last_payload;
-        }
+        struct tscope__custom c = tscope__store_custom(s, id);
+        e->count = c.count;
+        e->last_payload = c.last_payload;
     }
-    for (uint32_t i = 0; ok && i < s->npeers; i++)
-        if (s->peers[i].sent || s->peers[i].recv || s->peers[i].coll_sent || s->peers[i].coll_recv)
-            p->peers[p->npeers++] = s->peers[i];
+    for (uint32_t i = 0; ok && i < npeers; i++) {
+        tscope_peer_stats_t m = tscope__store_peer(s, i);
+        if (m.sent || m.recv || m.coll_sent || m.coll_recv)
+            p->peers[p->npeers++] = m;
+    }
     for (uint32_t i = 0; ok && i < s->nnodes; i++) {
         const struct tscope__node *n = &s->nodes[i];
         p->nodes[i] = (struct tscope__pnode){n->parent,

@@ -66,6 +66,9 @@ void tscope__store_free(struct tscope__store *s)
     free(s->dirty);
     free(s->deps);
     free(s->deptypes);
+    free(s->th_counters);
+    free(s->th_customs);
+    free(s->th_peers);
     tscope__u64map_free(&s->deptype_map);
     tscope__u64map_free(&s->below_map);
     tscope__u64map_free(&s->task_map);
@@ -74,6 +77,53 @@ void tscope__store_free(struct tscope__store *s)
     tscope__u64map_free(&s->inst_map);
     pthread_mutex_destroy(&s->lock);
     free(s);
+}
+
+struct tscope__welford tscope__store_counter(const struct tscope__store *s, uint32_t id)
+{
+    struct tscope__welford a = {0}, b = {0};
+    if (id < s->ncounters)
+        a = s->counters[id];
+    if (id < s->nth_counters)
+        b = s->th_counters[id];
+    return tscope__welford_merge(a, b);
+}
+
+struct tscope__custom tscope__store_custom(const struct tscope__store *s, uint32_t id)
+{
+    struct tscope__custom c = {0};
+    if (id < s->ncustoms)
+        c = s->customs[id];
+    if (id < s->nth_customs && s->th_customs[id].count) {
+        c.count += s->th_customs[id].count;
+        c.last_payload = s->th_customs[id].last_payload;
+    }
+    return c;
+}
+
+tscope_peer_stats_t tscope__store_peer(const struct tscope__store *s, uint32_t peer)
+{
+    tscope_peer_stats_t p = {.peer = peer};
+    if (peer < s->npeers)
+        p = s->peers[peer];
+    if (peer < s->nth_peers) {
+        const tscope_peer_stats_t *t = &s->th_peers[peer];
+        p.peer = peer;
+        p.sent += t->sent;
+        p.sent_bytes += t->sent_bytes;
+        p.recv += t->recv;
+        p.recv_bytes += t->recv_bytes;
+        p.coll_sent += t->coll_sent;
+        p.coll_sent_bytes += t->coll_sent_bytes;
+        p.coll_recv += t->coll_recv;
+        p.coll_recv_bytes += t->coll_recv_bytes;
+    }
+    return p;
+}
+
+uint32_t tscope__store_npeers(const struct tscope__store *s)
+{
+    return s->npeers > s->nth_peers ? s->npeers : s->nth_peers;
 }
 
 static void on_counter(struct tscope__store *s, const struct tscope__rec *r)

@@ -269,6 +269,15 @@ struct tscope__store {
     uint32_t ncustoms;
     tscope_peer_stats_t *peers; /* indexed by peer rank */
     uint32_t npeers;
+    /* the same, of what the threads aggregated themselves (shard_events.c):
+     * made again from every shard at each fold; readers merge the two
+     * through tscope__store_counter, _custom and _peer */
+    struct tscope__welford *th_counters;
+    uint32_t nth_counters;
+    struct tscope__custom *th_customs;
+    uint32_t nth_customs;
+    tscope_peer_stats_t *th_peers;
+    uint32_t nth_peers;
 
     /* graphs */
     struct tscope__node *nodes;
@@ -329,6 +338,13 @@ void tscope__store_apply_naive(uint32_t thread, const struct tscope__rec *r,
 /* Creates a store; cfg is copied.  NULL on memory exhaustion. */
 struct tscope__store *tscope__store_new(const struct tscope__config *cfg, uint64_t origin);
 void tscope__store_free(struct tscope__store *s);
+/* A counter's, a custom event's and a peer's figures: what the consumer
+ * applied and what the shards hold, merged (lock held; past the end: 0). */
+struct tscope__welford tscope__store_counter(const struct tscope__store *s, uint32_t id);
+struct tscope__custom tscope__store_custom(const struct tscope__store *s, uint32_t id);
+tscope_peer_stats_t tscope__store_peer(const struct tscope__store *s, uint32_t peer);
+/* 1 + the highest peer rank either has. */
+uint32_t tscope__store_npeers(const struct tscope__store *s);
 
 /* Applies one record (and its EXT record, if the kind has one) produced by
  * thread `thread` at r->ts.  Lock held.  Never a shadow (record.h): the

@@ -1,0 +1,86 @@
+/* shard_int.h - what shard.c shares with the files that aggregate other
+ * events in the same shards (shard_events.c): the atomics every entry is
+ * written and read with, the chunked arrays, the durable allocator and the
+ * shard of a thread slot.  Private to src/profile.
+ */
+#ifndef TSCOPE_PROFILE_SHARD_INT_H
+#define TSCOPE_PROFILE_SHARD_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shard_layout.h"
+
+/* Release stores and acquire loads, no fences (gcc's TSan has none): an
+ * entry's version store is ordered before the data stores after it, the
+ * fold's data loads before its second load of the version.  On x86 all of
+ * these are plain moves. */
+#define LD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define LD_ACQ(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define ST(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+#define ADD(x, v) ST(x, LD(x) + (v))
+#define WORDS(x) (sizeof(x) / sizeof(uint64_t))
+
+/* An entry is written between two increments of its version (odd while
+ * the owner writes). */
+static inline void w_begin(uint64_t *ver)
+{
+    ST(*ver, LD(*ver) + 1);
+}
+
+static inline void w_end(uint64_t *ver)
+{
+    __atomic_store_n(ver, LD(*ver) + 1, __ATOMIC_RELEASE);
+}
+
+/* `bytes` of zeroed memory for a shard's block of `kind` (the mapping's
+ * when there is one, else calloc'd). */
+void *tscope__sh_dalloc(uint32_t kind, uint32_t owner, uint32_t index, size_t n, size_t size);
+/* Copies an entry of `words` words written under its first word, the
+ * version; 1 when the copy is whole (recovery takes a torn one as it is). */
+int tscope__sh_read_entry(const uint64_t *src, uint64_t *dst, size_t words);
+/* The shard of thread slot `thread`, made on first use; NULL without memory. */
+struct tscope__shard *tscope__sh_of(uint32_t thread);
+
+/* Entry i of elem bytes in a directory of ndir chunks, or NULL when its
+ * chunk does not exist (reader). */
+static inline void *dir_peek(void *const *dir, uint32_t ndir, uint32_t i, size_t elem)
+{
+    if ((i >> CHUNK_BITS) >= ndir)
+        return NULL;
+    char *p = __atomic_load_n(&dir[i >> CHUNK_BITS], __ATOMIC_ACQUIRE);
+    return p ? p + (size_t)(i & (CHUNK - 1)) * elem : NULL;
+}
+
+/* Entry i, its chunk made on first use (owner); NULL without memory. */
+static inline void *dir_at(void **dir, uint32_t ndir, uint32_t kind, uint32_t owner, uint32_t i,
+                           size_t elem)
+{
+    if ((i >> CHUNK_BITS) >= ndir)
+        return NULL;
+    char *p = dir[i >> CHUNK_BITS]; /* the owner's own store: no ordering needed */
+    if (__builtin_expect(p == NULL, 0)) {
+        p = tscope__sh_dalloc(kind, owner, i >> CHUNK_BITS, CHUNK, elem);
+        if (!p)
+            return NULL;
+        __atomic_store_n(&dir[i >> CHUNK_BITS], p, __ATOMIC_RELEASE);
+    }
+    return p + (size_t)(i & (CHUNK - 1)) * elem;
+}
+
+static inline void *chunk_peek(struct chunks *c, uint32_t i, size_t elem)
+{
+    return dir_peek(c->dir, DIR_MAX, i, elem);
+}
+
+static inline void *chunk_at(struct chunks *c, uint32_t i, size_t elem)
+{
+    return dir_at(c->dir, DIR_MAX, c->kind, c->owner, i, elem);
+}
+
+/* Folds what the shards hold of counters, custom events and messages into
+ * the store (shard_events.c; store lock held, from tscope__shards_fold). */
+void tscope__sh_fold_events(struct tscope__store *st, struct tscope__shard *const *shards,
+                            uint32_t n);
+
+#endif
