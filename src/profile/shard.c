@@ -455,7 +455,8 @@ static void tl_slow(struct tscope__shard *s, int busy, uint16_t type, uint64_t f
     }
     if (busy) {
         if (!s->tl_busy)
-            s->tl_busy = tscope__sh_dalloc(TSCOPE__SHB_BUSY, s->index, 0, TSCOPE__TL_BINS, sizeof *s->tl_busy);
+            s->tl_busy = tscope__sh_dalloc(TSCOPE__SHB_BUSY, s->index, 0, TSCOPE__TL_BINS,
+                                           sizeof *s->tl_busy);
         bins = s->tl_busy;
     } else {
         if (type >= s->tl_ntype) {
@@ -464,7 +465,8 @@ static void tl_slow(struct tscope__shard *s, int busy, uint16_t type, uint64_t f
                 cap *= 2;
             uint64_t **t = tscope__sh_dalloc(TSCOPE__SHB_TL_ARRAY, s->index, cap, cap, sizeof *t);
             uint64_t *c =
-                t ? tscope__sh_dalloc(TSCOPE__SHB_TL_COUNT, s->index, cap, cap * TL_NBLK, sizeof *c) : NULL;
+                t ? tscope__sh_dalloc(TSCOPE__SHB_TL_COUNT, s->index, cap, cap * TL_NBLK, sizeof *c)
+                  : NULL;
             if (c) {
                 if (n) {
                     memcpy(t, s->tl_type, n * sizeof *t);
@@ -481,8 +483,8 @@ static void tl_slow(struct tscope__shard *s, int busy, uint16_t type, uint64_t f
             }
         }
         if (type < s->tl_ntype && !s->tl_type[type])
-            s->tl_type[type] =
-                tscope__sh_dalloc(TSCOPE__SHB_TL, s->index, type, TSCOPE__TL_BINS, sizeof **s->tl_type);
+            s->tl_type[type] = tscope__sh_dalloc(TSCOPE__SHB_TL, s->index, type, TSCOPE__TL_BINS,
+                                                 sizeof **s->tl_type);
         bins = type < s->tl_ntype ? s->tl_type[type] : NULL;
     }
     store_unlock();
@@ -663,9 +665,9 @@ static int log_emit(uint32_t thread, const struct tscope__rec *recs, unsigned n)
         return -1;
     uint64_t at = LD(s->log_n);
     for (unsigned i = 0; i < n; i++) {
-        struct tscope__rec *r =
-            at + i < (uint64_t)DIR_MAX * CHUNK ? chunk_at(&s->log, (uint32_t)(at + i), sizeof *r)
-                                               : NULL;
+        struct tscope__rec *r = at + i < (uint64_t)DIR_MAX * CHUNK
+                                    ? chunk_at(&s->log, (uint32_t)(at + i), sizeof *r)
+                                    : NULL;
         if (!r) { /* no memory, or 4 M records: counted, as an unusable record */
             count_total(s, &s->totals.anomalies);
             return -1;
@@ -1056,7 +1058,6 @@ static void sacc_fold(struct tscope__acc *to, const struct sacc *now, const stru
     unsigned __int128 b = (unsigned __int128)was->sq_hi << 64 | was->sq_lo;
     to->sumsq += a - b;
 }
-
 
 /* What a shard's bins gained since the fold's copy: into the store's
  * timeline (store lock held; bins only grow, and widen only under it). */
@@ -1931,8 +1932,7 @@ static void take_shard(const struct tscope__shblock *b, void *payload, void *arg
         for (uint32_t i = 0; i < DIR_MAX; i++)
             cs[k]->dir[i] = cs[k]->dir[i] ? rbn(cs[k]->dir[i], CHUNK, elem[k]) : NULL;
     struct schunks *ss[3] = {&s->counters, &s->customs, &s->peers};
-    const size_t selem[3] = {sizeof(struct scounter), sizeof(struct scustom),
-                             sizeof(struct speer)};
+    const size_t selem[3] = {sizeof(struct scounter), sizeof(struct scustom), sizeof(struct speer)};
     for (int k = 0; k < 3; k++)
         for (uint32_t i = 0; i < SDIR_MAX; i++)
             ss[k]->dir[i] = ss[k]->dir[i] ? rbn(ss[k]->dir[i], CHUNK, selem[k]) : NULL;

@@ -111,8 +111,8 @@ int tscope__shard_take(uint8_t kind, uint64_t id, uint64_t arg, uint16_t type, u
     uint64_t now = tscope__clock_now();
     int rc = -1;
     if (s) {
-        rc = kind == TSCOPE__REC_COUNTER  ? counter(s, type, arg, now)
-             : kind == TSCOPE__REC_CUSTOM ? custom(s, type, arg, now)
+        rc = kind == TSCOPE__REC_COUNTER   ? counter(s, type, arg, now)
+             : kind == TSCOPE__REC_CUSTOM  ? custom(s, type, arg, now)
              : kind == TSCOPE__REC_MESSAGE ? message(s, depth, arg, flags)
                                            : -1;
     }
@@ -139,8 +139,8 @@ void tscope__sh_fold_events(struct tscope__store *st, struct tscope__shard *cons
         he = LD(s->hi_custom) > he ? LD(s->hi_custom) : he;
         hp = LD(s->hi_peer) > hp ? LD(s->hi_peer) : hp;
     }
-    if ((hc && tscope__grow(&st->th_counters, &st->nth_counters, hc - 1,
-                            sizeof *st->th_counters)) ||
+    if ((hc &&
+         tscope__grow(&st->th_counters, &st->nth_counters, hc - 1, sizeof *st->th_counters)) ||
         (he && tscope__grow(&st->th_customs, &st->nth_customs, he - 1, sizeof *st->th_customs)) ||
         (hp && tscope__grow(&st->th_peers, &st->nth_peers, hp - 1, sizeof *st->th_peers)))
         return; /* no memory: the figures of the last fold stay */
