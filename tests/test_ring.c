@@ -1,5 +1,7 @@
 /* test_ring.c - the SPSC ring across wrap-around, and both full-ring
- * policies through the public API with a 64-record ring. */
+ * policies through the public API with a 64-record ring (the events go
+ * through the rings to the consumer: TASKSCOPE_AGGREGATE=consumer; a
+ * thread that aggregates its own puts only shadows there). */
 #include <pthread.h>
 
 #include "core/core.h"
@@ -78,6 +80,7 @@ static void wait_policy_loses_nothing(void)
 
 int main(void)
 {
+    setenv("TASKSCOPE_AGGREGATE", "consumer", 1);
     RUN(wrap_around);
     RUN(drop_policy_counts_exactly);
     RUN(wait_policy_loses_nothing);

@@ -23,17 +23,6 @@
 #define MAXT 4096
 
 /* The shards' instance records applied to their store at once (no ring). */
-static struct tscope__store *emit_store;
-
-static int emit_direct(uint32_t thread, const struct tscope__rec *recs, unsigned n)
-{
-    (void)thread;
-    pthread_mutex_lock(&emit_store->lock);
-    tscope__store_apply(emit_store, 0, &recs[0], n > 1 ? &recs[1] : NULL);
-    pthread_mutex_unlock(&emit_store->lock);
-    return 0;
-}
-
 static uint64_t instance_cap = 100000;
 
 static struct tscope__store *new_store(int fold)
@@ -330,10 +319,13 @@ static void one_stream(unsigned seed, int steps, uint16_t ntypes, int fold)
     m.ref = new_store(fold);
     struct tscope__store *sh = new_store(fold);
     tscope__shards_reset(sh);
-    emit_store = sh;
-    tscope__shards_set_emit(emit_direct);
     for (int i = 0; i < steps; i++) {
         step(&m);
+        /* the instance graph's records at once, in the model's order, as
+         * the reference store gets them (the cap drops by arrival) */
+        pthread_mutex_lock(&sh->lock);
+        tscope__shards_fold_logs(sh);
+        pthread_mutex_unlock(&sh->lock);
         if (i % 97 == 0) { /* folds in the middle change nothing */
             pthread_mutex_lock(&sh->lock);
             tscope__shards_fold(sh);
@@ -357,7 +349,6 @@ static void one_stream(unsigned seed, int steps, uint16_t ntypes, int fold)
         ASSERT_GT(sh->cut_off, 0);
         subtrees_exact(sh, &m);
     }
-    tscope__shards_set_emit(NULL);
     tscope__shards_free();
     tscope__store_free(sh);
     tscope__store_free(m.ref);

@@ -116,10 +116,18 @@ int tscope__emit_records(const struct tscope__rec *recs, unsigned n)
     return 0;
 }
 
-/* Appends one record (and an EXT record carrying *ext_id, if given). */
+/* Appends one record (and an EXT record carrying *ext_id, if given), or
+ * hands it to the profile's `take` when the threads aggregate their own
+ * events (hooks.h). */
 static inline int emit(uint8_t kind, uint64_t id, uint64_t arg, uint16_t type, int16_t prio,
                        uint16_t depth, uint8_t flags, const uint64_t *ext_id)
 {
+    if (tscope__hooks.take) {
+        struct tscope__rec r = {0, id, arg, type, prio, depth, flags, kind};
+        int rc = tscope__hooks.take(&r, ext_id ? *ext_id : 0);
+        if (rc <= 0)
+            return rc;
+    }
     int run = atomic_load_explicit(&tscope__g.run, memory_order_relaxed);
     /* RING and RING_TOOLS are the odd values: one bit test for both */
     if (__builtin_expect((run & 1) && !ext_id, 1)) {
@@ -268,12 +276,6 @@ int tscope_message(int peer, uint64_t bytes, int tag, unsigned flags)
     if (peer < 0 || peer > 0xFFFF || (dir != TSCOPE_MSG_SEND && dir != TSCOPE_MSG_RECV) ||
         (flags & ~(TSCOPE_MSG_SEND | TSCOPE_MSG_RECV | TSCOPE_MSG_COLLECTIVE)))
         return TSCOPE_EINVAL;
-    if (tscope__hooks.take) {
-        int rc = tscope__hooks.take(TSCOPE__REC_MESSAGE, (uint64_t)(uint32_t)tag, bytes, 0,
-                                    (uint16_t)peer, (uint8_t)flags);
-        if (rc <= 0)
-            return rc;
-    }
     return emit(TSCOPE__REC_MESSAGE, (uint64_t)(uint32_t)tag, bytes, 0, 0, (uint16_t)peer,
                 (uint8_t)flags, NULL);
 }
@@ -284,11 +286,6 @@ int tscope_counter_sample(tscope_counter_t counter, double value)
         return TSCOPE_EINVAL;
     uint64_t bits;
     memcpy(&bits, &value, sizeof bits);
-    if (tscope__hooks.take) {
-        int rc = tscope__hooks.take(TSCOPE__REC_COUNTER, 0, bits, (uint16_t)counter, 0, 0);
-        if (rc <= 0)
-            return rc;
-    }
     return emit(TSCOPE__REC_COUNTER, 0, bits, (uint16_t)counter, 0, 0, 0, NULL);
 }
 
@@ -296,10 +293,5 @@ int tscope_custom_event(tscope_event_t event, uint64_t payload)
 {
     if (event == 0 || event > TSCOPE__MAX_IDS)
         return TSCOPE_EINVAL;
-    if (tscope__hooks.take) {
-        int rc = tscope__hooks.take(TSCOPE__REC_CUSTOM, 0, payload, (uint16_t)event, 0, 0);
-        if (rc <= 0)
-            return rc;
-    }
     return emit(TSCOPE__REC_CUSTOM, 0, payload, (uint16_t)event, 0, 0, 0, NULL);
 }

@@ -33,13 +33,13 @@ struct tscope__hooks {
     int (*deliver_wanted)(void);
     void (*deliver)(uint32_t thread, struct tscope__ring *r, uint64_t from, uint64_t to);
 
-    /* With TASKSCOPE_AGGREGATE=thread, the profile takes counter samples,
-     * custom events and messages on the producing thread, in its shard
-     * (profile/shard_events.c): returns the event's result (0), or 1 when
-     * it did not take it (measurement off, no slot, no memory), and the
-     * ring path goes on as without the hook. */
-    int (*take)(uint8_t kind, uint64_t id, uint64_t arg, uint16_t type, uint16_t depth,
-                uint8_t flags);
+    /* With TASKSCOPE_AGGREGATE=thread, the profile takes the events on
+     * the producing thread, in its shard (profile/shard_events.c): r (its
+     * ts unset) and the EXT record's payload; returns the event's result
+     * (0 or a negative TSCOPE_E* code), or 1 when it did not take it
+     * (measurement off, no slot, no memory, a kind it leaves to the
+     * consumer): the ring path then goes on as without the hook. */
+    int (*take)(const struct tscope__rec *r, uint64_t ext);
 
     /* Synchronous tool callbacks on the producing thread: one bit per
      * record kind that some callback wants. */

@@ -81,14 +81,16 @@ _Static_assert(sizeof(struct tscope__rec) == 32, "event records must stay 32 byt
      (1u << TSCOPE__REC_END) | (1u << TSCOPE__REC_CANCEL) | (1u << TSCOPE__REC_YIELD) |            \
      (1u << TSCOPE__REC_RESUME) | (1u << TSCOPE__REC_START))
 
-/* The kinds a thread that aggregates its own may hand on as shadows: the
- * task records, counter samples, custom events and messages. */
+/* The kinds a thread that aggregates its own may hand on as shadows: every
+ * kind of the event API (task records, dependencies, counter samples,
+ * custom events, messages). */
 #define TSCOPE__REC_SHADOW_KINDS                                                                   \
     (TSCOPE__REC_TASK_KINDS | (1u << TSCOPE__REC_COUNTER) | (1u << TSCOPE__REC_CUSTOM) |           \
-     (1u << TSCOPE__REC_MESSAGE))
+     (1u << TSCOPE__REC_MESSAGE) | (1u << TSCOPE__REC_DEP_LOCAL) | (1u << TSCOPE__REC_DEP_REMOTE))
 
-/* The flag of a shadow record (above); TSCOPE_TASK_FLAGS_ALL is 0x7F, and
- * TSCOPE_MSG_* use the low three bits. */
+/* The flag of a shadow record (above); TSCOPE_TASK_FLAGS_ALL is 0x7F,
+ * TSCOPE_MSG_* use the low three bits, hazards and directions values up
+ * to 3. */
 #define TSCOPE__REC_SHADOW 0x80u
 
 static inline int tscope__rec_shadow(const struct tscope__rec *r)

@@ -27,8 +27,9 @@ uint64_t tscope__store_apply_ring(uint32_t thread, struct tscope__ring *r, uint6
             tscope__store_prefetch(s, &buf[(tail + 8) & mask]);
         const struct tscope__rec *rec = &buf[tail & mask];
         const struct tscope__rec *next = &buf[(tail + 1) & mask];
-        if (tscope__rec_shadow(rec)) { /* the shard has it (record.h) */
-            tail++;
+        if (tscope__rec_shadow(rec)) { /* the shard has it (record.h), EXT included */
+            unsigned exts = tscope__rec_exts(rec);
+            tail += tail + exts < head ? 1 + exts : 1;
             continue;
         }
         if (tail + 1 < head && tscope__rec_is_leaf_pair(rec, next) &&

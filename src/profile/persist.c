@@ -583,7 +583,10 @@ struct tscope__store *tscope__store_load(FILE *f, FILE *appendix, const char **w
     s->th_counters = NULL;
     s->th_customs = NULL;
     s->th_peers = NULL;
+    s->th_deptypes = NULL;
     s->nth_counters = s->nth_customs = s->nth_peers = 0;
+    s->nth_deptypes = s->cap_th_deptypes = 0;
+    s->th_dependencies = s->th_deps_cut_off = 0;
     s->nodes = NULL;
     s->edges = NULL;
     s->inst = NULL;

@@ -39,25 +39,35 @@ static inline void leave(struct tscope__thread *t)
 
 /* The shadow of an event a shard took (record.h): into the ring for the
  * trace, batched tools and triggered policies, to the synchronous tools on
- * this thread; whichever of them want this kind (hooks.h). */
-static __attribute__((noinline)) void shadow_out(struct tscope__thread *th, struct tscope__rec r)
+ * this thread; whichever of them want this kind (hooks.h).  ext: the EXT
+ * record's payload of a dependency, else NULL. */
+static __attribute__((noinline)) void shadow_out(struct tscope__thread *th, struct tscope__rec r,
+                                                 const uint64_t *ext)
 {
     uint32_t bit = 1u << r.kind;
+    struct tscope__rec x[2] = {r, {.kind = TSCOPE__REC_EXT, .ts = r.ts, .id = ext ? *ext : 0}};
     if (atomic_load_explicit(&tscope__shadow_ring, memory_order_relaxed) & bit) {
-        r.flags |= TSCOPE__REC_SHADOW;
-        tscope__emit_records(&r, 1);
-        r.flags &= (uint8_t)~TSCOPE__REC_SHADOW;
+        x[0].flags |= TSCOPE__REC_SHADOW;
+        tscope__emit_records(x, ext ? 2 : 1);
+        x[0].flags = r.flags;
     }
     if (tscope__hooks.sync_kinds & bit)
-        tscope__hooks.sync(th->index, &r, NULL);
+        tscope__hooks.sync(th->index, &x[0], ext ? &x[1] : NULL);
+}
+
+static inline void shadow_ext(struct tscope__thread *th, uint8_t kind, uint64_t ts, uint64_t id,
+                              uint64_t arg, uint16_t type, int16_t prio, uint16_t depth,
+                              uint8_t flags, const uint64_t *ext)
+{
+    if (__builtin_expect(
+            atomic_load_explicit(&tscope__shadow_kinds, memory_order_relaxed) & (1u << kind), 0))
+        shadow_out(th, (struct tscope__rec){ts, id, arg, type, prio, depth, flags, kind}, ext);
 }
 
 static inline void shadow(struct tscope__thread *th, uint8_t kind, uint64_t ts, uint64_t id,
                           uint64_t arg, uint16_t type, int16_t prio, uint16_t depth, uint8_t flags)
 {
-    if (__builtin_expect(
-            atomic_load_explicit(&tscope__shadow_kinds, memory_order_relaxed) & (1u << kind), 0))
-        shadow_out(th, (struct tscope__rec){ts, id, arg, type, prio, depth, flags, kind});
+    shadow_ext(th, kind, ts, id, arg, type, prio, depth, flags, NULL);
 }
 
 #endif

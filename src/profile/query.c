@@ -150,9 +150,14 @@ int tscope__query_task_type(uint64_t id, uint32_t *type)
     if (!s)
         return -2;
     uint32_t slot = tscope__task_find(s, id);
+    struct tscope__task live;
     int found = slot != TSCOPE__NONE;
-    if (found)
+    if (found) {
         *type = s->tasks[slot].type;
+    } else if (tscope__shards_live_task(id, &live)) { /* a thread's, by id (ids.c) */
+        *type = live.type;
+        found = 1;
+    }
     pthread_mutex_unlock(&s->lock);
     return found ? 0 : -1;
 }
@@ -268,11 +273,16 @@ int tscope_query_task(uint64_t id, tscope_task_info_t *out)
     int rc = 0;
     uint32_t slot = tscope__task_find(s, id);
     uint32_t idx;
+    struct tscope__task live;
     memset(out, 0, sizeof *out);
     if (slot != TSCOPE__NONE && !(s->tasks[slot].bits & TSCOPE__T_FINALIZED) &&
         (s->tasks[slot].bits & (TSCOPE__T_CREATED | TSCOPE__T_BEGUN))) {
         struct tscope__instance in = tscope__instance_of(s, &s->tasks[slot], TSCOPE_TASK_LIVE);
         in.end_ts = 0; /* still live */
+        info_from_instance(&in, out);
+    } else if (tscope__shards_live_task(id, &live)) { /* a thread's, by id (ids.c) */
+        struct tscope__instance in = tscope__instance_of(s, &live, TSCOPE_TASK_LIVE);
+        in.end_ts = 0;
         info_from_instance(&in, out);
     } else if (inst_index(s) == 0 && tscope__u64map_get(&s->inst_map, id, &idx)) {
         info_from_instance(&s->inst[idx], out);
@@ -437,7 +447,7 @@ void tscope__fill_totals(struct tscope__store *s, tscope_totals_t *out)
     out->tasks_live = s->completed_run ? s->never_ran : s->live - s->held + tscope__shards_live(s);
     out->instances = s->ninst;
     out->instances_cut_off = s->cut_off;
-    out->dependencies = s->dependencies;
+    out->dependencies = s->dependencies + s->th_dependencies;
     out->anomalies = s->anomalies;
     out->threads = n;
     out->types = tscope__names_count(&tscope__types);

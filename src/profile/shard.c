@@ -36,6 +36,7 @@
 #include "core/names.h"
 #include "core/thread_local.h"
 #include "grow.h"
+#include "idmap.h"
 #include "shard.h"
 #include "shard_int.h"
 #include "u64map.h"
@@ -56,8 +57,9 @@ static inline void sacc_add(struct sacc *a, uint64_t v)
     ST(a->sq_hi, (uint64_t)(sq >> 64));
 }
 
-/* Set by tscope__shards_recover: an entry its dead owner was writing is
- * taken as it is (one event may be half in it). */
+/* Set by tscope__shards_recover until tscope__shards_recover_release: an
+ * entry its dead owner was writing is taken as it is (one event may be
+ * half in it). */
 static int recovering;
 
 /* Copies n words of an entry written under *ver; 1 when the copy is whole. */
@@ -164,7 +166,8 @@ struct folded {
     uint32_t tl_ntype;
     uint64_t *tl_busy;
     uint64_t busy_count;
-    uint64_t log_taken; /* the log's records applied to the store */
+    uint64_t log_taken;        /* the log's records applied to the store */
+    struct sbelow below_taken; /* what the fold took of the shard's pending BELOW */
 };
 
 /* What the fold took from each shard, by thread slot: in ordinary memory,
@@ -183,7 +186,6 @@ static struct {
     int instances;      /* an instance graph at all (TASKSCOPE_INSTANCE_CAP > 0) */
     int filtered;       /* an instance filter is set (tscope__inst_filtered) */
     _Atomic uint8_t verdict[TSCOPE__MAX_IDS + 1]; /* per type: 0 unknown, 1 wanted, 2 not */
-    tscope__shard_emit_fn emit;
     uint64_t pt_threshold; /* the store's duration sample threshold (relaxed atomics) */
     struct tscope__shard *shards[TSCOPE__THREADS_MAX];
     uint32_t nshards; /* 1 + the highest index made */
@@ -224,6 +226,7 @@ struct tscope__shard *tscope__sh_of(uint32_t thread)
         s->customs = (struct schunks){.kind = TSCOPE__SHB_CUSTOMS, .owner = thread};
         s->peers = (struct schunks){.kind = TSCOPE__SHB_PEERS, .owner = thread};
         s->log = (struct chunks){.kind = TSCOPE__SHB_LOG, .owner = thread};
+        s->deptypes = (struct schunks){.kind = TSCOPE__SHB_DEPTYPES, .owner = thread};
         s->tl_shift = TSCOPE__TL_SHIFT0;
         __atomic_store_n(&sh.shards[thread], s, __ATOMIC_RELEASE);
         if (thread + 1 > sh.nshards)
@@ -247,19 +250,6 @@ static inline struct snode *node_entry(struct tscope__shard *s, uint32_t node)
     if (e && node >= LD(s->hi_node))
         ST(s->hi_node, node + 1);
     return e;
-}
-
-/* One event of the owner's (the run's and the thread's event counts). */
-static inline void count_event(struct tscope__shard *s)
-{
-    ST(s->totals.events, LD(s->totals.events) + 1);
-}
-
-static inline void count_total(struct tscope__shard *s, uint64_t *field)
-{
-    w_begin(&s->totals.ver);
-    ADD(*field, 1);
-    w_end(&s->totals.ver);
 }
 
 /* ---- records ------------------------------------------------------------- */
@@ -657,12 +647,17 @@ void tscope__shards_set_limit(const struct tscope__store *s)
         ST(sh.inst_limit, limit);
 }
 
-/* Appends records to the log of thread `thread`'s shard (the owner). */
-static int log_emit(uint32_t thread, const struct tscope__rec *recs, unsigned n)
+static int log_emit(struct tscope__shard *s, const struct tscope__rec *recs, unsigned n);
+
+int tscope__sh_log(struct tscope__shard *s, const struct tscope__rec *recs, unsigned n)
 {
-    struct tscope__shard *s = tscope__sh_of(thread);
-    if (!s)
-        return -1;
+    return log_emit(s, recs, n);
+}
+
+/* Appends records to the log of shard s (the owner): the instance graph's,
+ * which the fold applies to the store and a recovery reads back. */
+static int log_emit(struct tscope__shard *s, const struct tscope__rec *recs, unsigned n)
+{
     uint64_t at = LD(s->log_n);
     for (unsigned i = 0; i < n; i++) {
         struct tscope__rec *r = at + i < (uint64_t)DIR_MAX * CHUNK
@@ -678,23 +673,20 @@ static int log_emit(uint32_t thread, const struct tscope__rec *recs, unsigned n)
     return 0;
 }
 
-void tscope__shards_set_emit(tscope__shard_emit_fn fn)
-{
-    sh.emit = fn ? fn : log_emit;
-}
-
 static void below_flush(struct tscope__shard *s)
 {
-    if (!s->below_n)
+    if (!s->below.n)
         return;
-    struct tscope__rec r = {.ts = s->below_self,
-                            .id = s->below_anc,
-                            .arg = s->below_n,
-                            .flags = (uint8_t)LD(s->below_cut),
+    struct tscope__rec r = {.ts = s->below.self,
+                            .id = s->below.anc,
+                            .arg = s->below.n,
+                            .flags = (uint8_t)s->below.cut,
                             .kind = TSCOPE__REC_BELOW};
-    sh.emit(s->index, &r, 1);
-    ST(s->below_n, 0);
-    ST(s->below_self, 0);
+    log_emit(s, &r, 1);
+    w_begin(&s->below.ver);
+    ST(s->below.n, 0);
+    ST(s->below.self, 0);
+    w_end(&s->below.ver);
 }
 
 /* 1 if the instance filters want t (settle.c's instance_wanted): a task
@@ -722,13 +714,17 @@ static int wanted(const struct tscope_task *t)
 static void below(struct tscope__shard *s, const struct tscope_task *t)
 {
     uint32_t cut = (uint32_t)wanted(t);
-    if (s->below_anc != t->keep_anc || s->below_cut != cut) {
+    if (s->below.anc != t->keep_anc || s->below.cut != cut) {
         below_flush(s);
-        ST(s->below_anc, t->keep_anc);
-        ST(s->below_cut, cut);
+        w_begin(&s->below.ver);
+        ST(s->below.anc, t->keep_anc);
+        ST(s->below.cut, cut);
+        w_end(&s->below.ver);
     }
-    ST(s->below_n, s->below_n + 1);
-    ST(s->below_self, s->below_self + t->excl);
+    w_begin(&s->below.ver);
+    ST(s->below.n, s->below.n + 1);
+    ST(s->below.self, s->below.self + t->excl);
+    w_end(&s->below.ver);
 }
 
 /* A task that ended or was cancelled at `end`, for the instance graph: an
@@ -767,7 +763,7 @@ static void instance_out(struct tscope__shard *s, const struct tscope_task *t, u
          .arg = (uint64_t)t->thread << 32 | t->yields,
          .kind = TSCOPE__REC_EXT},
     };
-    sh.emit(s->index, r, 3);
+    log_emit(s, r, 3);
 }
 
 /* The store's task for an instance of t (settle.c's fields). */
@@ -787,6 +783,15 @@ static struct tscope__task task_of(const struct tscope_task *t, uint64_t end)
                                  .depth = t->depth,
                                  .flags = t->flags,
                                  .tdepth = t->tdepth};
+}
+
+int tscope__shards_live_task(uint64_t id, struct tscope__task *out)
+{
+    struct tscope_task *t = tscope__idmap_get(id);
+    if (!t || !tscope__shard_live(t))
+        return 0;
+    *out = task_of(t, 0);
+    return 1;
 }
 
 /* ---- events -------------------------------------------------------------- */
@@ -1162,6 +1167,48 @@ static inline void prefetch_entry(const void *e, size_t size, const void *copy)
         __builtin_prefetch((const char *)copy + off, 1);
 }
 
+/* Counts n tasks (self ticks) below anc: what a shard's BELOW record
+ * carries, less what the fold took of it while it was pending. */
+static void below_add(struct tscope__store *st, struct folded *f, uint64_t anc, uint64_t n,
+                      uint64_t self, uint64_t cut)
+{
+    struct sbelow *tk = &f->below_taken;
+    if (tk->n && tk->anc == anc && tk->cut == cut) {
+        n = n > tk->n ? n - tk->n : 0;
+        self = self > tk->self ? self - tk->self : 0;
+        tk->n = tk->self = 0;
+    }
+    if (n)
+        tscope__store_below_cut(st, anc, n, self, (int)cut);
+}
+
+/* Takes what a shard's pending BELOW gained since the fold last took it
+ * (after its log: a BELOW record the log has settles what was taken).
+ * `all`: the owner makes no more events, take it all and empty it. */
+static void below_take(struct tscope__store *st, struct tscope__shard *s, int all)
+{
+    struct folded *f = FOLD(s);
+    struct sbelow b, *tk = &f->below_taken;
+    if (!tscope__sh_read_entry((const uint64_t *)&s->below, (uint64_t *)&b, WORDS(b)) || !b.n)
+        return;
+    if (tk->n && (tk->anc != b.anc || tk->cut != b.cut)) {
+        if (!all)
+            return;           /* its BELOW record is not in the log yet: the next fold */
+        tk->n = tk->self = 0; /* recovery of a torn pair: taken is what it had */
+    }
+    if (b.n > tk->n)
+        tscope__store_below_cut(st, b.anc, b.n - tk->n, b.self > tk->self ? b.self - tk->self : 0,
+                                (int)b.cut);
+    *tk = b;
+    if (all) {
+        w_begin(&s->below.ver);
+        ST(s->below.n, 0);
+        ST(s->below.self, 0);
+        w_end(&s->below.ver);
+        tk->n = tk->self = 0;
+    }
+}
+
 /* Applies the records of a shard's log the store has not had (lock held). */
 static void fold_log(struct tscope__store *st, struct tscope__shard *s)
 {
@@ -1182,8 +1229,13 @@ static void fold_log(struct tscope__store *st, struct tscope__shard *s)
             }
             ext[k] = *x;
         }
-        if (r && (r->kind == TSCOPE__REC_INSTANCE || r->kind == TSCOPE__REC_BELOW))
+        if (r && r->kind == TSCOPE__REC_BELOW)
+            below_add(st, f, r->id, r->arg, r->ts, r->flags & 1);
+        else if (r && r->kind == TSCOPE__REC_INSTANCE)
             tscope__store_apply(st, s->index, r, exts ? ext : NULL);
+        else if (r && exts &&
+                 (r->kind == TSCOPE__REC_DEP_LOCAL || r->kind == TSCOPE__REC_DEP_REMOTE))
+            tscope__store_dep_list(st, r, ext); /* its counts are the shard's (shard_events.c) */
         else
             st->anomalies++; /* not what a shard writes: a damaged log */
         f->log_taken += 1 + exts;
@@ -1201,6 +1253,8 @@ void tscope__shards_fold_logs(struct tscope__store *st)
         struct tscope__shard *s = __atomic_load_n(&sh.shards[i], __ATOMIC_ACQUIRE);
         if (s && LD_ACQ(s->log_n) != FOLD(s)->log_taken)
             fold_log(st, s);
+        if (s)
+            below_take(st, s, 0);
     }
     tscope__shards_set_limit(st); /* the cap may have lowered it */
 }
@@ -1209,6 +1263,7 @@ static void fold_one(struct tscope__store *st, struct tscope__shard *s)
 {
     struct folded *f = FOLD(s);
     fold_log(st, s);
+    below_take(st, s, 0);
     uint32_t hi = LD(s->hi_type);
     if (hi && tscope__grow(&f->types, &f->ntypes, hi - 1, sizeof *f->types))
         return;
@@ -1321,7 +1376,11 @@ static void shard_clear(struct tscope__shard *s)
             memset(s->customs.dir[i], 0, CHUNK * sizeof(struct scustom));
         if (s->peers.dir[i])
             memset(s->peers.dir[i], 0, CHUNK * sizeof(struct speer));
+        if (s->deptypes.dir[i])
+            memset(s->deptypes.dir[i], 0, CHUNK * sizeof(struct sdeptype));
     }
+    ST(s->hi_deptype, 0);
+    memset(&s->deps, 0, sizeof s->deps);
     ST(s->hi_type, 0);
     ST(s->hi_node, 0);
     ST(s->hi_edge, 0);
@@ -1370,10 +1429,8 @@ void tscope__shards_retire(struct tscope__store *st, uint32_t thread, uint64_t e
     while (s->n) /* what it left running is unfinished (the store's thread_gone) */
         close_segment(s, s->n - 1, end);
     store_locked = 0;
-    if (LD(s->below_n)) /* the owner is gone: its pending count goes in here */
-        tscope__store_below_cut(st, LD(s->below_anc), LD(s->below_n), LD(s->below_self),
-                                LD(s->below_cut));
-    ST(s->below_n, 0);
+    fold_log(st, s);
+    below_take(st, s, 1); /* the owner is gone: its pending count goes in here */
     fold_one(st, s);
     /* the slot's next thread goes on in this shard (so that the mapping
      * holds every retired thread's tasks too); only "this thread ran the
@@ -1406,11 +1463,10 @@ void tscope__shards_complete(struct tscope__store *st, uint64_t end)
             ST(t->state, (uint16_t)(LD(t->state) | TSCOPE__TR_RAN_TO_END));
             close_segment(s, s->n - 1, end);
         }
-        if (s && LD(s->below_n))
-            tscope__store_below_cut(st, LD(s->below_anc), LD(s->below_n), LD(s->below_self),
-                                    LD(s->below_cut));
-        if (s)
-            ST(s->below_n, 0);
+        if (s) {
+            fold_log(st, s);
+            below_take(st, s, 1);
+        }
     }
     store_locked = 0;
     tscope__shards_fold(st);
@@ -1434,8 +1490,8 @@ void tscope__shards_complete(struct tscope__store *st, uint64_t end)
                 struct tscope__task k = task_of(t, (state & TSCOPE__TR_RAN_TO_END) ? end : 0);
                 tscope__store_instance(st, &k, begun ? TSCOPE_TASK_UNFINISHED : TSCOPE_TASK_LIVE,
                                        t->keep_anc, (state & TSCOPE__TR_ANC) != 0);
-            } else if (sh.instances) {
-                tscope__store_below(st, t->keep_anc, 1, t->excl);
+            } else if (sh.instances) { /* cut off when the filters want it, as below() */
+                tscope__store_below_cut(st, t->keep_anc, 1, t->excl, wanted(t));
             }
             ST(t->state, TSCOPE__TR_FREE); /* counted once */
         }
@@ -1456,12 +1512,15 @@ void tscope__shards_free(void)
         dir_free(s->customs.dir, SDIR_MAX);
         dir_free(s->peers.dir, SDIR_MAX);
         dir_free(s->log.dir, DIR_MAX);
+        dir_free(s->deptypes.dir, SDIR_MAX);
         dfree(s->seg);
         dfree(s->open);
         dfree(s);
         __atomic_store_n(&sh.shards[i], NULL, __ATOMIC_RELEASE);
     }
     __atomic_store_n(&sh.nshards, 0, __ATOMIC_RELEASE);
+    tscope__idmap_clear(); /* what it maps is gone */
+    tscope__sh_events_free();
     /* the record chunks stay (a runtime may still hold a handle of this
      * tscope_init), never to be reused: the next one takes fresh chunks */
     sh.rchunks_now = sh.nrchunks;
@@ -1503,8 +1562,6 @@ void tscope__shards_reset(struct tscope__store *st)
         sh.nsets = 1;
     ST(tscope__shards_gen, LD(tscope__shards_gen) + 1);
     take_store(st);
-    if (!sh.emit)
-        sh.emit = log_emit;
     pthread_mutex_unlock(&sh.lock);
 }
 
@@ -1575,6 +1632,7 @@ struct save_head {
     uint64_t pts;
     uint32_t busy, reserved;
     uint64_t log_taken;
+    struct sbelow below_taken;
     struct stotals totals;
 };
 
@@ -1601,6 +1659,7 @@ int tscope__shards_save(const struct tscope__store *st, FILE *out)
                               .pts = LD(s->pts_flushed),
                               .busy = f->tl_busy != NULL,
                               .log_taken = f->log_taken,
+                              .below_taken = f->below_taken,
                               .totals = f->totals};
         ok = fwrite(&h, sizeof h, 1, out) == 1 &&
              (!h.ntypes || fwrite(f->types, sizeof *f->types, h.ntypes, out) == h.ntypes) &&
@@ -1658,6 +1717,7 @@ int tscope__shards_load(FILE *in)
         v->pts = h.pts;
         f->totals = h.totals;
         f->log_taken = h.log_taken;
+        f->below_taken = h.below_taken;
         f->ntypes = h.ntypes;
         f->nnodes = h.nnodes;
         f->nedges = h.nedges;
@@ -2009,7 +2069,9 @@ uint32_t tscope__shards_recover(struct tscope__store *st, uint64_t *endp)
     uint64_t end = *endp;
     uint32_t n = sh.nshards;
     tscope__shards_complete(st, end);
-    recovering = 0;
+    /* recovering stays set: every later fold (the snapshot's) reads the
+     * same dead owners' entries, and the ones made again at each fold
+     * (shard_events.c) must take a torn one each time too */
     for (uint32_t i = 0; i < TSCOPE__THREADS_MAX; i++) {
         saved_free(saved[i]);
         saved[i] = NULL;
@@ -2019,6 +2081,7 @@ uint32_t tscope__shards_recover(struct tscope__store *st, uint64_t *endp)
 
 void tscope__shards_recover_release(void)
 {
+    recovering = 0;
     tscope__shards_free();
     for (uint32_t i = 0; i < TSCOPE__THREADS_MAX; i++) {
         saved_free(saved[i]);

@@ -68,16 +68,10 @@ enum {
     TSCOPE__TR_KEEP = 32,       /* shallow enough for the instance graph when created */
     TSCOPE__TR_RAN_TO_END = 64, /* still running at finalize */
     TSCOPE__TR_ANC = 128,       /* a KEEP task some task counts below (keep_anc) */
-    TSCOPE__TR_ENDED = 256      /* ended while a segment of it was open elsewhere (released
+    TSCOPE__TR_ENDED = 256,     /* ended while a segment of it was open elsewhere (released
                                    when that one closes) */
+    TSCOPE__TR_MAPPED = 512     /* its id is in the id map (ids.c) */
 };
-
-/* How a shard hands the records it builds (the instance graph's) on: its
- * log (the default: the fold applies them to the store, and they are in
- * the mapping at once) or, in tests, a function that applies them to the
- * store at once. */
-typedef int (*tscope__shard_emit_fn)(uint32_t thread, const struct tscope__rec *recs, unsigned n);
-void tscope__shards_set_emit(tscope__shard_emit_fn fn);
 
 /* Counts tscope_init's: a handle of an earlier one is refused (its record
  * stays allocated, never reused, so checking it is safe). */
@@ -123,6 +117,9 @@ uint64_t tscope__shards_live(const struct tscope__store *s);
  * types[have ..max) and returns have + the busy shards (any thread; what
  * the sampler's concurrency view and the live stream see). */
 uint32_t tscope__shards_running(uint16_t *types, uint32_t max, uint32_t have);
+/* A task of the id-based API still alive (in the id map: ids.c) as the
+ * store's task (its times so far): 1, or 0 when there is none. */
+int tscope__shards_live_task(uint64_t id, struct tscope__task *out);
 /* Frees every shard and record pool (after finalize). */
 void tscope__shards_free(void);
 
@@ -140,10 +137,16 @@ int tscope__shard_end(uint32_t thread, uint64_t ts, struct tscope_task *t);
 int tscope__shard_yield(uint32_t thread, uint64_t ts, struct tscope_task *t);
 int tscope__shard_resume(uint32_t thread, uint64_t ts, struct tscope_task *t);
 int tscope__shard_cancel(uint32_t thread, uint64_t ts, struct tscope_task *t);
-/* A counter sample, custom event or message on the calling thread's shard
+/* An event of the id-based API (taskscope.h) on the calling thread's
+ * shard: a task event by id, a counter sample, custom event or message
  * (shard_events.c; the core's `take` hook, hooks.h). */
-int tscope__shard_take(uint8_t kind, uint64_t id, uint64_t arg, uint16_t type, uint16_t depth,
-                       uint8_t flags);
+int tscope__shard_take(const struct tscope__rec *r, uint64_t ext);
+/* A task event by id (r's kind, at ts) on shard `thread`'s: the id names
+ * the task's record in the id map (ids.c).  0, or 1 when it was not taken. */
+int tscope__ids_event(uint32_t thread, uint64_t ts, const struct tscope__rec *r);
+/* The type of task id as thread `thread` sees it: running there, or alive
+ * in the id map; 0 when unknown (ids.c). */
+uint16_t tscope__ids_type(uint32_t thread, uint64_t id);
 /* A queued event: counted, nothing else (the profile has no queue time). */
 void tscope__shard_queued(uint32_t thread);
 
@@ -223,7 +226,8 @@ enum {
     TSCOPE__SHB_CUSTOMS,   /* ... of its custom event entries */
     TSCOPE__SHB_PEERS,     /* ... of its message entries, by peer rank */
     TSCOPE__SHB_LOG,       /* ... of its log of instance graph records */
-    TSCOPE__SHB_LAST = TSCOPE__SHB_LOG
+    TSCOPE__SHB_DEPTYPES,  /* ... of its dependency entries by type pair */
+    TSCOPE__SHB_LAST = TSCOPE__SHB_DEPTYPES
 };
 
 /* The configuration block's payload, under its checksum. */

@@ -1,10 +1,12 @@
-/* shard_events.c - the events other than tasks that a thread aggregates
- * itself with TASKSCOPE_AGGREGATE=thread: counter samples, custom events
- * and messages go to the calling thread's shard (its entries by counter,
- * event and peer id, in the mapping under `taskscope run`), not through
- * the ring to the consumer, so they are in the mapping the moment the call
- * returns and a SIGKILL loses none of them.  The ring gets them only as
- * shadows (record.h), for the trace, tools and triggered policies.
+/* shard_events.c - the events of the id-based API (taskscope.h) that a
+ * thread aggregates itself with TASKSCOPE_AGGREGATE=thread: task events by
+ * id (ids.c), counter samples, custom events, messages and dependencies go
+ * to the calling thread's shard (entries by counter, event and peer id and
+ * by type pair; the dependency list in its log; in the mapping under
+ * `taskscope run`), not through the ring to the consumer, so they are in
+ * the mapping the moment the call returns and a SIGKILL loses none of
+ * them.  The ring gets them only as shadows (record.h), for the trace,
+ * tools and triggered policies.
  *
  * Concurrency: as shard.c's entries: written by the owner between two
  * increments of the entry's version, read by the fold under the store lock
@@ -23,6 +25,7 @@
 #include "producer.h"
 #include "shard.h"
 #include "shard_int.h"
+#include "u64map.h"
 #include "taskscope/taskscope.h"
 
 static inline double dbl(uint64_t bits)
@@ -101,30 +104,144 @@ static int message(struct tscope__shard *s, uint16_t peer, uint64_t bytes, uint8
     return 0;
 }
 
-int tscope__shard_take(uint8_t kind, uint64_t id, uint64_t arg, uint16_t type, uint16_t depth,
-                       uint8_t flags)
+/* ---- dependencies -------------------------------------------------------- */
+
+/* Per thread slot: type pair key -> index of its entry (the owner's). */
+static struct tscope__u64map dmaps[TSCOPE__THREADS_MAX];
+/* Dependencies logged for the instance graph's list, against its cap. */
+static _Atomic uint64_t deps_logged;
+
+void tscope__sh_events_free(void)
 {
+    for (uint32_t i = 0; i < TSCOPE__THREADS_MAX; i++)
+        if (dmaps[i].e)
+            tscope__u64map_free(&dmaps[i]);
+    atomic_store_explicit(&deps_logged, 0, memory_order_relaxed);
+}
+
+/* A dependency: counted by type pair (the types the runtime gave, else
+ * those of the tasks this thread can see: running here or alive in the id
+ * map, as the consumer's task table), and logged for the list while the
+ * list has room. */
+static int dependency(struct tscope__shard *s, uint32_t thread, const struct tscope__rec *r,
+                      uint64_t addr)
+{
+    int remote = r->kind == TSCOPE__REC_DEP_REMOTE;
+    uint16_t from = remote ? 0 : r->type, to = remote ? 0 : r->depth;
+    if (!from)
+        from = tscope__ids_type(thread, r->id);
+    if (!to)
+        to = tscope__ids_type(thread, r->arg);
+    uint64_t key = ((uint64_t)from << 16 | to) + 1;
+    struct tscope__u64map *m = &dmaps[thread];
+    uint32_t idx = LD(s->hi_deptype);
+    int found = 0;
+    uint32_t *at = (m->e || tscope__u64map_init(m, 64) == 0)
+                       ? tscope__u64map_upsert(m, key, idx, &found)
+                       : NULL;
+    struct sdeptype *e = at ? entry(&s->deptypes, &s->hi_deptype, *at, sizeof *e) : NULL;
+    if (!e) {
+        if (at && !found)
+            tscope__u64map_del(m, key);
+        return -1;
+    }
+    w_begin(&e->ver);
+    ST(e->key, key);
+    ADD(e->count, 1);
+    if (remote)
+        ADD(e->remote, 1);
+    else if (r->flags == TSCOPE_DEP_RAW)
+        ADD(e->raw, 1);
+    else if (r->flags == TSCOPE_DEP_WAR)
+        ADD(e->war, 1);
+    else if (r->flags == TSCOPE_DEP_WAW)
+        ADD(e->waw, 1);
+    w_end(&e->ver);
+    uint64_t cap = tscope__g.cfg.instance_cap;
+    int listed = atomic_load_explicit(&deps_logged, memory_order_relaxed) < cap &&
+                 atomic_fetch_add_explicit(&deps_logged, 1, memory_order_relaxed) < cap;
+    struct tscope__rec pair[2] = {*r, {.kind = TSCOPE__REC_EXT, .ts = r->ts, .id = addr}};
+    if (listed && tscope__sh_log(s, pair, 2))
+        listed = 0;
+    w_begin(&s->deps.ver);
+    ADD(s->deps.count, 1);
+    if (!listed)
+        ADD(s->deps.cut, 1);
+    w_end(&s->deps.ver);
+    return 0;
+}
+
+int tscope__shard_take(const struct tscope__rec *r, uint64_t ext)
+{
+    uint32_t bit = r->kind < 32 ? 1u << r->kind : 0;
+    if (!(bit & TSCOPE__REC_SHADOW_KINDS))
+        return 1;                       /* the consumer's */
+    uint64_t now = tscope__clock_now(); /* before a thread's first event registers it */
     struct tscope__thread *th = enter();
     if (!th)
         return 1; /* measurement off, or no thread slot: the core's path says what */
     struct tscope__shard *s = tscope__sh_of(th->index);
-    uint64_t now = tscope__clock_now();
     int rc = -1;
     if (s) {
-        rc = kind == TSCOPE__REC_COUNTER   ? counter(s, type, arg, now)
-             : kind == TSCOPE__REC_CUSTOM  ? custom(s, type, arg, now)
-             : kind == TSCOPE__REC_MESSAGE ? message(s, depth, arg, flags)
-                                           : -1;
+        struct tscope__rec at = *r;
+        at.ts = now;
+        rc = bit & TSCOPE__REC_TASK_KINDS     ? tscope__ids_event(th->index, now, r)
+             : r->kind == TSCOPE__REC_COUNTER ? counter(s, r->type, r->arg, now)
+             : r->kind == TSCOPE__REC_CUSTOM  ? custom(s, r->type, r->arg, now)
+             : r->kind == TSCOPE__REC_MESSAGE ? message(s, r->depth, r->arg, r->flags)
+                                              : dependency(s, th->index, &at, ext);
+        if (rc == 0 && !(bit & TSCOPE__REC_TASK_KINDS))
+            ST(s->totals.events, LD(s->totals.events) + 1);
     }
-    if (rc == 0) {
-        ST(s->totals.events, LD(s->totals.events) + 1);
-        shadow(th, kind, now, id, arg, type, 0, depth, flags);
-    }
+    if (rc == 0)
+        shadow_ext(th, r->kind, now, r->id, r->arg, r->type, r->prio, r->depth, r->flags,
+                   tscope__rec_exts(r) ? &ext : NULL);
     leave(th);
     return rc == 0 ? 0 : 1; /* no memory for an entry: the ring takes it */
 }
 
 /* ---- the fold -------------------------------------------------------------- */
+
+/* The dependencies: th_deptypes with each type pair once, the totals. */
+static void fold_deps(struct tscope__store *st, struct tscope__shard *const *shards, uint32_t n)
+{
+    struct tscope__u64map idx = {0};
+    st->nth_deptypes = 0;
+    st->th_dependencies = st->th_deps_cut_off = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        struct tscope__shard *s = __atomic_load_n(&shards[i], __ATOMIC_ACQUIRE);
+        if (!s)
+            continue;
+        struct sdeps d;
+        if (tscope__sh_read_entry((const uint64_t *)&s->deps, (uint64_t *)&d, WORDS(d))) {
+            st->th_dependencies += d.count;
+            st->th_deps_cut_off += d.cut;
+        }
+        for (uint32_t c = 0, hi = LD(s->hi_deptype); c < hi; c++) {
+            struct sdeptype *e = dir_peek(s->deptypes.dir, SDIR_MAX, c, sizeof *e), now;
+            if (!e || !tscope__sh_read_entry((const uint64_t *)e, (uint64_t *)&now, WORDS(now)) ||
+                !now.key || !now.count)
+                continue;
+            int found = 0;
+            uint32_t *at = (idx.e || tscope__u64map_init(&idx, 64) == 0)
+                               ? tscope__u64map_upsert(&idx, now.key, st->nth_deptypes, &found)
+                               : NULL;
+            if (!at || (!found && tscope__grow(&st->th_deptypes, &st->cap_th_deptypes,
+                                               st->nth_deptypes, sizeof *st->th_deptypes)))
+                break; /* no memory: fewer pairs this time */
+            if (!found)
+                st->th_deptypes[st->nth_deptypes++] = (struct tscope__deptype){
+                    .from = (uint16_t)((now.key - 1) >> 16), .to = (uint16_t)(now.key - 1)};
+            struct tscope__deptype *m = &st->th_deptypes[*at];
+            m->count += now.count;
+            m->raw += now.raw;
+            m->war += now.war;
+            m->waw += now.waw;
+            m->remote += now.remote;
+        }
+    }
+    tscope__u64map_free(&idx);
+}
 
 /* Makes the store's th_* arrays again from every shard's entries. */
 void tscope__sh_fold_events(struct tscope__store *st, struct tscope__shard *const *shards,
@@ -201,4 +318,5 @@ void tscope__sh_fold_events(struct tscope__store *st, struct tscope__shard *cons
     }
     free(cts);
     free(ets);
+    fold_deps(st, shards, n);
 }

@@ -33,6 +33,19 @@ static inline void w_end(uint64_t *ver)
     __atomic_store_n(ver, LD(*ver) + 1, __ATOMIC_RELEASE);
 }
 
+/* One event of the owner's (the run's and the thread's event counts). */
+static inline void count_event(struct tscope__shard *s)
+{
+    ST(s->totals.events, LD(s->totals.events) + 1);
+}
+
+static inline void count_total(struct tscope__shard *s, uint64_t *field)
+{
+    w_begin(&s->totals.ver);
+    ADD(*field, 1);
+    w_end(&s->totals.ver);
+}
+
 /* `bytes` of zeroed memory for a shard's block of `kind` (the mapping's
  * when there is one, else calloc'd). */
 void *tscope__sh_dalloc(uint32_t kind, uint32_t owner, uint32_t index, size_t n, size_t size);
@@ -78,8 +91,14 @@ static inline void *chunk_at(struct chunks *c, uint32_t i, size_t elem)
     return dir_at(c->dir, DIR_MAX, c->kind, c->owner, i, elem);
 }
 
-/* Folds what the shards hold of counters, custom events and messages into
- * the store (shard_events.c; store lock held, from tscope__shards_fold). */
+/* Appends records to shard s's log (the owner): 0, or -1 (counted). */
+int tscope__sh_log(struct tscope__shard *s, const struct tscope__rec *recs, unsigned n);
+/* Frees what shard_events.c keeps beside the shards (at tscope__shards_free). */
+void tscope__sh_events_free(void);
+
+/* Folds what the shards hold of counters, custom events, messages and
+ * dependencies into the store (shard_events.c; store lock held, from
+ * tscope__shards_fold). */
 void tscope__sh_fold_events(struct tscope__store *st, struct tscope__shard *const *shards,
                             uint32_t n);
 

@@ -60,6 +60,20 @@ struct speer {
     uint64_t coll_sent, coll_sent_bytes, coll_recv, coll_recv_bytes;
 };
 
+/* Dependencies between two task types made on this thread (key: from
+ * type << 16 | to type, + 1). */
+struct sdeptype {
+    uint64_t ver;
+    uint64_t key, count, raw, war, waw, remote;
+};
+
+/* All dependencies made on this thread, and those the instance graph's
+ * list left out (its cap). */
+struct sdeps {
+    uint64_t ver;
+    uint64_t count, cut;
+};
+
 /* ---- chunked arrays: entries that never move ----------------------------- */
 
 #define CHUNK_BITS 8
@@ -140,6 +154,10 @@ struct tscope__shard {
     /* counter samples, custom events and messages (shard_events.c), by id */
     struct schunks counters, customs, peers;
     uint32_t hi_counter, hi_custom, hi_peer;
+    /* dependencies (shard_events.c): by type pair, an entry each */
+    struct schunks deptypes;
+    uint32_t hi_deptype;
+    struct sdeps deps;
     /* the instance graph's records (record.h: INSTANCE and its EXTs, BELOW),
      * in order: the owner appends, then publishes log_n (release); the fold
      * applies what it has not taken, a recovery all of it */
@@ -162,10 +180,14 @@ struct tscope__shard {
     uint64_t npts, pts_flushed;
     /* tasks left out of the instance graph, counted in their nearest
      * ancestor that may be kept: consecutive ones with the same ancestor
-     * add up here, and go on as one BELOW record when it changes (read at
-     * retire and finalize, when the owner makes no more events) */
-    uint64_t below_anc, below_n, below_self;
-    uint32_t below_cut; /* those tasks are wanted by the instance filters: cut off by the cap */
+     * add up here (a versioned entry), and go into the log as one BELOW
+     * record when it changes; a fold takes what it holds meanwhile and
+     * the BELOW record then adds only the rest */
+    struct sbelow {
+        uint64_t ver;
+        uint64_t anc, n, self;
+        uint64_t cut; /* those tasks are wanted by the instance filters: cut off by the cap */
+    } below;
 };
 
 #endif

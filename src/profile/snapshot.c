@@ -189,18 +189,34 @@ static int copy_graphs(const struct tscope__store *s, struct tscope__profile *p,
 {
     /* the instance graph: asked for, or needed by the critical path */
     uint32_t ntasks = (s->cfg.outputs & TSCOPE__OUT_TASKS) || s->ndeps ? s->ninst : 0;
-    if ((s->ndeptypes && !(p->deptypes = malloc(s->ndeptypes * sizeof *p->deptypes))) ||
+    uint32_t nd = s->ndeptypes + s->nth_deptypes;
+    if ((nd && !(p->deptypes = malloc(nd * sizeof *p->deptypes))) ||
         (ntasks && !(p->tasks = malloc(ntasks * sizeof *p->tasks))) ||
         (s->ndeps && !(p->deps = malloc(s->ndeps * sizeof *p->deps))))
         return 0;
-    for (uint32_t i = 0; i < s->ndeptypes; i++) {
-        const struct tscope__deptype *d = &s->deptypes[i];
+    /* the consumer's and the threads', then each pair once */
+    for (uint32_t i = 0; i < nd; i++) {
+        const struct tscope__deptype *d =
+            i < s->ndeptypes ? &s->deptypes[i] : &s->th_deptypes[i - s->ndeptypes];
         p->deptypes[i] =
             (struct tscope__pdeptype){d->from, d->to, d->count, d->raw, d->war, d->waw, d->remote};
     }
-    p->ndeptypes = s->ndeptypes;
-    if (p->ndeptypes > 1)
-        qsort(p->deptypes, p->ndeptypes, sizeof *p->deptypes, by_type_pair);
+    if (nd > 1)
+        qsort(p->deptypes, nd, sizeof *p->deptypes, by_type_pair);
+    p->ndeptypes = 0;
+    for (uint32_t i = 0; i < nd; i++) {
+        struct tscope__pdeptype *d = &p->deptypes[i];
+        struct tscope__pdeptype *last = p->ndeptypes ? &p->deptypes[p->ndeptypes - 1] : NULL;
+        if (last && last->from == d->from && last->to == d->to) {
+            last->count += d->count;
+            last->raw += d->raw;
+            last->war += d->war;
+            last->waw += d->waw;
+            last->remote += d->remote;
+        } else {
+            p->deptypes[p->ndeptypes++] = *d;
+        }
+    }
     for (uint32_t i = 0; i < ntasks; i++) {
         const struct tscope__instance *in = &s->inst[i];
         p->tasks[i] = (struct tscope__ptask){
@@ -253,7 +269,7 @@ struct tscope__profile *tscope__profile_snapshot(void)
     tscope__shards_fold(s); /* what the threads aggregated themselves */
     double f = tscope__clock_ns_per_tick();
     tscope__fill_totals(s, &p->totals);
-    p->deps_cut_off = s->deps_cut_off;
+    p->deps_cut_off = s->deps_cut_off + s->th_deps_cut_off;
     int untyped = s->ntypes > 0 && (s->types[0].created || s->types[0].calls ||
                                     s->types[0].cancelled || s->types[0].unfinished);
     p->types = calloc(ntypes + 1, sizeof *p->types);

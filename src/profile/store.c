@@ -69,6 +69,7 @@ void tscope__store_free(struct tscope__store *s)
     free(s->th_counters);
     free(s->th_customs);
     free(s->th_peers);
+    free(s->th_deptypes);
     tscope__u64map_free(&s->deptype_map);
     tscope__u64map_free(&s->below_map);
     tscope__u64map_free(&s->task_map);
@@ -215,11 +216,9 @@ static void count_deptype(struct tscope__store *s, uint32_t thread, const struct
         d->waw++;
 }
 
-static void on_dep(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r,
-                   const struct tscope__rec *ext)
+void tscope__store_dep_list(struct tscope__store *s, const struct tscope__rec *r,
+                            const struct tscope__rec *ext)
 {
-    s->dependencies++;
-    count_deptype(s, thread, r, r->kind == TSCOPE__REC_DEP_REMOTE);
     if (s->ndeps >= s->cfg.instance_cap) {
         s->deps_cut_off++;
         return;
@@ -238,6 +237,14 @@ static void on_dep(struct tscope__store *s, uint32_t thread, const struct tscope
         .kind = r->flags,
         .remote = (uint8_t)remote,
     };
+}
+
+static void on_dep(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r,
+                   const struct tscope__rec *ext)
+{
+    s->dependencies++;
+    count_deptype(s, thread, r, r->kind == TSCOPE__REC_DEP_REMOTE);
+    tscope__store_dep_list(s, r, ext);
 }
 
 /* Counts n tasks with `self` ticks in the nearest kept ancestor of `anc`

@@ -278,6 +278,9 @@ struct tscope__store {
     uint32_t nth_customs;
     tscope_peer_stats_t *th_peers;
     uint32_t nth_peers;
+    struct tscope__deptype *th_deptypes; /* by type pair, each pair once */
+    uint32_t nth_deptypes, cap_th_deptypes;
+    uint64_t th_dependencies, th_deps_cut_off;
 
     /* graphs */
     struct tscope__node *nodes;
@@ -343,6 +346,10 @@ void tscope__store_free(struct tscope__store *s);
 struct tscope__welford tscope__store_counter(const struct tscope__store *s, uint32_t id);
 struct tscope__custom tscope__store_custom(const struct tscope__store *s, uint32_t id);
 tscope_peer_stats_t tscope__store_peer(const struct tscope__store *s, uint32_t peer);
+/* Appends a dependency to the instance graph's list, or counts it cut
+ * off (its cap); the shards count it themselves (lock held). */
+void tscope__store_dep_list(struct tscope__store *s, const struct tscope__rec *r,
+                            const struct tscope__rec *ext);
 /* 1 + the highest peer rank either has. */
 uint32_t tscope__store_npeers(const struct tscope__store *s);
 

@@ -106,17 +106,13 @@ void tscope__tools_deliver(int delivery, uint32_t thread, const struct tscope__r
     tscope_tool_ctx_t ctx = {sizeof ctx, thread, 0, NULL};
     uint64_t origin = tscope__g.origin;
     ctx.time_ns = r->ts > origin ? (uint64_t)tscope__clock_ns(r->ts - origin) : 0;
+    uint8_t flags = r->flags & (uint8_t)~TSCOPE__REC_SHADOW; /* a shadow's mark (record.h) */
     switch (r->kind) {
     case TSCOPE__REC_CREATE:
     case TSCOPE__REC_START: {
-        tscope_tool_task_t task = {
-            sizeof task,
-            r->id,
-            r->kind == TSCOPE__REC_CREATE ? r->arg : 0,
-            r->type,
-            r->flags & (uint8_t)~TSCOPE__REC_SHADOW, /* a shadow's mark (record.h) */
-            r->depth,
-            r->prio};
+        tscope_tool_task_t task = {sizeof task, r->id, r->kind == TSCOPE__REC_CREATE ? r->arg : 0,
+                                   r->type,     flags, r->depth,
+                                   r->prio};
         CALL_ALL(m, TASK_CREATE, task_create, &task);
         if (r->kind == TSCOPE__REC_START)
             CALL_ALL(m, TASK_BEGIN, task_begin, r->id, r->type);
@@ -142,11 +138,11 @@ void tscope__tools_deliver(int delivery, uint32_t thread, const struct tscope__r
         break;
     case TSCOPE__REC_DEP_LOCAL:
         CALL_ALL(m, DEP_LOCAL, dep_local, r->id, r->arg,
-                 (const void *)(uintptr_t)(ext ? ext->id : 0), (tscope_hazard_t)r->flags);
+                 (const void *)(uintptr_t)(ext ? ext->id : 0), (tscope_hazard_t)flags);
         break;
     case TSCOPE__REC_DEP_REMOTE:
         CALL_ALL(m, DEP_REMOTE, dep_remote, r->id, (int)r->type, r->arg, (int)r->depth,
-                 (const void *)(uintptr_t)(ext ? ext->id : 0), (tscope_dep_dir_t)r->flags);
+                 (const void *)(uintptr_t)(ext ? ext->id : 0), (tscope_dep_dir_t)flags);
         break;
     case TSCOPE__REC_COUNTER: {
         double v;

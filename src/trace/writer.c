@@ -301,6 +301,7 @@ void tscope__trace_batch(uint32_t thread, struct tscope__ring *r, uint64_t from,
         n++;
         p = tscope__varint_put(p, tscope__zigzag((int64_t)(rec->ts - w.prev_ts)));
         w.prev_ts = rec->ts;
+        uint8_t flags = rec->flags & (uint8_t)~TSCOPE__REC_SHADOW; /* a shadow's mark (record.h) */
         switch (rec->kind) {
         case TSCOPE__REC_CREATE:
             p = put_id(p, rec->id);
@@ -308,7 +309,7 @@ void tscope__trace_batch(uint32_t thread, struct tscope__ring *r, uint64_t from,
             p = tscope__varint_put(p, rec->type);
             p = tscope__varint_put(p, tscope__zigzag(rec->prio));
             p = tscope__varint_put(p, rec->depth);
-            *p++ = rec->flags & (uint8_t)~TSCOPE__REC_SHADOW;
+            *p++ = flags;
             break;
         case TSCOPE__REC_BEGIN:
         case TSCOPE__REC_START:
@@ -318,14 +319,14 @@ void tscope__trace_batch(uint32_t thread, struct tscope__ring *r, uint64_t from,
         case TSCOPE__REC_DEP_LOCAL:
             p = put_id(p, rec->id);
             p = tscope__varint_put(p, tscope__zigzag((int64_t)(rec->arg - rec->id)));
-            *p++ = rec->flags;
+            *p++ = flags;
             break;
         case TSCOPE__REC_DEP_REMOTE:
             p = put_id(p, rec->id);
             p = tscope__varint_put(p, tscope__zigzag((int64_t)(rec->arg - rec->id)));
             p = tscope__varint_put(p, rec->type);
             p = tscope__varint_put(p, rec->depth);
-            *p++ = rec->flags;
+            *p++ = flags;
             break;
         case TSCOPE__REC_COUNTER:
             p = tscope__varint_put(p, rec->type);
@@ -340,7 +341,7 @@ void tscope__trace_batch(uint32_t thread, struct tscope__ring *r, uint64_t from,
             p = tscope__varint_put(p, rec->depth);
             p = tscope__varint_put(p, rec->arg);
             p = tscope__varint_put(p, rec->id);
-            *p++ = rec->flags;
+            *p++ = flags;
             break;
         default: /* QUEUED, END, CANCEL, YIELD, RESUME */
             p = put_id(p, rec->id);
