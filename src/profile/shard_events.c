@@ -261,9 +261,12 @@ void tscope__sh_fold_events(struct tscope__store *st, struct tscope__shard *cons
         (he && tscope__grow(&st->th_customs, &st->nth_customs, he - 1, sizeof *st->th_customs)) ||
         (hp && tscope__grow(&st->th_peers, &st->nth_peers, hp - 1, sizeof *st->th_peers)))
         return; /* no memory: the figures of the last fold stay */
-    memset(st->th_counters, 0, (size_t)st->nth_counters * sizeof *st->th_counters);
-    memset(st->th_customs, 0, (size_t)st->nth_customs * sizeof *st->th_customs);
-    memset(st->th_peers, 0, (size_t)st->nth_peers * sizeof *st->th_peers);
+    if (st->th_counters)
+        memset(st->th_counters, 0, (size_t)st->nth_counters * sizeof *st->th_counters);
+    if (st->th_customs)
+        memset(st->th_customs, 0, (size_t)st->nth_customs * sizeof *st->th_customs);
+    if (st->th_peers)
+        memset(st->th_peers, 0, (size_t)st->nth_peers * sizeof *st->th_peers);
     /* the latest sample's time per counter and event, for `last` */
     uint64_t *cts = hc ? calloc(hc, sizeof *cts) : NULL, *ets = he ? calloc(he, sizeof *ets) : NULL;
     if ((hc && !cts) || (he && !ets)) {
