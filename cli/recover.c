@@ -426,7 +426,7 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
     struct position *pos = NULL;
     uint32_t npos = 0;
     FILE *f = NULL;
-    int open_err = ENOENT;
+    int open_err = ENOENT, states = 0;
     for (int i = 0; i < 2; i++) {
         snprintf(path, sizeof path, "%s.state-%d", base, i);
         FILE *g = fopen(path, "r");
@@ -435,6 +435,7 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
                 open_err = errno;
             continue;
         }
+        states++;
         if (fread(&cand, sizeof cand, 1, g) == 1 &&
             strncmp(cand.magic, TSCOPE__STATE_MAGIC, sizeof cand.magic) == 0 &&
             cand.head_sum == tscope__jstate_sum(&cand) && (cand.generation & 1) == (uint64_t)i &&
@@ -462,11 +463,21 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
     if (!f) {
         snprintf(path, sizeof path, "%s.map", base);
         if (access(path, R_OK) == 0) {
-            fprintf(stderr,
-                    "taskscope: warning: no whole crash journal state in %s; the outputs come "
-                    "from the threads' shards alone\n",
-                    outdir);
+            if (states || open_err != ENOENT) /* the consumer's mode wrote states */
+                fprintf(stderr,
+                        "taskscope: warning: no whole crash journal state in %s; the outputs come "
+                        "from the threads' shards alone\n",
+                        outdir);
             return from_mapping(outdir, base, sig, death_mono_ns, summary, as_of_s, why, whylen);
+        }
+        char target[PATH_MAX];
+        ssize_t len = readlink(path, target, sizeof target - 1);
+        if (len > 0) { /* the link names a file that is gone */
+            target[len] = 0;
+            snprintf(why, whylen,
+                     "%s is gone (/dev/shm was emptied?): what process %ld measured is lost",
+                     target, pid);
+            return -3;
         }
         fail(why, whylen, "no crash journal in %s (%s)", outdir,
              open_err == ENOENT ? "it could not be written, see above" : strerror(open_err));

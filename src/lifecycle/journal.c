@@ -80,6 +80,7 @@ static struct {
     uint64_t ring_records, big_records, ring_offset;
     int slot_warned;
     struct tscope__appendix ax; /* the instances and dependencies, each saved once */
+    int mapping_only;           /* no checkpoints: the threads aggregate everything in it */
     uint64_t state_bytes;       /* size of the last state: what a checkpoint costs */
     int journaled;              /* records journaled since the last round mark */
 } J = {.fds = {-1, -1}, .lock = PTHREAD_MUTEX_INITIALIZER};
@@ -240,6 +241,8 @@ static void name_added(const void *table, uint32_t id, const char *name)
     uint16_t t = table == &tscope__types ? 0 : table == &tscope__counters ? 1 : 2;
     if (A.base)
         shard_name(t, id, name);
+    if (J.mapping_only)
+        return;
     size_t len = strlen(name);
     struct tscope__jchunk h = {.kind = TSCOPE__J_NAME,
                                .table = t,
@@ -618,7 +621,7 @@ static void close_files(void)
 }
 
 int tscope__journal_start(const char *dir, uint64_t ring_records, int size_chosen,
-                          uint32_t checkpoint_ms)
+                          uint32_t checkpoint_ms, int checkpoints)
 {
     snprintf(J.base, sizeof J.base, "%s/.taskscope-%ld", dir, (long)getpid());
     char abs[PATH_MAX];
@@ -627,7 +630,10 @@ int tscope__journal_start(const char *dir, uint64_t ring_records, int size_chose
     if (strlen(d) < sizeof J.dir) /* longer: the readers find the file by its pid only */
         memcpy(J.dir, d, strlen(d) + 1);
     J.ring_records = ring_records;
-    J.big_records = size_chosen || ring_records > BIG_RING ? ring_records : BIG_RING;
+    /* large rings make checkpoints rare; without them a ring holds only
+     * what the consumer has not read yet */
+    J.big_records =
+        !checkpoints || size_chosen || ring_records > BIG_RING ? ring_records : BIG_RING;
     /* a slot's ring follows its thread struct (64-byte aligned, like the
      * block that holds both) */
     J.ring_offset = TSCOPE__SLOT_RING_OFFSET;
@@ -640,6 +646,15 @@ int tscope__journal_start(const char *dir, uint64_t ring_records, int size_chose
     char p[1200];
     const char *what = "map";
     int mapped = shards_start() == 0;
+    if (mapped && !checkpoints) { /* the mapping alone: everything is in it */
+        J.mapping_only = 1;
+        atomic_store(&J.on, 1);
+        tscope__hooks.slot_memory = slot_memory;
+        tscope__hooks.name_added = name_added;
+        tscope__hooks.durable = durable;
+        tscope__hooks.durable_owns = durable_owns;
+        return 0;
+    }
     for (int i = 0; i < 2 && mapped && (i == 0 || J.fds[0] >= 0); i++) {
         what = i ? "journal-1" : "journal-0";
         path_of(p, sizeof p, what);
@@ -682,7 +697,9 @@ void tscope__journal_stop(void)
     if (A.fd < 0 && J.fds[0] < 0)
         return;
     atomic_store(&J.on, 0);
-    release_all(); /* the consumer has stopped: nothing is held back any more */
+    if (!J.mapping_only)
+        release_all(); /* the consumer has stopped: nothing is held back any more */
+    J.mapping_only = 0;
     remove_files();
     pthread_mutex_lock(&J.lock); /* an entry being written */
     if (J.ax.f)                  /* the consumer, its only writer, has stopped */

@@ -131,14 +131,16 @@ static inline uint32_t tscope__jstate_sum(const struct tscope__jstate *h)
 #define TSCOPE__SLOT_RING_OFFSET ((sizeof(struct tscope__thread) + 63) / 64 * 64)
 
 /* Library side (journal.c). */
-/* Starts the journal in dir for this process (rings of ring_records, or
- * larger ones for the first 64 thread slots unless the size was chosen:
- * journal.c says why), and
+/* Starts the journal in dir for this process: with `checkpoints` (the
+ * consumer's mode) the mapping, states, journal files and appendix (rings
+ * of ring_records, or larger ones for the first 64 thread slots unless the
+ * size was chosen: journal.c says why); without (TASKSCOPE_AGGREGATE=
+ * thread) the mapping alone, which then holds everything measured; and
  * puts its functions in the hooks (after tscope__wire, before the consumer
  * starts).  On failure says why in one line and leaves the hooks as they
  * were: measurement goes on, a SIGKILL would lose it. */
 int tscope__journal_start(const char *dir, uint64_t ring_records, int size_chosen,
-                          uint32_t checkpoint_ms);
+                          uint32_t checkpoint_ms, int checkpoints);
 /* Finalize: stops journaling and removes the files (the outputs follow). */
 void tscope__journal_stop(void);
 /* A forked child: the files are the parent's. */

@@ -161,7 +161,7 @@ static void marker_set(const struct tscope__config *cfg)
         return;
     const char *chosen = getenv("TASKSCOPE_RING_SIZE");
     tscope__journal_start(dir, cfg->ring_size ? cfg->ring_size : 16384, chosen && *chosen,
-                          cfg->checkpoint_ms);
+                          cfg->checkpoint_ms, cfg->aggregate != TSCOPE__AGG_THREAD);
 }
 
 static void marker_clear(void)
