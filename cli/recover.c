@@ -502,11 +502,6 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
         s = tscope__store_load(f, ax, &bad);
         if (ax)
             fclose(ax);
-        if (s && tscope__shards_load(f)) {
-            bad = "the shards' part of it is corrupt";
-            tscope__store_free(s);
-            s = NULL;
-        }
         snprintf(path, sizeof path, "%s.state-%d", base, (int)(st.generation & 1));
     }
     fclose(f);

@@ -22,6 +22,8 @@
  *                          EXT 2: ts running, id nearest eligible ancestor, arg thread<<32|yields
  *   BELOW       ancestor  tasks          -        -      -         1: cut off
  *               (ts: their self ticks)
+ *   POINT       task      elapsed ticks  type     -      -         -   (ts: its end; only
+ *               in a shard's log, never in a ring: the duration sample)
  *
  * A DEP_LOCAL's types are 0 unless the runtime gave them (tscope_dep_local_typed).
  * INSTANCE and BELOW come from threads that aggregate their own tasks
@@ -57,7 +59,8 @@ enum tscope__rec_kind {
     TSCOPE__REC_MESSAGE,
     TSCOPE__REC_INSTANCE,
     TSCOPE__REC_BELOW,
-    TSCOPE__REC_LAST = TSCOPE__REC_BELOW /* the highest kind a producer writes */
+    TSCOPE__REC_LAST = TSCOPE__REC_BELOW, /* the highest kind a producer writes */
+    TSCOPE__REC_POINT /* in a shard's log only: a task for the duration sample */
 };
 
 struct tscope__rec {

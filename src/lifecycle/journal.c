@@ -329,8 +329,7 @@ static int write_state(void)
     if (ok) {
         struct tscope__store *s = tscope__g.store;
         pthread_mutex_lock(&s->lock);
-        tscope__shards_fold(s);
-        ok = tscope__store_save(s, f, &J.ax) == 0 && tscope__shards_save(s, f) == 0;
+        ok = tscope__store_save(s, f, &J.ax) == 0;
         pthread_mutex_unlock(&s->lock);
     }
     ok = fflush(f) == 0 && ok;

@@ -541,26 +541,18 @@ static inline void tl_busy(struct tscope__shard *s, uint64_t from, uint64_t to)
         tl_slow(s, 1, 0, from, to);
 }
 
-static void fold_points(struct tscope__store *st, struct tscope__shard *s);
+static int log_emit(struct tscope__shard *s, const struct tscope__rec *recs, unsigned n);
 
-/* A task ended: into the duration sample if the store would keep its id. */
+/* A task ended: into the duration sample if the store would keep its id
+ * (the shard's log carries it to the store, and to a recovery). */
 static inline void tl_point(struct tscope__shard *s, const struct tscope_task *t, uint64_t end,
                             uint64_t elapsed)
 {
     if (t->id * 0x9E3779B97F4A7C15ull >= LD(sh.pt_threshold))
         return;
-    if (__builtin_expect(s->npts - LD(s->pts_flushed) >= PTS, 0)) {
-        store_lock();
-        fold_points(sh.store, s);
-        store_unlock();
-    }
-    uint64_t n = s->npts;
-    struct tscope__tl_point *p = &s->pts[n % PTS];
-    ST(p->id, t->id);
-    ST(p->end, end);
-    ST(p->duration, elapsed);
-    ST(p->type, (uint32_t)t->type);
-    ST(s->npts, n + 1);
+    struct tscope__rec r = {
+        .ts = end, .id = t->id, .arg = elapsed, .type = t->type, .kind = TSCOPE__REC_POINT};
+    log_emit(s, &r, 1);
 }
 
 /* ---- the replay stack ---------------------------------------------------- */
@@ -1145,16 +1137,6 @@ static void fold_timeline(struct tscope__store *st, struct tscope__shard *s)
 }
 
 /* The duration sample's points not folded yet (store lock held). */
-static void fold_points(struct tscope__store *st, struct tscope__shard *s)
-{
-    uint64_t n = LD_ACQ(s->npts); /* then the points it counts */
-    for (uint64_t i = s->pts_flushed; i < n; i++) {
-        const struct tscope__tl_point *p = &s->pts[i % PTS];
-        tscope__tl_point(&st->tl, LD(p->id), LD(p->end), LD(p->duration), LD(p->type));
-    }
-    ST(s->pts_flushed, n);
-    ST(sh.pt_threshold, st->tl.threshold);
-}
 
 #define PREFETCH_AHEAD 8 /* entries */
 
@@ -1229,7 +1211,9 @@ static void fold_log(struct tscope__store *st, struct tscope__shard *s)
             }
             ext[k] = *x;
         }
-        if (r && r->kind == TSCOPE__REC_BELOW)
+        if (r && r->kind == TSCOPE__REC_POINT)
+            tscope__tl_point(&st->tl, r->id, r->ts, r->arg, r->type);
+        else if (r && r->kind == TSCOPE__REC_BELOW)
             below_add(st, f, r->id, r->arg, r->ts, r->flags & 1);
         else if (r && r->kind == TSCOPE__REC_INSTANCE)
             tscope__store_apply(st, s->index, r, exts ? ext : NULL);
@@ -1242,6 +1226,7 @@ static void fold_log(struct tscope__store *st, struct tscope__shard *s)
     }
     if (f->log_taken > n) /* damaged: a record's EXTs past its end */
         f->log_taken = n;
+    ST(sh.pt_threshold, st->tl.threshold); /* the duration sample may have halved */
 }
 
 void tscope__shards_fold_logs(struct tscope__store *st)
@@ -1341,7 +1326,6 @@ static void fold_one(struct tscope__store *st, struct tscope__shard *s)
         was->events = now.events;
     }
     fold_timeline(st, s);
-    fold_points(st, s);
 }
 
 void tscope__shards_fold(struct tscope__store *st)
@@ -1399,8 +1383,6 @@ static void shard_clear(struct tscope__shard *s)
     s->tl_ntype = 0;
     s->busy_since = 0;
     ST(s->busy_count, 0);
-    ST(s->npts, 0);
-    ST(s->pts_flushed, 0);
     ST(s->tl_shift, TSCOPE__TL_SHIFT0);
     ST(s->tl_used, 0);
     ST(s->top, 0); /* read by tscope__shards_running without a lock */
@@ -1615,143 +1597,6 @@ void tscope__shards_log_path(uint32_t parent, uint16_t ptype, uint16_t type)
     sh.log->e[sh.log_used].type = type;
     sh.log_used++;
     __atomic_store_n(&sh.log->n, sh.log_used, __ATOMIC_RELEASE);
-}
-
-/* The fold's copies as a state saved them (tscope__shards_save). */
-struct saved {
-    struct folded f;
-    uint32_t shift;
-    uint64_t pts;
-};
-static struct saved *saved[TSCOPE__THREADS_MAX];
-
-#define SAVE_MAGIC 0x31465354u /* "TSF1" */
-
-struct save_head {
-    uint32_t index, ntypes, nnodes, nedges, tl_ntype, shift;
-    uint64_t pts;
-    uint32_t busy, reserved;
-    uint64_t log_taken;
-    struct sbelow below_taken;
-    struct stotals totals;
-};
-
-int tscope__shards_save(const struct tscope__store *st, FILE *out)
-{
-    uint32_t n = st == sh.store ? __atomic_load_n(&sh.nshards, __ATOMIC_ACQUIRE) : 0, have = 0;
-    uint32_t magic = SAVE_MAGIC;
-    /* the count goes in last: a thread may make its shard while this runs */
-    long at = ftell(out);
-    int ok = at >= 0 && fwrite(&magic, sizeof magic, 1, out) == 1 &&
-             fwrite(&have, sizeof have, 1, out) == 1;
-    for (uint32_t i = 0; ok && i < n; i++) {
-        const struct tscope__shard *s = __atomic_load_n(&sh.shards[i], __ATOMIC_ACQUIRE);
-        if (!s)
-            continue;
-        have++;
-        const struct folded *f = FOLD(s);
-        struct save_head h = {.index = s->index,
-                              .ntypes = f->ntypes,
-                              .nnodes = f->nnodes,
-                              .nedges = f->nedges,
-                              .tl_ntype = f->tl_ntype,
-                              .shift = LD(s->tl_shift),
-                              .pts = LD(s->pts_flushed),
-                              .busy = f->tl_busy != NULL,
-                              .log_taken = f->log_taken,
-                              .below_taken = f->below_taken,
-                              .totals = f->totals};
-        ok = fwrite(&h, sizeof h, 1, out) == 1 &&
-             (!h.ntypes || fwrite(f->types, sizeof *f->types, h.ntypes, out) == h.ntypes) &&
-             (!h.nnodes || fwrite(f->nodes, sizeof *f->nodes, h.nnodes, out) == h.nnodes) &&
-             (!h.nedges || fwrite(f->edges, sizeof *f->edges, h.nedges, out) == h.nedges);
-        for (uint32_t t = 0; ok && t < f->tl_ntype; t++)
-            if (f->tl_type[t])
-                ok = fwrite(&t, sizeof t, 1, out) == 1 &&
-                     fwrite(f->tl_type[t], sizeof **f->tl_type, TSCOPE__TL_BINS, out) ==
-                         TSCOPE__TL_BINS;
-        uint32_t stop = UINT32_MAX;
-        ok = ok && fwrite(&stop, sizeof stop, 1, out) == 1;
-        if (ok && f->tl_busy)
-            ok = fwrite(f->tl_busy, sizeof *f->tl_busy, TSCOPE__TL_BINS, out) == TSCOPE__TL_BINS;
-    }
-    long end = ok ? ftell(out) : -1;
-    ok = end >= 0 && fseek(out, at + (long)sizeof magic, SEEK_SET) == 0 &&
-         fwrite(&have, sizeof have, 1, out) == 1 && fseek(out, end, SEEK_SET) == 0;
-    return ok ? 0 : -1;
-}
-
-static void saved_free(struct saved *v)
-{
-    if (!v)
-        return;
-    free(v->f.types);
-    free(v->f.nodes);
-    free(v->f.edges);
-    for (uint32_t t = 0; t < v->f.tl_ntype; t++)
-        free(v->f.tl_type[t]);
-    free(v->f.tl_type);
-    free(v->f.tl_count);
-    free(v->f.tl_busy);
-    free(v);
-}
-
-int tscope__shards_load(FILE *in)
-{
-    uint32_t magic, n;
-    if (fread(&magic, sizeof magic, 1, in) != 1 || magic != SAVE_MAGIC ||
-        fread(&n, sizeof n, 1, in) != 1 || n > TSCOPE__THREADS_MAX)
-        return -1;
-    for (uint32_t k = 0; k < n; k++) {
-        struct save_head h;
-        struct saved *v = calloc(1, sizeof *v);
-        if (!v || fread(&h, sizeof h, 1, in) != 1 || h.index >= TSCOPE__THREADS_MAX ||
-            saved[h.index] || h.ntypes > 65536 || h.nnodes > DIR_MAX * CHUNK ||
-            h.nedges > DIR_MAX * CHUNK || h.tl_ntype > 65536 || h.shift > 63) {
-            free(v);
-            return -1;
-        }
-        struct folded *f = &v->f;
-        saved[h.index] = v;
-        v->shift = h.shift;
-        v->pts = h.pts;
-        f->totals = h.totals;
-        f->log_taken = h.log_taken;
-        f->below_taken = h.below_taken;
-        f->ntypes = h.ntypes;
-        f->nnodes = h.nnodes;
-        f->nedges = h.nedges;
-        f->types = calloc(h.ntypes ? h.ntypes : 1, sizeof *f->types);
-        f->nodes = calloc(h.nnodes ? h.nnodes : 1, sizeof *f->nodes);
-        f->edges = calloc(h.nedges ? h.nedges : 1, sizeof *f->edges);
-        f->tl_ntype = h.tl_ntype;
-        f->tl_type = calloc(h.tl_ntype ? h.tl_ntype : 1, sizeof *f->tl_type);
-        f->tl_count = calloc(h.tl_ntype ? (size_t)h.tl_ntype * TL_NBLK : 1, sizeof *f->tl_count);
-        if (!f->types || !f->nodes || !f->edges || !f->tl_type || !f->tl_count ||
-            fread(f->types, sizeof *f->types, h.ntypes, in) != h.ntypes ||
-            fread(f->nodes, sizeof *f->nodes, h.nnodes, in) != h.nnodes ||
-            fread(f->edges, sizeof *f->edges, h.nedges, in) != h.nedges)
-            return -1;
-        for (;;) {
-            uint32_t t;
-            if (fread(&t, sizeof t, 1, in) != 1)
-                return -1;
-            if (t == UINT32_MAX)
-                break;
-            if (t >= h.tl_ntype || f->tl_type[t] ||
-                !(f->tl_type[t] = calloc(TSCOPE__TL_BINS, sizeof **f->tl_type)) ||
-                fread(f->tl_type[t], sizeof **f->tl_type, TSCOPE__TL_BINS, in) != TSCOPE__TL_BINS)
-                return -1;
-            for (uint32_t b = 0; b < TL_NBLK; b++) /* folded again whatever the shard's count */
-                TLC(f->tl_count, h.tl_ntype, t, b) = UINT64_MAX;
-        }
-        f->busy_count = UINT64_MAX;
-        if (h.busy &&
-            (!(f->tl_busy = calloc(TSCOPE__TL_BINS, sizeof *f->tl_busy)) ||
-             fread(f->tl_busy, sizeof *f->tl_busy, TSCOPE__TL_BINS, in) != TSCOPE__TL_BINS))
-            return -1;
-    }
-    return 0;
 }
 
 /* A pointer of the dead process, into the mapping; NULL when it pointed
@@ -2031,26 +1876,7 @@ static void take_shard(const struct tscope__shblock *b, void *payload, void *arg
     s->tl_busy = rbn(s->tl_busy, TSCOPE__TL_BINS, sizeof *s->tl_busy);
     if (s->tl_used > TSCOPE__TL_BINS || s->tl_shift > 63)
         s->tl_used = 0, s->tl_shift = TSCOPE__TL_SHIFT0; /* damaged: no bins */
-    /* the fold's copy: what the state holds of this shard */
-    memset(FOLD(s), 0, sizeof *FOLD(s));
-    struct saved *v = saved[b->owner];
-    uint64_t pts = 0;
-    if (v) {
-        *FOLD(s) = v->f;
-        pts = v->pts;
-        for (uint32_t w = v->shift; w < s->tl_shift; w++) /* the shard widened since */
-            for (uint32_t t = 0; t <= FOLD(s)->tl_ntype; t++) {
-                uint64_t *bins = t < FOLD(s)->tl_ntype ? FOLD(s)->tl_type[t] : FOLD(s)->tl_busy;
-                for (uint32_t i = 0; bins && i < TSCOPE__TL_BINS; i++)
-                    bins[i] = i < TSCOPE__TL_BINS / 2 ? bins[2 * i] + bins[2 * i + 1] : 0;
-            }
-        free(v);
-        saved[b->owner] = NULL;
-    }
-    /* points the state has, or that a later fold took and their slots lost */
-    if (pts < s->npts && s->npts - pts > PTS)
-        pts = s->npts - PTS;
-    s->pts_flushed = pts < s->npts ? pts : s->npts;
+    memset(FOLD(s), 0, sizeof *FOLD(s));                 /* the store has nothing of it yet */
     sh.shards[b->owner] = s;
     if (b->owner + 1 > sh.nshards)
         sh.nshards = b->owner + 1;
@@ -2072,10 +1898,6 @@ uint32_t tscope__shards_recover(struct tscope__store *st, uint64_t *endp)
     /* recovering stays set: every later fold (the snapshot's) reads the
      * same dead owners' entries, and the ones made again at each fold
      * (shard_events.c) must take a torn one each time too */
-    for (uint32_t i = 0; i < TSCOPE__THREADS_MAX; i++) {
-        saved_free(saved[i]);
-        saved[i] = NULL;
-    }
     return n;
 }
 
@@ -2083,10 +1905,6 @@ void tscope__shards_recover_release(void)
 {
     recovering = 0;
     tscope__shards_free();
-    for (uint32_t i = 0; i < TSCOPE__THREADS_MAX; i++) {
-        saved_free(saved[i]);
-        saved[i] = NULL;
-    }
     if (rec.map) {
         munmap(rec.map, rec.len);
         free(sh.rchunks); /* they pointed into it */

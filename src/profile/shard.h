@@ -263,10 +263,6 @@ static inline int tscope__shname_whole(const struct tscope__shblock *b)
 /* Called by the store's registry of tree paths when a registration made a
  * node or an edge (store lock held): logged in the mapping, in order. */
 void tscope__shards_log_path(uint32_t parent, uint16_t ptype, uint16_t type);
-/* Saves the fold's copies of every shard after the store in a state
- * (lock held, right after a fold), and loads them back (recovery). */
-int tscope__shards_save(const struct tscope__store *st, FILE *out);
-int tscope__shards_load(FILE *in);
 /* Recovery from a dead process's mapping: open it (1; 0: there is
  * none; -1 with *bad: unreadable; 2 with *bad: its header is damaged, so
  * only its self-describing blocks - slots, names, configuration - can be

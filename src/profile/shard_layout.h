@@ -116,7 +116,6 @@ struct set_cache {
     uint8_t nested;
 };
 
-#define PTS 1024   /* duration sample points a shard holds until a fold takes them */
 #define TL_BLK 64u /* timeline bins per add counter */
 #define TL_NBLK (TSCOPE__TL_BINS / TL_BLK)
 /* Type t's add counter of block k in an array of cap types: block-major, so
@@ -176,8 +175,6 @@ struct tscope__shard {
     uint32_t tl_ntype;
     uint64_t *tl_busy; /* this thread's busy time */
     uint64_t busy_count, busy_since;
-    struct tscope__tl_point pts[PTS]; /* duration sample, [pts_flushed, npts) not folded */
-    uint64_t npts, pts_flushed;
     /* tasks left out of the instance graph, counted in their nearest
      * ancestor that may be kept: consecutive ones with the same ancestor
      * add up here (a versioned entry), and go into the log as one BELOW
