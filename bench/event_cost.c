@@ -32,6 +32,18 @@
  *               profile_thread is what the journal costs the producer.
  *   profile_sustained_journal  profile_sustained with the journal: what it
  *               costs the consumer, as events absorbed per second
+ *   shards_ids  TASKSCOPE_AGGREGATE=thread (the default), the pair by id
+ *               (tscope_task_start / tscope_task_end): the calling thread
+ *               aggregates it in its shard as a handle's (a started task
+ *               needs no id map: its end finds it on the thread's stack)
+ *   shards_thread  shards_ids on a thread of its own, started for the run
+ *               (its shard in ordinary memory), after 600000 pairs of
+ *               another type, as profile_thread
+ *   shards_mapping  the same with the mapping on, as under `taskscope run`:
+ *               the thread's shard, slot and ring in the process's shared
+ *               file mapping in /dev/shm.  mapping_ratio (to shards_thread)
+ *               is what keeping the profile in the mapping costs the
+ *               producer
  *   shards      TASKSCOPE_AGGREGATE=thread: the pair on a task handle
  *               (tscope_task_start_h / tscope_task_end_h), which the calling
  *               thread adds to its own shard of the profile (issue 26): two
@@ -309,7 +321,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "event_cost: cannot create %s\n", journal_dir);
         return 1;
     }
-    double v[12][100];
+    double v[15][100];
     char dummy[1200];
     snprintf(dummy, sizeof dummy, "%s/libtaskscope-tool-dummy.so", TSCOPE_TOOLS_DIR);
     /* Interleave the variants so drift affects all of them alike. */
@@ -335,11 +347,14 @@ int main(int argc, char **argv)
         v[10][r] = run_fresh("profile_sustained_journal", 1, 0);
         aggregate = "thread";
         v[11][r] = run_variant("shards", "1", "profile", 0);
+        v[12][r] = run_variant("shards_ids", "1", "profile", 0);
+        v[13][r] = run_fresh("shards_thread", 0, 0);
+        v[14][r] = run_fresh("shards_mapping", 1, 0);
         aggregate = "consumer";
     }
     unpark_all();
     rmdir(journal_dir);
-    const char *names[12] = {"rdtsc_pair",
+    const char *names[15] = {"rdtsc_pair",
                              "disabled",
                              "profile",
                              "naive",
@@ -350,9 +365,12 @@ int main(int argc, char **argv)
                              "profile_thread",
                              "profile_journal",
                              "profile_sustained_journal",
-                             "shards"};
-    double med[12];
-    for (int i = 0; i < 12; i++) {
+                             "shards",
+                             "shards_ids",
+                             "shards_thread",
+                             "shards_mapping"};
+    double med[15];
+    for (int i = 0; i < 15; i++) {
         med[i] = bench_median(v[i], reps);
         bench_result("event_cost", names[i], "ns_per_pair", med[i], "ns");
     }
@@ -366,6 +384,8 @@ int main(int argc, char **argv)
                  med[10] / med[4], "x");
     bench_result("event_cost", "shards", "ratio_to_rdtsc_pair", med[11] / med[0], "x");
     bench_result("event_cost", "shards", "ratio_to_profile", med[11] / med[2], "x");
+    bench_result("event_cost", "shards_ids", "ratio_to_profile", med[12] / med[2], "x");
+    bench_result("event_cost", "shards_mapping", "mapping_ratio", med[14] / med[13], "x");
     consumer_throughput(reps);
     return 0;
 }

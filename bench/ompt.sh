@@ -3,8 +3,9 @@
 # costs, as a user runs it (the whole process, default outputs included).
 # For each program, alternating per repetition: no tool, the counting OMPT
 # tool (bench/ompt_counting.c, the floor of OMPT), `taskscope run`, and
-# `taskscope run` without its crash journal (TASKSCOPE_CHECKPOINT_MS=0: what
-# nothing-lost-on-SIGKILL costs, as journal_ratio), and `bare`: `taskscope
+# `anonymous`: `taskscope run` with the profile in anonymous memory, not in
+# its file-backed mapping (TASKSCOPE_CHECKPOINT_MS=0 switches the mapping
+# off: what nothing-lost-on-SIGKILL costs, as mapping_ratio), and `bare`: `taskscope
 # run --outputs none --sample-ms 0` (the measurement alone, as
 # ratio_to_counting_tool_bare and added_cpu_ns_per_task_bare).  `trivial` is
 # fib 1 (no explicit task): its fixed_cost_ms is what `bare` adds to the
@@ -40,7 +41,7 @@ run_one() { # variant, program, args... -> appends "wall cpu" to $tmp/variant
         rm -rf "$tmp/ts"
         t=$({ time "$build/taskscope" run -o "$tmp/ts" --no-summary -- "$@" >"$tmp/out" 2>/dev/null; } 2>&1)
         ;;
-    nojournal)
+    anonymous)
         rm -rf "$tmp/ts"
         t=$({ time TASKSCOPE_CHECKPOINT_MS=0 "$build/taskscope" run -o "$tmp/ts" --no-summary -- "$@" >"$tmp/out" 2>/dev/null; } 2>&1)
         ;;
@@ -63,18 +64,18 @@ run_one() { # variant, program, args... -> appends "wall cpu" to $tmp/variant
 bench_program() { # name, program, args...
     local name=$1
     shift
-    rm -f "$tmp/none" "$tmp/counting" "$tmp/taskscope" "$tmp/nojournal" "$tmp/bare" "$tmp/consumer" "$tmp/bare_consumer"
+    rm -f "$tmp/none" "$tmp/counting" "$tmp/taskscope" "$tmp/anonymous" "$tmp/bare" "$tmp/consumer" "$tmp/bare_consumer"
     "$@" >"$tmp/out" # warm the page cache
     local tasks
     tasks=$(sed -n 's/.*tasks \([0-9]*\).*/\1/p' "$tmp/out")
     for ((r = 0; r < reps; r++)); do
-        for v in none counting taskscope nojournal bare consumer bare_consumer; do run_one "$v" "$@"; done
+        for v in none counting taskscope anonymous bare consumer bare_consumer; do run_one "$v" "$@"; done
     done
     local w0 c0 w1 c1 w2 c2 w3 w4 c4 w5 c5 w6 c6
     w0=$(cut -d' ' -f1 "$tmp/none" | median); c0=$(cut -d' ' -f2 "$tmp/none" | median)
     w1=$(cut -d' ' -f1 "$tmp/counting" | median); c1=$(cut -d' ' -f2 "$tmp/counting" | median)
     w2=$(cut -d' ' -f1 "$tmp/taskscope" | median); c2=$(cut -d' ' -f2 "$tmp/taskscope" | median)
-    w3=$(cut -d' ' -f1 "$tmp/nojournal" | median)
+    w3=$(cut -d' ' -f1 "$tmp/anonymous" | median)
     w4=$(cut -d' ' -f1 "$tmp/bare" | median); c4=$(cut -d' ' -f2 "$tmp/bare" | median)
     w5=$(cut -d' ' -f1 "$tmp/consumer" | median); c5=$(cut -d' ' -f2 "$tmp/consumer" | median)
     w6=$(cut -d' ' -f1 "$tmp/bare_consumer" | median); c6=$(cut -d' ' -f2 "$tmp/bare_consumer" | median)
@@ -91,7 +92,7 @@ bench_program() { # name, program, args...
                 line("added_cpu_ns_per_task", (c2 - c0) * 1e9 / t, "ns")
                 line("counting_tool_added_ns_per_task", (w1 - w0) * 1e9 / t, "ns")
             }
-            line("wall_taskscope_no_journal", w3, "s"); line("journal_ratio", w2 / w3, "x")
+            line("wall_taskscope_anonymous", w3, "s"); line("mapping_ratio", w2 / w3, "x")
             line("wall_taskscope_bare", w4, "s"); line("ratio_to_counting_tool_bare", w4 / w1, "x")
             if (t > 0)
                 line("added_cpu_ns_per_task_bare", (c4 - c0) * 1e9 / t, "ns")

@@ -516,6 +516,16 @@ static void *durable(uint32_t kind, uint32_t owner, uint32_t index, size_t bytes
     pthread_mutex_lock(&A.lock);
     void *p = block(kind, owner, index, bytes);
     pthread_mutex_unlock(&A.lock);
+#ifdef MADV_POPULATE_WRITE
+    /* a large block (a shard's log chunk) is written through soon: its
+     * pages mapped in one call, not one fault each (no error matters) */
+    if (p && bytes >= (64u << 10)) {
+        uintptr_t from = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+        uintptr_t to = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
+        if (to > from)
+            madvise((void *)from, to - from, MADV_POPULATE_WRITE);
+    }
+#endif
     return p;
 }
 

@@ -225,7 +225,8 @@ struct tscope__shard *tscope__sh_of(uint32_t thread)
         s->counters = (struct schunks){.kind = TSCOPE__SHB_COUNTERS, .owner = thread};
         s->customs = (struct schunks){.kind = TSCOPE__SHB_CUSTOMS, .owner = thread};
         s->peers = (struct schunks){.kind = TSCOPE__SHB_PEERS, .owner = thread};
-        s->log = (struct chunks){.kind = TSCOPE__SHB_LOG, .owner = thread};
+        s->log.kind = TSCOPE__SHB_LOG;
+        s->log.owner = thread;
         s->deptypes = (struct schunks){.kind = TSCOPE__SHB_DEPTYPES, .owner = thread};
         s->tl_shift = TSCOPE__TL_SHIFT0;
         __atomic_store_n(&sh.shards[thread], s, __ATOMIC_RELEASE);
@@ -651,15 +652,20 @@ int tscope__sh_log(struct tscope__shard *s, const struct tscope__rec *recs, unsi
 static int log_emit(struct tscope__shard *s, const struct tscope__rec *recs, unsigned n)
 {
     uint64_t at = LD(s->log_n);
-    for (unsigned i = 0; i < n; i++) {
-        struct tscope__rec *r = at + i < (uint64_t)DIR_MAX * CHUNK
-                                    ? chunk_at(&s->log, (uint32_t)(at + i), sizeof *r)
-                                    : NULL;
-        if (!r) { /* no memory, or 4 M records: counted, as an unusable record */
+    for (unsigned i = 0; i < n;) {
+        uint64_t c = (at + i) >> LOG_BITS, off = (at + i) & (LOG_CHUNK - 1);
+        struct tscope__rec *chunk = c < LOG_DIR ? s->log.dir[c] : NULL; /* the owner's own */
+        if (__builtin_expect(!chunk, 0) && c < LOG_DIR &&
+            (chunk = tscope__sh_dalloc(s->log.kind, s->log.owner, (uint32_t)c, LOG_CHUNK,
+                                       sizeof *chunk)) != NULL)
+            __atomic_store_n(&s->log.dir[c], chunk, __ATOMIC_RELEASE);
+        if (!chunk) { /* no memory, or 64 M records: counted, as an unusable record */
             count_total(s, &s->totals.anomalies);
             return -1;
         }
-        *r = recs[i];
+        unsigned k = (unsigned)(LOG_CHUNK - off) < n - i ? (unsigned)(LOG_CHUNK - off) : n - i;
+        memcpy(&chunk[off], &recs[i], k * sizeof *chunk);
+        i += k;
     }
     ST(s->log_n, at + n);
     return 0;
@@ -1191,20 +1197,27 @@ static void below_take(struct tscope__store *st, struct tscope__shard *s, int al
     }
 }
 
+/* Record i of a shard's log (a reader: below log_n), or NULL. */
+static const struct tscope__rec *log_peek(struct tscope__shard *s, uint64_t i)
+{
+    const struct tscope__rec *c =
+        (i >> LOG_BITS) < LOG_DIR ? __atomic_load_n(&s->log.dir[i >> LOG_BITS], __ATOMIC_ACQUIRE)
+                                  : NULL;
+    return c ? &c[i & (LOG_CHUNK - 1)] : NULL;
+}
+
 /* Applies the records of a shard's log the store has not had (lock held). */
 static void fold_log(struct tscope__store *st, struct tscope__shard *s)
 {
     struct folded *f = FOLD(s);
     uint64_t n = LD_ACQ(s->log_n);
     while (f->log_taken < n) {
-        const struct tscope__rec *r = chunk_peek(&s->log, (uint32_t)f->log_taken, sizeof *r);
+        const struct tscope__rec *r = log_peek(s, f->log_taken);
         unsigned exts = r ? tscope__rec_exts(r) : 0;
         struct tscope__rec ext[2];
         for (unsigned k = 0; r && k < exts && k < 2; k++) {
             const struct tscope__rec *x =
-                f->log_taken + 1 + k < n
-                    ? chunk_peek(&s->log, (uint32_t)(f->log_taken + 1 + k), sizeof *x)
-                    : NULL;
+                f->log_taken + 1 + k < n ? log_peek(s, f->log_taken + 1 + k) : NULL;
             if (!x) {
                 r = NULL;
                 break;
@@ -1493,7 +1506,7 @@ void tscope__shards_free(void)
         dir_free(s->counters.dir, SDIR_MAX);
         dir_free(s->customs.dir, SDIR_MAX);
         dir_free(s->peers.dir, SDIR_MAX);
-        dir_free(s->log.dir, DIR_MAX);
+        dir_free(s->log.dir, LOG_DIR);
         dir_free(s->deptypes.dir, SDIR_MAX);
         dfree(s->seg);
         dfree(s->open);
@@ -1830,10 +1843,12 @@ static void take_shard(const struct tscope__shblock *b, void *payload, void *arg
         return;
     memcpy(s, payload, sizeof *s);
     s->index = b->owner;
-    struct chunks *cs[4] = {&s->types, &s->nodes, &s->edges, &s->log};
-    const size_t elem[4] = {sizeof(struct stype), sizeof(struct snode), sizeof(uint64_t),
-                            sizeof(struct tscope__rec)};
-    for (int k = 0; k < 4; k++)
+    for (uint32_t i = 0; i < LOG_DIR; i++)
+        s->log.dir[i] =
+            s->log.dir[i] ? rbn(s->log.dir[i], LOG_CHUNK, sizeof(struct tscope__rec)) : NULL;
+    struct chunks *cs[3] = {&s->types, &s->nodes, &s->edges};
+    const size_t elem[3] = {sizeof(struct stype), sizeof(struct snode), sizeof(uint64_t)};
+    for (int k = 0; k < 3; k++)
         for (uint32_t i = 0; i < DIR_MAX; i++)
             cs[k]->dir[i] = cs[k]->dir[i] ? rbn(cs[k]->dir[i], CHUNK, elem[k]) : NULL;
     struct schunks *ss[3] = {&s->counters, &s->customs, &s->peers};

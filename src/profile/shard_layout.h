@@ -85,6 +85,11 @@ struct chunks {
     uint32_t kind, owner; /* of their durable blocks */
 };
 
+/* The log's chunks: 4096 records (128 KiB) each, up to 64 M records. */
+#define LOG_BITS 12
+#define LOG_CHUNK (1u << LOG_BITS)
+#define LOG_DIR 16384
+
 /* The same for entries by a 16-bit id (counters, events, peers). */
 #define SDIR_MAX 256
 struct schunks {
@@ -160,7 +165,10 @@ struct tscope__shard {
     /* the instance graph's records (record.h: INSTANCE and its EXTs, BELOW),
      * in order: the owner appends, then publishes log_n (release); the fold
      * applies what it has not taken, a recovery all of it */
-    struct chunks log;
+    struct {
+        void *dir[LOG_DIR]; /* published with release, read with acquire */
+        uint32_t kind, owner;
+    } log;
     uint64_t log_n;
     struct stotals totals;
     uint32_t top; /* the type running on top + 1, 0: idle (tscope__shards_running) */
