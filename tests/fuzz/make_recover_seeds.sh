@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # make_recover_seeds.sh BUILD - makes the seeds of the fuzz target `recover`
-# (tests/fuzz/corpus/recover/) again from real runs killed by SIGKILL.  The
+# (tests/fuzz/corpus/recover/) again from real runs killed by SIGKILL, with
+# TASKSCOPE_AGGREGATE=consumer (the mode that writes states and journals;
+# by default the mapping is all there is).  The
 # seeds carry the store's layout stamp, so a change of the store's structs
 # turns the old ones into inputs refused as "written by another build":
 # run this then (README.md in this folder says what each seed is).
@@ -26,7 +28,8 @@ run() {
   shift 3
   mkdir -p "$tmp/$name"
   env TASKSCOPE_OUTPUT_DIR_PREPARED="$tmp/$name" TASKSCOPE_OUTPUT_DIR="$tmp/$name" \
-    TASKSCOPE_SAMPLE_MS=0 TASKSCOPE_INSTANCE_CAP=16 "$@" "$endings" flood "$n" >/dev/null 2>&1 &
+    TASKSCOPE_AGGREGATE=consumer TASKSCOPE_SAMPLE_MS=0 TASKSCOPE_INSTANCE_CAP=16 "$@" \
+    "$endings" flood "$n" >/dev/null 2>&1 &
   local pid=$!
   sleep "$secs"
   kill -KILL "$pid"
