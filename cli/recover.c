@@ -346,7 +346,9 @@ static int from_mapping(const char *outdir, const char *base, int sig, uint64_t 
     snprintf(path, sizeof path, "%s.map", base);
     const char *bad = NULL;
     int r = tscope__shards_open(path, &bad);
-    if (r != 1)
+    if (r == 3) /* its header's copy is read */
+        fprintf(stderr, "taskscope: warning: %s: %s\n", path, bad);
+    else if (r != 1)
         return fail(why, whylen, "cannot read %s: %s", path,
                     r ? bad : "it is gone too (/dev/shm was emptied?)");
     const struct tscope__shfile *h = tscope__shards_header();
@@ -557,6 +559,10 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
     snprintf(path, sizeof path, "%s.map", base);
     const char *shbad = NULL;
     int shards = tscope__shards_open(path, &shbad);
+    if (shards == 3) {
+        fprintf(stderr, "taskscope: warning: %s: %s\n", path, shbad);
+        shards = 1;
+    }
     if (shards < 0)
         fprintf(stderr,
                 "taskscope: warning: cannot read %s: %s; what the threads recorded and "

@@ -459,15 +459,23 @@ grep -q "$tmp/dnames/.taskscope-$prog.map: 1 names in it are damaged" "$tmp/dnam
 grep -q "^1,tick,3001,3000,0,0,1,1," "$tmp/dnames/types.csv" || fail "dnames: tick: $(cat "$tmp/dnames/types.csv")"
 grep -q '^2,(damaged name 2),3000,3000,0,0,0,1,' "$tmp/dnames/types.csv" \
   || fail "dnames: work: $(cat "$tmp/dnames/types.csv")"
-# the mapping's header overwritten: its pointers cannot be read without
-# it; named, one line, and everything stays for another try
+# the mapping's header overwritten: named, its copy read, every task recovered
 killed_pair dhead 3000
 shfile=$(readlink -f "$tmp/dhead/.taskscope-$prog.map")
 dd if=/dev/urandom of="$shfile" bs=512 count=1 conv=notrunc 2>/dev/null
-"$ts" recover -q "$tmp/dhead" >"$tmp/dhead.rec" 2>&1 && fail "dhead: recovered: $(cat "$tmp/dhead.rec")"
-grep -q "cannot read $tmp/dhead/.taskscope-$prog.map: its header is damaged (magic, version or checksum)" \
+"$ts" recover -q "$tmp/dhead" >"$tmp/dhead.rec" 2>&1 || fail "dhead: $(cat "$tmp/dhead.rec")"
+grep -q "warning: $tmp/dhead/.taskscope-$prog.map: its header is damaged (magic, version or checksum); its copy was read" \
   "$tmp/dhead.rec" || fail "dhead: message: $(cat "$tmp/dhead.rec")"
-[ -e "$shfile" ] || fail "dhead: the mapping was removed"
+exact dhead 3000
+# the header and its copy (the first block after it) overwritten: named in
+# one line, nothing invented, everything stays for another try
+killed_pair dhead2 3000
+shfile=$(readlink -f "$tmp/dhead2/.taskscope-$prog.map")
+dd if=/dev/urandom of="$shfile" bs=4096 count=2 conv=notrunc 2>/dev/null
+"$ts" recover -q "$tmp/dhead2" >"$tmp/dhead2.rec" 2>&1 && fail "dhead2: recovered: $(cat "$tmp/dhead2.rec")"
+grep -q "cannot read $tmp/dhead2/.taskscope-$prog.map: its header is damaged (magic, version or checksum)" \
+  "$tmp/dhead2.rec" || fail "dhead2: message: $(cat "$tmp/dhead2.rec")"
+[ -e "$shfile" ] || fail "dhead2: the mapping was removed"
 rm -f "$shfile"
 # through the consumer: the journal overwritten with garbage: nothing is
 # read past it, the state and the rings give what they hold

@@ -98,6 +98,7 @@ static struct {
     int fd;
     char shm[128];
     char *base;
+    struct tscope__shfile *head_copy; /* the header's copy (TSCOPE__SHB_HEAD) */
     uint64_t off;
     int warned;
 } A = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
@@ -412,6 +413,18 @@ static uint64_t keep(uint32_t thread, struct tscope__ring *r, uint64_t released,
     return applied; /* journaled, or journaling off: released either way */
 }
 
+/* The clock's latest factor in the header and its copy, for the readers
+ * of the mapping alone (taskscope top, a recovery): after every round. */
+static void refresh_clock(void)
+{
+    if (!A.base)
+        return;
+    double f = tscope__clock_ns_per_tick();
+    ((struct tscope__shfile *)A.base)->ns_per_tick = f;
+    if (A.head_copy)
+        A.head_copy->ns_per_tick = f;
+}
+
 static void checkpoint(void)
 {
     if (!atomic_load_explicit(&J.on, memory_order_relaxed))
@@ -420,8 +433,7 @@ static void checkpoint(void)
     pthread_mutex_lock(&J.lock); /* name writers move it too */
     uint64_t off = J.off;
     pthread_mutex_unlock(&J.lock);
-    if (A.base) /* for the readers of the mapping alone (taskscope top) */
-        ((struct tscope__shfile *)A.base)->ns_per_tick = tscope__clock_ns_per_tick();
+    refresh_clock();
     if (now < J.next_ns && off < JOURNAL_MAX)
         return;
     rotate();
@@ -597,6 +609,14 @@ static int shards_start(void)
     /* what the program asked for (its outputs, filters, ...), for a
      * recovery from this file alone */
     pthread_mutex_lock(&A.lock);
+    /* the header's copy, for a reader whose first page is damaged */
+    struct tscope__shblock *hb = reserve(TSCOPE__SHB_HEAD, 0, 0, sizeof *h);
+    A.head_copy = NULL;
+    if (hb) {
+        memcpy(hb + 1, h, sizeof *h);
+        A.head_copy = (struct tscope__shfile *)(hb + 1);
+        publish(hb);
+    }
     struct tscope__shblock *b =
         tscope__g.store ? reserve(TSCOPE__SHB_CONFIG, 0, 0, sizeof(struct tscope__shconfig)) : NULL;
     if (b) {
@@ -662,6 +682,7 @@ int tscope__journal_start(const char *dir, uint64_t ring_records, int size_chose
         tscope__hooks.name_added = name_added;
         tscope__hooks.durable = durable;
         tscope__hooks.durable_owns = durable_owns;
+        tscope__hooks.checkpoint = refresh_clock; /* no checkpoint: the clock's factor */
         return 0;
     }
     for (int i = 0; i < 2 && mapped && (i == 0 || J.fds[0] >= 0); i++) {

@@ -109,6 +109,7 @@ static struct {
     uint64_t last;    /* the latest begin of a segment still open */
     uint64_t damaged; /* bytes the last walk skipped: not whole blocks */
     int header_ok;    /* else only the blocks can be read (no base to rebase from) */
+    const struct tscope__shfile *head; /* the header, or its copy when it is damaged */
 } rec;
 
 static void dfree(void *p)
@@ -1635,7 +1636,9 @@ static void each_block(void (*fn)(const struct tscope__shblock *b, void *payload
 {
     const struct tscope__shfile *h = (const struct tscope__shfile *)rec.map;
     size_t end =
-        rec.header_ok && h->used >= TSCOPE__SHFILE_HEAD && h->used <= rec.len ? h->used : rec.len;
+        rec.header_ok && rec.head == h && h->used >= TSCOPE__SHFILE_HEAD && h->used <= rec.len
+            ? h->used
+            : rec.len; /* a copy's end is the start's: every block is read */
     rec.damaged = 0;
     for (size_t off = TSCOPE__SHFILE_HEAD; off + sizeof(struct tscope__shblock) <= end;) {
         struct tscope__shblock *b = (struct tscope__shblock *)(rec.map + off);
@@ -1649,6 +1652,18 @@ static void each_block(void (*fn)(const struct tscope__shblock *b, void *payload
         fn(b, b + 1, arg);
         off += (sizeof *b + b->bytes + 63) & ~(size_t)63;
     }
+}
+
+/* each_block: the first whole copy of the header (rec.head). */
+static void find_head(const struct tscope__shblock *b, void *payload, void *arg)
+{
+    (void)arg;
+    const struct tscope__shfile *c = payload;
+    if (b->kind == TSCOPE__SHB_HEAD && b->bytes >= sizeof *c &&
+        rec.head == (const struct tscope__shfile *)rec.map &&
+        memcmp(c->magic, TSCOPE__SHFILE_MAGIC, sizeof TSCOPE__SHFILE_MAGIC) == 0 &&
+        c->version == TSCOPE__SHFILE_VERSION && c->sum == tscope__shfile_sum(c))
+        rec.head = c;
 }
 
 int tscope__shards_open(const char *path, const char **bad)
@@ -1674,14 +1689,24 @@ int tscope__shards_open(const char *path, const char **bad)
     rec.base = h->base;
     rec.header_ok = memcmp(h->magic, TSCOPE__SHFILE_MAGIC, sizeof TSCOPE__SHFILE_MAGIC) == 0 &&
                     h->version == TSCOPE__SHFILE_VERSION && h->sum == tscope__shfile_sum(h);
-    if (!rec.header_ok) /* the blocks describe themselves: rings and names stay readable */
-        *bad = "its header is damaged (magic, version or checksum)";
-    return rec.header_ok ? 1 : 2;
+    rec.head = h;
+    if (rec.header_ok)
+        return 1;
+    each_block(find_head, NULL); /* the copy, after the first page */
+    if (rec.head != h) {
+        rec.base = rec.head->base;
+        rec.header_ok = 1;
+        *bad = "its header is damaged (magic, version or checksum); its copy was read";
+        return 3;
+    }
+    /* the blocks describe themselves: rings and names stay readable */
+    *bad = "its header is damaged (magic, version or checksum)";
+    return 2;
 }
 
 const struct tscope__shfile *tscope__shards_header(void)
 {
-    return rec.map && rec.header_ok ? (const struct tscope__shfile *)rec.map : NULL;
+    return rec.map && rec.header_ok ? rec.head : NULL;
 }
 
 struct kind_walk {
@@ -1927,6 +1952,7 @@ void tscope__shards_recover_release(void)
         sh.nrchunks = sh.cap_rchunks = sh.rchunks_now = 0;
     }
     rec.map = NULL;
+    rec.head = NULL;
     rec.len = 0;
     rec.last = 0;
     rec.header_ok = 0;

@@ -227,7 +227,9 @@ enum {
     TSCOPE__SHB_PEERS,     /* ... of its message entries, by peer rank */
     TSCOPE__SHB_LOG,       /* ... of its log of instance graph records */
     TSCOPE__SHB_DEPTYPES,  /* ... of its dependency entries by type pair */
-    TSCOPE__SHB_LAST = TSCOPE__SHB_DEPTYPES
+    TSCOPE__SHB_HEAD,      /* a copy of the header (struct tscope__shfile), for a reader
+                              whose first page is damaged; its clock factor kept up too */
+    TSCOPE__SHB_LAST = TSCOPE__SHB_HEAD
 };
 
 /* The configuration block's payload, under its checksum. */
@@ -264,9 +266,11 @@ static inline int tscope__shname_whole(const struct tscope__shblock *b)
  * node or an edge (store lock held): logged in the mapping, in order. */
 void tscope__shards_log_path(uint32_t parent, uint16_t ptype, uint16_t type);
 /* Recovery from a dead process's mapping: open it (1; 0: there is
- * none; -1 with *bad: unreadable; 2 with *bad: its header is damaged, so
- * only its self-describing blocks - slots, names, configuration - can be
- * read, not the shards, whose pointers need the header), make its tree paths again (before the
+ * none; -1 with *bad: unreadable; 3 with *bad: its header is damaged and
+ * its copy (TSCOPE__SHB_HEAD) is read instead, everything stays readable;
+ * 2 with *bad: the copy is damaged too, so only its self-describing
+ * blocks - slots, names, configuration - can be read, not the shards,
+ * whose pointers need the header), make its tree paths again (before the
  * journal is replayed: the numbering is the process's), then, after the
  * journal and the rings, add what each shard holds beyond the saved fold's
  * copy and count the tasks still alive as finalize does, closing the
