@@ -543,8 +543,6 @@ static inline void tl_busy(struct tscope__shard *s, uint64_t from, uint64_t to)
         tl_slow(s, 1, 0, from, to);
 }
 
-static int log_emit(struct tscope__shard *s, const struct tscope__rec *recs, unsigned n);
-
 /* A task ended: into the duration sample if the store would keep its id
  * (the shard's log carries it to the store, and to a recovery). */
 static inline void tl_point(struct tscope__shard *s, const struct tscope_task *t, uint64_t end,
@@ -554,7 +552,7 @@ static inline void tl_point(struct tscope__shard *s, const struct tscope_task *t
         return;
     struct tscope__rec r = {
         .ts = end, .id = t->id, .arg = elapsed, .type = t->type, .kind = TSCOPE__REC_POINT};
-    log_emit(s, &r, 1);
+    tscope__sh_log(s, &r, 1);
 }
 
 /* ---- the replay stack ---------------------------------------------------- */
@@ -641,16 +639,10 @@ void tscope__shards_set_limit(const struct tscope__store *s)
         ST(sh.inst_limit, limit);
 }
 
-static int log_emit(struct tscope__shard *s, const struct tscope__rec *recs, unsigned n);
-
+/* Appends records to the log of shard s (the owner: shard_int.h) - the
+ * instance graph's, dependencies, duration points - which the fold applies
+ * to the store and a recovery reads back. */
 int tscope__sh_log(struct tscope__shard *s, const struct tscope__rec *recs, unsigned n)
-{
-    return log_emit(s, recs, n);
-}
-
-/* Appends records to the log of shard s (the owner): the instance graph's,
- * which the fold applies to the store and a recovery reads back. */
-static int log_emit(struct tscope__shard *s, const struct tscope__rec *recs, unsigned n)
 {
     uint64_t at = LD(s->log_n);
     for (unsigned i = 0; i < n;) {
@@ -681,7 +673,7 @@ static void below_flush(struct tscope__shard *s)
                             .arg = s->below.n,
                             .flags = (uint8_t)s->below.cut,
                             .kind = TSCOPE__REC_BELOW};
-    log_emit(s, &r, 1);
+    tscope__sh_log(s, &r, 1);
     w_begin(&s->below.ver);
     ST(s->below.n, 0);
     ST(s->below.self, 0);
@@ -762,7 +754,7 @@ static void instance_out(struct tscope__shard *s, const struct tscope_task *t, u
          .arg = (uint64_t)t->thread << 32 | t->yields,
          .kind = TSCOPE__REC_EXT},
     };
-    log_emit(s, r, 3);
+    tscope__sh_log(s, r, 3);
 }
 
 /* The store's task for an instance of t (settle.c's fields). */
