@@ -1,60 +1,48 @@
-/* event_cost.c - cost of one begin/end pair on the producer, and consumer
- * throughput.
+/* event_cost.c - cost of one begin/end pair on the producer.
  *
  * Variants (each its own init/finalize cycle, outputs off, 10M start/end
  * pairs on one registered type - tscope_task_start is the begin of a task
- * that was not created separately - only the loop timed):
+ * that was not created separately - only the loop timed).  Every thread
+ * aggregates its own events in its shard of the profile (issue 26): no
+ * ring and no consumer work to wait for, so the loops run without pauses
+ * unless a variant says otherwise.
  *   rdtsc_pair  two raw timestamp reads: the floor
  *   disabled    TASKSCOPE_ENABLE=0: one branch per event
- *   profile     the default: rings + consumer thread.  The producer's cost:
+ *   shards      the pair on a task handle (tscope_task_start_h /
+ *               tscope_task_end_h), which the calling thread adds to its
+ *               own shard: two clock reads and the aggregation.  Its
+ *               ratio_to_rdtsc_pair is what the producer pays for the pair
+ *               with aggregation
+ *   shards_ids  the default path, the pair by id (tscope_task_start /
+ *               tscope_task_end): the calling thread aggregates it in its
+ *               shard as a handle's (a started task needs no id map: its
+ *               end finds it on the thread's stack).  The base of the
+ *               ratio_to_shards_ids metrics
+ *   naive       TASKSCOPE_MODE=naive: the same shards, every event under
+ *               one process-wide lock
+ *   dummy       shards_ids with the dummy tool plugin, synchronous delivery:
+ *               the thread aggregates each event and hands its shadow to
+ *               the plugin's empty callbacks on the spot
+ *   dummy_batched  the dummy plugin with batched delivery: the thread
+ *               aggregates each event and puts its shadow in its ring for
+ *               the consumer, which calls the plugin.  The producer's cost:
  *               pairs are issued in chunks that fit in the ring
  *               (TASKSCOPE_RING_SIZE=1048576, 100000 pairs a chunk); the
  *               consumer's catch-up between chunks (a flush) is not timed
- *   profile_sustained  default ring, no pauses: the rate at which the
- *               consumer absorbs a flood of empty tasks (the producer waits
- *               whenever its ring is full)
- *   naive       TASKSCOPE_MODE=naive: every event under the store lock
- *   dummy       profile with the dummy tool plugin, synchronous delivery:
- *               every event takes the slow path and calls empty callbacks
- *   dummy_batched  the dummy plugin with batched delivery (consumer side),
- *               chunked like profile
  *   dummy_only  the dummy plugin, synchronous, with the built-in profiler off
  *               (TASKSCOPE_PROFILER=0): the tools interface alone, as the
- *               overhead harness's "dummy" variant runs it
- *   profile_thread  profile on a thread of its own, started for the run
- *               (its slot and ring are new: ordinary memory); before the
- *               timed loop it runs 600000 pairs of another type, which
- *               touch every page of its ring
- *   profile_journal  the same with the crash journal on, as under
- *               `taskscope run`: the new thread's slot and ring live in the
- *               journal's shared file mapping, and the consumer writes each
- *               batch to the journal before releasing it.  Its ratio to
- *               profile_thread is what the journal costs the producer.
- *   profile_sustained_journal  profile_sustained with the journal: what it
- *               costs the consumer, as events absorbed per second
- *   shards_ids  TASKSCOPE_AGGREGATE=thread (the default), the pair by id
- *               (tscope_task_start / tscope_task_end): the calling thread
- *               aggregates it in its shard as a handle's (a started task
- *               needs no id map: its end finds it on the thread's stack)
+ *               overhead harness's "dummy" variant runs it; its
+ *               ratio_to_disabled
  *   shards_thread  shards_ids on a thread of its own, started for the run
  *               (its shard in ordinary memory), after 600000 pairs of
- *               another type, as profile_thread
- *   shards_mapping  the same with the mapping on, as under `taskscope run`:
+ *               another type (untimed: the shard's first allocations and
+ *               page faults)
+ *   shards_mapping  the same with the mapping on, as under `taskscope run`
+ *               (TASKSCOPE_OUTPUT_DIR_PREPARED set to a prepared folder):
  *               the thread's shard, slot and ring in the process's shared
- *               file mapping in /dev/shm.  mapping_ratio (to shards_thread)
- *               is what keeping the profile in the mapping costs the
- *               producer
- *   shards      TASKSCOPE_AGGREGATE=thread: the pair on a task handle
- *               (tscope_task_start_h / tscope_task_end_h), which the calling
- *               thread adds to its own shard of the profile (issue 26): two
- *               clock reads and the aggregation, no ring, no consumer work
- *               to wait for, so no chunks.  Its ratio_to_rdtsc_pair is what
- *               the producer pays for the pair with aggregation; its
- *               ratio_to_profile compares it with the ring path
- * consumer/profile: 2 producer threads, events processed per second from the
- * first event until a flush returned (median of the repetitions), and the
- * number of events lost over all repetitions (must be 0 with the wait
- * policy).
+ *               file mapping in /dev/shm, the crash journal.  mapping_ratio
+ *               (to shards_thread) is what keeping the profile in the
+ *               mapping costs the producer
  *
  * usage: event_cost [pairs (default 10000000)] [repetitions (default 5)]
  * Each ns_per_pair is the median of the repetitions.
@@ -123,11 +111,9 @@ static double loop_handles(uint64_t first_id)
 
 static const char *tools = "";
 static const char *profiler = "1";
-static const char *aggregate = "consumer";
 
 static void setup(const char *enable, const char *mode, const char *ring)
 {
-    setenv("TASKSCOPE_AGGREGATE", aggregate, 1);
     setenv("TASKSCOPE_TOOLS", tools, 1);
     setenv("TASKSCOPE_PROFILER", profiler, 1);
     setenv("TASKSCOPE_RING_SIZE", ring, 1);
@@ -158,6 +144,8 @@ static void check_counts(const char *variant)
     }
 }
 
+/* One variant on the main thread; chunk > 0 (dummy_batched) gives the
+ * rings room for a chunk's shadows. */
 static double run_variant(const char *variant, const char *enable, const char *mode, uint64_t chunk)
 {
     setup(enable, mode, chunk ? "1048576" : "16384");
@@ -170,12 +158,13 @@ static double run_variant(const char *variant, const char *enable, const char *m
     return ns;
 }
 
-/* The crash journal's folder (as `taskscope run` prepares it), set while
- * a *_journal variant runs. */
-static char journal_dir[] = "/tmp/taskscope-bench-XXXXXX";
+/* The output folder as `taskscope run` prepares it, named in
+ * TASKSCOPE_OUTPUT_DIR_PREPARED while shards_mapping runs: with it set,
+ * tscope_init starts the mapping there. */
+static char map_dir[] = "/tmp/taskscope-bench-XXXXXX";
 
 struct fresh {
-    uint64_t first, chunk;
+    uint64_t first;
     double ns;
     pthread_mutex_t *lock;
     pthread_cond_t *cond;
@@ -188,10 +177,10 @@ struct fresh {
 static void *fresh_loop(void *arg)
 {
     struct fresh *f = arg;
-    /* untimed: registration (where the journal maps and populates the
-     * slot) and one pass over every page of the ring (where ordinary
-     * memory takes its first-touch faults), so that both variants time
-     * only the records */
+    /* untimed: registration (where the mapping maps and populates the
+     * slot) and pairs of another type (where the shard makes its first
+     * entries and its memory, ordinary or mapped, takes its first-touch
+     * faults), so that both variants time only the steady state */
     tscope_type_t warm;
     tscope_type_register("warm-up", &warm);
     for (uint64_t i = 0; i < 600000; i++) {
@@ -199,7 +188,7 @@ static void *fresh_loop(void *arg)
         tscope_task_end(f->first - 600000 + i);
     }
     tscope_flush();
-    f->ns = loop_events(f->first, f->chunk);
+    f->ns = loop_events(f->first, 0);
     pthread_mutex_lock(f->lock);
     *f->done = 1;
     pthread_cond_broadcast(f->cond);
@@ -216,15 +205,15 @@ static struct fresh park_runs[200];
 static pthread_t park_threads[200];
 static int nparked;
 
-static double run_fresh(const char *variant, int journal, uint64_t chunk)
+/* shards_ids on a new thread; mapping != 0: with the mapping on. */
+static double run_fresh(const char *variant, int mapping)
 {
-    if (journal)
-        setenv("TASKSCOPE_OUTPUT_DIR_PREPARED", journal_dir, 1);
-    setup("1", "profile", chunk ? "1048576" : "16384");
+    if (mapping)
+        setenv("TASKSCOPE_OUTPUT_DIR_PREPARED", map_dir, 1);
+    setup("1", "profile", "16384");
     static uint64_t next_id = 1ull << 40;
     int k = nparked++;
-    park_runs[k] =
-        (struct fresh){next_id + 600000, chunk, 0, &park_lock, &park_cond, &park_state[k]};
+    park_runs[k] = (struct fresh){next_id + 600000, 0, &park_lock, &park_cond, &park_state[k]};
     next_id += pairs + 600000;
     if (pthread_create(&park_threads[k], NULL, fresh_loop, &park_runs[k])) {
         fprintf(stderr, "event_cost: cannot start a thread\n");
@@ -251,57 +240,36 @@ static void unpark_all(void)
         pthread_join(park_threads[k], NULL);
 }
 
-struct producer {
-    uint64_t first;
-    uint64_t n;
+enum variant {
+    RDTSC_PAIR,
+    DISABLED,
+    NAIVE,
+    DUMMY,
+    DUMMY_BATCHED,
+    DUMMY_ONLY,
+    SHARDS,
+    SHARDS_IDS,
+    SHARDS_THREAD,
+    SHARDS_MAPPING,
+    NVARIANTS
 };
 
-static void *produce(void *arg)
-{
-    struct producer *p = arg;
-    for (uint64_t i = 0; i < p->n; i++) {
-        tscope_task_start(p->first + i, type);
-        tscope_task_end(p->first + i);
-    }
-    return NULL;
-}
+static const char *const variant_names[NVARIANTS] = {
+    [RDTSC_PAIR] = "rdtsc_pair",
+    [DISABLED] = "disabled",
+    [NAIVE] = "naive",
+    [DUMMY] = "dummy",
+    [DUMMY_BATCHED] = "dummy_batched",
+    [DUMMY_ONLY] = "dummy_only",
+    [SHARDS] = "shards",
+    [SHARDS_IDS] = "shards_ids",
+    [SHARDS_THREAD] = "shards_thread",
+    [SHARDS_MAPPING] = "shards_mapping",
+};
 
-/* One run of 2 producers; returns events per second and adds to *lost and
- * *waits. */
-static double consumer_run(double *lost, double *waits)
+static void ratio(enum variant v, const char *metric, enum variant base, const double *med)
 {
-    setup("1", "profile", "16384");
-    struct producer prod[2] = {{1, pairs / 2}, {1 + pairs, pairs / 2}};
-    pthread_t tid[2];
-    double t0 = bench_now_s();
-    for (int i = 0; i < 2; i++)
-        pthread_create(&tid[i], NULL, produce, &prod[i]);
-    for (int i = 0; i < 2; i++)
-        pthread_join(tid[i], NULL);
-    tscope_flush();
-    double secs = bench_now_s() - t0;
-    tscope_totals_t tot;
-    tscope_query_totals(&tot);
-    tscope_type_stats_t st;
-    tscope_query_type(type, &st);
-    /* events of the benchmark's type that did not arrive, from its task
-     * count (the totals also hold the sampler's counter events: a plain
-     * difference of totals wrapped below zero, 9.2e19, in earlier runs) */
-    uint64_t expected = 2 * (pairs / 2), got = st.calls;
-    *lost += 2.0 * (double)(expected > got ? expected - got : 0);
-    *waits += (double)tot.ring_waits;
-    tscope_finalize();
-    return (double)tot.events / secs;
-}
-
-static void consumer_throughput(int reps)
-{
-    double rate[100], lost = 0, waits = 0;
-    for (int r = 0; r < reps; r++)
-        rate[r] = consumer_run(&lost, &waits);
-    bench_result("consumer", "profile", "events_per_s", bench_median(rate, reps), "events/s");
-    bench_result("consumer", "profile", "events_lost", lost, "events");
-    bench_result("consumer", "profile", "producer_waits", waits / reps, "waits");
+    bench_result("event_cost", variant_names[v], metric, med[v] / med[base], "x");
 }
 
 int main(int argc, char **argv)
@@ -317,75 +285,47 @@ int main(int argc, char **argv)
         fprintf(stderr, "event_cost: at most 50 repetitions\n");
         return 2;
     }
-    if (!mkdtemp(journal_dir)) {
-        fprintf(stderr, "event_cost: cannot create %s\n", journal_dir);
+    if (!mkdtemp(map_dir)) {
+        fprintf(stderr, "event_cost: cannot create %s\n", map_dir);
         return 1;
     }
-    double v[15][100];
+    double v[NVARIANTS][100];
     char dummy[1200];
     snprintf(dummy, sizeof dummy, "%s/libtaskscope-tool-dummy.so", TSCOPE_TOOLS_DIR);
     /* Interleave the variants so drift affects all of them alike. */
     for (int r = 0; r < reps; r++) {
-        v[0][r] = loop_rdtsc();
-        v[1][r] = run_variant("disabled", "0", "profile", 0);
-        v[2][r] = run_variant("profile", "1", "profile", 100000);
-        v[3][r] = run_variant("naive", "1", "naive", 0);
-        v[4][r] = run_variant("profile_sustained", "1", "profile", 0);
+        v[RDTSC_PAIR][r] = loop_rdtsc();
+        v[DISABLED][r] = run_variant("disabled", "0", "profile", 0);
+        v[NAIVE][r] = run_variant("naive", "1", "naive", 0);
         tools = dummy;
         setenv("TASKSCOPE_DUMMY_DELIVERY", "sync", 1);
-        v[5][r] = run_variant("dummy", "1", "profile", 100000);
+        v[DUMMY][r] = run_variant("dummy", "1", "profile", 0);
         setenv("TASKSCOPE_DUMMY_DELIVERY", "batched", 1);
-        v[6][r] = run_variant("dummy_batched", "1", "profile", 100000);
+        v[DUMMY_BATCHED][r] = run_variant("dummy_batched", "1", "profile", 100000);
         setenv("TASKSCOPE_DUMMY_DELIVERY", "sync", 1);
         profiler = "0";
-        v[7][r] = run_variant("dummy_only", "1", "profile", 100000);
+        v[DUMMY_ONLY][r] = run_variant("dummy_only", "1", "profile", 0);
         profiler = "1";
         tools = "";
-        setenv("TASKSCOPE_DUMMY_DELIVERY", "sync", 1);
-        v[8][r] = run_fresh("profile_thread", 0, 100000);
-        v[9][r] = run_fresh("profile_journal", 1, 100000);
-        v[10][r] = run_fresh("profile_sustained_journal", 1, 0);
-        aggregate = "thread";
-        v[11][r] = run_variant("shards", "1", "profile", 0);
-        v[12][r] = run_variant("shards_ids", "1", "profile", 0);
-        v[13][r] = run_fresh("shards_thread", 0, 0);
-        v[14][r] = run_fresh("shards_mapping", 1, 0);
-        aggregate = "consumer";
+        v[SHARDS][r] = run_variant("shards", "1", "profile", 0);
+        v[SHARDS_IDS][r] = run_variant("shards_ids", "1", "profile", 0);
+        v[SHARDS_THREAD][r] = run_fresh("shards_thread", 0);
+        v[SHARDS_MAPPING][r] = run_fresh("shards_mapping", 1);
     }
     unpark_all();
-    rmdir(journal_dir);
-    const char *names[15] = {"rdtsc_pair",
-                             "disabled",
-                             "profile",
-                             "naive",
-                             "profile_sustained",
-                             "dummy",
-                             "dummy_batched",
-                             "dummy_only",
-                             "profile_thread",
-                             "profile_journal",
-                             "profile_sustained_journal",
-                             "shards",
-                             "shards_ids",
-                             "shards_thread",
-                             "shards_mapping"};
-    double med[15];
-    for (int i = 0; i < 15; i++) {
+    rmdir(map_dir);
+    double med[NVARIANTS];
+    for (int i = 0; i < NVARIANTS; i++) {
         med[i] = bench_median(v[i], reps);
-        bench_result("event_cost", names[i], "ns_per_pair", med[i], "ns");
+        bench_result("event_cost", variant_names[i], "ns_per_pair", med[i], "ns");
     }
-    bench_result("event_cost", "profile", "ratio_to_rdtsc_pair", med[2] / med[0], "x");
-    bench_result("event_cost", "naive", "ratio_to_profile", med[3] / med[2], "x");
-    bench_result("event_cost", "dummy", "ratio_to_profile", med[5] / med[2], "x");
-    bench_result("event_cost", "dummy_batched", "ratio_to_profile", med[6] / med[2], "x");
-    bench_result("event_cost", "dummy_only", "ratio_to_disabled", med[7] / med[1], "x");
-    bench_result("event_cost", "profile_journal", "ratio_to_profile_thread", med[9] / med[8], "x");
-    bench_result("event_cost", "profile_sustained_journal", "ratio_to_profile_sustained",
-                 med[10] / med[4], "x");
-    bench_result("event_cost", "shards", "ratio_to_rdtsc_pair", med[11] / med[0], "x");
-    bench_result("event_cost", "shards", "ratio_to_profile", med[11] / med[2], "x");
-    bench_result("event_cost", "shards_ids", "ratio_to_profile", med[12] / med[2], "x");
-    bench_result("event_cost", "shards_mapping", "mapping_ratio", med[14] / med[13], "x");
-    consumer_throughput(reps);
+    ratio(SHARDS, "ratio_to_rdtsc_pair", RDTSC_PAIR, med);
+    ratio(SHARDS_IDS, "ratio_to_rdtsc_pair", RDTSC_PAIR, med);
+    ratio(SHARDS, "ratio_to_shards_ids", SHARDS_IDS, med);
+    ratio(NAIVE, "ratio_to_shards_ids", SHARDS_IDS, med);
+    ratio(DUMMY, "ratio_to_shards_ids", SHARDS_IDS, med);
+    ratio(DUMMY_BATCHED, "ratio_to_shards_ids", SHARDS_IDS, med);
+    ratio(DUMMY_ONLY, "ratio_to_disabled", DISABLED, med);
+    ratio(SHARDS_MAPPING, "mapping_ratio", SHARDS_THREAD, med);
     return 0;
 }

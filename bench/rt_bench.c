@@ -15,10 +15,12 @@
  *
  * usage: rt_bench overhead [--threads T] [--reps R] [--scale S] [--only V]
  *                          [BENCH...]
- *          runs every benchmark alternately with measurement off, the dummy
- *          tool plugin, profiling on, naive mode and profiling with per-thread
- *          shards (TASKSCOPE_AGGREGATE=thread) (--only V: off and V
- *          only, e.g. to profile one variant), R repetitions, and
+ *          runs every benchmark alternately with measurement off (off),
+ *          the dummy tool plugin alone (dummy), profiling on as by default,
+ *          each thread aggregating its own tasks in its shard (profile) and
+ *          naive mode (naive: the same shards, every event under one
+ *          process-wide lock) (--only V: off and V only, e.g. to profile
+ *          one variant), R repetitions, and
  *          prints per benchmark and variant the median time, the median
  *          ratio to "off", the ratio of the fastest runs (time_ratio_of_min:
  *          noise only adds time, so the minima show the intrinsic cost) and
@@ -211,10 +213,9 @@ enum { NBENCH = sizeof benches / sizeof benches[0] };
 /* ---- variants ---------------------------------------------------------- */
 
 static char dummy_path[1200];
-/* shards: the profile with TASKSCOPE_AGGREGATE=thread (each thread
- * aggregates its own tasks; issue 26) */
-static const char *variants[] = {"off", "dummy", "profile", "naive", "shards"};
-enum { NVAR = 5 };
+/* profile: the default, each thread aggregates its own tasks (issue 26) */
+static const char *variants[] = {"off", "dummy", "profile", "naive"};
+enum { NVAR = sizeof variants / sizeof variants[0] };
 static const char *only; /* --only: "off" and this variant */
 
 static void configure(const char *variant, const char *tools)
@@ -224,7 +225,6 @@ static void configure(const char *variant, const char *tools)
     setenv("TASKSCOPE_SAMPLE_MS", "0", 1); /* the sampler is measured on its own */
     setenv("TASKSCOPE_ENABLE", strcmp(variant, "off") ? "1" : "0", 1);
     setenv("TASKSCOPE_MODE", strcmp(variant, "naive") ? "profile" : "naive", 1);
-    setenv("TASKSCOPE_AGGREGATE", strcmp(variant, "shards") ? "consumer" : "thread", 1);
     setenv("TASKSCOPE_TOOLS", strcmp(variant, "dummy") == 0 ? dummy_path : tools, 1);
     /* dummy: the tools interface alone, the built-in profiler off */
     setenv("TASKSCOPE_PROFILER", strcmp(variant, "dummy") == 0 ? "0" : "1", 1);

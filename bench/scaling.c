@@ -1,7 +1,7 @@
 /* scaling.c - `scripts/bench scaling`: what measuring fine-grained tasks
- * costs as threads are added, where the consumer thread's work goes when
- * each thread aggregates its own tasks (TASKSCOPE_AGGREGATE=thread, issue
- * 26), and what merging the per-thread shards costs.
+ * costs as threads are added, each thread aggregating its own tasks in its
+ * shard of the profile (issue 26), what work is left to the consumer
+ * thread, and what merging the per-thread shards costs.
  *
  * This file is two programs.  Compiled normally it is the benchmark
  * (bench_scaling); compiled with clang -fopenmp (_OPENMP defined) it is
@@ -10,15 +10,11 @@
  * Variants (T = 1, 2, 4, 8 threads by default; a result line carries
  * "threads":T and "oversubscribed":true when T exceeds the online CPUs):
  *   rt_fib@T           fib on the bundled runtime (one task per call, as
- *                      rt_bench's fib), in this process, with
- *                      TASKSCOPE_AGGREGATE=thread: the main variant
- *   rt_fib_consumer@T  the same with TASKSCOPE_AGGREGATE=consumer (every
- *                      event through the rings and the consumer thread)
+ *                      rt_bench's fib), in this process, measured as by
+ *                      default
  *   omp_fib@T          fib with OpenMP tasks on libomp through the OMPT
  *                      adapter, a process run as a user runs it:
  *                      `taskscope run --outputs none --sample-ms 0 --ompt`
- *                      with TASKSCOPE_AGGREGATE=thread
- *   omp_fib_consumer@T the same with TASKSCOPE_AGGREGATE=consumer
  *   merge@64           64 shards with 100 types and 1,000 tree nodes each
  *   merge@64x10        64 shards with 1,000 types and 10,000 tree nodes each
  *
@@ -34,16 +30,12 @@
  *   ring_waits              times a producer waited for ring space, summed
  *                           over threads (tscope_query_totals' ring_waits)
  *   consumer_cpu_ns_per_event  the consumer thread's own CPU time divided by
- *                           the events the program made.  The divisor is,
- *                           in both modes, the number of events the consumer
- *                           mode's run at the same T recorded (its totals'
- *                           events: every task event goes through the rings
- *                           there; the sampler is off), reported as
- *                           events_per_task; a shard-mode run makes the same
- *                           events but keeps them on its threads.
- *   ring_events             the events that went through the rings (the
- *                           totals' events: the consumer mode's divisor above;
- *                           in the shard mode what still needs the rings)
+ *                           the events the program made: the run's totals'
+ *                           events, which count the events the threads'
+ *                           shards took as well as any that went through the
+ *                           rings (the sampler is off), reported as
+ *                           events_per_task.  (ring_events is gone: it was
+ *                           these totals' events, no longer only the rings'.)
  *   omp only: ratio_to_counting_tool (wall, against the program under
  *                           bench/ompt_counting.so, the floor of OMPT)
  *
@@ -250,7 +242,7 @@ static double cpu_s(clockid_t clock)
 struct run {
     double wall_s, cpu_s; /* the timed window (rt) or the whole process (omp) */
     double consumer_ns;   /* the consumer thread's CPU time */
-    double events, waits; /* totals' events (through the rings) and ring_waits */
+    double events, waits; /* totals' events (every event made) and ring_waits */
     double tasks;
 };
 
@@ -278,18 +270,18 @@ static void median_of(struct run *r, int n, struct medians *m)
     m->tasks = bench_median(v[5], n);
 }
 
-/* The four metrics of a measured variant against its baseline; `events`
- * is the divisor of consumer_cpu_ns_per_event (see the top comment). */
+/* The metrics of a measured variant against its baseline (see the top
+ * comment). */
 static void report(const char *variant, unsigned t, const struct medians *m,
-                   const struct medians *off, double events)
+                   const struct medians *off)
 {
     double tasks = off->tasks;
     result(variant, t, "added_ns_per_task", (m->wall - off->wall) * 1e9 / tasks, "ns");
     result(variant, t, "added_cpu_ns_per_task", (m->cpu - off->cpu) * 1e9 / tasks, "ns");
     result(variant, t, "ring_waits", m->waits, "waits");
-    result(variant, t, "consumer_cpu_ns_per_event", events > 0 ? m->consumer / events : 0, "ns");
-    result(variant, t, "events_per_task", events / tasks, "events");
-    result(variant, t, "ring_events", m->events, "events"); /* what went through the rings */
+    result(variant, t, "consumer_cpu_ns_per_event", m->events > 0 ? m->consumer / m->events : 0,
+           "ns");
+    result(variant, t, "events_per_task", m->events / tasks, "events");
     result(variant, t, "wall_s", m->wall, "s");
 }
 
@@ -324,15 +316,14 @@ static double consumer_cpu_ns(void)
     return cpu_s(c) * 1e9;
 }
 
-/* One run of fib(rt_n) on T workers with measurement `variant` (off,
- * thread, consumer). */
-static void rt_run(unsigned t, const char *variant, struct run *out)
+/* One run of fib(rt_n) on T workers, measured (measure != 0) or with
+ * measurement off. */
+static void rt_run(unsigned t, int measure, struct run *out)
 {
     setenv("TASKSCOPE_OUTPUTS", "none", 1);
     setenv("TASKSCOPE_SUMMARY", "0", 1);
     setenv("TASKSCOPE_SAMPLE_MS", "0", 1);
-    setenv("TASKSCOPE_ENABLE", strcmp(variant, "off") ? "1" : "0", 1);
-    setenv("TASKSCOPE_AGGREGATE", strcmp(variant, "consumer") ? "thread" : "consumer", 1);
+    setenv("TASKSCOPE_ENABLE", measure ? "1" : "0", 1);
     if (tscope_init(0, 1) || tscope_rt_init(t)) {
         fprintf(stderr, "bench_scaling: init failed\n");
         exit(1);
@@ -373,21 +364,18 @@ static void bench_rt(void)
 {
     for (int k = 0; k < nthreads; k++) {
         unsigned t = threads[k];
-        struct run off[MAX_REPS], shards[MAX_REPS], consumer[MAX_REPS], warm;
-        rt_run(t, "off", &warm);
+        struct run off[MAX_REPS], measured[MAX_REPS], warm;
+        rt_run(t, 0, &warm);
         for (int r = 0; r < reps; r++) {
-            rt_run(t, "off", &off[r]);
-            rt_run(t, "thread", &shards[r]);
-            rt_run(t, "consumer", &consumer[r]);
+            rt_run(t, 0, &off[r]);
+            rt_run(t, 1, &measured[r]);
         }
-        struct medians m0, m1, m2;
+        struct medians m0, m1;
         median_of(off, reps, &m0);
-        median_of(shards, reps, &m1);
-        median_of(consumer, reps, &m2);
+        median_of(measured, reps, &m1);
         result("rt_fib", t, "tasks", m0.tasks, "tasks");
         result("rt_fib", t, "wall_s_off", m0.wall, "s");
-        report("rt_fib", t, &m1, &m0, m2.events);
-        report("rt_fib_consumer", t, &m2, &m0, m2.events);
+        report("rt_fib", t, &m1, &m0);
     }
 }
 
@@ -396,8 +384,8 @@ static void bench_rt(void)
 static char tmpdir[] = "/tmp/taskscope-scaling-XXXXXX";
 
 /* Runs the OpenMP program at T threads: variant none (no tool), counting
- * (the counting OMPT tool), thread or consumer (`taskscope run` with that
- * aggregation); reads its report line. */
+ * (the counting OMPT tool) or taskscope (`taskscope run`); reads its report
+ * line. */
 static void omp_run(unsigned t, const char *variant, struct run *out)
 {
     static unsigned seq;
@@ -425,7 +413,6 @@ static void omp_run(unsigned t, const char *variant, struct run *out)
             setenv("OMP_TOOL_LIBRARIES", TSCOPE_BUILD_DIR "/bench/ompt_counting.so", 1);
             execl(prog, prog, n, (char *)NULL);
         } else {
-            setenv("TASKSCOPE_AGGREGATE", variant, 1);
             setenv("TSCOPE_SCALING_REPORT", "1", 1);
             const char *ts = TSCOPE_BUILD_DIR "/taskscope";
             execl(ts, ts, "run", "-o", outdir, "--no-summary", "--outputs", "none", "--sample-ms",
@@ -493,27 +480,22 @@ static void bench_omp(void)
     }
     for (int k = 0; k < nthreads; k++) {
         unsigned t = threads[k];
-        struct run none[MAX_REPS], counting[MAX_REPS], shards[MAX_REPS], consumer[MAX_REPS];
-        struct run warm;
+        struct run none[MAX_REPS], counting[MAX_REPS], measured[MAX_REPS], warm;
         omp_run(t, "none", &warm); /* the page cache */
         for (int r = 0; r < reps; r++) {
             omp_run(t, "none", &none[r]);
             omp_run(t, "counting", &counting[r]);
-            omp_run(t, "thread", &shards[r]);
-            omp_run(t, "consumer", &consumer[r]);
+            omp_run(t, "taskscope", &measured[r]);
         }
-        struct medians m0, mc, m1, m2;
+        struct medians m0, mc, m1;
         median_of(none, reps, &m0);
         median_of(counting, reps, &mc);
-        median_of(shards, reps, &m1);
-        median_of(consumer, reps, &m2);
+        median_of(measured, reps, &m1);
         result("omp_fib", t, "tasks", m0.tasks, "tasks");
         result("omp_fib", t, "wall_s_no_tool", m0.wall, "s");
         result("omp_fib", t, "wall_s_counting_tool", mc.wall, "s");
-        report("omp_fib", t, &m1, &m0, m2.events);
+        report("omp_fib", t, &m1, &m0);
         result("omp_fib", t, "ratio_to_counting_tool", m1.wall / mc.wall, "x");
-        report("omp_fib_consumer", t, &m2, &m0, m2.events);
-        result("omp_fib_consumer", t, "ratio_to_counting_tool", m2.wall / mc.wall, "x");
         result("omp_fib_counting_tool", t, "added_ns_per_task",
                (mc.wall - m0.wall) * 1e9 / m0.tasks, "ns");
     }

@@ -3,11 +3,12 @@
  * A program killed by SIGKILL (the OOM killer, a batch system's last word)
  * runs no handler, and one that leaves by a path taskscope does not see
  * (an _exit inside a privately loaded tool) runs none either.  Under
- * `taskscope run` its library kept a crash journal (src/lifecycle/journal.h
- * says what is where); this rebuilds the store from it with the library's
- * own store functions, in the order the consumer applied them, adds what
- * the rings still held, closes the tasks still open at the moment the
- * program died, and writes the usual outputs, marked with how it ended.
+ * `taskscope run` its library kept everything it measured in the process's
+ * file-backed mapping (src/lifecycle/journal.h says what is where); this
+ * reads the threads' shards back into a store with the library's own
+ * functions, applies what the rings still held that no shard took, closes
+ * the tasks still open at the moment the program died, and writes the usual
+ * outputs, marked with how it ended.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -27,71 +28,13 @@
 #include "export/export.h"
 #include "export/output.h"
 #include "lifecycle/journal.h"
-#include "profile/persist.h"
 #include "profile/profile.h"
 #include "profile/shard.h"
 #include "profile/store.h"
 
-#define MAX_BATCH (1u << 26) /* records in one journal entry: more is corruption */
-
-/* Recovery state: per thread slot, where the journal left its ring. */
-struct replay {
-    uint64_t *applied; /* ring counter after the last journaled batch */
-    uint8_t *seen;     /* a batch of the slot's current ring is in the journal */
-    uint32_t nslots;   /* highest slot + 1 met */
-    uint64_t last_ticks;
-};
-
-static int get_names(FILE *f, struct tscope__names *t)
-{
-    uint32_t n;
-    if (fread(&n, sizeof n, 1, f) != 1 || n > TSCOPE__MAX_IDS)
-        return -1;
-    char buf[TSCOPE__NAME_MAX + 1];
-    for (uint32_t id = 1; id <= n; id++) {
-        uint16_t len;
-        uint32_t got;
-        if (fread(&len, sizeof len, 1, f) != 1 || len == 0 || len > TSCOPE__NAME_MAX ||
-            fread(buf, 1, len, f) != len)
-            return -1;
-        buf[len] = 0;
-        if (tscope__names_intern(t, buf, &got) || got != id)
-            return -1; /* a name twice: not a table this library wrote */
-    }
-    return 0;
-}
-
-/* One entry of the state's table of ring positions (journal.c). */
-struct position {
-    uint32_t slot, pad;
-    uint64_t pos;
-};
-
-/* The state's ring positions: how far it covers each slot's ring. */
-static int get_positions(FILE *f, uint32_t *n, struct position **out)
-{
-    *out = NULL;
-    if (fread(n, sizeof *n, 1, f) != 1 || *n > TSCOPE__THREADS_MAX)
-        return -1;
-    if (!*n)
-        return 0;
-    *out = malloc(*n * sizeof **out);
-    if (!*out || fread(*out, sizeof **out, *n, f) != *n)
-        return -1;
-    for (uint32_t i = 0; i < *n; i++)
-        if ((*out)[i].slot >= TSCOPE__THREADS_MAX)
-            return -1;
-    return 0;
-}
-
-static struct tscope__names *table_of(uint16_t t)
-{
-    return t == 0 ? &tscope__types : t == 1 ? &tscope__counters : &tscope__events;
-}
-
 /* Applies n records of thread `slot` (contiguous) as the consumer did.
  * Returns 0, or -1 (nothing applied) when a record is not one a producer
- * writes: a corrupt journal or ring, whose replay stops there. */
+ * writes: a corrupt ring, whose replay stops there. */
 static int apply(uint32_t slot, struct tscope__rec *recs, uint64_t n)
 {
     for (uint64_t i = 0; i < n; i++) {
@@ -109,137 +52,35 @@ static int apply(uint32_t slot, struct tscope__rec *recs, uint64_t n)
     return 0;
 }
 
-static void note_slot(struct replay *rp, uint32_t slot)
-{
-    if (slot + 1 > rp->nslots)
-        rp->nslots = slot + 1;
-}
-
-/* Replays one journal file; a torn last entry (the write SIGKILL cut) ends
- * it, as those records are still in the ring. */
-static void replay_journal(const char *path, uint64_t generation, struct replay *rp)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return; /* killed before its first entry was created: nothing in it */
-    struct tscope__rec *buf = NULL;
-    uint64_t cap = 0;
-    struct tscope__jchunk h;
-    struct stat sb;
-    uint64_t size = fstat(fileno(f), &sb) == 0 ? (uint64_t)sb.st_size : 0;
-    uint32_t magic = TSCOPE__JOURNAL_MAGIC ^ (uint32_t)generation;
-    const char *damaged = NULL;
-    long at_entry = 0;
-    while ((at_entry = ftell(f)) >= 0 && fread(&h, sizeof h, 1, f) == 1) {
-        /* another magic: what an older generation left there (the file is
-         * overwritten in place, so this may be the middle of its records),
-         * never written, or the header a SIGKILL cut short - the end */
-        if (h.magic != magic)
-            break;
-        if (h.kind != TSCOPE__J_RECORDS && h.kind != TSCOPE__J_NAME &&
-            h.sum != tscope__jchunk_sum(&h, NULL, 0, NULL, 0)) {
-            damaged = "an entry's checksum";
-            break;
-        }
-        if (h.ticks > rp->last_ticks)
-            rp->last_ticks = h.ticks;
-        if (h.kind == TSCOPE__J_RECORDS) {
-            long at = ftell(f);
-            if (h.n == 0 || h.n > MAX_BATCH || h.slot >= TSCOPE__THREADS_MAX || at < 0 ||
-                (uint64_t)h.n * sizeof *buf > size - (uint64_t)at)
-                break; /* more than the file holds: a torn or corrupt entry */
-            if (h.n > cap) {
-                free(buf);
-                cap = h.n;
-                buf = malloc(cap * sizeof *buf);
-                if (!buf)
-                    break;
-            }
-            if (fread(buf, sizeof *buf, h.n, f) != h.n)
-                break;
-            if (h.sum != tscope__jchunk_sum(&h, buf, h.n * sizeof *buf, NULL, 0)) {
-                damaged = "an entry's checksum";
-                break;
-            }
-            if (apply(h.slot, buf, h.n))
-                break;
-            rp->applied[h.slot] = h.start + h.n;
-            rp->seen[h.slot] = 1;
-            note_slot(rp, h.slot);
-        } else if (h.kind == TSCOPE__J_ROUND) {
-            tscope__store_round_done();
-        } else if (h.kind == TSCOPE__J_GONE && h.slot < TSCOPE__THREADS_MAX) {
-            tscope__store_thread_gone_at(h.slot, h.ticks);
-            rp->seen[h.slot] = 0; /* a new ring starts from 0 */
-            note_slot(rp, h.slot);
-        } else if (h.kind == TSCOPE__J_NAME && h.table <= 2 && h.n <= TSCOPE__NAME_MAX) {
-            char name[TSCOPE__NAME_MAX + 1];
-            if (fread(name, 1, h.n, f) != h.n)
-                break;
-            name[h.n] = 0;
-            if (h.sum != tscope__jchunk_sum(&h, name, h.n, NULL, 0)) {
-                damaged = "an entry's checksum";
-                break;
-            }
-            struct tscope__names *t = table_of(h.table);
-            uint32_t got;
-            while (tscope__names_count(t) + 1 < h.slot) { /* keep the ids */
-                char fill[32];
-                snprintf(fill, sizeof fill, "name-%u", tscope__names_count(t) + 1);
-                if (tscope__names_intern(t, fill, &got))
-                    break;
-            }
-            if (tscope__names_count(t) + 1 == h.slot)
-                tscope__names_intern(t, name, &got);
-        } else {
-            damaged = "an entry's kind";
-            break;
-        }
-        /* the next entry: each is padded to 32 bytes (journal.c) */
-        uint64_t payload = h.kind == TSCOPE__J_RECORDS ? (uint64_t)h.n * sizeof *buf
-                           : h.kind == TSCOPE__J_NAME  ? h.n
-                                                       : 0;
-        if (fseek(f, at_entry + (long)((sizeof h + payload + 31) / 32 * 32), SEEK_SET))
-            break;
-    }
-    if (damaged)
-        fprintf(stderr,
-                "taskscope: warning: %s is damaged at byte %ld (%s): what it held from there on "
-                "is lost, the rest is recovered\n",
-                path, at_entry, damaged);
-    free(buf);
-    fclose(f);
-}
-
-/* The rings: records past what the journal holds, and the thread slots
- * themselves (names, drop counts) for the profile: the mapping's SLOT
- * blocks (journal.h). */
+/* The rings: what they still held that no shard took (a shard without
+ * memory for an entry leaves the event to the ring; shadows are skipped),
+ * and the thread slots themselves (names, drop counts) for the profile:
+ * the mapping's SLOT blocks (journal.h). */
 struct rings {
-    const struct tscope__jstate *st;
-    struct replay *rp;
     struct tscope__rec *buf;
     uint64_t cap;
+    uint32_t nslots;     /* highest slot + 1 met */
+    uint64_t last_ticks; /* the newest record's time */
 };
 
 static void replay_slot(const struct tscope__shblock *b, void *payload, void *arg)
 {
     struct rings *g = arg;
     struct tscope__thread *t = payload;
-    uint64_t off = g->st->ring_offset;
-    if (b->owner >= TSCOPE__THREADS_MAX || off < sizeof *t || b->bytes < off ||
-        t->index != b->owner || tscope__g.threads[b->owner])
+    uint64_t off = TSCOPE__SLOT_RING_OFFSET;
+    if (b->owner >= TSCOPE__THREADS_MAX || b->bytes < off || t->index != b->owner ||
+        tscope__g.threads[b->owner])
         return; /* not a slot this build wrote, or one met already */
     uint64_t ring_records = t->slot_records;
     if (ring_records == 0 || (ring_records & (ring_records - 1)) ||
         ring_records > (b->bytes - off) / sizeof(struct tscope__rec))
         return;
     tscope__g.threads[b->owner] = t; /* its name and counts, read by the profile */
-    note_slot(g->rp, b->owner);
+    if (b->owner + 1 > g->nslots)
+        g->nslots = b->owner + 1;
     if (atomic_load(&t->ring_freed))
         return;
-    uint64_t head = atomic_load(&t->ring.head), tail = atomic_load(&t->ring.tail);
-    uint64_t from =
-        g->rp->seen[b->owner] && g->rp->applied[b->owner] > tail ? g->rp->applied[b->owner] : tail;
+    uint64_t head = atomic_load(&t->ring.head), from = atomic_load(&t->ring.tail);
     if (head <= from || head - from > ring_records)
         return;
     uint64_t n = head - from;
@@ -253,18 +94,10 @@ static void replay_slot(const struct tscope__shblock *b, void *payload, void *ar
     const struct tscope__rec *ring = (const struct tscope__rec *)((char *)t + off);
     for (uint64_t c = 0; c < n; c++) {
         g->buf[c] = ring[(from + c) & (ring_records - 1)];
-        if (g->buf[c].ts > g->rp->last_ticks)
-            g->rp->last_ticks = g->buf[c].ts;
+        if (g->buf[c].ts > g->last_ticks)
+            g->last_ticks = g->buf[c].ts;
     }
     apply(b->owner, g->buf, n);
-}
-
-static void replay_rings(const struct tscope__jstate *st, struct replay *rp)
-{
-    struct rings g = {st, rp, NULL, 0};
-    tscope__shards_each(TSCOPE__SHB_SLOT, replay_slot, &g);
-    free(g.buf);
-    /* the mapping stays: tscope__g.threads points into it until the release */
 }
 
 static int fail(char *why, size_t len, const char *fmt, const char *a, const char *b)
@@ -335,10 +168,8 @@ static int finish(const char *outdir, const char *base, struct tscope__store *s,
     return 0;
 }
 
-/* A recovery from the shards file alone, when the journal's state is gone
- * or damaged: the configuration, names, clock and threads' shards it holds
- * (everything of the tasks that came through handles: every task of the
- * OpenMP, pthread and MPI adapters and of the bundled runtime). */
+/* The recovery from the mapping: the configuration, names, clock, the
+ * threads' shards and their rings. */
 static int from_mapping(const char *outdir, const char *base, int sig, uint64_t death_mono_ns,
                         FILE *summary, double *as_of_s, char *why, size_t whylen)
 {
@@ -352,6 +183,13 @@ static int from_mapping(const char *outdir, const char *base, int sig, uint64_t 
         return fail(why, whylen, "cannot read %s: %s", path,
                     r ? bad : "it is gone too (/dev/shm was emptied?)");
     const struct tscope__shfile *h = tscope__shards_header();
+    uint64_t written = tscope__shards_written();
+    struct stat sb;
+    if (written && stat(path, &sb) == 0)
+        fprintf(stderr,
+                "taskscope: warning: %s is truncated (%llu of its %llu bytes): what the rest held "
+                "is lost, the rest is recovered\n",
+                path, (unsigned long long)sb.st_size, (unsigned long long)written);
     if (!(h->ns_per_tick > 0 && h->ns_per_tick < 1e6) || h->clock_kind < TSCOPE__CLOCK_TSC ||
         h->clock_kind > TSCOPE__CLOCK_MANUAL || h->nranks < 1 || h->rank < 0 ||
         h->rank >= h->nranks)
@@ -379,43 +217,23 @@ static int from_mapping(const char *outdir, const char *base, int sig, uint64_t 
     tscope__g.rank = h->rank;
     tscope__g.nranks = h->nranks;
     tscope__shards_recover_paths(s);
-    /* what the rings still hold: no state or journal has it */
-    struct tscope__jstate st = {.ring_offset = TSCOPE__SLOT_RING_OFFSET};
-    struct replay rp = {calloc(TSCOPE__THREADS_MAX, sizeof(uint64_t)),
-                        calloc(TSCOPE__THREADS_MAX, 1), 0, 0};
-    if (rp.applied && rp.seen)
-        replay_rings(&st, &rp);
-    free(rp.applied);
-    free(rp.seen);
-    uint64_t end = rp.last_ticks;
-    if (death_mono_ns > h->mono_ns) {
-        uint64_t at = h->origin + (uint64_t)((double)(death_mono_ns - h->mono_ns) / h->ns_per_tick);
+    struct rings g = {0};
+    tscope__shards_each(TSCOPE__SHB_SLOT, replay_slot, &g);
+    free(g.buf); /* the mapping stays: tscope__g.threads points into it until the release */
+    uint64_t end = g.last_ticks;
+    double ticks = death_mono_ns > h->mono_ns
+                       ? (double)(death_mono_ns - h->mono_ns) / h->ns_per_tick
+                       : 0; /* (the factor is outside the header's checksum: bounded here) */
+    if (ticks > 0 && ticks < 9e18 && h->origin < (1ull << 62)) {
+        uint64_t at = h->origin + (uint64_t)ticks;
         end = at > end ? at : end;
     }
     char program[sizeof h->program];
     memcpy(program, h->program, sizeof program);
     program[sizeof program - 1] = 0;
     uint32_t slots = tscope__shards_slots();
-    return finish(outdir, base, s, slots > rp.nslots ? slots : rp.nslots, end, sig, program,
-                  summary, as_of_s, why, whylen);
-}
-
-/* 1 when the state's body is what its header's checksum says (f is left
- * just past the header). */
-static int body_whole(FILE *f, const struct tscope__jstate *h)
-{
-    static char buf[1 << 16]; /* the journal sums in pieces of this size */
-    uint64_t sum = TSCOPE__SUM64_START, left = h->body_bytes;
-    if (fseek(f, (long)sizeof *h, SEEK_SET) != 0)
-        return 0;
-    while (left) {
-        size_t want = left < sizeof buf ? (size_t)left : sizeof buf;
-        if (fread(buf, 1, want, f) != want)
-            return 0;
-        sum = tscope__sum64(sum, buf, want);
-        left -= want;
-    }
-    return fgetc(f) == EOF && sum == h->body_sum && fseek(f, (long)sizeof *h, SEEK_SET) == 0;
+    return finish(outdir, base, s, slots > g.nslots ? slots : g.nslots, end, sig, program, summary,
+                  as_of_s, why, whylen);
 }
 
 int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mono_ns, FILE *summary,
@@ -423,175 +241,24 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
 {
     char base[PATH_MAX + 64], path[PATH_MAX + 128];
     snprintf(base, sizeof base, "%s/.taskscope-%ld", outdir, pid);
-    /* the newer of the two state files with a whole header (journal.c) */
-    struct tscope__jstate st, cand;
-    struct position *pos = NULL;
-    uint32_t npos = 0;
-    FILE *f = NULL;
-    int open_err = ENOENT, states = 0;
-    for (int i = 0; i < 2; i++) {
-        snprintf(path, sizeof path, "%s.state-%d", base, i);
-        FILE *g = fopen(path, "r");
-        if (!g) {
-            if (errno != ENOENT)
-                open_err = errno;
-            continue;
-        }
-        states++;
-        if (fread(&cand, sizeof cand, 1, g) == 1 &&
-            strncmp(cand.magic, TSCOPE__STATE_MAGIC, sizeof cand.magic) == 0 &&
-            cand.head_sum == tscope__jstate_sum(&cand) && (cand.generation & 1) == (uint64_t)i &&
-            (!f || cand.generation > st.generation)) {
-            if (f)
-                fclose(f);
-            f = g;
-            st = cand;
-        } else {
-            fclose(g);
-        }
-    }
-    if (f) {
-        snprintf(path, sizeof path, "%s.state-%d", base, (int)(st.generation & 1));
-        if (!body_whole(f, &st)) {
-            fclose(f);
-            fprintf(stderr,
-                    "taskscope: warning: %s is damaged (its checksum does not match); what it "
-                    "held - the instance graph, dependencies, counters, tasks recorded by id - is "
-                    "lost, the rest comes from the threads' shards\n",
-                    path);
-            return from_mapping(outdir, base, sig, death_mono_ns, summary, as_of_s, why, whylen);
-        }
-    }
-    if (!f) {
-        snprintf(path, sizeof path, "%s.map", base);
-        if (access(path, R_OK) == 0) {
-            if (states || open_err != ENOENT) /* the consumer's mode wrote states */
-                fprintf(stderr,
-                        "taskscope: warning: no whole crash journal state in %s; the outputs come "
-                        "from the threads' shards alone\n",
-                        outdir);
-            return from_mapping(outdir, base, sig, death_mono_ns, summary, as_of_s, why, whylen);
-        }
-        char target[PATH_MAX];
-        ssize_t len = readlink(path, target, sizeof target - 1);
-        if (len > 0) { /* the link names a file that is gone */
-            target[len] = 0;
-            snprintf(why, whylen,
-                     "%s is gone (/dev/shm was emptied?): what process %ld measured is lost",
-                     target, pid);
-            return -3;
-        }
-        fail(why, whylen, "no crash journal in %s (%s)", outdir,
-             open_err == ENOENT ? "it could not be written, see above" : strerror(open_err));
-        return -3; /* nothing to keep */
-    }
-    snprintf(path, sizeof path, "%s.state-%d", base, (int)(st.generation & 1));
-    const char *bad = "truncated";
-    struct tscope__store *s = NULL;
-    st.program[sizeof st.program - 1] = 0;
-    if (st.nthreads > TSCOPE__THREADS_MAX || st.nranks < 1 || st.nranks > 65536 || st.rank < 0 ||
-        st.rank >= st.nranks || !(st.ns_per_tick > 0 && st.ns_per_tick < 1e6) ||
-        st.clock_kind < TSCOPE__CLOCK_TSC || st.clock_kind > TSCOPE__CLOCK_MANUAL)
-        bad = "its header is corrupt";
-    else if (get_names(f, &tscope__types) || get_names(f, &tscope__counters) ||
-             get_names(f, &tscope__events))
-        bad = "its name tables are corrupt";
-    else if (get_positions(f, &npos, &pos))
-        bad = "its ring positions are corrupt";
-    else {
-        snprintf(path, sizeof path, "%s.appendix", base);
-        FILE *ax = fopen(path, "r");
-        s = tscope__store_load(f, ax, &bad);
-        if (ax)
-            fclose(ax);
-        snprintf(path, sizeof path, "%s.state-%d", base, (int)(st.generation & 1));
-    }
-    fclose(f);
-    if (!s) {
-        free(pos);
-        char mp[PATH_MAX + 128];
-        snprintf(mp, sizeof mp, "%s.map", base);
-        if (access(mp, R_OK) == 0) { /* whole (its checksums) but not readable here */
-            fprintf(stderr,
-                    "taskscope: warning: cannot read %s: %s; the outputs come from the threads' "
-                    "shards alone\n",
-                    path, bad);
-            tscope__names_clear(&tscope__types); /* what it had interned */
-            tscope__names_clear(&tscope__counters);
-            tscope__names_clear(&tscope__events);
-            return from_mapping(outdir, base, sig, death_mono_ns, summary, as_of_s, why, whylen);
-        }
-        return fail(why, whylen, "cannot read %s: %s", path, bad);
-    }
-
-    tscope__clock_restore(st.clock_kind, st.ns_per_tick);
-    tscope__g.store = s;
-    tscope__g.origin = s->origin;
-    tscope__g.rank = st.rank;
-    tscope__g.nranks = st.nranks;
-    struct replay rp = {calloc(TSCOPE__THREADS_MAX, sizeof(uint64_t)),
-                        calloc(TSCOPE__THREADS_MAX, 1), st.nthreads, st.ticks};
-    for (uint32_t i = 0; rp.applied && rp.seen && i < npos; i++) {
-        /* what the state holds of each ring: its records are skipped there */
-        rp.applied[pos[i].slot] = pos[i].pos;
-        rp.seen[pos[i].slot] = 1;
-    }
-    free(pos);
-    if (!rp.applied || !rp.seen) {
-        free(rp.applied);
-        free(rp.seen);
-        return fail(why, whylen, "cannot recover %s: %s", base, "out of memory");
-    }
+    snprintf(path, sizeof path, "%s.map", base);
+    if (access(path, R_OK) == 0)
+        return from_mapping(outdir, base, sig, death_mono_ns, summary, as_of_s, why, whylen);
+    int err = errno;
     /* a batch system may wipe /dev/shm after killing a job: the folder's
-     * links then name nothing, and what they held is lost */
+     * link then names nothing, and what it held is lost */
     char target[PATH_MAX];
-    struct stat lst;
-    snprintf(path, sizeof path, "%s.map", base);
     ssize_t len = readlink(path, target, sizeof target - 1);
-    if (len > 0 && (target[len] = 0, stat(target, &lst) != 0))
-        fprintf(stderr,
-                "taskscope: warning: %s is gone (/dev/shm was emptied?): what the threads' rings "
-                "and shards held after the last checkpoint (as of %.3f s) is lost\n",
-                target,
-                (double)(st.ticks > s->origin ? st.ticks - s->origin : 0) * st.ns_per_tick / 1e9);
-    /* the threads' own shards (TASKSCOPE_AGGREGATE=thread): their tree
-     * paths first, numbered as the process numbered them */
-    snprintf(path, sizeof path, "%s.map", base);
-    const char *shbad = NULL;
-    int shards = tscope__shards_open(path, &shbad);
-    if (shards == 3) {
-        fprintf(stderr, "taskscope: warning: %s: %s\n", path, shbad);
-        shards = 1;
+    if (len > 0) {
+        target[len] = 0;
+        snprintf(why, whylen,
+                 "%s is gone (/dev/shm was emptied?): what process %ld measured is lost", target,
+                 pid);
+        return -3;
     }
-    if (shards < 0)
-        fprintf(stderr,
-                "taskscope: warning: cannot read %s: %s; what the threads recorded and "
-                "aggregated since the last checkpoint is lost\n",
-                path, shbad);
-    else if (shards == 2)
-        fprintf(stderr,
-                "taskscope: warning: %s: %s; what the threads aggregated since the last "
-                "checkpoint is lost, their rings and the names are read\n",
-                path, shbad);
-    if (shards == 1)
-        tscope__shards_recover_paths(s);
-    snprintf(path, sizeof path, "%s.journal-%u", base, (unsigned)(st.generation & 1));
-    replay_journal(path, st.generation, &rp);
-    replay_rings(&st, &rp);
-    /* names the journal lost (damaged) are in the shards file too */
-    if (shards > 0 && tscope__shards_recover_names())
-        fprintf(stderr, "taskscope: warning: %s.map: some names in it are damaged\n", base);
-    free(rp.applied);
-    free(rp.seen);
-
-    /* the end: when the launcher saw the program gone, or the last record */
-    uint64_t end = rp.last_ticks;
-    if (death_mono_ns > st.mono_ns && st.ns_per_tick > 0) {
-        uint64_t at = st.ticks + (uint64_t)((double)(death_mono_ns - st.mono_ns) / st.ns_per_tick);
-        if (at > end)
-            end = at;
-    }
-    return finish(outdir, base, s, rp.nslots, end, sig, st.program, summary, as_of_s, why, whylen);
+    fail(why, whylen, "no crash journal in %s (%s)", outdir,
+         err == ENOENT ? "it could not be written, see above" : strerror(err));
+    return -3; /* nothing to keep */
 }
 
 const struct tscope__config *tscope_cli_recovered_config(void)

@@ -9,13 +9,11 @@
  *                   without a handler of its own
  *   endings flood N [T] runs N tasks on the main thread and on each of T
  *                   workers (default 1; a type for each side), the workers
- *                   all alive at once and staying so (T > 64 gives slots
- *                   past the crash journal's large rings), as
+ *                   all alive at once and staying so, as
  *                   fast as it can, begins one more on the main thread,
  *                   prints "ready" and waits for a signal: a SIGKILL then
- *                   finds most records applied and some still in the rings
- *   endings flood_h N [T] the same through task handles (with
- *                   TASKSCOPE_AGGREGATE=thread: the shards file's)
+ *                   finds everything in the threads' shards
+ *   endings flood_h N [T] the same through task handles
  *   endings count T FILE [ids] runs tasks on the main thread ("tick") and
  *                   on T workers ("work") until it is killed, through
  *                   handles (or ids), after every 16th task a sample of

@@ -84,17 +84,18 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
     grep -q "adapter\|libgomp" "$tmp/fib2.stderr" && fail "fib: a launcher note for a plain libomp program"
 
     # SIGKILL in the middle of an unmodified OpenMP program: its outputs are
-    # rebuilt from the crash journal (with TASKSCOPE_AGGREGATE=thread: from
-    # the threads' own shards and the tree paths they registered); every
-    # task created is accounted for once, the tree holds the types' calls
-    for agg in consumer thread; do
-        OMP_NUM_THREADS=2 TASKSCOPE_AGGREGATE=$agg "$ts" run -o "$tmp/kill$agg.out" --no-summary \
+    # rebuilt from the crash journal (the threads' own shards and the tree
+    # paths they registered, in the mapping), also in naive mode (the shards
+    # under one lock); every task created is accounted for once, the tree
+    # holds the types' calls
+    for agg in profile naive; do
+        OMP_NUM_THREADS=2 TASKSCOPE_MODE=$agg "$ts" run -o "$tmp/kill$agg.out" --no-summary \
             -- "$ex/fib" 45 >/dev/null 2>"$tmp/kill$agg.stderr" &
         tspid=$!
         prog=
         for _ in $(seq 200); do # (pgrep without the sanitizer's preload)
             prog=$(env -u LD_PRELOAD pgrep -P "$tspid" fib || true)
-            [ -n "$prog" ] && [ -e "$tmp/kill$agg.out/.taskscope-$prog.state-1" ] && break
+            [ -n "$prog" ] && [ -e "$tmp/kill$agg.out/.taskscope-$prog.map" ] && break
             sleep 0.05
         done
         sleep 0.5
@@ -164,30 +165,30 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
         "$(grep -c ' task_resume ' "$tmp/untied.log")"
     clean untied
 
-    # The dependency graph by type is the same whichever thread aggregates the
-    # tasks: the adapter gives the edges' types (a task that ended, or one a
-    # thread aggregates itself, is not in the store's task table).
-    for agg in consumer thread; do
-        OMP_NUM_THREADS=2 TASKSCOPE_AGGREGATE=$agg run_ts depagg --outputs json -- "$progs/cases" deps
+    # The dependency graph by type, the same in naive mode: the adapter gives
+    # the edges' types (a task that ended, or one a thread aggregates
+    # itself, is not in the store's task table).
+    for agg in profile naive; do
+        OMP_NUM_THREADS=2 TASKSCOPE_MODE=$agg run_ts depagg --outputs json -- "$progs/cases" deps
         json depagg '[.dependencies[] | "\(.from)>\(.to) \(.count) \(.raw) \(.war) \(.waw)"] | sort | join(",")' \
             >"$tmp/deps.$agg"
         rm -rf "$tmp/depagg.out"
     done
-    check "deps: the graph by type in the thread mode (10 typed edges)" \
-        "$(grep -o '>' "$tmp/deps.thread" | wc -l) $(grep -c untyped "$tmp/deps.thread")" "10 0"
-    check "deps: the same graph by type in both modes" "$(cat "$tmp/deps.thread")" \
-        "$(cat "$tmp/deps.consumer")"
+    check "deps: the graph by type (10 typed edges)" \
+        "$(grep -o '>' "$tmp/deps.profile" | wc -l) $(grep -c untyped "$tmp/deps.profile")" "10 0"
+    check "deps: the same graph by type in naive mode" "$(cat "$tmp/deps.profile")" \
+        "$(cat "$tmp/deps.naive")"
 
     # An untied generator resumed after each taskwait wherever a thread is
-    # free: every leaf ends exactly once, in both ways of aggregating, and
-    # the generator did run on more than one thread in some of the runs
-    # (20 runs; on a loaded machine up to 40 more until one moved).
-    for agg in consumer thread; do
+    # free: every leaf ends exactly once, also in naive mode, and the
+    # generator did run on more than one thread in some of the runs (20 runs;
+    # on a loaded machine up to 40 more until one moved).
+    for agg in profile naive; do
         moved=0
         bad=""
         for r in $(seq 60); do
             [ "$r" -gt 20 ] && [ "$moved" -gt 0 ] && break
-            OMP_NUM_THREADS=4 TASKSCOPE_AGGREGATE=$agg run_ts gen --outputs json -- \
+            OMP_NUM_THREADS=4 TASKSCOPE_MODE=$agg run_ts gen --outputs json -- \
                 "$progs/cases" generator 10 20
             leaves=$(json gen '[.types[] | select(.name | startswith("task (cases.c:")) | .calls] | max // 0')
             gens=$(json gen '[.types[] | select(.name | startswith("task (cases.c:")) | .calls] | min // 0')
@@ -204,16 +205,16 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
 
     # Per task address, what the OpenMP runtime itself reported (an OMPT tool
     # of the tests', tests/omp/ompt_truth.c) against taskscope's explicit
-    # task types: the same created and completed counts, at 4 threads, in
-    # both ways of aggregating.
+    # task types: the same created and completed counts, at 4 threads, also
+    # in naive mode.
     explicit='select(.name | test("^(initial task|parallel |implicit task |single|barrier|taskwait|taskgroup|loop |sections|reduction|taskloop |workshare|distribute|scope)") | not)'
     for prog in "fib 18" "cases untied 200" "cases generator 10 20" "cases deps"; do
         bin=$ex/fib
         [ "${prog%% *}" = cases ] && bin=$progs/cases
         OMP_NUM_THREADS=4 OMP_TOOL_LIBRARIES="$progs/ompt_truth.so" OMPT_TRUTH_OUT="$tmp/truth" \
             "$bin" ${prog#* } >/dev/null 2>&1
-        for agg in consumer thread; do
-            OMP_NUM_THREADS=4 TASKSCOPE_AGGREGATE=$agg run_ts truth --outputs json -- "$bin" ${prog#* }
+        for agg in profile naive; do
+            OMP_NUM_THREADS=4 TASKSCOPE_MODE=$agg run_ts truth --outputs json -- "$bin" ${prog#* }
             check "$prog ($agg): created and completed per task address as the runtime reports" \
                 "$(json truth ".types[] | $explicit | \"\(.created) \(.calls)\"" | sort -n | tr '\n' ' ')" \
                 "$(sort -n "$tmp/truth" | tr '\n' ' ')"

@@ -4,7 +4,6 @@
 
 #include "core/core.h"
 #include "harness.h"
-#include "profile/persist.h"
 #include "profile/store.h"
 
 static void errors_and_version(void)
@@ -127,13 +126,10 @@ static void dependencies_and_counters(void)
 }
 
 /* Messages per peer: point to point and collective shares counted apart,
- * bytes summed, bad arguments refused.  With the threads aggregating their
- * own (the default) they are in the calling thread's shard, not the
- * store; through the consumer they are store fields, which survive the
- * journal's save/load (persist). */
-static void messages_in(const char *aggregate)
+ * bytes summed, bad arguments refused.  The threads aggregate their own:
+ * they are in the calling thread's shard, not the store's own fields. */
+static void messages(void)
 {
-    setenv("TASKSCOPE_AGGREGATE", aggregate, 1);
     harness_init();
     ASSERT_OK(tscope_message(3, 100, 7, TSCOPE_MSG_SEND));
     ASSERT_OK(tscope_message(3, 50, 7, TSCOPE_MSG_SEND));
@@ -164,41 +160,10 @@ static void messages_in(const char *aggregate)
     ASSERT_EQ(m[2].peer, 65535);
     ASSERT_EQ(m[2].coll_recv_bytes, 1);
     ASSERT_EQ(tscope_query_messages(NULL, 1, &n), TSCOPE_EINVAL);
-    if (strcmp(aggregate, "thread") == 0) {
-        ASSERT_EQ(tscope__g.store->npeers, 0); /* none through the consumer */
-        ASSERT(tscope__g.store->nth_peers > 65535);
-        ASSERT_EQ(tscope__g.store->th_peers[3].sent_bytes, 150);
-        ASSERT_OK(tscope_finalize());
-        unsetenv("TASKSCOPE_AGGREGATE");
-        return;
-    }
-    /* saved and loaded back as the journal does */
-    size_t len = 0;
-    char *bytes = NULL;
-    FILE *f = open_memstream(&bytes, &len);
-    ASSERT(f != NULL);
-    pthread_mutex_lock(&tscope__g.store->lock); /* as the journal saves it: the consumer runs */
-    ASSERT_OK(tscope__store_save(tscope__g.store, f, NULL));
-    pthread_mutex_unlock(&tscope__g.store->lock);
-    fclose(f);
-    f = fmemopen(bytes, len, "r");
-    const char *why = NULL;
-    struct tscope__store *back = tscope__store_load(f, NULL, &why);
-    fclose(f);
-    ASSERT(back != NULL);
-    ASSERT_EQ(back->npeers, tscope__g.store->npeers);
-    ASSERT_EQ(back->peers[3].sent_bytes, 150);
-    ASSERT_EQ(back->peers[65535].coll_recv, 1);
-    tscope__store_free(back);
-    free(bytes);
+    ASSERT_EQ(tscope__g.store->npeers, 0); /* none through the consumer */
+    ASSERT(tscope__g.store->nth_peers > 65535);
+    ASSERT_EQ(tscope__g.store->th_peers[3].sent_bytes, 150);
     ASSERT_OK(tscope_finalize());
-    unsetenv("TASKSCOPE_AGGREGATE");
-}
-
-static void messages(void)
-{
-    messages_in("thread");
-    messages_in("consumer");
 }
 
 static uint64_t ids[2][5000];

@@ -191,9 +191,9 @@ status=0
 [ "$(grep -c "writing $tmp/fsize/profile.json failed: File too large" "$tmp/fsize.err")" = 1 ] \
   || fail "fsize: message: $(cat "$tmp/fsize.err")"
 [ ! -e "$tmp/fsize/profile.json" ] || fail "fsize: partial profile.json left"
-# the crash journal's mapping (its 4 KB header) or first state (60 KB) does not fit
-# either: said once, measuring goes on
-[ "$(grep -c "warning: cannot start the crash journal ($tmp/fsize/.taskscope-[0-9]*.\(map\|state-1\): File too large); measuring goes on" "$tmp/fsize.err")" = 1 ] \
+# the crash journal's mapping (its 4 KB header) does not fit either: said
+# once, measuring goes on
+[ "$(grep -c "warning: cannot start the crash journal ($tmp/fsize/.taskscope-[0-9]*.map: File too large); measuring goes on" "$tmp/fsize.err")" = 1 ] \
   || fail "fsize: journal message: $(cat "$tmp/fsize.err")"
 ls "$tmp/fsize" | grep -q 'tmp$' && fail "fsize: temporary file left"
 grep -q "^[0-9]*,leaf_sort,[0-9]*,[0-9]*," "$tmp/fsize/types.csv" || fail "fsize: types.csv incomplete"
@@ -281,8 +281,8 @@ wait_ts
 grep -q '"name":"tick","created":3,"calls":3' "$tmp/int/profile.json" \
   || fail "int: the 3 tasks before SIGINT are not in the profile"
 
-echo "-- SIGKILL without checkpoints: nothing can be written; the launcher says so"
-TASKSCOPE_CHECKPOINT_MS=0 start_endings hang kill9
+echo "-- SIGKILL with the profiler off: nothing can be written; the launcher says so"
+TASKSCOPE_PROFILER=0 start_endings hang kill9
 kill -KILL "$prog"
 wait_ts
 [ "$status" = 137 ] || fail "kill9: status $status"
@@ -290,11 +290,8 @@ grep -q "endings was killed by signal 9 (Killed); what it measured is lost" "$tm
   || fail "kill9: message: $(cat "$tmp/kill9.err")"
 [ ! -e "$tmp/kill9" ] || fail "kill9: folder left behind: $(ls -A "$tmp/kill9")"
 
-# SIGKILL mid-run: the crash journal gives every recorded event back.  By
-# default it is the mapping alone (the threads' shards, no files beside it);
-# with TASKSCOPE_AGGREGATE=consumer the records can be applied and
-# journaled, still in the rings (a consumer that never woke up: 10 s
-# period, rings large enough), or in the saved state (checkpoints).
+# SIGKILL mid-run: the crash journal, the mapping alone (the threads'
+# shards, no files beside it), gives every recorded event back.
 kill9_check() { # name, N: N tasks per type, one more begun on the main thread
   [ "$status" = 137 ] || fail "$1: status $status: $(cat "$tmp/$1.err")"
   grep -q "endings was killed by signal 9 (Killed) at [0-9.]* s; its outputs were rebuilt from the crash journal, with every event it recorded" \
@@ -308,40 +305,31 @@ kill9_check() { # name, N: N tasks per type, one more begun on the main thread
   done
   [ -z "$(ls -A "$tmp/$1" | grep '^\.')" ] || fail "$1: journal files left: $(ls -A "$tmp/$1")"
 }
-kill9_run() { # name, N, largest journal before the kill (bytes; -: none at all), environment...
-  local name=$1 n=$2 most=$3
-  shift 3
+kill9_run() { # name, N, environment...
+  local name=$1 n=$2
+  shift 2
   [ $# -eq 0 ] || local -x "$@" # the environment of this run only
   start_endings "${FLOOD:-flood}" "$name" "$n"
-  if [ "$most" = - ]; then # the mapping alone: no checkpoint files
-    [ "$(cd "$tmp/$name" && ls -A | grep '^\.' | sed 's/^\.taskscope-[0-9]*\.//' | sort | tr '\n' ' ')" = "map running " ] \
-      || fail "$name: files beside the mapping: $(ls -A "$tmp/$name")"
-  else
-    journal=$(find "$tmp/$name" -name ".taskscope-$prog.journal-*" -printf '%s\n' | head -1)
-    [ -n "$journal" ] && [ "$journal" -le "$most" ] || fail "$name: journal of '$journal' bytes"
-  fi
+  # the mapping alone: no other file
+  [ "$(cd "$tmp/$name" && ls -A | grep '^\.' | sed 's/^\.taskscope-[0-9]*\.//' | sort | tr '\n' ' ')" = "map running " ] \
+    || fail "$name: files beside the mapping: $(ls -A "$tmp/$name")"
   kill -KILL "$prog"
   wait_ts
   kill9_check "$name" "$n"
   [ -z "$(ls /dev/shm/taskscope-"$prog"-* 2>/dev/null)" ] || fail "$name: slots left in /dev/shm"
 }
 echo "-- SIGKILL mid-run: every task recovered from the mapping alone"
-kill9_run kill9j 200000 -
-echo "-- SIGKILL mid-run through the consumer: every task recovered from the journal and the rings"
-kill9_run kill9jc 200000 100000000 TASKSCOPE_AGGREGATE=consumer
-echo "-- SIGKILL mid-run, nothing drained yet: every task recovered from the rings"
-# the journal holds a few round ends at most: the 400,001 records can only
-# come from the rings
-kill9_run kill9r 100000 4096 TASKSCOPE_AGGREGATE=consumer TASKSCOPE_PERIOD_MS=10000 TASKSCOPE_RING_SIZE=1048576
+kill9_run kill9j 200000
+echo "-- SIGKILL mid-run, the consumer never woke up: every task recovered all the same"
+kill9_run kill9r 100000 TASKSCOPE_PERIOD_MS=10000 TASKSCOPE_RING_SIZE=1048576
 echo "-- SIGKILL with the smallest ring (TASKSCOPE_RING_SIZE=64): every thread's slot in the file"
 # 64 records are 2 KiB: every thread's slot is still a block of the mapping
 # (it once had to be a whole number of pages, and slot 1 and up were lost)
-kill9_run kill9small 20000 - TASKSCOPE_RING_SIZE=64
-kill9_run kill9smallc 20000 100000000 TASKSCOPE_AGGREGATE=consumer TASKSCOPE_RING_SIZE=64
+kill9_run kill9small 20000 TASKSCOPE_RING_SIZE=64
 ! grep -q "cannot put thread slot" "$tmp/kill9small.err" || fail "kill9small: $(cat "$tmp/kill9small.err")"
 
 echo "-- SIGKILL, tasks on handles: every task recovered from the mapping's shards"
-FLOOD=flood_h kill9_run kill9s 200000 -
+FLOOD=flood_h kill9_run kill9s 200000
 for d in kill9s kill9j; do # the timeline's bins came back too (busy: self time + the open task)
   jq -e '([.types[].self_ns.sum] | add) as $self | $self > 0 and (.timeline.busy_ns | add) >= $self * 0.99' \
     "$tmp/$d/profile.json" >/dev/null || fail "$d: timeline: $(jq -c .timeline "$tmp/$d/profile.json")"
@@ -435,16 +423,30 @@ exact() { # dir, N: the counts of flood_h N, recovered
   grep -q "^1,tick,$(($2 + 1)),$2,0,0,1,1," "$tmp/$1/types.csv" || fail "$1: tick: $(cat "$tmp/$1/types.csv")"
   grep -q "^2,work,$2,$2,0,0,0,1," "$tmp/$1/types.csv" || fail "$1: work: $(cat "$tmp/$1/types.csv")"
 }
-# through the consumer (its checkpoints): a flipped byte in the journal's
-# state: detected and named, the rings give what they hold
-TASKSCOPE_AGGREGATE=consumer killed_pair dstate 3000
-for f in "$tmp"/dstate/.taskscope-"$prog".state-*; do
-  printf '\125' | dd of="$f" bs=1 seek=700 conv=notrunc 2>/dev/null
-done
-"$ts" recover -q "$tmp/dstate" >"$tmp/dstate.rec" 2>&1 || fail "dstate: $(cat "$tmp/dstate.rec")"
-grep -q "warning: $tmp/dstate/.taskscope-$prog.state-[01] is damaged (its checksum does not match)" \
-  "$tmp/dstate.rec" || fail "dstate: message: $(cat "$tmp/dstate.rec")"
-[ -s "$tmp/dstate/profile.json" ] || fail "dstate: no profile.json"
+# the mapping cut short (a full /dev/shm, a copy that stopped): said in one
+# line with what is missing, the blocks before the cut recovered
+killed_pair dtrunc 3000
+shfile=$(readlink -f "$tmp/dtrunc/.taskscope-$prog.map")
+size=$(stat -c %s "$shfile")
+cut=$((size - 65536)) # the last blocks: the newest of the threads' log chunks
+truncate -s $cut "$shfile"
+"$ts" recover -q "$tmp/dtrunc" >"$tmp/dtrunc.rec" 2>&1 || fail "dtrunc: $(cat "$tmp/dtrunc.rec")"
+grep -q "warning: $tmp/dtrunc/.taskscope-$prog.map is truncated ($cut of its [0-9]* bytes): what the rest held is lost" \
+  "$tmp/dtrunc.rec" || fail "dtrunc: message: $(cat "$tmp/dtrunc.rec")"
+[ "$(grep -c warning "$tmp/dtrunc.rec")" = 1 ] || fail "dtrunc: more than one warning: $(cat "$tmp/dtrunc.rec")"
+jq -e '[.types[] | select(.name == "tick" or .name == "work") | .calls <= 3001] | all' \
+  "$tmp/dtrunc/profile.json" >/dev/null || fail "dtrunc: counts: $(cat "$tmp/dtrunc/types.csv")"
+# garbage over blocks in the middle (the threads' slots and shards): the
+# bytes said, what whole blocks hold recovered, nothing invented
+killed_pair dgarb 3000
+shfile=$(readlink -f "$tmp/dgarb/.taskscope-$prog.map")
+size=$(stat -c %s "$shfile") # 256 KiB from its middle, past the rings: shards' blocks
+dd if=/dev/urandom of="$shfile" bs=4096 seek=$((size / 8192)) count=64 conv=notrunc 2>/dev/null
+"$ts" recover -q "$tmp/dgarb" >"$tmp/dgarb.rec" 2>&1 || fail "dgarb: $(cat "$tmp/dgarb.rec")"
+grep -q "warning: $tmp/dgarb/.taskscope-$prog.map: [0-9]* bytes in it are damaged (not whole blocks); what they held is lost" \
+  "$tmp/dgarb.rec" || fail "dgarb: message: $(cat "$tmp/dgarb.rec")"
+jq -e '[.types[] | select(.name == "tick" or .name == "work") | .calls <= 3001] | all' \
+  "$tmp/dgarb/profile.json" >/dev/null || fail "dgarb: counts: $(cat "$tmp/dgarb/types.csv")"
 # the mapping alone (the default), one name damaged in it
 killed_pair dnames 3000
 shfile=$(readlink -f "$tmp/dnames/.taskscope-$prog.map")
@@ -454,7 +456,6 @@ at=$(grep -abo 'work' "$shfile" | tail -1 | cut -d: -f1)
 [ -n "$at" ] || fail "dnames: the name 'work' is not in the mapping"
 printf 'W' | dd of="$shfile" bs=1 seek="$at" conv=notrunc 2>/dev/null
 "$ts" recover -q "$tmp/dnames" >"$tmp/dnames.rec" 2>&1 || fail "dnames: $(cat "$tmp/dnames.rec")"
-! grep -q "no whole crash journal state" "$tmp/dnames.rec" || fail "dnames: a state was expected: $(cat "$tmp/dnames.rec")"
 grep -q "$tmp/dnames/.taskscope-$prog.map: 1 names in it are damaged" "$tmp/dnames.rec" || fail "dnames: names: $(cat "$tmp/dnames.rec")"
 grep -q "^1,tick,3001,3000,0,0,1,1," "$tmp/dnames/types.csv" || fail "dnames: tick: $(cat "$tmp/dnames/types.csv")"
 grep -q '^2,(damaged name 2),3000,3000,0,0,0,1,' "$tmp/dnames/types.csv" \
@@ -477,15 +478,6 @@ grep -q "cannot read $tmp/dhead2/.taskscope-$prog.map: its header is damaged (ma
   "$tmp/dhead2.rec" || fail "dhead2: message: $(cat "$tmp/dhead2.rec")"
 [ -e "$shfile" ] || fail "dhead2: the mapping was removed"
 rm -f "$shfile"
-# through the consumer: the journal overwritten with garbage: nothing is
-# read past it, the state and the rings give what they hold
-TASKSCOPE_AGGREGATE=consumer killed_pair dslots 3000
-for f in "$tmp"/dslots/.taskscope-"$prog".journal-*; do
-  head -c 4096 /dev/urandom >"$f"
-done
-"$ts" recover -q "$tmp/dslots" >"$tmp/dslots.rec" 2>&1 || fail "dslots: $(cat "$tmp/dslots.rec")"
-jq -e '[.types[] | select(.name == "tick" or .name == "work") | .calls <= 3001] | all' \
-  "$tmp/dslots/profile.json" >/dev/null || fail "dslots: counts: $(cat "$tmp/dslots/types.csv")"
 # /dev/shm emptied after the kill (a batch system): said in one line
 killed_pair dshm 3000
 rm -f "$(readlink -f "$tmp/dshm/.taskscope-$prog.map")"
@@ -530,7 +522,7 @@ for size in 64 1048576; do # the smallest ring and a large one
 done
 
 echo "-- SIGKILL while tracing: the trace holds what was drained, says it was not closed, converts"
-kill9_run kill9t 100000 - TASKSCOPE_TRACE=chrome
+kill9_run kill9t 100000 TASKSCOPE_TRACE=chrome
 grep -q '"trace_status":"not closed: the program was killed before finalizing"' \
   "$tmp/kill9t/trace.json" || fail "kill9t: trace.json: $(head -c 300 "$tmp/kill9t/trace.json")"
 grep -q "taskscope: $tmp/kill9t/trace.json: [0-9]* task stays" "$tmp/kill9t.err" \
@@ -594,9 +586,7 @@ status=0; "$ts" convert "$tmp/nothere.json" --to folded 2>"$tmp/e" || status=$?
 [ "$status" = 1 ] || fail "convert of a missing profile: $status"
 
 echo "-- SIGKILL with a small instance cap: the kept instances and the dropped ones add up"
-# the journal's appendix holds instances the cap dropped later: the state's
-# depth limit leaves them out again on load
-kill9_run kill9c 100000 - TASKSCOPE_INSTANCE_CAP=1000 \
+kill9_run kill9c 100000 TASKSCOPE_INSTANCE_CAP=1000 \
   TASKSCOPE_OUTPUTS=all,tasks
 jq -e '(.tasks | length) == .totals.instances and .totals.instances <= 1000 and .totals.instances > 0
        and .totals.instances + .totals.instances_cut_off
@@ -604,7 +594,7 @@ jq -e '(.tasks | length) == .totals.instances and .totals.instances <= 1000 and 
               + .totals.tasks_never_ran' "$tmp/kill9c/profile.json" >/dev/null \
   || fail "kill9c: instances: $(jq -c .totals "$tmp/kill9c/profile.json")"
 
-echo "-- SIGKILL with 80 threads alive: slots past the journal's 64 large rings recovered too"
+echo "-- SIGKILL with 80 threads alive: every thread's slot and shard recovered"
 start_endings flood kill9m 2000 80
 kill -KILL "$prog"
 wait_ts
@@ -613,18 +603,6 @@ grep -q "^1,tick,2001,2000,0,0,1,1," "$tmp/kill9m/types.csv" || fail "kill9m: ti
 grep -q "^2,work,160000,160000,0,0,0,80," "$tmp/kill9m/types.csv" \
   || fail "kill9m: work: $(cat "$tmp/kill9m/types.csv")"
 [ -z "$(ls /dev/shm/taskscope-"$prog"-* 2>/dev/null)" ] || fail "kill9m: slots left in /dev/shm"
-
-echo "-- SIGKILL after checkpoints (through the consumer): the saved state holds the tasks"
-TASKSCOPE_AGGREGATE=consumer TASKSCOPE_CHECKPOINT_MS=20 start_endings hang ckpt
-sleep 0.3 # the 3 tasks ran before "ready": in the state saved from now on
-kill -KILL "$prog"
-wait_ts
-[ "$status" = 137 ] || fail "ckpt: status $status"
-grep -q "endings was killed by signal 9 (Killed) at [0-9.]* s; its outputs were rebuilt" \
-  "$tmp/ckpt.err" || fail "ckpt: message: $(cat "$tmp/ckpt.err")"
-grep -q '"name":"tick","created":3,"calls":3' "$tmp/ckpt/profile.json" || fail "ckpt: 3 tasks"
-grep -q '"ended_by":"SIGKILL"' "$tmp/ckpt/profile.json" || fail "ckpt: ended_by"
-[ -z "$(ls -A "$tmp/ckpt" | grep '^\.')" ] || fail "ckpt: markers left: $(ls -A "$tmp/ckpt")"
 
 echo "-- a program that never calls tscope_finalize still gets its outputs"
 "$ts" run --no-summary -o "$tmp/forgot" -- "$forgetful" 2>"$tmp/stderr6" || fail "forgetful failed"

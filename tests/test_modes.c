@@ -1,9 +1,11 @@
-/* test_modes.c - the golden comparison of the two aggregation modes.
+/* test_modes.c - the golden comparison of the two ways into the shards.
  *
  * One deterministic run (manual clock, three threads taking turns by a
- * script) is measured twice: once through the id-based events, which the
- * consumer replays into the store, and once through task handles on threads
- * that aggregate their own tasks (per-thread shards, folded by the readers).
+ * script) is measured twice: once through the id-based events (a started
+ * task on its thread's stack, created and yielded ones in the id map the
+ * threads share: ids.c, idmap.c) and once through task handles
+ * (handles.c), both aggregated by the threads in their shards and folded
+ * by the readers.
  * The script has what crosses threads: tasks created on one thread and begun
  * on another, a yield on one thread resumed on another, recursion, a nested
  * task, leaves, a queued event, a dependency, a cancel, a task still
@@ -217,10 +219,9 @@ static void run(int with_handles)
     setenv("TASKSCOPE_OUTPUTS", "all,tasks,folded,hatchet,tau,treedot", 1);
     setenv("TASKSCOPE_SUMMARY", "0", 1);
     setenv("TASKSCOPE_SAMPLE_MS", "0", 1);
-    setenv("TASKSCOPE_AGGREGATE", with_handles ? "thread" : "consumer", 1);
     tscope__clock_use_manual(1000);
     ASSERT_OK(tscope_init(0, 1));
-    ASSERT_EQ(tscope__g.cfg.aggregate, with_handles ? TSCOPE__AGG_THREAD : TSCOPE__AGG_CONSUMER);
+    ASSERT_EQ(tscope__g.cfg.aggregate, TSCOPE__AGG_THREAD);
     types[0] = type_named("root");
     types[1] = type_named("child");
     types[2] = type_named("leaf");
@@ -242,7 +243,6 @@ static void run(int with_handles)
     pthread_mutex_unlock(&lock);
     for (int i = 0; i < 2; i++)
         ASSERT_EQ(pthread_join(w[i], NULL), 0);
-    unsetenv("TASKSCOPE_AGGREGATE");
 }
 
 /* The run's identity in a file's text, masked: digits after each `key`
@@ -379,8 +379,8 @@ int main(void)
     int n = compare_modes(NULL);
     /* a cap that leaves tasks out (on a level boundary: which tasks fill a
      * level the cap cuts through depends on the order tasks end): the
-     * tasks each thread counted below a kept ancestor are cut off as the
-     * consumer's replay counts them */
+     * tasks each thread counted below a kept ancestor are cut off alike on
+     * both ways */
     compare_modes("8");
     char path[400];
     snprintf(path, sizeof path, "%s/profile.json", dirs[1]);
@@ -388,6 +388,6 @@ int main(void)
     ASSERT(text != NULL);
     ASSERT(strstr(text, "\"instances\":8,\"instances_cut_off\":4,") != NULL);
     free(text);
-    printf("test_modes: ok (%d files the same in both modes, with and without a cap)\n", n);
+    printf("test_modes: ok (%d files the same by ids and by handles, with and without a cap)\n", n);
     return 0;
 }

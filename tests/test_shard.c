@@ -444,7 +444,6 @@ static void *worker(void *arg)
 
 static void handles_on_threads_while_folding(void)
 {
-    setenv("TASKSCOPE_AGGREGATE", "thread", 1);
     setenv("TASKSCOPE_OUTPUTS", "none", 1);
     setenv("TASKSCOPE_SUMMARY", "0", 1);
     ASSERT_OK(tscope_init(0, 1));
@@ -500,7 +499,6 @@ static void handles_on_threads_while_folding(void)
     ASSERT(fresh != NULL && fresh != held);
     ASSERT_OK(tscope_task_end_h(fresh));
     ASSERT_OK(tscope_finalize());
-    unsetenv("TASKSCOPE_AGGREGATE");
 }
 
 int main(void)

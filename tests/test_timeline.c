@@ -6,7 +6,6 @@
  * - the bins widen (adjacent ones merged) when the run outgrows them, and no
  *   time is lost;
  * - the duration sample, and its thinning when full;
- * - the store saved and loaded keeps the timeline (crash recovery);
  * - concurrency.csv: threads per type = self time / bin width. */
 #include <pthread.h>
 #include <stdio.h>
@@ -14,7 +13,6 @@
 #include "core/core.h"
 #include "export/export.h"
 #include "harness.h"
-#include "profile/persist.h"
 #include "profile/profile.h"
 #include "profile/store.h"
 
@@ -123,33 +121,6 @@ static void exact_bins(void)
         TEST_FAIL("concurrency.csv lacks the row %s in:\n%s", want, text);
     free(text);
     tscope__profile_free(p);
-
-    /* saved and loaded: the same timeline */
-    struct tscope__store *s = tscope__g.store;
-    f = tmpfile();
-    ASSERT(f != NULL);
-    pthread_mutex_lock(&s->lock);
-    ASSERT_OK(tscope__store_save(s, f, NULL));
-    pthread_mutex_unlock(&s->lock);
-    rewind(f);
-    const char *why = NULL;
-    struct tscope__store *l = tscope__store_load(f, NULL, &why);
-    if (!l)
-        TEST_FAIL("load: %s", why);
-    fclose(f);
-    ASSERT_EQ(l->tl.shift, s->tl.shift);
-    ASSERT_EQ(l->tl.used, s->tl.used);
-    ASSERT_EQ(l->tl.npts, s->tl.npts);
-    ASSERT(memcmp(l->tl.pts, s->tl.pts, s->tl.npts * sizeof *s->tl.pts) == 0);
-    for (uint32_t t = 0; t < s->tl.ntype; t++) {
-        ASSERT((l->tl.type[t] == NULL) == (s->tl.type[t] == NULL));
-        if (s->tl.type[t])
-            ASSERT(memcmp(l->tl.type[t], s->tl.type[t], TSCOPE__TL_BINS * 8) == 0);
-    }
-    for (uint32_t t = 0; t < s->tl.nthread; t++)
-        if (s->tl.thread[t])
-            ASSERT(memcmp(l->tl.thread[t], s->tl.thread[t], TSCOPE__TL_BINS * 8) == 0);
-    tscope__store_free(l);
 
     /* a task at 600 ms: bins of 2^21 ns (three widenings), nothing lost */
     at(600000000);

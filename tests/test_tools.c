@@ -159,11 +159,8 @@ static void two_plugins_sync_and_batched(void)
     setenv("counting_a_DELIVERY", "sync", 1);
     setenv("counting_b_DELIVERY", "batched", 1);
     setenv("COUNTING_ORDER_FILE", order, 1);
-    if (use_handles) /* handle tasks aggregated by their threads: the tools see them */
-        setenv("TASKSCOPE_AGGREGATE", "thread", 1);
     harness_init();
-    unsetenv("TASKSCOPE_AGGREGATE");
-    ASSERT(!use_handles || tscope__g.cfg.aggregate == TSCOPE__AGG_THREAD);
+    ASSERT(tscope__g.cfg.aggregate == TSCOPE__AGG_THREAD);
     produce_events();
     ASSERT_OK(tscope_flush()); /* batched delivery happens on the consumer thread now */
     ASSERT_OK(tscope_finalize());

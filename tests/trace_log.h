@@ -99,11 +99,8 @@ static inline void trace_fixed_log_as(const char *part, int handles)
     setenv("TASKSCOPE_OUTPUTS", "json", 1);
     setenv("TASKSCOPE_SUMMARY", "0", 1);
     tscope__clock_use_manual(1000);
-    if (handles)
-        setenv("TASKSCOPE_AGGREGATE", "thread", 1);
     ASSERT_OK(tscope_init(0, 1));
-    unsetenv("TASKSCOPE_AGGREGATE");
-    ASSERT_EQ(tscope__g.cfg.aggregate, handles ? TSCOPE__AGG_THREAD : tscope__g.cfg.aggregate);
+    ASSERT_EQ(tscope__g.cfg.aggregate, TSCOPE__AGG_THREAD);
     t_root = (uint16_t)type_named("root");
     t_child = (uint16_t)type_named("child \"quoted\"");
     t_leaf = (uint16_t)type_named("leaf");

@@ -95,9 +95,9 @@ static int finished; /* MPI_Finalize or MPI_Abort ended measurement */
 
 /* ---- timing ---------------------------------------------------------------- */
 
-/* An MPI call as a task, through a handle: where threads aggregate their
- * own tasks (TASKSCOPE_AGGREGATE=thread), it nests in the OpenMP task that
- * makes the call like any other task of that thread. */
+/* An MPI call as a task, through a handle: as each thread aggregates its
+ * own tasks, it nests in the OpenMP task that makes the call like any other
+ * task of that thread. */
 static inline tscope_task_t *enter(enum call c)
 {
     if (!started || finished)

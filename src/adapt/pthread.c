@@ -32,9 +32,9 @@ typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
 static create_fn real_create;
 static int owner;          /* this adapter called tscope_init */
 static atomic_int stopped; /* the outputs were written */
-/* Tasks as handles: where threads aggregate their own tasks
- * (TASKSCOPE_AGGREGATE=thread) a thread's task holds what runs in it, an
- * OpenMP region or an MPI call, as a parent does. */
+/* Tasks as handles: as each thread aggregates its own tasks, a thread's
+ * task holds what runs in it, an OpenMP region or an MPI call, as a parent
+ * does. */
 static __thread tscope_task_t *current; /* the task running on this thread */
 static tscope_task_t *root;             /* the main thread's task */
 

@@ -87,17 +87,6 @@ static int p_mode(struct tscope__config *c, const char *v)
     return 0;
 }
 
-static int p_aggregate(struct tscope__config *c, const char *v)
-{
-    if (strcmp(v, "consumer") == 0)
-        c->aggregate = TSCOPE__AGG_CONSUMER;
-    else if (strcmp(v, "thread") == 0)
-        c->aggregate = TSCOPE__AGG_THREAD;
-    else
-        return -1;
-    return 0;
-}
-
 static int p_policy(struct tscope__config *c, const char *v)
 {
     if (strcmp(v, "wait") == 0)
@@ -133,15 +122,6 @@ static int p_period(struct tscope__config *c, const char *v)
     if (parse_u64(v, 1, 10000, &n))
         return -1;
     c->period_ms = (uint32_t)n;
-    return 0;
-}
-
-static int p_checkpoint(struct tscope__config *c, const char *v)
-{
-    uint64_t n;
-    if (parse_u64(v, 0, 3600000, &n))
-        return -1;
-    c->checkpoint_ms = (uint32_t)n;
     return 0;
 }
 
@@ -546,36 +526,22 @@ static const struct var vars[] = {
      "outputs)",
      p_profiler},
     {"TASKSCOPE_MODE", "profile", "profile, naive",
-     "profile: per-thread rings and a consumer thread; naive: every event updates the store "
-     "under one lock (a benchmark baseline only)",
+     "profile: each thread aggregates its own events in its shard of the profile (under "
+     "taskscope run in the process's file-backed mapping, the crash journal); naive: the same "
+     "under one lock for the whole process (a benchmark baseline only)",
      p_mode},
-    {"TASKSCOPE_AGGREGATE", "thread", "thread, consumer",
-     "where the events are aggregated: by each thread in its own shard of the profile (task "
-     "events on handles and by id, counters, custom events, messages, dependencies; under "
-     "taskscope run all of it in the process's file-backed mapping, which is then the whole "
-     "crash journal), or by the consumer thread from the rings (the design before; under "
-     "taskscope run its crash journal takes checkpoints, TASKSCOPE_CHECKPOINT_MS); naive mode "
-     "and the profiler off use the consumer; tracing and tool plugins get the events they need "
-     "from the rings in both (docs/architecture.md)",
-     p_aggregate},
     {"TASKSCOPE_FULL_POLICY", "wait", "wait, drop",
-     "what a producer does when its ring is full: wait for the consumer, or drop the event and "
-     "count it",
+     "what a producer does when its ring is full: wait for the consumer, or drop the record and "
+     "count it (the ring holds what the trace and tools get; the profile has every event)",
      p_policy},
     {"TASKSCOPE_RING_SIZE", "16384", "a power of two from 64 to 16777216",
-     "records (32 bytes each) per thread ring (taskscope run with TASKSCOPE_AGGREGATE=consumer: "
-     "65536 for the first 64 threads unless set)",
+     "records (32 bytes each) per thread ring: what the trace, tool plugins and triggered "
+     "policies get of the events",
      p_ring},
     {"TASKSCOPE_MAX_THREADS", "1024", "1 to 65535", "thread slots (threads measured at once)",
      p_threads},
     {"TASKSCOPE_PERIOD_MS", "10", "1 to 10000",
      "consumer wake-up period in ms (it also wakes when a ring is half full)", p_period},
-    {"TASKSCOPE_CHECKPOINT_MS", "1000", "0 to 3600000",
-     "under taskscope run with TASKSCOPE_AGGREGATE=consumer: how often the crash journal saves "
-     "the store (its journal then starts afresh); with the default aggregation nothing is saved "
-     "(the mapping holds everything) and only 0 matters: 0 is no crash journal at all (the "
-     "profile in anonymous memory, a SIGKILL loses it: the benchmarks' baseline)",
-     p_checkpoint},
     {"TASKSCOPE_BATCH", "65536", "64 to 16777216",
      "records the consumer applies per ring before releasing the store lock (bounds query "
      "latency)",

@@ -13,7 +13,10 @@
 #include <stdio.h>
 
 enum tscope__mode { TSCOPE__MODE_PROFILE = 0, TSCOPE__MODE_NAIVE = 1 };
-enum tscope__aggregate { TSCOPE__AGG_CONSUMER = 0, TSCOPE__AGG_THREAD = 1 };
+/* Who aggregates the events, set by tscope_init (no variable): nobody with
+ * the profiler off (the consumer hands the rings to the tools and the trace),
+ * else each thread in its shard, in naive mode under one process-wide lock. */
+enum tscope__aggregate { TSCOPE__AGG_NONE = 0, TSCOPE__AGG_THREAD = 1, TSCOPE__AGG_LOCKED = 2 };
 enum tscope__full_policy { TSCOPE__FULL_WAIT = 0, TSCOPE__FULL_DROP = 1 };
 
 /* Output kinds, as bits of tscope__config.outputs. */
@@ -51,13 +54,12 @@ enum {
 struct tscope__config {
     int enable;
     int mode;
-    int aggregate; /* enum tscope__aggregate: where handle events are aggregated */
+    int aggregate; /* enum tscope__aggregate, from profiler and mode */
     int full_policy;
     uint32_t ring_size; /* records per thread, power of two */
     uint32_t max_threads;
-    uint32_t period_ms;     /* consumer wake-up period */
-    uint32_t checkpoint_ms; /* profile saved for recovery (taskscope run), 0 never */
-    uint32_t batch;         /* records per ring per store-lock hold */
+    uint32_t period_ms; /* consumer wake-up period */
+    uint32_t batch;     /* records per ring per store-lock hold */
     uint64_t instance_cap;
     int tree_fold;       /* fold recursive paths of the task tree */
     uint32_t tree_depth; /* deepest task-tree path; 0: no limit */

@@ -30,22 +30,18 @@ void tscope__consumer_wake(void)
     pthread_mutex_unlock(&tscope__g.cons_lock);
 }
 
-/* Releases ring space up to what hooks.keep allows (all of it without the
- * hook). */
-static void release(struct tscope__thread *t, uint64_t applied, int must)
+/* Releases ring space up to what was read. */
+static void release(struct tscope__thread *t, uint64_t applied)
 {
     struct tscope__ring *r = &t->ring;
-    uint64_t released = atomic_load_explicit(&r->tail, memory_order_relaxed);
-    if (released == applied)
-        return;
-    tscope__ring_release(
-        r, tscope__hooks.keep ? tscope__hooks.keep(t->index, r, released, applied, must) : applied);
+    if (atomic_load_explicit(&r->tail, memory_order_relaxed) != applied)
+        tscope__ring_release(r, applied);
 }
 
 /* Hands ring records [tail, head) of thread t to the subscribers in
  * batches of TASKSCOPE_BATCH: the profile applies each batch under its
- * lock, then the batched subscribers see it; then the slots are released
- * (or kept: hooks.keep).  Returns the new read position. */
+ * lock, then the batched subscribers see it; then the slots are released.
+ * Returns the new read position. */
 static uint64_t drain_ring(struct tscope__thread *t, uint64_t tail, uint64_t head)
 {
     struct tscope__ring *r = &t->ring;
@@ -59,7 +55,7 @@ static uint64_t drain_ring(struct tscope__thread *t, uint64_t tail, uint64_t hea
         if (tscope__hooks.deliver_wanted && tscope__hooks.deliver_wanted())
             tscope__hooks.deliver(t->index, r, batch_start, tail);
         t->read_pos = tail;
-        release(t, tail, 0);
+        release(t, tail);
     }
     return tail;
 }
@@ -83,7 +79,7 @@ int tscope__consumer_round(void)
         if (avail * 4 > t->ring.size) /* relative to this ring's size */
             busiest = 1;
         if (retired && tscope__ring_head(&t->ring) == t->read_pos) {
-            release(t, t->read_pos, 1); /* the slot is about to be reused */
+            release(t, t->read_pos); /* the slot is about to be reused */
             if (tscope__hooks.thread_gone)
                 tscope__hooks.thread_gone(t->index);
             tscope__ring_free(&t->ring);
@@ -123,8 +119,8 @@ static void *consumer_main(void *arg)
         tscope__g.consumer_busy = 1;
         pthread_mutex_unlock(&tscope__g.cons_lock);
         flooded = tscope__consumer_round() != 0;
-        if (tscope__hooks.checkpoint)
-            tscope__hooks.checkpoint();
+        if (tscope__hooks.after_round)
+            tscope__hooks.after_round();
         pthread_mutex_lock(&tscope__g.cons_lock);
         tscope__g.consumer_busy = 0;
         pthread_cond_broadcast(&tscope__g.cons_done);

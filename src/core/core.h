@@ -30,7 +30,6 @@ struct tscope__store;
 enum tscope__run {
     TSCOPE__RUN_OFF = 0,
     TSCOPE__RUN_RING = 1,
-    TSCOPE__RUN_NAIVE = 2,
     TSCOPE__RUN_RING_TOOLS = 3,
     TSCOPE__RUN_TOOLS = 4 /* profiler off, only synchronous tools: no ring at all */
 };
@@ -48,8 +47,7 @@ struct tscope__thread {
     _Atomic uint64_t waits;   /* times the owner waited for space (wait policy) */
     uint64_t id_next, id_end; /* owner's block of task ids */
     char name[64];
-    uint64_t read_pos;             /* consumer only: records before it are applied; ring.tail (the
-                                      released part) may lag behind it (hooks.keep) */
+    uint64_t read_pos;             /* consumer only: records before it are read and released */
     struct tscope__rec *slot_ring; /* the slot's ring memory in the crash journal's file */
     uint64_t slot_records;         /* its size in records; 0: ordinary memory */
 };

@@ -1,19 +1,21 @@
 /* events.c - the event functions of taskscope.h: the hot path.
  *
- * An event is: one relaxed load of the run switch (one branch when measuring
- * is off), a thread-local pointer, a ring-space check against the producer's
- * private copies of head and tail, a timestamp, a 32-byte record written in
- * place, and a release store of head.  No lock, no allocation, no system
- * call, no string handling.
+ * With the profiler on, an event goes first to the profile's `take` hook
+ * (hooks.h), which aggregates it in the calling thread's shard and puts a
+ * shadow in the ring only when the trace, a tool or a policy wants it.
+ * What reaches the ring costs: one relaxed load of the run switch (one
+ * branch when measuring is off), a thread-local pointer, a ring-space check
+ * against the producer's private copies of head and tail, a timestamp, a
+ * 32-byte record written in place, and a release store of head.  No lock,
+ * no allocation, no system call, no string handling.
  *
  * With the profiler switched off, an event for synchronous tools goes to
  * them directly (no ring), and one no tool wants costs two tests.
  *
  * Everything else is the slow path (emit_slow): the thread's first event,
  * a ring past half full (refresh the consumer's tail, wake the consumer), a
- * full ring (the wait or drop policy), naive mode (apply under the store
- * lock), and measurement off.  Synchronous tool callbacks run
- * after the record is written, on the producing thread.
+ * full ring (the wait or drop policy) and measurement off.  Synchronous
+ * tool callbacks run after the record is written, on the producing thread.
  */
 #include <sched.h>
 #include <string.h>
@@ -77,12 +79,6 @@ static int emit_slow(int run, struct tscope__rec rec, const uint64_t *ext_id)
     }
     struct tscope__rec ext = {.kind = TSCOPE__REC_EXT, .ts = rec.ts, .id = ext_id ? *ext_id : 0};
     if (run == TSCOPE__RUN_TOOLS) { /* no profiler, no batched tools: deliver, keep nothing */
-        tools_sync(t, &rec, ext_id ? &ext : NULL);
-        return 0;
-    }
-    if (run == TSCOPE__RUN_NAIVE) {
-        if (tscope__hooks.apply_naive)
-            tscope__hooks.apply_naive(t->index, &rec, ext_id ? &ext : NULL);
         tools_sync(t, &rec, ext_id ? &ext : NULL);
         return 0;
     }

@@ -24,21 +24,16 @@ struct tscope__hooks {
                       uint64_t head);
     /* The end of a consumer round (store.h explains rounds). */
     void (*end_round)(void);
-    /* Naive mode: one record applied on the producing thread. */
-    void (*apply_naive)(uint32_t thread, const struct tscope__rec *r,
-                        const struct tscope__rec *ext);
 
     /* After each batch, outside the store lock: batched tool callbacks and
      * triggered policies.  deliver_wanted() is the cheap test per batch. */
     int (*deliver_wanted)(void);
     void (*deliver)(uint32_t thread, struct tscope__ring *r, uint64_t from, uint64_t to);
 
-    /* With TASKSCOPE_AGGREGATE=thread, the profile takes the events on
-     * the producing thread, in its shard (profile/shard_events.c): r (its
-     * ts unset) and the EXT record's payload; returns the event's result
-     * (0 or a negative TSCOPE_E* code), or 1 when it did not take it
-     * (measurement off, no slot, no memory, a kind it leaves to the
-     * consumer): the ring path then goes on as without the hook. */
+    /* The profile takes the events on the producing thread, in its shard (profile/shard_events.c):
+     * r (its ts unset) and the EXT record's payload; returns the event's result (0 or a negative
+     * TSCOPE_E* code), or 1 when it did not take it (measurement off, no slot, no memory, a kind it
+     * leaves to the consumer): the ring path then goes on as without the hook. */
     int (*take)(const struct tscope__rec *r, uint64_t ext);
 
     /* Synchronous tool callbacks on the producing thread: one bit per
@@ -52,21 +47,12 @@ struct tscope__hooks {
      *   outlives the process; *ring_records may be changed for this slot (a
      *   power of two); NULL: ordinary memory.  Under the thread registry's
      *   lock.
-     * - keep: records [released, applied) of thread's ring are applied and
-     *   not yet released; returns how far the ring may be released now
-     *   (released .. applied): the journal holds records back in the ring
-     *   until a checkpoint has them, or journals them when the ring needs
-     *   the space.  must: everything (the slot is about to be reused).
-     *   Without the hook every applied record is released at once.
-     *   Consumer thread.
-     * - checkpoint: after every round; saves the store when due.  Consumer
-     *   thread.
+     * - after_round: after every round (the clock's latest factor into the
+     *   mapping's header).  Consumer thread.
      * - name_added: a new name in a name table, under that table's lock. */
     void *(*slot_memory)(uint32_t index, size_t thread_bytes, uint64_t *ring_records,
                          struct tscope__rec **ring);
-    uint64_t (*keep)(uint32_t thread, struct tscope__ring *r, uint64_t released, uint64_t applied,
-                     int must);
-    void (*checkpoint)(void);
+    void (*after_round)(void);
     void (*name_added)(const void *table, uint32_t id, const char *name);
     /* - durable: `bytes` of zeroed memory in a file that outlives the
      *   process (the mapping), tagged with kind, owner (thread slot)

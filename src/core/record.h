@@ -1,5 +1,6 @@
 /* record.h - the fixed-size binary event record that producers append to
- * their ring and the consumer (or the naive path) applies to the store.
+ * their ring, which the consumer applies to the store (what a shard did not
+ * take) or hands to the trace and the tools (a shadow of what a shard took).
  *
  * 32 bytes, no pointers, no strings.  Fields are reused per kind; the table
  * below is the only place that says which field means what.

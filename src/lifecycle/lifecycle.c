@@ -157,11 +157,9 @@ static void marker_set(const struct tscope__config *cfg)
         marker[0] = 0; /* the launcher then says less; measuring goes on */
     else
         close(fd);
-    if (!marker[0] || !cfg->profiler || !cfg->checkpoint_ms || cfg->mode == TSCOPE__MODE_NAIVE)
+    if (!marker[0] || !cfg->profiler)
         return;
-    const char *chosen = getenv("TASKSCOPE_RING_SIZE");
-    tscope__journal_start(dir, cfg->ring_size ? cfg->ring_size : 16384, chosen && *chosen,
-                          cfg->checkpoint_ms, cfg->aggregate != TSCOPE__AGG_THREAD);
+    tscope__journal_start(dir, cfg->ring_size ? cfg->ring_size : 16384);
 }
 
 static void marker_clear(void)
@@ -221,11 +219,6 @@ static void trace_start(const struct tscope__config *cfg, int rank, int nranks)
 {
     if (!cfg->trace)
         return;
-    if (cfg->mode == TSCOPE__MODE_NAIVE) {
-        fprintf(stderr, "taskscope: warning: TASKSCOPE_TRACE is ignored with TASKSCOPE_MODE=naive "
-                        "(the baseline of the benchmarks)\n");
-        return;
-    }
     if (tscope__output_make_rank_dir(cfg->output_dir, rank, nranks, tscope__g.outdir,
                                      sizeof tscope__g.outdir, tscope__g.rundir,
                                      sizeof tscope__g.rundir)) {
@@ -275,6 +268,9 @@ int tscope_init(int rank, int nranks)
     }
     struct tscope__config cfg;
     tscope__config_load(&cfg, stderr);
+    cfg.aggregate = !cfg.profiler                    ? TSCOPE__AGG_NONE
+                    : cfg.mode == TSCOPE__MODE_NAIVE ? TSCOPE__AGG_LOCKED
+                                                     : TSCOPE__AGG_THREAD;
     const char *why;
     tscope__clock_setup(cfg.clock, &why);
     if (why)
@@ -308,6 +304,8 @@ int tscope_init(int rank, int nranks)
     }
     if (!cfg.enable) {
         __atomic_store_n(&tscope__g.off_code, 0, __ATOMIC_RELAXED);
+        /* an earlier init's hooks would still be called (take: a clock read per event) */
+        memset(&tscope__hooks, 0, sizeof tscope__hooks);
         goto out;
     }
     atomic_store(&tscope__init_pid, (long)getpid());
@@ -315,13 +313,6 @@ int tscope_init(int rank, int nranks)
     tscope__wire(cfg.profiler);
     marker_set(&cfg); /* the journal's hooks: after the wiring, before the consumer */
     trace_start(&cfg, rank, nranks);
-    if (cfg.aggregate == TSCOPE__AGG_THREAD && (cfg.mode == TSCOPE__MODE_NAIVE || !cfg.profiler)) {
-        const char *chosen = getenv("TASKSCOPE_AGGREGATE");
-        if (chosen && *chosen) /* the default says nothing */
-            tscope__note("TASKSCOPE_AGGREGATE=thread does not work in naive mode or with the "
-                         "profiler off: tasks go through the consumer\n");
-        tscope__g.cfg.aggregate = cfg.aggregate = TSCOPE__AGG_CONSUMER;
-    }
     tscope__wire_shadows();
     if (tscope__consumer_start()) {
         fprintf(stderr, "taskscope: error: cannot start the consumer thread; measurement off\n");
@@ -330,9 +321,8 @@ int tscope_init(int rank, int nranks)
     }
     int run = !cfg.profiler && !tscope__tools_batched_mask && !tscope__hooks.trace_batch
                   ? TSCOPE__RUN_TOOLS
-              : cfg.mode == TSCOPE__MODE_NAIVE ? TSCOPE__RUN_NAIVE
-              : tscope__tools_sync_events()    ? TSCOPE__RUN_RING_TOOLS
-                                               : TSCOPE__RUN_RING;
+              : tscope__tools_sync_events() ? TSCOPE__RUN_RING_TOOLS
+                                            : TSCOPE__RUN_RING;
     atomic_store(&tscope__g.run, run);
     if (tscope__tls_self) /* registered in an earlier init: tell this init's tools */
         tscope__tools_thread(1, tscope__tls_self->index, tscope__tls_self->name);

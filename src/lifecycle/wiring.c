@@ -1,5 +1,6 @@
 /* wiring.c - connects the subsystems to the core's hooks (core/hooks.h):
- * the profile store as the consumer's main subscriber, the tool plugins
+ * the profile (each thread's events through `take`, the consumer's rounds
+ * and whatever a shard could not take), the tool plugins
  * (synchronous, batched, thread begin/end) and the triggered policies.
  *
  * The composition root (lifecycle.c) calls tscope__wire after loading the
@@ -54,10 +55,8 @@ void tscope__wire(int profiler)
     if (profiler) {
         h.apply = tscope__store_apply_ring;
         h.end_round = tscope__store_round_done;
-        h.apply_naive = tscope__store_apply_naive;
         h.thread_gone = tscope__store_thread_gone;
-        if (tscope__g.cfg.aggregate == TSCOPE__AGG_THREAD)
-            h.take = tscope__shard_take;
+        h.take = tscope__shard_take;
     } else {
         h.end_round = tscope__store_round_done; /* rounds still settle the (empty) store */
     }

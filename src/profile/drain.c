@@ -1,7 +1,7 @@
 /* drain.c - the profile store as the consumer's subscriber (core/hooks.h):
- * a batch of ring records applied under the store lock, the end of a round,
- * naive mode's one record at a time, and a retired thread's stack closed
- * before its slot is reused.
+ * a batch of ring records applied under the store lock (what a shard did
+ * not take), the end of a round, and a retired thread's stack closed before
+ * its slot is reused.
  *
  * A batch holds the store lock for at most TASKSCOPE_BATCH records, so a
  * query from another thread waits for one batch at most.  Leaves (a start
@@ -85,20 +85,5 @@ void tscope__store_round_done(void)
     pthread_mutex_lock(&s->lock);
     tscope__shards_fold_logs(s); /* the instance graph's records of the threads */
     tscope__store_end_round(s);
-    pthread_mutex_unlock(&s->lock);
-}
-
-void tscope__store_apply_naive(uint32_t thread, const struct tscope__rec *r,
-                               const struct tscope__rec *ext)
-{
-    struct tscope__store *s = tscope__g.store;
-    pthread_mutex_lock(&s->lock);
-    tscope__store_apply(s, thread, r, ext);
-    /* Applied in real order under the lock, nothing can arrive late:
-     * rounds may end as often as is cheap. */
-    if (++s->naive_since_round >= 4096) {
-        s->naive_since_round = 0;
-        tscope__store_end_round(s);
-    }
     pthread_mutex_unlock(&s->lock);
 }

@@ -1,11 +1,11 @@
 /* handles.c - the task events on handles (taskscope.h, tscope_task_*_h).
  *
- * With TASKSCOPE_AGGREGATE=thread and the ring path on, each event goes to
- * the calling thread's shard (shard.c): the thread aggregates the task
- * itself, and its ring gets the event only as a shadow record (record.h)
- * when the trace, a tool or a triggered policy wants that kind.  Otherwise
- * a handle is a record that carries the task's id and type, and each event
- * is the id-based event of events.c.  The choice is made once per run
+ * With the profiler on, each event goes to the calling thread's shard
+ * (shard.c): the thread aggregates the task itself, and its ring gets the
+ * event only as a shadow record (record.h) when the trace, a tool or a
+ * triggered policy wants that kind.  With the profiler off (the tools
+ * alone) a handle is a record that carries the task's id and type, and
+ * each event is the id-based event of events.c.  The choice is made once per run
  * (tscope_init), so a handle never changes path while it lives.  The task
  * debugger's gate sees each begin (and, while armed, each create) with its
  * type on both paths.
@@ -44,8 +44,7 @@ tscope_task_t *tscope_task_create_h(uint64_t id, tscope_task_t *parent, tscope_t
                    : priority < INT16_MIN ? INT16_MIN
                                           : (int16_t)priority;
     uint16_t d = depth > 0xFFFFu ? 0xFFFF : (uint16_t)depth;
-    if (tscope__g.cfg.aggregate == TSCOPE__AGG_THREAD && __builtin_expect(gate_armed(), 0) &&
-        tscope__hooks.gate_create)
+    if (tscope__g.cfg.aggregate && __builtin_expect(gate_armed(), 0) && tscope__hooks.gate_create)
         tscope__hooks.gate_create(id, type);
     struct tscope__thread *th = enter();
     if (th) {
@@ -76,8 +75,7 @@ tscope_task_t *tscope_task_start_h(uint64_t id, tscope_type_t type)
 {
     if (id == 0 || type > TSCOPE__MAX_IDS)
         return NULL;
-    if (tscope__g.cfg.aggregate == TSCOPE__AGG_THREAD && __builtin_expect(gate_armed(), 0) &&
-        tscope__hooks.gate)
+    if (tscope__g.cfg.aggregate && __builtin_expect(gate_armed(), 0) && tscope__hooks.gate)
         tscope__hooks.gate(id, type); /* may hold the thread: outside the event */
     struct tscope__thread *th = enter();
     if (th) {

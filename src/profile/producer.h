@@ -10,30 +10,41 @@
 #include "core/hooks.h"
 #include "core/thread_local.h"
 
-/* Enters an event on the calling thread's shard: its thread when handle
- * events go to the shards and measurement is on, else NULL (the ring path,
- * or measurement off).  The thread's in_event flag is set before run is
- * read again, so that tscope_finalize, which switches run off and then
- * waits for every flag (tscope__threads_quiesce), never finishes the
- * shards under an event. */
+/* Naive mode (TASKSCOPE_MODE=naive, the benchmarks' baseline): every event
+ * holds one lock of the whole process (recursive: a synchronous tool may
+ * make an event from its callback).  shard_events.c. */
+void tscope__naive_lock(void);
+void tscope__naive_unlock(void);
+
+/* Enters an event on the calling thread's shard: its thread when the
+ * profile aggregates on the threads and measurement is on, else NULL (the
+ * profiler off, or measurement off).  The thread's in_event flag is set
+ * before run is read again, so that tscope_finalize, which switches run off
+ * and then waits for every flag (tscope__threads_quiesce), never finishes
+ * the shards under an event. */
 static inline struct tscope__thread *enter(void)
 {
     if (!(atomic_load_explicit(&tscope__g.run, memory_order_relaxed) & 1) ||
-        tscope__g.cfg.aggregate != TSCOPE__AGG_THREAD)
+        !tscope__g.cfg.aggregate)
         return NULL;
     struct tscope__thread *t = tscope__thread_self();
     if (!t)
         return NULL;
     atomic_store_explicit(&t->in_event, 1, memory_order_relaxed);
     atomic_signal_fence(memory_order_seq_cst); /* the quiesce's membarrier is the other half */
-    if (__builtin_expect(atomic_load_explicit(&tscope__g.run, memory_order_relaxed) & 1, 1))
+    if (__builtin_expect(atomic_load_explicit(&tscope__g.run, memory_order_relaxed) & 1, 1)) {
+        if (__builtin_expect(tscope__g.cfg.aggregate == TSCOPE__AGG_LOCKED, 0))
+            tscope__naive_lock();
         return t;
+    }
     atomic_store_explicit(&t->in_event, 0, memory_order_release);
     return NULL;
 }
 
 static inline void leave(struct tscope__thread *t)
 {
+    if (__builtin_expect(tscope__g.cfg.aggregate == TSCOPE__AGG_LOCKED, 0))
+        tscope__naive_unlock();
     atomic_store_explicit(&t->in_event, 0, memory_order_release);
 }
 

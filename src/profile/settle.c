@@ -292,7 +292,6 @@ void tscope__settle_below(struct tscope__store *s, uint32_t p, uint64_t n, uint6
             struct tscope__instance *in = &s->inst[pt->inst];
             in->below_n = tscope__add_sat32(in->below_n, n);
             in->below += self;
-            tscope__inst_dirty(s, pt->inst);
             return;
         }
     }
@@ -312,10 +311,10 @@ static int drop_below(struct tscope__store *s, uint16_t limit)
     uint32_t n0 = s->ninst, ndrop = 0, nd = s->n_at_depth;
     for (uint32_t d = (uint32_t)limit + 1; d < nd; d++)
         ndrop += s->inst_at_depth[d];
-    /* the new numbering of the instances, only when task slots or marks
-     * refer to them (the threads that aggregate their own tasks leave the
-     * table empty): temporary arrays this large are fresh pages each time */
-    int renumber = s->ntasks_cap || s->ndirty;
+    /* the new numbering of the instances, only when task slots refer to
+     * them (the threads that aggregate their own tasks leave the table
+     * empty): temporary arrays this large are fresh pages each time */
+    int renumber = s->ntasks_cap != 0;
     uint32_t *moved = renumber ? malloc((n0 ? n0 : 1) * sizeof *moved) : NULL;
     uint32_t *first = calloc((size_t)nd + 1, sizeof *first);
     struct tscope__u64map slots = {0}, index = {0};
@@ -349,7 +348,7 @@ static int drop_below(struct tscope__store *s, uint16_t limit)
         at += s->inst_at_depth[d];
     }
     struct tscope__dropped *gone = s->dropped + s->ndropped;
-    uint32_t n = 0, saved = 0;
+    uint32_t n = 0;
     for (uint32_t i = 0; i < n0; i++) {
         const struct tscope__instance *in = &s->inst[i];
         if (in->tdepth > limit) {
@@ -360,7 +359,6 @@ static int drop_below(struct tscope__store *s, uint16_t limit)
                     in->id, in->parent, 1 + (uint64_t)in->below_n, in->excl + in->below};
             continue;
         }
-        saved += i < s->inst_saved;
         if (moved)
             moved[i] = n;
         if (n != i)
@@ -372,13 +370,7 @@ static int drop_below(struct tscope__store *s, uint16_t limit)
         if (!(t->bits & TSCOPE__T_FREE) && t->inst != TSCOPE__NONE)
             t->inst = t->inst < n0 ? moved[t->inst] : TSCOPE__NONE;
     }
-    uint32_t kept_dirty = 0; /* the marked ones that are kept, renumbered */
-    for (uint32_t k = 0; k < s->ndirty; k++)
-        if (s->dirty[k] < n0 && moved[s->dirty[k]] != TSCOPE__NONE)
-            s->dirty[kept_dirty++] = moved[s->dirty[k]];
-    s->ndirty = kept_dirty;
     s->ninst = n;
-    s->inst_saved = saved;
     /* then those whose parent still has a slot pass their counts to it
      * (numbered anew: an instance it marks is marked in the new numbering)
      * and leave the list */

@@ -86,14 +86,14 @@ int tscope__sh_read_entry(const uint64_t *src, uint64_t *dst, size_t words)
 
 /* ---- durable memory -------------------------------------------------------
 
- * With TASKSCOPE_AGGREGATE=thread under the crash journal, everything a
+ * Under the crash journal (taskscope run), everything a
  * shard holds - the shard itself, its entry chunks, timeline bins, running
  * stack, the task records - comes from the journal's mapping
  * (hooks.durable), so a SIGKILL loses none of it (tscope__shards_recover
  * reads it back).  Elsewhere, or when that file cannot grow, calloc. */
 void *tscope__sh_dalloc(uint32_t kind, uint32_t owner, uint32_t index, size_t n, size_t size)
 {
-    if (tscope__hooks.durable && tscope__g.cfg.aggregate == TSCOPE__AGG_THREAD) {
+    if (tscope__hooks.durable && tscope__g.cfg.aggregate) {
         void *p = tscope__hooks.durable(kind, owner, index, n * size);
         if (p)
             return p;
@@ -1588,7 +1588,7 @@ uint32_t tscope__shards_running(uint16_t *types, uint32_t max, uint32_t have)
 
 void tscope__shards_log_path(uint32_t parent, uint16_t ptype, uint16_t type)
 {
-    if (!tscope__hooks.durable || tscope__g.cfg.aggregate != TSCOPE__AGG_THREAD)
+    if (!tscope__hooks.durable || !tscope__g.cfg.aggregate)
         return;
     if (!sh.log || sh.log_used == LOG_N) {
         struct plog *b = tscope__hooks.durable(TSCOPE__SHB_PATHS, 0, sh.nlog, sizeof *b);
@@ -1634,6 +1634,9 @@ static void each_block(void (*fn)(const struct tscope__shblock *b, void *payload
     rec.damaged = 0;
     for (size_t off = TSCOPE__SHFILE_HEAD; off + sizeof(struct tscope__shblock) <= end;) {
         struct tscope__shblock *b = (struct tscope__shblock *)(rec.map + off);
+        if (b->magic == TSCOPE__SHBLOCK_MAGIC && end == rec.len && rec.header_ok &&
+            rec.head->used > rec.len && b->bytes > end - off - sizeof(struct tscope__shblock))
+            break; /* the block the file's end cut: truncated, not damaged (the caller says it) */
         if (b->magic != TSCOPE__SHBLOCK_MAGIC || b->kind == 0 || b->kind > TSCOPE__SHB_LAST ||
             b->bytes > end - off - sizeof(struct tscope__shblock)) {
             /* not a whole block (garbage, a torn header): the next one may be */
@@ -1739,6 +1742,11 @@ static void count_slot(const struct tscope__shblock *b, void *payload, void *arg
 uint64_t tscope__shards_damaged(void)
 {
     return rec.damaged;
+}
+
+uint64_t tscope__shards_written(void)
+{
+    return rec.map && rec.header_ok && rec.head->used > rec.len ? rec.head->used : 0;
 }
 
 uint32_t tscope__shards_slots(void)
@@ -1868,11 +1876,23 @@ static void take_shard(const struct tscope__shblock *b, void *payload, void *arg
     for (int k = 0; k < 3; k++)
         for (uint32_t i = 0; i < DIR_MAX; i++)
             cs[k]->dir[i] = cs[k]->dir[i] ? rbn(cs[k]->dir[i], CHUNK, elem[k]) : NULL;
-    struct schunks *ss[3] = {&s->counters, &s->customs, &s->peers};
-    const size_t selem[3] = {sizeof(struct scounter), sizeof(struct scustom), sizeof(struct speer)};
-    for (int k = 0; k < 3; k++)
+    struct schunks *ss[4] = {&s->counters, &s->customs, &s->peers, &s->deptypes};
+    const size_t selem[4] = {sizeof(struct scounter), sizeof(struct scustom), sizeof(struct speer),
+                             sizeof(struct sdeptype)};
+    for (int k = 0; k < 4; k++)
         for (uint32_t i = 0; i < SDIR_MAX; i++)
             ss[k]->dir[i] = ss[k]->dir[i] ? rbn(ss[k]->dir[i], CHUNK, selem[k]) : NULL;
+    /* the counts of entries written, as far as the directories reach (a
+     * damaged one would make the fold grow its arrays without end) */
+    uint32_t *hi[7] = {&s->hi_type,   &s->hi_node, &s->hi_edge,   &s->hi_counter,
+                       &s->hi_custom, &s->hi_peer, &s->hi_deptype};
+    for (int k = 0; k < 7; k++) {
+        uint64_t most = k == 0  ? (uint64_t)TSCOPE__MAX_IDS + 1
+                        : k < 3 ? (uint64_t)DIR_MAX * CHUNK
+                                : (uint64_t)SDIR_MAX * CHUNK;
+        if (*hi[k] > most)
+            *hi[k] = (uint32_t)most;
+    }
     s->free = NULL;
     s->nfree = 0;
     s->seg = rbn(s->seg, s->cap, sizeof *s->seg);
@@ -1922,6 +1942,14 @@ uint32_t tscope__shards_recover(struct tscope__store *st, uint64_t *endp)
     recovering = 1;
     sh.rchunks_now = sh.nrchunks;
     each_block(take_shard, NULL);
+    for (uint32_t i = 0; i < sh.nshards; i++) { /* a thread's last bin: it was alive then */
+        const struct tscope__shard *s = sh.shards[i];
+        if (s && s->tl_used && s->tl_shift < 64) {
+            uint64_t at = sh.origin + ((uint64_t)(s->tl_used - 1) << s->tl_shift);
+            if (at > rec.last)
+                rec.last = at;
+        }
+    }
     if (*endp < rec.last)
         *endp = rec.last; /* nothing closes before it began */
     uint64_t end = *endp;

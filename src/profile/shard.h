@@ -87,8 +87,8 @@ static inline int tscope__shard_live(const struct tscope_task *t)
            !(__atomic_load_n(&t->state, __ATOMIC_RELAXED) & TSCOPE__TR_ENDED);
 }
 
-/* A record that only carries id for the ring path (TSCOPE_AGGREGATE=
- * consumer), from the pool of thread `thread`; NULL without memory. */
+/* A record that only carries id for the ring path (the profiler off: the
+ * tools alone), from the pool of thread `thread`; NULL without memory. */
 struct tscope_task *tscope__shard_ring_record(uint32_t thread, uint64_t id, uint16_t type);
 /* Gives a record back to the pool of thread `thread`. */
 void tscope__shard_release(uint32_t thread, struct tscope_task *t);
@@ -152,8 +152,8 @@ void tscope__shard_queued(uint32_t thread);
 
 /* ---- the mapping (the crash journal's, lifecycle/journal.h) ----------- */
 
-#define TSCOPE__SHFILE_MAGIC "taskscope-sh-4"
-#define TSCOPE__SHFILE_VERSION 4
+#define TSCOPE__SHFILE_MAGIC "taskscope-sh-5"
+#define TSCOPE__SHFILE_VERSION 5
 #define TSCOPE__SHBLOCK_MAGIC 0x31485354u /* "TSH1" */
 
 /* The mapping's first page.  Pointers inside the shards are the
@@ -290,6 +290,9 @@ uint32_t tscope__shards_recover_names(void);
 /* Bytes of the file that the last walk over it found no whole block in
  * (garbage, a torn block header): what they held is lost. */
 uint64_t tscope__shards_damaged(void);
+/* The bytes the process had written into the mapping when the file read
+ * is shorter (cut short: what lay past its end is lost), else 0. */
+uint64_t tscope__shards_written(void);
 /* 1 + the highest thread slot with a shard in the file. */
 uint32_t tscope__shards_slots(void);
 /* Calls fn for every whole block of `kind` in the open file, in order;

@@ -1,5 +1,6 @@
 /* shard_events.c - the events of the id-based API (taskscope.h) that a
- * thread aggregates itself with TASKSCOPE_AGGREGATE=thread: task events by
+ * thread aggregates itself (in naive mode under one lock of the whole
+ * process, also here): task events by
  * id (ids.c), counter samples, custom events, messages and dependencies go
  * to the calling thread's shard (entries by counter, event and peer id and
  * by type pair; the dependency list in its log; in the mapping under
@@ -169,6 +170,29 @@ static int dependency(struct tscope__shard *s, uint32_t thread, const struct tsc
         ADD(s->deps.cut, 1);
     w_end(&s->deps.ver);
     return 0;
+}
+
+static pthread_mutex_t naive;
+static pthread_once_t naive_once = PTHREAD_ONCE_INIT;
+
+static void naive_init(void)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&naive, &a);
+    pthread_mutexattr_destroy(&a);
+}
+
+void tscope__naive_lock(void)
+{
+    pthread_once(&naive_once, naive_init);
+    pthread_mutex_lock(&naive);
+}
+
+void tscope__naive_unlock(void)
+{
+    pthread_mutex_unlock(&naive);
 }
 
 int tscope__shard_take(const struct tscope__rec *r, uint64_t ext)

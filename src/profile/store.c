@@ -2,7 +2,7 @@
  *
  * Task events go to the state machine (replay.c); counters, custom events
  * and dependencies are simple enough to be handled here.  Lock held by the
- * caller of tscope__store_apply (the consumer, or the naive path).
+ * caller of tscope__store_apply (the consumer).
  */
 #include "store.h"
 
@@ -63,7 +63,6 @@ void tscope__store_free(struct tscope__store *s)
     free(s->inst);
     free(s->inst_at_depth);
     free(s->dropped);
-    free(s->dirty);
     free(s->deps);
     free(s->deptypes);
     free(s->th_counters);
@@ -254,9 +253,8 @@ void tscope__store_below(struct tscope__store *s, uint64_t anc, uint64_t n, uint
     if (!n)
         return;
     uint32_t at;
-    if (anc && s->below_map.e && tscope__u64map_get(&s->below_map, anc, &at) &&
-        at >= s->dropped_saved && at < s->ndropped && s->dropped[at].parent == anc &&
-        s->dropped[at].id == 0) { /* one entry per ancestor (until the journal saved it) */
+    if (anc && s->below_map.e && tscope__u64map_get(&s->below_map, anc, &at) && at < s->ndropped &&
+        s->dropped[at].parent == anc && s->dropped[at].id == 0) { /* one entry per ancestor */
         s->dropped[at].n += n;
         s->dropped[at].self += self;
         return;

@@ -171,7 +171,6 @@ struct tscope__instance {
     uint8_t flags;
     uint8_t state;   /* enum tscope_task_state */
     uint16_t tdepth; /* depth in the task tree: the cap keeps the shallowest */
-    uint8_t dirty;   /* below_* changed since the crash journal saved it */
 };
 
 /* n added to a saturating 32-bit count. */
@@ -303,15 +302,10 @@ struct tscope__store {
     uint32_t *inst_at_depth; /* kept instances per tree depth (rebuilt on load) */
     uint32_t n_at_depth;
     uint32_t inst_gen;               /* changes when instances are dropped (queries re-index) */
-    uint32_t inst_saved;             /* inst[0 .. inst_saved) are in the journal's appendix */
-    uint64_t inst_appended;          /* instances ever written to the appendix */
-    uint64_t inst_updates;           /* below_* updates written to the appendix */
     uint64_t below_lost;             /* left-out tasks with no ancestor to count them in */
     struct tscope__dropped *dropped; /* instances the cap dropped */
     struct tscope__u64map below_map; /* ancestor -> its entry of tasks counted below it (id 0) */
     uint32_t ndropped, cap_dropped;
-    uint32_t dropped_saved;             /* dropped[0 .. dropped_saved) are in the appendix */
-    uint32_t *dirty, ndirty, cap_dirty; /* instances with the dirty mark (no scan to find them) */
     struct tscope__dep *deps;
     uint32_t ndeps, cap_deps;
     struct tscope__deptype *deptypes; /* every dependency, by type pair */
@@ -323,7 +317,6 @@ struct tscope__store {
         anomalies, never_ran;
     int completed_run;                /* tscope__store_complete ran */
     struct tscope__leaf_batch leaves; /* leaf.c: leaves not yet in the statistics */
-    uint32_t naive_since_round;       /* naive mode: events since the last round */
 };
 
 /* The consumer hooks (drain.c; core/hooks.h says what each does), on
@@ -335,8 +328,6 @@ void tscope__store_thread_gone(uint32_t thread);
 /* The same with the time the thread's open tasks end (the crash journal's
  * replay gives the time recorded in the run). */
 void tscope__store_thread_gone_at(uint32_t thread, uint64_t end);
-void tscope__store_apply_naive(uint32_t thread, const struct tscope__rec *r,
-                               const struct tscope__rec *ext);
 
 /* Creates a store; cfg is copied.  NULL on memory exhaustion. */
 struct tscope__store *tscope__store_new(const struct tscope__config *cfg, uint64_t origin);
@@ -441,23 +432,6 @@ void tscope__settle_count_done(struct tscope__store *s, const struct tscope__tas
  * its index, or TSCOPE__NONE when left out. */
 uint32_t tscope__settle_record_instance(struct tscope__store *s, const struct tscope__task *t,
                                         int state);
-/* Marks instance idx as changed since the journal's appendix got it. */
-static inline void tscope__inst_dirty(struct tscope__store *s, uint32_t idx)
-{
-    if (idx >= s->inst_saved || s->inst[idx].dirty)
-        return;
-    if (s->ndirty >= s->cap_dirty) {
-        uint32_t cap = s->cap_dirty ? 2 * s->cap_dirty : 64;
-        uint32_t *d = realloc(s->dirty, cap * sizeof *d);
-        if (!d)
-            return; /* out of memory: the update is lost to the journal only */
-        s->dirty = d;
-        s->cap_dirty = cap;
-    }
-    s->inst[idx].dirty = 1;
-    s->dirty[s->ndirty++] = idx;
-}
-
 /* 1 if a task at tree depth tdepth is certainly not kept because of the
  * cap (a cheap test before the filters and the instance record). */
 static inline int tscope__inst_capped(const struct tscope__store *s, uint16_t tdepth)

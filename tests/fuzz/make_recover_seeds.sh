@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # make_recover_seeds.sh BUILD - makes the seeds of the fuzz target `recover`
-# (tests/fuzz/corpus/recover/) again from real runs killed by SIGKILL, with
-# TASKSCOPE_AGGREGATE=consumer (the mode that writes states and journals;
-# by default the mapping is all there is).  The
-# seeds carry the store's layout stamp, so a change of the store's structs
-# turns the old ones into inputs refused as "written by another build":
-# run this then (README.md in this folder says what each seed is).
-#   after-checkpoints  endings flood 5, checkpoints every 20 ms, killed after
-#                      0.5 s: a later state generation and an appendix
-#   journaled          endings flood 60 with rings of 64 records: the rings
-#                      filled before a checkpoint, so records were journaled
-#   task-id-0          journaled with the first journaled record's task id
-#                      set to 0 (a record the reader must refuse)
+# (tests/fuzz/corpus/recover/) again from real runs killed by SIGKILL: each
+# is the mapping such a run left (.taskscope-PID.map, a link into /dev/shm
+# or a plain file), in fuzz_recover.c's encoding (its length, the time of
+# death, then its nonzero bytes as patches over zeros).  The mapping holds
+# the process's structs as they are (no layout stamp): after a change of
+# them the old seeds read as damaged blocks, so run this then.
+#   flood        endings flood 50: one worker, tasks by id, the main
+#                thread's last one still running; time of death unknown
+#   threads      endings flood_h 50 3: three workers, tasks through handles
+#                (the shards' task records); the time of death given
+#   header-copy  flood with the first byte of the header's magic changed:
+#                the reader takes the header's copy (a block) instead
+# Every run: TASKSCOPE_SAMPLE_MS=0 TASKSCOPE_INSTANCE_CAP=16
+# TASKSCOPE_RING_SIZE=64, so that the mapping stays small.
 set -euo pipefail
 build=${1:?usage: make_recover_seeds.sh BUILD}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,60 +22,65 @@ endings=$build/tests/endings
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# run NAME N SECONDS ENV...: runs endings flood N with the journal in
-# $tmp/NAME, kills it with SIGKILL after SECONDS, packs the newest state,
-# the appendix and the newest journal into $tmp/NAME.seed
-run() {
-  local name=$1 n=$2 secs=$3
-  shift 3
-  mkdir -p "$tmp/$name"
-  env TASKSCOPE_OUTPUT_DIR_PREPARED="$tmp/$name" TASKSCOPE_OUTPUT_DIR="$tmp/$name" \
-    TASKSCOPE_AGGREGATE=consumer TASKSCOPE_SAMPLE_MS=0 TASKSCOPE_INSTANCE_CAP=16 "$@" \
-    "$endings" flood "$n" >/dev/null 2>&1 &
-  local pid=$!
-  sleep "$secs"
-  kill -KILL "$pid"
-  wait "$pid" || true
-  python3 - "$tmp/$name" "$tmp/$name.seed" <<'EOF'
-import glob, os, struct, sys
-d, out = sys.argv[1], sys.argv[2]
-def newest(pattern):
-    files = glob.glob(os.path.join(d, pattern))
-    if not files:
-        sys.exit("make_recover_seeds.sh: no %s in %s" % (pattern, d))
-    return max(files, key=os.path.getmtime)
-state = open(newest(".taskscope-*.state-*"), "rb").read()
-apx = glob.glob(os.path.join(d, ".taskscope-*.appendix"))
-appendix = open(apx[0], "rb").read() if apx else b""
-journal = open(newest(".taskscope-*.journal-*"), "rb").read()
+# encode MAP SEED DIED_NS [damage]: writes MAP in fuzz_recover.c's encoding;
+# "damage" changes the header's first byte
+encode() {
+  python3 - "$@" <<'EOF'
+import struct, sys
+src, out, died = sys.argv[1], sys.argv[2], int(sys.argv[3])
+data = bytearray(open(src, "rb").read())
+if len(sys.argv) > 4:
+    data[0] ^= 0x20
+patches, i, n = [], 0, len(data)
+while i < n:
+    if not data[i]:
+        i += 1
+        continue
+    j = i  # a run of nonzero bytes, gaps of up to 8 zeros taken along
+    while j < n and (data[j] or any(data[j:j + 9])):
+        j += 1
+    for k in range(i, j, 65535):
+        piece = bytes(data[k:min(j, k + 65535)])
+        patches.append(struct.pack("<IH", k, len(piece)) + piece)
+    i = j
 with open(out, "wb") as f:
-    f.write(struct.pack("<I", len(state)) + state + struct.pack("<I", len(appendix)) + appendix + journal)
+    f.write(struct.pack("<IQ", n, died) + b"".join(patches))
 EOF
-  rm -f /dev/shm/taskscope-"$pid"-* 2>/dev/null || true
 }
 
-run after-checkpoints 5 0.5 TASKSCOPE_CHECKPOINT_MS=20
-run journaled 60 0.5 TASKSCOPE_RING_SIZE=64
-# task-id-0: the journal's first J_RECORDS entry (kind 1) gets id 0 in its
-# first record (a 32-byte header, then 32-byte records: ts, id, ...)
-python3 - "$tmp/journaled.seed" "$tmp/task-id-0.seed" <<'EOF'
-import struct, sys
-data = bytearray(open(sys.argv[1], "rb").read())
-(ls,) = struct.unpack_from("<I", data, 0)
-(la,) = struct.unpack_from("<I", data, 4 + ls)
-j = 8 + ls + la
-at = j
-while at + 32 <= len(data):
-    magic, kind, table, slot, n = struct.unpack_from("<IHHII", data, at)
-    if kind == 1:
-        struct.pack_into("<Q", data, at + 32 + 8, 0)
-        break
-    at += 32 + ((n + 31) // 32 * 32 if kind == 4 else 0)
-else:
-    sys.exit("make_recover_seeds.sh: no journaled records")
-open(sys.argv[2], "wb").write(data)
-EOF
-for s in after-checkpoints journaled task-id-0; do
+# run NAME ARGS...: runs endings ARGS with its mapping in $tmp/NAME, kills it
+# with SIGKILL once it is ready, and leaves the mapping in $tmp/NAME.map and
+# CLOCK_MONOTONIC just after the kill in $tmp/NAME.died
+run() {
+  local name=$1
+  shift
+  mkdir -p "$tmp/$name"
+  env TASKSCOPE_OUTPUT_DIR_PREPARED="$tmp/$name" TASKSCOPE_OUTPUT_DIR="$tmp/$name" \
+    TASKSCOPE_SAMPLE_MS=0 TASKSCOPE_INSTANCE_CAP=16 TASKSCOPE_RING_SIZE=64 \
+    "$endings" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
+  local pid=$!
+  for _ in $(seq 200); do
+    grep -q ready "$tmp/$name.out" && break
+    sleep 0.05
+  done
+  kill -KILL "$pid"
+  wait "$pid" 2>/dev/null || true
+  python3 -c 'import time; print(time.monotonic_ns())' >"$tmp/$name.died"
+  grep -q ready "$tmp/$name.out" || { echo "make_recover_seeds.sh: endings $* never got ready: $(cat "$tmp/$name.err")" >&2; exit 1; }
+  local map=$tmp/$name/.taskscope-$pid.map
+  [ -e "$map" ] || { echo "make_recover_seeds.sh: no mapping in $tmp/$name: $(ls -A "$tmp/$name")" >&2; exit 1; }
+  cp "$(readlink -f "$map")" "$tmp/$name.map"
+  if [ -L "$map" ]; then
+    rm -f "$(readlink "$map")"
+  fi
+}
+
+run flood flood 50
+run threads flood_h 50 3
+encode "$tmp/flood.map" "$tmp/flood.seed" 0
+encode "$tmp/threads.map" "$tmp/threads.seed" "$(cat "$tmp/threads.died")"
+encode "$tmp/flood.map" "$tmp/header-copy.seed" 0 damage
+for s in flood threads header-copy; do
   cp "$tmp/$s.seed" "$here/corpus/recover/$s"
 done
 ls -l "$here/corpus/recover"
