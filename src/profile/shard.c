@@ -1206,7 +1206,12 @@ static void fold_log(struct tscope__store *st, struct tscope__shard *s)
     uint64_t n = LD_ACQ(s->log_n);
     while (f->log_taken < n) {
         const struct tscope__rec *r = log_peek(s, f->log_taken);
-        unsigned exts = r ? tscope__rec_exts(r) : 0;
+        if (!r) { /* no chunk there (a damaged count or directory): on to the next one */
+            st->anomalies++;
+            f->log_taken = (f->log_taken | (LOG_CHUNK - 1)) + 1;
+            continue;
+        }
+        unsigned exts = tscope__rec_exts(r);
         struct tscope__rec ext[2];
         for (unsigned k = 0; r && k < exts && k < 2; k++) {
             const struct tscope__rec *x =
@@ -1884,6 +1889,8 @@ static void take_shard(const struct tscope__shblock *b, void *payload, void *arg
             ss[k]->dir[i] = ss[k]->dir[i] ? rbn(ss[k]->dir[i], CHUNK, selem[k]) : NULL;
     /* the counts of entries written, as far as the directories reach (a
      * damaged one would make the fold grow its arrays without end) */
+    if (s->log_n > (uint64_t)LOG_DIR * LOG_CHUNK) /* so is the log's */
+        s->log_n = (uint64_t)LOG_DIR * LOG_CHUNK;
     uint32_t *hi[7] = {&s->hi_type,   &s->hi_node, &s->hi_edge,   &s->hi_counter,
                        &s->hi_custom, &s->hi_peer, &s->hi_deptype};
     for (int k = 0; k < 7; k++) {
