@@ -112,11 +112,17 @@ static struct tscope__u64map dmaps[TSCOPE__THREADS_MAX];
 /* Dependencies logged for the instance graph's list, against its cap. */
 static _Atomic uint64_t deps_logged;
 
+/* 1 + the highest slot whose map was made: the frees look no further (the
+ * whole array is 1.5 MB that an init would otherwise fault in, ~2 ms). */
+static _Atomic uint32_t dmaps_n;
+
 void tscope__sh_events_free(void)
 {
-    for (uint32_t i = 0; i < TSCOPE__THREADS_MAX; i++)
+    uint32_t n = atomic_load_explicit(&dmaps_n, memory_order_acquire);
+    for (uint32_t i = 0; i < n && i < TSCOPE__THREADS_MAX; i++)
         if (dmaps[i].e)
             tscope__u64map_free(&dmaps[i]);
+    atomic_store_explicit(&dmaps_n, 0, memory_order_relaxed);
     atomic_store_explicit(&deps_logged, 0, memory_order_relaxed);
 }
 
@@ -137,9 +143,16 @@ static int dependency(struct tscope__shard *s, uint32_t thread, const struct tsc
     struct tscope__u64map *m = &dmaps[thread];
     uint32_t idx = LD(s->hi_deptype);
     int found = 0;
-    uint32_t *at = (m->e || tscope__u64map_init(m, 64) == 0)
-                       ? tscope__u64map_upsert(m, key, idx, &found)
-                       : NULL;
+    if (!m->e) {
+        if (tscope__u64map_init(m, 64))
+            return -1;
+        uint32_t n = atomic_load_explicit(&dmaps_n, memory_order_relaxed);
+        while (n < thread + 1 &&
+               !atomic_compare_exchange_weak_explicit(&dmaps_n, &n, thread + 1,
+                                                      memory_order_release, memory_order_relaxed))
+            ;
+    }
+    uint32_t *at = tscope__u64map_upsert(m, key, idx, &found);
     struct sdeptype *e = at ? entry(&s->deptypes, &s->hi_deptype, *at, sizeof *e) : NULL;
     if (!e) {
         if (at && !found)
