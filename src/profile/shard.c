@@ -1624,7 +1624,9 @@ static void *rbn(const void *p, uint64_t n, size_t size)
 {
     char *q = rb(p);
     uint64_t off = q ? (uint64_t)(q - rec.map) : 0;
-    return q && n <= (rec.len - off) / (size ? size : 1) ? q : NULL;
+    /* every array in the file is a block's payload or in one, 8-byte aligned:
+     * a pointer that is not is damaged (and would be a misaligned load) */
+    return q && !((uintptr_t)q & 7) && n <= (rec.len - off) / (size ? size : 1) ? q : NULL;
 }
 
 /* Calls fn for every whole block of the mapping, in the order they were made. */
