@@ -58,8 +58,9 @@ uint64_t tscope__store_apply_ring(uint32_t thread, struct tscope__ring *r, uint6
     return tail;
 }
 
-void tscope__store_thread_gone_at(uint32_t thread, uint64_t end)
+void tscope__store_thread_gone(uint32_t thread)
 {
+    uint64_t end = tscope__clock_now();
     struct tscope__store *s = tscope__g.store;
     pthread_mutex_lock(&s->lock);
     tscope__store_flush_leaves(s);
@@ -72,11 +73,6 @@ void tscope__store_thread_gone_at(uint32_t thread, uint64_t end)
         if (thread / 8 < s->types[t].seen_bytes)
             s->types[t].seen[thread / 8] &= (uint8_t)~bit;
     pthread_mutex_unlock(&s->lock);
-}
-
-void tscope__store_thread_gone(uint32_t thread)
-{
-    tscope__store_thread_gone_at(thread, tscope__clock_now());
 }
 
 void tscope__store_round_done(void)

@@ -325,9 +325,6 @@ uint64_t tscope__store_apply_ring(uint32_t thread, struct tscope__ring *r, uint6
                                   uint64_t stop, uint64_t head);
 void tscope__store_round_done(void);
 void tscope__store_thread_gone(uint32_t thread);
-/* The same with the time the thread's open tasks end (the crash journal's
- * replay gives the time recorded in the run). */
-void tscope__store_thread_gone_at(uint32_t thread, uint64_t end);
 
 /* Creates a store; cfg is copied.  NULL on memory exhaustion. */
 struct tscope__store *tscope__store_new(const struct tscope__config *cfg, uint64_t origin);
