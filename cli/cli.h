@@ -26,7 +26,7 @@ long tscope_cli_left_behind(const char *dir, int *running);
 int tscope_cli_pid_alive(long pid);
 /* Says on stderr, one line each, which folders next to outdir hold what a
  * process that is gone left without anyone rebuilding it, and how to. */
-void tscope_cli_report_stale(const char *outdir);
+void tscope_cli_report_stale(void);
 int tscope_cli_dashboard(int argc, char **argv); /* in taskscope-dashboard */
 
 /* The folders rank-... of an MPI job's run folder, rank-2 before rank-10,

@@ -7,7 +7,8 @@
  * program dies without writing its outputs, its launcher rebuilds them
  * (recover.c).  When the launcher died first (killed with its job, a lost
  * ssh session), nobody did: `taskscope recover FOLDER` does it then, `run`
- * says at its start what such programs left in /dev/shm, and `report`,
+ * says at its start what such programs left in /dev/shm (reading only
+ * /dev/shm: each mapping's header names its folder), and `report`,
  * `merge` and `top` point here.
  */
 #include <dirent.h>
@@ -82,65 +83,29 @@ static int has_marker(const struct stale *s)
     return s->dir[0] && access(path, F_OK) == 0;
 }
 
-/* One line about folder dir when a process that is gone left its journal
- * there (and its launcher could not rebuild it). */
-static void note_left(const char *dir)
+/* One line for each process that is gone and left its mapping in /dev/shm
+ * with nobody to rebuild it (its launcher died too): its folder and the
+ * command that rebuilds it, or that its folder is gone.  Only /dev/shm is
+ * read (a handful of entries): a run's start pays nothing for a busy
+ * working folder.  A folder whose mapping a batch system wiped is not
+ * named here; `report` on it says what survived. */
+void tscope_cli_report_stale(void)
 {
-    int running;
-    long pid = tscope_cli_left_behind(dir, &running);
-    if (!pid || running)
-        return;
-    unsigned long long bytes = 0;
-    char want[64];
-    snprintf(want, sizeof want, "taskscope-%ld-", pid);
-    DIR *d = opendir("/dev/shm");
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        char path[PATH_MAX];
-        struct stat st;
-        snprintf(path, sizeof path, "/dev/shm/%s", e->d_name);
-        if (strncmp(e->d_name, want, strlen(want)) == 0 && stat(path, &st) == 0)
-            bytes += (unsigned long long)st.st_blocks * 512;
+    struct stale s[64];
+    size_t n = find_stale(s, 64);
+    for (size_t i = 0; i < n; i++) {
+        if (has_marker(&s[i]))
+            fprintf(stderr,
+                    "taskscope: note: %s holds what process %ld left when it died with its "
+                    "launcher (%.1f MB in /dev/shm): taskscope recover %s\n",
+                    s[i].dir, s[i].pid, s[i].bytes / 1e6, s[i].dir);
+        else
+            fprintf(stderr,
+                    "taskscope: note: /dev/shm/taskscope-%ld-* (%.1f MB) is what process %ld "
+                    "left; its folder %s: taskscope recover --clean removes it\n",
+                    s[i].pid, s[i].bytes / 1e6, s[i].pid,
+                    s[i].dir[0] ? "no longer holds its journal" : "is not known");
     }
-    if (d)
-        closedir(d);
-    fprintf(stderr,
-            "taskscope: note: %s holds what process %ld left when it died with its launcher "
-            "(%.1f MB in /dev/shm): taskscope recover %s\n",
-            dir, pid, bytes / 1e6, dir);
-}
-
-void tscope_cli_report_stale(const char *outdir)
-{
-    char parent[PATH_MAX];
-    snprintf(parent, sizeof parent, "%s", outdir);
-    char *slash = strrchr(parent, '/');
-    if (slash == parent)
-        parent[1] = 0;
-    else if (slash)
-        *slash = 0;
-    else
-        snprintf(parent, sizeof parent, ".");
-    DIR *d = opendir(parent);
-    struct dirent *e;
-    for (int k = 0; d && k < 4096 && (e = readdir(d)); k++) {
-        if (e->d_name[0] == '.' || e->d_type != DT_DIR)
-            continue;
-        char sub[PATH_MAX + 256];
-        snprintf(sub, sizeof sub, "%s/%s", strcmp(parent, ".") ? parent : ".", e->d_name);
-        note_left(sub);
-        char **ranks = NULL; /* an MPI job's run folder */
-        size_t n = tscope_cli_rank_folders(sub, &ranks);
-        for (size_t i = 0; i < n; i++) {
-            char rank[PATH_MAX + 300];
-            snprintf(rank, sizeof rank, "%s/%s", sub, ranks[i]);
-            note_left(rank);
-            free(ranks[i]);
-        }
-        free(ranks);
-    }
-    if (d)
-        closedir(d);
 }
 
 /* Rebuilds what one folder's dead process left; 0 done or nothing to do,

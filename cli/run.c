@@ -340,7 +340,7 @@ int tscope_cli_run(int argc, char **argv)
     setenv("TASKSCOPE_OUTPUT_DIR_PREPARED", outdir, 1);
     setenv("TASKSCOPE_SUMMARY", summary ? "1" : "0", 1);
     if (!quiet)
-        tscope_cli_report_stale(outdir); /* what killed runs left, once their launcher died too */
+        tscope_cli_report_stale(); /* what killed runs left, once their launcher died too */
     char tmpdir[PATH_MAX];
     tscope_launch_prepare(&launch, adapter, prog, tmpdir, sizeof tmpdir);
     /* gnuplot loads while the program runs, then draws all the pictures
