@@ -138,11 +138,15 @@ static int finish(const char *outdir, const char *base, struct tscope__store *s,
     tscope__shards_recover(s, &end);
     tscope__store_complete(s, end);
     pthread_mutex_unlock(&s->lock);
-    if (tscope__shards_damaged())
+    if (tscope__shards_damaged()) {
+        char parts[1024];
+        int named = tscope__shards_damage_parts(parts, sizeof parts) > 0;
         fprintf(stderr,
                 "taskscope: warning: %s.map: %llu bytes in it are damaged (not whole blocks); "
-                "what they held is lost, the rest is recovered\n",
-                base, (unsigned long long)tscope__shards_damaged());
+                "what they held is lost (%s), the rest is recovered\n",
+                base, (unsigned long long)tscope__shards_damaged(),
+                named ? parts : "no thread's shard or slot pointed there");
+    }
     tscope__g.end_ticks = end;
     tscope__g.finalised = 1;
 

@@ -451,6 +451,44 @@ grep -q "warning: $tmp/dgarb/.taskscope-$prog.map: [0-9]* bytes in it are damage
   "$tmp/dgarb.rec" || fail "dgarb: message: $(cat "$tmp/dgarb.rec")"
 jq -e '[.types[] | select(.name == "tick" or .name == "work") | .calls <= 3001] | all' \
   "$tmp/dgarb/profile.json" >/dev/null || fail "dgarb: counts: $(cat "$tmp/dgarb/types.csv")"
+# one block of one thread overwritten (its header, so the walk meets no
+# whole block until the next one): the warning names the thread and the
+# part, and the other thread's counts are exact.  (flood_h's worker makes
+# the 'work' tasks; its slot is the other one with a types chunk.)
+blocks() { # file -> "offset kind owner" per block header (64-byte aligned, magic "TSH1")
+  od -An -v -tu4 -w64 "$1" | awk '$1 == 826823508 { print (NR - 1) * 64, $2 % 65536, $3 }'
+}
+damage_block() { # dir, kind, owner (w: the worker's slot)
+  local shfile at
+  shfile=$(readlink -f "$tmp/$1/.taskscope-$prog.map")
+  blocks "$shfile" >"$tmp/$1.blocks"
+  worker=$(awk '$2 == 2 && $3 != 0 { print $3; exit }' "$tmp/$1.blocks")
+  at=$(awk -v k="$2" -v o="${3/w/$worker}" '$2 == k && $3 == o { print $1; exit }' "$tmp/$1.blocks")
+  [ -n "$worker" ] && [ -n "$at" ] || fail "$1: no block of kind $2 of thread $3: $(cat "$tmp/$1.blocks")"
+  dd if=/dev/urandom of="$shfile" bs=64 seek=$((at / 64)) count=2 conv=notrunc 2>/dev/null
+  "$ts" recover -q "$tmp/$1" >"$tmp/$1.rec" 2>&1 || fail "$1: $(cat "$tmp/$1.rec")"
+}
+lost_line() { # dir, what was lost: the warning's words
+  grep -q "warning: $tmp/$1/.taskscope-$prog.map: [0-9]* bytes in it are damaged (not whole blocks); what they held is lost ($2), the rest is recovered" \
+    "$tmp/$1.rec" || fail "$1: message: $(cat "$tmp/$1.rec")"
+}
+killed_pair dtypes 3000 # the worker's task types chunk
+damage_block dtypes 2 w
+lost_line dtypes "thread $worker: task types"
+grep -q "^1,tick,3001,3000,0,0,1,1," "$tmp/dtypes/types.csv" || fail "dtypes: tick: $(cat "$tmp/dtypes/types.csv")"
+! grep -q "^2,work,[1-9]" "$tmp/dtypes/types.csv" || fail "dtypes: work invented: $(cat "$tmp/dtypes/types.csv")"
+killed_pair dshard 3000 # the worker's whole shard
+damage_block dshard 1 w
+lost_line dshard "thread $worker: its whole shard"
+grep -q "^1,tick,3001,3000,0,0,1,1," "$tmp/dshard/types.csv" || fail "dshard: tick: $(cat "$tmp/dshard/types.csv")"
+killed_pair dmain 3000 # the main thread's shard: the worker's counts stay whole
+damage_block dmain 1 0
+lost_line dmain "thread 0 (main): its whole shard"
+grep -q "^2,work,3000,3000,0,0,0,1," "$tmp/dmain/types.csv" || fail "dmain: work: $(cat "$tmp/dmain/types.csv")"
+killed_pair dslot 3000 # the worker's slot (its name and ring): every count whole
+damage_block dslot 13 w
+lost_line dslot "thread $worker: its name and ring"
+exact dslot 3000
 # the mapping alone (the default), one name damaged in it
 killed_pair dnames 3000
 shfile=$(readlink -f "$tmp/dnames/.taskscope-$prog.map")

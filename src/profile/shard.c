@@ -23,6 +23,7 @@
  * only on a cache miss or when a pool is empty or overfull.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,7 @@ static struct {
     uint64_t last;    /* the latest begin of a segment still open */
     uint64_t damaged; /* bytes the last walk skipped: not whole blocks */
     int header_ok;    /* else only the blocks can be read (no base to rebase from) */
+    int walked;       /* the damaged stretches are known (the first walk found them) */
     const struct tscope__shfile *head; /* the header, or its copy when it is damaged */
 } rec;
 
@@ -226,9 +228,9 @@ struct tscope__shard *tscope__sh_of(uint32_t thread)
         s->counters = (struct schunks){.kind = TSCOPE__SHB_COUNTERS, .owner = thread};
         s->customs = (struct schunks){.kind = TSCOPE__SHB_CUSTOMS, .owner = thread};
         s->peers = (struct schunks){.kind = TSCOPE__SHB_PEERS, .owner = thread};
+        s->deptypes = (struct schunks){.kind = TSCOPE__SHB_DEPTYPES, .owner = thread};
         s->log.kind = TSCOPE__SHB_LOG;
         s->log.owner = thread;
-        s->deptypes = (struct schunks){.kind = TSCOPE__SHB_DEPTYPES, .owner = thread};
         s->tl_shift = TSCOPE__TL_SHIFT0;
         __atomic_store_n(&sh.shards[thread], s, __ATOMIC_RELEASE);
         if (thread + 1 > sh.nshards)
@@ -1618,15 +1620,74 @@ static void *rb(const void *p)
     return a >= rec.base && a - rec.base < rec.len ? rec.map + (a - rec.base) : NULL;
 }
 
+/* The stretches of the mapping the last walk found damaged (not whole
+ * blocks), in file order: what pointed into them is lost, not read. */
+static struct stretch {
+    uint64_t from, to;
+} * dmg;
+static size_t ndmg;
+static uint32_t cap_dmg;
+
+static void damaged_at(uint64_t off, uint64_t n)
+{
+    rec.damaged += n;
+    if (ndmg && dmg[ndmg - 1].to == off)
+        dmg[ndmg - 1].to = off + n;
+    else if (!tscope__grow(&dmg, &cap_dmg, ndmg, sizeof *dmg))
+        dmg[ndmg++] = (struct stretch){off, off + n};
+}
+
+/* 1 when bytes [off, off + n) of the mapping overlap a damaged stretch. */
+static int in_damage(uint64_t off, uint64_t n)
+{
+    size_t lo = 0, hi = ndmg; /* the first stretch that ends after off */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (dmg[mid].to <= off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ndmg && dmg[lo].from < off + n;
+}
+
+/* What part of a shard rbn is reading (its bit in the owner's lost parts). */
+enum {
+    PART_TYPES = 1 << 0,
+    PART_NODES = 1 << 1,
+    PART_EDGES = 1 << 2,
+    PART_COUNTERS = 1 << 3,
+    PART_CUSTOMS = 1 << 4,
+    PART_PEERS = 1 << 5,
+    PART_DEPTYPES = 1 << 6,
+    PART_LOG = 1 << 7,
+    PART_RUNNING = 1 << 8,
+    PART_TIMELINE = 1 << 9,
+    PART_N = 10
+};
+static const char *const part_names[PART_N] = {
+    "task types", "call tree",    "call tree's edges", "counter samples", "custom events",
+    "messages",   "dependencies", "instance graph",    "running tasks",   "timeline"};
+static uint16_t *lost_parts; /* per thread slot: the PART_* bits lost to damage */
+
 /* rb for n items of size bytes: NULL unless all of them lie in the mapping
- * (a damaged shard's counts never lead a read past it). */
-static void *rbn(const void *p, uint64_t n, size_t size)
+ * (a damaged shard's counts never lead a read past it) outside the damaged
+ * stretches; one that lies in one marks part lost for thread slot owner. */
+static void *rbn_part(const void *p, uint64_t n, size_t size, uint32_t owner, unsigned part)
 {
     char *q = rb(p);
     uint64_t off = q ? (uint64_t)(q - rec.map) : 0;
     /* every array in the file is a block's payload or in one, 8-byte aligned:
      * a pointer that is not is damaged (and would be a misaligned load) */
-    return q && !((uintptr_t)q & 7) && n <= (rec.len - off) / (size ? size : 1) ? q : NULL;
+    if (!q || ((uintptr_t)q & 7) || n > (rec.len - off) / (size ? size : 1))
+        return NULL;
+    if (!in_damage(off, n * size))
+        return q;
+    if (!lost_parts)
+        lost_parts = calloc(TSCOPE__THREADS_MAX, sizeof *lost_parts);
+    if (lost_parts && owner < TSCOPE__THREADS_MAX)
+        lost_parts[owner] |= (uint16_t)part;
+    return NULL;
 }
 
 /* Calls fn for every whole block of the mapping, in the order they were made. */
@@ -1637,8 +1698,8 @@ static void each_block(void (*fn)(const struct tscope__shblock *b, void *payload
     size_t end =
         rec.header_ok && rec.head == h && h->used >= TSCOPE__SHFILE_HEAD && h->used <= rec.len
             ? h->used
-            : rec.len; /* a copy's end is the start's: every block is read */
-    rec.damaged = 0;
+            : rec.len;       /* a copy's end is the start's: every block is read */
+    int first = !rec.walked; /* every walk meets the same blocks */
     for (size_t off = TSCOPE__SHFILE_HEAD; off + sizeof(struct tscope__shblock) <= end;) {
         struct tscope__shblock *b = (struct tscope__shblock *)(rec.map + off);
         if (b->magic == TSCOPE__SHBLOCK_MAGIC && end == rec.len && rec.header_ok &&
@@ -1647,13 +1708,20 @@ static void each_block(void (*fn)(const struct tscope__shblock *b, void *payload
         if (b->magic != TSCOPE__SHBLOCK_MAGIC || b->kind == 0 || b->kind > TSCOPE__SHB_LAST ||
             b->bytes > end - off - sizeof(struct tscope__shblock)) {
             /* not a whole block (garbage, a torn header): the next one may be */
-            rec.damaged += 64;
+            if (first)
+                damaged_at(off, 64);
             off += 64;
             continue;
         }
         fn(b, b + 1, arg);
         off += (sizeof *b + b->bytes + 63) & ~(size_t)63;
     }
+    rec.walked = 1;
+}
+
+static void no_block(const struct tscope__shblock *b, void *payload, void *arg)
+{
+    (void)b, (void)payload, (void)arg;
 }
 
 /* each_block: the first whole copy of the header (rec.head). */
@@ -1692,8 +1760,13 @@ int tscope__shards_open(const char *path, const char **bad)
     rec.header_ok = memcmp(h->magic, TSCOPE__SHFILE_MAGIC, sizeof TSCOPE__SHFILE_MAGIC) == 0 &&
                     h->version == TSCOPE__SHFILE_VERSION && h->sum == tscope__shfile_sum(h);
     rec.head = h;
-    if (rec.header_ok)
+    rec.walked = 0;
+    rec.damaged = 0;
+    ndmg = 0;
+    if (rec.header_ok) {
+        each_block(no_block, NULL); /* the damaged stretches, before any block is read */
         return 1;
+    }
     each_block(find_head, NULL); /* the copy, after the first page */
     if (rec.head != h) {
         rec.base = rec.head->base;
@@ -1749,6 +1822,68 @@ static void count_slot(const struct tscope__shblock *b, void *payload, void *arg
 uint64_t tscope__shards_damaged(void)
 {
     return rec.damaged;
+}
+
+/* each_block: the thread slots' blocks (their names) by owner. */
+static void slot_names(const struct tscope__shblock *b, void *payload, void *arg)
+{
+    const char **names = arg;
+    const struct tscope__thread *t = payload;
+    if (b->kind == TSCOPE__SHB_SLOT && b->owner < TSCOPE__THREADS_MAX && b->bytes >= sizeof *t &&
+        t->index == b->owner && !names[b->owner])
+        names[b->owner] = memchr(t->name, 0, sizeof t->name) && t->name[0] ? t->name : "";
+}
+
+/* Appends to buf (at *at of len), cut where it does not fit. */
+__attribute__((format(printf, 4, 5))) static void put(char *buf, size_t len, size_t *at,
+                                                      const char *fmt, ...)
+{
+    if (*at + 1 >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + *at, len - *at, fmt, ap);
+    va_end(ap);
+    if (w > 0)
+        *at = *at + (size_t)w < len ? *at + (size_t)w : len - 1;
+}
+
+size_t tscope__shards_damage_parts(char *buf, size_t len)
+{
+    size_t at = 0, parts = 0;
+    if (len)
+        buf[0] = 0;
+    const char **names = rec.map && ndmg && len ? calloc(TSCOPE__THREADS_MAX, sizeof *names) : NULL;
+    if (!names)
+        return 0;
+    each_block(slot_names, names);
+    for (uint32_t i = 0; i < TSCOPE__THREADS_MAX; i++) {
+        int shard = i < sh.nshards && sh.shards[i];
+        unsigned lost = lost_parts ? lost_parts[i] : 0;
+        if ((shard && names[i] && !lost) || (!shard && !names[i]))
+            continue; /* whole, or never there */
+        put(buf, len, &at, "%sthread %u", parts++ ? "; " : "", i);
+        char plain[32]; /* a name of its own, not the placeholder */
+        snprintf(plain, sizeof plain, "thread-%u", i);
+        if (names[i] && names[i][0] && strcmp(names[i], plain) != 0)
+            put(buf, len, &at, " (%s)", names[i]);
+        if (!shard) { /* its slot says it was there */
+            put(buf, len, &at, ": its whole shard");
+            continue;
+        }
+        const char *sep = ": ";
+        if (!names[i]) {
+            put(buf, len, &at, "%sits name and ring", sep);
+            sep = ", ";
+        }
+        for (unsigned b = 0; b < PART_N; b++)
+            if (lost & (1u << b)) {
+                put(buf, len, &at, "%s%s", sep, part_names[b]);
+                sep = ", ";
+            }
+    }
+    free(names);
+    return parts;
 }
 
 uint64_t tscope__shards_written(void)
@@ -1876,19 +2011,24 @@ static void take_shard(const struct tscope__shblock *b, void *payload, void *arg
     memcpy(s, payload, sizeof *s);
     s->index = b->owner;
     for (uint32_t i = 0; i < LOG_DIR; i++)
-        s->log.dir[i] =
-            s->log.dir[i] ? rbn(s->log.dir[i], LOG_CHUNK, sizeof(struct tscope__rec)) : NULL;
+        s->log.dir[i] = s->log.dir[i] ? rbn_part(s->log.dir[i], LOG_CHUNK,
+                                                 sizeof(struct tscope__rec), b->owner, PART_LOG)
+                                      : NULL;
     struct chunks *cs[3] = {&s->types, &s->nodes, &s->edges};
     const size_t elem[3] = {sizeof(struct stype), sizeof(struct snode), sizeof(uint64_t)};
+    const unsigned cpart[3] = {PART_TYPES, PART_NODES, PART_EDGES};
     for (int k = 0; k < 3; k++)
         for (uint32_t i = 0; i < DIR_MAX; i++)
-            cs[k]->dir[i] = cs[k]->dir[i] ? rbn(cs[k]->dir[i], CHUNK, elem[k]) : NULL;
+            cs[k]->dir[i] =
+                cs[k]->dir[i] ? rbn_part(cs[k]->dir[i], CHUNK, elem[k], b->owner, cpart[k]) : NULL;
     struct schunks *ss[4] = {&s->counters, &s->customs, &s->peers, &s->deptypes};
     const size_t selem[4] = {sizeof(struct scounter), sizeof(struct scustom), sizeof(struct speer),
                              sizeof(struct sdeptype)};
+    const unsigned spart[4] = {PART_COUNTERS, PART_CUSTOMS, PART_PEERS, PART_DEPTYPES};
     for (int k = 0; k < 4; k++)
         for (uint32_t i = 0; i < SDIR_MAX; i++)
-            ss[k]->dir[i] = ss[k]->dir[i] ? rbn(ss[k]->dir[i], CHUNK, selem[k]) : NULL;
+            ss[k]->dir[i] =
+                ss[k]->dir[i] ? rbn_part(ss[k]->dir[i], CHUNK, selem[k], b->owner, spart[k]) : NULL;
     /* the counts of entries written, as far as the directories reach (a
      * damaged one would make the fold grow its arrays without end) */
     if (s->log_n > (uint64_t)LOG_DIR * LOG_CHUNK) /* so is the log's */
@@ -1904,15 +2044,15 @@ static void take_shard(const struct tscope__shblock *b, void *payload, void *arg
     }
     s->free = NULL;
     s->nfree = 0;
-    s->seg = rbn(s->seg, s->cap, sizeof *s->seg);
-    s->open = rbn(s->open, s->nopen, sizeof *s->open);
+    s->seg = rbn_part(s->seg, s->cap, sizeof *s->seg, b->owner, PART_RUNNING);
+    s->open = rbn_part(s->open, s->nopen, sizeof *s->open, b->owner, PART_RUNNING);
     if (!s->seg || !s->open || s->n > s->cap)
         s->n = 0, s->cap = 0, s->seg = NULL;
     if (!s->open)
         s->nopen = 0;
     uint32_t k = 0;
     for (uint32_t i = 0; i < s->n; i++) { /* records in ordinary memory are lost */
-        struct tscope_task *t = rbn(s->seg[i].t, 1, sizeof *t);
+        struct tscope_task *t = rbn_part(s->seg[i].t, 1, sizeof *t, b->owner, PART_RUNNING);
         if (t && s->seg[i].type < s->nopen) {
             s->seg[k] = s->seg[i];
             s->seg[k++].t = t;
@@ -1921,8 +2061,9 @@ static void take_shard(const struct tscope__shblock *b, void *payload, void *arg
         }
     }
     s->n = k;
-    uint64_t **arr = rbn(s->tl_type, s->tl_ntype, sizeof *arr);
-    uint64_t *cnt = rbn(s->tl_count, (size_t)s->tl_ntype * TL_NBLK, sizeof *cnt);
+    uint64_t **arr = rbn_part(s->tl_type, s->tl_ntype, sizeof *arr, b->owner, PART_TIMELINE);
+    uint64_t *cnt =
+        rbn_part(s->tl_count, (size_t)s->tl_ntype * TL_NBLK, sizeof *cnt, b->owner, PART_TIMELINE);
     s->tl_type = NULL;
     s->tl_count = NULL;
     uint32_t nt = arr && cnt ? s->tl_ntype : 0;
@@ -1930,11 +2071,12 @@ static void take_shard(const struct tscope__shblock *b, void *payload, void *arg
     if (nt && (s->tl_type = calloc(nt, sizeof *s->tl_type)) != NULL &&
         (s->tl_count = calloc((size_t)nt * TL_NBLK, sizeof *s->tl_count)) != NULL) {
         for (uint32_t t = 0; t < nt; t++)
-            s->tl_type[t] = rbn(arr[t], TSCOPE__TL_BINS, sizeof **s->tl_type);
+            s->tl_type[t] =
+                rbn_part(arr[t], TSCOPE__TL_BINS, sizeof **s->tl_type, b->owner, PART_TIMELINE);
         memcpy(s->tl_count, cnt, (size_t)nt * TL_NBLK * sizeof *s->tl_count);
         s->tl_ntype = nt;
     }
-    s->tl_busy = rbn(s->tl_busy, TSCOPE__TL_BINS, sizeof *s->tl_busy);
+    s->tl_busy = rbn_part(s->tl_busy, TSCOPE__TL_BINS, sizeof *s->tl_busy, b->owner, PART_TIMELINE);
     if (s->tl_used > TSCOPE__TL_BINS || s->tl_shift > 63)
         s->tl_used = 0, s->tl_shift = TSCOPE__TL_SHIFT0; /* damaged: no bins */
     memset(FOLD(s), 0, sizeof *FOLD(s));                 /* the store has nothing of it yet */
@@ -1985,4 +2127,12 @@ void tscope__shards_recover_release(void)
     rec.len = 0;
     rec.last = 0;
     rec.header_ok = 0;
+    rec.walked = 0;
+    rec.damaged = 0;
+    free(dmg);
+    dmg = NULL;
+    ndmg = 0;
+    cap_dmg = 0;
+    free(lost_parts);
+    lost_parts = NULL;
 }

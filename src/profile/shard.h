@@ -288,6 +288,13 @@ uint32_t tscope__shards_recover_names(void);
 /* Bytes of the file that the last walk over it found no whole block in
  * (garbage, a torn block header): what they held is lost. */
 uint64_t tscope__shards_damaged(void);
+/* What the damaged stretches held, as far as the blocks around them tell:
+ * "thread 1 (NAME): its whole shard; thread 2: task types, timeline" in
+ * buf (len bytes, cut to fit), for every thread slot whose shard, or part
+ * of it, or slot lay there.  Returns how many threads it names (0: none
+ * that a shard or slot points to, or nothing damaged).  After
+ * tscope__shards_recover. */
+size_t tscope__shards_damage_parts(char *buf, size_t len);
 /* The bytes the process had written into the mapping when the file read
  * is shorter (cut short: what lay past its end is lost), else 0. */
 uint64_t tscope__shards_written(void);
