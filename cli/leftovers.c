@@ -44,7 +44,8 @@ static size_t find_stale(struct stale *out, size_t max)
         long pid;
         char path[PATH_MAX];
         struct stat st;
-        if (sscanf(e->d_name, "taskscope-%ld-", &pid) != 1 || pid <= 0 || tscope_cli_pid_alive(pid))
+        if (strncmp(e->d_name, "taskscope-", 10) != 0 || /* most are not ours (libomp's, MPI's) */
+            sscanf(e->d_name, "taskscope-%ld-", &pid) != 1 || pid <= 0 || tscope_cli_pid_alive(pid))
             continue;
         snprintf(path, sizeof path, "/dev/shm/%s", e->d_name);
         if (stat(path, &st) != 0)

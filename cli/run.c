@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <getopt.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -339,8 +340,6 @@ int tscope_cli_run(int argc, char **argv)
     setenv("TASKSCOPE_OUTPUT_DIR", outdir, 1);
     setenv("TASKSCOPE_OUTPUT_DIR_PREPARED", outdir, 1);
     setenv("TASKSCOPE_SUMMARY", summary ? "1" : "0", 1);
-    if (!quiet)
-        tscope_cli_report_stale(); /* what killed runs left, once their launcher died too */
     char tmpdir[PATH_MAX];
     tscope_launch_prepare(&launch, adapter, prog, tmpdir, sizeof tmpdir);
     /* gnuplot loads while the program runs, then draws all the pictures
@@ -356,22 +355,25 @@ int tscope_cli_run(int argc, char **argv)
     sigset_t waited, old_mask;
     waited_signals(&waited);
     sigprocmask(SIG_BLOCK, &waited, &old_mask);
-    pid_t pid = fork();
-    if (pid < 0) {
-        fprintf(stderr, "taskscope run: fork failed: %s\n", strerror(errno));
-        sigprocmask(SIG_SETMASK, &old_mask, NULL);
-        tscope_cli_render_cancel(&renderer);
-        rmdir(outdir);
-        tscope_launch_cleanup(tmpdir);
-        return 1;
+    /* posix_spawn (a vfork): nothing of taskscope's memory is copied */
+    posix_spawnattr_t attr;
+    pid_t pid = -1;
+    err = posix_spawnattr_init(&attr);
+    if (!err && !(err = posix_spawnattr_setsigmask(&attr, &old_mask)) &&
+        !(err = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK)))
+        err = posix_spawn(&pid, launch.path, NULL, &attr, argv + optind, environ);
+    posix_spawnattr_destroy(&attr);
+    int status = 127 << 8; /* as a shell says a program it cannot run: status 127 */
+    if (err) {
+        fprintf(stderr, "taskscope run: cannot run %s: %s\n", argv[optind], strerror(err));
+        pid = 0;
+    } else {
+        /* what killed runs left, once their launcher died too: looked for
+         * while the program starts (only /dev/shm is read) */
+        if (!quiet)
+            tscope_cli_report_stale();
+        status = wait_program(pid, &waited);
     }
-    if (pid == 0) {
-        sigprocmask(SIG_SETMASK, &old_mask, NULL);
-        execv(launch.path, argv + optind);
-        fprintf(stderr, "taskscope run: cannot run %s: %s\n", argv[optind], strerror(errno));
-        _exit(127);
-    }
-    int status = wait_program(pid, &waited);
     uint64_t died_ns = tscope__mono_ns();
     /* a Ctrl-C that came with the program's end is the program's: taken
      * here, it does not end taskscope before it reports */
