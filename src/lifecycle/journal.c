@@ -220,9 +220,10 @@ static void *durable(uint32_t kind, uint32_t owner, uint32_t index, size_t bytes
     void *p = block(kind, owner, index, bytes);
     pthread_mutex_unlock(&A.lock);
 #ifdef MADV_POPULATE_WRITE
-    /* a large block (a shard's log chunk) is written through soon: its
-     * pages mapped in one call, not one fault each (no error matters) */
-    if (p && bytes >= (64u << 10)) {
+    /* a shard's log chunk is written through soon: its pages mapped in one
+     * call, not one fault each (no error matters).  Not the shard itself
+     * (its 0.5 MB are mostly directories that stay empty) */
+    if (p && kind == TSCOPE__SHB_LOG && bytes >= (64u << 10)) {
         uintptr_t from = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
         uintptr_t to = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
         if (to > from)

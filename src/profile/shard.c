@@ -189,6 +189,7 @@ static struct {
     int instances;      /* an instance graph at all (TASKSCOPE_INSTANCE_CAP > 0) */
     int filtered;       /* an instance filter is set (tscope__inst_filtered) */
     _Atomic uint8_t verdict[TSCOPE__MAX_IDS + 1]; /* per type: 0 unknown, 1 wanted, 2 not */
+    _Atomic uint8_t verdicts;                     /* 1 once any was set (take_store clears them) */
     uint64_t pt_threshold; /* the store's duration sample threshold (relaxed atomics) */
     struct tscope__shard *shards[TSCOPE__THREADS_MAX];
     uint32_t nshards; /* 1 + the highest index made */
@@ -221,14 +222,19 @@ struct tscope__shard *tscope__sh_of(uint32_t thread)
     pthread_mutex_lock(&sh.lock);
     s = sh.shards[thread];
     if (!s && (s = tscope__sh_dalloc(TSCOPE__SHB_SHARD, thread, 0, 1, sizeof *s)) != NULL) {
+        /* s is zeroed (calloc, or a new block of the mapping): only the
+         * fields that are not zero are set - assigning whole structs would
+         * write their 128 KiB directories, every page of them */
         s->index = thread;
-        s->types = (struct chunks){.kind = TSCOPE__SHB_TYPES, .owner = thread};
-        s->nodes = (struct chunks){.kind = TSCOPE__SHB_NODES, .owner = thread};
-        s->edges = (struct chunks){.kind = TSCOPE__SHB_EDGES, .owner = thread};
-        s->counters = (struct schunks){.kind = TSCOPE__SHB_COUNTERS, .owner = thread};
-        s->customs = (struct schunks){.kind = TSCOPE__SHB_CUSTOMS, .owner = thread};
-        s->peers = (struct schunks){.kind = TSCOPE__SHB_PEERS, .owner = thread};
-        s->deptypes = (struct schunks){.kind = TSCOPE__SHB_DEPTYPES, .owner = thread};
+        struct chunks *c[3] = {&s->types, &s->nodes, &s->edges};
+        const uint32_t ckind[3] = {TSCOPE__SHB_TYPES, TSCOPE__SHB_NODES, TSCOPE__SHB_EDGES};
+        for (int k = 0; k < 3; k++)
+            c[k]->kind = ckind[k], c[k]->owner = thread;
+        struct schunks *sc[4] = {&s->counters, &s->customs, &s->peers, &s->deptypes};
+        const uint32_t skind[4] = {TSCOPE__SHB_COUNTERS, TSCOPE__SHB_CUSTOMS, TSCOPE__SHB_PEERS,
+                                   TSCOPE__SHB_DEPTYPES};
+        for (int k = 0; k < 4; k++)
+            sc[k]->kind = skind[k], sc[k]->owner = thread;
         s->log.kind = TSCOPE__SHB_LOG;
         s->log.owner = thread;
         s->tl_shift = TSCOPE__TL_SHIFT0;
@@ -694,6 +700,8 @@ static int wanted(const struct tscope_task *t)
         if (!v) {
             v = tscope__inst_type_wanted(c, t->type) ? 1 : 2;
             atomic_store_explicit(&sh.verdict[t->type], v, memory_order_relaxed);
+            if (!atomic_load_explicit(&sh.verdicts, memory_order_relaxed))
+                atomic_store_explicit(&sh.verdicts, 1, memory_order_relaxed);
         }
         if (v != 1)
             return 0;
@@ -1543,8 +1551,10 @@ static void take_store(struct tscope__store *st)
     tscope__shards_set_limit(st);
     sh.instances = st->cfg.instance_cap > 0;
     sh.filtered = tscope__inst_filtered(st);
-    for (uint32_t i = 0; i <= TSCOPE__MAX_IDS; i++)
-        atomic_store_explicit(&sh.verdict[i], 0, memory_order_relaxed);
+    if (atomic_load_explicit(&sh.verdicts, memory_order_relaxed)) /* 64 KiB: not at every init */
+        for (uint32_t i = 0; i <= TSCOPE__MAX_IDS; i++)
+            atomic_store_explicit(&sh.verdict[i], 0, memory_order_relaxed);
+    atomic_store_explicit(&sh.verdicts, 0, memory_order_relaxed);
 }
 
 void tscope__shards_reset(struct tscope__store *st)
