@@ -83,6 +83,18 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
     check "fib: stdout as without taskscope" "$(cat "$tmp/fib2.stdout")" "$(cat "$tmp/fib.plain")"
     grep -q "adapter\|libgomp" "$tmp/fib2.stderr" && fail "fib: a launcher note for a plain libomp program"
 
+    # the names a run found by source line are kept for the next runs of the
+    # same build ($XDG_CACHE_HOME/taskscope): a second run names every type
+    # the same without loading libdw (LD_DEBUG=files lists what is loaded)
+    XDG_CACHE_HOME=$tmp/cache OMP_NUM_THREADS=2 LD_DEBUG=files run_ts cache1 -- "$ex/fib" 18
+    XDG_CACHE_HOME=$tmp/cache OMP_NUM_THREADS=2 LD_DEBUG=files run_ts cache2 -- "$ex/fib" 18
+    check "names cache: the first run loads libdw" "$(grep -q 'file=libdw' "$tmp/cache1.stderr" && echo yes)" yes
+    check "names cache: lines kept" "$(cat "$tmp"/cache/taskscope/names-1-* | grep -c ' (fib.c:[0-9]*) ')" 5
+    check "names cache: the second run does not load libdw" "$(grep -c 'file=libdw' "$tmp/cache2.stderr")" 0
+    check "names cache: the same names" "$(json cache2 '[.types[].name] | sort | join(",")')" \
+        "$(json cache1 '[.types[].name] | sort | join(",")')"
+    check "names cache: fib tasks" "$(calls cache2 "fib (")" 8360
+
     # SIGKILL in the middle of an unmodified OpenMP program: its outputs are
     # rebuilt from the crash journal (the threads' own shards and the tree
     # paths they registered, in the mapping), also in naive mode (the shards

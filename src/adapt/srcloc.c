@@ -7,9 +7,11 @@
  * built with -g are named too.  Without libdw, dladdr() gives exported
  * symbols only.  Resolution happens under one lock: the adapters call this
  * once per distinct address and cache the task type they make of it.
- * libdw (with libelf and its compression libraries, ~5 ms of loading) is
+ * libdw (with libelf and its compression libraries, ~1 ms of loading) is
  * opened with dlopen at the first resolution, by the SONAME found at build
- * time, so a program starts without it.
+ * time, so a program starts without it; what it finds with a line is kept
+ * for the next runs of the same build (namecache.c), which then need not
+ * load it at all.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -18,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "namecache.h"
 #include "srcloc.h"
 
 #ifdef TSCOPE_HAVE_LIBDW
@@ -175,10 +178,14 @@ void tscope__srcloc(const void *addr, int ret, char *buf, size_t len)
     if (ret)
         pc -= 1; /* inside the call instruction, not after it */
     pthread_mutex_lock(&lock);
+    int done = tscope__namecache_get(pc, buf, len); /* an earlier run's libdw answer */
 #ifdef TSCOPE_HAVE_LIBDW
-    int done = dw_load() == 0 && resolve_dw(pc, buf, len) == 0;
-#else
-    int done = 0;
+    if (!done && dw_load() == 0 && resolve_dw(pc, buf, len) == 0) {
+        done = 1;
+        size_t n = strlen(buf); /* with its line: what the next run need not look up */
+        if (n && buf[n - 1] == ')' && strchr(buf, ':'))
+            tscope__namecache_put(pc, buf);
+    }
 #endif
     pthread_mutex_unlock(&lock);
     if (done)
