@@ -479,11 +479,11 @@ grep -q "^1,tick,3001,3000,0,0,1,1," "$tmp/dtypes/types.csv" || fail "dtypes: ti
 ! grep -q "^2,work,[1-9]" "$tmp/dtypes/types.csv" || fail "dtypes: work invented: $(cat "$tmp/dtypes/types.csv")"
 killed_pair dshard 3000 # the worker's whole shard
 damage_block dshard 1 w
-lost_line dshard "thread $worker: its whole shard"
+lost_line dshard "thread $worker: its shard (its slot remains, no shard of it does)"
 grep -q "^1,tick,3001,3000,0,0,1,1," "$tmp/dshard/types.csv" || fail "dshard: tick: $(cat "$tmp/dshard/types.csv")"
 killed_pair dmain 3000 # the main thread's shard: the worker's counts stay whole
 damage_block dmain 1 0
-lost_line dmain "thread 0 (main): its whole shard"
+lost_line dmain "thread 0 (main): its shard (its slot remains, no shard of it does)"
 grep -q "^2,work,3000,3000,0,0,0,1," "$tmp/dmain/types.csv" || fail "dmain: work: $(cat "$tmp/dmain/types.csv")"
 killed_pair dslot 3000 # the worker's slot (its name and ring): every count whole
 damage_block dslot 13 w

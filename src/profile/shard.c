@@ -1878,7 +1878,7 @@ size_t tscope__shards_damage_parts(char *buf, size_t len)
         if (names[i] && names[i][0] && strcmp(names[i], plain) != 0)
             put(buf, len, &at, " (%s)", names[i]);
         if (!shard) { /* its slot says it was there */
-            put(buf, len, &at, ": its whole shard");
+            put(buf, len, &at, ": its shard (its slot remains, no shard of it does)");
             continue;
         }
         const char *sep = ": ";

@@ -289,7 +289,7 @@ uint32_t tscope__shards_recover_names(void);
  * (garbage, a torn block header): what they held is lost. */
 uint64_t tscope__shards_damaged(void);
 /* What the damaged stretches held, as far as the blocks around them tell:
- * "thread 1 (NAME): its whole shard; thread 2: task types, timeline" in
+ * "thread 1 (NAME): its shard (...); thread 2: task types, timeline" in
  * buf (len bytes, cut to fit), for every thread slot whose shard, or part
  * of it, or slot lay there.  Returns how many threads it names (0: none
  * that a shard or slot points to, or nothing damaged).  After
