@@ -489,6 +489,16 @@ killed_pair dslot 3000 # the worker's slot (its name and ring): every count whol
 damage_block dslot 13 w
 lost_line dslot "thread $worker: its name and ring"
 exact dslot 3000
+killed_pair dconf 3000 # the configuration block: said, the default outputs, counts whole
+damage_block dconf 14 0
+grep -q "warning: $tmp/dconf/.taskscope-$prog.map: the program's configuration in it is damaged; the outputs are the default ones" \
+  "$tmp/dconf.rec" || fail "dconf: configuration: $(cat "$tmp/dconf.rec")"
+lost_line dconf "no thread's shard or slot pointed there"
+exact dconf 3000
+killed_pair dlog 3000 # the worker's first log chunk (the instance graph's records)
+damage_block dlog 19 w
+lost_line dlog "thread $worker: instance graph"
+exact dlog 3000
 # the mapping alone (the default), one name damaged in it
 killed_pair dnames 3000
 shfile=$(readlink -f "$tmp/dnames/.taskscope-$prog.map")
