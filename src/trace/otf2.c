@@ -97,9 +97,130 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dlfcn.h>
 #include <otf2/otf2.h>
 
 #include "taskscope/taskscope.h"
+
+/* libotf2 is opened with dlopen when an archive is written, by the SONAME
+ * found at build time, not linked: every other command of the CLI
+ * (`taskscope run` first) starts without mapping and relocating it.  The
+ * functions used, called through pointers that dlsym fills. */
+#define OTF2_FUNCS(X)                                                                              \
+    X(OTF2_Archive_Close)                                                                          \
+    X(OTF2_Archive_CloseDefFiles)                                                                  \
+    X(OTF2_Archive_CloseDefWriter)                                                                 \
+    X(OTF2_Archive_CloseEvtFiles)                                                                  \
+    X(OTF2_Archive_CloseEvtWriter)                                                                 \
+    X(OTF2_Archive_CloseGlobalDefWriter)                                                           \
+    X(OTF2_Archive_GetDefWriter)                                                                   \
+    X(OTF2_Archive_GetEvtWriter)                                                                   \
+    X(OTF2_Archive_GetGlobalDefWriter)                                                             \
+    X(OTF2_Archive_Open)                                                                           \
+    X(OTF2_Archive_OpenDefFiles)                                                                   \
+    X(OTF2_Archive_OpenEvtFiles)                                                                   \
+    X(OTF2_Archive_SetCreator)                                                                     \
+    X(OTF2_Archive_SetDescription)                                                                 \
+    X(OTF2_Archive_SetFlushCallbacks)                                                              \
+    X(OTF2_Archive_SetMemoryCallbacks)                                                             \
+    X(OTF2_Archive_SetSerialCollectiveCallbacks)                                                   \
+    X(OTF2_Error_GetDescription)                                                                   \
+    X(OTF2_Error_GetName)                                                                          \
+    X(OTF2_Error_RegisterCallback)                                                                 \
+    X(OTF2_EvtWriter_Enter)                                                                        \
+    X(OTF2_EvtWriter_Leave)                                                                        \
+    X(OTF2_EvtWriter_Metric)                                                                       \
+    X(OTF2_EvtWriter_MpiCollectiveBegin)                                                           \
+    X(OTF2_EvtWriter_MpiCollectiveEnd)                                                             \
+    X(OTF2_EvtWriter_MpiRecv)                                                                      \
+    X(OTF2_EvtWriter_MpiSend)                                                                      \
+    X(OTF2_EvtWriter_ParameterUnsignedInt)                                                         \
+    X(OTF2_GlobalDefWriter_WriteClockProperties)                                                   \
+    X(OTF2_GlobalDefWriter_WriteComm)                                                              \
+    X(OTF2_GlobalDefWriter_WriteGroup)                                                             \
+    X(OTF2_GlobalDefWriter_WriteLocation)                                                          \
+    X(OTF2_GlobalDefWriter_WriteLocationGroup)                                                     \
+    X(OTF2_GlobalDefWriter_WriteMetricClass)                                                       \
+    X(OTF2_GlobalDefWriter_WriteMetricMember)                                                      \
+    X(OTF2_GlobalDefWriter_WriteParadigm)                                                          \
+    X(OTF2_GlobalDefWriter_WriteParameter)                                                         \
+    X(OTF2_GlobalDefWriter_WriteRegion)                                                            \
+    X(OTF2_GlobalDefWriter_WriteString)                                                            \
+    X(OTF2_GlobalDefWriter_WriteSystemTreeNode)                                                    \
+    X(OTF2_Reader_Close)                                                                           \
+    X(OTF2_Reader_Open)
+
+#define OTF2_DECLARE(f) static __typeof__(f) *p_##f;
+OTF2_FUNCS(OTF2_DECLARE)
+#undef OTF2_DECLARE
+
+/* Opens libotf2 once; 0, or -1 with why in err. */
+static int otf2_load(char *err, size_t errlen)
+{
+    static int state; /* 0 not tried, 1 loaded, -1 failed */
+    static char why[512];
+    if (!state) {
+        state = -1;
+        void *h = dlopen(TSCOPE_OTF2_SONAME, RTLD_NOW | RTLD_LOCAL);
+        if (!h)
+            snprintf(why, sizeof why, "cannot load %s: %s", TSCOPE_OTF2_SONAME, dlerror());
+#define OTF2_LOAD(f)                                                                               \
+    if (h && state < 0 && !(p_##f = (__typeof__(f) *)dlsym(h, #f))) {                              \
+        snprintf(why, sizeof why, "%s has no %s", TSCOPE_OTF2_SONAME, #f);                         \
+        h = NULL;                                                                                  \
+    }
+        OTF2_FUNCS(OTF2_LOAD)
+#undef OTF2_LOAD
+        if (h)
+            state = 1;
+    }
+    if (state < 0)
+        snprintf(err, errlen, "%s; no OTF2 archive written", why);
+    return state > 0 ? 0 : -1;
+}
+
+#define OTF2_Archive_Close p_OTF2_Archive_Close
+#define OTF2_Archive_CloseDefFiles p_OTF2_Archive_CloseDefFiles
+#define OTF2_Archive_CloseDefWriter p_OTF2_Archive_CloseDefWriter
+#define OTF2_Archive_CloseEvtFiles p_OTF2_Archive_CloseEvtFiles
+#define OTF2_Archive_CloseEvtWriter p_OTF2_Archive_CloseEvtWriter
+#define OTF2_Archive_CloseGlobalDefWriter p_OTF2_Archive_CloseGlobalDefWriter
+#define OTF2_Archive_GetDefWriter p_OTF2_Archive_GetDefWriter
+#define OTF2_Archive_GetEvtWriter p_OTF2_Archive_GetEvtWriter
+#define OTF2_Archive_GetGlobalDefWriter p_OTF2_Archive_GetGlobalDefWriter
+#define OTF2_Archive_Open p_OTF2_Archive_Open
+#define OTF2_Archive_OpenDefFiles p_OTF2_Archive_OpenDefFiles
+#define OTF2_Archive_OpenEvtFiles p_OTF2_Archive_OpenEvtFiles
+#define OTF2_Archive_SetCreator p_OTF2_Archive_SetCreator
+#define OTF2_Archive_SetDescription p_OTF2_Archive_SetDescription
+#define OTF2_Archive_SetFlushCallbacks p_OTF2_Archive_SetFlushCallbacks
+#define OTF2_Archive_SetMemoryCallbacks p_OTF2_Archive_SetMemoryCallbacks
+#define OTF2_Archive_SetSerialCollectiveCallbacks p_OTF2_Archive_SetSerialCollectiveCallbacks
+#define OTF2_Error_GetDescription p_OTF2_Error_GetDescription
+#define OTF2_Error_GetName p_OTF2_Error_GetName
+#define OTF2_Error_RegisterCallback p_OTF2_Error_RegisterCallback
+#define OTF2_EvtWriter_Enter p_OTF2_EvtWriter_Enter
+#define OTF2_EvtWriter_Leave p_OTF2_EvtWriter_Leave
+#define OTF2_EvtWriter_Metric p_OTF2_EvtWriter_Metric
+#define OTF2_EvtWriter_MpiCollectiveBegin p_OTF2_EvtWriter_MpiCollectiveBegin
+#define OTF2_EvtWriter_MpiCollectiveEnd p_OTF2_EvtWriter_MpiCollectiveEnd
+#define OTF2_EvtWriter_MpiRecv p_OTF2_EvtWriter_MpiRecv
+#define OTF2_EvtWriter_MpiSend p_OTF2_EvtWriter_MpiSend
+#define OTF2_EvtWriter_ParameterUnsignedInt p_OTF2_EvtWriter_ParameterUnsignedInt
+#define OTF2_GlobalDefWriter_WriteClockProperties p_OTF2_GlobalDefWriter_WriteClockProperties
+#define OTF2_GlobalDefWriter_WriteComm p_OTF2_GlobalDefWriter_WriteComm
+#define OTF2_GlobalDefWriter_WriteGroup p_OTF2_GlobalDefWriter_WriteGroup
+#define OTF2_GlobalDefWriter_WriteLocation p_OTF2_GlobalDefWriter_WriteLocation
+#define OTF2_GlobalDefWriter_WriteLocationGroup p_OTF2_GlobalDefWriter_WriteLocationGroup
+#define OTF2_GlobalDefWriter_WriteMetricClass p_OTF2_GlobalDefWriter_WriteMetricClass
+#define OTF2_GlobalDefWriter_WriteMetricMember p_OTF2_GlobalDefWriter_WriteMetricMember
+#define OTF2_GlobalDefWriter_WriteParadigm p_OTF2_GlobalDefWriter_WriteParadigm
+#define OTF2_GlobalDefWriter_WriteParameter p_OTF2_GlobalDefWriter_WriteParameter
+#define OTF2_GlobalDefWriter_WriteRegion p_OTF2_GlobalDefWriter_WriteRegion
+#define OTF2_GlobalDefWriter_WriteString p_OTF2_GlobalDefWriter_WriteString
+#define OTF2_GlobalDefWriter_WriteSystemTreeNode p_OTF2_GlobalDefWriter_WriteSystemTreeNode
+#define OTF2_Reader_Close p_OTF2_Reader_Close
+#define OTF2_Reader_Open p_OTF2_Reader_Open
 
 #define ARCHIVE "traces"
 #define NONE UINT32_MAX
@@ -1016,6 +1137,8 @@ static int write_job(const struct tscope__job *job, const char *out,
         snprintf(err, errlen, "an OTF2 archive is a folder: give its name, not '%s'", out);
         return -1;
     }
+    if (otf2_load(err, errlen))
+        return -1;
     struct out o = {.job = job, .path = out, .mpi = tscope__job_complete(job)};
     OTF2_ErrorCallback previous = OTF2_Error_RegisterCallback(on_error, &o);
     int rc = prepare_folder(&o, err, errlen), prepared = rc == 0;
