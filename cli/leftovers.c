@@ -33,7 +33,7 @@ struct stale {
     char dir[1024];
 };
 
-/* The mappings in /dev/shm of processes that are gone, one entry per
+/* The mappings in /dev/shm of this user's processes that are gone, one entry per
  * process (at most max); their number. */
 static size_t find_stale(struct stale *out, size_t max)
 {
@@ -48,8 +48,8 @@ static size_t find_stale(struct stale *out, size_t max)
             sscanf(e->d_name, "taskscope-%ld-", &pid) != 1 || pid <= 0 || tscope_cli_pid_alive(pid))
             continue;
         snprintf(path, sizeof path, "/dev/shm/%s", e->d_name);
-        if (stat(path, &st) != 0)
-            continue;
+        if (stat(path, &st) != 0 || st.st_uid != getuid())
+            continue; /* another user's: not ours to name or remove */
         size_t k = 0;
         while (k < n && out[k].pid != pid)
             k++;

@@ -260,8 +260,22 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
                  pid);
         return -3;
     }
-    fail(why, whylen, "no crash journal in %s (%s)", outdir,
-         err == ENOENT ? "it could not be written, see above" : strerror(err));
+    /* the marker says when the program measured without the profiler,
+     * which keeps no crash journal (lifecycle.c) */
+    char marker[PATH_MAX + 128], said[32] = "";
+    snprintf(marker, sizeof marker, "%s.running", base);
+    FILE *m = fopen(marker, "r");
+    if (m) {
+        if (!fgets(said, sizeof said, m))
+            said[0] = 0;
+        fclose(m);
+    }
+    if (strcmp(said, "profiler 0\n") == 0)
+        fail(why, whylen, "no crash journal in %s: %s", outdir,
+             "the program measured with TASKSCOPE_PROFILER=0, which keeps none");
+    else
+        fail(why, whylen, "no crash journal in %s (%s)", outdir,
+             err == ENOENT ? "it could not be written, see above" : strerror(err));
     return -3; /* nothing to keep */
 }
 

@@ -165,6 +165,7 @@ static void say_end(const char *prog, int status, int unfinished, int recovered,
                 strsignal(WTERMSIG(status)),
                 !unfinished ? ""
                 : left      ? lost
+                : wrote     ? "; what it measured is lost but for the outputs listed below"
                             : "; what it measured is lost (taskscope writes its outputs at exit)");
     else if (unfinished)
         fprintf(stderr,
@@ -423,7 +424,12 @@ int tscope_cli_run(int argc, char **argv)
         } else if (!quiet) {
             fprintf(stderr, "taskscope: outputs of %s in %s/:", prog, outdir);
             list_outputs(outdir);
-            fprintf(stderr, "\ntaskscope: re-render with: taskscope report %s\n", outdir);
+            char profile[1200];
+            snprintf(profile, sizeof profile, "%s/profile.json", outdir);
+            if (access(profile, F_OK) == 0) /* (a trace alone, of a killed run, has none) */
+                fprintf(stderr, "\ntaskscope: re-render with: taskscope report %s\n", outdir);
+            else
+                fputc('\n', stderr);
         }
     }
     tscope_cli_render_cancel(&renderer); /* nothing was written: gnuplot is not needed */

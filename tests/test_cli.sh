@@ -290,6 +290,19 @@ grep -q "endings was killed by signal 9 (Killed); what it measured is lost" "$tm
   || fail "kill9: message: $(cat "$tmp/kill9.err")"
 [ ! -e "$tmp/kill9" ] || fail "kill9: folder left behind: $(ls -A "$tmp/kill9")"
 
+echo "-- SIGKILL with the profiler off, tracing: the trace stays and converts; said so"
+TASKSCOPE_PROFILER=0 TASKSCOPE_TRACE=chrome start_endings hang kill9p
+kill -KILL "$prog"
+wait_ts
+[ "$status" = 137 ] || fail "kill9p: status $status"
+grep -q "no crash journal in $tmp/kill9p: the program measured with TASKSCOPE_PROFILER=0, which keeps none" \
+  "$tmp/kill9p.err" || fail "kill9p: why no journal: $(cat "$tmp/kill9p.err")"
+grep -q "endings was killed by signal 9 (Killed); what it measured is lost but for the outputs listed below" \
+  "$tmp/kill9p.err" || fail "kill9p: end: $(cat "$tmp/kill9p.err")"
+jq -e '.otherData.trace_status == "not closed: the program was killed before finalizing"' \
+  "$tmp/kill9p/trace.json" >/dev/null || fail "kill9p: trace.json: $(head -c 300 "$tmp/kill9p/trace.json")"
+! grep -q "re-render with" "$tmp/kill9p.err" || fail "kill9p: a re-render hint without a profile"
+
 # SIGKILL mid-run: the crash journal, the mapping alone (the threads'
 # shards, no files beside it), gives every recorded event back.
 kill9_check() { # name, N: N tasks per type, one more begun on the main thread
@@ -455,8 +468,8 @@ jq -e '[.types[] | select(.name == "tick" or .name == "work") | .calls <= 3001] 
 # whole block until the next one): the warning names the thread and the
 # part, and the other thread's counts are exact.  (flood_h's worker makes
 # the 'work' tasks; its slot is the other one with a types chunk.)
-blocks() { # file -> "offset kind owner" per block header (64-byte aligned, magic "TSH1")
-  od -An -v -tu4 -w64 "$1" | awk '$1 == 826823508 { print (NR - 1) * 64, $2 % 65536, $3 }'
+blocks() { # file -> "offset kind owner index" per block header (64-byte aligned, magic "TSH1")
+  od -An -v -tu4 -w64 "$1" | awk '$1 == 826823508 { print (NR - 1) * 64, $2 % 65536, $3, $4 }'
 }
 damage_block() { # dir, kind, owner (w: the worker's slot)
   local shfile at
@@ -502,10 +515,13 @@ exact dlog 3000
 # the mapping alone (the default), one name damaged in it
 killed_pair dnames 3000
 shfile=$(readlink -f "$tmp/dnames/.taskscope-$prog.map")
-# the last 'work' in it: the type's name block (the folder's path, in the
-# header and the configuration before it, may hold the word too)
-at=$(grep -abo 'work' "$shfile" | tail -1 | cut -d: -f1)
-[ -n "$at" ] || fail "dnames: the name 'work' is not in the mapping"
+# the name block of task type 2 (kind 15, table 0, index 2): its name's
+# first byte, after the block's 64-byte header and the name's length and
+# checksum (the word alone may also be in the folder's path or a counter's
+# name: "network")
+at=$(blocks "$shfile" | awk '$2 == 15 && $3 == 0 && $4 == 2 { print $1 + 64 + 8; exit }')
+[ -n "$at" ] && [ "$(dd if="$shfile" bs=1 skip="$at" count=4 2>/dev/null)" = work ] \
+  || fail "dnames: the name 'work' is not where its block says: $(blocks "$shfile")"
 printf 'W' | dd of="$shfile" bs=1 seek="$at" conv=notrunc 2>/dev/null
 "$ts" recover -q "$tmp/dnames" >"$tmp/dnames.rec" 2>&1 || fail "dnames: $(cat "$tmp/dnames.rec")"
 grep -q "$tmp/dnames/.taskscope-$prog.map: 1 names in it are damaged" "$tmp/dnames.rec" || fail "dnames: names: $(cat "$tmp/dnames.rec")"

@@ -155,8 +155,13 @@ static void marker_set(const struct tscope__config *cfg)
     int fd = open(marker, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
         marker[0] = 0; /* the launcher then says less; measuring goes on */
-    else
+    else {
+        /* why there will be no crash journal beside it, for the launcher */
+        static const char off[] = "profiler 0\n";
+        if (!cfg->profiler && write(fd, off, sizeof off - 1) < 0)
+            marker[0] = 0;
         close(fd);
+    }
     if (!marker[0] || !cfg->profiler)
         return;
     tscope__journal_start(dir, cfg->ring_size ? cfg->ring_size : 16384);
