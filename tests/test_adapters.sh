@@ -11,7 +11,20 @@ build=$2
 ex=$build/examples
 progs=$build/tests/omp
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# libomp leaves /dev/shm/__KMP_REGISTERED_LIB_<pid>_<uid> behind for every
+# OpenMP process killed by SIGKILL, and this test kills many: at its end the
+# files of processes that are gone are removed (a new process that gets such
+# a pid finds a stranger's registration)
+kmp_clean() {
+    local f p
+    for f in /dev/shm/__KMP_REGISTERED_LIB_*_"$(id -u)"; do
+        [ -e "$f" ] || continue
+        p=${f#/dev/shm/__KMP_REGISTERED_LIB_}
+        p=${p%%_*}
+        kill -0 "$p" 2>/dev/null || rm -f "$f"
+    done
+}
+trap 'rm -rf "$tmp"; kmp_clean' EXIT
 fails=0
 fail() {
     echo "FAIL: $*"
