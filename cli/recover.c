@@ -270,7 +270,7 @@ int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mon
             said[0] = 0;
         fclose(m);
     }
-    if (strcmp(said, "profiler 0\n") == 0)
+    if (strcmp(said, TSCOPE__MARKER_NO_JOURNAL) == 0)
         fail(why, whylen, "no crash journal in %s: %s", outdir,
              "the program measured with TASKSCOPE_PROFILER=0, which keeps none");
     else

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #define CACHE_MAX (1u << 20) /* bytes of one module's file read or grown to */
+#define HEADER "taskscope-names 1\n"
 #define MODULES 64
 
 struct entry {
@@ -126,11 +127,19 @@ static int file_of(const char *id, char *buf, size_t len)
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
-static void add(struct module *m, uint64_t off, const char *name)
+/* Module m's name for offset off, or NULL. */
+static const char *find(const struct module *m, uint64_t off)
 {
     for (size_t i = 0; i < m->n; i++)
         if (m->e[i].off == off)
-            return; /* the first line wins */
+            return m->e[i].name;
+    return NULL;
+}
+
+static void add(struct module *m, uint64_t off, const char *name)
+{
+    if (find(m, off))
+        return; /* the first line wins */
     if (m->n == m->cap) {
         size_t cap = m->cap ? 2 * m->cap : 64;
         struct entry *e = realloc(m->e, cap * sizeof *e);
@@ -155,7 +164,7 @@ static void load(struct module *m)
         return;
     char line[1200];
     size_t read = 0;
-    if (!fgets(line, sizeof line, f) || strcmp(line, "taskscope-names 1\n") != 0) {
+    if (!fgets(line, sizeof line, f) || strcmp(line, HEADER) != 0) {
         fclose(f);
         return;
     }
@@ -201,12 +210,10 @@ int tscope__namecache_get(uintptr_t pc, char *buf, size_t len)
 {
     uint64_t off;
     struct module *m = module_of(pc, &off);
-    for (size_t i = 0; m && i < m->n; i++)
-        if (m->e[i].off == off) {
-            snprintf(buf, len, "%s", m->e[i].name);
-            return 1;
-        }
-    return 0;
+    const char *name = m ? find(m, off) : NULL;
+    if (name)
+        snprintf(buf, len, "%s", name);
+    return name != NULL;
 }
 
 void tscope__namecache_put(uintptr_t pc, const char *name)
@@ -216,27 +223,29 @@ void tscope__namecache_put(uintptr_t pc, const char *name)
     if (!m || !name[0] || strchr(name, '\n') || strlen(name) > 1000)
         return;
     add(m, off, name);
-    char dir[4096], path[4200], line[1100];
-    if (folder(dir, sizeof dir) || file_of(m->id, path, sizeof path))
+    char path[4200], line[1100];
+    if (file_of(m->id, path, sizeof path))
         return;
-    /* the folder and its parents (~/.cache may not exist yet), private */
-    for (char *s = strchr(dir + 1, '/');; s = strchr(s + 1, '/')) {
+    /* its folder and the folders above (~/.cache may not exist yet), private */
+    char *name_at = strrchr(path, '/');
+    *name_at = 0;
+    for (char *s = strchr(path + 1, '/');; s = strchr(s + 1, '/')) {
         if (s)
             *s = 0;
-        if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        if (mkdir(path, 0700) != 0 && errno != EEXIST)
             return;
         if (!s)
             break;
         *s = '/';
     }
+    *name_at = '/';
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
     struct stat st;
     if (fd < 0)
         return;
     if (fstat(fd, &st) == 0 && st.st_size < CACHE_MAX) {
-        int n = snprintf(line, sizeof line, "%s%llx %s %x\n",
-                         st.st_size == 0 ? "taskscope-names 1\n" : "", (unsigned long long)off,
-                         name, (unsigned)tscope__namecache_sum(off, name));
+        int n = snprintf(line, sizeof line, "%s%llx %s %x\n", st.st_size == 0 ? HEADER : "",
+                         (unsigned long long)off, name, (unsigned)tscope__namecache_sum(off, name));
         if (n > 0 && (size_t)n < sizeof line && write(fd, line, (size_t)n) != n) {
             /* a full disk: the next run resolves it again */
         }

@@ -136,7 +136,8 @@ static const char *line_by_units(Dwfl_Module *mod, uintptr_t pc, int *lineno)
     return NULL;
 }
 
-/* Symbol and line from libdwfl; 0 when at least the symbol was found. */
+/* Symbol and line from libdwfl: 1 with the line, 0 the symbol alone, -1
+ * nothing. */
 static int resolve_dw(uintptr_t pc, char *buf, size_t len)
 {
     Dwfl_Module *mod = dwfl ? dwfl_addrmodule(dwfl, pc) : NULL;
@@ -156,12 +157,13 @@ static int resolve_dw(uintptr_t pc, char *buf, size_t len)
     int lineno = 0;
     const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL)
                             : line_by_units(mod, pc, &lineno);
-    if (file && lineno > 0)
+    if (file && lineno > 0) {
         snprintf(buf, len, "%s%s(%s:%d)", sym, *sym ? " " : "", base_name(file), lineno);
-    else if (*sym)
-        snprintf(buf, len, "%s", sym);
-    else
+        return 1;
+    }
+    if (!*sym)
         return -1;
+    snprintf(buf, len, "%s", sym);
     return 0;
 }
 #endif
@@ -180,12 +182,10 @@ void tscope__srcloc(const void *addr, int ret, char *buf, size_t len)
     pthread_mutex_lock(&lock);
     int done = tscope__namecache_get(pc, buf, len); /* an earlier run's libdw answer */
 #ifdef TSCOPE_HAVE_LIBDW
-    if (!done && dw_load() == 0 && resolve_dw(pc, buf, len) == 0) {
-        done = 1;
-        size_t n = strlen(buf); /* with its line: what the next run need not look up */
-        if (n && buf[n - 1] == ')' && strchr(buf, ':'))
-            tscope__namecache_put(pc, buf);
-    }
+    int found = done || dw_load() ? -1 : resolve_dw(pc, buf, len);
+    if (found == 1) /* with its line: what the next run need not look up */
+        tscope__namecache_put(pc, buf);
+    done = done || found >= 0;
 #endif
     pthread_mutex_unlock(&lock);
     if (done)

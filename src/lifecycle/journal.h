@@ -34,6 +34,11 @@
 #include "core/core.h"     /* struct tscope__thread: the slots */
 #include "profile/shard.h" /* the shards file's format */
 
+/* What the folder's marker .taskscope-PID.running holds when the program
+ * measures without the profiler, so keeps no mapping (lifecycle.c writes
+ * it, cli/recover.c says why there is no journal); empty otherwise. */
+#define TSCOPE__MARKER_NO_JOURNAL "profiler 0\n"
+
 /* Where a thread slot's ring starts in its SLOT block of the mapping: after
  * its struct tscope__thread, 64-byte aligned (the same build reads it). */
 #define TSCOPE__SLOT_RING_OFFSET ((sizeof(struct tscope__thread) + 63) / 64 * 64)

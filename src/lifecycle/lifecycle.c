@@ -156,10 +156,11 @@ static void marker_set(const struct tscope__config *cfg)
     if (fd < 0)
         marker[0] = 0; /* the launcher then says less; measuring goes on */
     else {
-        /* why there will be no crash journal beside it, for the launcher */
-        static const char off[] = "profiler 0\n";
-        if (!cfg->profiler && write(fd, off, sizeof off - 1) < 0)
-            marker[0] = 0;
+        /* why there will be no crash journal beside it, for the launcher
+         * (unwritten: the launcher says less; the marker is still ours) */
+        static const char off[] = TSCOPE__MARKER_NO_JOURNAL;
+        if (!cfg->profiler && write(fd, off, sizeof off - 1) < 0) {
+        }
         close(fd);
     }
     if (!marker[0] || !cfg->profiler)
