@@ -2,21 +2,26 @@
  *
  * Calibration pairs a TSC read with a CLOCK_MONOTONIC read (the TSC is read
  * before and after, the pair with the smallest gap wins) at setup and again
- * 0.25 ms later (a pair is exact to ~50 ns: 2e-4 of 0.25 ms; the pause is
- * paid by every measured program at its start, so it is short: it was 2 ms,
- * a tenth of a trivial program's run); tscope__clock_refine() recomputes
- * the factor over the whole baseline since setup each time that baseline
- * has doubled, and at every call once it is 20 ms long, so a run of a few
- * milliseconds already converts with a factor good to ~1e-5.
+ * after spinning CALIBRATE_NS (a pair is exact to ~50 ns: 1e-3 of 50 us).
+ * Every measured program pays this at its start, so it spins instead of
+ * sleeping (a 0.25 ms nanosleep took 0.35-0.4 ms here) and asks the CPU
+ * (CPUID) whether its TSC is invariant instead of reading /proc/cpuinfo
+ * (0.16-0.25 ms).  tscope__clock_refine() recomputes the factor over the
+ * whole baseline since setup each time that baseline has doubled, and at
+ * every call once it is 20 ms long (the consumer calls it every round, the
+ * finalize's drain included), so a run of a few milliseconds already
+ * converts with a factor good to ~1e-5.
  * The factor is an atomic double: the consumer writes it, any thread
  * converts with it.
  */
 #include "clock.h"
 
 #include <stdatomic.h>
-#include <stdio.h>
 #include <string.h>
 #include <time.h>
+#if TSCOPE__HAVE_TSC
+#include <cpuid.h>
+#endif
 
 int tscope__clock_kind = TSCOPE__CLOCK_MONOTONIC;
 
@@ -24,6 +29,8 @@ static _Atomic double ns_per_tick = 1.0;
 static _Atomic uint64_t manual_now;
 static uint64_t base_ticks, base_ns;
 static uint64_t calibrated_ns; /* the baseline the factor was computed over */
+
+#define CALIBRATE_NS 50000u /* the first baseline, spun at setup */
 
 uint64_t tscope__mono_ns(void)
 {
@@ -39,23 +46,17 @@ uint64_t tscope__clock_now_slow(void)
     return tscope__mono_ns();
 }
 
+/* CPUID 0x80000007, EDX bit 8: the TSC runs at a constant rate in every
+ * P-, C- and T-state (what the kernel shows as constant_tsc and
+ * nonstop_tsc). */
 int tscope__clock_tsc_invariant(void)
 {
 #if TSCOPE__HAVE_TSC
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u ||
+        !__get_cpuid(0x80000007u, &a, &b, &c, &d))
         return 0;
-    char line[4096];
-    int constant = 0, nonstop = 0;
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "flags", 5) != 0)
-            continue;
-        constant = strstr(line, " constant_tsc") != NULL;
-        nonstop = strstr(line, " nonstop_tsc") != NULL;
-        break;
-    }
-    fclose(f);
-    return constant && nonstop;
+    return (d >> 8) & 1;
 #else
     return 0;
 #endif
@@ -89,7 +90,7 @@ int tscope__clock_setup(const char *want, const char **why)
 #if TSCOPE__HAVE_TSC
         use_tsc = tscope__clock_tsc_invariant();
         if (!use_tsc)
-            *why = "the CPU does not advertise constant_tsc and nonstop_tsc";
+            *why = "the CPU does not advertise an invariant TSC (constant_tsc, nonstop_tsc)";
 #else
         *why = "this architecture has no TSC";
 #endif
@@ -104,9 +105,9 @@ int tscope__clock_setup(const char *want, const char **why)
 #if TSCOPE__HAVE_TSC
     uint64_t t1 = 0, n1 = 0;
     tsc_pair(&base_ticks, &base_ns);
-    struct timespec pause = {0, 250 * 1000};
-    nanosleep(&pause, NULL);
-    tsc_pair(&t1, &n1);
+    do
+        tsc_pair(&t1, &n1);
+    while (n1 - base_ns < CALIBRATE_NS);
     calibrated_ns = 0;
     if (t1 > base_ticks && n1 > base_ns) {
         atomic_store(&ns_per_tick, (double)(n1 - base_ns) / (double)(t1 - base_ticks));

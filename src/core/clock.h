@@ -1,8 +1,8 @@
 /* clock.h - event timestamps.
  *
- * The hot path reads the invariant TSC (rdtsc, ~9 ns here) when the CPU
- * advertises constant_tsc and nonstop_tsc; otherwise, or when
- * TASKSCOPE_CLOCK=monotonic, it reads CLOCK_MONOTONIC.  Timestamps stay in
+ * The hot path reads the TSC (rdtsc, ~9 ns here) when the CPU says it is
+ * invariant (CPUID; the kernel's constant_tsc and nonstop_tsc); otherwise,
+ * or when TASKSCOPE_CLOCK=monotonic, it reads CLOCK_MONOTONIC.  Timestamps stay in
  * ticks in records and in the store; tscope__clock_ns() converts with the
  * calibrated factor, which the consumer refines over the run (a longer
  * baseline gives a more exact factor).  A manual clock, set by tests, makes

@@ -24,15 +24,19 @@
 
 /* The id -> slot mapping: in the front entry of the id's low bits if that
  * is free, else in the hash map.  A slot with TSCOPE__T_MAPPED is in exactly
- * one of them; a front entry is TSCOPE__NONE or such a slot. */
+ * one of them; a front entry is TSCOPE__NONE or such a slot.  The front is
+ * made when the first id is mapped (64 KiB: a process whose threads
+ * aggregate their own tasks never maps one, and would pay its pages at
+ * start); until then, and if it cannot be made, everything is in the map. */
 static uint32_t *front_of(struct tscope__store *s, uint64_t id)
 {
-    return &s->id_front[tscope__id_front_at(id)];
+    return s->id_front ? &s->id_front[tscope__id_front_at(id)] : NULL;
 }
 
 uint32_t tscope__task_find(struct tscope__store *s, uint64_t id)
 {
-    uint32_t f = *front_of(s, id), slot;
+    uint32_t *front = front_of(s, id), slot;
+    uint32_t f = front ? *front : TSCOPE__NONE;
     if (f != TSCOPE__NONE && s->tasks[f].id == id)
         return f;
     return s->task_map.count && tscope__u64map_get(&s->task_map, id, &slot) ? slot : TSCOPE__NONE;
@@ -41,8 +45,10 @@ uint32_t tscope__task_find(struct tscope__store *s, uint64_t id)
 /* Maps id to slot (id not mapped); 0, or -1 on memory exhaustion. */
 static int map_put(struct tscope__store *s, uint64_t id, uint32_t slot)
 {
+    if (!s->id_front && (s->id_front = malloc(TSCOPE__ID_FRONT * sizeof *s->id_front)))
+        memset(s->id_front, 0xFF, TSCOPE__ID_FRONT * sizeof *s->id_front); /* TSCOPE__NONE */
     uint32_t *f = front_of(s, id);
-    if (*f == TSCOPE__NONE) {
+    if (f && *f == TSCOPE__NONE) {
         *f = slot;
         return 0;
     }
@@ -53,7 +59,7 @@ static int map_put(struct tscope__store *s, uint64_t id, uint32_t slot)
 static void map_del(struct tscope__store *s, uint32_t slot)
 {
     uint32_t *f = front_of(s, s->tasks[slot].id);
-    if (*f == slot)
+    if (f && *f == slot)
         *f = TSCOPE__NONE;
     else
         tscope__u64map_del(&s->task_map, s->tasks[slot].id);

@@ -25,11 +25,10 @@ struct tscope__store *tscope__store_new(const struct tscope__config *cfg, uint64
     s->round = 1;
     s->inst_limit = 0xFFFF;
     tscope__tl_init(&s->tl, origin, cfg->duration_sample);
-    memset(s->id_front, 0xFF, sizeof s->id_front); /* TSCOPE__NONE */
     if (tscope__grow(&s->nodes, &s->cap_nodes, 64, sizeof *s->nodes) ||
-        tscope__u64map_init(&s->task_map, 1024) || tscope__u64map_init(&s->node_map, 128) ||
-        tscope__u64map_init(&s->edge_map, 128) || tscope__u64map_init(&s->inst_map, 1024) ||
-        tscope__u64map_init(&s->deptype_map, 64) || tscope__store_grow_types(s, 16)) {
+        tscope__u64map_init(&s->task_map, 16) || tscope__u64map_init(&s->node_map, 16) ||
+        tscope__u64map_init(&s->edge_map, 16) || tscope__u64map_init(&s->inst_map, 16) ||
+        tscope__u64map_init(&s->deptype_map, 16) || tscope__store_grow_types(s, 16)) {
         tscope__store_free(s);
         return NULL;
     }
@@ -50,6 +49,7 @@ void tscope__store_free(struct tscope__store *s)
     for (uint32_t i = 0; i < s->ntypes; i++)
         free(s->types[i].seen);
     tscope__tl_free(&s->tl);
+    free(s->id_front);
     free(s->stacks);
     free(s->types);
     free(s->counters);

@@ -238,7 +238,7 @@ struct tscope__store {
     /* id -> slot of the mapped task: a direct-mapped front by the id's low
      * bits (task ids count up, so the live ones rarely collide), the hash
      * map for the rest (replay.c) */
-    uint32_t id_front[TSCOPE__ID_FRONT];
+    uint32_t *id_front; /* TSCOPE__ID_FRONT entries, made at the first id mapped */
     struct tscope__u64map task_map;
     uint32_t *implicit_list, n_implicit, cap_implicit; /* begun, not created, unresolved */
     uint32_t *terminal_list, n_terminal, cap_terminal; /* terminal, not finalized */
@@ -369,7 +369,7 @@ void tscope__store_below_cut(struct tscope__store *s, uint64_t anc, uint64_t n, 
 static inline void tscope__store_prefetch(const struct tscope__store *s,
                                           const struct tscope__rec *r)
 {
-    if (r->kind <= TSCOPE__REC_RESUME) /* task events */
+    if (r->kind <= TSCOPE__REC_RESUME && s->id_front) /* task events */
         __builtin_prefetch(&s->id_front[tscope__id_front_at(r->id)]);
 }
 /* Applies a START record immediately followed (in the same ring) by the END
