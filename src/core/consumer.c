@@ -2,7 +2,11 @@
  *
  * Wake-ups are coalesced: the thread sleeps for TASKSCOPE_PERIOD_MS or until
  * a producer whose ring passed half full (or a flush) sets wake_pending and
- * signals; a burst of such producers causes one signal.
+ * posts the semaphore; a burst of such producers posts once.  A semaphore,
+ * not a condition variable, so that a signal handler can wake it too
+ * (tscope__consumer_wake_async: signals.c has the thread that would
+ * otherwise wait for signals finalize here, one thread less to start and
+ * join in every measured process).
  *
  * A round = snapshot every ring's head, apply everything up to the snapshot,
  * then end the round in the store (store.h explains why rounds matter).
@@ -25,9 +29,22 @@ void tscope__consumer_wake(void)
     if (atomic_load_explicit(&tscope__g.wake_pending, memory_order_relaxed) ||
         atomic_exchange(&tscope__g.wake_pending, 1))
         return;
-    pthread_mutex_lock(&tscope__g.cons_lock);
-    pthread_cond_signal(&tscope__g.cons_wake);
-    pthread_mutex_unlock(&tscope__g.cons_lock);
+    sem_post(&tscope__g.cons_wake);
+}
+
+int tscope__consumer_wake_async(void)
+{
+    if (!atomic_load(&tscope__g.consumer_alive))
+        return -1;
+    atomic_store(&tscope__g.async_pending, 1);
+    sem_post(&tscope__g.cons_wake);
+    return 0;
+}
+
+int tscope__consumer_is_self(void)
+{
+    return atomic_load(&tscope__g.consumer_alive) &&
+           pthread_equal(pthread_self(), tscope__g.consumer);
 }
 
 /* Releases ring space up to what was read. */
@@ -99,21 +116,30 @@ int tscope__consumer_round(void)
     return busiest;
 }
 
+/* Sleeps until the period's next point of the grid or a wake-up (the
+ * semaphore counts them: none is lost while a round runs). */
+static void sleep_until_woken(void)
+{
+    struct timespec until = tscope__deadline_aligned((uint64_t)tscope__g.cfg.period_ms * 1000000u);
+    while (sem_timedwait(&tscope__g.cons_wake, &until) != 0 && errno == EINTR)
+        ;
+}
+
 static void *consumer_main(void *arg)
 {
     (void)arg;
     int flooded = 0;
-    pthread_mutex_lock(&tscope__g.cons_lock);
-    while (!tscope__g.stop) {
+    for (;;) {
         /* After a round that found a ring over a quarter full, go on at
          * once: producers are flooding and sleeping would only make them
          * wait.  Otherwise sleep until the period ends or a wake-up. */
-        if (!flooded && !atomic_load(&tscope__g.wake_pending)) {
-            struct timespec until =
-                tscope__deadline_aligned((uint64_t)tscope__g.cfg.period_ms * 1000000u);
-            pthread_cond_timedwait(&tscope__g.cons_wake, &tscope__g.cons_lock, &until);
-        }
+        if (!flooded && !atomic_load(&tscope__g.wake_pending) &&
+            !atomic_load(&tscope__g.async_pending))
+            sleep_until_woken();
         atomic_store(&tscope__g.wake_pending, 0);
+        if (atomic_exchange(&tscope__g.async_pending, 0) && tscope__hooks.on_wake_async)
+            tscope__hooks.on_wake_async(); /* may finalize: stop is then set */
+        pthread_mutex_lock(&tscope__g.cons_lock);
         if (tscope__g.stop)
             break;
         tscope__g.consumer_busy = 1;
@@ -124,6 +150,7 @@ static void *consumer_main(void *arg)
         pthread_mutex_lock(&tscope__g.cons_lock);
         tscope__g.consumer_busy = 0;
         pthread_cond_broadcast(&tscope__g.cons_done);
+        pthread_mutex_unlock(&tscope__g.cons_lock);
     }
     pthread_mutex_unlock(&tscope__g.cons_lock);
     return NULL;
@@ -133,19 +160,36 @@ int tscope__consumer_start(void)
 {
     tscope__g.stop = 0;
     atomic_store(&tscope__g.wake_pending, 0);
-    if (tscope__thread_start(&tscope__g.consumer, consumer_main, NULL, "tscope-consumer"))
+    atomic_store(&tscope__g.async_pending, 0);
+    if (sem_init(&tscope__g.cons_wake, 0, 0))
         return -1;
+    if (tscope__thread_start(&tscope__g.consumer, consumer_main, NULL, "tscope-consumer")) {
+        sem_destroy(&tscope__g.cons_wake);
+        return -1;
+    }
     tscope__g.consumer_running = 1;
+    atomic_store(&tscope__g.consumer_alive, 1);
     return 0;
 }
 
+/* On the consumer itself (a finalize it runs after a signal) it is only
+ * told to end after this round: it cannot join itself. */
 void tscope__consumer_stop(void)
 {
     if (!tscope__g.consumer_running)
         return;
-    tscope__thread_stop(tscope__g.consumer, &tscope__g.cons_lock, &tscope__g.cons_wake,
-                        &tscope__g.stop);
+    int self = pthread_equal(pthread_self(), tscope__g.consumer);
+    pthread_mutex_lock(&tscope__g.cons_lock);
+    tscope__g.stop = 1;
+    pthread_cond_broadcast(&tscope__g.cons_done); /* a flush waiting ends */
+    pthread_mutex_unlock(&tscope__g.cons_lock);
+    atomic_store(&tscope__g.consumer_alive, 0);
     tscope__g.consumer_running = 0;
+    if (self)
+        return;
+    sem_post(&tscope__g.cons_wake);
+    pthread_join(tscope__g.consumer, NULL);
+    sem_destroy(&tscope__g.cons_wake);
 }
 
 void tscope__consumer_fork_hold(void)
@@ -168,7 +212,7 @@ void tscope__consumer_flush(void)
     uint64_t target = tscope__g.rounds_started + 2;
     while (tscope__g.rounds_done < target && tscope__g.consumer_running && !tscope__g.stop) {
         atomic_store(&tscope__g.wake_pending, 1);
-        pthread_cond_signal(&tscope__g.cons_wake);
+        sem_post(&tscope__g.cons_wake);
         pthread_cond_wait(&tscope__g.cons_done, &tscope__g.cons_lock);
     }
     pthread_mutex_unlock(&tscope__g.cons_lock);

@@ -14,6 +14,7 @@
 #define TSCOPE_CORE_CORE_H
 
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
@@ -76,10 +77,13 @@ struct tscope__core {
     /* consumer */
     pthread_t consumer;
     int consumer_running;
+    _Atomic int consumer_alive; /* consumer_running, for signal handlers */
     pthread_mutex_t cons_lock;
-    pthread_cond_t cons_wake; /* producers/flush -> consumer */
+    sem_t cons_wake;          /* producers, flush, signal handlers -> consumer (sem_post is
+                               * async-signal-safe) */
     pthread_cond_t cons_done; /* consumer -> flush waiters */
     _Atomic int wake_pending;
+    _Atomic int async_pending; /* tscope__consumer_wake_async was called */
     int stop;
     int consumer_busy; /* between leaving cons_lock for a round and retaking it */
     uint64_t rounds_started, rounds_done;
@@ -95,7 +99,8 @@ extern struct tscope__core tscope__g;
  * failure (limit or memory); the event is then not recorded (and counted
  * in unregistered_dropped). */
 struct tscope__thread *tscope__thread_self_slow(void);
-/* Registers this process for tscope__threads_quiesce's barrier (init). */
+/* Registers this process for tscope__threads_quiesce's barrier (init; the
+ * quiesce itself in a forked child that did not). */
 void tscope__threads_quiesce_setup(void);
 /* After measurement was switched off: waits until no thread is inside an
  * event on its shard (in_event), so that finalize may finish the shards.
@@ -112,7 +117,8 @@ int tscope__thread_start(pthread_t *thread, void *(*fn)(void *), void *arg, cons
 int tscope__thread_is_own(void);
 /* A note on stderr ("taskscope: " + fmt), unless TASKSCOPE_QUIET (note.c). */
 void tscope__note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Stops one: sets *stop under lock, wakes every waiter on cond, joins. */
+/* Stops one: sets *stop under lock, wakes every waiter on cond, joins
+ * (sampler and policy threads; the consumer has its own). */
 void tscope__thread_stop(pthread_t thread, pthread_mutex_t *lock, pthread_cond_t *cond, int *stop);
 
 /* Consumer thread control (consumer.c). */
@@ -120,6 +126,11 @@ int tscope__consumer_start(void);
 void tscope__consumer_stop(void);
 /* Wakes the consumer unless a wake-up is already pending. */
 void tscope__consumer_wake(void);
+/* From a signal handler (async-signal-safe): wakes the consumer, which then
+ * calls hooks.on_wake_async.  0, or -1 when no consumer runs. */
+int tscope__consumer_wake_async(void);
+/* 1 on the consumer thread. */
+int tscope__consumer_is_self(void);
 /* Runs one full round in the calling thread (consumer or finalize).
  * Returns 1 if some ring was more than a quarter full (a flood), else 0. */
 int tscope__consumer_round(void);

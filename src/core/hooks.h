@@ -53,6 +53,10 @@ struct tscope__hooks {
     void *(*slot_memory)(uint32_t index, size_t thread_bytes, uint64_t *ring_records,
                          struct tscope__rec **ring);
     void (*after_round)(void);
+    /* - on_wake_async: the consumer was woken by tscope__consumer_wake_async
+     *   (a signal handler: signals.c finalizes there).  Consumer thread,
+     *   between rounds, no lock held. */
+    void (*on_wake_async)(void);
     void (*name_added)(const void *table, uint32_t id, const char *name);
     /* - durable: `bytes` of zeroed memory in a file that outlives the
      *   process (the mapping), tagged with kind, owner (thread slot)

@@ -124,16 +124,25 @@ out:
     return t;
 }
 
-static int membarrier_ok; /* registered for MEMBARRIER_CMD_PRIVATE_EXPEDITED */
+/* registered for MEMBARRIER_CMD_PRIVATE_EXPEDITED: the pid that registered
+ * (a forked child is not: it registers again), minus it when that failed */
+static _Atomic long membarrier_by;
 
 void tscope__threads_quiesce_setup(void)
 {
-    membarrier_ok = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+    long pid = (long)getpid(), by = atomic_load(&membarrier_by);
+    if (by != pid && by != -pid)
+        atomic_store(&membarrier_by,
+                     syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0
+                         ? pid
+                         : -pid);
 }
 
 void tscope__threads_quiesce(void)
 {
-    if (!membarrier_ok || syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
+    tscope__threads_quiesce_setup(); /* init did, unless in a forked child */
+    if (atomic_load(&membarrier_by) < 0 ||
+        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
         /* no membarrier: a thread is between its flag and its read of run
          * for a few instructions; a millisecond covers that */
         atomic_thread_fence(memory_order_seq_cst);
@@ -220,6 +229,7 @@ int tscope__thread_is_own(void)
 struct own_start {
     void *(*fn)(void *);
     void *arg;
+    char name[16]; /* the OS's limit: 15 characters */
 };
 
 static void *own_main(void *p)
@@ -227,6 +237,9 @@ static void *own_main(void *p)
     struct own_start s = *(struct own_start *)p;
     free(p);
     own_thread = 1;
+    /* named by itself (a write to /proc/self/task/TID/comm): the thread
+     * that started it, the program's, does not wait for that */
+    pthread_setname_np(pthread_self(), s.name);
     return s.fn(s.arg);
 }
 
@@ -235,7 +248,8 @@ int tscope__thread_start(pthread_t *thread, void *(*fn)(void *), void *arg, cons
     struct own_start *s = malloc(sizeof *s);
     if (!s)
         return ENOMEM;
-    *s = (struct own_start){fn, arg};
+    *s = (struct own_start){fn, arg, ""};
+    snprintf(s->name, sizeof s->name, "%s", name);
     /* The thread starts with the program's asynchronous signals blocked
      * (it inherits the mask): the program's handlers never run on it, and a
      * handler that waits for taskscope (signals.c) never waits for itself. */
@@ -250,11 +264,6 @@ int tscope__thread_start(pthread_t *thread, void *(*fn)(void *), void *arg, cons
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc)
         free(s);
-    if (rc == 0) {
-        char os[16];
-        snprintf(os, sizeof os, "%s", name);
-        pthread_setname_np(*thread, os);
-    }
     return rc;
 }
 

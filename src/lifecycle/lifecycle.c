@@ -45,7 +45,6 @@ struct tscope__core tscope__g = {
     .reg_lock = PTHREAD_MUTEX_INITIALIZER,
     .free_slots = UINT32_MAX,
     .cons_lock = PTHREAD_MUTEX_INITIALIZER,
-    .cons_wake = PTHREAD_COND_INITIALIZER,
     .cons_done = PTHREAD_COND_INITIALIZER,
 };
 
@@ -211,6 +210,7 @@ static void fork_child(void)
     __atomic_store_n(&tscope__g.off_code, 0, __ATOMIC_RELAXED);
     tscope__g.initialised = 0;
     tscope__g.consumer_running = 0;
+    atomic_store(&tscope__g.consumer_alive, 0);
     char line[160];
     int n = snprintf(line, sizeof line,
                      "taskscope: forked process %ld is not measured (its parent %ld still is)\n",
@@ -291,6 +291,9 @@ int tscope_init(int rank, int nranks)
     tscope__store_free(tscope__g.store);
     tscope__g.store = store;
     tscope__shards_reset(store);
+    /* before tscope_init starts a thread: the registration waits for an RCU
+     * grace period when the process has more than one (~0.15-0.2 ms here,
+     * 20 us alone) */
     tscope__threads_quiesce_setup();
     tscope__g.cfg = cfg;
     tscope__g.rank = rank;

@@ -5,10 +5,12 @@
  * SIGABRT) end a program without its atexit handlers, so nothing measured
  * would be written.  For each of them still at its default action when
  * measurement starts, a handler is installed.  The handler does nothing
- * that is unsafe in a signal handler: it notes the signal, wakes a waiting
- * thread of taskscope's own ("tscope-signal"), which runs tscope_finalize
- * (the outputs then say which signal ended the run, and the tasks still
- * running are closed at that moment, as unfinished), and waits.  Once the
+ * that is unsafe in a signal handler: it notes the signal, wakes the
+ * consumer thread (a semaphore's post), which runs tscope_finalize (the
+ * outputs then say which signal ended the run, and the tasks still running
+ * are closed at that moment, as unfinished), and waits.  (A thread of its
+ * own waited for this until session 22: one more thread to start and join
+ * in every measured process, ~0.5 ms of its fixed cost here.)  Once the
  * outputs are written - or after TASKSCOPE__SIGNAL_WAIT_S, should finalize be
  * stuck behind a lock the interrupted thread holds, or the heap be broken -
  * the default action is restored and the signal raised again, so the
@@ -23,7 +25,6 @@
  * SIGKILL cannot be caught; `_exit()` is exit.c's.
  */
 #include <errno.h>
-#include <semaphore.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 #include <unistd.h>
 
 #include "core/core.h"
+#include "core/hooks.h"
 #include "signals.h"
 #include "taskscope/taskscope.h"
 
@@ -39,25 +41,18 @@
 static const int handled[] = {SIGTERM, SIGINT, SIGHUP, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 #define NHANDLED (sizeof handled / sizeof *handled)
 
-static sem_t go;
-static pthread_t thread;
-static int running;         /* the thread exists (init/finalize, under their lock) */
+static int running;         /* the handlers are installed (init/finalize, under their lock) */
 static _Atomic int caught;  /* the first signal caught, 0 before */
 static _Atomic int written; /* finalize after a signal returned */
-static _Atomic int quit;    /* the thread should end without finalizing */
 static int installed[NHANDLED];
 
-static void *signal_main(void *arg)
+/* On the consumer, woken by the handler. */
+static void finalize_caught(void)
 {
-    (void)arg;
-    for (;;) {
-        while (sem_wait(&go) != 0 && errno == EINTR)
-            ;
-        if (atomic_load(&quit))
-            return NULL;
-        tscope_finalize();
-        atomic_store(&written, 1);
-    }
+    if (!atomic_load(&caught))
+        return;
+    tscope_finalize();
+    atomic_store(&written, 1);
 }
 
 static int terminates(int sig)
@@ -80,8 +75,8 @@ static void on_signal(int sig)
     if (!tscope__thread_is_own()) {
         if (atomic_exchange(&caught, sig) == 0) {
             tscope__g.ended_by = sig;
-            sem_post(&go);
-            wait_written();
+            if (tscope__consumer_wake_async() == 0)
+                wait_written();
         } else if (!terminates(sig)) {
             wait_written(); /* another thread crashed meanwhile */
         }
@@ -99,12 +94,10 @@ void tscope__signals_install(void)
         return;
     atomic_store(&caught, 0);
     atomic_store(&written, 0);
-    atomic_store(&quit, 0);
     tscope__g.ended_by = 0;
-    if (sem_init(&go, 0, 0))
-        return;
-    if (tscope__thread_start(&thread, signal_main, NULL, "tscope-signal"))
-        return; /* no thread: the signals keep their default action */
+    if (!tscope__g.consumer_running)
+        return; /* no consumer: the signals keep their default action */
+    tscope__hooks.on_wake_async = finalize_caught;
     running = 1;
     for (size_t i = 0; i < NHANDLED; i++) {
         struct sigaction old, sa;
@@ -135,23 +128,17 @@ void tscope__signals_remove(void)
 {
     if (!running)
         return;
-    if (pthread_equal(pthread_self(), thread)) {
-        /* finalize after a signal, on the signal thread: the handlers stay
-         * (a crash of another thread meanwhile waits too), the handler that
-         * waits ends the process */
-        running = 0;
-        return;
-    }
-    restore();
-    atomic_store(&quit, 1);
-    sem_post(&go);
-    pthread_join(thread, NULL);
-    sem_destroy(&go);
     running = 0;
+    if (atomic_load(&caught))
+        return; /* finalize after a signal: the handlers stay (a crash of
+                 * another thread meanwhile waits too), the handler that
+                 * waits ends the process */
+    tscope__hooks.on_wake_async = NULL;
+    restore();
 }
 
 void tscope__signals_forget(void)
 {
     restore();
-    running = 0; /* the thread did not come along */
+    running = 0; /* the consumer did not come along */
 }

@@ -268,6 +268,12 @@ static inline struct snode *node_entry(struct tscope__shard *s, uint32_t node)
 
 static struct tscope_task *rec_alloc(struct tscope__shard *s)
 {
+    if (__builtin_expect(s->free == NULL, 0) && s->nfresh) {
+        struct tscope_task *t = s->fresh++;
+        s->nfresh--;
+        ST(t->gen, LD(tscope__shards_gen));
+        return t;
+    }
     if (__builtin_expect(s->free == NULL, 0)) {
         pthread_mutex_lock(&sh.lock);
         if (sh.spare) { /* a batch another pool gave back */
@@ -286,22 +292,32 @@ static struct tscope_task *rec_alloc(struct tscope__shard *s)
                 tscope__sh_dalloc(TSCOPE__SHB_RECORDS, s->index, sh.nrchunks, RCHUNK, sizeof *c);
             if (c) {
                 sh.rchunks[sh.nrchunks++] = c;
-                for (uint32_t i = RCHUNK; i-- > 0;) {
-                    c[i].next = s->free;
-                    s->free = &c[i];
-                }
-                s->nfree += RCHUNK;
+                s->fresh = c;
+                s->nfresh = RCHUNK;
             }
         }
         pthread_mutex_unlock(&sh.lock);
         if (!s->free)
-            return NULL;
+            return s->nfresh ? rec_alloc(s) : NULL;
     }
     struct tscope_task *t = s->free;
     s->free = t->next;
     s->nfree--;
     ST(t->gen, LD(tscope__shards_gen));
     return t;
+}
+
+/* How many of chunk c's records were ever handed out: the records of a
+ * shard's latest chunk past `fresh` never were (zero, free), and their
+ * pages are left untouched. */
+static uint32_t rchunk_used(uint32_t c)
+{
+    for (uint32_t k = 0; k < sh.nshards; k++) {
+        const struct tscope__shard *o = sh.shards[k];
+        if (o && o->nfresh && o->fresh - (RCHUNK - o->nfresh) == sh.rchunks[c])
+            return RCHUNK - o->nfresh;
+    }
+    return RCHUNK;
 }
 
 static void rec_release(struct tscope__shard *s, struct tscope_task *t)
@@ -1476,7 +1492,7 @@ void tscope__shards_complete(struct tscope__store *st, uint64_t end)
     /* what is alive: begun (running or yielded) is unfinished, created only
      * never ran (settle.c's finalize) */
     for (uint32_t c = sh.rchunks_now; c < sh.nrchunks; c++)
-        for (uint32_t i = 0; i < RCHUNK; i++) {
+        for (uint32_t i = 0, used = rchunk_used(c); i < used; i++) {
             struct tscope_task *t = &sh.rchunks[c][i];
             uint16_t state = LD(t->state);
             if (state == TSCOPE__TR_FREE || (state & TSCOPE__TR_RING) ||
@@ -2054,6 +2070,8 @@ static void take_shard(const struct tscope__shblock *b, void *payload, void *arg
     }
     s->free = NULL;
     s->nfree = 0;
+    s->fresh = NULL;
+    s->nfresh = 0;
     s->seg = rbn_part(s->seg, s->cap, sizeof *s->seg, b->owner, PART_RUNNING);
     s->open = rbn_part(s->open, s->nopen, sizeof *s->open, b->owner, PART_RUNNING);
     if (!s->seg || !s->open || s->n > s->cap)

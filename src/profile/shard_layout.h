@@ -150,6 +150,10 @@ struct tscope__shard {
     uint32_t nopen;
     struct tscope_task *free;
     uint32_t nfree;
+    /* the latest chunk's records never handed out, from `fresh` on: taken
+     * in order, so that a chunk's pages are touched as they are needed */
+    struct tscope_task *fresh;
+    uint32_t nfresh;
     struct node_cache nodes_cache[NODE_CACHE];
     struct set_cache sets_cache[SET_CACHE];
     /* owner writes, the fold reads */
