@@ -16,6 +16,12 @@
  * another class or machine, a library found only in the default folders
  * or not at all - makes the answer -1, and the caller asks the loader
  * itself: the answer given is the loader's or none.
+ *
+ * `taskscope run` asks this before every program it starts, so it reads
+ * little: each object's program headers, its dynamic section in small
+ * batches and only the strings those entries name (not the whole string
+ * table: libc's is 32 KiB, eight fresh pages at ~10 us a fault on a VM),
+ * and checks each searched folder's hwcap subfolders once.
  */
 #include <elf.h>
 #include <fcntl.h>
@@ -33,18 +39,18 @@
 
 #define MAX_OBJECTS 256
 #define MAX_NEEDED 64
+#define MAX_DIRS 16 /* folders whose hwcap subfolders were looked for */
 
 struct object {
-    char path[PATH_MAX]; /* as opened (the loader's l_name) */
-    char origin[PATH_MAX];
-    const char *soname, *rpath, *runpath; /* in strtab, NULL if absent */
-    const char *needed[MAX_NEEDED];
+    char *path; /* as opened (the loader's l_name); allocated, as every string here */
+    char *origin;
+    char *soname, *rpath, *runpath; /* NULL if absent */
+    char **needed;
     const char *names[8]; /* the DT_NEEDED names it was found under */
     int nneeded, nnames;
     int loader; /* index of the object whose DT_NEEDED loaded it; -1 */
     dev_t dev;
     ino_t ino;
-    char *strtab; /* allocated */
 };
 
 struct search {
@@ -55,11 +61,78 @@ struct search {
     size_t cache_len;     /* bytes from cache to the end of the file */
     void *map;
     size_t map_len;
+    char *dirs[MAX_DIRS];    /* folders checked for hwcap subfolders, */
+    int dir_hwcap[MAX_DIRS]; /* and whether they have any */
+    int ndirs;
+};
+
+static void object_free(struct object *o)
+{
+    free(o->path);
+    free(o->origin);
+    free(o->soname);
+    free(o->rpath);
+    free(o->runpath);
+    for (int i = 0; i < o->nneeded; i++)
+        free(o->needed[i]);
+    free(o->needed);
+    memset(o, 0, sizeof *o);
+}
+
+/* The NUL-terminated string at file offset off, at most max bytes
+ * (allocated); NULL when it cannot be read or is not terminated. */
+static char *read_string(int fd, off_t off, size_t max)
+{
+    size_t len = 256;
+    for (;;) {
+        if (len > max)
+            len = max;
+        char *b = malloc(len + 1);
+        if (!b)
+            return NULL;
+        ssize_t got = pread(fd, b, len, off);
+        if (got < 0) {
+            free(b);
+            return NULL;
+        }
+        b[got] = 0;
+        if (memchr(b, 0, (size_t)got) || (size_t)got < len) /* terminated, or at the end */
+            return memchr(b, 0, (size_t)got) ? b : (free(b), NULL);
+        free(b);
+        if (len == max)
+            return NULL;
+        len *= 16;
+    }
+}
+
+/* String v of the string table at file offset stroff (allocated): from
+ * window (wlen bytes read from table offset lo) when it lies whole in it,
+ * else read alone; NULL when it cannot be read. */
+static char *string_at(int fd, off_t stroff, uint64_t strsz, uint64_t v, const char *window,
+                       uint64_t lo, ssize_t wlen)
+{
+    if (v >= strsz)
+        return NULL;
+    if (wlen > 0 && v >= lo && v - lo < (uint64_t)wlen) {
+        const char *p = window + (v - lo);
+        const char *nul = memchr(p, 0, (size_t)wlen - (v - lo));
+        if (nul)
+            return strndup(p, (size_t)(nul - p));
+    }
+    return read_string(fd, stroff + (off_t)v, strsz - v);
+}
+
+/* What read_dynamic found of the program itself. */
+struct elfinfo {
+    uint16_t machine;
+    char interp[PATH_MAX]; /* PT_INTERP, "" without */
 };
 
 /* Reads object o's dynamic section from path: 0, or -1 when it is not an
- * ELF object of our class and machine or has what we do not follow. */
-static int read_dynamic(struct search *s, struct object *o, const char *path, int main)
+ * ELF object of our class and machine or has what we do not follow.  For
+ * the program (main), info gets its machine and interpreter. */
+static int read_dynamic(struct search *s, struct object *o, const char *path, int main,
+                        struct elfinfo *info)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -67,7 +140,6 @@ static int read_dynamic(struct search *s, struct object *o, const char *path, in
     int rc = -1;
     Elf64_Ehdr eh;
     Elf64_Phdr ph[64];
-    Elf64_Dyn dyn[512];
     struct stat st;
     if (fstat(fd, &st) || pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh ||
         memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
@@ -78,37 +150,74 @@ static int read_dynamic(struct search *s, struct object *o, const char *path, in
     if (pread(fd, ph, phlen, (off_t)eh.e_phoff) != (ssize_t)phlen)
         goto out;
     const Elf64_Phdr *dynamic = NULL;
-    for (int i = 0; i < eh.e_phnum; i++)
+    for (int i = 0; i < eh.e_phnum; i++) {
         if (ph[i].p_type == PT_DYNAMIC)
             dynamic = &ph[i];
+        if (info && ph[i].p_type == PT_INTERP && ph[i].p_filesz > 0 &&
+            ph[i].p_filesz < sizeof info->interp &&
+            pread(fd, info->interp, ph[i].p_filesz, (off_t)ph[i].p_offset) ==
+                (ssize_t)ph[i].p_filesz)
+            info->interp[ph[i].p_filesz] = 0;
+    }
+    if (info)
+        info->machine = eh.e_machine;
     o->dev = st.st_dev;
     o->ino = st.st_ino;
     if (!dynamic) { /* nothing needed (a static library, say) */
         rc = 0;
         goto out;
     }
-    size_t dynlen = dynamic->p_filesz;
-    if (dynlen > sizeof dyn || pread(fd, dyn, dynlen, (off_t)dynamic->p_offset) != (ssize_t)dynlen)
+    /* the entries, 32 at a time: the string table's address and size, and
+     * where the strings we want are in it */
+    uint64_t strtab = 0, strsz = 0, soname = UINT64_MAX, rpath = UINT64_MAX, runpath = UINT64_MAX,
+             needed[MAX_NEEDED];
+    int nneeded = 0;
+    size_t ndyn = dynamic->p_filesz / sizeof(Elf64_Dyn);
+    if (ndyn > 4096)
         goto out;
-    uint64_t strtab = 0, strsz = 0;
-    size_t ndyn = dynlen / sizeof *dyn;
-    for (size_t i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; i++) {
-        switch (dyn[i].d_tag) {
-        case DT_STRTAB:
-            strtab = dyn[i].d_un.d_ptr;
-            break;
-        case DT_STRSZ:
-            strsz = dyn[i].d_un.d_val;
-            break;
-        case DT_AUXILIARY:
-        case DT_FILTER:
-        case DT_AUDIT:
-        case DT_DEPAUDIT:
+    int done = 0;
+    for (size_t at = 0; at < ndyn && !done; at += 32) {
+        Elf64_Dyn dyn[32];
+        size_t k = ndyn - at < 32 ? ndyn - at : 32;
+        if (pread(fd, dyn, k * sizeof *dyn, (off_t)(dynamic->p_offset + at * sizeof *dyn)) !=
+            (ssize_t)(k * sizeof *dyn))
             goto out;
-        case DT_FLAGS_1:
-            if (dyn[i].d_un.d_val & DF_1_NODEFLIB)
+        for (size_t i = 0; i < k && !done; i++) {
+            uint64_t v = dyn[i].d_un.d_val;
+            switch (dyn[i].d_tag) {
+            case DT_NULL:
+                done = 1;
+                break;
+            case DT_STRTAB:
+                strtab = v;
+                break;
+            case DT_STRSZ:
+                strsz = v;
+                break;
+            case DT_AUXILIARY:
+            case DT_FILTER:
+            case DT_AUDIT:
+            case DT_DEPAUDIT:
                 goto out;
-            break;
+            case DT_FLAGS_1:
+                if (v & DF_1_NODEFLIB)
+                    goto out;
+                break;
+            case DT_NEEDED:
+                if (nneeded == MAX_NEEDED)
+                    goto out;
+                needed[nneeded++] = v;
+                break;
+            case DT_SONAME:
+                soname = v;
+                break;
+            case DT_RPATH:
+                rpath = v;
+                break;
+            case DT_RUNPATH:
+                runpath = v;
+                break;
+            }
         }
     }
     /* the string table's file offset, from the load segment holding it */
@@ -117,32 +226,40 @@ static int read_dynamic(struct search *s, struct object *o, const char *path, in
         if (ph[i].p_type == PT_LOAD && strtab >= ph[i].p_vaddr &&
             strtab + strsz <= ph[i].p_vaddr + ph[i].p_filesz)
             stroff = (off_t)(strtab - ph[i].p_vaddr + ph[i].p_offset);
-    if (stroff < 0 || strsz == 0 || strsz > (1u << 24) || !(o->strtab = malloc(strsz + 1)) ||
-        pread(fd, o->strtab, strsz, stroff) != (ssize_t)strsz)
+    if (stroff < 0 || strsz == 0 || strsz > (1u << 24))
         goto out;
-    o->strtab[strsz] = 0;
-    for (size_t i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; i++) {
-        uint64_t v = dyn[i].d_un.d_val;
-        const char *str = v < strsz ? o->strtab + v : NULL;
-        switch (dyn[i].d_tag) {
-        case DT_NEEDED:
-            if (!str || o->nneeded == MAX_NEEDED)
-                goto out;
-            o->needed[o->nneeded++] = str;
-            break;
-        case DT_SONAME:
-            o->soname = str;
-            break;
-        case DT_RPATH:
-            o->rpath = str;
-            break;
-        case DT_RUNPATH:
-            o->runpath = str;
-            break;
+    /* the strings: usually near each other, read at once */
+    uint64_t lo = UINT64_MAX, hi = 0, want[MAX_NEEDED + 3];
+    int nwant = 0;
+    for (int i = 0; i < nneeded; i++)
+        want[nwant++] = needed[i];
+    want[nwant++] = soname;
+    want[nwant++] = runpath != UINT64_MAX ? runpath : rpath;
+    for (int i = 0; i < nwant; i++)
+        if (want[i] < strsz) {
+            lo = want[i] < lo ? want[i] : lo;
+            hi = want[i] > hi ? want[i] : hi;
         }
+    char window[4096];
+    ssize_t wlen = -1;
+    if (lo < strsz && hi - lo < sizeof window / 2) {
+        size_t n = strsz - lo < sizeof window - 1 ? strsz - lo : sizeof window - 1;
+        wlen = pread(fd, window, n, stroff + (off_t)lo);
     }
-    if (o->runpath) /* the loader ignores an object's RPATH when it has a RUNPATH */
-        o->rpath = NULL;
+#define STRING(v) string_at(fd, stroff, strsz, v, window, lo, wlen)
+    if (nneeded && !(o->needed = calloc((size_t)nneeded, sizeof *o->needed)))
+        goto out;
+    for (int i = 0; i < nneeded; i++)
+        if (!(o->needed[o->nneeded++] = STRING(needed[i])))
+            goto out;
+    if (soname != UINT64_MAX)
+        o->soname = STRING(soname);
+    /* the loader ignores an object's RPATH when it has a RUNPATH */
+    if (runpath != UINT64_MAX)
+        o->runpath = STRING(runpath);
+    else if (rpath != UINT64_MAX)
+        o->rpath = STRING(rpath);
+#undef STRING
     rc = 0;
 out:
     close(fd);
@@ -285,25 +402,31 @@ static int cache_lookup(const struct search *s, const char *name, char *out, siz
     return 1;
 }
 
-/* 1 when folder dir has subfolders the loader searches first (hwcaps). */
-static int has_hwcap_dirs(const char *dir)
+/* 1 when folder dir has subfolders the loader searches first (hwcaps);
+ * each folder looked at once. */
+static int has_hwcap_dirs(struct search *s, const char *dir)
 {
+    for (int i = 0; i < s->ndirs; i++)
+        if (strcmp(s->dirs[i], dir) == 0)
+            return s->dir_hwcap[i];
     static const char *const sub[] = {"glibc-hwcaps", "tls", "x86_64", "haswell", "avx512_1"};
     char p[PATH_MAX + 32];
     struct stat st;
-    for (size_t i = 0; i < sizeof sub / sizeof *sub; i++) {
+    int has = 0;
+    for (size_t i = 0; i < sizeof sub / sizeof *sub && !has; i++) {
         snprintf(p, sizeof p, "%s/%s", dir, sub[i]);
-        if (stat(p, &st) == 0)
-            return 1;
+        has = stat(p, &st) == 0;
     }
-    return 0;
+    if (s->ndirs < MAX_DIRS && (s->dirs[s->ndirs] = strdup(dir)) != NULL)
+        s->dir_hwcap[s->ndirs++] = has;
+    return has;
 }
 
 /* Searches the colon-separated folders of list for name ($ORIGIN is
  * origin; NULL: not allowed, as in LD_LIBRARY_PATH): 1 and out when found,
  * 0 when not, -1 when the search is one we do not follow. */
-static int search_list(const char *list, const char *origin, const char *name, char *out,
-                       size_t len)
+static int search_list(struct search *s, const char *list, const char *origin, const char *name,
+                       char *out, size_t len)
 {
     for (const char *p = list; p;) {
         const char *end = strchr(p, ':');
@@ -321,7 +444,7 @@ static int search_list(const char *list, const char *origin, const char *name, c
             return -1;
         struct stat st;
         if (stat(dir, &st) == 0) {
-            if (has_hwcap_dirs(dir))
+            if (has_hwcap_dirs(s, dir))
                 return -1;
             if ((size_t)snprintf(out, len, "%s/%s", dir, name) < len && access(out, F_OK) == 0)
                 return 1;
@@ -347,7 +470,7 @@ static int loaded(const struct search *s, const char *name)
 
 /* Finds where object `by` loads name from: 1 and out, -1 when we cannot
  * say as the loader would. */
-static int locate(const struct search *s, int by, const char *name, char *out, size_t len)
+static int locate(struct search *s, int by, const char *name, char *out, size_t len)
 {
     if (strchr(name, '$'))
         return -1;
@@ -363,52 +486,42 @@ static int locate(const struct search *s, int by, const char *name, char *out, s
         int did_main = 0;
         for (int l = by; l >= 0 && r == 0; l = s->obj[l].loader) {
             if (s->obj[l].rpath)
-                r = search_list(s->obj[l].rpath, s->obj[l].origin, name, out, len);
+                r = search_list(s, s->obj[l].rpath, s->obj[l].origin, name, out, len);
             did_main |= l == 0;
         }
         if (r == 0 && !did_main && s->obj[0].rpath)
-            r = search_list(s->obj[0].rpath, s->obj[0].origin, name, out, len);
+            r = search_list(s, s->obj[0].rpath, s->obj[0].origin, name, out, len);
     }
     const char *ld_path = getenv("LD_LIBRARY_PATH");
     if (r == 0 && ld_path && *ld_path)
-        r = search_list(ld_path, NULL, name, out, len);
+        r = search_list(s, ld_path, NULL, name, out, len);
     if (r == 0 && o->runpath)
-        r = search_list(o->runpath, o->origin, name, out, len);
+        r = search_list(s, o->runpath, o->origin, name, out, len);
     if (r == 0)
         r = cache_lookup(s, name, out, len);
     return r == 1 && access(out, F_OK) == 0 ? 1 : -1;
 }
 
-static void set_origin(struct object *o, const char *path)
+/* The object's path as opened and the folder it is in ($ORIGIN); 0, or -1
+ * without memory. */
+static int set_paths(struct object *o, const char *path, const char *real)
 {
-    snprintf(o->origin, sizeof o->origin, "%s", path);
+    o->path = strdup(path);
+    o->origin = strdup(real);
+    if (!o->path || !o->origin)
+        return -1;
     char *slash = strrchr(o->origin, '/');
     if (slash)
         *(slash == o->origin ? slash + 1 : slash) = 0;
+    return 0;
 }
 
-/* The program's interpreter (PT_INTERP) into out; 0, or -1. */
-static int interpreter(const char *prog, char *out, size_t len)
+/* 1 when a and b are the same file. */
+static int same_file(const char *a, const char *b)
 {
-    int fd = open(prog, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    Elf64_Ehdr eh;
-    int rc = -1;
-    if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh)
-        for (int i = 0; i < eh.e_phnum && rc; i++) {
-            Elf64_Phdr ph;
-            if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) !=
-                (ssize_t)sizeof ph)
-                break;
-            if (ph.p_type == PT_INTERP && ph.p_filesz > 0 && ph.p_filesz < len &&
-                pread(fd, out, ph.p_filesz, (off_t)ph.p_offset) == (ssize_t)ph.p_filesz) {
-                out[ph.p_filesz] = 0;
-                rc = 0;
-            }
-        }
-    close(fd);
-    return rc;
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
 }
 
 static int resolve(struct search *s, const char *prog,
@@ -422,38 +535,26 @@ static int resolve(struct search *s, const char *prog,
         return -1; /* preloads, audit modules, or a program the loader runs in secure mode */
     /* the program, with $ORIGIN from its real path (/proc/self/exe) */
     struct object *m = &s->obj[s->n++];
-    char real[PATH_MAX], interp[PATH_MAX];
-    if (!realpath(prog, real) || read_dynamic(s, m, prog, 1) ||
-        interpreter(prog, interp, sizeof interp))
+    char real[PATH_MAX];
+    struct elfinfo info = {0, ""};
+    if (!realpath(prog, real) || read_dynamic(s, m, prog, 1, &info) || !info.interp[0] ||
+        set_paths(m, prog, real))
         return -1;
     /* only glibc's own loader searches as below (musl's, or another glibc's
      * with its own cache, may not) */
-    char want[PATH_MAX], have[PATH_MAX];
-    if (!realpath("/lib64/ld-linux-x86-64.so.2", want) || !realpath(interp, have) ||
-        strcmp(want, have) != 0)
+    if (!same_file("/lib64/ld-linux-x86-64.so.2", info.interp))
         return -1;
-    snprintf(m->path, sizeof m->path, "%s", prog);
-    set_origin(m, real);
     m->loader = -1;
-    {
-        int fd = open(prog, O_RDONLY | O_CLOEXEC);
-        Elf64_Ehdr eh;
-        if (fd < 0 || pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh) {
-            if (fd >= 0)
-                close(fd);
-            return -1;
-        }
-        close(fd);
-        s->machine = eh.e_machine;
-        if (s->machine != EM_X86_64)
-            return -1; /* the cache's flags we look for are x86-64's */
-    }
+    s->machine = info.machine;
+    if (s->machine != EM_X86_64)
+        return -1; /* the cache's flags we look for are x86-64's */
     /* the loader itself, loaded already and answering to its SONAME */
     struct object *rtld = &s->obj[s->n++];
-    if (read_dynamic(s, rtld, interp, 0))
+    if (read_dynamic(s, rtld, info.interp, 0, NULL) || set_paths(rtld, info.interp, info.interp))
         return -1;
-    snprintf(rtld->path, sizeof rtld->path, "%s", interp);
     rtld->loader = -1;
+    for (int i = 0; i < rtld->nneeded; i++)
+        free(rtld->needed[i]);
     rtld->nneeded = 0;
     for (int i = 0; i < s->n; i++) {
         for (int k = 0; k < s->obj[i].nneeded; k++) {
@@ -464,26 +565,27 @@ static int resolve(struct search *s, const char *prog,
             if (locate(s, i, name, path, sizeof path) != 1 || s->n == MAX_OBJECTS)
                 return -1;
             struct object *o = &s->obj[s->n];
-            memset(o, 0, sizeof *o);
-            if (read_dynamic(s, o, path, 0))
+            if (read_dynamic(s, o, path, 0, NULL)) {
+                object_free(o);
                 return -1;
+            }
             int same = -1; /* the same file under another name */
             for (int j = 0; j < s->n && same < 0; j++)
                 if (s->obj[j].dev == o->dev && s->obj[j].ino == o->ino)
                     same = j;
             if (same >= 0) {
-                free(o->strtab);
+                object_free(o);
                 struct object *p = &s->obj[same];
                 if (p->nnames == (int)(sizeof p->names / sizeof *p->names))
                     return -1;
                 p->names[p->nnames++] = name;
                 continue;
             }
-            snprintf(o->path, sizeof o->path, "%s", path);
-            set_origin(o, path);
+            s->n++;
+            if (set_paths(o, path, path))
+                return -1;
             o->names[o->nnames++] = name;
             o->loader = i;
-            s->n++;
         }
     }
     for (int i = 2; i < s->n; i++)
@@ -500,7 +602,9 @@ int tscope_cli_elf_libraries(const char *prog,
         return -1;
     int rc = resolve(s, prog, found, arg);
     for (int i = 0; i < s->n; i++)
-        free(s->obj[i].strtab);
+        object_free(&s->obj[i]);
+    for (int i = 0; i < s->ndirs; i++)
+        free(s->dirs[i]);
     if (s->map)
         munmap(s->map, s->map_len);
     free(s);

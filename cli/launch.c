@@ -67,12 +67,18 @@ static int elf_dynamic(const char *path)
         eh.e_ident[EI_CLASS] != ELFCLASS64)
         goto out;
     result = 0;
-    for (int i = 0; i < eh.e_phnum; i++) {
-        Elf64_Phdr ph;
-        if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) !=
-            (ssize_t)sizeof ph)
+    Elf64_Phdr ph[64]; /* one read (a program has ~13) */
+    size_t n = eh.e_phentsize == sizeof *ph && eh.e_phnum <= 64 ? eh.e_phnum : 0;
+    ssize_t got = n ? pread(fd, ph, n * sizeof *ph, (off_t)eh.e_phoff) : -1;
+    for (size_t i = 0; got == (ssize_t)(n * sizeof *ph) && i < n; i++)
+        if (ph[i].p_type == PT_INTERP)
+            result = 1;
+    for (int i = 0; got < 0 && i < eh.e_phnum; i++) { /* another entry size, or more */
+        Elf64_Phdr one;
+        if (pread(fd, &one, sizeof one, (off_t)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) !=
+            (ssize_t)sizeof one)
             break;
-        if (ph.p_type == PT_INTERP)
+        if (one.p_type == PT_INTERP)
             result = 1;
     }
 out:
