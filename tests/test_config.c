@@ -68,7 +68,9 @@ static void good_values(void)
     ASSERT_EQ(c.ring_size, 1024);
     ASSERT_EQ(c.outputs, TSCOPE__OUT_CSV | TSCOPE__OUT_DOT);
     ASSERT_EQ(c.filter_ntypes, 3);
-    ASSERT_STR_EQ(c.filter_types[1], "sort");
+    ASSERT_STR_EQ(tscope__config_filter_type(&c, 0), "fib");
+    ASSERT_STR_EQ(tscope__config_filter_type(&c, 1), "sort");
+    ASSERT_STR_EQ(tscope__config_filter_type(&c, 2), "merge");
     ASSERT_EQ(c.filter_depth_min, 2);
     ASSERT_EQ(c.filter_depth_max, 5);
     ASSERT_NEAR(c.instance_sample, 0.25, 0);

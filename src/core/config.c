@@ -184,10 +184,13 @@ static int each_item(const char *list, int (*fn)(struct tscope__config *, const 
 
 static int add_filter_type(struct tscope__config *c, const char *s, size_t n)
 {
-    if (c->filter_ntypes >= TSCOPE__FILTER_MAX_TYPES || n >= sizeof c->filter_types[0])
+    size_t used = 0;
+    for (int i = 0; i < c->filter_ntypes; i++)
+        used += strlen(c->filter_types + used) + 1;
+    if (c->filter_ntypes >= TSCOPE__FILTER_MAX_TYPES || n + 1 > sizeof c->filter_types - used)
         return -1;
-    memcpy(c->filter_types[c->filter_ntypes], s, n);
-    c->filter_types[c->filter_ntypes][n] = 0;
+    memcpy(c->filter_types + used, s, n);
+    c->filter_types[used + n] = 0;
     c->filter_ntypes++;
     return 0;
 }
@@ -195,6 +198,7 @@ static int add_filter_type(struct tscope__config *c, const char *s, size_t n)
 static int p_ftypes(struct tscope__config *c, const char *v)
 {
     c->filter_ntypes = 0;
+    memset(c->filter_types, 0, sizeof c->filter_types);
     return each_item(v, add_filter_type, c);
 }
 
@@ -565,7 +569,8 @@ static const struct var vars[] = {
      "fraction of tasks in the duration scatter plot (durations.csv; chosen by the task id, at "
      "most 32768 kept: the fraction halves when they are)",
      p_duration_sample},
-    {"TASKSCOPE_FILTER_TYPES", "", "comma-separated task type names (empty: all)",
+    {"TASKSCOPE_FILTER_TYPES", "",
+     "comma-separated task type names, up to 64 and 1023 bytes (empty: all)",
      "only tasks of these types go into the instance graph", p_ftypes},
     {"TASKSCOPE_FILTER_FLAGS", "any", "any, splittable, processable",
      "only tasks with this flag go into the instance graph", p_fflags},

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <stdio.h>
 
 enum tscope__mode { TSCOPE__MODE_PROFILE = 0, TSCOPE__MODE_NAIVE = 1 };
@@ -50,6 +51,7 @@ enum {
 };
 
 #define TSCOPE__FILTER_MAX_TYPES 64
+#define TSCOPE__FILTER_TYPES_BYTES 1024 /* the names, each with its NUL */
 
 struct tscope__config {
     int enable;
@@ -67,7 +69,11 @@ struct tscope__config {
     double duration_sample; /* fraction of tasks in the duration scatter plot */
     int filter_flags;       /* 0: any; else TSCOPE_TASK_* bits that must be set */
     uint32_t filter_depth_min, filter_depth_max;
-    char filter_types[TSCOPE__FILTER_MAX_TYPES][256];
+    /* TASKSCOPE_FILTER_TYPES: filter_ntypes names back to back, each ended
+     * by its NUL (tscope__config_filter_type); one array instead of 64 of
+     * 256 bytes: every measured process copies the configuration three or
+     * four times at its start, a page fault per 4 KiB of it */
+    char filter_types[TSCOPE__FILTER_TYPES_BYTES];
     int filter_ntypes;
     char output_dir[1024];
     int outputs;              /* TSCOPE__OUT_* bits */
@@ -95,6 +101,15 @@ struct tscope__config {
     double optimize_w[3];             /* the optimiser: time, resources, energy weights */
     char papi_events[1024];           /* comma-separated PAPI event names */
 };
+
+/* Name i (< filter_ntypes) of TASKSCOPE_FILTER_TYPES. */
+static inline const char *tscope__config_filter_type(const struct tscope__config *c, int i)
+{
+    const char *p = c->filter_types;
+    while (i-- > 0)
+        p += strlen(p) + 1;
+    return p;
+}
 
 /* Fills *cfg from the environment; warnings go to `warn` (stderr normally).
  * Returns the number of warnings printed. */

@@ -260,7 +260,7 @@ int tscope__inst_type_wanted(const struct tscope__config *c, uint16_t type)
     char name[TSCOPE__NAME_MAX + 1];
     if (tscope__names_get(&tscope__types, type, name, sizeof name) == 0)
         for (int i = 0; i < c->filter_ntypes; i++)
-            if (strcmp(name, c->filter_types[i]) == 0)
+            if (strcmp(name, tscope__config_filter_type(c, i)) == 0)
                 return 1;
     return 0;
 }

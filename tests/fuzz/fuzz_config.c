@@ -41,10 +41,11 @@ static void normalise(struct tscope__config *c)
     int used = c->filter_ntypes >= 0 && c->filter_ntypes <= TSCOPE__FILTER_MAX_TYPES
                    ? c->filter_ntypes
                    : 0;
-    for (int i = 0; i < TSCOPE__FILTER_MAX_TYPES; i++) {
-        size_t keep = i < used ? strnlen(c->filter_types[i], sizeof c->filter_types[i]) : 0;
-        memset(c->filter_types[i] + keep, 0, sizeof c->filter_types[i] - keep);
-    }
+    size_t keep = 0;
+    for (int i = 0; i < used && keep < sizeof c->filter_types; i++)
+        keep += strnlen(c->filter_types + keep, sizeof c->filter_types - keep) + 1;
+    if (keep < sizeof c->filter_types)
+        memset(c->filter_types + keep, 0, sizeof c->filter_types - keep);
 #define NORMALISE_STRING(f)                                                                        \
     do {                                                                                           \
         size_t n_ = strnlen(c->f, sizeof c->f);                                                    \
@@ -114,10 +115,14 @@ static void check_ranges(const struct tscope__config *c)
     FUZZ_ASSERT(c->instance_cap <= 1000000000u);
     FUZZ_ASSERT(c->instance_sample >= 0.0 && c->instance_sample <= 1.0);
     FUZZ_ASSERT(c->filter_ntypes >= 0 && c->filter_ntypes <= TSCOPE__FILTER_MAX_TYPES);
+    FUZZ_ASSERT(TERMINATED(c->filter_types));
+    size_t at = 0;
     for (int i = 0; i < c->filter_ntypes; i++) {
-        const char *t = c->filter_types[i];
-        FUZZ_ASSERT(TERMINATED(c->filter_types[i]));
+        FUZZ_ASSERT(at < sizeof c->filter_types);
+        const char *t = c->filter_types + at;
+        FUZZ_ASSERT(memchr(t, 0, sizeof c->filter_types - at) != NULL);
         size_t n = strlen(t);
+        at += n + 1;
         FUZZ_ASSERT(n > 0 && !strchr(t, ','));
         FUZZ_ASSERT(!isspace((unsigned char)t[0]) && !isspace((unsigned char)t[n - 1]));
     }
