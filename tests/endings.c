@@ -14,6 +14,8 @@
  *                   prints "ready" and waits for a signal: a SIGKILL then
  *                   finds everything in the threads' shards
  *   endings flood_h N [T] the same through task handles
+ *   endings flood_d N [T] flood_h with a typed RAW dependency from each
+ *                   task to the next on its thread
  *   endings count T FILE [ids] runs tasks on the main thread ("tick") and
  *                   on T workers ("work") until it is killed, through
  *                   handles (or ids), after every 16th task a sample of
@@ -45,12 +47,15 @@ static void on_term(int sig)
 
 static uint64_t flood_n;
 static int flood_handles; /* flood_h: through task handles */
+static int flood_deps;    /* flood_d: and dependencies */
 
 static void flood(uint64_t first, tscope_type_t t)
 {
     for (uint64_t i = 0; i < flood_n; i++) {
         if (flood_handles) {
             tscope_task_end_h(tscope_task_start_h(first + i, t));
+            if (flood_deps && i)
+                tscope_dep_local_typed(first + i - 1, t, first + i, t, &flood_n, TSCOPE_DEP_RAW);
             continue;
         }
         tscope_task_start(first + i, t);
@@ -170,9 +175,12 @@ int main(int argc, char **argv)
         printf("stopped after %llu tasks\n", (unsigned long long)n);
         return 0;
     }
-    if ((strcmp(argv[1], "flood") == 0 || strcmp(argv[1], "flood_h") == 0) && argc > 2) {
+    if ((strcmp(argv[1], "flood") == 0 || strcmp(argv[1], "flood_h") == 0 ||
+         strcmp(argv[1], "flood_d") == 0) &&
+        argc > 2) {
         flood_n = strtoull(argv[2], NULL, 10);
         flood_handles = argv[1][5] == '_';
+        flood_deps = argv[1][5] == '_' && argv[1][6] == 'd';
         unsigned workers = argc > 3 ? (unsigned)atoi(argv[3]) : 1;
         for (unsigned k = 0; k < workers; k++) {
             pthread_t th;

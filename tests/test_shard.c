@@ -392,6 +392,43 @@ static void a_task_that_moves(void)
     tscope__store_free(s);
 }
 
+/* More types, tree nodes and edges than the shard's directories hold
+ * themselves (DIR_NEAR chunks of 256), and a log longer than their 16
+ * chunks of 4096 records: the entries past them go through the far part
+ * of each directory, made when first needed, and fold exactly. */
+static void directories_past_their_near_part(void)
+{
+    struct tscope__store *s = new_store(1);
+    tscope__shards_reset(s);
+    enum { TYPES = 5000, TASKS = 25000 }; /* 3 log records a kept task: 75,000 */
+    struct tscope_task *root = tscope__shard_start(0, 0, 1, 1);
+    uint64_t ts = 1;
+    for (uint32_t i = 0; i < TASKS; i++) {
+        uint16_t type = (uint16_t)(2 + i % TYPES);
+        struct tscope_task *c = tscope__shard_create(0, ts, 2 + i, root, type, 0, 0, 0);
+        ASSERT(c != NULL);
+        ASSERT_OK(tscope__shard_begin(0, ts + 1, c));
+        ASSERT_OK(tscope__shard_end(0, ts + 1 + type, c));
+        ts += 2 + type;
+    }
+    ASSERT_OK(tscope__shard_end(0, ts, root));
+    pthread_mutex_lock(&s->lock);
+    tscope__shards_complete(s, ts);
+    tscope__store_complete(s, ts);
+    ASSERT_U64_EQ(s->completed, TASKS + 1);
+    ASSERT_U64_EQ(s->ninst, TASKS + 1);
+    ASSERT_GT(s->ntypes, TYPES + 1);
+    for (uint32_t t = 2; t < 2 + TYPES; t += 997) {
+        ASSERT_U64_EQ(s->types[t].calls, TASKS / TYPES);
+        ASSERT_U64_EQ(s->types[t].excl.sum, (uint64_t)(TASKS / TYPES) * t);
+    }
+    ASSERT_U64_EQ(s->types[1 + TYPES].calls, TASKS / TYPES); /* the last chunk's */
+    ASSERT_U64_EQ(s->nnodes, TYPES + 2);                     /* the root's, 1's, 5000 below */
+    pthread_mutex_unlock(&s->lock);
+    tscope__shards_free();
+    tscope__store_free(s);
+}
+
 /* A task ended on one thread while a segment of it is still open on
  * another (a runtime's mistake): counted as an anomaly, and its record is
  * not reused before that segment closes, so no later task inherits it. */
@@ -505,6 +542,7 @@ int main(void)
 {
     RUN(a_task_that_moves);
     RUN(ended_while_open_elsewhere);
+    RUN(directories_past_their_near_part);
     RUN(shards_equal_the_reference_replay);
     RUN(handles_on_threads_while_folding);
     return 0;

@@ -152,6 +152,16 @@ static void dir_free(void **dir, uint32_t ndir)
     }
 }
 
+static void chunks_free(struct chunks *d)
+{
+    dir_free(d->near, DIR_NEAR);
+    if (d->far) {
+        dir_free(d->far, DIR_FAR);
+        dfree(d->far);
+        d->far = NULL;
+    }
+}
+
 /* ---- the shard ----------------------------------------------------------- */
 
 /* What the fold last took from a shard (the fold's own, under the store
@@ -223,8 +233,7 @@ struct tscope__shard *tscope__sh_of(uint32_t thread)
     s = sh.shards[thread];
     if (!s && (s = tscope__sh_dalloc(TSCOPE__SHB_SHARD, thread, 0, 1, sizeof *s)) != NULL) {
         /* s is zeroed (calloc, or a new block of the mapping): only the
-         * fields that are not zero are set - assigning whole structs would
-         * write their 128 KiB directories, every page of them */
+         * fields that are not zero are set */
         s->index = thread;
         struct chunks *c[3] = {&s->types, &s->nodes, &s->edges};
         const uint32_t ckind[3] = {TSCOPE__SHB_TYPES, TSCOPE__SHB_NODES, TSCOPE__SHB_EDGES};
@@ -671,11 +680,7 @@ int tscope__sh_log(struct tscope__shard *s, const struct tscope__rec *recs, unsi
     uint64_t at = LD(s->log_n);
     for (unsigned i = 0; i < n;) {
         uint64_t c = (at + i) >> LOG_BITS, off = (at + i) & (LOG_CHUNK - 1);
-        struct tscope__rec *chunk = c < LOG_DIR ? s->log.dir[c] : NULL; /* the owner's own */
-        if (__builtin_expect(!chunk, 0) && c < LOG_DIR &&
-            (chunk = tscope__sh_dalloc(s->log.kind, s->log.owner, (uint32_t)c, LOG_CHUNK,
-                                       sizeof *chunk)) != NULL)
-            __atomic_store_n(&s->log.dir[c], chunk, __ATOMIC_RELEASE);
+        struct tscope__rec *chunk = chunks_make(&s->log, c, LOG_CHUNK, sizeof *chunk);
         if (!chunk) { /* no memory, or 64 M records: counted, as an unusable record */
             count_total(s, &s->totals.anomalies);
             return -1;
@@ -1219,9 +1224,7 @@ static void below_take(struct tscope__store *st, struct tscope__shard *s, int al
 /* Record i of a shard's log (a reader: below log_n), or NULL. */
 static const struct tscope__rec *log_peek(struct tscope__shard *s, uint64_t i)
 {
-    const struct tscope__rec *c =
-        (i >> LOG_BITS) < LOG_DIR ? __atomic_load_n(&s->log.dir[i >> LOG_BITS], __ATOMIC_ACQUIRE)
-                                  : NULL;
+    const struct tscope__rec *c = chunks_get(&s->log, i >> LOG_BITS);
     return c ? &c[i & (LOG_CHUNK - 1)] : NULL;
 }
 
@@ -1382,14 +1385,14 @@ void tscope__shards_fold(struct tscope__store *st)
  * fold took from them, together: nothing is taken twice). */
 static void shard_clear(struct tscope__shard *s)
 {
-    for (uint32_t i = 0; i < DIR_MAX; i++) {
-        if (s->types.dir[i])
-            memset(s->types.dir[i], 0, CHUNK * sizeof(struct stype));
-        if (s->nodes.dir[i])
-            memset(s->nodes.dir[i], 0, CHUNK * sizeof(struct snode));
-        if (s->edges.dir[i])
-            memset(s->edges.dir[i], 0, CHUNK * sizeof(uint64_t));
-    }
+    struct chunks *cs[3] = {&s->types, &s->nodes, &s->edges};
+    const size_t elem[3] = {sizeof(struct stype), sizeof(struct snode), sizeof(uint64_t)};
+    for (int k = 0; k < 3; k++)
+        for (uint32_t i = 0, n = chunks_n(cs[k]); i < n; i++) {
+            void *p = chunks_get(cs[k], i);
+            if (p)
+                memset(p, 0, CHUNK * elem[k]);
+        }
     for (uint32_t i = 0; i < SDIR_MAX; i++) {
         if (s->counters.dir[i])
             memset(s->counters.dir[i], 0, CHUNK * sizeof(struct scounter));
@@ -1524,13 +1527,13 @@ void tscope__shards_free(void)
         if (!s)
             continue;
         shard_clear(s);
-        dir_free(s->types.dir, DIR_MAX);
-        dir_free(s->nodes.dir, DIR_MAX);
-        dir_free(s->edges.dir, DIR_MAX);
+        chunks_free(&s->types);
+        chunks_free(&s->nodes);
+        chunks_free(&s->edges);
         dir_free(s->counters.dir, SDIR_MAX);
         dir_free(s->customs.dir, SDIR_MAX);
         dir_free(s->peers.dir, SDIR_MAX);
-        dir_free(s->log.dir, LOG_DIR);
+        chunks_free(&s->log);
         dir_free(s->deptypes.dir, SDIR_MAX);
         dfree(s->seg);
         dfree(s->open);
@@ -2018,6 +2021,19 @@ void tscope__shards_recover_paths(struct tscope__store *st)
         each_block(replay_paths, st);
 }
 
+/* A directory of a dead process's shard, its pointers rebased: the near
+ * ones in place (the shard is a copy), the far ones into an array of our
+ * own (the file's may be shared by damage). */
+static void rebase_chunks(struct chunks *d, uint64_t n, size_t elem, uint32_t owner, unsigned part)
+{
+    for (uint32_t i = 0; i < DIR_NEAR; i++)
+        d->near[i] = d->near[i] ? rbn_part(d->near[i], n, elem, owner, part) : NULL;
+    void **far = d->far ? rbn_part(d->far, DIR_FAR, sizeof *far, owner, part) : NULL;
+    d->far = far ? malloc(DIR_FAR * sizeof *far) : NULL;
+    for (uint32_t i = 0; d->far && i < DIR_FAR; i++)
+        d->far[i] = far[i] ? rbn_part(far[i], n, elem, owner, part) : NULL;
+}
+
 /* A shard of the dead process, copied out of the mapping with its pointers
  * rebased, and the fold's copy of it as the state saved it. */
 static void take_shard(const struct tscope__shblock *b, void *payload, void *arg)
@@ -2036,17 +2052,13 @@ static void take_shard(const struct tscope__shblock *b, void *payload, void *arg
         return;
     memcpy(s, payload, sizeof *s);
     s->index = b->owner;
-    for (uint32_t i = 0; i < LOG_DIR; i++)
-        s->log.dir[i] = s->log.dir[i] ? rbn_part(s->log.dir[i], LOG_CHUNK,
-                                                 sizeof(struct tscope__rec), b->owner, PART_LOG)
-                                      : NULL;
-    struct chunks *cs[3] = {&s->types, &s->nodes, &s->edges};
-    const size_t elem[3] = {sizeof(struct stype), sizeof(struct snode), sizeof(uint64_t)};
-    const unsigned cpart[3] = {PART_TYPES, PART_NODES, PART_EDGES};
-    for (int k = 0; k < 3; k++)
-        for (uint32_t i = 0; i < DIR_MAX; i++)
-            cs[k]->dir[i] =
-                cs[k]->dir[i] ? rbn_part(cs[k]->dir[i], CHUNK, elem[k], b->owner, cpart[k]) : NULL;
+    struct chunks *cs[4] = {&s->types, &s->nodes, &s->edges, &s->log};
+    const size_t elem[4] = {sizeof(struct stype), sizeof(struct snode), sizeof(uint64_t),
+                            sizeof(struct tscope__rec)};
+    const uint64_t n[4] = {CHUNK, CHUNK, CHUNK, LOG_CHUNK};
+    const unsigned cpart[4] = {PART_TYPES, PART_NODES, PART_EDGES, PART_LOG};
+    for (int k = 0; k < 4; k++)
+        rebase_chunks(cs[k], n[k], elem[k], b->owner, cpart[k]);
     struct schunks *ss[4] = {&s->counters, &s->customs, &s->peers, &s->deptypes};
     const size_t selem[4] = {sizeof(struct scounter), sizeof(struct scustom), sizeof(struct speer),
                              sizeof(struct sdeptype)};

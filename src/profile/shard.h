@@ -152,8 +152,8 @@ void tscope__shard_queued(uint32_t thread);
 
 /* ---- the mapping (the crash journal's, lifecycle/journal.h) ----------- */
 
-#define TSCOPE__SHFILE_MAGIC "taskscope-sh-5"
-#define TSCOPE__SHFILE_VERSION 5
+#define TSCOPE__SHFILE_MAGIC "taskscope-sh-6"
+#define TSCOPE__SHFILE_VERSION 6
 #define TSCOPE__SHBLOCK_MAGIC 0x31485354u /* "TSH1" */
 
 /* The mapping's first page.  Pointers inside the shards are the
@@ -229,7 +229,9 @@ enum {
     TSCOPE__SHB_DEPTYPES,  /* ... of its dependency entries by type pair */
     TSCOPE__SHB_HEAD,      /* a copy of the header (struct tscope__shfile), for a reader
                               whose first page is damaged; its clock factor kept up too */
-    TSCOPE__SHB_LAST = TSCOPE__SHB_HEAD
+    TSCOPE__SHB_DIR,       /* the far part of a shard's directory of chunks (index: their
+                              kind): pointers to its chunks DIR_NEAR.. */
+    TSCOPE__SHB_LAST = TSCOPE__SHB_DIR
 };
 
 /* The configuration block's payload, under its checksum. */

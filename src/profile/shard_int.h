@@ -81,14 +81,59 @@ static inline void *dir_at(void **dir, uint32_t ndir, uint32_t kind, uint32_t ow
     return p + (size_t)(i & (CHUNK - 1)) * elem;
 }
 
+/* Chunk k of d (a reader), or NULL. */
+static inline void *chunks_get(struct chunks *d, uint64_t k)
+{
+    if (k < DIR_NEAR)
+        return __atomic_load_n(&d->near[k], __ATOMIC_ACQUIRE);
+    void **far = k < DIR_MAX ? __atomic_load_n(&d->far, __ATOMIC_ACQUIRE) : NULL;
+    return far ? __atomic_load_n(&far[k - DIR_NEAR], __ATOMIC_ACQUIRE) : NULL;
+}
+
+/* Chunk k of d, of n elements of elem bytes, made on first use (the owner);
+ * NULL past the directory or without memory. */
+static inline void *chunks_make(struct chunks *d, uint64_t k, size_t n, size_t elem)
+{
+    void **slot;
+    if (k < DIR_NEAR) {
+        slot = &d->near[k];
+    } else {
+        if (k >= DIR_MAX)
+            return NULL;
+        if (__builtin_expect(d->far == NULL, 0)) {
+            void **far =
+                tscope__sh_dalloc(TSCOPE__SHB_DIR, d->owner, d->kind, DIR_FAR, sizeof *far);
+            if (!far)
+                return NULL;
+            __atomic_store_n(&d->far, far, __ATOMIC_RELEASE);
+        }
+        slot = &d->far[k - DIR_NEAR];
+    }
+    void *p = *slot; /* the owner's own store: no ordering needed */
+    if (__builtin_expect(p == NULL, 0)) {
+        p = tscope__sh_dalloc(d->kind, d->owner, (uint32_t)k, n, elem);
+        if (p)
+            __atomic_store_n(slot, p, __ATOMIC_RELEASE);
+    }
+    return p;
+}
+
+/* 1 + the highest chunk d may have. */
+static inline uint32_t chunks_n(struct chunks *d)
+{
+    return __atomic_load_n(&d->far, __ATOMIC_ACQUIRE) ? DIR_MAX : DIR_NEAR;
+}
+
 static inline void *chunk_peek(struct chunks *c, uint32_t i, size_t elem)
 {
-    return dir_peek(c->dir, DIR_MAX, i, elem);
+    char *p = chunks_get(c, i >> CHUNK_BITS);
+    return p ? p + (size_t)(i & (CHUNK - 1)) * elem : NULL;
 }
 
 static inline void *chunk_at(struct chunks *c, uint32_t i, size_t elem)
 {
-    return dir_at(c->dir, DIR_MAX, c->kind, c->owner, i, elem);
+    char *p = chunks_make(c, i >> CHUNK_BITS, CHUNK, elem);
+    return p ? p + (size_t)(i & (CHUNK - 1)) * elem : NULL;
 }
 
 /* Appends records to shard s's log (the owner): 0, or -1 (counted). */

@@ -79,16 +79,24 @@ struct sdeps {
 #define CHUNK_BITS 8
 #define CHUNK (1u << CHUNK_BITS)
 #define DIR_MAX 16384 /* 4 M entries */
+/* The first DIR_NEAR chunks' pointers are in the shard, the others in a
+ * block of DIR_MAX - DIR_NEAR pointers (TSCOPE__SHB_DIR, its index the
+ * chunks' kind) made with the first of them: a shard is ~20 KiB, not the
+ * 0.5 MiB that four whole directories took (every thread's first event
+ * allocated and touched pages of it). */
+#define DIR_NEAR 16
+#define DIR_FAR (DIR_MAX - DIR_NEAR)
 
 struct chunks {
-    void *dir[DIR_MAX];   /* published with release, read with acquire */
+    void *near[DIR_NEAR]; /* published with release, read with acquire */
+    void **far;           /* chunks DIR_NEAR.., or NULL (release/acquire) */
     uint32_t kind, owner; /* of their durable blocks */
 };
 
 /* The log's chunks: 4096 records (128 KiB) each, up to 64 M records. */
 #define LOG_BITS 12
 #define LOG_CHUNK (1u << LOG_BITS)
-#define LOG_DIR 16384
+#define LOG_DIR DIR_MAX
 
 /* The same for entries by a 16-bit id (counters, events, peers). */
 #define SDIR_MAX 256
@@ -169,10 +177,7 @@ struct tscope__shard {
     /* the instance graph's records (record.h: INSTANCE and its EXTs, BELOW),
      * in order: the owner appends, then publishes log_n (release); the fold
      * applies what it has not taken, a recovery all of it */
-    struct {
-        void *dir[LOG_DIR]; /* published with release, read with acquire */
-        uint32_t kind, owner;
-    } log;
+    struct chunks log;
     uint64_t log_n;
     struct stotals totals;
     uint32_t top; /* the type running on top + 1, 0: idle (tscope__shards_running) */

@@ -12,6 +12,15 @@
 #                (the shards' task records); the time of death given
 #   header-copy  flood with the first byte of the header's magic changed:
 #                the reader takes the header's copy (a block) instead
+# and the guards of what fuzzing found, made again on today's layout:
+#   deptypes     endings flood_d 50: typed dependencies (their entries'
+#                directory must be rebased)
+#   hi-type      threads with the first shard's hi_type at 2^31 (the fold's
+#                arrays must not grow without bound)
+#   death-cast   threads with the clock factor (header and copy) at 1e-300
+#                (the time of death must not overflow its conversion)
+#   misaligned   threads with the first shard's first types chunk pointer
+#                off by 4 (refused as damaged, never a misaligned load)
 # Every run: TASKSCOPE_SAMPLE_MS=0 TASKSCOPE_INSTANCE_CAP=16
 # TASKSCOPE_RING_SIZE=64, so that the mapping stays small.
 set -euo pipefail
@@ -22,15 +31,67 @@ endings=$build/tests/endings
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# encode MAP SEED DIED_NS [damage]: writes MAP in fuzz_recover.c's encoding;
-# "damage" changes the header's first byte
+# the offsets the guards patch, from the headers of this source tree
+cat >"$tmp/offsets.c" <<'EOF'
+#include <stddef.h>
+#include <stdio.h>
+#include "profile/shard_layout.h"
+int main(void)
+{
+    printf("{\"head\": %d, \"block\": %zu, \"b_kind\": %zu, \"b_bytes\": %zu, "
+           "\"factor\": %zu, \"hi_type\": %zu, \"types0\": %zu, \"shard\": %d, "
+           "\"shard_bytes\": %zu, \"head_kind\": %d}\n",
+           TSCOPE__SHFILE_HEAD, sizeof(struct tscope__shblock),
+           offsetof(struct tscope__shblock, kind), offsetof(struct tscope__shblock, bytes),
+           offsetof(struct tscope__shfile, ns_per_tick), offsetof(struct tscope__shard, hi_type),
+           offsetof(struct tscope__shard, types.near), TSCOPE__SHB_SHARD,
+           sizeof(struct tscope__shard), TSCOPE__SHB_HEAD);
+    return 0;
+}
+EOF
+src=$(cd "$here/../.." && pwd)
+cc -std=gnu11 -I"$src/src" -I"$src/include" -I"$build" "$tmp/offsets.c" -o "$tmp/offsets"
+"$tmp/offsets" >"$tmp/offsets.json"
+
+# encode MAP SEED DIED_NS [damage|hi-type|death-cast|misaligned]: writes MAP
+# in fuzz_recover.c's encoding; "damage" changes the header's first byte, the
+# others patch what their guard needs
 encode() {
-  python3 - "$@" <<'EOF'
-import struct, sys
-src, out, died = sys.argv[1], sys.argv[2], int(sys.argv[3])
+  python3 - "$tmp/offsets.json" "$@" <<'EOF'
+import json, struct, sys
+off = json.load(open(sys.argv[1]))
+src, out, died = sys.argv[2], sys.argv[3], int(sys.argv[4])
 data = bytearray(open(src, "rb").read())
-if len(sys.argv) > 4:
+how = sys.argv[5] if len(sys.argv) > 5 else ""
+
+def blocks():  # (offset of the payload, kind, bytes) of every block
+    at = off["head"]
+    while at + off["block"] <= len(data):
+        kind = struct.unpack_from("<H", data, at + off["b_kind"])[0]
+        size = struct.unpack_from("<Q", data, at + off["b_bytes"])[0]
+        if kind == 0:
+            break
+        yield at + off["block"], kind, size
+        at += (off["block"] + size + 63) & ~63
+
+def first_shard():
+    for p, kind, size in blocks():
+        if kind == off["shard"] and size == off["shard_bytes"]:
+            return p
+    sys.exit("make_recover_seeds.sh: no shard block in " + src)
+
+if how == "damage":
     data[0] ^= 0x20
+elif how == "hi-type":
+    struct.pack_into("<I", data, first_shard() + off["hi_type"], 1 << 31)
+elif how == "death-cast":
+    struct.pack_into("<d", data, off["factor"], 1e-300)
+    for p, kind, size in blocks():
+        if kind == off["head_kind"]:
+            struct.pack_into("<d", data, p + off["factor"], 1e-300)
+elif how == "misaligned":
+    p = first_shard() + off["types0"]
+    struct.pack_into("<Q", data, p, struct.unpack_from("<Q", data, p)[0] + 4)
 patches, i, n = [], 0, len(data)
 while i < n:
     if not data[i]:
@@ -77,10 +138,16 @@ run() {
 
 run flood flood 50
 run threads flood_h 50 3
+run deps flood_d 50
+died=$(cat "$tmp/threads.died")
 encode "$tmp/flood.map" "$tmp/flood.seed" 0
-encode "$tmp/threads.map" "$tmp/threads.seed" "$(cat "$tmp/threads.died")"
+encode "$tmp/threads.map" "$tmp/threads.seed" "$died"
 encode "$tmp/flood.map" "$tmp/header-copy.seed" 0 damage
-for s in flood threads header-copy; do
+encode "$tmp/deps.map" "$tmp/deptypes.seed" "$(cat "$tmp/deps.died")"
+for g in hi-type death-cast misaligned; do
+  encode "$tmp/threads.map" "$tmp/$g.seed" "$died" "$g"
+done
+for s in flood threads header-copy deptypes hi-type death-cast misaligned; do
   cp "$tmp/$s.seed" "$here/corpus/recover/$s"
 done
 ls -l "$here/corpus/recover"
