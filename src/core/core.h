@@ -68,7 +68,6 @@ struct tscope__core {
     uint64_t end_ticks;
 
     pthread_mutex_t reg_lock;
-    struct tscope__thread *threads[TSCOPE__THREADS_MAX];
     _Atomic uint32_t nthreads;
     _Atomic uint64_t id_blocks;            /* task id blocks handed out */
     uint32_t free_slots;                   /* first reusable slot, UINT32_MAX none (reg_lock) */
@@ -91,6 +90,10 @@ struct tscope__core {
     struct tscope__store *store;
     char outdir[1100];
     char rundir[1100]; /* the run folder of a job's ranks (nranks > 1), else "" */
+
+    /* last: 512 KiB, of which a process touches the first page or so (the
+     * fields above share as few pages as they can: each is a fault) */
+    struct tscope__thread *threads[TSCOPE__THREADS_MAX];
 };
 
 extern struct tscope__core tscope__g;
@@ -111,7 +114,7 @@ void tscope__threads_quiesce(void);
  * (index, counters) goes to the next thread that registers. */
 void tscope__thread_recycle(struct tscope__thread *t);
 /* Starts one of taskscope's own threads, named for the OS (top -H, gdb,
- * perf; at most 15 characters) before anyone can look; 0 or pthread's error. */
+ * perf; at most 15 characters) by itself as it starts; 0 or pthread's error. */
 int tscope__thread_start(pthread_t *thread, void *(*fn)(void *), void *arg, const char *name);
 /* 1 on a thread started by tscope__thread_start. */
 int tscope__thread_is_own(void);

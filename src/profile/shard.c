@@ -192,17 +192,17 @@ static struct folded folds[TSCOPE__THREADS_MAX];
 uint32_t tscope__shards_gen;
 
 static struct {
+    /* the fields every tscope_init and thread start touch, together: each
+     * page of this struct a process touches is a fault (~10 us on a VM) */
     pthread_mutex_t lock; /* shards[] creation, record chunks, spare records, sets */
     struct tscope__store *store;
     uint64_t origin;    /* the store's timeline origin */
     int32_t inst_limit; /* the deepest tree depth the instance graph can take, -1 none (relaxed) */
     int instances;      /* an instance graph at all (TASKSCOPE_INSTANCE_CAP > 0) */
     int filtered;       /* an instance filter is set (tscope__inst_filtered) */
-    _Atomic uint8_t verdict[TSCOPE__MAX_IDS + 1]; /* per type: 0 unknown, 1 wanted, 2 not */
-    _Atomic uint8_t verdicts;                     /* 1 once any was set (take_store clears them) */
-    uint64_t pt_threshold; /* the store's duration sample threshold (relaxed atomics) */
-    struct tscope__shard *shards[TSCOPE__THREADS_MAX];
-    uint32_t nshards; /* 1 + the highest index made */
+    _Atomic uint8_t verdicts; /* 1 once any verdict was set (take_store clears them) */
+    uint64_t pt_threshold;    /* the store's duration sample threshold (relaxed atomics) */
+    uint32_t nshards;         /* 1 + the highest index made */
     /* record chunks (for the finalize's walk) and records traded between pools */
     struct tscope_task **rchunks; /* kept across tscope_init's: old handles stay readable */
     uint32_t nrchunks, cap_rchunks;
@@ -215,11 +215,14 @@ static struct {
         uint32_t words;
     } * sets;
     uint32_t nsets, cap_sets;
-    struct tscope__u64map set_map;   /* (set << 16 | type) + 1 -> set with that type added */
-    struct tscope__config cfg_found; /* tscope__shards_recover_config's */
+    struct tscope__u64map set_map; /* (set << 16 | type) + 1 -> set with that type added */
     /* the log of tree paths registered (durable only: tscope__shards_log_path) */
     struct plog *log;
     uint32_t nlog, log_used;
+    /* the large ones */
+    struct tscope__shard *shards[TSCOPE__THREADS_MAX];
+    _Atomic uint8_t verdict[TSCOPE__MAX_IDS + 1]; /* per type: 0 unknown, 1 wanted, 2 not */
+    struct tscope__config cfg_found;              /* tscope__shards_recover_config's */
 } sh = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 struct tscope__shard *tscope__sh_of(uint32_t thread)
