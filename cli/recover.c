@@ -78,8 +78,8 @@ static void replay_slot(const struct tscope__shblock *b, void *payload, void *ar
     tscope__g.threads[b->owner] = t; /* its name and counts, read by the profile */
     if (b->owner + 1 > g->nslots)
         g->nslots = b->owner + 1;
-    if (atomic_load(&t->ring_freed))
-        return;
+    if (atomic_load(&t->ring_freed) || t->slot_backed != 1)
+        return; /* released, never written, or in ordinary memory (no room in the file) */
     uint64_t head = atomic_load(&t->ring.head), from = atomic_load(&t->ring.tail);
     if (head <= from || head - from > ring_records)
         return;

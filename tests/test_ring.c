@@ -4,10 +4,14 @@
  * (on here), so a full ring with the drop policy costs the trace events,
  * counted, never the profile. */
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <unistd.h>
 
 #include "core/core.h"
+#include "core/hooks.h"
 #include "core/ring.h"
+#include "core/thread_local.h"
 #include "harness.h"
 #include "profile/store.h"
 
@@ -97,11 +101,100 @@ static void wait_policy_loses_nothing(void)
     ASSERT_OK(tscope_finalize());
 }
 
+/* Thread slots as the crash journal makes them (hooks.slot_memory): here
+ * from a static area, the ring right after the thread struct.  Their
+ * rings get their pages at their first write (hooks.slot_back); when that
+ * fails, the ring moves to ordinary memory and nothing is lost. */
+#define SLOT_RECORDS 1024
+#define SLOT_BYTES (((sizeof(struct tscope__thread) + 63) / 64 * 64) + SLOT_RECORDS * 32)
+static _Alignas(64) char slot_area[2][SLOT_BYTES];
+static _Atomic int slots_given, backs, back_fails;
+
+static void *test_slot_memory(uint32_t index, size_t thread_bytes, uint64_t *records,
+                              struct tscope__rec **ring)
+{
+    (void)index;
+    int k = atomic_fetch_add(&slots_given, 1);
+    if (k >= 2)
+        return NULL;
+    *ring = (struct tscope__rec *)(slot_area[k] + (thread_bytes + 63) / 64 * 64);
+    *records = SLOT_RECORDS;
+    return slot_area[k];
+}
+
+static int test_slot_back(void *ring, size_t bytes)
+{
+    atomic_fetch_add(&backs, 1);
+    ASSERT_EQ(bytes, SLOT_RECORDS * sizeof(struct tscope__rec));
+    /* the second slot's file is "full" */
+    if ((char *)ring > slot_area[1] && (char *)ring < slot_area[1] + SLOT_BYTES) {
+        atomic_fetch_add(&back_fails, 1);
+        return -1;
+    }
+    return 0;
+}
+
+static tscope_type_t slot_type;
+static struct tscope__thread *slot_thread[2];
+static pthread_barrier_t slot_barrier;
+
+static void *slot_worker(void *arg)
+{
+    int k = (int)(intptr_t)arg;
+    ASSERT_OK(tscope_thread_register(k ? "slot-b" : "slot-a"));
+    struct tscope__thread *t = tscope__thread_self();
+    ASSERT((char *)t == slot_area[0] || (char *)t == slot_area[1]);
+    pthread_barrier_wait(&slot_barrier); /* both hold a slot: neither is reused */
+    for (uint64_t i = 1; i <= 300; i++) {
+        uint64_t id = (uint64_t)(k + 1) << 32 | i;
+        ASSERT_OK(tscope_task_start(id, slot_type));
+        ASSERT_OK(tscope_task_end(id));
+    }
+    slot_thread[k] = t;
+    return NULL;
+}
+
+static void slot_rings_get_their_pages_at_their_first_write(void)
+{
+    setenv("TASKSCOPE_RING_SIZE", "1024", 1);
+    setenv("TASKSCOPE_FULL_POLICY", "wait", 1);
+    trace_on();
+    harness_init();
+    slot_type = type_named("slotted");
+    tscope__hooks.slot_memory = test_slot_memory;
+    tscope__hooks.slot_back = test_slot_back;
+    ASSERT_EQ(pthread_barrier_init(&slot_barrier, NULL, 2), 0);
+    pthread_t th[2];
+    for (int k = 0; k < 2; k++)
+        ASSERT_EQ(pthread_create(&th[k], NULL, slot_worker, (void *)(intptr_t)k), 0);
+    for (int k = 0; k < 2; k++)
+        ASSERT_EQ(pthread_join(th[k], NULL), 0);
+    pthread_barrier_destroy(&slot_barrier);
+    ASSERT_OK(tscope_flush());
+    ASSERT_EQ(atomic_load(&backs), 2); /* once a ring, at its first write, not at each */
+    ASSERT_EQ(atomic_load(&back_fails), 1);
+    /* in its slot, backed; in ordinary memory, said in the slot */
+    struct tscope__thread *in_file =
+        (char *)slot_thread[0] == slot_area[0] ? slot_thread[0] : slot_thread[1];
+    struct tscope__thread *moved = in_file == slot_thread[0] ? slot_thread[1] : slot_thread[0];
+    ASSERT((char *)in_file == slot_area[0] && (char *)moved == slot_area[1]);
+    ASSERT_EQ(in_file->slot_backed, 1);
+    ASSERT_EQ(moved->slot_backed, -1);
+    tscope_totals_t tot;
+    ASSERT_OK(tscope_query_totals(&tot));
+    ASSERT_EQ(tot.events_dropped, 0); /* every shadow found room in a ring */
+    ASSERT_EQ(type_stats(slot_type).calls, 600);
+    ASSERT_OK(tscope_finalize());
+    tscope__hooks.slot_memory = NULL;
+    tscope__hooks.slot_back = NULL;
+}
+
 int main(void)
 {
     RUN(wrap_around);
     RUN(drop_policy_counts_exactly);
     RUN(wait_policy_loses_nothing);
+    RUN(slot_rings_get_their_pages_at_their_first_write);
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'.*", getenv("TASKSCOPE_OUTPUT_DIR"),
              getenv("TASKSCOPE_OUTPUT_DIR")); /* the second run's folder: DIR.1 */

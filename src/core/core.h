@@ -51,6 +51,10 @@ struct tscope__thread {
     uint64_t read_pos;             /* consumer only: records before it are read and released */
     struct tscope__rec *slot_ring; /* the slot's ring memory in the crash journal's file */
     uint64_t slot_records;         /* its size in records; 0: ordinary memory */
+    /* the slot's ring has its pages (hooks.slot_back at its first write: a
+     * thread whose events its shard takes never writes it); -1: they could
+     * not be had, and the ring is in ordinary memory (a recovery skips it) */
+    int slot_backed;
 };
 
 #define TSCOPE__THREADS_MAX 65536

@@ -35,12 +35,44 @@ tools_sync(struct tscope__thread *t, const struct tscope__rec *rec, const struct
         tscope__hooks.sync(t->index, rec, ext);
 }
 
+/* A thread slot's ring in the mapping gets its pages at its first write
+ * (half is 0 until then: the fast path's test sends that write here):
+ * most threads' events go to their shards, and 0.5 MiB of pages a thread
+ * (the default ring) was the largest part of what starting one cost.
+ * Without room for them the ring moves to ordinary memory (the thread's
+ * slot says so: a recovery skips that ring); 0, or TSCOPE_ENOMEM. */
+static __attribute__((noinline)) int ring_back(struct tscope__thread *t)
+{
+    struct tscope__ring *r = &t->ring;
+    size_t bytes = r->size * sizeof *r->buf;
+    if (t->slot_backed == 0 && tscope__hooks.slot_back &&
+        tscope__hooks.slot_back(r->buf, bytes) == 0) {
+        t->slot_backed = 1;
+    } else {
+        /* nothing was published: the consumer has not read buf */
+        struct tscope__rec *buf = aligned_alloc(64, bytes);
+        if (!buf)
+            return TSCOPE_ENOMEM;
+        r->buf = buf;
+        r->external = 0;
+        t->slot_backed = -1;
+    }
+    r->half = r->size / 2;
+    return 0;
+}
+
 /* Waits for room for n records in t's ring (the wait policy) or counts
  * them dropped (the drop policy, or measurement switched off meanwhile):
  * 0 when there is room, else TSCOPE_EDROPPED. */
 static int ring_reserve(struct tscope__thread *t, unsigned n)
 {
     struct tscope__ring *r = &t->ring;
+    if (__builtin_expect(r->half == 0, 0) && ring_back(t)) {
+        atomic_store_explicit(&t->dropped,
+                              atomic_load_explicit(&t->dropped, memory_order_relaxed) + n,
+                              memory_order_relaxed);
+        return TSCOPE_EDROPPED;
+    }
     int waited = 0;
     for (;;) {
         r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);

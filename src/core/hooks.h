@@ -53,6 +53,10 @@ struct tscope__hooks {
     void *(*slot_memory)(uint32_t index, size_t thread_bytes, uint64_t *ring_records,
                          struct tscope__rec **ring);
     void (*after_round)(void);
+    /* - slot_back: the pages of a slot_memory ring (`bytes` at `ring`),
+     *   allocated at its first write: 0, or -1 (no room: the caller moves
+     *   the ring to ordinary memory).  The ring's owner. */
+    int (*slot_back)(void *ring, size_t bytes);
     /* - on_wake_async: the consumer was woken by tscope__consumer_wake_async
      *   (a signal handler: signals.c finalizes there).  Consumer thread,
      *   between rounds, no lock held. */

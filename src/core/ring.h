@@ -27,8 +27,9 @@ struct tscope__ring {
     _Alignas(64) struct tscope__rec *buf;
     uint64_t size; /* power of two */
     uint64_t mask;
-    uint64_t half;
-    int external; /* buf belongs to someone else (a thread slot's mapping) */
+    uint64_t half; /* 0: the memory is not usable yet (a thread slot's ring whose pages
+                      come at its first write: events.c's ring_reserve) */
+    int external;  /* buf belongs to someone else (a thread slot's mapping) */
     /* producer side: written by every event; the consumer reads head once
      * per round */
     _Alignas(64) _Atomic uint64_t head; /* published: records [tail, head) are readable */

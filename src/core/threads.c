@@ -65,7 +65,9 @@ static struct tscope__thread *register_self(const char *name)
             t = NULL;
             goto out;
         }
-        t->read_pos = 0; /* the consumer reads the new ring from its start */
+        if (t->slot_ring && t->slot_backed == 0)
+            t->ring.half = 0; /* its pages come at its first write */
+        t->read_pos = 0;      /* the consumer reads the new ring from its start */
         tscope__g.free_slots = t->next_free;
         atomic_store_explicit(&t->retired, 0, memory_order_relaxed);
         t->id_next = t->id_end = 0;
@@ -106,6 +108,8 @@ static struct tscope__thread *register_self(const char *name)
     }
     t->slot_ring = mapped;
     t->slot_records = mapped ? records : 0;
+    if (mapped)
+        t->ring.half = 0; /* its pages come at its first write (ring_reserve) */
     t->index = idx;
     if (name)
         snprintf(t->name, sizeof t->name, "%s", name);

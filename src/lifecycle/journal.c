@@ -74,6 +74,9 @@ static struct {
 
 static void shard_name(uint32_t table, uint32_t id, const char *name);
 static void *block(uint32_t kind, uint32_t owner, uint32_t index, size_t bytes);
+static struct tscope__shblock *reserve_part(uint32_t kind, uint32_t owner, uint32_t index,
+                                            size_t bytes, size_t backed);
+static void publish(struct tscope__shblock *b);
 
 static void path_of(char *out, size_t len, const char *what)
 {
@@ -129,6 +132,24 @@ static void name_added(const void *table, uint32_t id, const char *name)
         shard_name(t, id, name);
 }
 
+/* The pages of a slot's ring, at its first write (slot_memory left them
+ * out): 0, or -1 when the file cannot have them. */
+static int slot_back(void *ring, size_t bytes)
+{
+    pthread_mutex_lock(&A.lock);
+    int err = !atomic_load(&J.on) || A.fd < 0 || !A.base || (char *)ring < A.base ||
+                      (char *)ring + bytes > A.base + A.off
+                  ? EBADF
+                  : posix_fallocate(A.fd, (off_t)((char *)ring - A.base), (off_t)bytes);
+    pthread_mutex_unlock(&A.lock);
+    if (err && err != EBADF && !J.slot_warned++) /* EBADF: the journal stopped */
+        fprintf(stderr,
+                "taskscope: warning: cannot give a thread's ring its pages in %s.map (%s); a "
+                "SIGKILL would lose what such rings hold\n",
+                J.base, strerror(err));
+    return err ? -1 : 0;
+}
+
 /* The clock's latest factor in the header and its copy, for the readers
  * of the mapping alone (taskscope top, a recovery): after every round. */
 static void refresh_clock(void)
@@ -153,8 +174,16 @@ static void *slot_memory(uint32_t index, size_t thread_bytes, uint64_t *ring_rec
      * short run, and the first lap's minor faults do not show in the
      * producer's cost (docs/architecture.md) */
     pthread_mutex_lock(&A.lock);
-    char *p =
-        block(TSCOPE__SHB_SLOT, index, 0, J.ring_offset + records * sizeof(struct tscope__rec));
+    /* the ring's pages come at its first write (slot_back): most threads
+     * never write theirs, their events go to their shards */
+    struct tscope__shblock *b =
+        reserve_part(TSCOPE__SHB_SLOT, index, 0,
+                     J.ring_offset + records * sizeof(struct tscope__rec), J.ring_offset);
+    char *p = NULL;
+    if (b) {
+        publish(b);
+        p = (char *)(b + 1);
+    }
     pthread_mutex_unlock(&A.lock);
     if (!p) {
         if (!J.slot_warned++)
@@ -170,13 +199,15 @@ static void *slot_memory(uint32_t index, size_t thread_bytes, uint64_t *ring_rec
 }
 
 /* A block of the mapping (A.lock held), its header written but for the
- * magic; NULL when it cannot grow.  publish() shows it to the readers. */
-static struct tscope__shblock *reserve(uint32_t kind, uint32_t owner, uint32_t index, size_t bytes)
+ * magic; NULL when it cannot grow.  publish() shows it to the readers.
+ * Only its first `backed` bytes of payload get their pages now. */
+static struct tscope__shblock *reserve_part(uint32_t kind, uint32_t owner, uint32_t index,
+                                            size_t bytes, size_t backed)
 {
     uint64_t at = A.off, len = (sizeof(struct tscope__shblock) + bytes + 63) & ~(uint64_t)63;
     int err = A.fd < 0 ? EBADF : at + len > SHARDS_WINDOW ? ENOSPC : 0;
     if (!err)
-        err = posix_fallocate(A.fd, (off_t)at, (off_t)len);
+        err = posix_fallocate(A.fd, (off_t)at, (off_t)(sizeof(struct tscope__shblock) + backed));
     if (err) {
         if (!A.warned++)
             fprintf(stderr,
@@ -192,6 +223,12 @@ static struct tscope__shblock *reserve(uint32_t kind, uint32_t owner, uint32_t i
     b->bytes = bytes;
     A.off = at + len;
     return b;
+}
+
+/* A block whose pages all exist. */
+static struct tscope__shblock *reserve(uint32_t kind, uint32_t owner, uint32_t index, size_t bytes)
+{
+    return reserve_part(kind, owner, index, bytes, bytes);
 }
 
 /* Its payload written: the magic, then the end of the blocks (A.lock held;
@@ -358,6 +395,7 @@ int tscope__journal_start(const char *dir, uint64_t ring_records)
     }
     atomic_store(&J.on, 1);
     tscope__hooks.slot_memory = slot_memory;
+    tscope__hooks.slot_back = slot_back;
     tscope__hooks.name_added = name_added;
     tscope__hooks.durable = durable;
     tscope__hooks.durable_owns = durable_owns;

@@ -132,7 +132,9 @@ static void emit(void *ctx, const char *series, double value)
  * evict it between samples and every line comes back from memory). */
 static void keep_row(double now)
 {
-    if (!S.rows || S.keep == 0)
+    if (S.keep == 0)
+        return;
+    if (!S.rows && !(S.rows = malloc(S.keep * ROW * sizeof *S.rows))) /* on the sampler's thread */
         return;
     if (++S.skipped < S.stride)
         return;
@@ -241,7 +243,7 @@ int tscope__sampler_start(void)
     pthread_mutex_lock(&S.lock);
     free(S.rows);
     S.keep = tscope__g.cfg.sample_keep;
-    S.rows = S.keep ? malloc(S.keep * ROW * sizeof *S.rows) : NULL;
+    S.rows = NULL; /* made with the first row kept */
     S.nrows = 0;
     S.looked_up = (unsigned)-1;
     S.stride = 1;

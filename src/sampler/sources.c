@@ -148,18 +148,18 @@ void tscope__sampler_builtin_reset(const struct tscope__config *cfg)
     tscope__sampler_builtin_close();
     memset(B.off, 0, sizeof B.off);
     memset(B.have_prev, 0, sizeof B.have_prev);
-    B.ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    if (B.ncpu < 1)
-        B.ncpu = 1;
     B.idle_w = cfg->power_idle_w;
     B.max_w = cfg->power_max_w;
     B.energy_j = 0;
     B.last_power_t = 0;
     B.last_slow = 0;
     B.util = -1;
-    B.page = sysconf(_SC_PAGESIZE);
     if (!cfg->sample_ms)
-        return; /* sampling off: open nothing, say nothing */
+        return; /* sampling off: open nothing, read nothing, say nothing */
+    B.ncpu = sysconf(_SC_NPROCESSORS_ONLN); /* a file read: only when sampling */
+    if (B.ncpu < 1)
+        B.ncpu = 1;
+    B.page = sysconf(_SC_PAGESIZE);
     tscope__papi_reset(cfg->papi_events);
 
     static const uint64_t sw[3] = {PERF_COUNT_SW_TASK_CLOCK, PERF_COUNT_SW_PAGE_FAULTS,
