@@ -152,6 +152,32 @@ static void dir_free(void **dir, uint32_t ndir)
     }
 }
 
+void *tscope__sh_chunks_make_slow(struct chunks *d, uint64_t k, size_t n, size_t elem)
+{
+    void **slot;
+    if (k < DIR_NEAR) {
+        slot = &d->near[k];
+    } else {
+        if (k >= DIR_MAX)
+            return NULL;
+        if (d->far == NULL) {
+            void **far =
+                tscope__sh_dalloc(TSCOPE__SHB_DIR, d->owner, d->kind, DIR_FAR, sizeof *far);
+            if (!far)
+                return NULL;
+            __atomic_store_n(&d->far, far, __ATOMIC_RELEASE);
+        }
+        slot = &d->far[k - DIR_NEAR];
+    }
+    void *p = *slot;
+    if (p == NULL) {
+        p = tscope__sh_dalloc(d->kind, d->owner, (uint32_t)k, n, elem);
+        if (p)
+            __atomic_store_n(slot, p, __ATOMIC_RELEASE);
+    }
+    return p;
+}
+
 static void chunks_free(struct chunks *d)
 {
     dir_free(d->near, DIR_NEAR);

@@ -90,32 +90,17 @@ static inline void *chunks_get(struct chunks *d, uint64_t k)
     return far ? __atomic_load_n(&far[k - DIR_NEAR], __ATOMIC_ACQUIRE) : NULL;
 }
 
+/* chunks_make's way when chunk k is not there yet or past the near part
+ * (shard.c). */
+void *tscope__sh_chunks_make_slow(struct chunks *d, uint64_t k, size_t n, size_t elem);
+
 /* Chunk k of d, of n elements of elem bytes, made on first use (the owner);
- * NULL past the directory or without memory. */
+ * NULL past the directory or without memory.  The event path's: a near
+ * chunk that exists in two loads, the rest out of line. */
 static inline void *chunks_make(struct chunks *d, uint64_t k, size_t n, size_t elem)
 {
-    void **slot;
-    if (k < DIR_NEAR) {
-        slot = &d->near[k];
-    } else {
-        if (k >= DIR_MAX)
-            return NULL;
-        if (__builtin_expect(d->far == NULL, 0)) {
-            void **far =
-                tscope__sh_dalloc(TSCOPE__SHB_DIR, d->owner, d->kind, DIR_FAR, sizeof *far);
-            if (!far)
-                return NULL;
-            __atomic_store_n(&d->far, far, __ATOMIC_RELEASE);
-        }
-        slot = &d->far[k - DIR_NEAR];
-    }
-    void *p = *slot; /* the owner's own store: no ordering needed */
-    if (__builtin_expect(p == NULL, 0)) {
-        p = tscope__sh_dalloc(d->kind, d->owner, (uint32_t)k, n, elem);
-        if (p)
-            __atomic_store_n(slot, p, __ATOMIC_RELEASE);
-    }
-    return p;
+    void *p = k < DIR_NEAR ? d->near[k] : NULL; /* the owner's own store: no ordering needed */
+    return __builtin_expect(p != NULL, 1) ? p : tscope__sh_chunks_make_slow(d, k, n, elem);
 }
 
 /* 1 + the highest chunk d may have. */
