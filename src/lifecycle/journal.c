@@ -69,8 +69,16 @@ static struct {
     char *base;
     struct tscope__shfile *head_copy; /* the header's copy (TSCOPE__SHB_HEAD) */
     uint64_t off;
+    uint64_t backed; /* the file's pages exist up to here (past the last block's start) */
     int warned;
 } A = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+
+/* Pages are allocated BACK_AHEAD bytes at a time past what a block needs:
+ * the small blocks a run makes (names, chunks, the configuration) take one
+ * posix_fallocate between them, not one each (42 calls for a trivial
+ * OpenMP run, ~5 us each here).  Small, so that the file is never much
+ * longer than its blocks (a reader of a cut file says what is missing). */
+#define BACK_AHEAD (16u << 10)
 
 static void shard_name(uint32_t table, uint32_t id, const char *name);
 static void *block(uint32_t kind, uint32_t owner, uint32_t index, size_t bytes);
@@ -205,9 +213,18 @@ static struct tscope__shblock *reserve_part(uint32_t kind, uint32_t owner, uint3
                                             size_t bytes, size_t backed)
 {
     uint64_t at = A.off, len = (sizeof(struct tscope__shblock) + bytes + 63) & ~(uint64_t)63;
+    uint64_t need = at + sizeof(struct tscope__shblock) + backed;
     int err = A.fd < 0 ? EBADF : at + len > SHARDS_WINDOW ? ENOSPC : 0;
-    if (!err)
-        err = posix_fallocate(A.fd, (off_t)at, (off_t)(sizeof(struct tscope__shblock) + backed));
+    if (!err && need > A.backed) {
+        /* from the block's start, or from where the pages end if that is
+         * inside it (a ring before it may have been left without pages) */
+        uint64_t from = at < A.backed ? A.backed : at, to = need + BACK_AHEAD;
+        if (to > SHARDS_WINDOW)
+            to = need;
+        err = posix_fallocate(A.fd, (off_t)from, (off_t)(to - from));
+        if (!err)
+            A.backed = to;
+    }
     if (err) {
         if (!A.warned++)
             fprintf(stderr,
@@ -302,7 +319,7 @@ static int shards_start(void)
     if (A.base) { /* an earlier tscope_init's: its shards are gone, not its mapping */
         A.base = NULL;
     }
-    A.off = TSCOPE__SHFILE_HEAD;
+    A.off = A.backed = TSCOPE__SHFILE_HEAD;
     A.warned = 0;
     A.fd = open_map(p, A.shm, sizeof A.shm);
     if (A.fd < 0)
