@@ -154,6 +154,19 @@ static void *slot_worker(void *arg)
     return NULL;
 }
 
+static void *slot_again(void *arg)
+{
+    (void)arg;
+    static _Atomic uint64_t next = 1;
+    ASSERT_OK(tscope_thread_register("slot-again"));
+    for (int i = 0; i < 300; i++) {
+        uint64_t id = 3ull << 32 | atomic_fetch_add(&next, 1);
+        ASSERT_OK(tscope_task_start(id, slot_type));
+        ASSERT_OK(tscope_task_end(id));
+    }
+    return NULL;
+}
+
 static void slot_rings_get_their_pages_at_their_first_write(void)
 {
     setenv("TASKSCOPE_RING_SIZE", "1024", 1);
@@ -180,10 +193,21 @@ static void slot_rings_get_their_pages_at_their_first_write(void)
     ASSERT((char *)in_file == slot_area[0] && (char *)moved == slot_area[1]);
     ASSERT_EQ(in_file->slot_backed, 1);
     ASSERT_EQ(moved->slot_backed, -1);
+    /* two more threads, one after the other, on the slots the first two left
+     * (recycled once the consumer drained them): one of them the slot whose
+     * file had no room, whose ring goes to ordinary memory again */
+    for (int k = 0; k < 2; k++) {
+        ASSERT_OK(tscope_flush());
+        pthread_t more;
+        ASSERT_EQ(pthread_create(&more, NULL, slot_again, NULL), 0);
+        ASSERT_EQ(pthread_join(more, NULL), 0);
+    }
+    ASSERT_OK(tscope_flush());
+    ASSERT_EQ(atomic_load(&slots_given), 2); /* no new slot */
     tscope_totals_t tot;
     ASSERT_OK(tscope_query_totals(&tot));
     ASSERT_EQ(tot.events_dropped, 0); /* every shadow found room in a ring */
-    ASSERT_EQ(type_stats(slot_type).calls, 600);
+    ASSERT_EQ(type_stats(slot_type).calls, 1200);
     ASSERT_OK(tscope_finalize());
     tscope__hooks.slot_memory = NULL;
     tscope__hooks.slot_back = NULL;

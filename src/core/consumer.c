@@ -41,12 +41,6 @@ int tscope__consumer_wake_async(void)
     return 0;
 }
 
-int tscope__consumer_is_self(void)
-{
-    return atomic_load(&tscope__g.consumer_alive) &&
-           pthread_equal(pthread_self(), tscope__g.consumer);
-}
-
 /* Releases ring space up to what was read. */
 static void release(struct tscope__thread *t, uint64_t applied)
 {

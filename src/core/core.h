@@ -136,8 +136,6 @@ void tscope__consumer_wake(void);
 /* From a signal handler (async-signal-safe): wakes the consumer, which then
  * calls hooks.on_wake_async.  0, or -1 when no consumer runs. */
 int tscope__consumer_wake_async(void);
-/* 1 on the consumer thread. */
-int tscope__consumer_is_self(void);
 /* Runs one full round in the calling thread (consumer or finalize).
  * Returns 1 if some ring was more than a quarter full (a flood), else 0. */
 int tscope__consumer_round(void);

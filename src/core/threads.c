@@ -65,9 +65,9 @@ static struct tscope__thread *register_self(const char *name)
             t = NULL;
             goto out;
         }
-        if (t->slot_ring && t->slot_backed == 0)
-            t->ring.half = 0; /* its pages come at its first write */
-        t->read_pos = 0;      /* the consumer reads the new ring from its start */
+        if (t->slot_ring && t->slot_backed != 1) /* pages at its first write, or the */
+            t->ring.half = 0;                    /* ring to ordinary memory again there */
+        t->read_pos = 0; /* the consumer reads the new ring from its start */
         tscope__g.free_slots = t->next_free;
         atomic_store_explicit(&t->retired, 0, memory_order_relaxed);
         t->id_next = t->id_end = 0;

@@ -222,6 +222,8 @@ static struct tscope__shblock *reserve_part(uint32_t kind, uint32_t owner, uint3
         if (to > SHARDS_WINDOW)
             to = need;
         err = posix_fallocate(A.fd, (off_t)from, (off_t)(to - from));
+        if (err && to > need) /* no room for the pages ahead: those it needs, then */
+            err = posix_fallocate(A.fd, (off_t)from, (off_t)((to = need) - from));
         if (!err)
             A.backed = to;
     }
