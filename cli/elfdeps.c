@@ -95,12 +95,11 @@ static char *read_string(int fd, off_t off, size_t max)
             free(b);
             return NULL;
         }
-        b[got] = 0;
-        if (memchr(b, 0, (size_t)got) || (size_t)got < len) /* terminated, or at the end */
-            return memchr(b, 0, (size_t)got) ? b : (free(b), NULL);
+        if (memchr(b, 0, (size_t)got))
+            return b;
         free(b);
-        if (len == max)
-            return NULL;
+        if ((size_t)got < len || len == max)
+            return NULL; /* the file or `max` ended first */
         len *= 16;
     }
 }

@@ -67,19 +67,15 @@ static int elf_dynamic(const char *path)
         eh.e_ident[EI_CLASS] != ELFCLASS64)
         goto out;
     result = 0;
-    Elf64_Phdr ph[64]; /* one read (a program has ~13) */
-    size_t n = eh.e_phentsize == sizeof *ph && eh.e_phnum <= 64 ? eh.e_phnum : 0;
-    ssize_t got = n ? pread(fd, ph, n * sizeof *ph, (off_t)eh.e_phoff) : -1;
-    for (size_t i = 0; got == (ssize_t)(n * sizeof *ph) && i < n; i++)
-        if (ph[i].p_type == PT_INTERP)
-            result = 1;
-    for (int i = 0; got < 0 && i < eh.e_phnum; i++) { /* another entry size, or more */
-        Elf64_Phdr one;
-        if (pread(fd, &one, sizeof one, (off_t)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) !=
-            (ssize_t)sizeof one)
+    Elf64_Phdr ph[16]; /* 16 at a time: a program has ~13 */
+    for (int at = 0; eh.e_phentsize == sizeof *ph && at < eh.e_phnum && result == 0; at += 16) {
+        size_t k = eh.e_phnum - at < 16 ? (size_t)(eh.e_phnum - at) : 16;
+        if (pread(fd, ph, k * sizeof *ph, (off_t)(eh.e_phoff + (uint64_t)at * sizeof *ph)) !=
+            (ssize_t)(k * sizeof *ph))
             break;
-        if (one.p_type == PT_INTERP)
-            result = 1;
+        for (size_t i = 0; i < k; i++)
+            if (ph[i].p_type == PT_INTERP)
+                result = 1;
     }
 out:
     close(fd);

@@ -34,7 +34,7 @@ void tscope__consumer_wake(void)
 
 int tscope__consumer_wake_async(void)
 {
-    if (!atomic_load(&tscope__g.consumer_alive))
+    if (!tscope__g.consumer_running)
         return -1;
     atomic_store(&tscope__g.async_pending, 1);
     sem_post(&tscope__g.cons_wake);
@@ -162,7 +162,6 @@ int tscope__consumer_start(void)
         return -1;
     }
     tscope__g.consumer_running = 1;
-    atomic_store(&tscope__g.consumer_alive, 1);
     return 0;
 }
 
@@ -177,7 +176,6 @@ void tscope__consumer_stop(void)
     tscope__g.stop = 1;
     pthread_cond_broadcast(&tscope__g.cons_done); /* a flush waiting ends */
     pthread_mutex_unlock(&tscope__g.cons_lock);
-    atomic_store(&tscope__g.consumer_alive, 0);
     tscope__g.consumer_running = 0;
     if (self)
         return;

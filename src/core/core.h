@@ -79,8 +79,7 @@ struct tscope__core {
 
     /* consumer */
     pthread_t consumer;
-    int consumer_running;
-    _Atomic int consumer_alive; /* consumer_running, for signal handlers */
+    _Atomic int consumer_running; /* atomic: signal handlers read it */
     pthread_mutex_t cons_lock;
     sem_t cons_wake;          /* producers, flush, signal handlers -> consumer (sem_post is
                                * async-signal-safe) */

@@ -82,9 +82,7 @@ static struct {
 
 static void shard_name(uint32_t table, uint32_t id, const char *name);
 static void *block(uint32_t kind, uint32_t owner, uint32_t index, size_t bytes);
-static struct tscope__shblock *reserve_part(uint32_t kind, uint32_t owner, uint32_t index,
-                                            size_t bytes, size_t backed);
-static void publish(struct tscope__shblock *b);
+static void *block_part(uint32_t kind, uint32_t owner, uint32_t index, size_t bytes, size_t backed);
 
 static void path_of(char *out, size_t len, const char *what)
 {
@@ -176,22 +174,13 @@ static void *slot_memory(uint32_t index, size_t thread_bytes, uint64_t *ring_rec
     if (!atomic_load(&J.on) || thread_bytes > J.ring_offset)
         return NULL;
     uint64_t records = J.ring_records;
-    /* a block of the mapping: its pages exist (fallocate), but are mapped
-     * into the page tables as the ring is first written - populating 2 MB
-     * a thread up front was more than half of what the journal cost a
-     * short run, and the first lap's minor faults do not show in the
-     * producer's cost (docs/architecture.md) */
+    /* a block of the mapping whose thread struct has its pages; the ring's
+     * come at its first write (slot_back: most threads never write theirs,
+     * their events go to their shards), and all are mapped into the page
+     * tables only as they are first written (docs/architecture.md) */
     pthread_mutex_lock(&A.lock);
-    /* the ring's pages come at its first write (slot_back): most threads
-     * never write theirs, their events go to their shards */
-    struct tscope__shblock *b =
-        reserve_part(TSCOPE__SHB_SLOT, index, 0,
-                     J.ring_offset + records * sizeof(struct tscope__rec), J.ring_offset);
-    char *p = NULL;
-    if (b) {
-        publish(b);
-        p = (char *)(b + 1);
-    }
+    char *p = block_part(TSCOPE__SHB_SLOT, index, 0,
+                         J.ring_offset + records * sizeof(struct tscope__rec), J.ring_offset);
     pthread_mutex_unlock(&A.lock);
     if (!p) {
         if (!J.slot_warned++)
@@ -258,14 +247,20 @@ static void publish(struct tscope__shblock *b)
     __atomic_store_n(&((struct tscope__shfile *)A.base)->used, A.off, __ATOMIC_RELEASE);
 }
 
-/* A block whose payload is valid zeroed (memory handed out). */
-static void *block(uint32_t kind, uint32_t owner, uint32_t index, size_t bytes)
+/* A block whose payload is valid zeroed (memory handed out), its first
+ * `backed` bytes with their pages. */
+static void *block_part(uint32_t kind, uint32_t owner, uint32_t index, size_t bytes, size_t backed)
 {
-    struct tscope__shblock *b = reserve(kind, owner, index, bytes);
+    struct tscope__shblock *b = reserve_part(kind, owner, index, bytes, backed);
     if (!b)
         return NULL;
     publish(b);
     return b + 1;
+}
+
+static void *block(uint32_t kind, uint32_t owner, uint32_t index, size_t bytes)
+{
+    return block_part(kind, owner, index, bytes, bytes);
 }
 
 static void *durable(uint32_t kind, uint32_t owner, uint32_t index, size_t bytes)

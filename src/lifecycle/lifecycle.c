@@ -210,7 +210,6 @@ static void fork_child(void)
     __atomic_store_n(&tscope__g.off_code, 0, __ATOMIC_RELAXED);
     tscope__g.initialised = 0;
     tscope__g.consumer_running = 0;
-    atomic_store(&tscope__g.consumer_alive, 0);
     char line[160];
     int n = snprintf(line, sizeof line,
                      "taskscope: forked process %ld is not measured (its parent %ld still is)\n",

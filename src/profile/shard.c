@@ -304,39 +304,48 @@ static inline struct snode *node_entry(struct tscope__shard *s, uint32_t node)
 
 #define RCHUNK 256
 
+/* Records for a shard whose free list is empty: a batch another pool gave
+ * back, else a new chunk, whose records are handed out in order from
+ * `fresh` (its pages touched as they are needed). */
+static void rec_refill(struct tscope__shard *s)
+{
+    pthread_mutex_lock(&sh.lock);
+    if (sh.spare) {
+        uint32_t k = 0;
+        while (sh.spare && k < RCHUNK) {
+            struct tscope_task *t = sh.spare;
+            sh.spare = t->next;
+            t->next = s->free;
+            s->free = t;
+            k++;
+        }
+        sh.nspare -= k;
+        s->nfree += k;
+    } else if (!tscope__grow(&sh.rchunks, &sh.cap_rchunks, sh.nrchunks, sizeof *sh.rchunks)) {
+        struct tscope_task *c =
+            tscope__sh_dalloc(TSCOPE__SHB_RECORDS, s->index, sh.nrchunks, RCHUNK, sizeof *c);
+        if (c) {
+            sh.rchunks[sh.nrchunks++] = c;
+            s->fresh = c;
+            s->nfresh = RCHUNK;
+        }
+    }
+    pthread_mutex_unlock(&sh.lock);
+}
+
 static struct tscope_task *rec_alloc(struct tscope__shard *s)
 {
-    if (__builtin_expect(s->free == NULL, 0) && s->nfresh) {
-        struct tscope_task *t = s->fresh++;
-        s->nfresh--;
-        ST(t->gen, LD(tscope__shards_gen));
-        return t;
-    }
     if (__builtin_expect(s->free == NULL, 0)) {
-        pthread_mutex_lock(&sh.lock);
-        if (sh.spare) { /* a batch another pool gave back */
-            uint32_t k = 0;
-            while (sh.spare && k < RCHUNK) {
-                struct tscope_task *t = sh.spare;
-                sh.spare = t->next;
-                t->next = s->free;
-                s->free = t;
-                k++;
-            }
-            sh.nspare -= k;
-            s->nfree += k;
-        } else if (!tscope__grow(&sh.rchunks, &sh.cap_rchunks, sh.nrchunks, sizeof *sh.rchunks)) {
-            struct tscope_task *c =
-                tscope__sh_dalloc(TSCOPE__SHB_RECORDS, s->index, sh.nrchunks, RCHUNK, sizeof *c);
-            if (c) {
-                sh.rchunks[sh.nrchunks++] = c;
-                s->fresh = c;
-                s->nfresh = RCHUNK;
-            }
+        if (!s->nfresh)
+            rec_refill(s);
+        if (!s->free) { /* the next fresh record, through the free list */
+            if (!s->nfresh)
+                return NULL;
+            s->free = s->fresh++;
+            s->free->next = NULL;
+            s->nfresh--;
+            s->nfree++;
         }
-        pthread_mutex_unlock(&sh.lock);
-        if (!s->free)
-            return s->nfresh ? rec_alloc(s) : NULL;
     }
     struct tscope_task *t = s->free;
     s->free = t->next;
