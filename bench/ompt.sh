@@ -15,7 +15,8 @@
 # `anonymous` without TASKSCOPE_OUTPUT_DIR_PREPARED (no mapping: the shards in
 # anonymous memory; the library makes the folder) and `mapping` with it set
 # to the same folder, made first as the launcher makes it (the file-backed
-# mapping in /dev/shm, the crash journal, holds the shards).
+# mapping in /dev/shm, the crash journal, holds the shards); mapping_ratio is
+# the median of the repetitions' ratios of the two.
 # Medians of wall and CPU (user+sys) time; per-task costs divide by the
 # program's own count of explicit tasks.
 #   usage: ompt.sh BUILD_DIR THREADS REPS [PROGRAM...]   (fib nqueens factorisation trivial)
@@ -79,8 +80,11 @@ bench_program() { # name, program, args...
     w3=$(cut -d' ' -f1 "$tmp/anonymous" | median)
     w4=$(cut -d' ' -f1 "$tmp/bare" | median); c4=$(cut -d' ' -f2 "$tmp/bare" | median)
     w5=$(cut -d' ' -f1 "$tmp/mapping" | median)
+    local mr # the median of each repetition's mapping / anonymous: the two run one after
+    # the other, so a drift of the machine (runs here jump by 10-20%) moves both alike
+    mr=$(paste -d' ' "$tmp/mapping" "$tmp/anonymous" | awk '{print $1 / $3}' | median)
     awk -v n="$name" -v t="$tasks" -v w0="$w0" -v c0="$c0" -v w1="$w1" -v c1="$c1" -v w2="$w2" \
-        -v c2="$c2" -v w3="$w3" -v w4="$w4" -v c4="$c4" -v w5="$w5" -v th="$threads" 'function line(m, v, u) {
+        -v c2="$c2" -v w3="$w3" -v w4="$w4" -v c4="$c4" -v w5="$w5" -v mr="$mr" -v th="$threads" 'function line(m, v, u) {
             printf "{\"bench\":\"ompt\",\"variant\":\"%s\",\"metric\":\"%s\",\"value\":%.6g,\"unit\":\"%s\",\"threads\":%d}\n", n, m, v, u, th }
         BEGIN {
             line("tasks", t, "tasks"); line("wall_no_tool", w0, "s"); line("wall_counting_tool", w1, "s")
@@ -92,7 +96,7 @@ bench_program() { # name, program, args...
                 line("counting_tool_added_ns_per_task", (w1 - w0) * 1e9 / t, "ns")
             }
             line("wall_taskscope_anonymous", w3, "s"); line("wall_taskscope_mapping", w5, "s")
-            line("mapping_ratio", w5 / w3, "x")
+            line("mapping_ratio", mr, "x")
             line("wall_taskscope_bare", w4, "s"); line("ratio_to_counting_tool_bare", w4 / w1, "x")
             if (t > 0)
                 line("added_cpu_ns_per_task_bare", (c4 - c0) * 1e9 / t, "ns")
