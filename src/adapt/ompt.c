@@ -212,12 +212,15 @@ enum frame_kind { F_TASK, F_PARALLEL, F_SYNC, F_WORK };
 struct frame {
     tscope_task_t *h; /* NULL: not measured */
     uint8_t kind;
+    uint8_t untied; /* an untied task (F_TASK) */
 };
 
 struct tstate {
     struct frame *f;
     uint32_t n, cap;
     uint32_t taskloop_type; /* type of tasks created by the running taskloop */
+    uint64_t dep_parent;    /* the id of the task that created the last task with
+                               depend clauses (on_dependences follows its create) */
 };
 
 static __thread struct tstate *self;
@@ -230,7 +233,7 @@ static struct tstate *state(void)
     return self;
 }
 
-static void push(struct tstate *st, tscope_task_t *h, uint8_t kind)
+static void push(struct tstate *st, tscope_task_t *h, uint8_t kind, uint8_t untied)
 {
     if (!st)
         return;
@@ -242,7 +245,7 @@ static void push(struct tstate *st, tscope_task_t *h, uint8_t kind)
         st->f = f;
         st->cap = cap;
     }
-    st->f[st->n++] = (struct frame){h, kind};
+    st->f[st->n++] = (struct frame){h, kind, untied};
 }
 
 /* Index of the topmost task frame of this handle; -1 if none. */
@@ -268,28 +271,36 @@ static int find_construct(const struct tstate *st, uint8_t kind)
     return -1;
 }
 
-/* Index of the topmost task frame (the task running here); -1 if none. */
-static int current_task(const struct tstate *st)
-{
-    if (!st)
-        return -1;
-    for (uint32_t i = st->n; i-- > 0;)
-        if (st->f[i].kind == F_TASK)
-            return (int)i;
-    return -1;
-}
-
-/* Leaves every frame above index i: tasks are suspended (yield), constructs
- * end. */
+/* Leaves every frame above index i: tied tasks are suspended (yield), an
+ * untied one has finished (finished_untied), constructs end. */
 static void close_above(struct tstate *st, int i)
 {
     while (st->n > (uint32_t)(i + 1)) {
         struct frame *f = &st->f[--st->n];
-        if (f->kind == F_TASK)
+        if (f->kind == F_TASK && !f->untied)
             tscope_task_yield_h(f->h);
         else
             tscope_task_end_h(f->h);
     }
+}
+
+/* An untied task runs in parts: at each task scheduling point it queues its
+ * continuation, reports the switch and returns, and any thread may run the
+ * next part.  libomp reports the task complete on the thread whose part
+ * returns last; when the continuation's thread ran the final part and
+ * returned first (the earlier part still on its way out), the completion
+ * comes from the earlier thread, where the task is not on the stack, and the
+ * final part's thread reports nothing: the task stays on top of its stack
+ * (BOTS health at 4 threads: 1-3 of 2.25 M tasks "unfinished" in a third of
+ * the runs).  An untied task on top while the runtime reports another
+ * current task is such a task: it ends here, at the first event of this
+ * thread after it returned.  (A part that did not finish the task reported
+ * its switch and left the stack then.) */
+static void finished_untied(struct tstate *st, const ompt_data_t *current)
+{
+    tscope_task_t *cur = current && current->value ? handle_of(current->value) : NULL;
+    while (st && st->n && st->f[st->n - 1].untied && st->f[st->n - 1].h != cur)
+        tscope_task_end_h(st->f[--st->n].h);
 }
 
 /* Task frame j continues to run here: the constructs it is in (the frames
@@ -319,7 +330,7 @@ static void end_frame(struct tstate *st, int i, int cancelled)
 static void start_construct(uint32_t type, uint8_t kind, tscope_task_t **h_out)
 {
     tscope_task_t *h = tscope_task_start_h(tscope_task_id_next(), type);
-    push(state(), h, kind);
+    push(state(), h, kind, 0);
     if (h_out)
         *h_out = h;
 }
@@ -390,7 +401,6 @@ static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_dat
                            int flags, int has_deps, const void *codeptr)
 {
     (void)frame;
-    (void)has_deps;
     if (!task)
         return;
     if (!(flags & ompt_task_explicit)) {
@@ -407,6 +417,11 @@ static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_dat
                                             enc && enc->value ? handle_of(enc->value) : NULL, type,
                                             map_flags(flags), depth, 0);
     task->value = pack(h, depth, (flags & ompt_task_untied) ? UNTIED : 0);
+    if (has_deps) { /* the parent its dependences are among (on_dependences) */
+        struct tstate *st = state();
+        if (st)
+            st->dep_parent = enc && enc->value ? tscope_task_handle_id(handle_of(enc->value)) : 0;
+    }
 }
 
 static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
@@ -416,6 +431,7 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
         return;
     if (status == ompt_task_early_fulfill || status == ompt_task_late_fulfill)
         return; /* a detached task's event: its execution ended at detach */
+    finished_untied(st, prior);
     if (prior && prior->value &&
         (status == ompt_task_complete || status == ompt_task_cancel ||
          status == ompt_task_detach)) {
@@ -443,7 +459,7 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
     if (!(v & BEGUN)) { /* the common case: a task's first run */
         next->value = v | BEGUN;
         tscope_task_begin_h(h);
-        push(st, h, F_TASK);
+        push(st, h, F_TASK, (v & UNTIED) != 0);
         return;
     }
     int j = find_task(st, h);
@@ -452,7 +468,7 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
         return;
     }
     tscope_task_resume_h(h); /* suspended earlier, maybe on another thread */
-    push(st, h, F_TASK);
+    push(st, h, F_TASK, (v & UNTIED) != 0);
 }
 
 static void on_implicit_task(ompt_scope_endpoint_t ep, ompt_data_t *parallel, ompt_data_t *task,
@@ -481,17 +497,17 @@ static void on_implicit_task(ompt_scope_endpoint_t ep, ompt_data_t *parallel, om
         tscope_task_begin_h(h);
     }
     task->value = pack(h, 0, BEGUN);
-    push(st, h, F_TASK);
+    push(st, h, F_TASK, 0);
 }
 
 static void on_parallel_begin(ompt_data_t *enc, const ompt_frame_t *frame, ompt_data_t *parallel,
                               unsigned requested, int flags, const void *codeptr)
 {
-    (void)enc;
     (void)frame;
     (void)requested;
     if (!parallel || (flags & ompt_parallel_league))
         return;
+    finished_untied(self, enc);
     uint32_t type = type_of(KEY(TAG_PARALLEL, codeptr));
     tscope_task_t *h;
     start_construct(type, F_PARALLEL, &h);
@@ -514,6 +530,7 @@ static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *enc, int flags, 
 static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t ep, ompt_data_t *parallel,
                            ompt_data_t *task, const void *codeptr)
 {
+    finished_untied(self, task);
     if (ep == ompt_scope_end) {
         end_construct(F_SYNC);
         return;
@@ -557,9 +574,9 @@ static void on_work(ompt_work_t kind, ompt_scope_endpoint_t ep, ompt_data_t *par
                     ompt_data_t *task, uint64_t count, const void *codeptr)
 {
     (void)parallel;
-    (void)task;
     (void)count;
     struct tstate *st = state();
+    finished_untied(st, task);
     if (ep == ompt_scope_end) {
         if (kind == ompt_work_taskloop && st)
             st->taskloop_type = 0;
@@ -604,11 +621,9 @@ static void on_dependences(ompt_data_t *task, const ompt_dependence_t *deps, int
 {
     if (!task || !task->value)
         return;
-    /* reported right after task_create, on the creating thread: the
-     * encountering task is the topmost task here */
+    /* reported right after task_create, on the creating thread */
     struct tstate *st = self;
-    int p = current_task(st);
-    uint64_t parent = p >= 0 ? tscope_task_handle_id(st->f[p].h) : 0;
+    uint64_t parent = st ? st->dep_parent : 0;
     uint64_t id = task_key(handle_of(task->value));
     if (!(id & ID_BITS))
         return; /* not measured */

@@ -4,6 +4,10 @@
  *   cases untied N    N untied tasks that yield and may migrate
  *   cases generator P K  one untied task creating K untied leaves per phase, P phases
  *                        with a taskwait each (it resumes where a thread is free)
+ *   cases tree D K    untied tasks in a tree D levels deep, K children each, every
+ *                     task waiting for its children (BOTS health's shape: an
+ *                     untied task's final part, run by another thread, often
+ *                     returns before the part that queued it)
  *   cases nested      a parallel region of 2 inside one of 2
  *   cases numthreads  regions of 1, 3 and 2 threads (omp_set_num_threads)
  *   cases taskloop    a taskloop of 100 iterations in tasks of 10
@@ -103,6 +107,34 @@ static void generator(int phases, int per_phase)
         }
     }
     printf("generator %ld of %d\n", leaves, phases * per_phase);
+}
+
+static long tree_node(int depth, int fanout)
+{
+    long below = 0;
+    work(100);
+    if (depth > 1) {
+        for (int i = 0; i < fanout; i++) {
+#pragma omp task untied shared(below)
+            {
+                long n = tree_node(depth - 1, fanout);
+#pragma omp atomic
+                below += n;
+            }
+        }
+#pragma omp taskwait
+    }
+    work(100);
+    return below + 1;
+}
+
+static void tree(int depth, int fanout)
+{
+    long nodes = 0;
+#pragma omp parallel
+#pragma omp single
+    nodes = tree_node(depth, fanout);
+    printf("tree %ld tasks\n", nodes - 1);
 }
 
 static void nested(void)
@@ -221,6 +253,8 @@ int main(int argc, char **argv)
         untied(argc > 2 ? atoi(argv[2]) : 100);
     else if (!strcmp(mode, "generator"))
         generator(argc > 2 ? atoi(argv[2]) : 10, argc > 3 ? atoi(argv[3]) : 20);
+    else if (!strcmp(mode, "tree"))
+        tree(argc > 2 ? atoi(argv[2]) : 6, argc > 3 ? atoi(argv[3]) : 4);
     else if (!strcmp(mode, "nested"))
         nested();
     else if (!strcmp(mode, "numthreads"))
@@ -234,9 +268,11 @@ int main(int argc, char **argv)
     else if (!strcmp(mode, "exit") || !strcmp(mode, "abort") || !strcmp(mode, "_exit"))
         leave(!strcmp(mode, "abort") ? 1 : !strcmp(mode, "_exit") ? 2 : 0);
     else {
-        fprintf(stderr,
-                "usage: cases deps|untied [N]|generator [P K]|nested|numthreads|taskloop|fork|"
-                "exit|abort|_exit|count FILE\n");
+        fprintf(
+            stderr,
+            "usage: cases deps|untied [N]|generator [P K]|tree [D K]|nested|numthreads|taskloop|"
+            "fork|"
+            "exit|abort|_exit|count FILE\n");
         return 2;
     }
     return 0;
