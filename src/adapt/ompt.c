@@ -296,11 +296,17 @@ static void close_above(struct tstate *st, int i)
  * current task is such a task: it ends here, at the first event of this
  * thread after it returned.  (A part that did not finish the task reported
  * its switch and left the stack then.) */
-static void finished_untied(struct tstate *st, const ompt_data_t *current)
+static void finished_untied_slow(struct tstate *st, const ompt_data_t *current)
 {
     tscope_task_t *cur = current && current->value ? handle_of(current->value) : NULL;
-    while (st && st->n && st->f[st->n - 1].untied && st->f[st->n - 1].h != cur)
+    while (st->n && st->f[st->n - 1].untied && st->f[st->n - 1].h != cur)
         tscope_task_end_h(st->f[--st->n].h);
+}
+
+static inline void finished_untied(struct tstate *st, const ompt_data_t *current)
+{
+    if (st && st->n && __builtin_expect(st->f[st->n - 1].untied, 0))
+        finished_untied_slow(st, current);
 }
 
 /* Task frame j continues to run here: the constructs it is in (the frames
@@ -327,17 +333,16 @@ static void end_frame(struct tstate *st, int i, int cancelled)
 }
 
 /* Starts a construct (parallel region, sync region, worksharing) here. */
-static void start_construct(uint32_t type, uint8_t kind, tscope_task_t **h_out)
+static void start_construct(struct tstate *st, uint32_t type, uint8_t kind, tscope_task_t **h_out)
 {
     tscope_task_t *h = tscope_task_start_h(tscope_task_id_next(), type);
-    push(state(), h, kind, 0);
+    push(st ? st : state(), h, kind, 0);
     if (h_out)
         *h_out = h;
 }
 
-static void end_construct(uint8_t kind)
+static void end_construct(struct tstate *st, uint8_t kind)
 {
-    struct tstate *st = self;
     int i = find_construct(st, kind);
     if (i >= 0)
         end_frame(st, i, 0);
@@ -507,10 +512,11 @@ static void on_parallel_begin(ompt_data_t *enc, const ompt_frame_t *frame, ompt_
     (void)requested;
     if (!parallel || (flags & ompt_parallel_league))
         return;
-    finished_untied(self, enc);
+    struct tstate *st = self;
+    finished_untied(st, enc);
     uint32_t type = type_of(KEY(TAG_PARALLEL, codeptr));
     tscope_task_t *h;
-    start_construct(type, F_PARALLEL, &h);
+    start_construct(st, type, F_PARALLEL, &h);
     /* the type for what derives from the region, even when not measured */
     parallel->value = ((uint64_t)type << 48) | ((uint64_t)(uintptr_t)h & PTR_MASK);
 }
@@ -530,9 +536,10 @@ static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *enc, int flags, 
 static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t ep, ompt_data_t *parallel,
                            ompt_data_t *task, const void *codeptr)
 {
-    finished_untied(self, task);
+    struct tstate *st = self;
+    finished_untied(st, task);
     if (ep == ompt_scope_end) {
-        end_construct(F_SYNC);
+        end_construct(st, F_SYNC);
         return;
     }
     if (!codeptr && (kind == ompt_sync_region_barrier_implicit ||
@@ -541,7 +548,6 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t ep, om
          * it leaving there (and its implicit task ending) only at the next
          * fork or at shutdown, after taskscope wrote its outputs; so the
          * worker's implicit task ends here and the wait counts as idle. */
-        struct tstate *st = self;
         int i = task && task->value ? find_task(st, handle_of(task->value)) : -1;
         if (i >= 0) {
             end_frame(st, i, 0);
@@ -554,7 +560,7 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t ep, om
         type = parallel && parallel->value
                    ? type_of(KEY(TAG_REGION_SYNC + kind, parallel->value >> 48))
                    : type_in_runtime();
-    start_construct(type, F_SYNC, NULL);
+    start_construct(st, type, F_SYNC, NULL);
 }
 
 /* The first return address on this thread's stack that lies outside the
@@ -580,7 +586,7 @@ static void on_work(ompt_work_t kind, ompt_scope_endpoint_t ep, ompt_data_t *par
     if (ep == ompt_scope_end) {
         if (kind == ompt_work_taskloop && st)
             st->taskloop_type = 0;
-        end_construct(F_WORK);
+        end_construct(st, F_WORK);
         return;
     }
     uint32_t type;
@@ -595,7 +601,7 @@ static void on_work(ompt_work_t kind, ompt_scope_endpoint_t ep, ompt_data_t *par
     } else {
         type = type_of(KEY(TAG_WORK + kind, codeptr));
     }
-    start_construct(type, F_WORK, NULL);
+    start_construct(st, type, F_WORK, NULL);
 }
 
 /* The hazard tracker keeps a task as its id's low 48 bits with its type
