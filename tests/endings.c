@@ -24,7 +24,16 @@
  *                   writes how many tasks, samples and events (messages)
  *                   there have been into FILE every 10 ms, on one line
  *                   (written aside, then renamed): a rebuilt profile must
- *                   have at least that many */
+ *                   have at least that many
+ *   endings snap N DIR  a worker runs tasks through handles as fast as it
+ *                   can while the main thread interrupts it N times, about
+ *                   a millisecond apart, with SIGUSR1, whose handler (on
+ *                   the worker, so it stands still wherever it was, inside
+ *                   an end too) copies the process's mapping to DIR/K.map:
+ *                   N states a SIGKILL could have left; then SIGKILL */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -134,6 +143,75 @@ static void *count_writer(void *arg)
     return NULL;
 }
 
+/* snap: the mapping (.taskscope-PID.map in the output folder, a link into
+ * /dev/shm) and where its copies go; the handler uses only system calls. */
+static char snap_from[4200], snap_to[4200];
+static size_t snap_to_len;
+static volatile sig_atomic_t snaps;
+static char snap_buf[1 << 16];
+
+static void on_snap(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    char *p = snap_to + snap_to_len; /* DIR/K.map, K in decimal */
+    char digits[16];
+    int k = 0;
+    for (unsigned v = (unsigned)snaps; k == 0 || v; v /= 10)
+        digits[k++] = (char)('0' + v % 10);
+    while (k)
+        *p++ = digits[--k];
+    memcpy(p, ".map", 5);
+    int in = open(snap_from, O_RDONLY), out = open(snap_to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    off_t size = in >= 0 ? lseek(in, 0, SEEK_END) : -1;
+    for (off_t at = 0; in >= 0 && out >= 0 && at < size;) { /* its data, not its holes */
+        off_t data = lseek(in, at, SEEK_DATA);
+        if (data < 0)
+            break;
+        off_t hole = lseek(in, data, SEEK_HOLE);
+        for (at = data; at < hole;) {
+            size_t want =
+                (size_t)(hole - at) < sizeof snap_buf ? (size_t)(hole - at) : sizeof snap_buf;
+            ssize_t got = pread(in, snap_buf, want, at);
+            if (got <= 0) {
+                at = size;
+                break;
+            }
+            for (ssize_t b = 0; b < got; b += 4096) { /* pages of zeros stay holes */
+                ssize_t len = got - b < 4096 ? got - b : 4096;
+                int zero = 1;
+                for (ssize_t i = 0; i < len && zero; i++)
+                    zero = snap_buf[b + i] == 0;
+                if (!zero && pwrite(out, snap_buf + b, (size_t)len, at + b) != len)
+                    got = -1;
+            }
+            if (got < 0) {
+                at = size;
+                break;
+            }
+            at += got;
+        }
+    }
+    if (out >= 0 && size > 0 && ftruncate(out, size) == 0)
+        snaps = snaps + 1;
+    if (in >= 0)
+        close(in);
+    if (out >= 0)
+        close(out);
+    errno = saved;
+}
+
+static void *snap_loop(void *arg)
+{
+    tscope_type_t w;
+    if (tscope_type_register("work", &w))
+        return NULL;
+    *(volatile int *)arg = 1;
+    for (uint64_t id = 1u << 20;; id++)
+        tscope_task_end_h(tscope_task_start_h(id, w));
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     tscope_type_t t;
@@ -216,6 +294,35 @@ int main(int argc, char **argv)
         printf("ready\n");
         fflush(stdout);
         count_loop(NULL);
+    }
+    if (strcmp(argv[1], "snap") == 0 && argc > 3) {
+        int n_snaps = atoi(argv[2]);
+        const char *out = getenv("TASKSCOPE_OUTPUT_DIR");
+        snprintf(snap_from, sizeof snap_from, "%s/.taskscope-%ld.map", out ? out : ".",
+                 (long)getpid());
+        snap_to_len = (size_t)snprintf(snap_to, sizeof snap_to - 32, "%s/", argv[3]);
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_snap;
+        sigaction(SIGUSR1, &sa, NULL);
+        volatile int started = 0;
+        pthread_t th;
+        if (pthread_create(&th, NULL, snap_loop, (void *)&started))
+            return 1;
+        while (!started)
+            sched_yield();
+        srand((unsigned)getpid());
+        for (int i = 0; i < n_snaps; i++) {
+            struct timespec pause_for = {0, 500000 + rand() % 1000000};
+            nanosleep(&pause_for, NULL);
+            int was = snaps;
+            pthread_kill(th, SIGUSR1);
+            for (int w = 0; w < 100000 && snaps == was; w++)
+                sched_yield();
+        }
+        printf("snaps %d\n", (int)snaps);
+        fflush(stdout);
+        raise(SIGKILL); /* what it leaves is recovered once, by the test */
     }
     if (strcmp(argv[1], "hang") == 0) {
         for (n = 1; n <= 3; n++) {

@@ -354,6 +354,39 @@ for d in kill9s kill9j; do # the timeline's bins came back too (busy: self time 
     "$tmp/$d/profile.json" >/dev/null || fail "$d: timeline: $(jq -c .timeline "$tmp/$d/profile.json")"
 done
 
+echo "-- 150 states a SIGKILL could leave, inside a task's create and end too: each rebuilt whole"
+# endings snap copies its mapping from a signal handler on the worker, which
+# stands still wherever it was (about one copy in eight lands in the middle
+# of an end: the type counted it, the tree not yet, its record still live);
+# each copy is rebuilt as the folder of a process that died there, and
+# every task counts once: created = ended + unfinished + never ran, the
+# tree's calls the types', every task kept or cut off from the graph
+mkdir "$tmp/snap" "$tmp/snaps"
+TASKSCOPE_RING_SIZE=64 TASKSCOPE_INSTANCE_CAP=16 TASKSCOPE_OUTPUT_DIR="$tmp/snap" \
+  TASKSCOPE_OUTPUT_DIR_PREPARED="$tmp/snap" TASKSCOPE_SUMMARY=0 TASKSCOPE_SAMPLE_MS=0 \
+  TASKSCOPE_OUTPUTS=json "$endings" snap 150 "$tmp/snaps" >"$tmp/snap.out" 2>"$tmp/snap.err" || true
+grep -q "^snaps 150$" "$tmp/snap.out" || fail "snap: $(cat "$tmp/snap.out" "$tmp/snap.err")"
+snap_pid=$(ls -A "$tmp/snap" | sed -n 's/^\.taskscope-\([0-9]*\)\.running$/\1/p')
+[ -n "$snap_pid" ] || fail "snap: no marker: $(ls -A "$tmp/snap")"
+bad=""
+for k in $(seq 0 149); do
+  f="$tmp/snapf"
+  rm -rf "$f"
+  mkdir "$f"
+  mv "$tmp/snaps/$k.map" "$f/.taskscope-$snap_pid.map"
+  : >"$f/.taskscope-$snap_pid.running"
+  "$ts" recover -q "$f" >"$tmp/snapf.log" 2>&1 || fail "snap $k: recover: $(cat "$tmp/snapf.log")"
+  jq -e '(.totals | .tasks_created == .tasks_completed + .tasks_cancelled + .tasks_unfinished +
+            .tasks_never_ran and .instances + .instances_cut_off == .tasks_created and
+            .anomalies == 0) and
+         ([.tree[] | select(.type == "work") | .calls] | add) ==
+         ([.types[] | select(.name == "work") | .calls] | add)' "$f/profile.json" >/dev/null ||
+    bad="$bad $k:$(jq -c .totals "$f/profile.json")"
+done
+[ -z "$bad" ] || fail "snap: rebuilt with a task counted twice or not at all:$bad"
+"$ts" recover -q "$tmp/snap" >/dev/null 2>&1 || true # what the killed process left
+rm -rf "$tmp/snaps" "$tmp/snapf" "$tmp/snap"
+
 echo "-- a damaged mapping: the rest is rebuilt, nothing read past it, no count invented"
 # the launcher killed first, then the program: its folder keeps the crash journal,
 # which `taskscope merge` rebuilds; 64 KB of garbage over the first shard blocks

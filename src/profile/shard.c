@@ -856,6 +856,71 @@ int tscope__shards_live_task(uint64_t id, struct tscope__task *out)
 
 /* ---- events -------------------------------------------------------------- */
 
+/* An end or a cancel of t changes entries e and n (NULL: none), the below
+ * count, the log and t's state: their counts are kept as they were, and
+ * ending.ver made odd, until journal_done; a recovery puts them back
+ * (undo_ending).  The owner alone writes and reads these; only the order of
+ * its stores matters (a SIGKILL keeps every store made, in the page
+ * cache).  About 30 loads and stores an end. */
+static inline void journal_end(struct tscope__shard *s, const struct tscope_task *t,
+                               const struct stype *e, const struct snode *n, uint32_t node)
+{
+    struct send *j = &s->ending;
+    j->rec = (struct tscope_task *)t;
+    j->state = LD(t->state);
+    j->create = 0;
+    j->log_n = LD(s->log_n);
+    j->type = e ? t->type : TSCOPE__NONE;
+    if (e) {
+        j->type_ver = LD(e->ver);
+        j->calls = LD(e->calls);
+        j->yields = LD(e->yields);
+        j->cancelled = LD(e->cancelled);
+        j->n_excl = LD(e->excl.n);
+        j->n_incl = LD(e->incl.n);
+        j->n_elapsed = LD(e->elapsed.n);
+    }
+    j->node = n ? node : TSCOPE__NONE;
+    if (n) {
+        j->node_ver = LD(n->ver);
+        j->node_calls = LD(n->calls);
+    }
+    j->edge = TSCOPE__NONE;
+    j->below_was = s->below;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    ST(j->ver, j->ver + 1);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/* A create publishes t's record (its state) and counts it in entry e and
+ * edge count c (NULL: none), likewise kept until journal_done. */
+static inline void journal_create(struct tscope__shard *s, const struct tscope_task *t,
+                                  const struct stype *e, const uint64_t *c)
+{
+    struct send *j = &s->ending;
+    j->rec = (struct tscope_task *)t;
+    j->state = LD(t->state);
+    j->create = 1; /* (the below count and the log stay as they are) */
+    j->type = e ? t->type : TSCOPE__NONE;
+    if (e) {
+        j->type_ver = LD(e->ver);
+        j->created = LD(e->created);
+    }
+    j->node = TSCOPE__NONE;
+    j->edge = c ? t->edge : TSCOPE__NONE;
+    if (c)
+        j->edge_was = LD(*c);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    ST(j->ver, j->ver + 1);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline void journal_done(struct tscope__shard *s)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    ST(s->ending.ver, s->ending.ver + 1);
+}
+
 static struct tscope_task *make(struct tscope__shard *s, uint64_t ts, uint64_t id,
                                 struct tscope_task *parent, uint16_t type)
 {
@@ -897,21 +962,21 @@ static struct tscope_task *make(struct tscope__shard *s, uint64_t ts, uint64_t i
     uint16_t keep = sh.instances && (int32_t)t->tdepth <= LD(sh.inst_limit) ? TSCOPE__TR_KEEP : 0;
     t->anc = set;
     path_step(s, pnode, ptype, type, &t->node, &t->edge, &t->step);
-    ST(t->state, (uint16_t)(TSCOPE__TR_CREATED | (nested ? TSCOPE__TR_NESTED : 0) | keep));
     struct stype *e = type_entry(s, type);
+    uint64_t *c = t->edge != TSCOPE__NONE ? chunk_at(&s->edges, t->edge, sizeof *c) : NULL;
+    journal_create(s, t, e, c);
+    ST(t->state, (uint16_t)(TSCOPE__TR_CREATED | (nested ? TSCOPE__TR_NESTED : 0) | keep));
     if (e) {
         w_begin(&e->ver);
         ADD(e->created, 1);
         w_end(&e->ver);
     }
-    if (t->edge != TSCOPE__NONE) {
-        uint64_t *c = chunk_at(&s->edges, t->edge, sizeof *c);
-        if (c) {
-            ADD(*c, 1);
-            if (t->edge >= LD(s->hi_edge))
-                ST(s->hi_edge, t->edge + 1);
-        }
+    if (c) {
+        ADD(*c, 1);
+        if (t->edge >= LD(s->hi_edge))
+            ST(s->hi_edge, t->edge + 1);
     }
+    journal_done(s);
     return t;
 }
 
@@ -991,11 +1056,10 @@ int tscope__shard_begin(uint32_t thread, uint64_t ts, struct tscope_task *t)
 }
 
 /* A task's numbers into this shard's statistics (settle.c's count_done). */
-static void count_done(struct tscope__shard *s, const struct tscope_task *t, uint64_t end)
+static void count_done(struct tscope__shard *s, const struct tscope_task *t, uint64_t end,
+                       struct stype *e, struct snode *n)
 {
     uint64_t elapsed = end > t->begin_ts ? end - t->begin_ts : 0;
-    struct stype *e = type_entry(s, t->type);
-    struct snode *n = node_entry(s, t->node == TSCOPE__NONE ? 0 : t->node);
     if (e) {
         w_begin(&e->ver);
         ADD(e->calls, 1);
@@ -1046,9 +1110,14 @@ int tscope__shard_end(uint32_t thread, uint64_t ts, struct tscope_task *t)
         count_total(s, &s->totals.anomalies); /* not running here */
     if (t->open || t->yields != t->resumes)
         count_total(s, &s->totals.anomalies); /* still open elsewhere: ended all the same */
-    count_done(s, t, ts);
+    struct stype *e = type_entry(s, t->type);
+    uint32_t node = t->node == TSCOPE__NONE ? 0 : t->node;
+    struct snode *n = node_entry(s, node);
+    journal_end(s, t, e, n, node);
+    count_done(s, t, ts, e, n);
     instance_out(s, t, ts, TSCOPE_TASK_DONE);
     release_ended(s, t);
+    journal_done(s);
     return 0;
 }
 
@@ -1096,6 +1165,7 @@ int tscope__shard_cancel(uint32_t thread, uint64_t ts, struct tscope_task *t)
     count_event(s);
     close_here(s, t, ts); /* running here: cancelling ends it */
     struct stype *e = type_entry(s, t->type);
+    journal_end(s, t, e, NULL, 0);
     if (e) {
         w_begin(&e->ver);
         ADD(e->cancelled, 1);
@@ -1103,6 +1173,7 @@ int tscope__shard_cancel(uint32_t thread, uint64_t ts, struct tscope_task *t)
     }
     instance_out(s, t, ts, TSCOPE_TASK_CANCELLED);
     release_ended(s, t);
+    journal_done(s);
     return 0;
 }
 
@@ -2074,6 +2145,47 @@ static void rebase_chunks(struct chunks *d, uint64_t n, size_t elem, uint32_t ow
 
 /* A shard of the dead process, copied out of the mapping with its pointers
  * rebased, and the fold's copy of it as the state saved it. */
+/* The owner died in the middle of a create, end or cancel (journal_*):
+ * what it had changed goes back (the entries, the below count, the log's
+ * length, the record's state), so the task is not created, or unfinished,
+ * once, and the tree, the types and the totals agree. */
+static void undo_ending(struct tscope__shard *s, uint32_t owner)
+{
+    struct send *j = &s->ending;
+    if (!(j->ver & 1))
+        return;
+    struct stype *e = j->type != TSCOPE__NONE ? chunk_peek(&s->types, j->type, sizeof *e) : NULL;
+    if (e && !(j->type_ver & 1)) {
+        if (j->create) {
+            e->created = j->created;
+        } else {
+            e->calls = j->calls;
+            e->yields = j->yields;
+            e->cancelled = j->cancelled;
+            e->excl.n = j->n_excl;
+            e->incl.n = j->n_incl;
+            e->elapsed.n = j->n_elapsed;
+        }
+        e->ver = j->type_ver;
+    }
+    struct snode *n = j->node != TSCOPE__NONE ? chunk_peek(&s->nodes, j->node, sizeof *n) : NULL;
+    if (n && !(j->node_ver & 1)) {
+        n->calls = j->node_calls;
+        n->ver = j->node_ver;
+    }
+    uint64_t *c = j->edge != TSCOPE__NONE ? chunk_peek(&s->edges, j->edge, sizeof *c) : NULL;
+    if (c)
+        *c = j->edge_was;
+    if (!j->create && !(j->below_was.ver & 1))
+        s->below = j->below_was;
+    if (!j->create && j->log_n < s->log_n)
+        s->log_n = j->log_n;
+    struct tscope_task *t = rbn_part(j->rec, 1, sizeof *t, owner, PART_RUNNING);
+    if (t)
+        ST(t->state, j->state);
+    j->ver++;
+}
+
 static void take_shard(const struct tscope__shblock *b, void *payload, void *arg)
 {
     (void)arg;
@@ -2118,6 +2230,7 @@ static void take_shard(const struct tscope__shblock *b, void *payload, void *arg
         if (*hi[k] > most)
             *hi[k] = (uint32_t)most;
     }
+    undo_ending(s, b->owner);
     s->free = NULL;
     s->nfree = 0;
     s->fresh = NULL;

@@ -202,6 +202,25 @@ struct tscope__shard {
         uint64_t anc, n, self;
         uint64_t cut; /* those tasks are wanted by the instance filters: cut off by the cap */
     } below;
+    /* the create, end or cancel being applied (shard.c's journal_*): the
+     * counts it changes, as they were before - of the type entry, the tree
+     * node entry, the edge; the below count, the log's length, the record's
+     * state - so that a recovery puts them back when the owner died in the
+     * middle (ver odd): the task is then not created, or unfinished, counted
+     * once, never half made or half ended (the sums of times in a type entry
+     * it was writing may hold it: one event half in them) */
+    struct send {
+        uint64_t ver;
+        struct tscope_task *rec;
+        uint64_t log_n;
+        uint32_t type, node, edge; /* the entries whose counts are kept (TSCOPE__NONE: none) */
+        uint16_t state;
+        uint16_t create;
+        uint64_t type_ver, created, calls, yields, cancelled, n_excl, n_incl, n_elapsed;
+        uint64_t node_ver, node_calls;
+        uint64_t edge_was;
+        struct sbelow below_was;
+    } ending;
 };
 
 #endif
