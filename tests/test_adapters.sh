@@ -285,6 +285,21 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
         "$(json taskloop '[.types[] | select(.name | test("inside the OpenMP runtime"))] | length')" 0
     clean taskloop
 
+    # two taskloops of 1,000 iterations in tasks of 10 at 4 threads: libomp
+    # splits them, making chunk tasks on other threads from tasks of its own,
+    # and reports them created by the encountering task after the construct
+    # ended; every one is named by its taskloop's line (each line: 100 chunk
+    # tasks and libomp's few splitting tasks)
+    OMP_NUM_THREADS=4 run_ts bigtaskloop --outputs json -- "$progs/cases" bigtaskloop
+    check "bigtaskloop: output" "$(cat "$tmp/bigtaskloop.stdout")" "bigtaskloop 1498500"
+    check "bigtaskloop: nothing named inside the runtime" \
+        "$(json bigtaskloop '[.types[] | select(.name | test("inside the OpenMP runtime"))] | length')" 0
+    check "bigtaskloop: each taskloop's tasks named by its line (100 chunks and the splitting tasks)" \
+        "$(json bigtaskloop '[.types[] | select(.name | startswith("taskloop ")) | .name |
+            sub("^taskloop "; "task ")] as $names | [.types[] | select(.name as $n | $names |
+            index($n)) | .calls >= 100 and .calls < 120] | (length == 2 and all)')" true
+    clean bigtaskloop
+
     # fork: the child runs (unmeasured, said once); the parent's measurement goes on
     OMP_NUM_THREADS=2 run_ts fork -- "$progs/cases" fork
     check "fork: exit status" "$status" 0

@@ -218,9 +218,8 @@ struct frame {
 struct tstate {
     struct frame *f;
     uint32_t n, cap;
-    uint32_t taskloop_type; /* type of tasks created by the running taskloop */
-    uint64_t dep_parent;    /* the id of the task that created the last task with
-                               depend clauses (on_dependences follows its create) */
+    uint64_t dep_parent; /* the id of the task that created the last task with
+                            depend clauses (on_dependences follows its create) */
 };
 
 static __thread struct tstate *self;
@@ -402,6 +401,55 @@ static unsigned map_flags(int f)
     return out;
 }
 
+/* The latest taskloop of each task that encountered one: libomp makes a
+ * taskloop's tasks inside itself, on the encountering thread and, for a
+ * large one it splits recursively, on others (from tasks of its own, whose
+ * chunk tasks it reports as created by the encountering task, also after
+ * the construct's end: the taskgroup around it waits for them); each is
+ * named by the taskloop's line.  A fixed table, the oldest entry reused
+ * when it is full (a task's taskloop past the 64 latest then has its late
+ * tasks named "inside the OpenMP runtime"). */
+#define TASKLOOPS 64
+static struct {
+    _Atomic(const ompt_data_t *) task;
+    _Atomic uint32_t type;
+} taskloops[TASKLOOPS];
+static atomic_uint taskloops_next;
+
+static void taskloop_begin(const ompt_data_t *task, uint32_t type)
+{
+    if (!task)
+        return;
+    int at = -1;
+    for (int i = 0; i < TASKLOOPS && at < 0; i++)
+        if (atomic_load_explicit(&taskloops[i].task, memory_order_relaxed) == task)
+            at = i;
+    for (int i = 0; i < TASKLOOPS && at < 0; i++) {
+        const ompt_data_t *none = NULL;
+        if (atomic_load_explicit(&taskloops[i].task, memory_order_relaxed) == NULL &&
+            atomic_compare_exchange_strong(&taskloops[i].task, &none, task))
+            at = i;
+    }
+    if (at < 0) {
+        at = (int)(atomic_fetch_add(&taskloops_next, 1) % TASKLOOPS);
+        atomic_store(&taskloops[at].type, 0);
+        atomic_store(&taskloops[at].task, task);
+    }
+    atomic_store(&taskloops[at].type, type);
+}
+
+/* The type of a task made inside the runtime by encountering task enc. */
+static uint32_t taskloop_type(const ompt_data_t *enc)
+{
+    for (int i = 0; enc && i < TASKLOOPS; i++)
+        if (atomic_load_explicit(&taskloops[i].task, memory_order_acquire) == enc) {
+            uint32_t type = atomic_load(&taskloops[i].type);
+            if (type)
+                return type;
+        }
+    return type_in_runtime();
+}
+
 static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_data_t *task,
                            int flags, int has_deps, const void *codeptr)
 {
@@ -414,10 +462,8 @@ static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_dat
     }
     unsigned depth = enc && enc->value ? depth_of(enc->value) + 1 : 1;
     uint32_t type = type_of(KEY(TAG_TASK, codeptr));
-    if (!type) { /* created inside the runtime: a taskloop's task */
-        struct tstate *st = state();
-        type = st && st->taskloop_type ? st->taskloop_type : type_in_runtime();
-    }
+    if (!type) /* created inside the runtime: a taskloop's task */
+        type = taskloop_type(enc);
     tscope_task_t *h = tscope_task_create_h(tscope_task_id_next(),
                                             enc && enc->value ? handle_of(enc->value) : NULL, type,
                                             map_flags(flags), depth, 0);
@@ -584,8 +630,6 @@ static void on_work(ompt_work_t kind, ompt_scope_endpoint_t ep, ompt_data_t *par
     struct tstate *st = state();
     finished_untied(st, task);
     if (ep == ompt_scope_end) {
-        if (kind == ompt_work_taskloop && st)
-            st->taskloop_type = 0;
         end_construct(st, F_WORK);
         return;
     }
@@ -596,8 +640,7 @@ static void on_work(ompt_work_t kind, ompt_scope_endpoint_t ep, ompt_data_t *par
          * its tasks by the program's line (one unwind per taskloop) */
         const void *ra = program_caller();
         type = type_of(KEY(TAG_TASKLOOP, ra));
-        if (st)
-            st->taskloop_type = ra ? type_of(KEY(TAG_TASK, ra)) : type_in_runtime();
+        taskloop_begin(task, ra ? type_of(KEY(TAG_TASK, ra)) : type_in_runtime());
     } else {
         type = type_of(KEY(TAG_WORK + kind, codeptr));
     }

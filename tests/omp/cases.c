@@ -11,6 +11,9 @@
  *   cases nested      a parallel region of 2 inside one of 2
  *   cases numthreads  regions of 1, 3 and 2 threads (omp_set_num_threads)
  *   cases taskloop    a taskloop of 100 iterations in tasks of 10
+ *   cases bigtaskloop two taskloops of 1,000 iterations in tasks of 10 at
+ *                     4 threads (libomp splits them recursively: tasks that
+ *                     make the chunk tasks on other threads)
  *   cases fork        deps, then a child process runs deps, then deps again
  *   cases exit        exit(5) from inside a task
  *   cases abort       abort() from inside a task
@@ -176,6 +179,22 @@ static void taskloop(void)
     printf("taskloop %ld\n", sum);
 }
 
+static void bigtaskloop(void)
+{
+    long sum = 0;
+#pragma omp parallel num_threads(4)
+#pragma omp single
+    {
+#pragma omp taskloop grainsize(10) reduction(+ : sum)
+        for (int i = 0; i < 1000; i++)
+            sum += i;
+#pragma omp taskloop grainsize(10) reduction(+ : sum)
+        for (int i = 0; i < 1000; i++)
+            sum += 2 * i;
+    }
+    printf("bigtaskloop %ld\n", sum);
+}
+
 static int forked(void)
 {
     deps();
@@ -261,6 +280,8 @@ int main(int argc, char **argv)
         numthreads();
     else if (!strcmp(mode, "taskloop"))
         taskloop();
+    else if (!strcmp(mode, "bigtaskloop"))
+        bigtaskloop();
     else if (!strcmp(mode, "fork"))
         forked();
     else if (!strcmp(mode, "count") && argc > 2)
@@ -271,8 +292,7 @@ int main(int argc, char **argv)
         fprintf(
             stderr,
             "usage: cases deps|untied [N]|generator [P K]|tree [D K]|nested|numthreads|taskloop|"
-            "fork|"
-            "exit|abort|_exit|count FILE\n");
+            "bigtaskloop|fork|exit|abort|_exit|count FILE\n");
         return 2;
     }
     return 0;
