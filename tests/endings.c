@@ -147,7 +147,7 @@ static void *count_writer(void *arg)
  * /dev/shm) and where its copies go; the handler uses only system calls. */
 static char snap_from[4200], snap_to[4200];
 static size_t snap_to_len;
-static volatile sig_atomic_t snaps;
+static atomic_int snaps; /* lock-free: async-signal-safe */
 static char snap_buf[1 << 16];
 
 static void on_snap(int sig)
@@ -157,7 +157,7 @@ static void on_snap(int sig)
     char *p = snap_to + snap_to_len; /* DIR/K.map, K in decimal */
     char digits[16];
     int k = 0;
-    for (unsigned v = (unsigned)snaps; k == 0 || v; v /= 10)
+    for (unsigned v = (unsigned)atomic_load(&snaps); k == 0 || v; v /= 10)
         digits[k++] = (char)('0' + v % 10);
     while (k)
         *p++ = digits[--k];
@@ -193,7 +193,7 @@ static void on_snap(int sig)
         }
     }
     if (out >= 0 && size > 0 && ftruncate(out, size) == 0)
-        snaps = snaps + 1;
+        atomic_fetch_add(&snaps, 1);
     if (in >= 0)
         close(in);
     if (out >= 0)
@@ -206,9 +206,14 @@ static void *snap_loop(void *arg)
     tscope_type_t w;
     if (tscope_type_register("work", &w))
         return NULL;
-    *(volatile int *)arg = 1;
-    for (uint64_t id = 1u << 20;; id++)
+    atomic_store((atomic_int *)arg, 1);
+    for (uint64_t id = 1u << 20;; id++) {
         tscope_task_end_h(tscope_task_start_h(id, w));
+        if ((id & 255) == 0) { /* ThreadSanitizer delivers a signal only in a libc call */
+            struct timespec none = {0, 0};
+            nanosleep(&none, NULL);
+        }
+    }
     return NULL;
 }
 
@@ -305,22 +310,22 @@ int main(int argc, char **argv)
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_snap;
         sigaction(SIGUSR1, &sa, NULL);
-        volatile int started = 0;
+        atomic_int started = 0;
         pthread_t th;
-        if (pthread_create(&th, NULL, snap_loop, (void *)&started))
+        if (pthread_create(&th, NULL, snap_loop, &started))
             return 1;
-        while (!started)
+        while (!atomic_load(&started))
             sched_yield();
         srand((unsigned)getpid());
         for (int i = 0; i < n_snaps; i++) {
             struct timespec pause_for = {0, 500000 + rand() % 1000000};
             nanosleep(&pause_for, NULL);
-            int was = snaps;
+            int was = atomic_load(&snaps);
             pthread_kill(th, SIGUSR1);
-            for (int w = 0; w < 100000 && snaps == was; w++)
+            for (int w = 0; w < 100000 && atomic_load(&snaps) == was; w++)
                 sched_yield();
         }
-        printf("snaps %d\n", (int)snaps);
+        printf("snaps %d\n", atomic_load(&snaps));
         fflush(stdout);
         raise(SIGKILL); /* what it leaves is recovered once, by the test */
     }

@@ -859,9 +859,11 @@ int tscope__shards_live_task(uint64_t id, struct tscope__task *out)
 /* An end or a cancel of t changes entries e and n (NULL: none), the below
  * count, the log and t's state: their counts are kept as they were, and
  * ending.ver made odd, until journal_done; a recovery puts them back
- * (undo_ending).  The owner alone writes and reads these; only the order of
- * its stores matters (a SIGKILL keeps every store made, in the page
- * cache).  About 30 loads and stores an end. */
+ * (undo_ending).  The owner alone writes and reads these (plain accesses:
+ * nobody else writes the entries, nobody else reads the journal but a
+ * recovery, later); only the order of its stores matters (a SIGKILL keeps
+ * every store made, in the page cache), hence the compiler fences.  About
+ * 30 loads and stores an end. */
 static inline void journal_end(struct tscope__shard *s, const struct tscope_task *t,
                                const struct stype *e, const struct snode *n, uint32_t node)
 {
@@ -869,26 +871,26 @@ static inline void journal_end(struct tscope__shard *s, const struct tscope_task
     j->rec = (struct tscope_task *)t;
     j->state = LD(t->state);
     j->create = 0;
-    j->log_n = LD(s->log_n);
+    j->log_n = s->log_n;
     j->type = e ? t->type : TSCOPE__NONE;
     if (e) {
-        j->type_ver = LD(e->ver);
-        j->calls = LD(e->calls);
-        j->yields = LD(e->yields);
-        j->cancelled = LD(e->cancelled);
-        j->n_excl = LD(e->excl.n);
-        j->n_incl = LD(e->incl.n);
-        j->n_elapsed = LD(e->elapsed.n);
+        j->type_ver = e->ver;
+        j->calls = e->calls;
+        j->yields = e->yields;
+        j->cancelled = e->cancelled;
+        j->n_excl = e->excl.n;
+        j->n_incl = e->incl.n;
+        j->n_elapsed = e->elapsed.n;
     }
     j->node = n ? node : TSCOPE__NONE;
     if (n) {
-        j->node_ver = LD(n->ver);
-        j->node_calls = LD(n->calls);
+        j->node_ver = n->ver;
+        j->node_calls = n->calls;
     }
     j->edge = TSCOPE__NONE;
     j->below_was = s->below;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    ST(j->ver, j->ver + 1);
+    j->ver++;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
@@ -903,22 +905,22 @@ static inline void journal_create(struct tscope__shard *s, const struct tscope_t
     j->create = 1; /* (the below count and the log stay as they are) */
     j->type = e ? t->type : TSCOPE__NONE;
     if (e) {
-        j->type_ver = LD(e->ver);
-        j->created = LD(e->created);
+        j->type_ver = e->ver;
+        j->created = e->created;
     }
     j->node = TSCOPE__NONE;
     j->edge = c ? t->edge : TSCOPE__NONE;
     if (c)
-        j->edge_was = LD(*c);
+        j->edge_was = *c;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    ST(j->ver, j->ver + 1);
+    j->ver++;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
 static inline void journal_done(struct tscope__shard *s)
 {
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    ST(s->ending.ver, s->ending.ver + 1);
+    s->ending.ver++;
 }
 
 static struct tscope_task *make(struct tscope__shard *s, uint64_t ts, uint64_t id,
