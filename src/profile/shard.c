@@ -856,6 +856,14 @@ int tscope__shards_live_task(uint64_t id, struct tscope__task *out)
 
 /* ---- events -------------------------------------------------------------- */
 
+/* What a journal_* saved is complete: the version goes odd after it. */
+static inline void journal_open(struct send *j)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    j->ver++;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
 /* An end or a cancel of t changes entries e and n (NULL: none), the below
  * count, the log and t's state: their counts are kept as they were, and
  * ending.ver made odd, until journal_done; a recovery puts them back
@@ -889,9 +897,7 @@ static inline void journal_end(struct tscope__shard *s, const struct tscope_task
     }
     j->edge = TSCOPE__NONE;
     j->below_was = s->below;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    j->ver++;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    journal_open(j);
 }
 
 /* A create publishes t's record (its state) and counts it in entry e and
@@ -912,9 +918,7 @@ static inline void journal_create(struct tscope__shard *s, const struct tscope_t
     j->edge = c ? t->edge : TSCOPE__NONE;
     if (c)
         j->edge_was = *c;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    j->ver++;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    journal_open(j);
 }
 
 static inline void journal_done(struct tscope__shard *s)
@@ -2145,8 +2149,6 @@ static void rebase_chunks(struct chunks *d, uint64_t n, size_t elem, uint32_t ow
         d->far[i] = far[i] ? rbn_part(far[i], n, elem, owner, part) : NULL;
 }
 
-/* A shard of the dead process, copied out of the mapping with its pointers
- * rebased, and the fold's copy of it as the state saved it. */
 /* The owner died in the middle of a create, end or cancel (journal_*):
  * what it had changed goes back (the entries, the below count, the log's
  * length, the record's state), so the task is not created, or unfinished,
@@ -2188,6 +2190,8 @@ static void undo_ending(struct tscope__shard *s, uint32_t owner)
     j->ver++;
 }
 
+/* A shard of the dead process, copied out of the mapping with its pointers
+ * rebased, and the fold's copy of it as the state saved it. */
 static void take_shard(const struct tscope__shblock *b, void *payload, void *arg)
 {
     (void)arg;
