@@ -55,6 +55,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "core/hazard.h"
 
 #define NONE UINT32_MAX
 #define LINK_CHILD UINT32_MAX /* a predecessor that is a child, not a dep */
@@ -252,7 +253,6 @@ static int walk(const struct graph *g, uint32_t *path, uint32_t *n)
  * edge's kind, "child of next", or both. */
 static void link_text(const struct graph *g, uint32_t from, uint32_t to, char *buf, size_t len)
 {
-    static const char *const hazards[] = {"RAW", "WAR", "WAW"};
     uint32_t dep = NONE;
     int child = 0;
     for (size_t e = g->first[to]; e < g->first[to + 1]; e++) {
@@ -263,14 +263,10 @@ static void link_text(const struct graph *g, uint32_t from, uint32_t to, char *b
         else if (dep == NONE || g->preds[e].dep < dep)
             dep = g->preds[e].dep;
     }
-    char kind[16] = "";
-    if (dep != NONE) {
-        int k = g->p->deps[dep].kind;
-        if (k >= 1 && k <= 3)
-            snprintf(kind, sizeof kind, "dep %s", hazards[k - 1]);
-        else
-            snprintf(kind, sizeof kind, "dep %d", k);
-    }
+    char kind[40] = "", text[32];
+    if (dep != NONE)
+        snprintf(kind, sizeof kind, "dep %s",
+                 tscope__hazard_text((unsigned)g->p->deps[dep].kind, text, sizeof text));
     snprintf(buf, len, "%s%s%s", kind, *kind && child ? ", " : "", child ? "child of next" : "");
 }
 

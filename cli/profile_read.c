@@ -78,6 +78,7 @@ struct tscope__profile *tscope_cli_profile_read(const char *path, char *err, siz
 #include <jansson.h>
 
 #include "core/core.h"
+#include "core/hazard.h"
 
 struct reader {
     const char *file;
@@ -412,6 +413,40 @@ static int word(struct reader *r, json_t *o, const char *w, const char *key,
     return -1;
 }
 
+/* A version 3 local edge's "hazards" (a list of distinct RAW, WAR, WAW,
+ * mutex; empty for an edge recorded without a known hazard), "addresses" (1 to 65535) and "addr"
+ * ("0x" and hex). */
+static void read_hazards(struct reader *r, json_t *o, const char *w, struct tscope__pdep *d)
+{
+    char at[96];
+    json_t *a = field(r, o, w, "hazards", is_array, "a list of RAW, WAR, WAW, mutex");
+    unsigned bits = 0;
+    for (size_t i = 0; a && i < json_array_size(a) && !r->failed; i++) {
+        json_t *v = json_array_get(a, i);
+        const char *s = json_is_string(v) ? json_string_value(v) : "";
+        int k = -1;
+        for (int j = 0; j < TSCOPE__HAZARD_NAMES && json_is_string(v); j++)
+            if (strlen(s) == json_string_length(v) && strcmp(s, tscope__hazard_names[j]) == 0)
+                k = j;
+        snprintf(at, sizeof at, "%s.hazards[%zu]", w, i);
+        if (k < 0)
+            fail(r, "field '%s' is not RAW, WAR, WAW or mutex", at);
+        else if (bits & (1u << k))
+            fail(r, "field '%s' names %s twice", at, tscope__hazard_names[k]);
+        bits |= k >= 0 ? 1u << k : 0;
+    }
+    d->kind = (int)bits;
+    d->naddrs = (uint32_t)int_in(r, o, w, "addresses", 1, 65535);
+    json_t *v = field(r, o, w, "addr", is_string, "a string \"0x...\"");
+    const char *s = v ? json_string_value(v) : "";
+    char *end = NULL;
+    if (v && (strncmp(s, "0x", 2) != 0 || strlen(s) > 18 || strlen(s) < 3 ||
+              strspn(s + 2, "0123456789abcdef") != strlen(s) - 2))
+        fail(r, "field '%s.addr' is \"%.20s\" (expected 0x and up to 16 hex digits)", w, s);
+    else if (v)
+        d->addr = strtoull(s + 2, &end, 16);
+}
+
 /* "dependencies": the type-level dependency graph, by (from_id, to_id). */
 static void read_deptypes(struct reader *r, json_t *root, struct tscope__profile *p)
 {
@@ -429,13 +464,20 @@ static void read_deptypes(struct reader *r, json_t *root, struct tscope__profile
         d->raw = u64(r, o, w, "raw");
         d->war = u64(r, o, w, "war");
         d->waw = u64(r, o, w, "waw");
+        d->mutex = r->version >= 3 ? u64(r, o, w, "mutex") : 0;
         d->remote = u64(r, o, w, "remote");
         if (r->failed)
             break;
         uint64_t sum =
             add_saturated(add_saturated(d->raw, d->war), add_saturated(d->waw, d->remote));
-        if (d->count < sum)
+        uint64_t most = d->raw > d->war ? d->raw : d->war;
+        most = d->waw > most ? d->waw : most;
+        most = d->mutex > most ? d->mutex : most;
+        if (r->version < 3 && d->count < sum) /* one hazard an edge */
             fail(r, "%s: count %llu is less than raw + war + waw + remote", w,
+                 (unsigned long long)d->count);
+        else if (r->version >= 3 && (d->count < d->remote || d->count - d->remote < most))
+            fail(r, "%s: count %llu is less than remote + the edges of one hazard", w,
                  (unsigned long long)d->count);
         const struct tscope__pdeptype *prev = i ? &p->deptypes[i - 1] : NULL;
         if (prev && (d->from < prev->from || (d->from == prev->from && d->to <= prev->to)))
@@ -470,10 +512,11 @@ static void read_tasks(struct reader *r, json_t *root, struct tscope__profile *p
     }
 }
 
-/* "task_deps": the instance graph's dependency edges; kind is a
- * tscope_hazard_t (RAW, WAR, WAW) for a local edge, a tscope_dep_dir_t (in,
- * out, copyin) for a remote one, or the number the writer gives a kind it
- * does not know. */
+/* "task_deps": the instance graph's dependency edges.  A remote edge has
+ * "kind", a tscope_dep_dir_t (in, out, copyin) or the number the writer
+ * gives one it does not know.  A local edge of version 3 has "hazards" (a
+ * list of RAW, WAR, WAW, mutex), "addresses" and "addr"; of version 2, one
+ * hazard in "kind" (RAW, WAR, WAW or a number) and one address. */
 static void read_task_deps(struct reader *r, json_t *root, struct tscope__profile *p)
 {
     static const char *const kinds[] = {"RAW", "WAR", "WAW", "in", "out", "copyin"};
@@ -489,12 +532,19 @@ static void read_task_deps(struct reader *r, json_t *root, struct tscope__profil
         d->to = u64(r, o, w, "to");
         json_t *remote = field(r, o, w, "remote", is_boolean, "true or false");
         d->remote = json_is_true(remote);
-        int number = 0, k = word(r, o, w, "kind", kinds, 6, 1, &number,
-                                 "RAW, WAR, WAW, in, out, copyin or a number");
-        d->kind = k < 0 ? number : k % 3 + 1;
-        if (k >= 0 && remote && (k >= 3) != d->remote)
-            fail(r, "field '%s.kind' is \"%s\", a kind of %s edges, but '%s.remote' is %s", w,
-                 kinds[k], k >= 3 ? "remote" : "local", w, d->remote ? "true" : "false");
+        d->naddrs = 1;
+        if (r->version >= 3 && remote && !d->remote) {
+            read_hazards(r, o, w, d);
+        } else {
+            int number = 0, k = word(r, o, w, "kind", kinds, 6, 1, &number,
+                                     "RAW, WAR, WAW, in, out, copyin or a number");
+            d->kind = k < 0 ? number : k % 3 + 1;
+            if (k >= 0 && remote && (k >= 3) != d->remote)
+                fail(r, "field '%s.kind' is \"%s\", a kind of %s edges, but '%s.remote' is %s", w,
+                     kinds[k], k >= 3 ? "remote" : "local", w, d->remote ? "true" : "false");
+            if (!d->remote) /* version 2: one hazard */
+                d->kind = k >= 0 && k < 3 ? (int)tscope__hazard_bits(d->kind) : 0;
+        }
         d->from_rank = (int)int_in(r, o, w, "from_rank", 0, 65535);
         d->to_rank = (int)int_in(r, o, w, "to_rank", 0, 65535);
     }

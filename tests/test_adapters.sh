@@ -10,6 +10,7 @@ ts=$1
 build=$2
 ex=$build/examples
 progs=$build/tests/omp
+here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 # libomp leaves /dev/shm/__KMP_REGISTERED_LIB_<pid>_<uid> behind for every
 # OpenMP process killed by SIGKILL, and this test kills many: at its end the
@@ -168,14 +169,13 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
     edges=$(awk '
         / task_create / && /type=[0-9]+\(task \(cases\.c/ {
             split($4, a, "="); label[a[2]] = sprintf("%c", 65 + n++) }
-        / dep_local / {
+        / dep_edge / {
             split($4, f, "="); split($5, t, "="); split($7, k, "=")
             print label[f[2]] "->" label[t[2]] " " k[2] }' "$tmp/deps.log" | sort | tr '\n' ' ')
-    # clang reports depend(out) as inout to OMPT (libomp 14), so H->I, a
-    # write after a write that reads nothing, is reported as RAW; the WAW
-    # rule itself is checked in test_hazards.c
+    # clang reports depend(out) as inout to OMPT (libomp 14), so A->B and
+    # H->I, writes after a write, read it too: RAW and WAW
     check "deps: edges and hazards" "$edges" \
-        "A->B RAW B->C RAW C->J WAR D->E RAW D->F RAW E->G RAW E->H WAR F->G RAW F->H WAR H->I RAW "
+        "A->B RAW+WAW B->C RAW C->J WAR D->E RAW D->F RAW E->G RAW E->H WAR F->G RAW F->H WAR H->I RAW+WAW "
     check "deps: dependencies counted in the profile" "$(json deps .totals.dependencies)" 10
     clean deps
 
@@ -203,6 +203,55 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
         "$(grep -o '>' "$tmp/deps.profile" | wc -l) $(grep -c untyped "$tmp/deps.profile")" "10 0"
     check "deps: the same graph by type in naive mode" "$(cat "$tmp/deps.profile")" \
         "$(cat "$tmp/deps.naive")"
+
+    # One edge per pair of tasks with its hazards and address count, mutual
+    # exclusion, the waits of if(0) and taskwait depend, in clang and gcc
+    # builds (tests/omp/depends.c: each task's letter is on its line)
+    dep_edges() { # log file, source: "X->Y HAZARDS ADDRESSES" sorted; taskwaits are "wait"
+        awk -v src="$2" '
+            BEGIN { while ((getline l < src) > 0) { line++
+                        if (match(l, /\/\* [A-Z][: ]/)) letter[line] = substr(l, RSTART + 3, 1) } }
+            / task_create / { split($4, a, "="); t = $0; sub(/ flags=.*/, "", t)
+                if (t ~ /type=[0-9]+\(taskwait /) name[a[2]] = "wait"
+                else if (match(t, /depends\.c:[0-9]+\)/))
+                    name[a[2]] = letter[substr(t, RSTART + 10, RLENGTH - 11) + 0] }
+            / dep_edge / { split($4, f, "="); split($5, g, "="); split($7, h, "="); split($8, n, "=")
+                print name[f[2]] "->" name[g[2]] " " h[2] " " n[2] }' "$1" | sort | tr '\n' ' '
+    }
+    for prog in depends depends-gcc; do
+        for mode in pairs mutex wait; do
+            OMP_NUM_THREADS=2 TASKSCOPE_TOOLS=eventlog TASKSCOPE_EVENTLOG="$tmp/$prog.$mode.log" \
+                run_ts $prog.$mode -- "$progs/$prog" $mode
+            check "$prog $mode: exit status" "$status" 0
+            got=$(dep_edges "$tmp/$prog.$mode.log" "$here/omp/depends.c")
+            case $mode in
+            pairs) want="A->B RAW 2 B->C WAR 1 B->E WAR 1 C->D RAW 1 C->E RAW 1 " ;;
+            mutex) want="A->B RAW+WAW 1 A->C RAW+WAW 1 B->C mutex 1 B->D RAW 1 C->D RAW 1 " ;;
+            wait) want="A->D RAW 1 A->wait RAW 1 C->wait RAW 1 " ;;
+            esac
+            check "$prog $mode: one edge per pair, its hazards and addresses" "$got" "$want"
+            check "$prog $mode: the profile's edges" "$(json $prog.$mode '.task_deps | length')" \
+                "$(echo "$want" | wc -w | awk '{print $1 / 3}')"
+            check "$prog $mode: the profile's pairs by type count each edge once" \
+                "$(json $prog.$mode '[.dependencies[].count] | add')" "$(json $prog.$mode '.task_deps | length')"
+            clean $prog.$mode
+        done
+    done
+    check "mutex: the exclusion in the profile" \
+        "$(OMP_NUM_THREADS=2 run_ts mx -- "$progs/depends" mutex >/dev/null
+           json mx '[.task_deps[] | select(.hazards == ["mutex"])] | length'),$(json mx \
+           '[.dependencies[] | select(.mutex > 0) | .mutex] | add')" "1,1"
+    clean mx
+    # inoutset and omp_all_memory through libomp's entry points (kmpdeps.c)
+    OMP_NUM_THREADS=2 TASKSCOPE_TOOLS=eventlog TASKSCOPE_EVENTLOG="$tmp/kmp.log" \
+        run_ts kmp -- "$progs/kmpdeps"
+    check "kmpdeps: exit status" "$status" 0
+    check "kmpdeps: inoutset and omp_all_memory edges" "$(awk '
+        / task_create / && /type=[0-9]+\(task \(kmpdeps/ { split($4, a, "="); label[a[2]] = ++n }
+        / dep_edge / { split($4, f, "="); split($5, t, "="); split($7, h, "=")
+            print label[f[2]] "->" label[t[2]] " " h[2] }' "$tmp/kmp.log" | sort | tr '\n' ' ')" \
+        "1->2 RAW+WAW 1->3 RAW+WAW 2->4 RAW 3->4 RAW 4->5 WAR 5->6 RAW 6->7 WAR 7->8 RAW "
+    clean kmp
 
     # An untied generator resumed after each taskwait wherever a thread is
     # free: every leaf ends exactly once, and the generator did run on more

@@ -3,7 +3,9 @@
  *   the root are kept, the root's subtree stays exact in count and time,
  *   a dropped task answers TSCOPE_ENOTKEPT;
  * - a diamond and a chain of dependencies: the type-level edges by hazard,
- *   the per-task edges, tscope_query_deps, and both in profile.json. */
+ *   the per-task edges, tscope_query_deps, and both in profile.json;
+ * - dependence API version 2: one edge per pair with several hazards and
+ *   addresses, an exclusion, tscope_query_dep_edges, bad arguments. */
 #include <stdio.h>
 #include <string.h>
 
@@ -241,17 +243,21 @@ static void diamond_and_chain(void)
     char line[256];
     snprintf(line, sizeof line,
              "\n  {\"from_id\":%u,\"from\":\"c\",\"to_id\":%u,\"to\":\"d\",\"count\":1,"
-             "\"raw\":0,\"war\":1,\"waw\":0,\"remote\":0}",
+             "\"raw\":0,\"war\":1,\"waw\":0,\"mutex\":0,\"remote\":0}",
              tc, td);
     ASSERT(strstr(json, line) != NULL);
     snprintf(line, sizeof line,
              "\"from_id\":%u,\"from\":\"x\",\"to_id\":%u,\"to\":\"x\",\"count\":2,"
-             "\"raw\":0,\"war\":0,\"waw\":2,\"remote\":0}",
+             "\"raw\":0,\"war\":0,\"waw\":2,\"mutex\":0,\"remote\":0}",
              tx, tx);
     ASSERT(strstr(json, line) != NULL);
-    ASSERT(strstr(json, "\n  {\"from\":3,\"to\":4,\"kind\":\"WAR\",\"remote\":false,"
-                        "\"from_rank\":0,\"to_rank\":0}") != NULL);
-    ASSERT(strstr(json, "\n  {\"from\":12,\"to\":13,\"kind\":\"WAW\",") != NULL);
+    snprintf(line, sizeof line,
+             "\n  {\"from\":3,\"to\":4,\"hazards\":[\"WAR\"],\"addresses\":1,\"addr\":\"%p\","
+             "\"remote\":false,\"from_rank\":0,\"to_rank\":0}",
+             (void *)&cell[2]);
+    ASSERT(strstr(json, line) != NULL);
+    ASSERT(strstr(json, "\n  {\"from\":12,\"to\":13,\"hazards\":[\"WAW\"],\"addresses\":1,") !=
+           NULL);
     snprintf(line, sizeof line,
              "{\"id\":4,\"parent\":0,\"type_id\":%u,\"thread\":0,\"state\":\"done\","
              "\"create_ns\":0,\"begin_ns\":40,\"end_ns\":45,\"self_ns\":5,"
@@ -263,11 +269,84 @@ static void diamond_and_chain(void)
     ASSERT_OK(tscope_finalize());
 }
 
+/* tscope_dep_edge: a pair with RAW and WAR on 3 addresses, a mutual
+ * exclusion, both as recorded in the queries, the type counts and JSON. */
+static void edges_per_pair(void)
+{
+    harness_init();
+    tscope_type_t ta = type_named("a"), tb = type_named("b");
+    int cell[2];
+    at(0);
+    ASSERT_OK(tscope_task_create(1, 0, ta, 0, 0, 0));
+    ASSERT_OK(tscope_task_create(2, 0, tb, 0, 0, 0));
+    ASSERT_OK(tscope_task_create(3, 0, tb, 0, 0, 0));
+    ASSERT_OK(tscope_dep_edge(1, ta, 2, tb, TSCOPE_HAZARD_RAW | TSCOPE_HAZARD_WAR, 3, &cell[0]));
+    ASSERT_OK(tscope_dep_edge(2, tb, 3, tb, TSCOPE_HAZARD_MUTEX, 1, &cell[1]));
+    ASSERT_EQ(tscope_dep_edge(1, ta, 3, tb, 0, 1, &cell[0]), TSCOPE_EINVAL);
+    ASSERT_EQ(tscope_dep_edge(1, ta, 3, tb, 0x10, 1, &cell[0]), TSCOPE_EINVAL);
+    ASSERT_EQ(tscope_dep_edge(1, ta, 3, tb, TSCOPE_HAZARD_RAW, 0, &cell[0]), TSCOPE_EINVAL);
+    for (uint64_t t = 1; t <= 3; t++) {
+        at(10 * t);
+        ASSERT_OK(tscope_task_begin(t, 0));
+        at(10 * t + 5);
+        ASSERT_OK(tscope_task_end(t));
+    }
+    ASSERT_OK(tscope_flush());
+
+    tscope_dep_edge_info_t pred[2], succ[2];
+    size_t np, ns;
+    ASSERT_OK(tscope_query_dep_edges(2, pred, 2, &np, succ, 2, &ns));
+    ASSERT_EQ(np, 1);
+    ASSERT_EQ(ns, 1);
+    ASSERT_EQ(pred[0].task, 1);
+    ASSERT_EQ(pred[0].hazards, TSCOPE_HAZARD_RAW | TSCOPE_HAZARD_WAR);
+    ASSERT_EQ(pred[0].naddrs, 3);
+    ASSERT(pred[0].addr == (uint64_t)(uintptr_t)&cell[0]);
+    ASSERT_EQ(pred[0].remote, 0);
+    ASSERT_EQ(succ[0].task, 3);
+    ASSERT_EQ(succ[0].hazards, TSCOPE_HAZARD_MUTEX);
+    tscope_dep_info_t v1[2];
+    ASSERT_OK(tscope_query_deps(2, v1, 2, &np, v1 + 1, 1, &ns));
+    ASSERT_EQ(v1[0].kind, TSCOPE_DEP_RAW); /* version 1: the first ordering hazard */
+    ASSERT_EQ(v1[1].kind, 0);              /* an exclusion orders nothing */
+
+    struct tscope__profile *p = tscope__profile_snapshot();
+    ASSERT(p != NULL);
+    ASSERT_EQ(p->ndeps, 2);
+    ASSERT_EQ(p->deps[0].naddrs, 3);
+    ASSERT_EQ(p->ndeptypes, 2);
+    const struct tscope__pdeptype *ab = &p->deptypes[0], *bb = &p->deptypes[1];
+    ASSERT_EQ(ab->count, 1); /* one edge, counted under both hazards */
+    ASSERT_EQ(ab->raw, 1);
+    ASSERT_EQ(ab->war, 1);
+    ASSERT_EQ(ab->waw, 0);
+    ASSERT_EQ(bb->count, 1);
+    ASSERT_EQ(bb->mutex, 1);
+    ASSERT_EQ(bb->raw + bb->war + bb->waw, 0);
+    char *json = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&json, &len);
+    ASSERT(f != NULL);
+    ASSERT_OK(tscope__export_json(p, f));
+    fclose(f);
+    char line[256];
+    snprintf(line, sizeof line,
+             "{\"from\":1,\"to\":2,\"hazards\":[\"RAW\",\"WAR\"],\"addresses\":3,\"addr\":\"%p\"",
+             (void *)&cell[0]);
+    ASSERT(strstr(json, line) != NULL);
+    ASSERT(strstr(json, "{\"from\":2,\"to\":3,\"hazards\":[\"mutex\"],\"addresses\":1,") != NULL);
+    ASSERT(strstr(json, "\"count\":1,\"raw\":1,\"war\":1,\"waw\":0,\"mutex\":0,") != NULL);
+    free(json);
+    tscope__profile_free(p);
+    ASSERT_OK(tscope_finalize());
+}
+
 int main(void)
 {
     RUN(capped_graph_keeps_the_top);
     RUN(late_child_counts_in_kept_parent);
     RUN(drop_while_the_parent_runs);
     RUN(diamond_and_chain);
+    RUN(edges_per_pair);
     return 0;
 }

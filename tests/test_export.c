@@ -813,10 +813,10 @@ static void reader_rejects_out_of_range_integers(void)
         {"\"calls\":3", "\"calls\":\"3\"",
          "field 'types[0].calls' is missing or has the wrong type (expected an integer from 0 "
          "to 9223372036854775807)"},
-        {"\"version\":2", "\"version\":\"2\"",
-         "field 'version' is missing or has the wrong type (expected the integer 2)"},
-        {"\"version\":2", "\"version\":3",
-         "profile version 3 is not supported (this taskscope reads versions 1 to 2)"},
+        {"\"version\":3", "\"version\":\"3\"",
+         "field 'version' is missing or has the wrong type (expected the integer 3)"},
+        {"\"version\":3", "\"version\":4",
+         "profile version 4 is not supported (this taskscope reads versions 1 to 3)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *bad = replace_once(good, cases[i].from, cases[i].to);

@@ -1,69 +1,144 @@
-/* test_hazards.c - the OMPT adapter's dependency rules (src/adapt/hazards.c)
- * on access sequences whose edges are known: RAW, WAR, WAW, inout, a
- * diamond, readers collected between writers, and a new parent starting
- * an address's history afresh. */
+/* test_hazards.c - the OMPT adapter's dependence rules (src/adapt/hazards.c)
+ * on depend lists whose edges are known: RAW, WAR, WAW, inout, one edge per
+ * pair with every hazard and the address count, duplicates in a list,
+ * mutexinoutset (exclusion, not order), inoutset, omp_all_memory (address
+ * NULL or ~0), a taskwait's list (edges in, no access) and a new parent
+ * starting an address's history afresh. */
 #include <stdio.h>
 #include <string.h>
 
 #include "adapt/hazards.h"
+#include "core/hazard.h"
 #include "taskscope/taskscope.h"
 #include "test.h"
 
-static char got[1024];
+static char got[2048];
 
-static void edge(uint64_t from, uint64_t to, const void *addr, int hazard)
+static void edge(uint64_t from, uint64_t to, unsigned hazards, uint32_t naddrs, const void *addr)
 {
-    static const char *const names[] = {"?", "RAW", "WAR", "WAW"};
-    char e[64];
-    snprintf(e, sizeof e, "%llu->%llu@%d:%s ", (unsigned long long)from, (unsigned long long)to,
-             (int)(uintptr_t)addr, names[hazard]);
+    char e[96], h[32];
+    snprintf(e, sizeof e, "%llu->%llu@%d:%s", (unsigned long long)from, (unsigned long long)to,
+             addr == (const void *)~(uintptr_t)0 ? -1 : (int)(uintptr_t)addr,
+             tscope__hazard_text(hazards, h, sizeof h));
+    if (naddrs != 1)
+        snprintf(e + strlen(e), sizeof e - strlen(e), "x%u", naddrs);
+    strncat(e, " ", sizeof e - strlen(e) - 1);
     strncat(got, e, sizeof got - strlen(got) - 1);
 }
 
-static void access_(uint64_t parent, uint64_t task, int addr, int kind)
+#define ALL (-1) /* omp_all_memory as libomp 14 reports it */
+
+/* Task `task` of `parent` with the accesses (addr, kind) pairs, n of them. */
+static void task_(uint64_t parent, uint64_t task, unsigned flags, int n, const int *pairs)
 {
-    ASSERT_EQ(tscope__hazards_access(parent, task, (const void *)(uintptr_t)addr, kind, edge), 0);
+    struct tscope__access_item list[8];
+    for (int i = 0; i < n; i++)
+        list[i] = (struct tscope__access_item){pairs[2 * i] == ALL
+                                                   ? (const void *)~(uintptr_t)0
+                                                   : (const void *)(uintptr_t)pairs[2 * i],
+                                               pairs[2 * i + 1]};
+    ASSERT_EQ(tscope__hazards_task(parent, task, list, n, flags, edge), 0);
 }
+
+#define T(parent, task, ...)                                                                       \
+    task_(parent, task, 0, (int)(sizeof((int[]){__VA_ARGS__}) / sizeof(int) / 2),                  \
+          (int[]){__VA_ARGS__})
+#define WAIT(parent, task, ...)                                                                    \
+    task_(parent, task, TSCOPE__HAZARDS_WAIT,                                                      \
+          (int)(sizeof((int[]){__VA_ARGS__}) / sizeof(int) / 2), (int[]){__VA_ARGS__})
+
+enum {
+    IN = TSCOPE__ACCESS_IN,
+    OUT = TSCOPE__ACCESS_OUT,
+    INOUT = TSCOPE__ACCESS_INOUT,
+    MUTEX = TSCOPE__ACCESS_MUTEX,
+    SET = TSCOPE__ACCESS_SET
+};
 
 int main(void)
 {
     /* out, out: WAW; in: RAW; in: RAW; out: WAR from both readers */
-    access_(1, 10, 8, TSCOPE__ACCESS_OUT);
-    access_(1, 11, 8, TSCOPE__ACCESS_OUT);
-    access_(1, 12, 8, TSCOPE__ACCESS_IN);
-    access_(1, 13, 8, TSCOPE__ACCESS_IN);
-    access_(1, 14, 8, TSCOPE__ACCESS_OUT);
+    T(1, 10, 8, OUT);
+    T(1, 11, 8, OUT);
+    T(1, 12, 8, IN);
+    T(1, 13, 8, IN);
+    T(1, 14, 8, OUT);
     ASSERT_STR_EQ(got, "10->11@8:WAW 11->12@8:RAW 11->13@8:RAW 12->14@8:WAR 13->14@8:WAR ");
 
-    /* inout after a writer reads it: RAW; inoutset behaves as a reader */
+    /* inout after a writer reads and writes: RAW and WAW */
     got[0] = 0;
-    access_(1, 20, 16, TSCOPE__ACCESS_INOUT);
-    access_(1, 21, 16, TSCOPE__ACCESS_INOUT);
-    access_(1, 22, 16, TSCOPE__ACCESS_SET);
-    access_(1, 23, 16, TSCOPE__ACCESS_SET);
-    access_(1, 24, 16, TSCOPE__ACCESS_OUT);
-    ASSERT_STR_EQ(got, "20->21@16:RAW 21->22@16:RAW 21->23@16:RAW 22->24@16:WAR 23->24@16:WAR ");
+    T(1, 20, 16, INOUT);
+    T(1, 21, 16, INOUT);
+    ASSERT_STR_EQ(got, "20->21@16:RAW+WAW ");
 
-    /* diamond over three addresses */
+    /* one edge per pair: RAW on one address, WAR on another, counted twice */
     got[0] = 0;
-    access_(1, 30, 24, TSCOPE__ACCESS_OUT);
-    access_(1, 31, 24, TSCOPE__ACCESS_IN);
-    access_(1, 31, 32, TSCOPE__ACCESS_OUT);
-    access_(1, 32, 24, TSCOPE__ACCESS_IN);
-    access_(1, 32, 40, TSCOPE__ACCESS_OUT);
-    access_(1, 33, 32, TSCOPE__ACCESS_IN);
-    access_(1, 33, 40, TSCOPE__ACCESS_IN);
-    ASSERT_STR_EQ(got, "30->31@24:RAW 30->32@24:RAW 31->33@32:RAW 32->33@40:RAW ");
+    T(1, 30, 24, OUT, 32, IN);
+    T(1, 31, 24, IN, 32, OUT);
+    ASSERT_STR_EQ(got, "30->31@24:RAW+WARx2 ");
+
+    /* an address named twice (as libomp reports depend(inout: x, x)
+     * depend(in: x)) counts once; two kinds make an inout */
+    got[0] = 0;
+    T(1, 40, 40, OUT);
+    T(1, 41, 40, INOUT, 40, INOUT, 40, IN);
+    T(1, 42, 40, IN, 40, IN);
+    ASSERT_STR_EQ(got, "40->41@40:RAW+WAW 41->42@40:RAW ");
+
+    /* out, mutexinoutset, mutexinoutset, in: the two mutex tasks both wait
+     * for the writer, exclude each other, and the reader waits for both */
+    got[0] = 0;
+    T(1, 9, 48, OUT);
+    T(1, 11, 48, MUTEX);
+    T(1, 13, 48, MUTEX);
+    T(1, 15, 48, IN);
+    ASSERT_STR_EQ(got, "9->11@48:RAW+WAW 9->13@48:RAW+WAW 11->13@48:mutex 11->15@48:RAW "
+                       "13->15@48:RAW ");
+
+    /* readers, then an inoutset group (waits for the readers, no order
+     * inside), then a writer waits for the whole group */
+    got[0] = 0;
+    T(1, 50, 56, IN);
+    T(1, 51, 56, SET);
+    T(1, 52, 56, SET);
+    T(1, 53, 56, OUT);
+    ASSERT_STR_EQ(got, "50->51@56:WAR 50->52@56:WAR 51->53@56:WAW 52->53@56:WAW ");
+
+    /* a taskwait's list waits for the writer and is no access: a later
+     * reader still waits for the writer only */
+    got[0] = 0;
+    T(1, 60, 64, OUT);
+    WAIT(1, 61, 64, IN);
+    T(1, 62, 64, IN);
+    WAIT(1, 63, 64, INOUT);
+    ASSERT_STR_EQ(got, "60->61@64:RAW 60->62@64:RAW 62->63@64:WAR ");
+
+    /* omp_all_memory waits for the latest access of every address of its
+     * siblings; later accesses of any address wait for it */
+    got[0] = 0;
+    T(3, 70, 72, OUT);
+    T(3, 71, 80, OUT);
+    T(3, 72, 72, IN);
+    T(3, 73, ALL, INOUT); /* waits for 72 (read x) and 71 (wrote y) */
+    T(3, 74, 72, IN);     /* waits for 73 */
+    T(3, 75, 88, OUT);    /* a new address waits for 73 too */
+    T(3, 76, ALL, IN);    /* any type: waits for 74, 75 */
+    T(3, 77, 80, IN);     /* waits for 76 */
+    T(3, 78, 0, INOUT);   /* NULL: waits for 77 */
+    T(3, 79, ALL, OUT);   /* nothing since: waits for 78 */
+    ASSERT_STR_EQ(got, "70->72@72:RAW 71->73@80:RAW+WAW 72->73@72:WAR 73->74@72:RAW 73->75@88:WAW "
+                       "74->76@72:WAR 75->76@88:RAW+WAW 76->77@80:RAW 77->78@80:WAR "
+                       "78->79@0:RAW+WAW ");
 
     /* another parent's children do not depend on the first parent's */
     got[0] = 0;
-    access_(2, 40, 8, TSCOPE__ACCESS_IN);
-    access_(2, 41, 8, TSCOPE__ACCESS_OUT);
-    ASSERT_STR_EQ(got, "40->41@8:WAR ");
+    T(2, 90, 8, IN);
+    T(2, 91, 8, OUT);
+    ASSERT_STR_EQ(got, "90->91@8:WAR ");
 
     tscope__hazards_reset();
     got[0] = 0;
-    access_(1, 50, 8, TSCOPE__ACCESS_IN);
+    T(1, 100, 8, IN);
     ASSERT_STR_EQ(got, "");
     printf("test_hazards: ok\n");
     return 0;

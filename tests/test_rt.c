@@ -151,27 +151,58 @@ static void dependency_order(void)
         o.deps = &out;
         ASSERT_OK(tscope_rt_spawn(write_2, NULL, &o, NULL)); /* WAR after read_x */
         o.deps = &inout;
-        ASSERT_OK(tscope_rt_spawn(write_3, NULL, &o, NULL)); /* WAW after write_2 */
+        ASSERT_OK(tscope_rt_spawn(write_3, NULL, &o, NULL)); /* RAW+WAW after write_2 */
         ASSERT_OK(tscope_rt_taskwait());
         ASSERT_EQ(seen_by_reader, 1);
         ASSERT_EQ(seen_late, 1);
         ASSERT_EQ(x, 3);
     }
     ASSERT_OK(tscope_flush());
-    /* edges reported: per repetition one RAW, one WAR, one WAW, all on &x
+    /* edges reported: per repetition one RAW, one WAR, one RAW+WAW, all on &x
      * (unless a predecessor had already finished when its successor was
      * spawned, which the pauses above rule out for RAW and WAR) */
     struct tscope__store *s = tscope__g.store;
     int raw = 0, war = 0, waw = 0;
     for (uint32_t i = 0; i < s->ndeps; i++) {
         ASSERT_U64_EQ(s->deps[i].addr, (uint64_t)(uintptr_t)&x);
-        raw += s->deps[i].kind == TSCOPE_DEP_RAW;
-        war += s->deps[i].kind == TSCOPE_DEP_WAR;
-        waw += s->deps[i].kind == TSCOPE_DEP_WAW;
+        ASSERT_EQ(s->deps[i].naddrs, 1);
+        raw += s->deps[i].kind == TSCOPE_HAZARD_RAW;
+        war += s->deps[i].kind == TSCOPE_HAZARD_WAR;
+        waw += s->deps[i].kind == (TSCOPE_HAZARD_RAW | TSCOPE_HAZARD_WAW); /* inout reads too */
     }
     ASSERT_EQ(raw, 20);
     ASSERT_EQ(war, 20);
     ASSERT_EQ(waw, 20);
+    stop();
+}
+
+/* A reader of two addresses both written by one task, one of them named
+ * twice: one edge, RAW on 2 addresses, reported with the first. */
+static int y2;
+static void write_xy(void *a)
+{
+    (void)a;
+    pause_us(10000); /* still running when the reader is spawned */
+    x = y2 = 1;
+}
+
+static void one_edge_per_pair(void)
+{
+    start(2);
+    tscope_rt_dep_t outs[] = {{&x, TSCOPE_RT_OUT}, {&y2, TSCOPE_RT_OUT}};
+    tscope_rt_dep_t ins[] = {{&y2, TSCOPE_RT_IN}, {&x, TSCOPE_RT_IN}, {&y2, TSCOPE_RT_IN}};
+    tscope_rt_spawn_opts_t o = {sizeof o, 0, 0, 0, 0, outs, 2};
+    ASSERT_OK(tscope_rt_spawn(write_xy, NULL, &o, NULL));
+    o.deps = ins;
+    o.ndeps = 3;
+    ASSERT_OK(tscope_rt_spawn(write_2, NULL, &o, NULL));
+    ASSERT_OK(tscope_rt_taskwait());
+    ASSERT_OK(tscope_flush());
+    struct tscope__store *s = tscope__g.store;
+    ASSERT_EQ(s->ndeps, 1);
+    ASSERT_EQ(s->deps[0].kind, TSCOPE_HAZARD_RAW);
+    ASSERT_EQ(s->deps[0].naddrs, 2);
+    ASSERT_U64_EQ(s->deps[0].addr, (uint64_t)(uintptr_t)&y2);
     stop();
 }
 
@@ -600,6 +631,7 @@ int main(void)
 {
     RUN(eventlog_one_worker); /* first: task ids start at 1 */
     RUN(dependency_order);
+    RUN(one_edge_per_pair);
     RUN(nested_fib);
     RUN(cancellation);
     RUN(thread_cap);

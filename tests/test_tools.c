@@ -137,7 +137,7 @@ static void check_counts(struct counting_results *r)
         [TSCOPE_TOOL_EVENT_TASK_CANCEL] = 0,  [TSCOPE_TOOL_EVENT_TASK_YIELD] = 5,
         [TSCOPE_TOOL_EVENT_TASK_RESUME] = 5,  [TSCOPE_TOOL_EVENT_DEP_LOCAL] = 3,
         [TSCOPE_TOOL_EVENT_DEP_REMOTE] = 1,   [TSCOPE_TOOL_EVENT_COUNTER] = 4,
-        [TSCOPE_TOOL_EVENT_CUSTOM] = 2,
+        [TSCOPE_TOOL_EVENT_CUSTOM] = 2,       [TSCOPE_TOOL_EVENT_DEP_EDGE] = 3,
     };
     for (int ev = 0; ev < TSCOPE_TOOL_EVENT_COUNT; ev++)
         if (atomic_load(&r->count[ev]) != want[ev])
@@ -169,9 +169,10 @@ static void two_plugins_sync_and_batched(void)
     check_counts(a);
     check_counts(b);
     /* sync: every task/dep/counter/custom event ran on the thread that
-     * produced it (85), and so did finalize and the worker's thread_end (2);
+     * produced it (88: each local edge as dep_edge and dep_local), and so did
+     * finalize and the worker's thread_end (2);
      * batched: none of them did (they ran on the consumer) */
-    ASSERT_EQ(atomic_load(&a->on_producer), 87);
+    ASSERT_EQ(atomic_load(&a->on_producer), 90);
     ASSERT_EQ(atomic_load(&b->on_producer), 2);
     char *o = slurp(order);
     ASSERT_STR_EQ(o, "counting_a init\ncounting_b init\n");
@@ -242,8 +243,9 @@ static void bad_plugins_warn_and_run_on(void)
     if (lines != 4)
         TEST_FAIL("expected 4 warning lines, got:\n%s", err);
     ASSERT(strstr(err, "cannot load tool '") && strstr(err, "no_such_plugin.so"));
-    ASSERT(strstr(err, "bad_abi.so was built for tools ABI version 2, this taskscope speaks "
-                       "version 1; running without it"));
+    ASSERT(strstr(err, "bad_abi.so was built for another tools interface (tscope_tool_init_v2), "
+                       "this taskscope loads tscope_tool_init_v1 of ABI versions 1 to 2; running "
+                       "without it"));
     ASSERT(strstr(err, "wrong_version.so: it declares tools ABI version 99"));
     ASSERT(strstr(err, "failing_init.so: its init returned -7 (input/output error)"));
     free(err);

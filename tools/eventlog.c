@@ -94,21 +94,22 @@ SIMPLE(task_yield)
 SIMPLE(task_resume)
 #undef SIMPLE
 
-static const char *hazard(tscope_hazard_t k)
-{
-    return k == TSCOPE_DEP_RAW ? "RAW" : k == TSCOPE_DEP_WAR ? "WAR" : "WAW";
-}
-
 static const char *direction(tscope_dep_dir_t d)
 {
     return d == TSCOPE_DEP_IN ? "in" : d == TSCOPE_DEP_OUT ? "out" : "copyin";
 }
 
-static void on_dep_local(const tscope_tool_ctx_t *ctx, uint64_t from, uint64_t to, const void *addr,
-                         tscope_hazard_t kind)
+/* One line per pair of tasks (tools ABI version 2): hazards as
+ * RAW+WAW, mutex, ... and the address count. */
+static void on_dep_edge(const tscope_tool_ctx_t *ctx, const tscope_tool_dep_t *d)
 {
-    LINE(ctx, "dep_local from=%" PRIu64 " to=%" PRIu64 " addr=%p kind=%s", from, to, addr,
-         hazard(kind));
+    static const char *const names[] = {"RAW", "WAR", "WAW", "mutex"};
+    char h[32] = "";
+    for (int i = 0; i < 4; i++)
+        if (d->hazards & (1u << i))
+            snprintf(h + strlen(h), sizeof h - strlen(h), "%s%s", *h ? "+" : "", names[i]);
+    LINE(ctx, "dep_edge from=%" PRIu64 " to=%" PRIu64 " addr=%p hazards=%s addrs=%u", d->from,
+         d->to, d->addr, h, d->naddrs);
 }
 
 static void on_dep_remote(const tscope_tool_ctx_t *ctx, uint64_t from, int from_rank, uint64_t to,
@@ -183,7 +184,7 @@ int tscope_tool_init_v1(const tscope_tool_api_t *api, tscope_tool_reg_t *reg)
         {TSCOPE_TOOL_EVENT_TASK_CANCEL, (tscope_tool_callback_t)on_task_cancel},
         {TSCOPE_TOOL_EVENT_TASK_YIELD, (tscope_tool_callback_t)on_task_yield},
         {TSCOPE_TOOL_EVENT_TASK_RESUME, (tscope_tool_callback_t)on_task_resume},
-        {TSCOPE_TOOL_EVENT_DEP_LOCAL, (tscope_tool_callback_t)on_dep_local},
+        {TSCOPE_TOOL_EVENT_DEP_EDGE, (tscope_tool_callback_t)on_dep_edge},
         {TSCOPE_TOOL_EVENT_DEP_REMOTE, (tscope_tool_callback_t)on_dep_remote},
         {TSCOPE_TOOL_EVENT_COUNTER, (tscope_tool_callback_t)on_counter},
         {TSCOPE_TOOL_EVENT_CUSTOM, (tscope_tool_callback_t)on_custom},

@@ -80,12 +80,22 @@ typedef uint32_t tscope_event_t;   /* custom event id, 1..65534 */
 #define TSCOPE_TASK_INCLUDED 0x40u /* ran merged into its creator's data environment */
 #define TSCOPE_TASK_FLAGS_ALL 0x7Fu
 
-/* Local dependency hazard kinds. */
+/* Local dependency hazard kinds (dependence API version 1: one per call). */
 typedef enum tscope_hazard {
     TSCOPE_DEP_RAW = 1, /* read after write (true dependency) */
     TSCOPE_DEP_WAR = 2, /* write after read (anti dependency) */
     TSCOPE_DEP_WAW = 3  /* write after write (output dependency) */
 } tscope_hazard_t;
+
+/* Dependence API version 2: one edge per ordered pair of tasks, carrying
+ * every hazard that causes it as bits, and the number of addresses. */
+#define TSCOPE_DEP_API_VERSION 2
+#define TSCOPE_HAZARD_RAW 0x1u   /* read after write */
+#define TSCOPE_HAZARD_WAR 0x2u   /* write after read */
+#define TSCOPE_HAZARD_WAW 0x4u   /* write after write */
+#define TSCOPE_HAZARD_MUTEX 0x8u /* mutually exclusive (mutexinoutset): orders nothing */
+#define TSCOPE_HAZARD_ORDER (TSCOPE_HAZARD_RAW | TSCOPE_HAZARD_WAR | TSCOPE_HAZARD_WAW)
+#define TSCOPE_HAZARD_ALL (TSCOPE_HAZARD_ORDER | TSCOPE_HAZARD_MUTEX)
 
 /* Remote dependency directions (DASH). */
 typedef enum tscope_dep_dir {
@@ -249,11 +259,20 @@ int tscope_task_resume_h(tscope_task_t *task);
 uint64_t tscope_task_handle_id(const tscope_task_t *task);
 tscope_type_t tscope_task_handle_type(const tscope_task_t *task);
 
-/* `to` depends on `from` through address `addr` with hazard `kind`. */
+/* Task `to` depends on task `from` (both of this process): `hazards` is a
+ * non-zero mask of TSCOPE_HAZARD_* (an edge with only TSCOPE_HAZARD_MUTEX
+ * says the two are mutually exclusive, not ordered), `naddrs` (>= 1) the
+ * number of addresses that cause it and `addr` the first of them (NULL:
+ * omp_all_memory).  Record each pair once: every output counts edges.
+ * A type 0 is looked up (a task the profile no longer holds - one that
+ * ended, or one a thread aggregates itself - then counts as untyped). */
+int tscope_dep_edge(uint64_t from, tscope_type_t from_type, uint64_t to, tscope_type_t to_type,
+                    unsigned hazards, uint32_t naddrs, const void *addr);
+/* Dependence API version 1: `to` depends on `from` through address `addr`
+ * with hazard `kind`; recorded as an edge of one address (a pair named
+ * through several addresses then counts several times). */
 int tscope_dep_local(uint64_t from, uint64_t to, const void *addr, tscope_hazard_t kind);
-/* The same with both tasks' types, for the dependency graph by type when the
- * profile may not hold the tasks any more (one that ended, or one a thread
- * aggregates itself: TASKSCOPE_AGGREGATE=thread).  A type 0 is looked up. */
+/* The same with both tasks' types (version 1). */
 int tscope_dep_local_typed(uint64_t from, tscope_type_t from_type, uint64_t to,
                            tscope_type_t to_type, const void *addr, tscope_hazard_t kind);
 /* Task `from` on rank from_rank and task `to` on rank to_rank are connected
@@ -361,7 +380,8 @@ int tscope_query_children(uint64_t id, tscope_stats_t *out);
 
 typedef struct tscope_dep_info {
     uint64_t task; /* the task at the other end of the edge */
-    int kind;      /* tscope_hazard_t; tscope_dep_dir_t when remote */
+    int kind;      /* remote: tscope_dep_dir_t; local: the edge's first hazard as a
+                      tscope_hazard_t (RAW before WAR before WAW; 0: mutual exclusion only) */
     int remote;    /* 1: recorded with tscope_dep_remote */
     int rank;      /* the other task's rank */
 } tscope_dep_info_t;
@@ -370,9 +390,26 @@ typedef struct tscope_dep_info {
  * TASKSCOPE_INSTANCE_CAP edges of the run): its predecessors (the tasks it
  * depends on) and successors.  Fills up to pred_cap / succ_cap entries
  * (either array may be NULL with cap 0) and sets *npred / *nsucc to the full
- * counts.  TSCOPE_ENOENT when the task is unknown and has no edges. */
+ * counts.  TSCOPE_ENOENT when the task is unknown and has no edges.
+ * (Dependence API version 1; tscope_query_dep_edges gives every hazard.) */
 int tscope_query_deps(uint64_t id, tscope_dep_info_t *pred, size_t pred_cap, size_t *npred,
                       tscope_dep_info_t *succ, size_t succ_cap, size_t *nsucc);
+
+/* One dependence edge of a task (dependence API version 2). */
+typedef struct tscope_dep_edge_info {
+    uint64_t task;    /* the task at the other end of the edge */
+    unsigned hazards; /* local: TSCOPE_HAZARD_* bits; remote: 0 */
+    uint32_t naddrs;  /* local: addresses causing it; remote: 1 */
+    uint64_t addr;    /* the first address (0: omp_all_memory or none) */
+    int remote;       /* 1: recorded with tscope_dep_remote */
+    int dir;          /* remote: tscope_dep_dir_t; local: 0 */
+    int rank;         /* the other task's rank */
+} tscope_dep_edge_info_t;
+
+/* As tscope_query_deps, with each edge's hazards and address count. */
+int tscope_query_dep_edges(uint64_t id, tscope_dep_edge_info_t *pred, size_t pred_cap,
+                           size_t *npred, tscope_dep_edge_info_t *succ, size_t succ_cap,
+                           size_t *nsucc);
 
 typedef struct tscope_counter_stats {
     uint64_t count;

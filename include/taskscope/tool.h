@@ -5,7 +5,9 @@
  *
  *     int tscope_tool_init_v1(const tscope_tool_api_t *api, tscope_tool_reg_t *reg);
  *
- * (TSCOPE_TOOL_INIT_SYMBOL; the suffix is the ABI version).  taskscope calls
+ * (TSCOPE_TOOL_INIT_SYMBOL; the suffix is the ABI's first version: the
+ * plugin says in reg->abi_version which version it was built for, and
+ * versions 1 and 2 load).  taskscope calls
  * it once from tscope_init().  The plugin fills *reg (its name, its data
  * pointer, an optional finalize function) and registers a callback per event
  * it wants with api->set_callback(), choosing for each where it runs:
@@ -40,7 +42,8 @@
 extern "C" {
 #endif
 
-#define TSCOPE_TOOL_ABI_VERSION 1
+/* 2: the DEP_EDGE event (one per pair of tasks, every hazard). */
+#define TSCOPE_TOOL_ABI_VERSION 2
 #define TSCOPE_TOOL_INIT_SYMBOL "tscope_tool_init_v1"
 
 /* Passed to every callback. */
@@ -57,6 +60,16 @@ typedef struct tscope_tool_init_info {
     uint32_t max_threads;
     const char *program; /* short name of the program */
 } tscope_tool_init_info_t;
+
+/* A local dependence edge (ABI version 2): task `to` depends on `from`. */
+typedef struct tscope_tool_dep {
+    uint32_t struct_size;
+    uint64_t from, to;
+    tscope_type_t from_type, to_type; /* as recorded (0: not given) */
+    unsigned hazards;                 /* TSCOPE_HAZARD_* bits */
+    uint32_t naddrs;                  /* addresses causing it */
+    const void *addr;                 /* the first of them */
+} tscope_tool_dep_t;
 
 typedef struct tscope_tool_task {
     uint32_t struct_size;
@@ -85,6 +98,8 @@ typedef struct tscope_tool_task {
     X(TASK_CANCEL, task_cancel, (const tscope_tool_ctx_t *ctx, uint64_t task), (ctx, task))        \
     X(TASK_YIELD, task_yield, (const tscope_tool_ctx_t *ctx, uint64_t task), (ctx, task))          \
     X(TASK_RESUME, task_resume, (const tscope_tool_ctx_t *ctx, uint64_t task), (ctx, task))        \
+    /* version 1: one call per edge, kind its first ordering hazard (none for an edge of           \
+     * mutual exclusion only) */                                                                   \
     X(DEP_LOCAL, dep_local,                                                                        \
       (const tscope_tool_ctx_t *ctx, uint64_t from, uint64_t to, const void *addr,                 \
        tscope_hazard_t kind),                                                                      \
@@ -96,7 +111,8 @@ typedef struct tscope_tool_task {
     X(COUNTER, counter, (const tscope_tool_ctx_t *ctx, tscope_counter_t counter, double value),    \
       (ctx, counter, value))                                                                       \
     X(CUSTOM, custom, (const tscope_tool_ctx_t *ctx, tscope_event_t event, uint64_t payload),      \
-      (ctx, event, payload))
+      (ctx, event, payload))                                                                       \
+    X(DEP_EDGE, dep_edge, (const tscope_tool_ctx_t *ctx, const tscope_tool_dep_t *dep), (ctx, dep))
 
 typedef enum tscope_tool_event {
 #define TSCOPE_TOOL_ENUM(E, name, params, args) TSCOPE_TOOL_EVENT_##E,

@@ -12,7 +12,9 @@
  * - parallel regions, worksharing constructs and sync regions (barrier,
  *   taskwait, taskgroup, ...): "pseudo-tasks" started and ended on the thread
  *   (tscope_task_start), so waiting time shows per construct and thread;
- * - depend clauses: RAW/WAR/WAW edges worked out by hazards.c.
+ * - depend clauses: one edge per predecessor with its hazards (hazards.c); a
+ *   taskwait with depend clauses (and the wait for an if(0) task's) is a
+ *   taskwait construct with its edges.
  *
  * Each thread keeps a shadow stack of what runs on it, mirroring the
  * profile's replay stack.  A task switched away from stays on the stack
@@ -220,6 +222,7 @@ struct tstate {
     uint32_t n, cap;
     uint64_t dep_parent; /* the id of the task that created the last task with
                             depend clauses (on_dependences follows its create) */
+    unsigned dep_flags;  /* that task's TSCOPE__HAZARDS_* (a taskwait's list) */
 };
 
 static __thread struct tstate *self;
@@ -450,6 +453,24 @@ static uint32_t taskloop_type(const ompt_data_t *enc)
     return type_in_runtime();
 }
 
+/* A taskwait with depend clauses, or the wait for an if(0) task's
+ * dependences: libomp reports a pseudo-task (ompt_task_taskwait) with the
+ * list, and its schedule with ompt_taskwait_complete when the wait ends.
+ * It is a taskwait construct here, from its create to that schedule, named
+ * by its line, with the dependence edges to it (on_dependences). */
+static void taskwait_depend(ompt_data_t *enc, ompt_data_t *task, const void *codeptr)
+{
+    struct tstate *st = state();
+    uint32_t type = type_of(KEY(TAG_SYNC + ompt_sync_region_taskwait, codeptr));
+    tscope_task_t *h = NULL;
+    start_construct(st, type ? type : type_in_runtime(), F_SYNC, &h);
+    task->value = h ? pack(h, 0, BEGUN) : 0;
+    if (st) {
+        st->dep_parent = enc && enc->value ? tscope_task_handle_id(handle_of(enc->value)) : 0;
+        st->dep_flags = TSCOPE__HAZARDS_WAIT;
+    }
+}
+
 static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_data_t *task,
                            int flags, int has_deps, const void *codeptr)
 {
@@ -457,6 +478,10 @@ static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_dat
     if (!task)
         return;
     if (!(flags & ompt_task_explicit)) {
+        if ((flags & ompt_task_taskwait) && has_deps) {
+            taskwait_depend(enc, task, codeptr);
+            return;
+        }
         task->value = 0; /* target tasks: not measured */
         return;
     }
@@ -470,8 +495,10 @@ static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_dat
     task->value = pack(h, depth, (flags & ompt_task_untied) ? UNTIED : 0);
     if (has_deps) { /* the parent its dependences are among (on_dependences) */
         struct tstate *st = state();
-        if (st)
+        if (st) {
             st->dep_parent = enc && enc->value ? tscope_task_handle_id(handle_of(enc->value)) : 0;
+            st->dep_flags = 0;
+        }
     }
 }
 
@@ -484,8 +511,8 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
         return; /* a detached task's event: its execution ended at detach */
     finished_untied(st, prior);
     if (prior && prior->value &&
-        (status == ompt_task_complete || status == ompt_task_cancel ||
-         status == ompt_task_detach)) {
+        (status == ompt_task_complete || status == ompt_task_cancel || status == ompt_task_detach ||
+         status == ompt_taskwait_complete)) {
         int i = find_task(st, handle_of(prior->value));
         if (i >= 0)
             end_frame(st, i, status == ompt_task_cancel);
@@ -659,26 +686,36 @@ static uint64_t task_key(tscope_task_t *h)
            ((uint64_t)tscope_task_handle_type(h) << KEY_TYPE_SHIFT);
 }
 
-static void edge(uint64_t from, uint64_t to, const void *addr, int hazard)
+static void edge(uint64_t from, uint64_t to, unsigned hazards, uint32_t naddrs, const void *addr)
 {
-    tscope_dep_local_typed(rank_bits | (from & ID_BITS), (tscope_type_t)(from >> KEY_TYPE_SHIFT),
-                           rank_bits | (to & ID_BITS), (tscope_type_t)(to >> KEY_TYPE_SHIFT), addr,
-                           (tscope_hazard_t)hazard);
+    tscope_dep_edge(rank_bits | (from & ID_BITS), (tscope_type_t)(from >> KEY_TYPE_SHIFT),
+                    rank_bits | (to & ID_BITS), (tscope_type_t)(to >> KEY_TYPE_SHIFT), hazards,
+                    naddrs, addr);
 }
+
+/* The accesses of a depend list, on the stack up to this many. */
+#define DEPS_ON_STACK 64
 
 static void on_dependences(ompt_data_t *task, const ompt_dependence_t *deps, int ndeps)
 {
-    if (!task || !task->value)
+    if (!task || !task->value || ndeps <= 0)
         return;
     /* reported right after task_create, on the creating thread */
     struct tstate *st = self;
     uint64_t parent = st ? st->dep_parent : 0;
+    unsigned flags = st ? st->dep_flags : 0;
     uint64_t id = task_key(handle_of(task->value));
     if (!(id & ID_BITS))
         return; /* not measured */
+    struct tscope__access_item small[DEPS_ON_STACK], *list = small;
+    if (ndeps > DEPS_ON_STACK && !(list = malloc((size_t)ndeps * sizeof *list)))
+        return; /* out of memory: no edges for this task */
+    int n = 0;
     for (int i = 0; i < ndeps; i++) {
         int access;
-        switch (deps[i].dependence_type) {
+        uintptr_t addr = (uintptr_t)deps[i].variable.ptr;
+        switch (addr == 0 || addr == UINTPTR_MAX ? ompt_dependence_type_inout
+                                                 : deps[i].dependence_type) {
         case ompt_dependence_type_in:
             access = TSCOPE__ACCESS_IN;
             break;
@@ -686,8 +723,10 @@ static void on_dependences(ompt_data_t *task, const ompt_dependence_t *deps, int
             access = TSCOPE__ACCESS_OUT;
             break;
         case ompt_dependence_type_inout:
-        case ompt_dependence_type_mutexinoutset:
             access = TSCOPE__ACCESS_INOUT;
+            break;
+        case ompt_dependence_type_mutexinoutset:
+            access = TSCOPE__ACCESS_MUTEX;
             break;
         case ompt_dependence_type_inoutset:
             access = TSCOPE__ACCESS_SET;
@@ -695,8 +734,13 @@ static void on_dependences(ompt_data_t *task, const ompt_dependence_t *deps, int
         default:
             continue; /* doacross source/sink: not task dependencies */
         }
-        tscope__hazards_access(parent, id, deps[i].variable.ptr, access, edge);
+        /* omp_all_memory: address NULL or ~0 whatever the type (libomp 14
+         * reports it as inoutset, in or none, as the compiler's flags go) */
+        list[n++] = (struct tscope__access_item){deps[i].variable.ptr, access};
     }
+    tscope__hazards_task(parent, id, list, n, flags, edge);
+    if (list != small)
+        free(list);
 }
 
 /* ---- start and stop ------------------------------------------------------------ */

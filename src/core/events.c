@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "hazard.h"
 #include "core.h"
 #include "hooks.h"
 #include "taskscope/taskscope.h"
@@ -268,23 +269,30 @@ int tscope_task_create(uint64_t id, uint64_t parent, tscope_type_t type, unsigne
     return emit(TSCOPE__REC_CREATE, id, parent, (uint16_t)type, prio, d, (uint8_t)flags, NULL);
 }
 
-int tscope_dep_local(uint64_t from, uint64_t to, const void *addr, tscope_hazard_t kind)
+/* A local edge's record: flags the hazard bits, prio the address count
+ * (at most 65535), the address in an EXT record. */
+int tscope_dep_edge(uint64_t from, tscope_type_t from_type, uint64_t to, tscope_type_t to_type,
+                    unsigned hazards, uint32_t naddrs, const void *addr)
 {
-    if (kind < TSCOPE_DEP_RAW || kind > TSCOPE_DEP_WAW)
+    if (!hazards || (hazards & ~TSCOPE_HAZARD_ALL) || !naddrs || from_type > TSCOPE__MAX_IDS ||
+        to_type > TSCOPE__MAX_IDS)
         return TSCOPE_EINVAL;
     uint64_t a = (uint64_t)(uintptr_t)addr;
-    return emit(TSCOPE__REC_DEP_LOCAL, from, to, 0, 0, 0, (uint8_t)kind, &a);
+    uint16_t n = naddrs > 0xFFFFu ? 0xFFFF : (uint16_t)naddrs;
+    return emit(TSCOPE__REC_DEP_LOCAL, from, to, (uint16_t)from_type, (int16_t)n, (uint16_t)to_type,
+                (uint8_t)hazards, &a);
+}
+
+int tscope_dep_local(uint64_t from, uint64_t to, const void *addr, tscope_hazard_t kind)
+{
+    return tscope_dep_local_typed(from, 0, to, 0, addr, kind);
 }
 
 int tscope_dep_local_typed(uint64_t from, tscope_type_t from_type, uint64_t to,
                            tscope_type_t to_type, const void *addr, tscope_hazard_t kind)
 {
-    if (kind < TSCOPE_DEP_RAW || kind > TSCOPE_DEP_WAW || from_type > TSCOPE__MAX_IDS ||
-        to_type > TSCOPE__MAX_IDS)
-        return TSCOPE_EINVAL;
-    uint64_t a = (uint64_t)(uintptr_t)addr;
-    return emit(TSCOPE__REC_DEP_LOCAL, from, to, (uint16_t)from_type, 0, (uint16_t)to_type,
-                (uint8_t)kind, &a);
+    unsigned bits = tscope__hazard_bits((int)kind);
+    return bits ? tscope_dep_edge(from, from_type, to, to_type, bits, 1, addr) : TSCOPE_EINVAL;
 }
 
 int tscope_dep_remote(uint64_t from, int from_rank, uint64_t to, int to_rank, const void *addr,

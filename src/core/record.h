@@ -11,7 +11,7 @@
  *   BEGIN       task      -              type     -      -         -
  *   START       task      -              type     -      -         -   (create+begin)
  *   END/CANCEL/YIELD/RESUME  task        -        -      -         -
- *   DEP_LOCAL   from      to             fromtype -      totype    hazard      + EXT
+ *   DEP_LOCAL   from      to             fromtype naddrs totype    TSCOPE_HAZARD_* + EXT
  *   DEP_REMOTE  from      to             fromrank -      torank    direction   + EXT
  *   COUNTER     -         value (bits)   counter  -      -         -
  *   CUSTOM      -         payload        event    -      -         -
@@ -26,7 +26,8 @@
  *   POINT       task      elapsed ticks  type     -      -         -   (ts: its end; only
  *               in a shard's log, never in a ring: the duration sample)
  *
- * A DEP_LOCAL's types are 0 unless the runtime gave them (tscope_dep_local_typed).
+ * A DEP_LOCAL's types are 0 unless the runtime gave them (tscope_dep_edge); its
+ * prio holds the address count as a uint16_t (at most 65535).
  * INSTANCE and BELOW come from threads that aggregate their own tasks
  * (src/profile/shard.c): a finished task for the instance graph, and tasks
  * left out of it counted in their nearest ancestor that may be kept.

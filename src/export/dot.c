@@ -5,7 +5,9 @@
  * the darker half; edges parent type -> child type labelled with counts.
  * Dependencies between types (p->deptypes) are dashed blue edges from the
  * type waited for to the type that waited, labelled with their counts by
- * hazard ("RAW 2, WAR 1", "remote 3"); an end that has no box (type 0: not
+ * hazard ("RAW 2, WAR 1", "remote 3"; "3 edges: RAW 3, WAW 2" when edges
+ * carry several hazards), dotted without arrow when every edge of the pair
+ * is a mutual exclusion (mutexinoutset: "mutex 2"); an end that has no box (type 0: not
  * known or on another rank, or a type that never ran) is the ellipse
  * "unknown", drawn only when an edge needs it.  The legend names the dashed
  * edges only when there are some: a profile without dependencies is drawn
@@ -101,17 +103,22 @@ static void dep_node_name(const struct tscope__profile *p, FILE *f, uint32_t id)
 }
 
 /* The label of a dependency edge: the non-zero counts by hazard, then
- * remote ones, then those of no known hazard (count beyond the sum). */
+ * remote ones, then those of no known hazard; "N edges: " first when an
+ * edge may carry several hazards (the counts then sum to more than N). */
 static void dep_label(FILE *f, const struct tscope__pdeptype *d)
 {
-    const char *names[] = {"RAW", "WAR", "WAW", "remote", "other"};
-    uint64_t sum = 0, counts[5] = {d->raw, d->war, d->waw, d->remote, 0};
-    for (int i = 0; i < 4; i++)
+    const char *names[] = {"RAW", "WAR", "WAW", "mutex", "remote", "other"};
+    uint64_t sum = 0, counts[6] = {d->raw, d->war, d->waw, d->mutex, d->remote, 0};
+    for (int i = 0; i < 5; i++) {
         sum = sum > UINT64_MAX - counts[i] ? UINT64_MAX : sum + counts[i];
-    counts[4] = d->count > sum ? d->count - sum : 0;
-    const char *sep = "";
+    }
+    /* edges of no known hazard: only where every edge has one at most */
+    counts[5] = d->count > sum ? d->count - sum : 0;
     fputc('"', f);
-    for (int i = 0; i < 5; i++)
+    if (sum > d->count)
+        fprintf(f, "%llu edges: ", (unsigned long long)d->count);
+    const char *sep = "";
+    for (int i = 0; i < 6; i++)
         if (counts[i]) {
             fprintf(f, "%s%s %llu", sep, names[i], (unsigned long long)counts[i]);
             sep = ", ";
@@ -121,7 +128,9 @@ static void dep_label(FILE *f, const struct tscope__pdeptype *d)
     fputc('"', f);
 }
 
-/* The dashed dependency edges, after the "unknown" node if one needs it. */
+/* The dashed dependency edges, after the "unknown" node if one needs it;
+ * a type pair whose every edge is a mutual exclusion (mutexinoutset) is a
+ * dotted line without arrow: exclusion, no order. */
 static void dep_edges(const struct tscope__profile *p, FILE *f)
 {
     for (uint32_t i = 0; i < p->ndeptypes; i++)
@@ -131,11 +140,16 @@ static void dep_edges(const struct tscope__profile *p, FILE *f)
         }
     for (uint32_t i = 0; i < p->ndeptypes; i++) {
         const struct tscope__pdeptype *d = &p->deptypes[i];
+        int exclusive = d->mutex && d->mutex == d->count && !d->raw && !d->war && !d->waw;
         fputs("  ", f);
         dep_node_name(p, f, d->from);
         fputs(" -> ", f);
         dep_node_name(p, f, d->to);
-        fputs(" [style=dashed, color=\"" DEP_COLOR "\", fontcolor=\"" DEP_COLOR "\", label=", f);
+        fputs(exclusive ? " [style=dotted, dir=none, color=\"" DEP_COLOR
+                          "\", fontcolor=\"" DEP_COLOR "\", label="
+                        : " [style=dashed, color=\"" DEP_COLOR "\", fontcolor=\"" DEP_COLOR
+                          "\", label=",
+              f);
         dep_label(f, d);
         fputs("];\n", f);
     }

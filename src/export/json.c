@@ -3,6 +3,7 @@
  * One array element per line, so diffs of two profiles stay readable. */
 #include <string.h>
 
+#include "core/hazard.h"
 #include "export.h"
 
 static void key(FILE *f, const char *k)
@@ -63,16 +64,24 @@ static const char *state_name(int state)
     return state >= 0 && state < 4 ? names[state] : "live";
 }
 
-/* RAW/WAR/WAW for a local edge, in/out/copyin for a remote one, else the
- * number. */
-static const char *dep_kind(const struct tscope__pdep *d, char *buf, size_t len)
+/* in/out/copyin for a remote edge, else the number. */
+static const char *dep_dir(const struct tscope__pdep *d, char *buf, size_t len)
 {
-    static const char *const local[] = {"RAW", "WAR", "WAW"}, *const remote[] = {"in", "out",
-                                                                                 "copyin"};
+    static const char *const remote[] = {"in", "out", "copyin"};
     if (d->kind >= 1 && d->kind <= 3)
-        return d->remote ? remote[d->kind - 1] : local[d->kind - 1];
+        return remote[d->kind - 1];
     snprintf(buf, len, "%d", d->kind);
     return buf;
+}
+
+/* "hazards":["RAW","WAW"] of a local edge's bits. */
+static void hazards(FILE *f, unsigned bits)
+{
+    fputs("\"hazards\":[", f);
+    for (int i = 0, n = 0; i < TSCOPE__HAZARD_NAMES; i++)
+        if (bits & (1u << i))
+            fprintf(f, "%s\"%s\"", n++ ? "," : "", tscope__hazard_names[i]);
+    fputc(']', f);
 }
 
 /* "dependencies" (by type pair), "tasks" (the instance graph) and
@@ -91,10 +100,12 @@ static void dependencies(FILE *f, const struct tscope__profile *p)
         u64(f, "to_id", d->to);
         fputc(',', f);
         str(f, "to", tscope__profile_type_name(p, d->to, buf, sizeof buf));
-        fprintf(f, ",\"count\":%llu,\"raw\":%llu,\"war\":%llu,\"waw\":%llu,\"remote\":%llu}",
+        fprintf(f,
+                ",\"count\":%llu,\"raw\":%llu,\"war\":%llu,\"waw\":%llu,\"mutex\":%llu,"
+                "\"remote\":%llu}",
                 (unsigned long long)d->count, (unsigned long long)d->raw,
                 (unsigned long long)d->war, (unsigned long long)d->waw,
-                (unsigned long long)d->remote);
+                (unsigned long long)d->mutex, (unsigned long long)d->remote);
     }
     fputs("],\n \"tasks\":[", f);
     for (uint32_t i = 0; i < p->ntasks; i++) {
@@ -135,7 +146,13 @@ static void dependencies(FILE *f, const struct tscope__profile *p)
         fputc(',', f);
         u64(f, "to", d->to);
         fputc(',', f);
-        str(f, "kind", dep_kind(d, buf, sizeof buf));
+        if (d->remote) {
+            str(f, "kind", dep_dir(d, buf, sizeof buf));
+        } else {
+            hazards(f, (unsigned)d->kind);
+            fprintf(f, ",\"addresses\":%u,\"addr\":\"0x%llx\"", d->naddrs,
+                    (unsigned long long)d->addr);
+        }
         fprintf(f, ",\"remote\":%s,\"from_rank\":%d,\"to_rank\":%d}", d->remote ? "true" : "false",
                 d->from_rank, d->to_rank);
     }

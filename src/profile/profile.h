@@ -13,7 +13,8 @@
 #include "taskscope/taskscope.h"
 
 #define TSCOPE__PROFILE_SCHEMA "taskscope-profile"
-#define TSCOPE__PROFILE_VERSION 2    /* 2: self/running/elapsed; 1 still read */
+#define TSCOPE__PROFILE_VERSION                                                                    \
+    3 /* 3: edges per task pair; 2: self/running/elapsed; 1, 2 still read */
 #define TSCOPE__PROFILE_ROOT 0xFFFFu /* edge source of tasks without a parent */
 
 /* A type over the ranks of a job (the global view, src/global): each
@@ -63,7 +64,7 @@ struct tscope__pnode {
  * whose type the store no longer knew (or one on another rank) is type 0. */
 struct tscope__pdeptype {
     uint32_t from, to;
-    uint64_t count, raw, war, waw, remote;
+    uint64_t count, raw, war, waw, mutex, remote; /* edges; those with each hazard */
 };
 
 /* One task of the instance graph (within TASKSCOPE_INSTANCE_CAP); times in
@@ -76,11 +77,14 @@ struct tscope__ptask {
 };
 
 /* One dependency edge between two tasks (within the cap): `to` waited for
- * `from`.  kind: tscope_hazard_t for local edges, tscope_dep_dir_t for
- * remote ones. */
+ * `from`.  kind: the TSCOPE_HAZARD_* bits of a local edge (core/hazard.h;
+ * only TSCOPE_HAZARD_MUTEX: exclusion, no order), the tscope_dep_dir_t of a
+ * remote one; naddrs and addr: how many addresses cause it, the first. */
 struct tscope__pdep {
     uint64_t from, to;
     int kind, remote, from_rank, to_rank;
+    uint32_t naddrs;
+    uint64_t addr;
 };
 
 struct tscope__pthread {

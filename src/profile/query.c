@@ -12,6 +12,7 @@
 
 #include "core/clock.h"
 #include "core/core.h"
+#include "core/hazard.h"
 #include "core/names.h"
 #include "query.h"
 #include "shard.h"
@@ -360,16 +361,11 @@ int tscope_query_children(uint64_t id, tscope_stats_t *out)
     return rc;
 }
 
-static void dep_out(tscope_dep_info_t *arr, size_t cap, size_t *n, uint64_t task,
-                    const struct tscope__dep *d, int rank)
-{
-    if (*n < cap)
-        arr[*n] = (tscope_dep_info_t){task, d->kind, d->remote, rank};
-    (*n)++;
-}
-
-int tscope_query_deps(uint64_t id, tscope_dep_info_t *pred, size_t pred_cap, size_t *npred,
-                      tscope_dep_info_t *succ, size_t succ_cap, size_t *nsucc)
+/* Fills pred/succ with the edges of task id (edge_out: one entry). */
+static int query_edges(uint64_t id, void *pred, size_t pred_cap, size_t *npred, void *succ,
+                       size_t succ_cap, size_t *nsucc,
+                       void (*edge_out)(void *arr, size_t at, uint64_t task,
+                                        const struct tscope__dep *d, int rank))
 {
     if (!id || !npred || !nsucc || (!pred && pred_cap) || (!succ && succ_cap))
         return TSCOPE_EINVAL;
@@ -379,10 +375,10 @@ int tscope_query_deps(uint64_t id, tscope_dep_info_t *pred, size_t pred_cap, siz
     *npred = *nsucc = 0;
     for (uint32_t i = 0; i < s->ndeps; i++) {
         const struct tscope__dep *d = &s->deps[i];
-        if (d->to == id)
-            dep_out(pred, pred_cap, npred, d->from, d, d->from_rank);
-        if (d->from == id)
-            dep_out(succ, succ_cap, nsucc, d->to, d, d->to_rank);
+        if (d->to == id && (*npred)++ < pred_cap)
+            edge_out(pred, *npred - 1, d->from, d, d->from_rank);
+        if (d->from == id && (*nsucc)++ < succ_cap)
+            edge_out(succ, *nsucc - 1, d->to, d, d->to_rank);
     }
     uint32_t idx;
     int rc = 0;
@@ -391,6 +387,38 @@ int tscope_query_deps(uint64_t id, tscope_dep_info_t *pred, size_t pred_cap, siz
         rc = TSCOPE_ENOENT;
     pthread_mutex_unlock(&s->lock);
     return rc;
+}
+
+static void info_v1(void *arr, size_t at, uint64_t task, const struct tscope__dep *d, int rank)
+{
+    ((tscope_dep_info_t *)arr)[at] = (tscope_dep_info_t){
+        task, d->remote ? d->kind : tscope__hazard_kind(d->kind), d->remote, rank};
+}
+
+static void info_v2(void *arr, size_t at, uint64_t task, const struct tscope__dep *d, int rank)
+{
+    ((tscope_dep_edge_info_t *)arr)[at] = (tscope_dep_edge_info_t){
+        .task = task,
+        .hazards = d->remote ? 0u : d->kind,
+        .naddrs = d->remote ? 1u : d->naddrs,
+        .addr = d->addr,
+        .remote = d->remote,
+        .dir = d->remote ? d->kind : 0,
+        .rank = rank,
+    };
+}
+
+int tscope_query_deps(uint64_t id, tscope_dep_info_t *pred, size_t pred_cap, size_t *npred,
+                      tscope_dep_info_t *succ, size_t succ_cap, size_t *nsucc)
+{
+    return query_edges(id, pred, pred_cap, npred, succ, succ_cap, nsucc, info_v1);
+}
+
+int tscope_query_dep_edges(uint64_t id, tscope_dep_edge_info_t *pred, size_t pred_cap,
+                           size_t *npred, tscope_dep_edge_info_t *succ, size_t succ_cap,
+                           size_t *nsucc)
+{
+    return query_edges(id, pred, pred_cap, npred, succ, succ_cap, nsucc, info_v2);
 }
 
 int tscope_query_counter(tscope_counter_t counter, tscope_counter_stats_t *out)

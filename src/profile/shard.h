@@ -152,8 +152,8 @@ void tscope__shard_queued(uint32_t thread);
 
 /* ---- the mapping (the crash journal's, lifecycle/journal.h) ----------- */
 
-#define TSCOPE__SHFILE_MAGIC "taskscope-sh-7"
-#define TSCOPE__SHFILE_VERSION 6
+#define TSCOPE__SHFILE_MAGIC "taskscope-sh-8"
+#define TSCOPE__SHFILE_VERSION 8
 #define TSCOPE__SHBLOCK_MAGIC 0x31485354u /* "TSH1" */
 
 /* The mapping's first page.  Pointers inside the shards are the

@@ -162,14 +162,18 @@ static int dependency(struct tscope__shard *s, uint32_t thread, const struct tsc
     w_begin(&e->ver);
     ST(e->key, key);
     ADD(e->count, 1);
-    if (remote)
+    if (remote) {
         ADD(e->remote, 1);
-    else if (r->flags == TSCOPE_DEP_RAW)
-        ADD(e->raw, 1);
-    else if (r->flags == TSCOPE_DEP_WAR)
-        ADD(e->war, 1);
-    else if (r->flags == TSCOPE_DEP_WAW)
-        ADD(e->waw, 1);
+    } else {
+        if (r->flags & TSCOPE_HAZARD_RAW)
+            ADD(e->raw, 1);
+        if (r->flags & TSCOPE_HAZARD_WAR)
+            ADD(e->war, 1);
+        if (r->flags & TSCOPE_HAZARD_WAW)
+            ADD(e->waw, 1);
+        if (r->flags & TSCOPE_HAZARD_MUTEX)
+            ADD(e->mutex, 1);
+    }
     w_end(&e->ver);
     uint64_t cap = tscope__g.cfg.instance_cap;
     int listed = atomic_load_explicit(&deps_logged, memory_order_relaxed) < cap &&
@@ -274,6 +278,7 @@ static void fold_deps(struct tscope__store *st, struct tscope__shard *const *sha
             m->raw += now.raw;
             m->war += now.war;
             m->waw += now.waw;
+            m->mutex += now.mutex;
             m->remote += now.remote;
         }
     }

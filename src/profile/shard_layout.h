@@ -64,7 +64,7 @@ struct speer {
  * type << 16 | to type, + 1). */
 struct sdeptype {
     uint64_t ver;
-    uint64_t key, count, raw, war, waw, remote;
+    uint64_t key, count, raw, war, waw, mutex, remote; /* edges; with each hazard */
 };
 
 /* All dependencies made on this thread, and those the instance graph's

@@ -198,8 +198,8 @@ static int copy_graphs(const struct tscope__store *s, struct tscope__profile *p,
     for (uint32_t i = 0; i < nd; i++) {
         const struct tscope__deptype *d =
             i < s->ndeptypes ? &s->deptypes[i] : &s->th_deptypes[i - s->ndeptypes];
-        p->deptypes[i] =
-            (struct tscope__pdeptype){d->from, d->to, d->count, d->raw, d->war, d->waw, d->remote};
+        p->deptypes[i] = (struct tscope__pdeptype){d->from, d->to,  d->count, d->raw,
+                                                   d->war,  d->waw, d->mutex, d->remote};
     }
     if (nd > 1)
         qsort(p->deptypes, nd, sizeof *p->deptypes, by_type_pair);
@@ -212,6 +212,7 @@ static int copy_graphs(const struct tscope__store *s, struct tscope__profile *p,
             last->raw += d->raw;
             last->war += d->war;
             last->waw += d->waw;
+            last->mutex += d->mutex;
             last->remote += d->remote;
         } else {
             p->deptypes[p->ndeptypes++] = *d;
@@ -237,8 +238,8 @@ static int copy_graphs(const struct tscope__store *s, struct tscope__profile *p,
         qsort(p->tasks, ntasks, sizeof *p->tasks, by_creation);
     for (uint32_t i = 0; i < s->ndeps; i++) {
         const struct tscope__dep *d = &s->deps[i];
-        p->deps[i] =
-            (struct tscope__pdep){d->from, d->to, d->kind, d->remote, d->from_rank, d->to_rank};
+        p->deps[i] = (struct tscope__pdep){d->from,      d->to,      d->kind,   d->remote,
+                                           d->from_rank, d->to_rank, d->naddrs, d->addr};
     }
     p->ndeps = s->ndeps;
     return 1;

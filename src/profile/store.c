@@ -190,7 +190,7 @@ static void count_deptype(struct tscope__store *s, uint32_t thread, const struct
     /* a task of another rank is not in this store: type 0 */
     uint16_t from = type_of_task(s, thread, r->id), to = type_of_task(s, thread, r->arg);
     if (!remote && !from)
-        from = r->type; /* given by the runtime (tscope_dep_local_typed) */
+        from = r->type; /* given by the runtime (tscope_dep_edge) */
     if (!remote && !to)
         to = r->depth;
     uint64_t key = ((uint64_t)from << 16 | to) + 1;
@@ -205,14 +205,14 @@ static void count_deptype(struct tscope__store *s, uint32_t thread, const struct
     }
     struct tscope__deptype *d = &s->deptypes[idx];
     d->count++;
-    if (remote)
+    if (remote) {
         d->remote++;
-    else if (r->flags == TSCOPE_DEP_RAW)
-        d->raw++;
-    else if (r->flags == TSCOPE_DEP_WAR)
-        d->war++;
-    else if (r->flags == TSCOPE_DEP_WAW)
-        d->waw++;
+        return;
+    }
+    d->raw += (r->flags & TSCOPE_HAZARD_RAW) != 0;
+    d->war += (r->flags & TSCOPE_HAZARD_WAR) != 0;
+    d->waw += (r->flags & TSCOPE_HAZARD_WAW) != 0;
+    d->mutex += (r->flags & TSCOPE_HAZARD_MUTEX) != 0;
 }
 
 void tscope__store_dep_list(struct tscope__store *s, const struct tscope__rec *r,
@@ -233,6 +233,7 @@ void tscope__store_dep_list(struct tscope__store *s, const struct tscope__rec *r
         .addr = ext ? ext->id : 0,
         .from_rank = remote ? r->type : 0,
         .to_rank = remote ? r->depth : 0,
+        .naddrs = remote ? 1 : (uint16_t)r->prio,
         .kind = r->flags,
         .remote = (uint8_t)remote,
     };

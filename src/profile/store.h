@@ -182,7 +182,8 @@ static inline uint32_t tscope__add_sat32(uint32_t a, uint64_t n)
 struct tscope__dep {
     uint64_t from, to, addr;
     uint16_t from_rank, to_rank;
-    uint8_t kind; /* hazard or direction */
+    uint16_t naddrs; /* local: the addresses causing it (at most 65535) */
+    uint8_t kind;    /* local: TSCOPE_HAZARD_* bits; remote: the direction */
     uint8_t remote;
 };
 
@@ -191,7 +192,7 @@ struct tscope__dep {
  * or the task is on another rank). */
 struct tscope__deptype {
     uint16_t from, to;
-    uint64_t count, raw, war, waw, remote;
+    uint64_t count, raw, war, waw, mutex, remote; /* edges; those with each hazard */
 };
 
 /* An instance the cap dropped after it was kept: counted, with what was

@@ -3,8 +3,10 @@
  * For each address: the last writer and the readers since that write.  A
  * new reader depends on the last writer (RAW); a new writer depends on the
  * readers since the last write (WAR) or, if there were none, on the last
- * writer (WAW).  Finished tasks give no edge.  Every edge is reported with
- * tscope_dep_local.  The table holds a reference to each task it names.
+ * writer (WAW; RAW and WAW for an inout).  Finished tasks give no edge.
+ * Each predecessor of a new task is reported once, with every hazard and
+ * the number of addresses (tscope_dep_edge).  The table holds a reference
+ * to each task it names.
  * All under tscope__rt_deps_lock.
  */
 #include <stdlib.h>
@@ -97,15 +99,46 @@ static int edge(struct tscope_rt_task *pred, struct tscope_rt_task *succ)
     return 0;
 }
 
+/* The predecessors found for the task being added, each once with every
+ * hazard and the addresses that cause it: one tscope_dep_edge a pair. */
+struct found {
+    struct tscope_rt_task *pred;
+    const void *addr; /* the first */
+    const void *last; /* the latest (a pred may come twice for one address) */
+    unsigned hazards;
+    uint32_t naddrs;
+};
+
+struct found_list {
+    struct found *f;
+    size_t n, cap;
+};
+
 static int depend(struct tscope_rt_task *pred, struct tscope_rt_task *t, const void *addr,
-                  tscope_hazard_t kind)
+                  unsigned hazard, int addr_seen, struct found_list *l)
 {
     if (!pred || pred == t || finished(pred))
         return 0;
     int rc = edge(pred, t);
-    if (rc == 0)
-        tscope_dep_local_typed(pred->id, pred->type, t->id, t->type, addr, kind);
-    return rc;
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < l->n; i++)
+        if (l->f[i].pred == pred) {
+            l->f[i].hazards |= hazard;
+            l->f[i].naddrs += !addr_seen && l->f[i].last != addr;
+            l->f[i].last = addr;
+            return 0;
+        }
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 8;
+        struct found *f = realloc(l->f, cap * sizeof *f);
+        if (!f)
+            return TSCOPE_ENOMEM;
+        l->f = f;
+        l->cap = cap;
+    }
+    l->f[l->n++] = (struct found){pred, addr, addr, hazard, 1};
+    return 0;
 }
 
 static void hold(struct tscope_rt_task *t)
@@ -116,24 +149,34 @@ static void hold(struct tscope_rt_task *t)
 int tscope__rt_deps_add(struct tscope_rt_task *t, const tscope_rt_dep_t *deps, size_t n)
 {
     int rc = 0;
-    for (size_t k = 0; k < n; k++) {
+    struct found_list l = {0};
+    for (size_t k = 0; k < n && !rc; k++) {
         struct addr_entry *e = lookup(deps[k].addr, 1);
-        if (!e)
-            return TSCOPE_ENOMEM;
+        if (!e) {
+            rc = TSCOPE_ENOMEM;
+            break;
+        }
+        int seen = 0; /* named earlier in the list: no second address */
+        for (size_t j = 0; j < k && !seen; j++)
+            seen = deps[j].addr == deps[k].addr;
         if (deps[k].mode == TSCOPE_RT_IN) {
-            rc |= depend(e->writer, t, e->addr, TSCOPE_DEP_RAW);
+            rc |= depend(e->writer, t, e->addr, TSCOPE_HAZARD_RAW, seen, &l);
             if (append(&e->readers, &e->nreaders, &e->cap_readers, t))
-                return TSCOPE_ENOMEM;
-            hold(t);
+                rc = TSCOPE_ENOMEM;
+            else
+                hold(t);
         } else {
             if (e->nreaders) {
                 for (uint32_t i = 0; i < e->nreaders; i++) {
-                    rc |= depend(e->readers[i], t, e->addr, TSCOPE_DEP_WAR);
+                    rc |= depend(e->readers[i], t, e->addr, TSCOPE_HAZARD_WAR, seen, &l);
                     tscope__rt_task_release(e->readers[i]);
                 }
                 e->nreaders = 0;
             } else {
-                rc |= depend(e->writer, t, e->addr, TSCOPE_DEP_WAW);
+                rc |= depend(e->writer, t, e->addr,
+                             deps[k].mode == TSCOPE_RT_INOUT ? TSCOPE_HAZARD_RAW | TSCOPE_HAZARD_WAW
+                                                             : TSCOPE_HAZARD_WAW,
+                             seen, &l);
             }
             if (e->writer)
                 tscope__rt_task_release(e->writer);
@@ -141,6 +184,10 @@ int tscope__rt_deps_add(struct tscope_rt_task *t, const tscope_rt_dep_t *deps, s
             e->writer = t;
         }
     }
+    for (size_t i = 0; i < l.n; i++)
+        tscope_dep_edge(l.f[i].pred->id, l.f[i].pred->type, t->id, t->type, l.f[i].hazards,
+                        l.f[i].naddrs, l.f[i].addr);
+    free(l.f);
     return rc ? TSCOPE_ENOMEM : 0;
 }
 

@@ -111,9 +111,10 @@ static int load_one(const char *entry)
         }
         if (other)
             fprintf(stderr,
-                    "taskscope: warning: TASKSCOPE_TOOLS: tool %s was built for tools "
-                    "ABI version %d, this taskscope speaks version %d; running without it\n",
-                    path, other, TSCOPE_TOOL_ABI_VERSION);
+                    "taskscope: warning: TASKSCOPE_TOOLS: tool %s was built for another tools "
+                    "interface (tscope_tool_init_v%d), this taskscope loads %s of ABI versions 1 "
+                    "to %d; running without it\n",
+                    path, other, TSCOPE_TOOL_INIT_SYMBOL, TSCOPE_TOOL_ABI_VERSION);
         else
             fprintf(stderr,
                     "taskscope: warning: TASKSCOPE_TOOLS: %s has no %s function; "
@@ -137,8 +138,9 @@ static int load_one(const char *entry)
     if (rc < 0) {
         snprintf(text, sizeof text, "its init returned %d (%s)", rc, tscope_strerror(rc));
         problem = text;
-    } else if (h->reg.abi_version != TSCOPE_TOOL_ABI_VERSION) {
-        snprintf(text, sizeof text, "it declares tools ABI version %u, this taskscope speaks %d",
+    } else if (h->reg.abi_version < 1 || h->reg.abi_version > TSCOPE_TOOL_ABI_VERSION) {
+        snprintf(text, sizeof text,
+                 "it declares tools ABI version %u, this taskscope speaks 1 to %d",
                  h->reg.abi_version, TSCOPE_TOOL_ABI_VERSION);
         problem = text;
     }

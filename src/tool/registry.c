@@ -12,6 +12,7 @@
 
 #include "core/clock.h"
 #include "core/core.h"
+#include "core/hazard.h"
 #include "core/names.h"
 #include "tools.h"
 
@@ -136,10 +137,16 @@ void tscope__tools_deliver(int delivery, uint32_t thread, const struct tscope__r
     case TSCOPE__REC_RESUME:
         CALL_ALL(m, TASK_RESUME, task_resume, r->id);
         break;
-    case TSCOPE__REC_DEP_LOCAL:
-        CALL_ALL(m, DEP_LOCAL, dep_local, r->id, r->arg,
-                 (const void *)(uintptr_t)(ext ? ext->id : 0), (tscope_hazard_t)flags);
+    case TSCOPE__REC_DEP_LOCAL: {
+        const void *addr = (const void *)(uintptr_t)(ext ? ext->id : 0);
+        tscope_tool_dep_t dep = {sizeof dep,        r->id, r->arg, r->type, r->depth, flags,
+                                 (uint16_t)r->prio, addr};
+        CALL_ALL(m, DEP_EDGE, dep_edge, &dep);
+        if (tscope__hazard_kind(flags)) /* version 1 */
+            CALL_ALL(m, DEP_LOCAL, dep_local, r->id, r->arg, addr,
+                     (tscope_hazard_t)tscope__hazard_kind(flags));
         break;
+    }
     case TSCOPE__REC_DEP_REMOTE:
         CALL_ALL(m, DEP_REMOTE, dep_remote, r->id, (int)r->type, r->arg, (int)r->depth,
                  (const void *)(uintptr_t)(ext ? ext->id : 0), (tscope_dep_dir_t)flags);

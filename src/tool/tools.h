@@ -66,7 +66,7 @@ static inline uint32_t tscope__tools_rec_bits(unsigned kind)
     case TSCOPE__REC_RESUME:
         return TSCOPE__TB(TASK_RESUME);
     case TSCOPE__REC_DEP_LOCAL:
-        return TSCOPE__TB(DEP_LOCAL);
+        return TSCOPE__TB(DEP_LOCAL) | TSCOPE__TB(DEP_EDGE);
     case TSCOPE__REC_DEP_REMOTE:
         return TSCOPE__TB(DEP_REMOTE);
     case TSCOPE__REC_COUNTER:

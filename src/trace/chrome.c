@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "convert.h"
+#include "core/hazard.h"
 #include "job.h"
 #include "taskscope/taskscope.h"
 
@@ -201,9 +202,11 @@ static int flow(void *ctx, int kind, uint32_t hazard, uint32_t from_thread, uint
 {
     (void)from_task;
     (void)to_task;
-    static const char *const hazards[] = {"dep", "RAW", "WAR", "WAW"};
+    char text[32];
     struct out *o = ctx;
-    const char *name = kind == TSCOPE__FLOW_CREATE ? "create" : hazards[hazard < 4 ? hazard : 0];
+    const char *name = kind == TSCOPE__FLOW_CREATE ? "create"
+                       : hazard                    ? tscope__hazard_text(hazard, text, sizeof text)
+                                                   : "dep";
     const char *cat = kind == TSCOPE__FLOW_CREATE ? "create" : "dependency";
     uint64_t id = ++o->flow_id;
     char *p = reserve(o, 320);

@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "profile/u64map.h"
+#include "taskscope/taskscope.h"
 
 #define KEEP_ENDED 65536u
 #define NONE UINT32_MAX
@@ -218,6 +219,17 @@ static int edge_ready(struct replay *r, uint32_t gi)
     if (!succ) {
         edge_free(r, gi);
         return 0;
+    }
+    if (succ->begun && g->hazard == TSCOPE_HAZARD_MUTEX) {
+        /* exclusion, no order: the successor ran first; the arrow goes
+         * from its end to the predecessor's first begin */
+        struct entry *pred = lookup(r, g->pred);
+        int rc = succ->ended && pred && pred->begun
+                     ? flow(r, TSCOPE__FLOW_DEP, g->hazard, succ->end_thread, succ->end_ns,
+                            pred->begin_thread, pred->begin_ns, g->succ, g->pred)
+                     : 0;
+        edge_free(r, gi);
+        return rc;
     }
     if (succ->begun) {
         int rc = flow(r, TSCOPE__FLOW_DEP, g->hazard, g->pred_thread, g->pred_ns,

@@ -27,7 +27,7 @@ struct tscope__trace_sink {
     int (*slice_begin)(void *ctx, uint32_t thread, uint64_t ns, uint64_t task, uint32_t type);
     int (*slice_end)(void *ctx, uint32_t thread, uint64_t ns, uint64_t task, uint32_t type);
     /* an arrow from inside a slice on from_thread at from_ns to the start of
-     * a slice on to_thread at to_ns; hazard: TSCOPE_DEP_* (dependencies);
+     * a slice on to_thread at to_ns; hazard: TSCOPE_HAZARD_* bits (dependencies);
      * called once both ends are known, not in time order */
     int (*flow)(void *ctx, int kind, uint32_t hazard, uint32_t from_thread, uint64_t from_ns,
                 uint32_t to_thread, uint64_t to_ns, uint64_t from_task, uint64_t to_task);

@@ -21,7 +21,8 @@
  *              CREATE   id-, parent - id, type, prio (zigzag), depth, flags
  *              BEGIN, START   id-, type
  *              QUEUED, END, CANCEL, YIELD, RESUME   id-
- *              DEP_LOCAL   id-, to - id, flags
+ *              DEP_LOCAL   id-, to - id, hazard bits, address count (version
+ *                          1: a hazard kind TSCOPE_DEP_*, no count)
  *              DEP_REMOTE  id-, to - id, fromrank, torank, flags
  *              COUNTER  counter id, u64 value bits
  *              CUSTOM   event id, payload
@@ -45,7 +46,7 @@
 #include <string.h>
 
 #define TSCOPE__TRACE_MAGIC "TSCTRACE"
-#define TSCOPE__TRACE_VERSION 1u
+#define TSCOPE__TRACE_VERSION 2u /* 2: edges per task pair; 1 still read */
 #define TSCOPE__TRACE_HEADER 32u
 #define TSCOPE__TRACE_STATUS_AT 12u            /* offset of the status field */
 #define TSCOPE__TRACE_CHUNK_MAX (256u * 1024u) /* payload bytes */

@@ -31,7 +31,8 @@
  *   - communications for the dependency arrows, also between two stays on
  *     one thread (Paraver's reader takes them): logical = physical send at
  *     the end of the predecessor's stay, receive at the successor's first
- *     begin; size 1, tag the hazard: 1 RAW, 2 WAR, 3 WAW;
+ *     begin; size 1, tag the hazard bits: 1 RAW, 2 WAR, 4 WAW, 8 mutex (a
+ *     mutual exclusion, drawn in the order the two ran), or their sum;
  *   - a job's messages, each send joined to its receive (job.h): a
  *     communication from the sender's thread at the send (logical =
  *     physical) to the receiver's thread at the receive, size the bytes

@@ -3,6 +3,7 @@
  * chunk buffer, so memory does not grow with the trace.
  */
 #include "read.h"
+#include "core/hazard.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -221,8 +222,9 @@ int tscope__trace_open(const char *path, struct tscope__trace **out, char *err, 
         fail(t, "%s", strerror(errno));
     else if (fread(h, 1, sizeof h, t->f) < sizeof h || memcmp(h, TSCOPE__TRACE_MAGIC, 8) != 0)
         fail(t, "not a taskscope trace (no TSCTRACE header)");
-    else if ((t->info.version = tscope__le32_get(h + 8)) != TSCOPE__TRACE_VERSION)
-        fail(t, "trace format version %u (this taskscope reads %u)", t->info.version,
+    else if ((t->info.version = tscope__le32_get(h + 8)) < 1 ||
+             t->info.version > TSCOPE__TRACE_VERSION)
+        fail(t, "trace format version %u (this taskscope reads 1 to %u)", t->info.version,
              TSCOPE__TRACE_VERSION);
     if (t->err[0]) {
         snprintf(err, errlen, "%s", t->err);
@@ -367,6 +369,13 @@ int tscope__trace_next(struct tscope__trace *t, uint32_t *thread, struct tscope_
         bad = get_id(t, &rec->id) || get_delta(t, rec->id, &rec->arg) || t->p >= t->end;
         if (!bad)
             rec->flags = *t->p++;
+        if (!bad && t->info.version == 1) { /* one hazard kind, one address */
+            rec->flags = (uint8_t)tscope__hazard_bits(rec->flags);
+            rec->prio = 1;
+        } else if (!bad) {
+            bad = get_small(t, 0xFFFF, &v);
+            rec->prio = (int16_t)(uint16_t)v;
+        }
         break;
     case TSCOPE__REC_DEP_REMOTE:
         bad = get_id(t, &rec->id) || get_delta(t, rec->id, &rec->arg) || get_small(t, 0xFFFF, &v) ||

@@ -320,6 +320,7 @@ void tscope__trace_batch(uint32_t thread, struct tscope__ring *r, uint64_t from,
             p = put_id(p, rec->id);
             p = tscope__varint_put(p, tscope__zigzag((int64_t)(rec->arg - rec->id)));
             *p++ = flags;
+            p = tscope__varint_put(p, (uint16_t)rec->prio);
             break;
         case TSCOPE__REC_DEP_REMOTE:
             p = put_id(p, rec->id);

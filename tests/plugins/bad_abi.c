@@ -1,4 +1,4 @@
-/* bad_abi.c - test plugin built for a future tools ABI: it exports only
+/* bad_abi.c - test plugin built for another tools interface: it exports only
  * tscope_tool_init_v2, so taskscope must refuse it with a clear line. */
 #include <taskscope/tool.h>
 
