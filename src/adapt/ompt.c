@@ -220,9 +220,10 @@ struct frame {
 struct tstate {
     struct frame *f;
     uint32_t n, cap;
-    uint64_t dep_parent; /* the id of the task that created the last task with
-                            depend clauses (on_dependences follows its create) */
-    unsigned dep_flags;  /* that task's TSCOPE__HAZARDS_* (a taskwait's list) */
+    uint64_t dep_parent;      /* the id of the task that created the last task with
+                                 depend clauses (on_dependences follows its create) */
+    unsigned dep_flags;       /* that task's TSCOPE__HAZARDS_* (a taskwait's list) */
+    const void *sync_codeptr; /* of the latest sync region begun here */
 };
 
 static __thread struct tstate *self;
@@ -471,6 +472,34 @@ static void taskwait_depend(ompt_data_t *enc, ompt_data_t *task, const void *cod
     }
 }
 
+/* The first return address on this thread's stack that lies outside the
+ * OpenMP runtime and this tool: where the program called the runtime. */
+static const void *program_caller(void)
+{
+    void *frames[24];
+    int n = backtrace(frames, 24);
+    for (int i = 1; i < n; i++)
+        if (!tscope__srcloc_same_object(frames[i], (const void *)program_caller) &&
+            !tscope__srcloc_same_object(frames[i], runtime_code))
+            return frames[i];
+    return NULL;
+}
+
+/* The address a task created by an untied task was created at.  libomp
+ * (GOMP_task of a gcc-built program) may report the return address it
+ * stored for the sync region the thread is in instead (the first leaf an
+ * untied generator creates inside the implicit barrier where the thread
+ * runs it: "main (x.c:96)", the parallel region's line); then the program's
+ * own call, found on the stack, names it. */
+static const void *untied_child_codeptr(const void *codeptr)
+{
+    const struct tstate *st = self;
+    if (!st || codeptr != st->sync_codeptr)
+        return codeptr;
+    const void *ra = program_caller();
+    return ra ? ra : codeptr;
+}
+
 static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_data_t *task,
                            int flags, int has_deps, const void *codeptr)
 {
@@ -486,6 +515,8 @@ static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_dat
         return;
     }
     unsigned depth = enc && enc->value ? depth_of(enc->value) + 1 : 1;
+    if (__builtin_expect(enc && (enc->value & UNTIED), 0))
+        codeptr = untied_child_codeptr(codeptr);
     uint32_t type = type_of(KEY(TAG_TASK, codeptr));
     if (!type) /* created inside the runtime: a taskloop's task */
         type = taskloop_type(enc);
@@ -628,25 +659,14 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t ep, om
         }
         return;
     }
+    if (st)
+        st->sync_codeptr = codeptr;
     uint32_t type = type_of(KEY(TAG_SYNC + kind, codeptr));
     if (!type) /* reported at an address inside libomp: name it by its region */
         type = parallel && parallel->value
                    ? type_of(KEY(TAG_REGION_SYNC + kind, parallel->value >> 48))
                    : type_in_runtime();
     start_construct(st, type, F_SYNC, NULL);
-}
-
-/* The first return address on this thread's stack that lies outside the
- * OpenMP runtime and this tool: where the program called the runtime. */
-static const void *program_caller(void)
-{
-    void *frames[24];
-    int n = backtrace(frames, 24);
-    for (int i = 1; i < n; i++)
-        if (!tscope__srcloc_same_object(frames[i], (const void *)program_caller) &&
-            !tscope__srcloc_same_object(frames[i], runtime_code))
-            return frames[i];
-    return NULL;
 }
 
 static void on_work(ompt_work_t kind, ompt_scope_endpoint_t ep, ompt_data_t *parallel,
