@@ -336,7 +336,8 @@ static void end_frame(struct tstate *st, int i, int cancelled)
 }
 
 /* Starts a construct (parallel region, sync region, worksharing) here. */
-static void start_construct(struct tstate *st, uint32_t type, uint8_t kind, tscope_task_t **h_out)
+static inline __attribute__((always_inline)) void
+start_construct(struct tstate *st, uint32_t type, uint8_t kind, tscope_task_t **h_out)
 {
     tscope_task_t *h = tscope_task_start_h(tscope_task_id_next(), type);
     push(st ? st : state(), h, kind, 0);
