@@ -493,6 +493,9 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
         int i = find_task(st, handle_of(prior->value));
         if (i >= 0)
             end_frame(st, i, status == ompt_task_cancel);
+    } else if (prior == next) {
+        /* an untied task's part continued at once by its next part (libomp
+         * in a team of one thread): nothing else ran, no switch */
     } else if (prior && (prior->value & UNTIED)) {
         /* An untied task switched out (at a taskwait, a taskyield) may be
          * continued by any thread: it is suspended here, not kept below
