@@ -408,7 +408,11 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
     # task's taskwait, its taskgroup's end or undeferred are 5 yields, each
     # taskyield of the implicit task that runs a task 1, a taskwait with
     # nothing to run 0; an untied task is switched out also at each task it
-    # creates (clang splits it into parts).  The gcc-built program runs on
+    # creates (clang splits it into parts).  At 1 thread libomp runs each
+    # task as it is created (the same counts, at the creations), and
+    # continues an untied task's parts with switches to itself, which count
+    # none (the untied generator of untied leaves ended at its first leaf
+    # before: 2 yields of libomp's 6).  The gcc-built program runs on
     # libomp (the launcher's libgomp.so.1 -> libomp, made here too), whose
     # GOMP_taskyield runs nothing: its tasks wait for the barrier, so yield
     # is left out there.
@@ -418,9 +422,10 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
     ysum() { # name, type-name regex: the yields of the matching types
         json "$1" "[.types[] | select(.name | test(\"$2\")) | .yields] | add // 0"
     }
-    for bin in yields yields-gcc; do
+    for run in "yields 2" "yields-gcc 2" "yields 1"; do
+        bin=${run% *} threads=${run#* }
         for c in "taskwait:1 5 5 0 :1" "taskgroup:1 5 5 0 :1" "undeferred:1 5 5 0 :1" \
-            "none:1 0 :1" "yield:5 0 :5" "untied::"; do
+            "none:1 0 :1" "yield:5 0 :5" "untied::" "untiedleaves::"; do
             case=${c%%:*} want=${c#*:}
             [ "$bin" = yields-gcc ] && [ "$case" = yield ] && continue
             libs=
@@ -428,19 +433,20 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
             rm -f "$tmp/switches"
             LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
                 OMP_TOOL_LIBRARIES="$progs/switch_truth.so" SWITCH_TRUTH_OUT="$tmp/switches" \
-                "$progs/$bin" "$case" 5 >/dev/null 2>&1
-            run_ts yl -- "$progs/$bin" "$case" 5
-            check "$bin $case: output" "$(cat "$tmp/yl.stdout")" "$case 5 ran 5"
+                "$progs/$bin" "$case" 5 "$threads" >/dev/null 2>&1
+            run_ts yl -- "$progs/$bin" "$case" 5 "$threads"
+            what="$bin $case at $threads threads"
+            check "$what: output" "$(cat "$tmp/yl.stdout")" "$case 5 ran 5"
             got="$(json yl ".types[] | $explicit | \"\(.created) \(.yields)\"" | sort -n | tr '\n' ' '):$(ysum yl '^(implicit|initial) task')"
-            check "$bin $case: created and yields per task type, implicit tasks' yields, as the runtime switched them" \
+            check "$what: created and yields per task type, implicit tasks' yields, as the runtime switched them" \
                 "$got" "$(grep -v implicit "$tmp/switches" | sort -n | tr '\n' ' '):$(sed -n 's/^implicit //p' "$tmp/switches")"
-            [ "$want" != : ] && check "$bin $case: yields as the program makes them" "$got" "$want"
+            [ "$want" != : ] && check "$what: yields as the program makes them" "$got" "$want"
             clean yl
             rm -rf "$tmp/yl.out"
         done
     done
     # the untied task: its 5 children at its taskwait, and each part (clang)
-    run_ts yl -- "$progs/yields" untied 5
+    run_ts yl -- "$progs/yields" untied 5 2
     check "yields untied: the untied task yields at least once per child, the children never" \
         "$(json yl ".types[] | $explicit | \"\(.created) \(.yields >= 5)\"" | sort -n | tr '\n' ' ')" "1 true 5 false "
     rm -rf "$tmp/yl.out"

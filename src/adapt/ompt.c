@@ -484,8 +484,9 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
     if (!st)
         return;
     if (status == ompt_task_early_fulfill || status == ompt_task_late_fulfill)
-        return; /* a detached task's event: its execution ended at detach */
-    finished_untied(st, prior);
+        return;        /* a detached task's event: its execution ended at detach */
+    if (prior != next) /* (a switch to itself names no other current task) */
+        finished_untied(st, prior);
     tscope_task_t *below = NULL; /* a tied task switched out, under the next one */
     if (prior && prior->value &&
         (status == ompt_task_complete || status == ompt_task_cancel ||

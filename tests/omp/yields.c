@@ -3,12 +3,13 @@
  * defines it: each time the runtime runs another task on the thread of a
  * task that has not ended, or an untied task is switched out).
  *
- *   usage: yields CASE K
+ *   usage: yields CASE K [THREADS]   (2 unless said)
  *   CASE: taskwait   a task creates K children, then waits: it runs them
  *         taskgroup  the same in a taskgroup, run at its end
  *         undeferred a task creates K undeferred (if(0)) children
  *         yield      the implicit task creates a task and yields, K times
  *         untied     an untied task creates K children, then waits
+ *         untiedleaves  the same with untied children (BOTS sparselu's shape)
  *         none       a task waits K times with no child to run
  *   prints: "CASE K ran N" (N: the leaves that ran)
  *
@@ -17,7 +18,8 @@
  * the first thread runs every task of the case, and each switch is
  * certain: the waiting task runs each of its K children (yields K), or the
  * implicit task runs each task it yields to (yields K), or nothing runs
- * (yields 0).  The children themselves never switch (yields 0).
+ * (yields 0).  The tied children themselves never switch (yields 0).  With
+ * one thread libomp runs each task where it is created: the same counts.
  */
 #include <omp.h>
 #include <stdatomic.h>
@@ -80,6 +82,16 @@ static void first_thread(const char *what, int k)
 #pragma omp taskwait
         }
 #pragma omp taskwait
+    } else if (strcmp(what, "untiedleaves") == 0) {
+#pragma omp task untied
+        {
+            for (int i = 0; i < k; i++) {
+#pragma omp task untied
+                leaf();
+            }
+#pragma omp taskwait
+        }
+#pragma omp taskwait
     } else {
 #pragma omp task
         waiter(what, k);
@@ -91,8 +103,9 @@ int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "";
     int k = argc > 2 ? atoi(argv[2]) : 0;
+    int want = argc > 3 ? atoi(argv[3]) : 2;
     int threads = 0;
-#pragma omp parallel num_threads(2)
+#pragma omp parallel num_threads(want)
     {
         if (omp_get_thread_num() == 0) {
             threads = omp_get_num_threads();
@@ -103,8 +116,8 @@ int main(int argc, char **argv)
                 ; /* no task scheduling point: nothing stolen */
         }
     }
-    if (threads != 2) {
-        fprintf(stderr, "yields: needs 2 threads, got %d\n", threads);
+    if (threads != want) {
+        fprintf(stderr, "yields: needs %d threads, got %d\n", want, threads);
         return 1;
     }
     printf("%s %d ran %ld\n", what, k, atomic_load(&ran));
