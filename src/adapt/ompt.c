@@ -484,27 +484,26 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
     if (!st)
         return;
     if (status == ompt_task_early_fulfill || status == ompt_task_late_fulfill)
-        return;        /* a detached task's event: its execution ended at detach */
-    if (prior != next) /* (a switch to itself names no other current task) */
-        finished_untied(st, prior);
-    tscope_task_t *below = NULL; /* a tied task switched out, under the next one */
+        return; /* a detached task's event: its execution ended at detach */
+    if (st->n && __builtin_expect(st->f[st->n - 1].untied, 0) && prior != next)
+        finished_untied_slow(st, prior); /* (a switch to itself names no other task) */
+    tscope_task_t *below = NULL;         /* a tied task switched out, under the next one */
     if (prior && prior->value &&
         (status == ompt_task_complete || status == ompt_task_cancel ||
          status == ompt_task_detach)) {
         int i = find_task(st, handle_of(prior->value));
         if (i >= 0)
             end_frame(st, i, status == ompt_task_cancel);
-    } else if (prior == next) {
-        /* an untied task's part continued at once by its next part (libomp
-         * in a team of one thread): nothing else ran, no switch */
     } else if (prior && (prior->value & UNTIED)) {
         /* An untied task switched out (at a taskwait, a taskyield) may be
          * continued by any thread: it is suspended here, not kept below
          * what runs next as a tied one is, or its frame would stay on this
          * thread's stack while it ends on another (the profile then had it
          * unfinished: BOTS sparselu lost up to 1,211 of 2,777 tasks at 4
-         * threads). */
-        int i = find_task(st, handle_of(prior->value));
+         * threads).  A switch to itself is its part continued at once by
+         * its next part (libomp in a team of one thread): nothing else
+         * ran, no switch. */
+        int i = prior == next ? -1 : find_task(st, handle_of(prior->value));
         if (i >= 0) {
             close_above(st, i);
             st->n = (uint32_t)i;
