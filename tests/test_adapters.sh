@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test_adapters.sh - unmodified programs under `taskscope run`: the OMPT tool
 # (exact task counts, dependency edges and hazards, nesting of times, untied
-# tasks, nested regions, thread-count changes, exit and abort in a task), a
-# gcc -fopenmp binary run on libomp, the pthread wrapper, the launcher's
+# tasks, nested regions, thread-count changes, exit and abort in a task,
+# switches counted as yields), a gcc -fopenmp binary run on libomp, the pthread wrapper, the launcher's
 # pass-through of output and exit status, and its bad-input messages.
 #   usage: test_adapters.sh TASKSCOPE_BINARY BUILD_DIR
 set -u
@@ -459,6 +459,82 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
     check "--off, pthread wrapper: exit status" "$status" 3
     check "--off, pthread wrapper: nothing said about finalizing" \
         "$(grep -c 'finaliz' "$tmp/off_threads.stderr")" 0
+
+    # yields: the times a task was switched out before its end
+    # (docs/output-formats.md), against what libomp itself reports (an OMPT
+    # tool of the tests', tests/omp/switch_truth.c: per task address
+    # "created switched", then the implicit tasks' switches).  yields.c runs
+    # at 2 threads with the second spinning outside any task scheduling
+    # point, so each count is certain: K = 5 children run at the waiting
+    # task's taskwait, its taskgroup's end or undeferred are 5 yields, each
+    # taskyield of the implicit task that runs a task 1, a taskwait with
+    # nothing to run 0; an untied task is switched out also at each task it
+    # creates (clang splits it into parts).  At 1 thread libomp runs each
+    # task as it is created (the same counts, at the creations), and
+    # continues an untied task's parts with switches to itself, which count
+    # none (the untied generator of untied leaves ended at its first leaf
+    # before: 2 yields of libomp's 6).  The gcc-built program runs on
+    # libomp (the launcher's libgomp.so.1 -> libomp, made here too), whose
+    # GOMP_taskyield runs nothing: its tasks wait for the barrier, so yield
+    # is left out there.
+    gomp=$tmp/gomp
+    mkdir -p "$gomp"
+    ln -sf "$(ldd "$progs/yields" | awk '/libomp/ {print $3}')" "$gomp/libgomp.so.1"
+    ysum() { # name, type-name regex: the yields of the matching types
+        json "$1" "[.types[] | select(.name | test(\"$2\")) | .yields] | add // 0"
+    }
+    for run in "yields 2" "yields-gcc 2" "yields 1"; do
+        bin=${run% *} threads=${run#* }
+        for c in "taskwait:1 5 5 0 :1" "taskgroup:1 5 5 0 :1" "undeferred:1 5 5 0 :1" \
+            "none:1 0 :1" "yield:5 0 :5" "untied::" "untiedleaves::"; do
+            case=${c%%:*} want=${c#*:}
+            [ "$bin" = yields-gcc ] && [ "$case" = yield ] && continue
+            libs=
+            [ "$bin" = yields-gcc ] && libs=$gomp
+            rm -f "$tmp/switches"
+            LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+                OMP_TOOL_LIBRARIES="$progs/switch_truth.so" SWITCH_TRUTH_OUT="$tmp/switches" \
+                "$progs/$bin" "$case" 5 "$threads" >/dev/null 2>&1
+            run_ts yl -- "$progs/$bin" "$case" 5 "$threads"
+            what="$bin $case at $threads threads"
+            check "$what: output" "$(cat "$tmp/yl.stdout")" "$case 5 ran 5"
+            got="$(json yl ".types[] | $explicit | \"\(.created) \(.yields)\"" | sort -n | tr '\n' ' '):$(ysum yl '^(implicit|initial) task')"
+            check "$what: created and yields per task type, implicit tasks' yields, as the runtime switched them" \
+                "$got" "$(grep -v implicit "$tmp/switches" | sort -n | tr '\n' ' '):$(sed -n 's/^implicit //p' "$tmp/switches")"
+            [ "$want" != : ] && check "$what: yields as the program makes them" "$got" "$want"
+            clean yl
+            rm -rf "$tmp/yl.out"
+        done
+    done
+    # the untied task: its 5 children at its taskwait, and each part (clang)
+    run_ts yl -- "$progs/yields" untied 5 2
+    check "yields untied: the untied task yields at least once per child, the children never" \
+        "$(json yl ".types[] | $explicit | \"\(.created) \(.yields >= 5)\"" | sort -n | tr '\n' ' ')" "1 true 5 false "
+    rm -rf "$tmp/yl.out"
+
+    # fib: every task begins in a switch from a measured task (its parent at
+    # a taskwait, a task or implicit task that steals it), so the yields of
+    # all types are the switches libomp reports, one per task: at 4 threads
+    # (clang: idle threads wait at the single's barrier), and at 1 (gcc: its
+    # idle threads wait at the region's end barrier, where a worker's
+    # implicit task has ended for taskscope, so what it steals there is
+    # nobody's yield)
+    for f in "fib 4" "fib-gcc 1"; do
+        bin=${f% *} threads=${f#* }
+        libs=
+        [ "$bin" = fib-gcc ] && libs=$gomp
+        rm -f "$tmp/switches"
+        LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} OMP_NUM_THREADS=$threads \
+            OMP_TOOL_LIBRARIES="$progs/switch_truth.so" SWITCH_TRUTH_OUT="$tmp/switches" \
+            "$ex/$bin" 18 >/dev/null 2>&1
+        OMP_NUM_THREADS=$threads run_ts ylfib -- "$ex/$bin" 18
+        tasks=$(sed -n 's/.*tasks \([0-9]*\),.*/\1/p' "$tmp/ylfib.stdout")
+        check "$bin(18) at $threads threads: yields of all types, the runtime's switches, tasks" \
+            "$(json ylfib '[.types[].yields] | add') $(awk '{s += $2} END {print s}' "$tmp/switches") $(json ylfib "[.types[] | $explicit | .created] | add")" \
+            "$tasks $tasks $tasks"
+        clean ylfib
+        rm -rf "$tmp/ylfib.out"
+    done
 else
     echo "SKIP: the OpenMP part: clang with libomp was not found at build time" \
         "(install clang and libomp-dev, or run ./scripts/setup)"

@@ -7,7 +7,9 @@
  * run.  Seen in BOTS health at 4 threads (1-3 of 2.25 M tasks unfinished in a
  * third of the runs), too rare to provoke from a program in a test.  The task
  * must end exactly once, when B's next event shows it returned (a barrier, or
- * the next task), with no anomaly; its switch counts as its one yield. */
+ * the next task), with no anomaly; its switch counts as its one yield.
+ * And in a team of one thread, libomp's switches of an untied task to
+ * itself (its next part continued at once) count no yield. */
 #include <dlfcn.h>
 #include <omp-tools.h>
 #include <pthread.h>
@@ -74,6 +76,36 @@ static void *thread_b_main(void *arg)
     return NULL;
 }
 
+/* In a team of one thread libomp continues an untied task's part at once
+ * with its next part and reports a switch from the task to itself: no
+ * switch (docs/adapters.md), so the task runs on, no yield counted; the
+ * implicit task's switch to it is one (its yields, not the task's). */
+static int one_thread(ompt_start_tool_result_t *res)
+{
+    CB(task_create)
+    (&implicit_a, NULL, &untied, ompt_task_explicit | ompt_task_untied, 0,
+     (const void *)fake_lookup);
+    CB(task_schedule)(&implicit_a, ompt_task_switch, &untied);
+    CB(task_schedule)(&untied, ompt_task_switch, &untied);
+    CB(task_schedule)(&untied, ompt_task_switch, &untied);
+    CB(task_schedule)(&untied, ompt_task_complete, &implicit_a);
+    tscope_type_t t = 0;
+    ASSERT(type_register("task (inside the OpenMP runtime)", &t) == 0);
+    tscope_type_stats_t st;
+    ASSERT(query_type(t, &st) == 0);
+    tscope_totals_t tot;
+    ASSERT(query_totals(&tot) == 0);
+    printf("test_ompt_untied: one thread, switches to itself: calls %llu, yields %llu, "
+           "anomalies %llu\n",
+           (unsigned long long)st.calls, (unsigned long long)st.yields,
+           (unsigned long long)tot.anomalies);
+    ASSERT(st.calls == 1);
+    ASSERT(st.yields == 0);
+    ASSERT(tot.anomalies == 0);
+    res->finalize(&res->tool_data);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *build = getenv("TSCOPE_BUILD_DIR");
@@ -85,8 +117,8 @@ int main(int argc, char **argv)
     }
     if (argc < 2) { /* each sequence in a process of its own: one tscope_init each */
         char cmd[8192];
-        for (int barrier = 0; barrier < 2; barrier++) {
-            snprintf(cmd, sizeof cmd, "'%s' %d", argv[0], barrier);
+        for (int mode = 0; mode < 3; mode++) { /* B's barrier, B's next task, one thread */
+            snprintf(cmd, sizeof cmd, "'%s' %d", argv[0], mode);
             int rc = system(cmd);
             ASSERT(rc == 0);
         }
@@ -119,6 +151,8 @@ int main(int argc, char **argv)
     CB(implicit_task)(ompt_scope_begin, NULL, &initial, 1, 1, ompt_task_initial);
     CB(parallel_begin)(&initial, NULL, &region, 2, ompt_parallel_invoker_program, NULL);
     CB(implicit_task)(ompt_scope_begin, &region, &implicit_a, 2, 0, ompt_task_implicit);
+    if (atoi(argv[1]) == 2)
+        return one_thread(res);
     pthread_t b;
     ASSERT(pthread_create(&b, NULL, thread_b_main, NULL) == 0);
     sem_wait(&turn_a);

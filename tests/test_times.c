@@ -58,6 +58,54 @@ static void taskwait_recursion(void)
     ASSERT_OK(tscope_finalize());
 }
 
+/* W (wait) runs 4, creates C1 and C2 (leaf) and runs them nested at its
+ * taskwait (libomp's way, through the OMPT tool): each is a switch of W
+ * (tscope_task_switched_h, tscope_task_begin_nested_h), counted as a
+ * yield, with W's times those of any task with nested children - the
+ * switches change no time. */
+static void switched_nested(void)
+{
+    harness_init();
+    tscope_type_t wait = type_named("wait"), leaf = type_named("leaf");
+    at(0);
+    tscope_task_t *w = tscope_task_create_h(1, NULL, wait, 0, 0, 0);
+    ASSERT_OK(tscope_task_begin_h(w));
+    at(4);
+    tscope_task_t *c1 = tscope_task_create_h(2, w, leaf, 0, 1, 0);
+    tscope_task_t *c2 = tscope_task_create_h(3, w, leaf, 0, 1, 0);
+    ASSERT_OK(tscope_task_switched_h(w));
+    ASSERT_OK(tscope_task_begin_h(c1));
+    at(12);
+    ASSERT_OK(tscope_task_end_h(c1));
+    ASSERT_OK(tscope_task_begin_nested_h(c2, w)); /* the begin and the switch in one */
+    at(20);
+    ASSERT_OK(tscope_task_end_h(c2));
+    ASSERT_EQ(tscope_task_switched_h(c2), TSCOPE_EINVAL); /* ended */
+    ASSERT_EQ(tscope_task_switched_h(NULL), TSCOPE_EINVAL);
+    at(24);
+    ASSERT_OK(tscope_task_end_h(w));
+    ASSERT_OK(tscope_flush());
+
+    tscope_type_stats_t ws = type_stats(wait), ls = type_stats(leaf);
+    ASSERT_EQ(ws.calls, 1);
+    ASSERT_EQ(ws.yields, 2);
+    ASSERT_EQ(ls.calls, 2);
+    ASSERT_EQ(ls.yields, 0);
+    ASSERT_NEAR(ws.excl_ns.sum, 8, 0);
+    ASSERT_NEAR(ws.incl_ns.sum, 24, 0); /* the children nested inside */
+    ASSERT_NEAR(ws.elapsed_ns.sum, 24, 0);
+    ASSERT_NEAR(ls.excl_ns.sum, 16, 0);
+    ASSERT_NEAR(ls.incl_ns.sum, 16, 0);
+    tscope_task_info_t r = task_info(1);
+    ASSERT_EQ(r.yields, 2);
+    ASSERT_NEAR(r.excl_ns, 8, 0);
+    ASSERT_NEAR(r.incl_ns, 24, 0);
+    tscope_totals_t tot;
+    ASSERT_OK(tscope_query_totals(&tot));
+    ASSERT_EQ(tot.anomalies, 0);
+    ASSERT_OK(tscope_finalize());
+}
+
 /* fib nested on one thread: F1 (begin/end, task table) inside F0, and a
  * START/END leaf F2 inside F1 (the leaf fast path).  Running sums count the
  * nested time three times; the totals count it once. */
@@ -233,6 +281,7 @@ int main(void)
     RUN(measured); /* first: the manual clock, once installed, stays */
     RUN(taskwait_recursion);
     RUN(nested_recursion);
+    RUN(switched_nested);
     RUN(mutual_recursion);
     return 0;
 }

@@ -255,6 +255,18 @@ int tscope_task_end_h(tscope_task_t *task);
 int tscope_task_cancel_h(tscope_task_t *task);
 int tscope_task_yield_h(tscope_task_t *task);
 int tscope_task_resume_h(tscope_task_t *task);
+/* The task, running on the calling thread, is switched out while another
+ * task runs there nested inside it (a task scheduling point: a taskwait or
+ * a taskgroup's end that runs a child, a taskyield, an undeferred child):
+ * it counts one yield (its type's `yields`), and nothing else changes - it
+ * stays on the thread's stack, and the nested task's time is in its
+ * running time as any nested task's is.  A count only: no record, nothing
+ * for the trace or the tools; with the profiler off it does nothing. */
+int tscope_task_switched_h(tscope_task_t *task);
+/* tscope_task_begin_h(task) and tscope_task_switched_h(below) in one event
+ * (below: the task it begins nested in, switched out for it; NULL, or one
+ * that is not live: the begin alone).  The OpenMP adapter's common case. */
+int tscope_task_begin_nested_h(tscope_task_t *task, tscope_task_t *below);
 /* The id and the type the task was created with (0 for NULL). */
 uint64_t tscope_task_handle_id(const tscope_task_t *task);
 tscope_type_t tscope_task_handle_type(const tscope_task_t *task);

@@ -25,7 +25,10 @@
  * task at every switch (it may continue on any thread), a tied one when
  * what ran above it is left.  This costs create + begin + end
  * per task (a yield/resume pair only when a task really migrates), not five
- * events.
+ * events; the tied task a task begins on top of counts the switch as a
+ * yield (tscope_task_begin_nested_h, tscope_task_switched_h: a count, its
+ * times unchanged), so that `yields` counts every switch out, as libomp
+ * reports them.
  *
  * A task's ompt_data_t holds its taskscope handle (tscope_task_t: the
  * record that carries the task between threads, from taskscope's pools),
@@ -541,7 +544,9 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
         return;
     if (status == ompt_task_early_fulfill || status == ompt_task_late_fulfill)
         return; /* a detached task's event: its execution ended at detach */
-    finished_untied(st, prior);
+    if (st->n && __builtin_expect(st->f[st->n - 1].untied, 0) && prior != next)
+        finished_untied_slow(st, prior); /* (a switch to itself names no other task) */
+    tscope_task_t *below = NULL;         /* a tied task switched out, under the next one */
     if (prior && prior->value &&
         (status == ompt_task_complete || status == ompt_task_cancel || status == ompt_task_detach ||
          status == ompt_taskwait_complete)) {
@@ -554,13 +559,23 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
          * what runs next as a tied one is, or its frame would stay on this
          * thread's stack while it ends on another (the profile then had it
          * unfinished: BOTS sparselu lost up to 1,211 of 2,777 tasks at 4
-         * threads). */
-        int i = find_task(st, handle_of(prior->value));
+         * threads).  A switch to itself is its part continued at once by
+         * its next part (libomp in a team of one thread): nothing else
+         * ran, no switch. */
+        int i = prior == next ? -1 : find_task(st, handle_of(prior->value));
         if (i >= 0) {
             close_above(st, i);
             st->n = (uint32_t)i;
             tscope_task_yield_h(handle_of(prior->value));
         }
+    } else if (prior && prior->value && (status == ompt_task_switch || status == ompt_task_yield)) {
+        /* A tied task left for the next one (a taskwait or a taskgroup's
+         * end running a child, a taskyield, an undeferred child, a
+         * barrier) stays below it on this thread's stack: its switch
+         * counts as a yield (docs/output-formats.md), its times unchanged.
+         * (A worker's implicit task ended at its join barrier has no
+         * handle.) */
+        below = handle_of(prior->value);
     }
     if (!next || !next->value)
         return;
@@ -568,7 +583,7 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
     tscope_task_t *h = handle_of(v);
     if (!(v & BEGUN)) { /* the common case: a task's first run */
         next->value = v | BEGUN;
-        tscope_task_begin_h(h);
+        tscope_task_begin_nested_h(h, below);
         push(st, h, F_TASK, (v & UNTIED) != 0);
         return;
     }
@@ -577,6 +592,8 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
         continue_task(st, j);
         return;
     }
+    if (below)
+        tscope_task_switched_h(below);
     tscope_task_resume_h(h); /* suspended earlier, maybe on another thread */
     push(st, h, F_TASK, (v & UNTIED) != 0);
 }

@@ -110,7 +110,9 @@ int tscope_task_queued_h(tscope_task_t *task)
     return 0;
 }
 
-int tscope_task_begin_h(tscope_task_t *task)
+/* Begins task on the calling thread; below (NULL: none), a task running
+ * here, is switched out for it (tscope_task_switched_h) in the same event. */
+static inline int begin(tscope_task_t *task, tscope_task_t *below)
 {
     if (!tscope__shard_live(task))
         return TSCOPE_EINVAL;
@@ -123,10 +125,23 @@ int tscope_task_begin_h(tscope_task_t *task)
         return off_code();
     uint64_t now = tscope__clock_now();
     int rc = tscope__shard_begin(th->index, now, task);
-    if (rc == 0)
+    if (rc == 0) {
+        if (below && tscope__shard_live(below))
+            tscope__shard_switched(below);
         shadow(th, TSCOPE__REC_BEGIN, now, task->id, 0, task->type, 0, 0, 0);
+    }
     leave(th);
     return rc;
+}
+
+int tscope_task_begin_h(tscope_task_t *task)
+{
+    return begin(task, NULL);
+}
+
+int tscope_task_begin_nested_h(tscope_task_t *task, tscope_task_t *below)
+{
+    return begin(task, below);
 }
 
 /* An event of kind `kind` on a handle's task: `ring` is the id-based event
@@ -174,6 +189,20 @@ int tscope_task_yield_h(tscope_task_t *task)
 int tscope_task_resume_h(tscope_task_t *task)
 {
     return task_event(task, TSCOPE__REC_RESUME, tscope_task_resume, tscope__shard_resume, 0);
+}
+
+int tscope_task_switched_h(tscope_task_t *task)
+{
+    if (!tscope__shard_live(task))
+        return TSCOPE_EINVAL;
+    if (ring_task(task))
+        return 0; /* the tools alone: no profile counts it */
+    struct tscope__thread *th = enter();
+    if (!th)
+        return off_code();
+    tscope__shard_switched(task);
+    leave(th);
+    return 0;
 }
 
 uint64_t tscope_task_handle_id(const tscope_task_t *task)

@@ -137,6 +137,16 @@ int tscope__shard_end(uint32_t thread, uint64_t ts, struct tscope_task *t);
 int tscope__shard_yield(uint32_t thread, uint64_t ts, struct tscope_task *t);
 int tscope__shard_resume(uint32_t thread, uint64_t ts, struct tscope_task *t);
 int tscope__shard_cancel(uint32_t thread, uint64_t ts, struct tscope_task *t);
+/* t, running on the calling thread, was switched out for a task that runs
+ * nested above it (tscope_task_switched_h): a yield and its resume at
+ * once, counted in the record (its type's yields at its end) and nothing
+ * else: no segment closes, no event is counted.  The owner alone writes
+ * the record, as for every event of a running task. */
+static inline void tscope__shard_switched(struct tscope_task *t)
+{
+    t->yields++;
+    t->resumes++;
+}
 /* An event of the id-based API (taskscope.h) on the calling thread's
  * shard: a task event by id, a counter sample, custom event or message
  * (shard_events.c; the core's `take` hook, hooks.h). */
