@@ -36,6 +36,7 @@ struct entry {
 struct edge {
     uint64_t pred, succ;
     uint32_t hazard;
+    uint32_t ordered;     /* a mutual exclusion turned round: succ ran first */
     uint32_t pred_thread; /* once the predecessor ended */
     uint64_t pred_ns;
     uint32_t next;
@@ -208,6 +209,35 @@ static int flow(struct replay *r, int kind, uint32_t hazard, uint32_t ft, uint64
     return r->sink->flow(r->sink->ctx, kind, hazard, ft, fns, tt, tns, from, to);
 }
 
+/* A mutual exclusion (mutexinoutset) orders nothing: its arrow goes from
+ * the end of the task that ran first to the first begin of the other.
+ * Called once succ has begun; when succ began before pred, the arrow is
+ * drawn from succ's end (or the edge turned round to wait for it) and 1
+ * returned (*rc the sink's answer); 0 for the usual arrow. */
+static int mutex_turned(struct replay *r, uint32_t gi, struct entry *succ, int *rc)
+{
+    struct edge *g = &r->g[gi];
+    *rc = 0;
+    if (g->hazard != TSCOPE_HAZARD_MUTEX || g->ordered)
+        return 0;
+    struct entry *pred = lookup(r, g->pred);
+    if (!pred || !pred->begun || pred->begin_ns <= succ->begin_ns)
+        return 0;
+    if (succ->ended) {
+        *rc = flow(r, TSCOPE__FLOW_DEP, g->hazard, succ->end_thread, succ->end_ns,
+                   pred->begin_thread, pred->begin_ns, g->succ, g->pred);
+        edge_free(r, gi);
+        return 1;
+    }
+    uint64_t was = g->pred;
+    g->pred = g->succ;
+    g->succ = was;
+    g->ordered = 1;
+    g->next = succ->out;
+    succ->out = gi;
+    return 1;
+}
+
 /* A dependency edge whose predecessor ended: drawn if the successor has
  * begun, else parked on it. */
 static int edge_ready(struct replay *r, uint32_t gi)
@@ -220,20 +250,12 @@ static int edge_ready(struct replay *r, uint32_t gi)
         edge_free(r, gi);
         return 0;
     }
-    if (succ->begun && g->hazard == TSCOPE_HAZARD_MUTEX) {
-        /* exclusion, no order: the successor ran first; the arrow goes
-         * from its end to the predecessor's first begin */
-        struct entry *pred = lookup(r, g->pred);
-        int rc = succ->ended && pred && pred->begun
-                     ? flow(r, TSCOPE__FLOW_DEP, g->hazard, succ->end_thread, succ->end_ns,
-                            pred->begin_thread, pred->begin_ns, g->succ, g->pred)
-                     : 0;
-        edge_free(r, gi);
+    int rc;
+    if (succ->begun && mutex_turned(r, gi, succ, &rc))
         return rc;
-    }
     if (succ->begun) {
-        int rc = flow(r, TSCOPE__FLOW_DEP, g->hazard, g->pred_thread, g->pred_ns,
-                      succ->begin_thread, succ->begin_ns, g->pred, g->succ);
+        rc = flow(r, TSCOPE__FLOW_DEP, g->hazard, g->pred_thread, g->pred_ns, succ->begin_thread,
+                  succ->begin_ns, g->pred, g->succ);
         edge_free(r, gi);
         return rc;
     }
@@ -278,12 +300,17 @@ static int on_begin(struct replay *r, uint32_t thread, uint64_t ns, uint64_t id,
             return -1;
     }
     uint64_t self = id;
-    for (uint32_t gi = e->in; gi != NONE;) {
+    uint32_t in = e->in;
+    e->in = NONE;
+    for (uint32_t gi = in; gi != NONE;) {
         struct edge *g = &r->g[gi];
         uint32_t next = g->next;
-        int rc = flow(r, TSCOPE__FLOW_DEP, g->hazard, g->pred_thread, g->pred_ns, thread, ns,
+        int rc;
+        if (!mutex_turned(r, gi, lookup(r, self), &rc)) {
+            rc = flow(r, TSCOPE__FLOW_DEP, g->hazard, g->pred_thread, g->pred_ns, thread, ns,
                       g->pred, self);
-        edge_free(r, gi);
+            edge_free(r, gi);
+        }
         if (rc)
             return -1;
         gi = next;
@@ -376,6 +403,7 @@ static int on_dep(struct replay *r, uint64_t from, uint64_t to, uint32_t hazard)
     g->pred = from;
     g->succ = to;
     g->hazard = hazard;
+    g->ordered = 0;
     if (pred->ended) {
         g->pred_thread = pred->end_thread;
         g->pred_ns = pred->end_ns > pred->last_begin_ns ? pred->end_ns - 1 : pred->end_ns;
