@@ -184,6 +184,17 @@ int tscope_type_register(const char *name, tscope_type_t *out);
 int tscope_counter_register(const char *name, tscope_counter_t *out);
 int tscope_event_register(const char *name, tscope_event_t *out);
 
+/* Task type attributes (tscope_type_set_attrs). */
+#define TSCOPE_TYPE_WAIT                                                                           \
+    1u /* its tasks wait (a barrier, taskwait, taskgroup):                                         \
+          their self time is waiting, not work; the                                                \
+          critical path gives them no weight */
+/* Adds attributes (TSCOPE_TYPE_* bits) to a registered task type; they
+ * stay for the life of the process and go into profile.json.  Takes a lock:
+ * call once per type.  TSCOPE_ENOENT for an unknown type, TSCOPE_EINVAL for
+ * bits this version does not know. */
+int tscope_type_set_attrs(tscope_type_t type, unsigned attrs);
+
 /* Returns a new task id unique across threads and ranks (rank in the top 16
  * bits).  No lock: each thread takes ids from its own block. */
 uint64_t tscope_task_id_next(void);

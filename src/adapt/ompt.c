@@ -12,6 +12,7 @@
  * - parallel regions, worksharing constructs and sync regions (barrier,
  *   taskwait, taskgroup, ...): "pseudo-tasks" started and ended on the thread
  *   (tscope_task_start), so waiting time shows per construct and thread;
+ *   sync regions' types carry TSCOPE_TYPE_WAIT (no work on the critical path);
  * - depend clauses: RAW/WAR/WAW edges worked out by hazards.c.
  *
  * Each thread keeps a shadow stack of what runs on it, mirroring the
@@ -147,6 +148,16 @@ static uint32_t register_name(char *name)
     return tscope_type_register(name, &t) ? 0 : t;
 }
 
+/* Registers the type of a sync region (barrier, taskwait, taskgroup, ...):
+ * a wait, whose self time is no work on the critical path. */
+static uint32_t register_wait(char *name)
+{
+    uint32_t t = register_name(name);
+    if (t)
+        tscope_type_set_attrs(t, TSCOPE_TYPE_WAIT);
+    return t;
+}
+
 /* The type of what the runtime reports at an address inside itself with
  * nothing better to name it by (rare: registered when first needed). */
 static uint32_t type_in_runtime(void)
@@ -181,7 +192,7 @@ static uint32_t make_type(uint64_t key, void *arg)
         snprintf(name, sizeof name, "%s %s",
                  tag == TAG_IMPLICIT ? "implicit task" : sync_name((int)(tag - TAG_REGION_SYNC)),
                  loc);
-        return register_name(name);
+        return tag == TAG_IMPLICIT ? register_name(name) : register_wait(name);
     }
     if ((tag == TAG_TASK || (tag >= TAG_SYNC && tag < TAG_REGION_SYNC)) && runtime_code &&
         tscope__srcloc_same_object(addr, runtime_code))
@@ -195,8 +206,10 @@ static uint32_t make_type(uint64_t key, void *arg)
         snprintf(name, sizeof name, "taskloop %s", loc);
     else if (tag >= TAG_WORK)
         snprintf(name, sizeof name, "%s %s", work_name((int)(tag - TAG_WORK)), loc);
-    else
+    else {
         snprintf(name, sizeof name, "%s %s", sync_name((int)(tag - TAG_SYNC)), loc);
+        return register_wait(name);
+    }
     return register_name(name);
 }
 
