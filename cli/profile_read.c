@@ -8,7 +8,8 @@
  * integers beyond int64 are the parser's syntax errors.  Names that stand
  * for numbers (a task's state, a dependency's kind) must be known ones.
  * Version 2 requires "dependencies", "tasks" and "task_deps"; version 1
- * has none of them (the profile then has no instance graph).  On failure
+ * has none of them (the profile then has no instance graph).  A type's
+ * "wait" (version 3) is optional.  On failure
  * the message buffer always holds one line for this call (never an empty or
  * an earlier call's message).
  * Uses Debian's libjansson; without it the reader says so. */
@@ -545,6 +546,10 @@ static void read_all(struct reader *r, json_t *root, struct tscope__profile *p)
         t->cancelled = u64(r, o, w, "cancelled");
         t->unfinished = u64(r, o, w, "unfinished");
         t->threads = u32(r, o, w, "threads");
+        json_t *wait = json_object_get(o, "wait"); /* optional: only waits have it */
+        if (wait && !json_is_boolean(wait))
+            fail(r, "field '%s.wait' has the wrong type (expected true or false)", w);
+        t->attrs = json_is_true(wait) ? TSCOPE_TYPE_WAIT : 0;
         if (r->version == 1) { /* excl/incl: self and running, no elapsed */
             t->excl = stats(r, o, w, "excl_ns", NULL);
             t->incl = stats(r, o, w, "incl_ns", NULL);

@@ -768,6 +768,31 @@ static char *small_profile_json(void)
     return render(tscope__export_json, &p);
 }
 
+/* A type marked as a wait says so in profile.json, and only such a type. */
+static void json_marks_waits(void)
+{
+    struct tscope__ptype types[2] = {{.name = "work", .id = 1, .calls = 3},
+                                     {.name = "taskwait", .id = 2, .attrs = TSCOPE_TYPE_WAIT}};
+    struct tscope__pnode node = {UINT32_MAX, 0, 0, 0, 0, 0};
+    struct tscope__profile p = {0};
+    p.program = "small";
+    p.clock = "manual";
+    p.mode = "profile";
+    p.full_policy = "wait";
+    p.nranks = 1;
+    p.types = types;
+    p.ntypes = 2;
+    p.nodes = &node;
+    p.nnodes = 1;
+    char *text = render(tscope__export_json, &p);
+    const char *wait = strstr(text, "\"wait\":true");
+    ASSERT(wait != NULL);
+    ASSERT(strstr(wait + 1, "\"wait\":true") == NULL);
+    ASSERT(strstr(text, "\"name\":\"taskwait\"") < wait);
+    ASSERT(strstr(text, "\"name\":\"taskwait\"") > strstr(text, "\"name\":\"work\""));
+    free(text);
+}
+
 static void reader_rejects_out_of_range_integers(void)
 {
     if (!reader_available())
@@ -785,6 +810,9 @@ static void reader_rejects_out_of_range_integers(void)
     struct {
         const char *from, *to, *want;
     } cases[] = {
+        /* a wait mark is true or false */
+        {"\"name\":\"work\"", "\"name\":\"work\",\"wait\":1",
+         "field 'types[0].wait' has the wrong type (expected true or false)"},
         /* a negative count (was "the wrong type") */
         {"\"calls\":3", "\"calls\":-3",
          "field 'types[0].calls' is -3, out of range (expected an integer from 0 to "
@@ -813,10 +841,10 @@ static void reader_rejects_out_of_range_integers(void)
         {"\"calls\":3", "\"calls\":\"3\"",
          "field 'types[0].calls' is missing or has the wrong type (expected an integer from 0 "
          "to 9223372036854775807)"},
-        {"\"version\":2", "\"version\":\"2\"",
-         "field 'version' is missing or has the wrong type (expected the integer 2)"},
-        {"\"version\":2", "\"version\":3",
-         "profile version 3 is not supported (this taskscope reads versions 1 to 2)"},
+        {"\"version\":3", "\"version\":\"3\"",
+         "field 'version' is missing or has the wrong type (expected the integer 3)"},
+        {"\"version\":3", "\"version\":4",
+         "profile version 4 is not supported (this taskscope reads versions 1 to 3)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *bad = replace_once(good, cases[i].from, cases[i].to);
@@ -984,6 +1012,7 @@ int main(void)
     RUN(dot_label_is_never_cut);
     RUN(dot_draws_a_diamond_of_dependencies);
     RUN(dot_draws_a_chain_with_unknown_ends);
+    RUN(json_marks_waits);
     RUN(reader_rejects_out_of_range_integers);
     RUN(reader_names_syntax_errors);
     RUN(report_tree_of_deep_profile);

@@ -13,7 +13,9 @@
 #include "taskscope/taskscope.h"
 
 #define TSCOPE__PROFILE_SCHEMA "taskscope-profile"
-#define TSCOPE__PROFILE_VERSION 2    /* 2: self/running/elapsed; 1 still read */
+/* 3: waits marked ("wait" in types); 2: self/running/elapsed; 1 and 2 are
+ * still read */
+#define TSCOPE__PROFILE_VERSION 3
 #define TSCOPE__PROFILE_ROOT 0xFFFFu /* edge source of tasks without a parent */
 
 /* A type over the ranks of a job (the global view, src/global): each
@@ -31,6 +33,7 @@ struct tscope__ptype {
     tscope_stats_t excl, incl, elapsed;  /* self, running, elapsed (taskscope.h) */
     double running_total, elapsed_total; /* recursion counted once */
     uint32_t threads;
+    unsigned attrs;              /* TSCOPE_TYPE_* (TSCOPE_TYPE_WAIT: its tasks wait) */
     struct tscope__pranks ranks; /* global profiles only */
 };
 

@@ -300,6 +300,7 @@ struct tscope__profile *tscope__profile_snapshot(void)
         t->running_total = st.running_total_ns;
         t->elapsed_total = st.elapsed_total_ns;
         t->threads = st.threads;
+        t->attrs = tscope__names_attrs(&tscope__types, id);
     }
     for (uint32_t id = 1; ok && id <= ncounters; id++) {
         struct tscope__pcounter *c = &p->counters[p->ncounters++];
