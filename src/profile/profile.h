@@ -13,8 +13,8 @@
 #include "taskscope/taskscope.h"
 
 #define TSCOPE__PROFILE_SCHEMA "taskscope-profile"
-/* 3: waits marked ("wait" in types); 2: self/running/elapsed; 1 and 2 are
- * still read */
+/* 3: waits marked ("wait" in types), "critical_path"; 2: self/running/elapsed;
+ * 1 and 2 are still read */
 #define TSCOPE__PROFILE_VERSION 3
 #define TSCOPE__PROFILE_ROOT 0xFFFFu /* edge source of tasks without a parent */
 
@@ -179,7 +179,12 @@ struct tscope__profile {
     uint32_t ndeptypes;
     struct tscope__ptask *tasks; /* in the order they finished */
     uint32_t ntasks;
-    struct tscope__pdep *deps; /* in the order they were recorded */
+    int tasks_unwritten;           /* the snapshot holds tasks for the critical path only:
+                                      profile.json leaves them out (not asked for, no
+                                      dependencies) */
+    struct tscope__critpath *path; /* profile.json's critical_path, read back
+                                      when it has no tasks (critpath.h); NULL */
+    struct tscope__pdep *deps;     /* in the order they were recorded */
     uint32_t ndeps;
     struct tscope__ptimeline tl;    /* one row of busy time when read from profile.json */
     struct tscope__pglobal *global; /* NULL but for a job's global profile */
