@@ -73,16 +73,15 @@ static void print_deptypes(const struct tscope__profile *p, FILE *f)
     fputc('\n', f);
 }
 
-static const struct tscope__profile *share_p;
-static const double *share_work;
-
-/* Types by their work on the path, the largest first (ties: by id). */
-static int by_share(const void *a, const void *b)
+/* Types by their work on the path (arg: the work per type index), the
+ * largest first (ties: the earlier type). */
+static int by_share(const void *a, const void *b, void *arg)
 {
+    const double *work = arg;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    if (share_work[x] != share_work[y])
-        return share_work[x] > share_work[y] ? -1 : 1;
-    return share_p->types[x].id < share_p->types[y].id ? -1 : 1;
+    if (work[x] != work[y])
+        return work[x] > work[y] ? -1 : 1;
+    return x < y ? -1 : x > y;
 }
 
 /* Each type's share of the path's work; -1 when memory runs out. */
@@ -99,9 +98,7 @@ static int print_shares(const struct tscope__profile *p, const struct tscope__cr
     for (uint32_t i = 0; i < p->ntypes; i++)
         if (work[i] > 0)
             order[n++] = i;
-    share_p = p;
-    share_work = work;
-    qsort(order, n, sizeof *order, by_share);
+    qsort_r(order, n, sizeof *order, by_share, work);
     fputs("the path by type:\n", f);
     for (uint32_t k = 0; k < n; k++)
         fprintf(f, "  %5.1f%%  %10.3f ms  %s\n",

@@ -114,12 +114,12 @@ struct cp {
     uint32_t *chain;     /* scratch: ancestors begun on demand */
 };
 
-static const struct tscope__profile *sort_p;
-
-static int by_id_then_index(const void *a, const void *b)
+/* Task indexes by id, then index (qsort_r: arg is the struct cp). */
+static int by_id_then_index(const void *a, const void *b, void *arg)
 {
+    const struct tscope__profile *p = ((const struct cp *)arg)->p;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    uint64_t ix = sort_p->tasks[x].id, iy = sort_p->tasks[y].id;
+    uint64_t ix = p->tasks[x].id, iy = p->tasks[y].id;
     if (ix != iy)
         return ix < iy ? -1 : 1;
     return x < y ? -1 : x > y;
@@ -416,19 +416,18 @@ static void end_task(struct cp *c, uint32_t i)
     }
 }
 
-static const struct cp *sort_c;
-
 /* Tasks by thread, then begin (ties: the longer first, then by id). */
-static int by_thread_begin(const void *a, const void *b)
+static int by_thread_begin(const void *a, const void *b, void *arg)
 {
+    const struct cp *c = arg;
     uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-    const struct tscope__ptask *x = &sort_c->p->tasks[i], *y = &sort_c->p->tasks[j];
+    const struct tscope__ptask *x = &c->p->tasks[i], *y = &c->p->tasks[j];
     if (x->thread != y->thread)
         return x->thread < y->thread ? -1 : 1;
-    if (sort_c->t[i].st != sort_c->t[j].st)
-        return sort_c->t[i].st < sort_c->t[j].st ? -1 : 1;
-    if (sort_c->t[i].end != sort_c->t[j].end)
-        return sort_c->t[i].end > sort_c->t[j].end ? -1 : 1;
+    if (c->t[i].st != c->t[j].st)
+        return c->t[i].st < c->t[j].st ? -1 : 1;
+    if (c->t[i].end != c->t[j].end)
+        return c->t[i].end > c->t[j].end ? -1 : 1;
     if (x->id != y->id)
         return x->id < y->id ? -1 : 1;
     return i < j ? -1 : i > j;
@@ -436,16 +435,17 @@ static int by_thread_begin(const void *a, const void *b)
 
 /* Time order; at one instant ends first, a later begin's end first (a
  * hosted task before its host), then by id; creations before begins. */
-static int by_time(const void *a, const void *b)
+static int by_time(const void *a, const void *b, void *arg)
 {
+    const struct cp *c = arg;
     const struct ev *x = a, *y = b;
     if (x->t != y->t)
         return x->t < y->t ? -1 : 1;
     if ((x->kind == EV_END) != (y->kind == EV_END))
         return x->kind == EV_END ? -1 : 1;
-    uint64_t ix = sort_c->p->tasks[x->task].id, iy = sort_c->p->tasks[y->task].id;
+    uint64_t ix = c->p->tasks[x->task].id, iy = c->p->tasks[y->task].id;
     if (x->kind == EV_END) {
-        double sx = sort_c->t[x->task].st, sy = sort_c->t[y->task].st;
+        double sx = c->t[x->task].st, sy = c->t[y->task].st;
         if (sx != sy)
             return sx > sy ? -1 : 1;
         if (ix != iy)
@@ -520,8 +520,7 @@ static int build(struct cp *c)
         x->self = x->wait || !(pt->self > 0) ? 0 : pt->self;
         c->by_id[c->n++] = i;
     }
-    sort_p = p;
-    qsort(c->by_id, c->n, sizeof *c->by_id, by_id_then_index);
+    qsort_r(c->by_id, c->n, sizeof *c->by_id, by_id_then_index, c);
     for (uint32_t i = 0; i < n; i++) {
         struct task_state *x = &c->t[i];
         if (x->done || !p->tasks[i].parent)
@@ -538,8 +537,7 @@ static int build(struct cp *c)
         return -1;
     }
     memcpy(order, c->by_id, (size_t)c->n * sizeof *order);
-    sort_c = c;
-    qsort(order, c->n, sizeof *order, by_thread_begin);
+    qsort_r(order, c->n, sizeof *order, by_thread_begin, c);
     for (uint32_t k = 0, sp = 0; k < c->n; k++) {
         uint32_t i = order[k];
         if (k && p->tasks[order[k - 1]].thread != p->tasks[i].thread)
@@ -638,8 +636,7 @@ static int sweep(struct cp *c)
         }
         ev[ne++] = (struct ev){x->end, i, EV_END};
     }
-    sort_c = c;
-    qsort(ev, ne, sizeof *ev, by_time);
+    qsort_r(ev, ne, sizeof *ev, by_time, c);
     for (uint32_t k = 0; k < ne; k++) {
         if (ev[k].kind == EV_CREATE)
             create_task(c, ev[k].task);
