@@ -30,7 +30,8 @@
  * step, first to last: step, type name (left aligned, as wide as the
  * longest name listed, at most 40: longer names are printed whole), task
  * id, the stretch of the task (from, to), the work done there, and why the
- * next step follows (created, RAW/WAR/WAW, joined; "-" on the last).  With
+ * next step follows (created, RAW/WAR/WAW, joined, barrier; "-" on the
+ * last).  With
  * rows > 0 only the last `rows` steps are listed, after "... N earlier steps
  * (--rows 0 lists them all)".  Last, each type's share of the path's work,
  * the largest first.  A profile without tasks prints "no task instances in

@@ -544,9 +544,10 @@ static void read_critical_path(struct reader *r, json_t *root, struct tscope__pr
             st->link = TSCOPE__CP_END;
         } else if (json_is_string(next)) {
             snprintf(st->why, sizeof st->why, "%s", json_string_value(next));
-            st->link = strcmp(st->why, "created") == 0  ? TSCOPE__CP_CREATED
-                       : strcmp(st->why, "joined") == 0 ? TSCOPE__CP_JOINED
-                                                        : TSCOPE__CP_DEP;
+            st->link = strcmp(st->why, "created") == 0   ? TSCOPE__CP_CREATED
+                       : strcmp(st->why, "joined") == 0  ? TSCOPE__CP_JOINED
+                       : strcmp(st->why, "barrier") == 0 ? TSCOPE__CP_BARRIER
+                                                         : TSCOPE__CP_DEP;
         } else {
             fail(r, "field '%s.next' has the wrong type (expected a string or null)", sw);
         }
@@ -601,7 +602,11 @@ static void read_all(struct reader *r, json_t *root, struct tscope__profile *p)
         json_t *wait = json_object_get(o, "wait"); /* optional: only waits have it */
         if (wait && !json_is_boolean(wait))
             fail(r, "field '%s.wait' has the wrong type (expected true or false)", w);
-        t->attrs = json_is_true(wait) ? TSCOPE_TYPE_WAIT : 0;
+        json_t *barrier = json_object_get(o, "barrier"); /* optional: only barriers */
+        if (barrier && !json_is_boolean(barrier))
+            fail(r, "field '%s.barrier' has the wrong type (expected true or false)", w);
+        t->attrs = (json_is_true(wait) ? TSCOPE_TYPE_WAIT : 0) |
+                   (json_is_true(barrier) ? TSCOPE_TYPE_BARRIER : 0);
         if (r->version == 1) { /* excl/incl: self and running, no elapsed */
             t->excl = stats(r, o, w, "excl_ns", NULL);
             t->incl = stats(r, o, w, "incl_ns", NULL);

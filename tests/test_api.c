@@ -105,10 +105,11 @@ static void type_attributes(void)
     tscope_type_t wait = type_named("barrier here"), work = type_named("work");
     ASSERT_OK(tscope_type_set_attrs(wait, TSCOPE_TYPE_WAIT));
     ASSERT_OK(tscope_type_set_attrs(wait, TSCOPE_TYPE_WAIT)); /* again: the same */
-    ASSERT_EQ(tscope_type_set_attrs(work, 2), TSCOPE_EINVAL);
+    ASSERT_EQ(tscope_type_set_attrs(work, 4), TSCOPE_EINVAL);
+    ASSERT_OK(tscope_type_set_attrs(wait, TSCOPE_TYPE_BARRIER));
     ASSERT_EQ(tscope_type_set_attrs(9999, TSCOPE_TYPE_WAIT), TSCOPE_ENOENT);
     ASSERT_EQ(tscope_type_set_attrs(0, TSCOPE_TYPE_WAIT), TSCOPE_ENOENT);
-    ASSERT_EQ(tscope__names_attrs(&tscope__types, wait), TSCOPE_TYPE_WAIT);
+    ASSERT_EQ(tscope__names_attrs(&tscope__types, wait), TSCOPE_TYPE_WAIT | TSCOPE_TYPE_BARRIER);
     ASSERT_EQ(tscope__names_attrs(&tscope__types, work), 0);
     ASSERT_OK(tscope_finalize());
 }

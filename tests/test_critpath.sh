@@ -5,7 +5,8 @@
 # path's explicit tasks exactly (which branch is longest is decided by the
 # tasks' measured self times: the machine may stretch a task), no wait on
 # the path, every task on it counted whole (its work on the path is its self
-# time), and the path's length against the self times of its tasks.
+# time), and the path's length against the self times of its tasks; a
+# barrier between two phases of opposite imbalance joins the threads.
 #   usage: test_critpath.sh TASKSCOPE_BINARY BUILD_DIR
 set -u
 ts=$1
@@ -48,7 +49,7 @@ for build_kind in clang gcc; do
     prog=$progs/paths
     [ "$build_kind" = gcc ] && prog=$progs/paths-gcc
     [ -x "$prog" ] || { fail "$prog is missing"; continue; }
-    for graph in chain diamond forkjoin idle serial; do
+    for graph in chain diamond forkjoin idle phases serial; do
         name=$build_kind-$graph
         arg=$graph threads=2
         [ "$graph" = serial ] && arg=forkjoin threads=1 # tasks run where they are made, or in the taskwait
@@ -62,7 +63,7 @@ for build_kind in clang gcc; do
         chain) want="a b c" ;;
         diamond) want="a $(q "$name" 'if self_of("b") >= self_of("c") then "b" else "c" end') d" ;;
         forkjoin) want=$(q "$name" '[range(4) | [. + 97] | implode] | max_by(self_of(.))') ;;
-        idle) want="" ;;
+        idle | phases) want="" ;;
         serial) # inline (begun before the taskwait): all in a row; else the longest
             want=$(q "$name" '([$root.tasks[] | select(.type_id as $i | $root | name($i) | startswith("taskwait"))][0].begin_ns) as $tw
                    | if ([explicit[] | .begin_ns < $tw] | all) then "a b c d"
@@ -81,7 +82,18 @@ for build_kind in clang gcc; do
                    | [$s[$k].next, ($s[$k + 1].type_id as $i | $root | name($i) | startswith("single ")),
                       ($s[$k + 1].work_ns > 19.5e6 and $s[$k + 1].work_ns < 30e6)] | map(tostring) | join(" ")')" \
                 "joined true true" ;;
+        phases)
+            check "$name: the first thread's implicit task until the barrier, then the second's after it" \
+                "$(q "$name" '.critical_path.steps as $s | [range($s | length) | select($s[.].next == "barrier")] as $b
+                   | ($s[$b[0]].task | . as $id | $root | task($id)) as $first
+                   | ($s[$b[0] + 1].task | . as $id | $root | task($id)) as $second
+                   | [($b | length), ([$first, $second] | map(.type_id as $i | $root | name($i) | startswith("implicit task")) | all),
+                      ($first.id != $second.id), ($first.thread == ($root.tasks[] | select(.parent == 0) | .thread)),
+                      ($s[$b[0]].work_ns > 45e6 and $s[$b[0] + 1].work_ns > 45e6)] | map(tostring) | join(" ")')" \
+                "1 true true true true" ;;
         idle)
+            check "$name: no barrier on the path" \
+                "$(q "$name" '[.critical_path.steps[] | select(.next == "barrier")] | length')" 0
             check "$name: the path's implicit task is the one with more work" \
                 "$(q "$name" '[.critical_path.steps[] | select(.type_id as $i | $root | name($i) | startswith("implicit task")) | .task] | unique
                    == [[$root.tasks[] | select(.type_id as $i | $root | name($i) | startswith("implicit task"))] | max_by(.self_ns) | .id]')" \

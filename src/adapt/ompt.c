@@ -12,7 +12,8 @@
  * - parallel regions, worksharing constructs and sync regions (barrier,
  *   taskwait, taskgroup, ...): "pseudo-tasks" started and ended on the thread
  *   (tscope_task_start), so waiting time shows per construct and thread;
- *   sync regions' types carry TSCOPE_TYPE_WAIT (no work on the critical path);
+ *   sync regions' types carry TSCOPE_TYPE_WAIT (no work on the critical path),
+ *   barriers' TSCOPE_TYPE_BARRIER too (the team waits for its last thread);
  * - depend clauses: RAW/WAR/WAW edges worked out by hazards.c.
  *
  * Each thread keeps a shadow stack of what runs on it, mirroring the
@@ -148,13 +149,16 @@ static uint32_t register_name(char *name)
     return tscope_type_register(name, &t) ? 0 : t;
 }
 
-/* Registers the type of a sync region (barrier, taskwait, taskgroup, ...):
- * a wait, whose self time is no work on the critical path. */
-static uint32_t register_wait(char *name)
+/* Registers the type of a sync region of this kind: a wait, whose self
+ * time is no work on the critical path; a barrier (every kind but taskwait,
+ * taskgroup and reduction) waits for the whole team. */
+static uint32_t register_wait(char *name, int kind)
 {
     uint32_t t = register_name(name);
+    int team = kind != ompt_sync_region_taskwait && kind != ompt_sync_region_taskgroup &&
+               kind != ompt_sync_region_reduction;
     if (t)
-        tscope_type_set_attrs(t, TSCOPE_TYPE_WAIT);
+        tscope_type_set_attrs(t, TSCOPE_TYPE_WAIT | (team ? TSCOPE_TYPE_BARRIER : 0));
     return t;
 }
 
@@ -192,7 +196,8 @@ static uint32_t make_type(uint64_t key, void *arg)
         snprintf(name, sizeof name, "%s %s",
                  tag == TAG_IMPLICIT ? "implicit task" : sync_name((int)(tag - TAG_REGION_SYNC)),
                  loc);
-        return tag == TAG_IMPLICIT ? register_name(name) : register_wait(name);
+        return tag == TAG_IMPLICIT ? register_name(name)
+                                   : register_wait(name, (int)(tag - TAG_REGION_SYNC));
     }
     if ((tag == TAG_TASK || (tag >= TAG_SYNC && tag < TAG_REGION_SYNC)) && runtime_code &&
         tscope__srcloc_same_object(addr, runtime_code))
@@ -208,7 +213,7 @@ static uint32_t make_type(uint64_t key, void *arg)
         snprintf(name, sizeof name, "%s %s", work_name((int)(tag - TAG_WORK)), loc);
     else {
         snprintf(name, sizeof name, "%s %s", sync_name((int)(tag - TAG_SYNC)), loc);
-        return register_wait(name);
+        return register_wait(name, (int)(tag - TAG_SYNC));
     }
     return register_name(name);
 }

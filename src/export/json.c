@@ -375,6 +375,8 @@ int tscope__export_json(const struct tscope__profile *p, FILE *f)
         stats(f, "elapsed_ns", &t->elapsed, t->elapsed_total);
         if (t->attrs & TSCOPE_TYPE_WAIT) /* only then: other types stay as they were */
             fputs(",\"wait\":true", f);
+        if (t->attrs & TSCOPE_TYPE_BARRIER)
+            fputs(",\"barrier\":true", f);
         if (p->global)
             type_ranks(f, p, t);
         fputc('}', f);

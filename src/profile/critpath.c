@@ -35,9 +35,11 @@
  *   taskwait, a barrier), else at its end (a parallel region ends after its
  *   implicit tasks; a task that ends without waiting for a child that ended
  *   earlier is taken as if it had waited: an overestimate of at most its
- *   work after that child's end).  A barrier joins nothing across the
- *   implicit tasks of a region: each is a path of its own, and the region's
- *   end joins them.
+ *   work after that child's end);
+ * - barrier: the waits of one barrier (TSCOPE_TYPE_BARRIER: one wait per
+ *   thread of the team, of one type, all sharing the instant the last one
+ *   arrived) join their tasks: each continues after the longest path into
+ *   any of them at its arrival.
  * Waits are no steps of a path: a path through a taskwait goes from the
  * child that ended last to the task after the wait, with nothing between.
  *
@@ -71,11 +73,22 @@ enum ev_kind { EV_END, EV_CREATE, EV_BEGIN };
 enum start_kind { START_NONE, START_CREATED, START_DEP };
 enum join_kind { JOIN_NONE, JOIN_NOW, JOIN_AT_WAIT, JOIN_AT_END };
 
-/* Where a task's best value came from: its begin (task NONE) or the join
- * of task `task` at time `at`. */
+/* Where a task's best value came from: its begin (task NONE), the join of
+ * task `task` at time `at`, or (group > 0) the barrier group - 1 it left at
+ * `at`, which `task` reached last. */
 struct src {
     uint32_t task;
     double at;
+    uint32_t group;
+};
+
+/* The waits of one barrier, one per thread of the team: the longest path
+ * into their tasks at their arrival (v, task `task` at `e`, its source). */
+struct group {
+    double v, e;
+    uint32_t task;
+    struct src src;
+    int set;
 };
 
 struct ev {
@@ -92,8 +105,9 @@ struct task_state {
     uint32_t host;         /* the innermost task around it on its thread, NONE */
     uint32_t kids, nkids;  /* the tasks it hosts: kid[kids .. kids + nkids) */
     uint32_t deps, ndeps;  /* ordering dependence edges into it: dep[deps ..) */
-    uint8_t wait, created, begun, done;
-    int join; /* enum join_kind */
+    uint8_t wait, barrier, created, begun, done;
+    uint32_t group; /* a barrier's group + 1, 0 */
+    int join;       /* enum join_kind */
     uint32_t join_to;
     /* the sweep's values */
     double best, start, cre, f, pend;
@@ -112,6 +126,7 @@ struct cp {
     uint32_t *next_wait; /* kid position -> position of the next wait kid, NONE */
     uint32_t *dep;       /* p->deps indexes, grouped by the task they order */
     uint32_t *chain;     /* scratch: ancestors begun on demand */
+    struct group *groups;
 };
 
 /* Task indexes by id, then index (qsort_r: arg is the struct cp). */
@@ -296,7 +311,7 @@ static void enter(struct cp *c, uint32_t i, double v, uint32_t from, double at)
     double e = v - work_until(c, i, at);
     if (e > x->best) {
         x->best = e;
-        x->best_src = (struct src){from, at};
+        x->best_src = (struct src){from, at, 0};
     }
 }
 
@@ -346,7 +361,7 @@ static void begin_task(struct cp *c, uint32_t i)
         }
     }
     x->best = x->start;
-    x->best_src = (struct src){NONE, x->st};
+    x->best_src = (struct src){NONE, x->st, 0};
 }
 
 /* Begins task i, and first the ancestors it needs that begin by t but
@@ -367,7 +382,43 @@ static void pend(struct task_state *w, double v, uint32_t from, double at)
 {
     if (v > w->pend || w->pend_src.task == NONE) {
         w->pend = v;
-        w->pend_src = (struct src){from, at};
+        w->pend_src = (struct src){from, at, 0};
+    }
+}
+
+/* Barrier wait i begins: the longest path into its task then counts for
+ * every task of the team after the barrier. */
+static void barrier_arrive(struct cp *c, uint32_t i)
+{
+    const struct task_state *x = &c->t[i];
+    uint32_t owner = wait_owner(c, i);
+    if (!x->group || owner == NONE || c->t[owner].done)
+        return;
+    ensure_begun(c, owner, x->st);
+    if (!c->t[owner].begun)
+        return;
+    struct group *g = &c->groups[x->group - 1];
+    double v = work_until(c, owner, x->st) + c->t[owner].best;
+    if (!g->set || v > g->v)
+        *g = (struct group){v, x->st, owner, c->t[owner].best_src, 1};
+}
+
+/* Barrier wait i ends: its task continues after the team's longest path. */
+static void barrier_leave(struct cp *c, uint32_t i)
+{
+    const struct task_state *x = &c->t[i];
+    uint32_t owner = wait_owner(c, i);
+    if (!x->group || owner == NONE || c->t[owner].done)
+        return;
+    const struct group *g = &c->groups[x->group - 1];
+    if (!g->set || g->task == owner)
+        return;
+    ensure_begun(c, owner, x->end);
+    struct task_state *o = &c->t[owner];
+    double e = g->v - work_until(c, owner, x->end);
+    if (e > o->best) {
+        o->best = e;
+        o->best_src = (struct src){g->task, x->end, x->group};
     }
 }
 
@@ -383,6 +434,7 @@ static void end_task(struct cp *c, uint32_t i)
             ensure_begun(c, owner, x->end);
             enter(c, owner, x->pend, x->pend_src.task, x->end);
         }
+        barrier_leave(c, i);
         return;
     }
     ensure_begun(c, i, x->end);
@@ -467,6 +519,7 @@ static void cp_free(struct cp *c)
     free(c->next_wait);
     free(c->dep);
     free(c->chain);
+    free(c->groups);
 }
 
 /* Counts per group (first[g + 1]) into the groups' starts (first[g]). */
@@ -476,8 +529,8 @@ static void prefix(uint32_t *first, uint32_t groups)
         first[g + 1] += first[g];
 }
 
-/* Whether type `type` is a wait. */
-static int is_wait_type(const struct tscope__profile *p, uint32_t type)
+/* The attributes (TSCOPE_TYPE_*) of type `type`. */
+static unsigned type_attrs(const struct tscope__profile *p, uint32_t type)
 {
     uint32_t lo = 0, hi = p->ntypes;
     while (lo < hi) {
@@ -487,7 +540,51 @@ static int is_wait_type(const struct tscope__profile *p, uint32_t type)
         else
             hi = mid;
     }
-    return lo < p->ntypes && p->types[lo].id == type && (p->types[lo].attrs & TSCOPE_TYPE_WAIT);
+    return lo < p->ntypes && p->types[lo].id == type ? p->types[lo].attrs : 0;
+}
+
+/* Barrier waits by type, then begin (qsort_r: arg is the struct cp). */
+static int by_type_begin(const void *a, const void *b, void *arg)
+{
+    const struct cp *c = arg;
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    uint32_t ti = c->p->tasks[i].type, tj = c->p->tasks[j].type;
+    if (ti != tj)
+        return ti < tj ? -1 : 1;
+    if (c->t[i].st != c->t[j].st)
+        return c->t[i].st < c->t[j].st ? -1 : 1;
+    return i < j ? -1 : i > j;
+}
+
+/* Groups the barrier waits: the waits of one barrier have one type and
+ * share an instant (the last arrival), so each begins before every earlier
+ * one of its group ended.  0, or -1 when memory runs out. */
+static int group_barriers(struct cp *c)
+{
+    uint32_t n = c->p->ntasks, nb = 0, ng = 0;
+    uint32_t *b = malloc(((size_t)n + 1) * sizeof *b);
+    c->groups = calloc((size_t)n + 1, sizeof *c->groups);
+    if (!b || !c->groups) {
+        free(b);
+        return -1;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (!c->t[i].done && c->t[i].barrier)
+            b[nb++] = i;
+    qsort_r(b, nb, sizeof *b, by_type_begin, c);
+    double first_end = 0;
+    for (uint32_t k = 0; k < nb; k++) {
+        struct task_state *x = &c->t[b[k]];
+        if (!k || c->p->tasks[b[k - 1]].type != c->p->tasks[b[k]].type || x->st > first_end) {
+            ng++;
+            first_end = x->end;
+        }
+        if (x->end < first_end)
+            first_end = x->end;
+        x->group = ng;
+    }
+    free(b);
+    return 0;
 }
 
 /* The tasks' times, parents, hosted tasks and dependence edges. */
@@ -516,7 +613,9 @@ static int build(struct cp *c)
         x->st = pt->begin;
         x->end = pt->end;
         x->cre_t = pt->create > 0 && pt->create <= pt->begin ? pt->create : pt->begin;
-        x->wait = (uint8_t)is_wait_type(p, pt->type);
+        unsigned attrs = type_attrs(p, pt->type);
+        x->wait = (attrs & TSCOPE_TYPE_WAIT) != 0;
+        x->barrier = x->wait && (attrs & TSCOPE_TYPE_BARRIER);
         x->self = x->wait || !(pt->self > 0) ? 0 : pt->self;
         c->by_id[c->n++] = i;
     }
@@ -613,7 +712,7 @@ static int build(struct cp *c)
     for (uint32_t i = 0; i < n; i++)
         if (!c->t[i].done && !c->t[i].wait)
             place_join(c, i);
-    return 0;
+    return group_barriers(c);
 }
 
 /* The sweep: every task's longest path at its end. */
@@ -630,16 +729,18 @@ static int sweep(struct cp *c)
         struct task_state *x = &c->t[i];
         if (x->done)
             continue;
-        if (!x->wait) {
+        if (!x->wait)
             ev[ne++] = (struct ev){x->cre_t, i, EV_CREATE};
+        if (!x->wait || x->barrier)
             ev[ne++] = (struct ev){x->st, i, EV_BEGIN};
-        }
         ev[ne++] = (struct ev){x->end, i, EV_END};
     }
     qsort_r(ev, ne, sizeof *ev, by_time, c);
     for (uint32_t k = 0; k < ne; k++) {
         if (ev[k].kind == EV_CREATE)
             create_task(c, ev[k].task);
+        else if (ev[k].kind == EV_BEGIN && c->t[ev[k].task].wait)
+            barrier_arrive(c, ev[k].task);
         else if (ev[k].kind == EV_BEGIN)
             begin_task(c, ev[k].task);
         else
@@ -670,7 +771,7 @@ static int read_back(struct cp *c, struct tscope__critpath *out)
     double e = c->t[last].end;
     struct src src = c->t[last].end_src;
     int link = TSCOPE__CP_END;
-    for (size_t guard = 0; cur != NONE && guard < 4 * (size_t)n + 4; guard++) {
+    for (size_t guard = 0; cur != NONE && guard < 6 * (size_t)n + 6; guard++) {
         if (out->nsteps == cap) {
             struct tscope__cpstep *grown = realloc(out->steps, 2 * cap * sizeof *grown);
             if (!grown)
@@ -688,10 +789,18 @@ static int read_back(struct cp *c, struct tscope__critpath *out)
             hazard_text(c->p->deps[dep].kind, s->why, sizeof s->why);
         else if (link != TSCOPE__CP_END)
             snprintf(s->why, sizeof s->why, "%s",
-                     link == TSCOPE__CP_CREATED ? "created" : "joined");
+                     link == TSCOPE__CP_CREATED  ? "created"
+                     : link == TSCOPE__CP_JOINED ? "joined"
+                                                 : "barrier");
         out->length += s->work;
         dep = NONE;
-        if (src.task != NONE) { /* joined from src.task */
+        if (src.group) { /* after a barrier src.task reached last */
+            const struct group *g = &c->groups[src.group - 1];
+            link = TSCOPE__CP_BARRIER;
+            cur = g->task;
+            e = g->e;
+            src = g->src;
+        } else if (src.task != NONE) { /* joined from src.task */
             link = TSCOPE__CP_JOINED;
             cur = src.task;
             e = c->t[cur].end;

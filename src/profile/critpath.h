@@ -17,7 +17,9 @@ enum tscope__cplink {
     TSCOPE__CP_END,     /* the last step */
     TSCOPE__CP_CREATED, /* the step's task (or construct) created the next one */
     TSCOPE__CP_DEP,     /* the next task depends on it (a p->deps edge) */
-    TSCOPE__CP_JOINED   /* the next step continues a task that waited for it */
+    TSCOPE__CP_JOINED,  /* the next step continues a task that waited for it */
+    TSCOPE__CP_BARRIER  /* the next step continues a task of its team after a
+                           barrier the step's task reached last */
 };
 
 /* One step: the stretch [from, to] (ns) of one task and the work it did

@@ -12,8 +12,12 @@
  *                   20 ms of the `single` itself: long, joined, the single
  *                   (at one thread: tasks run where they are made, all in a row)
  *   paths idle      two threads: one works 50 ms, the other 10 ms, a barrier
- *                   (40 ms of waiting), then 10 ms each: the first thread's
- *                   implicit task, no wait
+ *                   (40 ms of waiting), then the first 10 ms more: the first
+ *                   thread's implicit task, no wait
+ *   paths phases    two threads: the first works 50 ms, the second 10, a
+ *                   barrier, then the first 10, the second 50: the first
+ *                   thread's implicit task until the barrier, then the
+ *                   second's
  * Run with OMP_NUM_THREADS=2.
  */
 #include <omp.h>
@@ -120,7 +124,18 @@ static void idle(void)
     {
         spin(omp_get_thread_num() == 0 ? 50 : 10);
 #pragma omp barrier
-        spin(10);
+        if (omp_get_thread_num() == 0)
+            spin(10);
+    }
+}
+
+static void phases(void)
+{
+#pragma omp parallel num_threads(2)
+    {
+        spin(omp_get_thread_num() == 0 ? 50 : 10);
+#pragma omp barrier
+        spin(omp_get_thread_num() == 0 ? 10 : 50);
     }
 }
 
@@ -135,8 +150,10 @@ int main(int argc, char **argv)
         forkjoin();
     else if (strcmp(which, "idle") == 0)
         idle();
+    else if (strcmp(which, "phases") == 0)
+        phases();
     else {
-        fprintf(stderr, "usage: paths chain|diamond|forkjoin|idle\n");
+        fprintf(stderr, "usage: paths chain|diamond|forkjoin|idle|phases\n");
         return 2;
     }
     printf("%s done\n", which);
