@@ -8,7 +8,9 @@
  * integers beyond int64 are the parser's syntax errors.  Names that stand
  * for numbers (a task's state, a dependency's kind) must be known ones.
  * Version 2 requires "dependencies", "tasks" and "task_deps"; version 1
- * has none of them (the profile then has no instance graph).  On failure
+ * has none of them (the profile then has no instance graph).  A type's
+ * "wait" (version 3) is optional; "critical_path" is not read: the
+ * report finds it again from the tasks with the writer's code.  On failure
  * the message buffer always holds one line for this call (never an empty or
  * an earlier call's message).
  * Uses Debian's libjansson; without it the reader says so. */
@@ -23,6 +25,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "profile/critpath.h"
 
 int tscope_cli_pid_alive(long pid)
 {
@@ -550,6 +553,57 @@ static void read_task_deps(struct reader *r, json_t *root, struct tscope__profil
     }
 }
 
+/* "critical_path" (optional, version 3: written for a run with an instance
+ * graph) into p->path, for a profile without tasks[] to find it again from. */
+static void read_critical_path(struct reader *r, json_t *root, struct tscope__profile *p)
+{
+    json_t *o = json_object_get(root, "critical_path");
+    if (!o)
+        return;
+    const char *w = "critical_path";
+    if (!json_is_object(o)) {
+        fail(r, "field '%s' has the wrong type (expected an object)", w);
+        return;
+    }
+    struct tscope__critpath *cp = p->path = calloc(1, sizeof *p->path);
+    json_t *a = field(r, o, w, "steps", is_array, "an array");
+    size_t n = a ? json_array_size(a) : 0;
+    if (!cp || (a && !(cp->steps = calloc(n + 1, sizeof *cp->steps)))) {
+        fail(r, "out of memory");
+        return;
+    }
+    cp->length = num(r, o, w, "length_ns");
+    cp->work = num(r, o, w, "work_ns");
+    cp->tasks = u32(r, o, w, "tasks");
+    cp->tasks_cut_off = u64(r, o, w, "tasks_cut_off");
+    cp->waits_marked = json_is_true(field(r, o, w, "waits_marked", is_boolean, "true or false"));
+    char sw[64];
+    for (size_t i = 0; i < n && !r->failed && i < UINT32_MAX; i++, cp->nsteps++) {
+        json_t *e = element(r, a, "critical_path.steps", i, sw, sizeof sw);
+        if (!e)
+            break;
+        struct tscope__cpstep *st = &cp->steps[i];
+        st->id = u64(r, e, sw, "task");
+        st->type = u32(r, e, sw, "type_id");
+        st->task = UINT32_MAX;
+        st->from = num(r, e, sw, "from_ns");
+        st->to = num(r, e, sw, "to_ns");
+        st->work = num(r, e, sw, "work_ns");
+        json_t *next = json_object_get(e, "next");
+        if (!next || json_is_null(next)) {
+            st->link = TSCOPE__CP_END;
+        } else if (json_is_string(next)) {
+            snprintf(st->why, sizeof st->why, "%s", json_string_value(next));
+            st->link = strcmp(st->why, "created") == 0   ? TSCOPE__CP_CREATED
+                       : strcmp(st->why, "joined") == 0  ? TSCOPE__CP_JOINED
+                       : strcmp(st->why, "barrier") == 0 ? TSCOPE__CP_BARRIER
+                                                         : TSCOPE__CP_DEP;
+        } else {
+            fail(r, "field '%s.next' has the wrong type (expected a string or null)", sw);
+        }
+    }
+}
+
 /* "ended_by" (optional: only a run ended by a signal or _exit has it). */
 static void read_ended_by(struct reader *r, json_t *root, struct tscope__profile *p)
 {
@@ -595,6 +649,14 @@ static void read_all(struct reader *r, json_t *root, struct tscope__profile *p)
         t->cancelled = u64(r, o, w, "cancelled");
         t->unfinished = u64(r, o, w, "unfinished");
         t->threads = u32(r, o, w, "threads");
+        json_t *wait = json_object_get(o, "wait"); /* optional: only waits have it */
+        if (wait && !json_is_boolean(wait))
+            fail(r, "field '%s.wait' has the wrong type (expected true or false)", w);
+        json_t *barrier = json_object_get(o, "barrier"); /* optional: only barriers */
+        if (barrier && !json_is_boolean(barrier))
+            fail(r, "field '%s.barrier' has the wrong type (expected true or false)", w);
+        t->attrs = (json_is_true(wait) ? TSCOPE_TYPE_WAIT : 0) |
+                   (json_is_true(barrier) ? TSCOPE_TYPE_BARRIER : 0);
         if (r->version == 1) { /* excl/incl: self and running, no elapsed */
             t->excl = stats(r, o, w, "excl_ns", NULL);
             t->incl = stats(r, o, w, "incl_ns", NULL);
@@ -674,6 +736,7 @@ static void read_all(struct reader *r, json_t *root, struct tscope__profile *p)
     read_deptypes(r, root, p);
     read_tasks(r, root, p);
     read_task_deps(r, root, p);
+    read_critical_path(r, root, p);
 }
 
 /* The JSON parser's error as "FILE: line L, column C: TEXT (byte offset B)". */

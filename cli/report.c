@@ -22,8 +22,8 @@ static void usage(FILE *f)
             "  --rows N     print at most N task types (0: all; default 20)\n"
             "  --tree       also print the task tree\n"
             "  --dot        print the task graph in Graphviz DOT instead of the summary\n"
-            "  --deps       print the critical path (from the task instances and their\n"
-            "               dependencies; --rows: its last N tasks) instead of the summary\n"
+            "  --deps       print the critical path (through the task instances, weighted by\n"
+            "               work; --rows: its last N steps) instead of the summary\n"
             "  -h, --help   this text\n"
             "\n"
             "exit status: 0 printed, 1 the profile could not be read, 2 a bad option\n");

@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include "core/core.h"
+#include "core/names.h"
 #include "harness.h"
 #include "profile/store.h"
 
@@ -93,6 +94,23 @@ static void argument_checks(void)
     ASSERT_OK(tscope_query_totals(&tot));
     ASSERT_EQ(tot.events, 0);
     ASSERT_EQ(tot.anomalies, 0);
+    ASSERT_OK(tscope_finalize());
+}
+
+/* A type's attributes: kept by the name table, refused for unknown types
+ * and bits. */
+static void type_attributes(void)
+{
+    harness_init();
+    tscope_type_t wait = type_named("barrier here"), work = type_named("work");
+    ASSERT_OK(tscope_type_set_attrs(wait, TSCOPE_TYPE_WAIT));
+    ASSERT_OK(tscope_type_set_attrs(wait, TSCOPE_TYPE_WAIT)); /* again: the same */
+    ASSERT_EQ(tscope_type_set_attrs(work, 4), TSCOPE_EINVAL);
+    ASSERT_OK(tscope_type_set_attrs(wait, TSCOPE_TYPE_BARRIER));
+    ASSERT_EQ(tscope_type_set_attrs(9999, TSCOPE_TYPE_WAIT), TSCOPE_ENOENT);
+    ASSERT_EQ(tscope_type_set_attrs(0, TSCOPE_TYPE_WAIT), TSCOPE_ENOENT);
+    ASSERT_EQ(tscope__names_attrs(&tscope__types, wait), TSCOPE_TYPE_WAIT | TSCOPE_TYPE_BARRIER);
+    ASSERT_EQ(tscope__names_attrs(&tscope__types, work), 0);
     ASSERT_OK(tscope_finalize());
 }
 
@@ -300,6 +318,7 @@ int main(void)
     RUN(states);
     RUN(master_switch_off);
     RUN(argument_checks);
+    RUN(type_attributes);
     RUN(dependencies_and_counters);
     RUN(messages);
     RUN(task_ids_unique_with_rank);

@@ -772,50 +772,76 @@ else
   "$ts" report --dot "$tmp/out" | grep -q "^digraph taskscope" || fail "report --dot"
 
   echo "-- report --deps: the critical path of a known task graph"
-  # main (0-12 ms) has children a, b, c, d, e; a diamond of dependencies
-  # a -> b RAW, a -> c RAW, b -> d RAW, c -> d WAR, and d -> main WAW. The
-  # chain with the most self time: a (2) -> c (5) -> d (2) -> main (1), 10 ms
-  # of the 13 ms all tasks ran (b: 2, e: 1). Left out: the live task 7, the
-  # remote edge 3 -> 4 (task 3 of rank 1, not b), the edge from task 1000
-  # (not kept). Times in ms; each array set here, whatever the golden has.
+  # main (0-12 ms, 1 ms of self time, on thread 1) creates a, b, c, d, e
+  # (each on a thread of its own) and waits from 10 to 12 ms in a taskwait
+  # (a wait: its 1.9 ms of self time are no work); a diamond of
+  # dependencies a -> b RAW, a -> c RAW, b -> d RAW, c -> d WAR, and d ->
+  # main WAW. main's work is spread over its 10 ms outside the taskwait:
+  # 0.1 ms by the time it creates a, so the path is main (0.1) -> a (2) ->
+  # c (5) -> d (2), joined at the taskwait's end: 9.1 ms of the 13 ms all
+  # six tasks did (b: 2, e: 1). Left out: the live task 7, the remote edge
+  # 3 -> 4 (task 3 of rank 1, not b), the edge from task 1000 (not kept),
+  # d -> main (main began before d ended). Times in ms; each array set here,
+  # whatever the golden has.
   jq_deps='
     def task($id; $parent; $type; $state; $b; $e; $self):
-      {id: $id, parent: $parent, type_id: $type, thread: 0, state: $state,
+      {id: $id, parent: $parent, type_id: $type, thread: $id, state: $state,
        create_ns: ($b * 1e6), begin_ns: ($b * 1e6), end_ns: ($e * 1e6), self_ns: ($self * 1e6),
        running_ns: (($e - $b) * 1e6), elapsed_ns: (($e - $b) * 1e6)};
     def dep($from; $to; $kind; $remote):
-      {from: $from, to: $to, kind: $kind, remote: $remote,
-       from_rank: (if $remote then 1 else 0 end), to_rank: 0};
+      {from: $from, to: $to}
+      + (if $remote then {kind: $kind} else {hazards: [$kind], addresses: 1, addr: "0x0"} end)
+      + {remote: $remote, from_rank: (if $remote then 1 else 0 end), to_rank: 0};
     def pair($f; $t; $count; $raw; $war; $waw; $remote):
       {from_id: $f, from: "x", to_id: $t, to: "y", count: $count, raw: $raw, war: $war,
-       waw: $waw, remote: $remote};
-    .version = 2 | .totals.elapsed_ns = 12.5e6
-    | .types = [range(5) as $i | .types[0] | .id = $i + 1 | .name = (["main","a","b","c","d"][$i])]
+       waw: $waw, mutex: 0, remote: $remote};
+    .version = 3 | .totals.elapsed_ns = 12.5e6 | del(.critical_path)
+    | .types = [range(6) as $i | .types[0] | .id = $i + 1 | .name = (["main","a","b","c","d","taskwait"][$i])]
+    | .types[5].wait = true
     | .dependencies = [pair(0;4;2;0;0;0;1), pair(2;3;1;1;0;0;0), pair(2;4;1;1;0;0;0),
                        pair(3;5;1;1;0;0;0), pair(4;5;1;0;1;0;0), pair(5;1;1;0;0;1;0)]
     | .tasks = [task(2;1;2;"done";1;3;2), task(3;1;3;"done";3;5;2), task(4;1;4;"done";3;8;5),
-                task(5;1;5;"done";8;10;2), task(6;1;3;"done";9;10;1),
+                task(5;1;5;"done";8;10;2), task(6;1;3;"done";9;10;1), task(8;1;6;"done";10;12;1.9),
                 task(1;0;1;"done";0;12;1), task(7;1;2;"live";11;0;0)]
+    | .tasks[5].thread = 1
     | .task_deps = [dep(2;3;"RAW";false), dep(2;4;"RAW";false), dep(3;5;"RAW";false),
                     dep(4;5;"WAR";false), dep(3;4;"in";true), dep(1000;3;"RAW";false),
                     dep(5;1;"WAW";false)]'
   jq -c "$jq_deps" "$src/tests/golden/profile.json" >"$tmp/dag.json" || fail "jq: cannot make the DAG profile"
   "$ts" report --deps "$tmp/dag.json" >"$tmp/cp.txt" 2>"$tmp/e" || fail "report --deps: $(cat "$tmp/e")"
   cat >"$tmp/cp.want" <<'WANT'
-critical path: 4 tasks, 11.000 ms from its first begin to its last end (88.0% of the run's 12.500 ms)
-work on it: 10.000 ms of self time; all ended tasks: 13.000 ms; parallelism 1.30
+critical path: 9.100 ms of work in 5 steps (72.8% of the run's 12.500 ms)
+all work: 13.000 ms in 6 tasks; parallelism (work / path) 1.43
 type-level dependencies: 7 edges between 6 type pairs: RAW 3, WAR 1, WAW 1, remote 1, other 1
- step  type  task    begin ms      end ms  elapsed ms     self ms  link to next
-    1  a        2       1.000       3.000       2.000       2.000  dep RAW
-    2  c        4       3.000       8.000       5.000       5.000  dep WAR
-    3  d        5       8.000      10.000       2.000       2.000  dep WAW, child of next
-    4  main     1       0.000      12.000      12.000       1.000  -
+ step  type  task     from ms       to ms     work ms  next
+    1  main     1       0.000       1.000       0.100  created
+    2  a        2       1.000       3.000       2.000  RAW
+    3  c        4       3.000       8.000       5.000  WAR
+    4  d        5       8.000      10.000       2.000  joined
+    5  main     1      12.000      12.000       0.000  -
+the path by type:
+   54.9%       5.000 ms  c
+   22.0%       2.000 ms  a
+   22.0%       2.000 ms  d
+    1.1%       0.100 ms  main
 WANT
   diff -u "$tmp/cp.want" "$tmp/cp.txt" || fail "report --deps: the critical path differs"
   # --rows 2: the last two steps, numbered as before, and what was left out
   "$ts" report --deps --rows 2 "$tmp/dag.json" >"$tmp/cp2.txt" || fail "report --deps --rows 2"
-  { sed -n 1,4p "$tmp/cp.want"; echo "... 2 earlier tasks (--rows 0 lists them all)"; sed -n 7,8p "$tmp/cp.want"; } \
+  { sed -n 1,4p "$tmp/cp.want"; echo "... 3 earlier steps (--rows 0 lists them all)"; sed -n '8,$p' "$tmp/cp.want"; } \
     | diff -u - "$tmp/cp2.txt" || fail "report --deps --rows 2"
+  # without the wait mark (a version 2 profile) the taskwait's waiting is
+  # work: main's 1 ms spreads over all its 12 ms, the taskwait is a step
+  jq -c '.version = 2 | del(.types[5].wait) | .dependencies |= map(del(.mutex)) | .task_deps |= map(if .remote then . else {from, to, kind: .hazards[0], remote, from_rank, to_rank} end)' "$tmp/dag.json" >"$tmp/dag2.json"
+  "$ts" report --deps "$tmp/dag2.json" >"$tmp/cp3.txt" 2>"$tmp/e" || fail "report --deps of version 2: $(cat "$tmp/e")"
+  grep -qx "no task type is marked as a wait (profiles before version 3 mark none): every task's self time counts as work" "$tmp/cp3.txt" \
+    && grep -q "^    [0-9]  taskwait " "$tmp/cp3.txt" || fail "report --deps of version 2: $(cat "$tmp/cp3.txt")"
+  # the path profile.json carries is read back when it has no tasks[]
+  "$ts" report --deps "$src/tests/golden/profile.json" >"$tmp/cp4.txt" 2>"$tmp/e" || fail "report --deps of the golden profile: $(cat "$tmp/e")"
+  check_path=$(jq -r '.critical_path.steps | length' "$src/tests/golden/profile.json")
+  [ "$(awk '$1 ~ /^[0-9]+$/ && NF >= 6' "$tmp/cp4.txt" | wc -l)" = "$check_path" ] \
+    && grep -q "^critical path: 0.008 ms of work in $check_path steps" "$tmp/cp4.txt" \
+    || fail "report --deps of the golden profile: $(cat "$tmp/cp4.txt")"
   # the DOT graph of the same profile: dashed dependency edges, "unknown" for type 0
   "$ts" report --dot "$tmp/dag.json" >"$tmp/dag.dot" || fail "report --dot of the DAG"
   grep -qx '  "unknown" -> "t4" \[style=dashed, color="#1f77b4", fontcolor="#1f77b4", label="remote 1, other 1"\];' \
@@ -823,26 +849,31 @@ WANT
   grep -qx '  "t4" -> "t5" \[style=dashed, color="#1f77b4", fontcolor="#1f77b4", label="WAR 1"\];' \
     "$tmp/dag.dot" || fail "dot: dependency edge: $(cat "$tmp/dag.dot")"
   if command -v dot >/dev/null; then dot -Tsvg "$tmp/dag.dot" -o /dev/null || fail "dot of the DAG"; fi
-  # a cycle (bad input: two tasks that waited for each other): in the order
-  # by end (a tie: the smaller id counts as the later) 2 precedes 1, so only
-  # the edge 2 -> 1 is followed
+  # a cycle (bad input: two tasks that waited for each other): neither
+  # began after the other ended, so no edge is followed; the path is the
+  # task that ended with the longer path (a tie: the first)
   jq -c "$jq_deps"' | .tasks = [task(1;0;1;"done";0;4;1), task(2;0;2;"done";1;4;1)]
     | .task_deps = [dep(1;2;"RAW";false), dep(2;1;"WAR";false)]' "$src/tests/golden/profile.json" >"$tmp/cycle.json"
   "$ts" report --deps "$tmp/cycle.json" >"$tmp/cycle.txt" || fail "report --deps of a cycle"
-  [ "$(head -1 "$tmp/cycle.txt")" = "critical path: 2 tasks, 3.000 ms from its first begin to its last end (24.0% of the run's 12.500 ms)" ] \
-    && [ "$(sed -n 5,6p "$tmp/cycle.txt" | awk '{print $1, $2, $3, $(NF - 1), $NF}')" = "$(printf '1 a 2 dep WAR\n2 main 1 1.000 -')" ] \
+  [ "$(head -1 "$tmp/cycle.txt")" = "critical path: 1.000 ms of work in 1 step (8.0% of the run's 12.500 ms)" ] \
+    && [ "$(sed -n 5p "$tmp/cycle.txt" | awk '{print $1, $2, $3, $(NF - 1), $NF}')" = "1 main 1 1.000 -" ] \
     || fail "report --deps of a cycle: $(cat "$tmp/cycle.txt")"
   # no tasks kept: said, status 0
-  jq -c '.version = 2 | .dependencies = [] | .tasks = [] | .task_deps = []' "$src/tests/golden/profile.json" >"$tmp/notasks.json"
+  jq -c '.version = 2 | .dependencies = [] | .tasks = [] | .task_deps = [] | del(.critical_path)' "$src/tests/golden/profile.json" >"$tmp/notasks.json"
   "$ts" report --deps "$tmp/notasks.json" >"$tmp/nt.txt" 2>"$tmp/e" || fail "report --deps without tasks: $(cat "$tmp/e")"
   [ "$(cat "$tmp/nt.txt")" = "$(printf '%s\n' "no task instances in this profile (they are written when the run recorded dependencies, or with TASKSCOPE_OUTPUTS=all,tasks)" "type-level dependencies: none")" ] \
     || fail "report --deps without tasks: $(cat "$tmp/nt.txt")"
   # a bad file: one line naming the field, status 1; a bad combination: status 2
-  jq -c '.task_deps[3].kind = "XYZ"' "$tmp/dag.json" >"$tmp/badkind.json"
+  jq -c '.task_deps[4].kind = "XYZ"' "$tmp/dag.json" >"$tmp/badkind.json"
   status=0
   "$ts" report --deps "$tmp/badkind.json" >/dev/null 2>"$tmp/e" || status=$?
-  [ "$status" = 1 ] && [ "$(cat "$tmp/e")" = "taskscope report: $tmp/badkind.json: field 'task_deps[3].kind' is \"XYZ\" (expected RAW, WAR, WAW, in, out, copyin or a number)" ] \
+  [ "$status" = 1 ] && [ "$(cat "$tmp/e")" = "taskscope report: $tmp/badkind.json: field 'task_deps[4].kind' is \"XYZ\" (expected RAW, WAR, WAW, in, out, copyin or a number)" ] \
     || fail "report --deps of a bad kind: $status $(cat "$tmp/e")"
+  jq -c '.task_deps[3].hazards = ["WAR", "XYZ"]' "$tmp/dag.json" >"$tmp/badhazard.json"
+  status=0
+  "$ts" report --deps "$tmp/badhazard.json" >/dev/null 2>"$tmp/e" || status=$?
+  [ "$status" = 1 ] && [ "$(cat "$tmp/e")" = "taskscope report: $tmp/badhazard.json: field 'task_deps[3].hazards[1]' is not RAW, WAR, WAW or mutex" ] \
+    || fail "report --deps of a bad hazard: $status $(cat "$tmp/e")"
   jq -c 'del(.task_deps)' "$tmp/dag.json" >"$tmp/nodeps.json"
   status=0
   "$ts" report --deps "$tmp/nodeps.json" >/dev/null 2>"$tmp/e" || status=$?

@@ -768,6 +768,39 @@ static char *small_profile_json(void)
     return render(tscope__export_json, &p);
 }
 
+/* A type marked as a wait (or a barrier) says so in profile.json, and only
+ * such a type. */
+static void json_marks_waits(void)
+{
+    struct tscope__ptype types[3] = {
+        {.name = "work", .id = 1, .calls = 3},
+        {.name = "taskwait", .id = 2, .attrs = TSCOPE_TYPE_WAIT},
+        {.name = "barrier", .id = 3, .attrs = TSCOPE_TYPE_WAIT | TSCOPE_TYPE_BARRIER}};
+    struct tscope__pnode node = {UINT32_MAX, 0, 0, 0, 0, 0};
+    struct tscope__profile p = {0};
+    p.program = "small";
+    p.clock = "manual";
+    p.mode = "profile";
+    p.full_policy = "wait";
+    p.nranks = 1;
+    p.types = types;
+    p.ntypes = 3;
+    p.nodes = &node;
+    p.nnodes = 1;
+    char *text = render(tscope__export_json, &p);
+    const char *wait = strstr(text, "\"wait\":true"), *barrier = strstr(text, "\"barrier\":true");
+    const char *taskwait_name = strstr(text, "\"name\":\"taskwait\"");
+    const char *barrier_name = strstr(text, "\"name\":\"barrier\"");
+    ASSERT(wait != NULL && barrier != NULL && taskwait_name != NULL && barrier_name != NULL);
+    ASSERT(strstr(text, "\"name\":\"work\"") < taskwait_name); /* work: neither */
+    ASSERT(taskwait_name < wait && wait < barrier_name);       /* taskwait: a wait */
+    const char *second = strstr(wait + 1, "\"wait\":true");    /* barrier: both */
+    ASSERT(second != NULL && barrier_name < second && second < barrier);
+    ASSERT(strstr(second + 1, "\"wait\":true") == NULL);
+    ASSERT(strstr(barrier + 1, "\"barrier\":true") == NULL);
+    free(text);
+}
+
 static void reader_rejects_out_of_range_integers(void)
 {
     if (!reader_available())
@@ -785,6 +818,11 @@ static void reader_rejects_out_of_range_integers(void)
     struct {
         const char *from, *to, *want;
     } cases[] = {
+        /* a wait mark is true or false */
+        {"\"name\":\"work\"", "\"name\":\"work\",\"wait\":1",
+         "field 'types[0].wait' has the wrong type (expected true or false)"},
+        {"\"name\":\"work\"", "\"name\":\"work\",\"barrier\":\"yes\"",
+         "field 'types[0].barrier' has the wrong type (expected true or false)"},
         /* a negative count (was "the wrong type") */
         {"\"calls\":3", "\"calls\":-3",
          "field 'types[0].calls' is -3, out of range (expected an integer from 0 to "
@@ -984,6 +1022,7 @@ int main(void)
     RUN(dot_label_is_never_cut);
     RUN(dot_draws_a_diamond_of_dependencies);
     RUN(dot_draws_a_chain_with_unknown_ends);
+    RUN(json_marks_waits);
     RUN(reader_rejects_out_of_range_integers);
     RUN(reader_names_syntax_errors);
     RUN(report_tree_of_deep_profile);

@@ -194,6 +194,19 @@ int tscope_type_register(const char *name, tscope_type_t *out);
 int tscope_counter_register(const char *name, tscope_counter_t *out);
 int tscope_event_register(const char *name, tscope_event_t *out);
 
+/* Task type attributes (tscope_type_set_attrs).  TSCOPE_TYPE_WAIT: its
+ * tasks wait (a barrier, taskwait, taskgroup): their self time is waiting,
+ * not work, and the critical path gives them no weight.  TSCOPE_TYPE_BARRIER
+ * (with TSCOPE_TYPE_WAIT): its tasks wait for their whole team, each
+ * thread's at once (a barrier): the critical path joins the team there. */
+#define TSCOPE_TYPE_WAIT 1u
+#define TSCOPE_TYPE_BARRIER 2u
+/* Adds attributes (TSCOPE_TYPE_* bits) to a registered task type; they
+ * stay for the life of the process and go into profile.json.  Takes a lock:
+ * call once per type.  TSCOPE_ENOENT for an unknown type, TSCOPE_EINVAL for
+ * bits this version does not know. */
+int tscope_type_set_attrs(tscope_type_t type, unsigned attrs);
+
 /* Returns a new task id unique across threads and ranks (rank in the top 16
  * bits).  No lock: each thread takes ids from its own block. */
 uint64_t tscope_task_id_next(void);

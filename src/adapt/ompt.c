@@ -12,6 +12,8 @@
  * - parallel regions, worksharing constructs and sync regions (barrier,
  *   taskwait, taskgroup, ...): "pseudo-tasks" started and ended on the thread
  *   (tscope_task_start), so waiting time shows per construct and thread;
+ *   sync regions' types carry TSCOPE_TYPE_WAIT (no work on the critical path),
+ *   barriers' TSCOPE_TYPE_BARRIER too (the team waits for its last thread);
  * - depend clauses: one edge per predecessor with its hazards (hazards.c); a
  *   taskwait with depend clauses (and the wait for an if(0) task's) is a
  *   taskwait construct with its edges.
@@ -152,6 +154,19 @@ static uint32_t register_name(char *name)
     return tscope_type_register(name, &t) ? 0 : t;
 }
 
+/* Registers the type of a sync region of this kind: a wait, whose self
+ * time is no work on the critical path; a barrier (every kind but taskwait,
+ * taskgroup and reduction) waits for the whole team. */
+static uint32_t register_wait(char *name, int kind)
+{
+    uint32_t t = register_name(name);
+    int team = kind != ompt_sync_region_taskwait && kind != ompt_sync_region_taskgroup &&
+               kind != ompt_sync_region_reduction;
+    if (t)
+        tscope_type_set_attrs(t, TSCOPE_TYPE_WAIT | (team ? TSCOPE_TYPE_BARRIER : 0));
+    return t;
+}
+
 /* The type of what the runtime reports at an address inside itself with
  * nothing better to name it by (rare: registered when first needed). */
 static uint32_t type_in_runtime(void)
@@ -186,7 +201,8 @@ static uint32_t make_type(uint64_t key, void *arg)
         snprintf(name, sizeof name, "%s %s",
                  tag == TAG_IMPLICIT ? "implicit task" : sync_name((int)(tag - TAG_REGION_SYNC)),
                  loc);
-        return register_name(name);
+        return tag == TAG_IMPLICIT ? register_name(name)
+                                   : register_wait(name, (int)(tag - TAG_REGION_SYNC));
     }
     if ((tag == TAG_TASK || (tag >= TAG_SYNC && tag < TAG_REGION_SYNC)) && runtime_code &&
         tscope__srcloc_same_object(addr, runtime_code))
@@ -200,8 +216,10 @@ static uint32_t make_type(uint64_t key, void *arg)
         snprintf(name, sizeof name, "taskloop %s", loc);
     else if (tag >= TAG_WORK)
         snprintf(name, sizeof name, "%s %s", work_name((int)(tag - TAG_WORK)), loc);
-    else
+    else {
         snprintf(name, sizeof name, "%s %s", sync_name((int)(tag - TAG_SYNC)), loc);
+        return register_wait(name, (int)(tag - TAG_SYNC));
+    }
     return register_name(name);
 }
 

@@ -73,11 +73,15 @@ int tscope__names_intern(struct tscope__names *t, const char *name, uint32_t *id
     if (t->count + 2 > t->cap) {
         uint32_t ncap = t->cap ? t->cap * 2 : 16;
         char **n = realloc(t->names, ncap * sizeof *n);
-        if (!n) {
+        if (n)
+            t->names = n;
+        uint8_t *a = n ? realloc(t->attrs, ncap) : NULL;
+        if (!a) {
             rc = TSCOPE_ENOMEM;
             goto out;
         }
-        t->names = n;
+        memset(a + t->cap, 0, ncap - t->cap);
+        t->attrs = a;
         t->cap = ncap;
     }
     char *copy = strdup(name);
@@ -121,6 +125,26 @@ int tscope__names_get(struct tscope__names *t, uint32_t id, char *buf, size_t le
     return rc;
 }
 
+int tscope__names_add_attrs(struct tscope__names *t, uint32_t id, unsigned attrs)
+{
+    int rc = 0;
+    pthread_mutex_lock(&t->lock);
+    if (id == 0 || id > t->count)
+        rc = TSCOPE_ENOENT;
+    else
+        t->attrs[id] |= (uint8_t)attrs;
+    pthread_mutex_unlock(&t->lock);
+    return rc;
+}
+
+unsigned tscope__names_attrs(struct tscope__names *t, uint32_t id)
+{
+    pthread_mutex_lock(&t->lock);
+    unsigned attrs = id && id <= t->count ? t->attrs[id] : 0;
+    pthread_mutex_unlock(&t->lock);
+    return attrs;
+}
+
 uint32_t tscope__names_count(struct tscope__names *t)
 {
     pthread_mutex_lock(&t->lock);
@@ -135,8 +159,10 @@ void tscope__names_clear(struct tscope__names *t)
     for (uint32_t id = 1; id <= t->count; id++)
         free(t->names[id]);
     free(t->names);
+    free(t->attrs);
     free(t->hash);
     t->names = NULL;
+    t->attrs = NULL;
     t->hash = NULL;
     t->count = t->cap = t->hash_cap = 0;
     pthread_mutex_unlock(&t->lock);

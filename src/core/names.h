@@ -16,6 +16,7 @@
 struct tscope__names {
     pthread_mutex_t lock;
     char **names;   /* names[id], id 1..count; names[0] unused */
+    uint8_t *attrs; /* attrs[id]: TSCOPE_TYPE_* bits (task types only) */
     uint32_t count; /* highest id handed out */
     uint32_t cap;   /* allocated entries of names */
     uint32_t *hash; /* open addressing: id, 0 = empty */
@@ -29,6 +30,11 @@ int tscope__names_intern(struct tscope__names *t, const char *name, uint32_t *id
 uint32_t tscope__names_find(struct tscope__names *t, const char *name);
 /* Copies name `id` into buf; TSCOPE_ENOENT for an unknown id. */
 int tscope__names_get(struct tscope__names *t, uint32_t id, char *buf, size_t len);
+/* Adds attribute bits to name `id` (kept for the life of the process);
+ * TSCOPE_ENOENT for an unknown id. */
+int tscope__names_add_attrs(struct tscope__names *t, uint32_t id, unsigned attrs);
+/* The attribute bits of name `id` (0 for an unknown id). */
+unsigned tscope__names_attrs(struct tscope__names *t, uint32_t id);
 /* Number of names (= highest id). */
 uint32_t tscope__names_count(struct tscope__names *t);
 /* Forgets every name (ids start at 1 again): for a process that reads

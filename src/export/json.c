@@ -1,10 +1,12 @@
 /* json.c - the canonical JSON profile (schema "taskscope-profile", version
  * TSCOPE__PROFILE_VERSION; docs/output-formats.md describes every field).
  * One array element per line, so diffs of two profiles stay readable. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/hazard.h"
 #include "export.h"
+#include "profile/critpath.h"
 
 static void key(FILE *f, const char *k)
 {
@@ -108,7 +110,7 @@ static void dependencies(FILE *f, const struct tscope__profile *p)
                 (unsigned long long)d->mutex, (unsigned long long)d->remote);
     }
     fputs("],\n \"tasks\":[", f);
-    for (uint32_t i = 0; i < p->ntasks; i++) {
+    for (uint32_t i = 0; !p->tasks_unwritten && i < p->ntasks; i++) {
         const struct tscope__ptask *t = &p->tasks[i];
         fputs(i ? ",\n  {" : "\n  {", f);
         u64(f, "id", t->id);
@@ -279,6 +281,65 @@ static void global(FILE *f, const struct tscope__pglobal *g)
     fputs("]", f);
 }
 
+/* "critical_path" (src/profile/critpath.c), only for a profile with tasks:
+ * its steps, the work on it and all work, the share of each type.  0, or
+ * TSCOPE_ENOMEM (nothing written). */
+static int critical_path(FILE *f, const struct tscope__profile *p)
+{
+    struct tscope__critpath cp;
+    double *by_type = malloc(((size_t)p->ntypes + 1) * sizeof *by_type);
+    if (!by_type || tscope__critpath_find(p, &cp)) {
+        free(by_type);
+        return TSCOPE_ENOMEM;
+    }
+    fputs(",\n \"critical_path\":{", f);
+    ns(f, "length_ns", cp.length);
+    fputc(',', f);
+    ns(f, "work_ns", cp.work);
+    fputc(',', f);
+    num(f, "parallelism", cp.length > 0 ? cp.work / cp.length : 0);
+    fputc(',', f);
+    u64(f, "tasks", cp.tasks);
+    fputc(',', f);
+    u64(f, "tasks_cut_off", cp.tasks_cut_off);
+    fprintf(f, ",\"waits_marked\":%s,\"steps\":[", cp.waits_marked ? "true" : "false");
+    for (uint32_t k = 0; k < cp.nsteps; k++) {
+        const struct tscope__cpstep *st = &cp.steps[k];
+        fputs(k ? ",\n  {" : "\n  {", f);
+        u64(f, "task", st->id);
+        fputc(',', f);
+        u64(f, "type_id", st->type);
+        fputc(',', f);
+        ns(f, "from_ns", st->from);
+        fputc(',', f);
+        ns(f, "to_ns", st->to);
+        fputc(',', f);
+        ns(f, "work_ns", st->work);
+        fputc(',', f);
+        key(f, "next");
+        if (st->link == TSCOPE__CP_END)
+            fputs("null", f);
+        else
+            tscope__fmt_json_string(f, st->why);
+        fputc('}', f);
+    }
+    fputs("],\"types\":[", f);
+    tscope__critpath_by_type(p, &cp, by_type);
+    for (uint32_t i = 0, n = 0; i < p->ntypes; i++) {
+        if (!(by_type[i] > 0))
+            continue;
+        fputs(n++ ? ",{" : "{", f);
+        u64(f, "type_id", p->types[i].id);
+        fputc(',', f);
+        ns(f, "work_ns", by_type[i]);
+        fputc('}', f);
+    }
+    fputs("]}", f);
+    tscope__critpath_free(&cp);
+    free(by_type);
+    return 0;
+}
+
 int tscope__export_json(const struct tscope__profile *p, FILE *f)
 {
     char buf[32];
@@ -329,6 +390,10 @@ int tscope__export_json(const struct tscope__profile *p, FILE *f)
         stats(f, "running_ns", &t->incl, t->running_total);
         fputc(',', f);
         stats(f, "elapsed_ns", &t->elapsed, t->elapsed_total);
+        if (t->attrs & TSCOPE_TYPE_WAIT) /* only then: other types stay as they were */
+            fputs(",\"wait\":true", f);
+        if (t->attrs & TSCOPE_TYPE_BARRIER)
+            fputs(",\"barrier\":true", f);
         if (p->global)
             type_ranks(f, p, t);
         fputc('}', f);
@@ -451,6 +516,8 @@ int tscope__export_json(const struct tscope__profile *p, FILE *f)
     }
     fputs("],\n", f);
     dependencies(f, p);
+    if ((p->ntasks || p->path) && critical_path(f, p))
+        return TSCOPE_ENOMEM;
     fputs(",\n \"timeline\":{", f);
     num(f, "bin_ns", p->tl.nbins ? p->tl.bin_ns : 0);
     fputs(",\"busy_ns\":[", f);

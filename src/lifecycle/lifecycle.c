@@ -99,6 +99,13 @@ int tscope_type_register(const char *name, tscope_type_t *out)
     return tscope__names_intern(&tscope__types, name, out);
 }
 
+int tscope_type_set_attrs(tscope_type_t type, unsigned attrs)
+{
+    if (attrs & ~(TSCOPE_TYPE_WAIT | TSCOPE_TYPE_BARRIER))
+        return TSCOPE_EINVAL;
+    return tscope__names_add_attrs(&tscope__types, type, attrs);
+}
+
 int tscope_counter_register(const char *name, tscope_counter_t *out)
 {
     return tscope__names_intern(&tscope__counters, name, out);

@@ -13,8 +13,10 @@
 #include "taskscope/taskscope.h"
 
 #define TSCOPE__PROFILE_SCHEMA "taskscope-profile"
-#define TSCOPE__PROFILE_VERSION                                                                    \
-    3 /* 3: edges per task pair; 2: self/running/elapsed; 1, 2 still read */
+/* 3: edges per task pair ("hazards", "addresses" in task_deps; "mutex"),
+ * waits marked ("wait" in types), "critical_path"; 2: self/running/elapsed;
+ * 1 and 2 are still read */
+#define TSCOPE__PROFILE_VERSION 3
 #define TSCOPE__PROFILE_ROOT 0xFFFFu /* edge source of tasks without a parent */
 
 /* A type over the ranks of a job (the global view, src/global): each
@@ -32,6 +34,7 @@ struct tscope__ptype {
     tscope_stats_t excl, incl, elapsed;  /* self, running, elapsed (taskscope.h) */
     double running_total, elapsed_total; /* recursion counted once */
     uint32_t threads;
+    unsigned attrs;              /* TSCOPE_TYPE_* (TSCOPE_TYPE_WAIT: its tasks wait) */
     struct tscope__pranks ranks; /* global profiles only */
 };
 
@@ -180,7 +183,12 @@ struct tscope__profile {
     uint32_t ndeptypes;
     struct tscope__ptask *tasks; /* in the order they finished */
     uint32_t ntasks;
-    struct tscope__pdep *deps; /* in the order they were recorded */
+    int tasks_unwritten;           /* the snapshot holds tasks for the critical path only:
+                                      profile.json leaves them out (not asked for, no
+                                      dependencies) */
+    struct tscope__critpath *path; /* profile.json's critical_path, read back
+                                      when it has no tasks (critpath.h); NULL */
+    struct tscope__pdep *deps;     /* in the order they were recorded */
     uint32_t ndeps;
     struct tscope__ptimeline tl;    /* one row of busy time when read from profile.json */
     struct tscope__pglobal *global; /* NULL but for a job's global profile */

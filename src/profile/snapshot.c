@@ -17,6 +17,7 @@
 #include "core/clock.h"
 #include "core/core.h"
 #include "core/names.h"
+#include "critpath.h"
 #include "profile.h"
 #include "query.h"
 #include "shard.h"
@@ -47,6 +48,10 @@ void tscope__profile_free(struct tscope__profile *p)
     free(p->deptypes);
     free(p->tasks);
     free(p->deps);
+    if (p->path) {
+        tscope__critpath_free(p->path);
+        free(p->path);
+    }
     for (uint32_t i = 0; i < p->tl.ntype; i++)
         free(p->tl.type[i]);
     for (uint32_t i = 0; i < p->tl.nthread; i++)
@@ -187,8 +192,10 @@ static int copy_timeline(const struct tscope__store *s, struct tscope__profile *
  * edges.  0 on memory exhaustion. */
 static int copy_graphs(const struct tscope__store *s, struct tscope__profile *p, double f)
 {
-    /* the instance graph: asked for, or needed by the critical path */
-    uint32_t ntasks = (s->cfg.outputs & TSCOPE__OUT_TASKS) || s->ndeps ? s->ninst : 0;
+    /* the instance graph, for the critical path; profile.json has it when
+     * asked for or when the run recorded dependencies */
+    uint32_t ntasks = s->ninst;
+    p->tasks_unwritten = !(s->cfg.outputs & TSCOPE__OUT_TASKS) && !s->ndeps;
     uint32_t nd = s->ndeptypes + s->nth_deptypes;
     if ((nd && !(p->deptypes = malloc(nd * sizeof *p->deptypes))) ||
         (ntasks && !(p->tasks = malloc(ntasks * sizeof *p->tasks))) ||
@@ -301,6 +308,7 @@ struct tscope__profile *tscope__profile_snapshot(void)
         t->running_total = st.running_total_ns;
         t->elapsed_total = st.elapsed_total_ns;
         t->threads = st.threads;
+        t->attrs = tscope__names_attrs(&tscope__types, id);
     }
     for (uint32_t id = 1; ok && id <= ncounters; id++) {
         struct tscope__pcounter *c = &p->counters[p->ncounters++];
