@@ -161,12 +161,17 @@ static void print_path(const struct tscope__profile *p, const struct tscope__cri
     }
     fprintf(f, " step  %-*s  %*s  %10s  %10s  %10s  next\n", name_width, "type", id_width, "task",
             "from ms", "to ms", "work ms");
+    if (cp->steps_cut)
+        fprintf(f, "... %llu earlier step%s not kept in profile.json (it keeps the last %u)\n",
+                (unsigned long long)cp->steps_cut, cp->steps_cut == 1 ? "" : "s",
+                TSCOPE__CP_STEPS_KEPT);
     if (listed < n)
         fprintf(f, "... %u earlier step%s (--rows 0 lists them all)\n", n - listed,
                 n - listed == 1 ? "" : "s");
     for (uint32_t k = n - listed; k < n; k++) {
         const struct tscope__cpstep *s = &cp->steps[k];
-        fprintf(f, "%5u  %-*s  %*llu  %10.3f  %10.3f  %10.3f  %s\n", k + 1, name_width,
+        fprintf(f, "%5llu  %-*s  %*llu  %10.3f  %10.3f  %10.3f  %s\n",
+                (unsigned long long)(k + 1 + cp->steps_cut), name_width,
                 tscope__profile_type_name(p, s->type, buf, sizeof buf), id_width,
                 (unsigned long long)s->id, s->from / 1e6, s->to / 1e6, s->work / 1e6,
                 *s->why ? s->why : "-");

@@ -576,6 +576,7 @@ static void read_critical_path(struct reader *r, json_t *root, struct tscope__pr
     cp->work = num(r, o, w, "work_ns");
     cp->tasks = u32(r, o, w, "tasks");
     cp->tasks_cut_off = u64(r, o, w, "tasks_cut_off");
+    cp->steps_cut = json_object_get(o, "steps_cut_off") ? u64(r, o, w, "steps_cut_off") : 0;
     cp->waits_marked = json_is_true(field(r, o, w, "waits_marked", is_boolean, "true or false"));
     char sw[64];
     for (size_t i = 0; i < n && !r->failed && i < UINT32_MAX; i++, cp->nsteps++) {

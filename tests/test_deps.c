@@ -5,12 +5,14 @@
  * - a diamond and a chain of dependencies: the type-level edges by hazard,
  *   the per-task edges, tscope_query_deps, and both in profile.json;
  * - dependence API version 2: one edge per pair with several hazards and
- *   addresses, an exclusion, tscope_query_dep_edges, bad arguments. */
+ *   addresses, an exclusion, tscope_query_dep_edges, bad arguments;
+ * - a critical path longer than profile.json keeps: its last steps. */
 #include <stdio.h>
 #include <string.h>
 
 #include "export/export.h"
 #include "harness.h"
+#include "profile/critpath.h"
 #include "profile/profile.h"
 
 /* root (1) -> 1000 mids (depth 1) -> 199 leaves each (depth 2); mid k's
@@ -341,6 +343,62 @@ static void edges_per_pair(void)
     ASSERT_OK(tscope_finalize());
 }
 
+/* A critical path longer than profile.json keeps: 6,000 tasks in a row,
+ * each depending on the one before (the path: the root's creation of the
+ * first, then every task); the JSON keeps the last TSCOPE__CP_STEPS_KEPT
+ * steps and counts the others in steps_cut_off. */
+static void long_path_is_cut_in_json(void)
+{
+    harness_init();
+    tscope_type_t tr = type_named("root"), tt = type_named("step");
+    int cell;
+    at(0);
+    ASSERT_OK(tscope_task_create(1, 0, tr, 0, 0, 0));
+    ASSERT_OK(tscope_task_begin(1, 0));
+    uint64_t t = 10;
+    for (uint64_t x = 2; x < 6002; x++) {
+        at(t);
+        ASSERT_OK(tscope_task_create(x, 1, tt, 0, 0, 0));
+        if (x > 2)
+            ASSERT_OK(tscope_dep_edge(x - 1, tt, x, tt, TSCOPE_HAZARD_RAW, 1, &cell));
+        ASSERT_OK(tscope_task_begin(x, 0));
+        at(t + 5);
+        ASSERT_OK(tscope_task_end(x));
+        t += 10;
+    }
+    at(t);
+    ASSERT_OK(tscope_task_end(1));
+    ASSERT_OK(tscope_flush());
+    struct tscope__profile *p = tscope__profile_snapshot();
+    ASSERT(p != NULL);
+    struct tscope__critpath cp;
+    ASSERT_OK(tscope__critpath_find(p, &cp));
+    ASSERT(cp.nsteps > TSCOPE__CP_STEPS_KEPT);
+    uint32_t total = cp.nsteps;
+    uint64_t last = cp.steps[total - 1].id;
+    tscope__critpath_free(&cp);
+    char *json = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&json, &len);
+    ASSERT(f != NULL);
+    ASSERT_OK(tscope__export_json(p, f));
+    fclose(f);
+    char want[64];
+    snprintf(want, sizeof want, "\"steps_cut_off\":%u,", total - TSCOPE__CP_STEPS_KEPT);
+    ASSERT(strstr(json, want) != NULL);
+    const char *steps = strstr(json, "\"steps\":[");
+    ASSERT(steps != NULL);
+    uint32_t kept = 0;
+    for (const char *q = steps; (q = strstr(q + 1, "{\"task\":")) && q < strstr(steps, "]");)
+        kept++;
+    ASSERT_EQ(kept, TSCOPE__CP_STEPS_KEPT);
+    snprintf(want, sizeof want, "{\"task\":%llu,", (unsigned long long)last);
+    ASSERT(strstr(steps, want) != NULL); /* the path's end is kept */
+    free(json);
+    tscope__profile_free(p);
+    ASSERT_OK(tscope_finalize());
+}
+
 int main(void)
 {
     RUN(capped_graph_keeps_the_top);
@@ -348,5 +406,6 @@ int main(void)
     RUN(drop_while_the_parent_runs);
     RUN(diamond_and_chain);
     RUN(edges_per_pair);
+    RUN(long_path_is_cut_in_json);
     return 0;
 }

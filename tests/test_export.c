@@ -12,8 +12,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/core.h"
 #include "export/export.h"
 #include "export/output.h"
+#include "profile/store.h"
 #include "golden.h"
 #ifdef TSCOPE_HAVE_JANSSON
 #include <jansson.h>
@@ -43,6 +45,7 @@ static int render_summary(const struct tscope__profile *p, FILE *f)
 static struct tscope__profile *deterministic_profile(void)
 {
     harness_init();
+    tscope__g.store->cfg.outputs |= TSCOPE__OUT_TASKS; /* the instance graph, its critical path */
     tscope_type_t tmain = type_named("main"), twork = type_named("work"),
                   tleaf = type_named("leaf, \"quoted\"");
     tscope_counter_t c;

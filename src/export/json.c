@@ -302,10 +302,13 @@ static int critical_path(FILE *f, const struct tscope__profile *p)
     u64(f, "tasks", cp.tasks);
     fputc(',', f);
     u64(f, "tasks_cut_off", cp.tasks_cut_off);
+    uint32_t first = cp.nsteps > TSCOPE__CP_STEPS_KEPT ? cp.nsteps - TSCOPE__CP_STEPS_KEPT : 0;
+    fputc(',', f);
+    u64(f, "steps_cut_off", first + cp.steps_cut);
     fprintf(f, ",\"waits_marked\":%s,\"steps\":[", cp.waits_marked ? "true" : "false");
-    for (uint32_t k = 0; k < cp.nsteps; k++) {
+    for (uint32_t k = first; k < cp.nsteps; k++) {
         const struct tscope__cpstep *st = &cp.steps[k];
-        fputs(k ? ",\n  {" : "\n  {", f);
+        fputs(k > first ? ",\n  {" : "\n  {", f);
         u64(f, "task", st->id);
         fputc(',', f);
         u64(f, "type_id", st->type);

@@ -42,7 +42,11 @@ struct tscope__critpath {
     uint32_t tasks;         /* the tasks it was looked for among (ended, begun) */
     uint64_t tasks_cut_off; /* tasks the instance graph's cap left out */
     int waits_marked;       /* some type of the profile has TSCOPE_TYPE_WAIT */
+    uint64_t steps_cut;     /* read from a file: the earlier steps it did not keep */
 };
+
+/* profile.json keeps the last this many steps of a path. */
+#define TSCOPE__CP_STEPS_KEPT 10000u
 
 /* Finds the critical path of p's instance graph into *out (nsteps 0 when no
  * task ended; p->path, a path read from a file, when p has no tasks).  0, or TSCOPE_ENOMEM (then
