@@ -123,13 +123,12 @@ static inline int begin(tscope_task_t *task, tscope_task_t *below)
     struct tscope__thread *th = enter();
     if (!th)
         return off_code();
+    if (below && tscope__shard_live(below)) /* first: below needs no register across the begin */
+        tscope__shard_switched(below);
     uint64_t now = tscope__clock_now();
     int rc = tscope__shard_begin(th->index, now, task);
-    if (rc == 0) {
-        if (below && tscope__shard_live(below))
-            tscope__shard_switched(below);
+    if (rc == 0)
         shadow(th, TSCOPE__REC_BEGIN, now, task->id, 0, task->type, 0, 0, 0);
-    }
     leave(th);
     return rc;
 }
