@@ -15,6 +15,18 @@
 #include "profile/critpath.h"
 #include "profile/profile.h"
 
+/* p's profile.json as a string (free it). */
+static char *json_of(const struct tscope__profile *p)
+{
+    char *json = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&json, &len);
+    ASSERT(f != NULL);
+    ASSERT_OK(tscope__export_json(p, f));
+    fclose(f);
+    return json;
+}
+
 /* root (1) -> 1000 mids (depth 1) -> 199 leaves each (depth 2); mid k's
  * leaves alternate between START/END leaves and create/begin/end tasks. */
 static void capped_graph_keeps_the_top(void)
@@ -236,12 +248,7 @@ static void diamond_and_chain(void)
         ASSERT_EQ(d->waw, want[i].waw);
         ASSERT_EQ(d->count, want[i].raw + want[i].war + want[i].waw);
     }
-    char *json = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&json, &len);
-    ASSERT(f != NULL);
-    ASSERT_OK(tscope__export_json(p, f));
-    fclose(f);
+    char *json = json_of(p);
     char line[256];
     snprintf(line, sizeof line,
              "\n  {\"from_id\":%u,\"from\":\"c\",\"to_id\":%u,\"to\":\"d\",\"count\":1,"
@@ -325,12 +332,7 @@ static void edges_per_pair(void)
     ASSERT_EQ(bb->count, 1);
     ASSERT_EQ(bb->mutex, 1);
     ASSERT_EQ(bb->raw + bb->war + bb->waw, 0);
-    char *json = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&json, &len);
-    ASSERT(f != NULL);
-    ASSERT_OK(tscope__export_json(p, f));
-    fclose(f);
+    char *json = json_of(p);
     char line[256];
     snprintf(line, sizeof line,
              "{\"from\":1,\"to\":2,\"hazards\":[\"RAW\",\"WAR\"],\"addresses\":3,\"addr\":\"%p\"",
@@ -377,12 +379,7 @@ static void long_path_is_cut_in_json(void)
     uint32_t total = cp.nsteps;
     uint64_t last = cp.steps[total - 1].id;
     tscope__critpath_free(&cp);
-    char *json = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&json, &len);
-    ASSERT(f != NULL);
-    ASSERT_OK(tscope__export_json(p, f));
-    fclose(f);
+    char *json = json_of(p);
     char want[64];
     snprintf(want, sizeof want, "\"steps_cut_off\":%u,", total - TSCOPE__CP_STEPS_KEPT);
     ASSERT(strstr(json, want) != NULL);
