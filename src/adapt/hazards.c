@@ -310,7 +310,8 @@ static int reduce(const struct tscope__access_item *list, int n, int *all)
     }
     if (*all)
         return 0;
-    qsort(items, (size_t)m, sizeof *items, by_addr);
+    if (m > 1)
+        qsort(items, (size_t)m, sizeof *items, by_addr);
     int k = 0;
     for (int i = 0; i < m; i++) {
         if (k && items[k - 1].addr == items[i].addr) {
@@ -342,7 +343,8 @@ int tscope__hazards_task(uint64_t parent, uint64_t task, const struct tscope__ac
         for (int i = 0; i < m; i++)
             access_one(parent, task, &items[i], flags, epoch, all_task);
     }
-    qsort(pend, npend, sizeof *pend, by_from);
+    if (npend > 1)
+        qsort(pend, npend, sizeof *pend, by_from);
     for (size_t i = 0; i < npend;) {
         size_t j = i;
         unsigned haz = 0;
