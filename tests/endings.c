@@ -322,8 +322,18 @@ int main(int argc, char **argv)
             nanosleep(&pause_for, NULL);
             int was = atomic_load(&snaps);
             pthread_kill(th, SIGUSR1);
-            for (int w = 0; w < 100000 && atomic_load(&snaps) == was; w++)
+            /* until the copy is made (30 s at most): a second signal sent
+             * while the first is pending is lost (a copy under ThreadSanitizer
+             * on a loaded machine outlasted 100,000 sched_yield()s once) */
+            struct timespec now, end;
+            clock_gettime(CLOCK_MONOTONIC, &end);
+            end.tv_sec += 30;
+            do {
                 sched_yield();
+                clock_gettime(CLOCK_MONOTONIC, &now);
+            } while (atomic_load(&snaps) == was &&
+                     (now.tv_sec < end.tv_sec ||
+                      (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec)));
         }
         printf("snaps %d\n", atomic_load(&snaps));
         fflush(stdout);
