@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "core/json_escape.h"
 #include "model/fit.h"
 #include "taskscope/model.h"
 
@@ -105,15 +106,14 @@ static void print_prediction(const tscope_model_t *m, const struct predict *p)
 
 static void json_string(const char *s)
 {
+    char buf[8];
     putchar('"');
     for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            printf("\\%c", c);
-        else if (c < 0x20)
-            printf("\\u%04x", c);
+        const char *e = tscope__json_escape((unsigned char)*s, buf);
+        if (e)
+            fputs(e, stdout);
         else
-            putchar(c);
+            putchar(*s);
     }
     putchar('"');
 }

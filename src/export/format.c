@@ -3,31 +3,19 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "core/json_escape.h"
 #include "export.h"
 
 void tscope__fmt_json_string(FILE *f, const char *s)
 {
+    char buf[8];
     fputc('"', f);
     for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        switch (*c) {
-        case '"':
-            fputs("\\\"", f);
-            break;
-        case '\\':
-            fputs("\\\\", f);
-            break;
-        case '\n':
-            fputs("\\n", f);
-            break;
-        case '\t':
-            fputs("\\t", f);
-            break;
-        default:
-            if (*c < 0x20)
-                fprintf(f, "\\u%04x", *c);
-            else
-                fputc(*c, f);
-        }
+        const char *e = tscope__json_escape(*c, buf);
+        if (e)
+            fputs(e, f);
+        else
+            fputc(*c, f);
     }
     fputc('"', f);
 }

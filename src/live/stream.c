@@ -35,6 +35,7 @@
 
 #include "core/clock.h"
 #include "core/core.h"
+#include "core/json_escape.h"
 #include "debug.h"
 #include "policy/params.h"
 #include "profile/query.h"
@@ -100,18 +101,17 @@ static void put_str(struct text *t, const char *s)
     reserve(t, strlen(s) * 6 + 2);
     if (t->oom)
         return;
-    char *p = t->s + t->len;
+    char *p = t->s + t->len, buf[8];
     *p++ = '"';
     for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            *p++ = '\\';
-            *p++ = (char)c;
-        } else if (c < 0x20) {
-            p += sprintf(p, "\\u%04x", c);
-        } else {
-            *p++ = (char)c;
+        const char *e = tscope__json_escape((unsigned char)*s, buf);
+        if (!e) {
+            *p++ = *s;
+            continue;
         }
+        size_t n = strlen(e);
+        memcpy(p, e, n);
+        p += n;
     }
     *p++ = '"';
     *p = 0;

@@ -15,6 +15,7 @@
 
 #include "convert.h"
 #include "core/hazard.h"
+#include "core/json_escape.h"
 #include "job.h"
 #include "taskscope/taskscope.h"
 
@@ -101,19 +102,14 @@ static inline char *put_us(char *p, uint64_t ns)
 /* s as a JSON string (quotes included), at most 255 bytes of input. */
 static char *put_json(char *p, const char *s)
 {
+    char buf[8];
     *p++ = '"';
     for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || *c == '\\') {
-            *p++ = '\\';
+        const char *e = tscope__json_escape(*c, buf);
+        if (e)
+            p = put_str(p, e);
+        else
             *p++ = (char)*c;
-        } else if (*c < 0x20) {
-            static const char hex[] = "0123456789abcdef";
-            p = put_str(p, "\\u00");
-            *p++ = hex[*c >> 4];
-            *p++ = hex[*c & 15];
-        } else {
-            *p++ = (char)*c;
-        }
     }
     *p++ = '"';
     return p;
