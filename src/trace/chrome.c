@@ -17,6 +17,7 @@
 #include "core/hazard.h"
 #include "core/json_escape.h"
 #include "job.h"
+#include "put.h"
 #include "taskscope/taskscope.h"
 
 #ifdef TSCOPE_HAVE_ZLIB
@@ -67,30 +68,10 @@ static inline char *reserve(struct out *o, size_t n)
     return o->buf + o->len;
 }
 
-static inline char *put_str(char *p, const char *s)
-{
-    size_t n = strlen(s);
-    memcpy(p, s, n);
-    return p + n;
-}
-
-static inline char *put_u64(char *p, uint64_t v)
-{
-    char tmp[20];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n)
-        *p++ = tmp[--n];
-    return p;
-}
-
 /* ns as µs with three decimals (Perfetto keeps ns). */
 static inline char *put_us(char *p, uint64_t ns)
 {
-    p = put_u64(p, ns / 1000);
+    p = tscope__put_u64(p, ns / 1000);
     unsigned frac = (unsigned)(ns % 1000);
     *p++ = '.';
     *p++ = (char)('0' + frac / 100);
@@ -107,7 +88,7 @@ static char *put_json(char *p, const char *s)
     for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
         const char *e = tscope__json_escape(*c, buf);
         if (e)
-            p = put_str(p, e);
+            p = tscope__put_str(p, e);
         else
             *p++ = (char)*c;
     }
@@ -121,11 +102,11 @@ static char *put_name(char *p, const struct out *o, int table, uint32_t id, cons
     const char *name = tscope__trace_name(o->t, table, id);
     if (name)
         return put_json(p, name);
-    p = put_str(p, "\"");
-    p = put_str(p, unknown);
+    p = tscope__put_str(p, "\"");
+    p = tscope__put_str(p, unknown);
     *p++ = ' ';
-    p = put_u64(p, id);
-    return put_str(p, "\"");
+    p = tscope__put_u64(p, id);
+    return tscope__put_str(p, "\"");
 }
 
 static const char *type_json(struct out *o, uint32_t type)
@@ -144,7 +125,7 @@ static const char *type_json(struct out *o, uint32_t type)
     if (!o->type_json[type]) {
         char tmp[6 * 256 + 16];
         char *end = type ? put_name(tmp, o, TSCOPE__TABLE_TYPES, type, "type")
-                         : put_str(tmp, "\"(untyped)\"");
+                         : tscope__put_str(tmp, "\"(untyped)\"");
         *end = 0;
         o->type_json[type] = strdup(tmp);
     }
@@ -154,13 +135,13 @@ static const char *type_json(struct out *o, uint32_t type)
 static inline char *put_head(char *p, const struct out *o, const char *ph, uint32_t thread,
                              uint64_t ns)
 {
-    p = put_str(p, ",\n{\"ph\":\"");
-    p = put_str(p, ph);
-    p = put_str(p, "\",\"pid\":");
-    p = put_u64(p, o->pid);
-    p = put_str(p, ",\"tid\":");
-    p = put_u64(p, (uint64_t)thread + 1);
-    p = put_str(p, ",\"ts\":");
+    p = tscope__put_str(p, ",\n{\"ph\":\"");
+    p = tscope__put_str(p, ph);
+    p = tscope__put_str(p, "\",\"pid\":");
+    p = tscope__put_u64(p, o->pid);
+    p = tscope__put_str(p, ",\"tid\":");
+    p = tscope__put_u64(p, (uint64_t)thread + 1);
+    p = tscope__put_str(p, ",\"ts\":");
     return put_us(p, ns + o->offset);
 }
 
@@ -172,11 +153,11 @@ static int slice_begin(void *ctx, uint32_t thread, uint64_t ns, uint64_t task, u
         return -1;
     char *p = reserve(o, 160 + strlen(name));
     p = put_head(p, o, "B", thread, ns);
-    p = put_str(p, ",\"cat\":\"task\",\"name\":");
-    p = put_str(p, name);
-    p = put_str(p, ",\"args\":{\"task\":");
-    p = put_u64(p, task);
-    p = put_str(p, "}}");
+    p = tscope__put_str(p, ",\"cat\":\"task\",\"name\":");
+    p = tscope__put_str(p, name);
+    p = tscope__put_str(p, ",\"args\":{\"task\":");
+    p = tscope__put_u64(p, task);
+    p = tscope__put_str(p, "}}");
     o->len = (size_t)(p - o->buf);
     return o->failed;
 }
@@ -209,14 +190,14 @@ static int flow(void *ctx, int kind, uint32_t hazard, uint32_t from_thread, uint
     for (int end = 0; end < 2; end++) {
         p = put_head(p, o, end ? "f" : "s", end ? to_thread : from_thread, end ? to_ns : from_ns);
         if (end)
-            p = put_str(p, ",\"bp\":\"e\"");
-        p = put_str(p, ",\"id\":");
-        p = put_u64(p, id);
-        p = put_str(p, ",\"cat\":\"");
-        p = put_str(p, cat);
-        p = put_str(p, "\",\"name\":\"");
-        p = put_str(p, name);
-        p = put_str(p, "\"}");
+            p = tscope__put_str(p, ",\"bp\":\"e\"");
+        p = tscope__put_str(p, ",\"id\":");
+        p = tscope__put_u64(p, id);
+        p = tscope__put_str(p, ",\"cat\":\"");
+        p = tscope__put_str(p, cat);
+        p = tscope__put_str(p, "\",\"name\":\"");
+        p = tscope__put_str(p, name);
+        p = tscope__put_str(p, "\"}");
     }
     o->len = (size_t)(p - o->buf);
     return o->failed;
@@ -227,18 +208,18 @@ static int counter(void *ctx, uint32_t thread, uint64_t ns, uint32_t id, double 
     (void)thread;
     struct out *o = ctx;
     char *p = reserve(o, 6 * 256 + 128);
-    p = put_str(p, ",\n{\"ph\":\"C\",\"pid\":");
-    p = put_u64(p, o->pid);
-    p = put_str(p, ",\"ts\":");
+    p = tscope__put_str(p, ",\n{\"ph\":\"C\",\"pid\":");
+    p = tscope__put_u64(p, o->pid);
+    p = tscope__put_str(p, ",\"ts\":");
     p = put_us(p, ns + o->offset);
-    p = put_str(p, ",\"name\":");
+    p = tscope__put_str(p, ",\"name\":");
     p = put_name(p, o, TSCOPE__TABLE_COUNTERS, id, "counter");
-    p = put_str(p, ",\"args\":{\"value\":");
+    p = tscope__put_str(p, ",\"args\":{\"value\":");
     if (value != value || value - value != 0) /* NaN, infinities: not JSON */
-        p = put_str(p, "null");
+        p = tscope__put_str(p, "null");
     else
         p += snprintf(p, 32, "%.17g", value);
-    p = put_str(p, "}}");
+    p = tscope__put_str(p, "}}");
     o->len = (size_t)(p - o->buf);
     return o->failed;
 }
@@ -248,11 +229,11 @@ static int instant(void *ctx, uint32_t thread, uint64_t ns, uint32_t event, uint
     struct out *o = ctx;
     char *p = reserve(o, 6 * 256 + 128);
     p = put_head(p, o, "i", thread, ns);
-    p = put_str(p, ",\"s\":\"t\",\"cat\":\"event\",\"name\":");
+    p = tscope__put_str(p, ",\"s\":\"t\",\"cat\":\"event\",\"name\":");
     p = put_name(p, o, TSCOPE__TABLE_EVENTS, event, "event");
-    p = put_str(p, ",\"args\":{\"payload\":");
-    p = put_u64(p, payload);
-    p = put_str(p, "}}");
+    p = tscope__put_str(p, ",\"args\":{\"payload\":");
+    p = tscope__put_u64(p, payload);
+    p = tscope__put_str(p, "}}");
     o->len = (size_t)(p - o->buf);
     return o->failed;
 }
@@ -264,16 +245,16 @@ static void write_head(struct out *o)
 {
     const struct tscope__trace_info *i = tscope__trace_info(o->t);
     char *p = reserve(o, 1024);
-    p = put_str(p, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"taskscope\","
-                   "\"trace_status\":");
+    p = tscope__put_str(p, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"taskscope\","
+                           "\"trace_status\":");
     p = put_json(p, tscope__trace_status_text(i->status, i->cut));
-    p = put_str(p, ",\"rank\":");
-    p = put_u64(p, i->rank);
-    p = put_str(p, ",\"nranks\":");
-    p = put_u64(p, i->nranks);
-    p = put_str(p, ",\"realtime_origin_ns\":");
-    p = put_u64(p, i->realtime_ns);
-    p = put_str(p, "},\n\"traceEvents\":[\n");
+    p = tscope__put_str(p, ",\"rank\":");
+    p = tscope__put_u64(p, i->rank);
+    p = tscope__put_str(p, ",\"nranks\":");
+    p = tscope__put_u64(p, i->nranks);
+    p = tscope__put_str(p, ",\"realtime_origin_ns\":");
+    p = tscope__put_u64(p, i->realtime_ns);
+    p = tscope__put_str(p, "},\n\"traceEvents\":[\n");
     o->len = (size_t)(p - o->buf);
     process_meta(o, 1);
 }
@@ -283,34 +264,34 @@ static void process_meta(struct out *o, int first)
 {
     const struct tscope__trace_info *i = tscope__trace_info(o->t);
     char *p = reserve(o, 1024);
-    p = put_str(p, first ? "{\"ph\":\"M\",\"pid\":" : ",\n{\"ph\":\"M\",\"pid\":");
-    p = put_u64(p, o->pid);
-    p = put_str(p, ",\"name\":\"process_name\",\"args\":{\"name\":\"rank ");
-    p = put_u64(p, i->rank);
-    p = put_str(p, " (pid ");
-    p = put_u64(p, i->pid);
-    p = put_str(p, ")\"}},\n{\"ph\":\"M\",\"pid\":");
-    p = put_u64(p, o->pid);
-    p = put_str(p, ",\"name\":\"process_sort_index\",\"args\":{\"sort_index\":");
-    p = put_u64(p, i->rank);
-    p = put_str(p, "}}");
+    p = tscope__put_str(p, first ? "{\"ph\":\"M\",\"pid\":" : ",\n{\"ph\":\"M\",\"pid\":");
+    p = tscope__put_u64(p, o->pid);
+    p = tscope__put_str(p, ",\"name\":\"process_name\",\"args\":{\"name\":\"rank ");
+    p = tscope__put_u64(p, i->rank);
+    p = tscope__put_str(p, " (pid ");
+    p = tscope__put_u64(p, i->pid);
+    p = tscope__put_str(p, ")\"}},\n{\"ph\":\"M\",\"pid\":");
+    p = tscope__put_u64(p, o->pid);
+    p = tscope__put_str(p, ",\"name\":\"process_sort_index\",\"args\":{\"sort_index\":");
+    p = tscope__put_u64(p, i->rank);
+    p = tscope__put_str(p, "}}");
     o->len = (size_t)(p - o->buf);
     for (uint32_t th = 0; th < i->threads; th++) {
         const char *name = tscope__trace_name(o->t, TSCOPE__TABLE_THREADS, th);
         p = reserve(o, 6 * 256 + 256);
         for (int k = 0; k < 2; k++) {
-            p = put_str(p, ",\n{\"ph\":\"M\",\"pid\":");
-            p = put_u64(p, o->pid);
-            p = put_str(p, ",\"tid\":");
-            p = put_u64(p, (uint64_t)th + 1);
+            p = tscope__put_str(p, ",\n{\"ph\":\"M\",\"pid\":");
+            p = tscope__put_u64(p, o->pid);
+            p = tscope__put_str(p, ",\"tid\":");
+            p = tscope__put_u64(p, (uint64_t)th + 1);
             if (k == 0) {
-                p = put_str(p, ",\"name\":\"thread_name\",\"args\":{\"name\":");
-                p = name ? put_json(p, name) : put_str(p, "\"thread\"");
+                p = tscope__put_str(p, ",\"name\":\"thread_name\",\"args\":{\"name\":");
+                p = name ? put_json(p, name) : tscope__put_str(p, "\"thread\"");
             } else {
-                p = put_str(p, ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":");
-                p = put_u64(p, th);
+                p = tscope__put_str(p, ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":");
+                p = tscope__put_u64(p, th);
             }
-            p = put_str(p, "}}");
+            p = tscope__put_str(p, "}}");
         }
         o->len = (size_t)(p - o->buf);
     }
@@ -349,7 +330,7 @@ static int open_out(struct out *o, const char *out, int gzip, char *err, size_t 
 static int close_out(struct out *o, const char *out, int rc, char *err, size_t errlen)
 {
     char *p = reserve(o, 8);
-    p = put_str(p, "\n]}\n");
+    p = tscope__put_str(p, "\n]}\n");
     o->len = (size_t)(p - o->buf);
     flush_out(o);
     int saved = errno;
@@ -412,21 +393,21 @@ static int message_arrow(void *ctx, const struct tscope__msg *snd, const struct 
     char *p = reserve(o, 400);
     for (int end = 0; end < 2; end++) {
         const struct tscope__msg *m = end ? rcv : snd;
-        p = put_str(p, ",\n{\"ph\":\"");
-        p = put_str(p, end ? "f\",\"bp\":\"e" : "s");
-        p = put_str(p, "\",\"pid\":");
-        p = put_u64(p, (uint64_t)m->rank + 1);
-        p = put_str(p, ",\"tid\":");
-        p = put_u64(p, (uint64_t)m->thread + 1);
-        p = put_str(p, ",\"ts\":");
+        p = tscope__put_str(p, ",\n{\"ph\":\"");
+        p = tscope__put_str(p, end ? "f\",\"bp\":\"e" : "s");
+        p = tscope__put_str(p, "\",\"pid\":");
+        p = tscope__put_u64(p, (uint64_t)m->rank + 1);
+        p = tscope__put_str(p, ",\"tid\":");
+        p = tscope__put_u64(p, (uint64_t)m->thread + 1);
+        p = tscope__put_str(p, ",\"ts\":");
         p = put_us(p, m->ns);
-        p = put_str(p, ",\"id\":");
-        p = put_u64(p, id);
-        p = put_str(p, (m->flags & TSCOPE_MSG_COLLECTIVE) ? ",\"cat\":\"collective\""
-                                                          : ",\"cat\":\"message\"");
-        p = put_str(p, ",\"name\":\"");
-        p = put_u64(p, snd->bytes);
-        p = put_str(p, " B\"}");
+        p = tscope__put_str(p, ",\"id\":");
+        p = tscope__put_u64(p, id);
+        p = tscope__put_str(p, (m->flags & TSCOPE_MSG_COLLECTIVE) ? ",\"cat\":\"collective\""
+                                                                  : ",\"cat\":\"message\"");
+        p = tscope__put_str(p, ",\"name\":\"");
+        p = tscope__put_u64(p, snd->bytes);
+        p = tscope__put_str(p, " B\"}");
     }
     o->len = (size_t)(p - o->buf);
     o->arrows++;

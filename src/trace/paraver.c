@@ -79,6 +79,7 @@
 
 #include "convert.h"
 #include "job.h"
+#include "put.h"
 #include "profile/u64map.h"
 #include "taskscope/taskscope.h"
 
@@ -394,26 +395,6 @@ static int put_binary(struct sink_out *o, const struct rec *r)
     return -1;
 }
 
-static char *put_u64(char *p, uint64_t v)
-{
-    char tmp[20];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n)
-        *p++ = tmp[--n];
-    return p;
-}
-
-static char *put_lit(char *p, const char *s)
-{
-    while (*s)
-        *p++ = *s++;
-    return p;
-}
-
 static int flush_text(struct sink_out *o)
 {
     if (o->len && fwrite(o->text, 1, o->len, o->f) != o->len) {
@@ -428,10 +409,10 @@ static int flush_text(struct sink_out *o)
 /* cpu 0 (unknown), appl 1, the thread's task and its number in it. */
 static char *put_object(char *p, const struct place *at)
 {
-    p = put_lit(p, "0:1:");
-    p = put_u64(p, at->task);
+    p = tscope__put_str(p, "0:1:");
+    p = tscope__put_u64(p, at->task);
     *p++ = ':';
-    return put_u64(p, at->thread);
+    return tscope__put_u64(p, at->thread);
 }
 
 /* A record as a .prv line. */
@@ -445,31 +426,31 @@ static int put_text(struct sink_out *o, const struct rec *r)
     *p++ = ':';
     p = put_object(p, &o->places[r->thread]);
     *p++ = ':';
-    p = put_u64(p, r->t);
+    p = tscope__put_u64(p, r->t);
     *p++ = ':';
     switch (kind) {
     case REC_STATE: /* 1:cpu:appl:task:thread:begin:end:state */
-        p = put_u64(p, r->t2);
+        p = tscope__put_u64(p, r->t2);
         *p++ = ':';
-        p = put_u64(p, r->what);
+        p = tscope__put_u64(p, r->what);
         break;
     case REC_EVENT: /* 2:cpu:appl:task:thread:time:type:value */
-        p = put_u64(p, r->what);
+        p = tscope__put_u64(p, r->what);
         *p++ = ':';
-        p = put_u64(p, r->t2);
+        p = tscope__put_u64(p, r->t2);
         break;
     default: /* 3:...:lsend:psend:rcpu:rappl:rtask:rthread:lrecv:precv:size:tag */
-        p = put_u64(p, r->t);
+        p = tscope__put_u64(p, r->t);
         *p++ = ':';
         p = put_object(p, &o->places[r->what]);
         *p++ = ':';
-        p = put_u64(p, r->t2);
+        p = tscope__put_u64(p, r->t2);
         *p++ = ':';
-        p = put_u64(p, r->t2);
+        p = tscope__put_u64(p, r->t2);
         *p++ = ':';
-        p = put_u64(p, kind == REC_MSG ? o->msgs[r->msg].bytes : 1); /* a dependency: 1 */
+        p = tscope__put_u64(p, kind == REC_MSG ? o->msgs[r->msg].bytes : 1); /* a dependency: 1 */
         *p++ = ':';
-        p = put_u64(p, r->tag);
+        p = tscope__put_u64(p, r->tag);
         break;
     }
     *p++ = '\n';
