@@ -172,6 +172,21 @@ static void hazard_text(const struct tscope__pdep *d, char *buf, size_t len)
         snprintf(buf + n, len - (size_t)n, " +%u more", d->naddrs - 1);
 }
 
+/* How many of the tasks x hosts began at or before t (they are ordered by
+ * their begin). */
+static uint32_t kids_begun(const struct cp *c, const struct task_state *x, double t)
+{
+    uint32_t lo = 0, hi = x->nkids;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (c->t[c->kid[x->kids + mid]].st <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* Own time of task i from its begin until t. */
 static double own_until(const struct cp *c, uint32_t i, double t)
 {
@@ -180,14 +195,7 @@ static double own_until(const struct cp *c, uint32_t i, double t)
         return 0;
     if (t >= x->end)
         return x->own;
-    uint32_t lo = 0, hi = x->nkids; /* kids beginning at or before t: [0, lo) */
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (c->t[c->kid[x->kids + mid]].st <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo = kids_begun(c, x, t);
     double hosted = 0;
     if (lo) {
         const struct task_state *k = &c->t[c->kid[x->kids + lo - 1]];
@@ -213,14 +221,7 @@ static double work_until(const struct cp *c, uint32_t i, double t)
 static uint32_t kid_at(const struct cp *c, uint32_t i, double t, uint32_t *pos)
 {
     const struct task_state *x = &c->t[i];
-    uint32_t lo = 0, hi = x->nkids;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (c->t[c->kid[x->kids + mid]].st <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo = kids_begun(c, x, t);
     if (pos)
         *pos = x->kids + lo; /* the first kid beginning after t */
     if (!lo)
