@@ -10,8 +10,9 @@
  *  2. each rank cuts its profile into vectors over that list: sums, minima
  *     and maxima of integer ns (reduced elementwise: a tree of MPI
  *     collectives, log(ranks) steps), and a record of its own (totals,
- *     its row of the message matrix, its busy time over time, its sums of
- *     squares; gathered to rank 0: they are per rank by nature);
+ *     its row of the message matrix, its busy time over time, per type its
+ *     self time and sums of squares: struct rank_rec, packed explicitly for
+ *     the transport; gathered to rank 0: they are per rank by nature);
  *  3. rank 0 builds a profile (tscope__profile with p->global) from the
  *     combined vectors and the records in rank order, and writes it.
  * Sums of integers are exact in any order and the records are combined in
@@ -49,7 +50,7 @@ enum {
     NS_TYPE
 };
 enum { M_SELF, M_RUN, M_EL, M_RANK_SELF, M_RANK_CALLS, NM_TYPE };
-enum { X_SELF, X_RUN, X_EL, X_RANK_SELF, X_RANK_SELF_MAX, X_RANK_CALLS, NX_TYPE };
+enum { X_SELF, X_RUN, X_EL, X_RANK_SELF_MAX, X_RANK_CALLS, NX_TYPE };
 /* the totals, summed (after the types' sums) */
 enum {
     T_EVENTS,
@@ -69,30 +70,26 @@ enum {
     T_PRESENT,
     NT_SUM
 };
-/* a rank's record: its totals, then 2 x nranks matrix row (bytes,
- * messages), then the timeline (bin_ns as double bits, nbins, bins), then
- * 3 sums of squares per type (double bits) */
-enum {
-    R_RANK,
-    R_PRESENT,
-    R_TASKS,
-    R_EVENTS,
-    R_ANOMALIES,
-    R_UNFINISHED,
-    R_THREADS,
-    R_SELF,
-    R_ELAPSED,
-    R_SENT,
-    R_SENT_B,
-    R_RECV,
-    R_RECV_B,
-    R_CSENT,
-    R_CSENT_B,
-    R_CRECV,
-    R_CRECV_B,
-    NR
-};
 #define TL_MAX 512 /* TSCOPE__TL_BINS: a rank's timeline bins */
+
+/* What is per rank by nature, gathered to rank 0 rather than reduced: its
+ * totals, its row of the message matrix, its busy time over its own
+ * timeline, and per type (in the agreed names' order) its self time and the
+ * sums of squares of its self, running and elapsed times.  On the wire
+ * (record_pack, record_unpack) it is record_len() int64 values in the order
+ * of the fields below, doubles as their bits. */
+struct type_rec {
+    int64_t self_ns;
+    double sq_self, sq_running, sq_elapsed;
+};
+struct rank_rec {
+    struct tscope__prank fig; /* rank, present, totals, messages summed over its peers */
+    int64_t *bytes, *msgs;    /* nranks: sent to each rank (point to point and collective) */
+    double bin_ns;
+    uint32_t nbins;
+    int64_t bins[TL_MAX];   /* busy thread-ns per bin */
+    struct type_rec *types; /* one per agreed name */
+};
 
 struct names {
     char **v;
@@ -229,9 +226,43 @@ static void vectors_free(struct vectors *v)
     free(v->max);
 }
 
+/* ---- one rank's record ------------------------------------------------------ */
+
+enum { FIG_FIELDS = 17 }; /* the int64 values of rank_rec.fig on the wire */
+
 static size_t record_len(int nranks, uint32_t ntypes)
 {
-    return NR + 2 * (size_t)nranks + 2 + TL_MAX + 3 * (size_t)ntypes;
+    return FIG_FIELDS + 2 * (size_t)nranks + 2 + TL_MAX + 4 * (size_t)ntypes;
+}
+
+static int record_alloc(struct rank_rec *r, int nranks, uint32_t ntypes)
+{
+    memset(r, 0, sizeof *r);
+    r->bytes = calloc((size_t)nranks + 1, sizeof *r->bytes);
+    r->msgs = calloc((size_t)nranks + 1, sizeof *r->msgs);
+    r->types = calloc((size_t)ntypes + 1, sizeof *r->types);
+    return r->bytes && r->msgs && r->types ? 0 : -1;
+}
+
+static void record_free(struct rank_rec *r)
+{
+    free(r->bytes);
+    free(r->msgs);
+    free(r->types);
+}
+
+/* Empties r for rank `rank` (absent until rank_cut says present). */
+static void record_clear(struct rank_rec *r, int rank, int nranks, uint32_t ntypes)
+{
+    memset(&r->fig, 0, sizeof r->fig);
+    r->fig.rank = rank;
+    r->fig.msgs.peer = -1;
+    memset(r->bytes, 0, (size_t)nranks * sizeof *r->bytes);
+    memset(r->msgs, 0, (size_t)nranks * sizeof *r->msgs);
+    r->bin_ns = 0;
+    r->nbins = 0;
+    memset(r->bins, 0, sizeof r->bins);
+    memset(r->types, 0, (size_t)ntypes * sizeof *r->types);
 }
 
 static int64_t dbits(double d)
@@ -248,6 +279,82 @@ static double bitsd(int64_t i)
     return d;
 }
 
+static void record_pack(const struct rank_rec *r, int nranks, uint32_t ntypes, int64_t *w)
+{
+    const struct tscope__prank *f = &r->fig;
+    const tscope_peer_stats_t *m = &f->msgs;
+    int64_t fig[FIG_FIELDS] = {f->rank,
+                               f->present,
+                               (int64_t)f->tasks,
+                               (int64_t)f->events,
+                               (int64_t)f->anomalies,
+                               (int64_t)f->unfinished,
+                               (int64_t)f->threads,
+                               f->self_ns,
+                               f->elapsed_ns,
+                               (int64_t)m->sent,
+                               (int64_t)m->sent_bytes,
+                               (int64_t)m->recv,
+                               (int64_t)m->recv_bytes,
+                               (int64_t)m->coll_sent,
+                               (int64_t)m->coll_sent_bytes,
+                               (int64_t)m->coll_recv,
+                               (int64_t)m->coll_recv_bytes};
+    memcpy(w, fig, sizeof fig);
+    w += FIG_FIELDS;
+    memcpy(w, r->bytes, (size_t)nranks * sizeof *w);
+    w += nranks;
+    memcpy(w, r->msgs, (size_t)nranks * sizeof *w);
+    w += nranks;
+    *w++ = dbits(r->bin_ns);
+    *w++ = r->nbins;
+    memcpy(w, r->bins, sizeof r->bins);
+    w += TL_MAX;
+    for (uint32_t k = 0; k < ntypes; k++) {
+        *w++ = r->types[k].self_ns;
+        *w++ = dbits(r->types[k].sq_self);
+        *w++ = dbits(r->types[k].sq_running);
+        *w++ = dbits(r->types[k].sq_elapsed);
+    }
+}
+
+/* r from record_pack's values (r allocated by record_alloc). */
+static void record_unpack(struct rank_rec *r, int nranks, uint32_t ntypes, const int64_t *w)
+{
+    struct tscope__prank *f = &r->fig;
+    f->rank = (int)w[0];
+    f->present = (int)w[1];
+    f->tasks = (uint64_t)w[2];
+    f->events = (uint64_t)w[3];
+    f->anomalies = (uint64_t)w[4];
+    f->unfinished = (uint64_t)w[5];
+    f->threads = (uint64_t)w[6];
+    f->self_ns = w[7];
+    f->elapsed_ns = w[8];
+    f->msgs = (tscope_peer_stats_t){-1,
+                                    (uint64_t)w[9],
+                                    (uint64_t)w[10],
+                                    (uint64_t)w[11],
+                                    (uint64_t)w[12],
+                                    (uint64_t)w[13],
+                                    (uint64_t)w[14],
+                                    (uint64_t)w[15],
+                                    (uint64_t)w[16]};
+    w += FIG_FIELDS;
+    memcpy(r->bytes, w, (size_t)nranks * sizeof *w);
+    w += nranks;
+    memcpy(r->msgs, w, (size_t)nranks * sizeof *w);
+    w += nranks;
+    r->bin_ns = bitsd(*w++);
+    r->nbins = (uint32_t)*w++;
+    if (r->nbins > TL_MAX)
+        r->nbins = TL_MAX;
+    memcpy(r->bins, w, sizeof r->bins);
+    w += TL_MAX;
+    for (uint32_t k = 0; k < ntypes; k++, w += 4)
+        r->types[k] = (struct type_rec){w[0], bitsd(w[1]), bitsd(w[2]), bitsd(w[3])};
+}
+
 /* Sum of squares of a time's samples, from its count, mean and stddev. */
 static double sumsq(const tscope_stats_t *s)
 {
@@ -257,7 +364,7 @@ static double sumsq(const tscope_stats_t *s)
 /* Rank `rank`'s vectors and record from its profile p (NULL: the rank is
  * absent or failed: the identities of sum/min/max, present 0). */
 static void rank_cut(const struct tscope__profile *p, int rank, int nranks, const struct names *nm,
-                     struct vectors *v, int64_t *rec)
+                     struct vectors *v, struct rank_rec *rec)
 {
     uint32_t T = nm->n;
     memset(v->sum, 0, v->nsum * sizeof *v->sum);
@@ -266,10 +373,8 @@ static void rank_cut(const struct tscope__profile *p, int rank, int nranks, cons
         int64_t *mn = &v->min[(size_t)k * NM_TYPE];
         mn[M_SELF] = mn[M_RUN] = mn[M_EL] = INT64_MAX;
         mn[M_RANK_SELF] = mn[M_RANK_CALLS] = p ? 0 : INT64_MAX;
-        v->max[(size_t)k * NX_TYPE + X_RANK_SELF] = p ? rank : 0;
     }
-    memset(rec, 0, record_len(nranks, T) * sizeof *rec);
-    rec[R_RANK] = rank;
+    record_clear(rec, rank, nranks, T);
     if (!p)
         return;
     for (uint32_t i = 0; i < p->ntypes; i++) {
@@ -308,20 +413,10 @@ static void rank_cut(const struct tscope__profile *p, int rank, int nranks, cons
         }
         mn[M_RANK_SELF] = s[S_SELF_SUM];
         mn[M_RANK_CALLS] = s[S_CALLS];
-        /* the rank with the most: the time above 16 bits, the rank below
-         * (ranks are < 65536; past 2^47 ns, 39 hours of one type on one
-         * rank, the time saturates and the highest such rank is named);
-         * the time itself, plain */
-        mx[X_RANK_SELF] =
-            (s[S_SELF_SUM] < INT64_MAX / 65536 - 1 ? s[S_SELF_SUM] : INT64_MAX / 65536 - 1) *
-                65536 +
-            rank;
         mx[X_RANK_SELF_MAX] = s[S_SELF_SUM];
         mx[X_RANK_CALLS] = s[S_CALLS];
-        int64_t *sq = &rec[NR + 2 * (size_t)nranks + 2 + TL_MAX + 3 * (size_t)k];
-        sq[0] = dbits(sumsq(&t->excl));
-        sq[1] = dbits(sumsq(&t->incl));
-        sq[2] = dbits(sumsq(&t->elapsed));
+        rec->types[k] =
+            (struct type_rec){s[S_SELF_SUM], sumsq(&t->excl), sumsq(&t->incl), sumsq(&t->elapsed)};
     }
     const tscope_totals_t *tt = &p->totals;
     int64_t *ts = &v->sum[(size_t)T * NS_TYPE];
@@ -342,37 +437,35 @@ static void rank_cut(const struct tscope__profile *p, int rank, int nranks, cons
     ts[T_PRESENT] = 1;
     v->max[(size_t)T * NX_TYPE] = tscope__ns_whole(tt->elapsed_ns);
 
-    rec[R_PRESENT] = 1;
-    rec[R_TASKS] = (int64_t)tt->tasks_completed;
-    rec[R_EVENTS] = (int64_t)tt->events;
-    rec[R_ANOMALIES] = (int64_t)tt->anomalies;
-    rec[R_UNFINISHED] = (int64_t)tt->tasks_unfinished;
-    rec[R_THREADS] = tt->threads;
-    rec[R_ELAPSED] = tscope__ns_whole(tt->elapsed_ns);
+    struct tscope__prank *f = &rec->fig;
+    f->present = 1;
+    f->tasks = tt->tasks_completed;
+    f->events = tt->events;
+    f->anomalies = tt->anomalies;
+    f->unfinished = tt->tasks_unfinished;
+    f->threads = tt->threads;
+    f->elapsed_ns = tscope__ns_whole(tt->elapsed_ns);
     for (uint32_t i = 0; i < p->ntypes; i++)
-        rec[R_SELF] += tscope__ns_whole(p->types[i].excl.sum);
-    int64_t *bytes = &rec[NR], *msgs = &rec[NR + nranks];
+        f->self_ns += tscope__ns_whole(p->types[i].excl.sum);
     for (uint32_t i = 0; i < p->npeers; i++) {
         const tscope_peer_stats_t *m = &p->peers[i];
-        rec[R_SENT] += (int64_t)m->sent;
-        rec[R_SENT_B] += (int64_t)m->sent_bytes;
-        rec[R_RECV] += (int64_t)m->recv;
-        rec[R_RECV_B] += (int64_t)m->recv_bytes;
-        rec[R_CSENT] += (int64_t)m->coll_sent;
-        rec[R_CSENT_B] += (int64_t)m->coll_sent_bytes;
-        rec[R_CRECV] += (int64_t)m->coll_recv;
-        rec[R_CRECV_B] += (int64_t)m->coll_recv_bytes;
+        f->msgs.sent += m->sent;
+        f->msgs.sent_bytes += m->sent_bytes;
+        f->msgs.recv += m->recv;
+        f->msgs.recv_bytes += m->recv_bytes;
+        f->msgs.coll_sent += m->coll_sent;
+        f->msgs.coll_sent_bytes += m->coll_sent_bytes;
+        f->msgs.coll_recv += m->coll_recv;
+        f->msgs.coll_recv_bytes += m->coll_recv_bytes;
         if (m->peer >= 0 && m->peer < nranks) {
-            bytes[m->peer] += (int64_t)(m->sent_bytes + m->coll_sent_bytes);
-            msgs[m->peer] += (int64_t)(m->sent + m->coll_sent);
+            rec->bytes[m->peer] += (int64_t)(m->sent_bytes + m->coll_sent_bytes);
+            rec->msgs[m->peer] += (int64_t)(m->sent + m->coll_sent);
         }
     }
-    int64_t *tl = &rec[NR + 2 * (size_t)nranks];
-    uint32_t nb = p->tl.nbins < TL_MAX ? p->tl.nbins : TL_MAX;
-    tl[0] = dbits(nb ? p->tl.bin_ns : 0);
-    tl[1] = nb;
-    for (uint32_t b = 0; b < nb; b++)
-        tl[2 + b] = tscope__profile_busy_bin(p, b);
+    rec->nbins = p->tl.nbins < TL_MAX ? p->tl.nbins : TL_MAX;
+    rec->bin_ns = rec->nbins ? p->tl.bin_ns : 0;
+    for (uint32_t b = 0; b < rec->nbins; b++)
+        rec->bins[b] = tscope__profile_busy_bin(p, b);
 }
 
 /* acc = acc (op) v, elementwise: what the transport's reduce does. */
@@ -404,25 +497,23 @@ static void stats_of(tscope_stats_t *s, int64_t n, int64_t sum, int64_t mn, int6
 /* The ranks' busy time in TSCOPE__GLOBAL_BINS common bins over the
  * longest rank: each rank's bins spread over the common ones they
  * overlap, in proportion. */
-static void common_bins(struct tscope__pglobal *g, int64_t *const *recs, int nranks)
+static void common_bins(struct tscope__pglobal *g, const struct rank_rec *recs, int nranks)
 {
     double end = 0;
     for (int r = 0; r < nranks; r++) {
-        if (!recs[r][R_PRESENT])
+        if (!recs[r].fig.present)
             continue;
-        const int64_t *tl = &recs[r][NR + 2 * (size_t)nranks];
-        double e = bitsd(tl[0]) * (double)tl[1];
+        double e = recs[r].bin_ns * (double)recs[r].nbins;
         if (e > end)
             end = e;
     }
     g->nbins = end > 0 ? TSCOPE__GLOBAL_BINS : 0;
     g->bin_ns = end > 0 ? end / TSCOPE__GLOBAL_BINS : 0;
     for (int r = 0; r < nranks && g->nbins; r++) {
-        const int64_t *tl = &recs[r][NR + 2 * (size_t)nranks];
-        double bw = bitsd(tl[0]);
+        double bw = recs[r].bin_ns;
         double acc[TSCOPE__GLOBAL_BINS] = {0};
-        for (int64_t b = 0; b < tl[1] && bw > 0; b++) {
-            double lo = (double)b * bw, hi = lo + bw, v = (double)tl[2 + b];
+        for (uint32_t b = 0; b < recs[r].nbins && bw > 0; b++) {
+            double lo = (double)b * bw, hi = lo + bw, v = (double)recs[r].bins[b];
             for (uint32_t c = (uint32_t)(lo / g->bin_ns); c < g->nbins; c++) {
                 double clo = c * g->bin_ns, chi = clo + g->bin_ns;
                 if (clo >= hi)
@@ -439,7 +530,8 @@ static void common_bins(struct tscope__pglobal *g, int64_t *const *recs, int nra
 
 /* The global profile from the combined vectors and the ranks' records. */
 static struct tscope__profile *build(const char *program, const struct names *nm,
-                                     const struct vectors *v, int64_t *const *recs, int nranks)
+                                     const struct vectors *v, const struct rank_rec *recs,
+                                     int nranks)
 {
     uint32_t T = nm->n;
     struct tscope__profile *p = calloc(1, sizeof *p);
@@ -493,10 +585,20 @@ static struct tscope__profile *build(const char *program, const struct names *nm
         t->unfinished = (uint64_t)s[S_UNFINISHED];
         t->threads = (uint32_t)s[S_THREADS];
         double sq[3] = {0, 0, 0};
-        for (int r = 0; r < nranks; r++)
-            if (recs[r][R_PRESENT])
-                for (int j = 0; j < 3; j++)
-                    sq[j] += bitsd(recs[r][NR + 2 * (size_t)nranks + 2 + TL_MAX + 3 * k + j]);
+        int max_rank = 0; /* the present rank with the most self time (the highest of equals) */
+        int64_t most = -1;
+        for (int r = 0; r < nranks; r++) {
+            const struct type_rec *x = &recs[r].types[k];
+            if (!recs[r].fig.present)
+                continue;
+            sq[0] += x->sq_self;
+            sq[1] += x->sq_running;
+            sq[2] += x->sq_elapsed;
+            if (x->self_ns >= most) {
+                most = x->self_ns;
+                max_rank = r;
+            }
+        }
         stats_of(&t->excl, s[S_SELF_N], s[S_SELF_SUM], mn[M_SELF], mx[X_SELF], sq[0]);
         stats_of(&t->incl, s[S_RUN_N], s[S_RUN_SUM], mn[M_RUN], mx[X_RUN], sq[1]);
         stats_of(&t->elapsed, s[S_EL_N], s[S_EL_SUM], mn[M_EL], mx[X_EL], sq[2]);
@@ -505,7 +607,7 @@ static struct tscope__profile *build(const char *program, const struct names *nm
         t->ranks.self_sum = s[S_SELF_SUM];
         t->ranks.self_min = g->present ? mn[M_RANK_SELF] : 0;
         t->ranks.self_max = mx[X_RANK_SELF_MAX];
-        t->ranks.self_max_rank = (int)(mx[X_RANK_SELF] % 65536);
+        t->ranks.self_max_rank = max_rank;
         t->ranks.calls_min = g->present ? (uint64_t)mn[M_RANK_CALLS] : 0;
         t->ranks.calls_max = (uint64_t)mx[X_RANK_CALLS];
     }
@@ -527,29 +629,11 @@ static struct tscope__profile *build(const char *program, const struct names *nm
     o->types = p->ntypes;
     o->elapsed_ns = (double)v->max[(size_t)T * NX_TYPE];
     for (int r = 0; r < nranks; r++) {
-        const int64_t *rec = recs[r];
-        struct tscope__prank *x = &g->ranks[r];
-        x->rank = r;
-        x->present = (int)rec[R_PRESENT];
-        x->tasks = (uint64_t)rec[R_TASKS];
-        x->events = (uint64_t)rec[R_EVENTS];
-        x->anomalies = (uint64_t)rec[R_ANOMALIES];
-        x->unfinished = (uint64_t)rec[R_UNFINISHED];
-        x->threads = (uint64_t)rec[R_THREADS];
-        x->self_ns = rec[R_SELF];
-        x->elapsed_ns = rec[R_ELAPSED];
-        x->msgs = (tscope_peer_stats_t){-1,
-                                        (uint64_t)rec[R_SENT],
-                                        (uint64_t)rec[R_SENT_B],
-                                        (uint64_t)rec[R_RECV],
-                                        (uint64_t)rec[R_RECV_B],
-                                        (uint64_t)rec[R_CSENT],
-                                        (uint64_t)rec[R_CSENT_B],
-                                        (uint64_t)rec[R_CRECV],
-                                        (uint64_t)rec[R_CRECV_B]};
+        g->ranks[r] = recs[r].fig;
+        g->ranks[r].rank = r;
         for (int j = 0; j < nranks; j++) {
-            g->bytes[(size_t)r * nranks + j] = (uint64_t)rec[NR + j];
-            g->msgs[(size_t)r * nranks + j] = (uint64_t)rec[NR + nranks + j];
+            g->bytes[(size_t)r * nranks + j] = (uint64_t)recs[r].bytes[j];
+            g->msgs[(size_t)r * nranks + j] = (uint64_t)recs[r].msgs[j];
         }
     }
     common_bins(g, recs, nranks);
@@ -582,14 +666,12 @@ struct tscope__profile *tscope__global_merge(struct tscope__profile *const *ps, 
         return NULL;
     }
     struct vectors acc = {0}, one = {0};
-    size_t rl = record_len(nranks, nm.n);
-    int64_t **recs = calloc((size_t)nranks, sizeof *recs);
+    struct rank_rec *recs = calloc((size_t)nranks, sizeof *recs);
     int ok = recs && !vectors_alloc(&acc, nm.n) && !vectors_alloc(&one, nm.n);
     for (int r = 0; ok && r < nranks; r++) {
-        ok = (recs[r] = malloc(rl * sizeof **recs)) != NULL;
-        if (!ok)
+        if (!(ok = !record_alloc(&recs[r], nranks, nm.n)))
             break;
-        rank_cut(ps[r], r, nranks, &nm, r ? &one : &acc, recs[r]);
+        rank_cut(ps[r], r, nranks, &nm, r ? &one : &acc, &recs[r]);
         if (r)
             combine(&acc, &one);
     }
@@ -599,7 +681,7 @@ struct tscope__profile *tscope__global_merge(struct tscope__profile *const *ps, 
         g = NULL;
     }
     for (int r = 0; recs && r < nranks; r++)
-        free(recs[r]);
+        record_free(&recs[r]);
     free(recs);
     vectors_free(&acc);
     vectors_free(&one);
@@ -723,33 +805,38 @@ int tscope_finalize_global(const tscope_comm_t *c)
     int root = c->rank == 0;
     struct names nm = {0};
     struct vectors mine = {0}, acc = {0};
-    int64_t *rec = NULL, *recs_all = NULL, **recs = NULL;
+    struct rank_rec rec = {0}, *recs = NULL;
+    int64_t *wire = NULL, *wire_all = NULL; /* this rank's record packed; all ranks' at rank 0 */
     size_t *counts = NULL;
     struct tscope__profile *g = NULL;
     const char *why = "a collective failed or memory ran out";
     if (agree_names(c, p, &nm))
         goto out;
     size_t rl = record_len(c->size, nm.n);
-    int ok = !vectors_alloc(&mine, nm.n) && (rec = malloc(rl * sizeof *rec));
+    int ok = !vectors_alloc(&mine, nm.n) && !record_alloc(&rec, c->size, nm.n) &&
+             (wire = malloc(rl * sizeof *wire));
     if (root) {
         ok = ok && !vectors_alloc(&acc, nm.n);
         counts = malloc((size_t)c->size * sizeof *counts);
-        recs_all = malloc((size_t)c->size * rl * sizeof *rec);
-        recs = malloc((size_t)c->size * sizeof *recs);
-        ok = ok && counts && recs_all && recs;
+        wire_all = malloc((size_t)c->size * rl * sizeof *wire);
+        recs = calloc((size_t)c->size, sizeof *recs);
+        ok = ok && counts && wire_all && recs;
+        for (int i = 0; ok && i < c->size; i++)
+            ok = !record_alloc(&recs[i], c->size, nm.n);
     }
     if (!tscope__global_all_ok(c, ok))
         goto out;
-    rank_cut(p, c->rank, c->size, &nm, &mine, rec);
-    for (int i = 0; root && i < c->size; i++) {
-        counts[i] = rl * sizeof *rec;
-        recs[i] = recs_all + (size_t)i * rl;
-    }
+    rank_cut(p, c->rank, c->size, &nm, &mine, &rec);
+    record_pack(&rec, c->size, nm.n, wire);
+    for (int i = 0; root && i < c->size; i++)
+        counts[i] = rl * sizeof *wire;
     if (c->reduce(c->ctx, mine.sum, acc.sum, mine.nsum, TSCOPE_REDUCE_SUM, 0) ||
         c->reduce(c->ctx, mine.min, acc.min, mine.nmin, TSCOPE_REDUCE_MIN, 0) ||
         c->reduce(c->ctx, mine.max, acc.max, mine.nmax, TSCOPE_REDUCE_MAX, 0) ||
-        c->gatherv(c->ctx, rec, rl * sizeof *rec, recs_all, counts, 0))
+        c->gatherv(c->ctx, wire, rl * sizeof *wire, wire_all, counts, 0))
         goto out;
+    for (int i = 0; root && i < c->size; i++)
+        record_unpack(&recs[i], c->size, nm.n, wire_all + (size_t)i * rl);
     if (root && !(g = build(program_invocation_short_name, &nm, &acc, recs, c->size)))
         why = "out of memory";
     /* every rank takes part, also when rank 0 could not build */
@@ -782,10 +869,13 @@ out:
     }
     tscope__profile_free(p);
     tscope__profile_free(g);
+    for (int i = 0; recs && i < c->size; i++)
+        record_free(&recs[i]);
     free(recs);
-    free(recs_all);
+    free(wire_all);
+    free(wire);
     free(counts);
-    free(rec);
+    record_free(&rec);
     vectors_free(&mine);
     vectors_free(&acc);
     names_free(&nm);
