@@ -55,19 +55,16 @@
  * order but threads in file order, a state once it ended and arrows late,
  * and the messages come at the end, once every rank is replayed.  So the
  * records go, as fixed-size binary records keyed (time, emission order),
- * into a buffer of RUN_RECORDS; the buffer sorted (qsort) is either the
- * whole output or, when it fills up, a run appended to a temporary file
- * next to the output (STEM.runs.tmp).  At the end the runs are merged (a
- * k-way merge on a heap, MERGE_WAYS runs at a time: with more runs, passes
- * through STEM.merge.tmp first) into the .prv, which gets its header then
- * (the end time and thread counts are known only after the replays).
- * Memory is the buffer (20 MiB, plus qsort's scratch, at most as much
- * again), the merge's read buffers (64 x 40 KiB), the map of suspended
- * tasks and the tables of names, plus a job's message ends (40 bytes each,
- * kept until they are joined at the end), whatever the traces' length;
- * ties keep the emission order, so the output does not depend on where
- * runs were cut.  Temporary files are removed, and on an error the outputs
- * too.
+ * through an external sort (extsort.h: a buffer of RUN_RECORDS, runs in
+ * STEM.runs.tmp next to the output, merged MERGE_WAYS at a time) into the
+ * .prv, which gets its header first (the end time and thread counts are
+ * known only after the replays).  Memory is the sort's buffer (20 MiB, plus
+ * qsort's scratch, at most as much again), its read buffers (64 x 40 KiB),
+ * the map of suspended tasks and the tables of names, plus a job's message
+ * ends (40 bytes each, kept until they are joined at the end), whatever the
+ * traces' length; ties keep the emission order, so the output does not
+ * depend on where runs were cut.  Temporary files are removed, and on an
+ * error the outputs too.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -78,6 +75,7 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "extsort.h"
 #include "job.h"
 #include "put.h"
 #include "profile/u64map.h"
@@ -98,10 +96,9 @@
 #define MSG_EV_COLL_RECV 4u
 #define THREADS_MAX 0x10000u /* thread slots of one trace (read.c) */
 
-#define RUN_RECORDS (1u << 19) /* 20 MiB of records sorted in memory */
-#define MERGE_WAYS 64u         /* runs merged at once */
-#define SOURCE_RECORDS 1024u   /* read buffer per run while merging */
-#define OUT_BYTES (1u << 20)   /* the .prv's text buffer */
+#define RUN_RECORDS (1u << 19)              /* 20 MiB of records sorted in memory */
+#define MERGE_WAYS TSCOPE__EXTSORT_WAYS_MAX /* runs merged at once */
+#define OUT_BYTES (1u << 20)                /* the .prv's text buffer */
 
 /* Test hooks (tests/test_trace_paraver.c): 0 = the defaults above; small
  * values make tiny traces spill and merge in several passes. */
@@ -121,10 +118,6 @@ struct rec {
     uint32_t what;   /* the state, the event type, the receiving thread */
     uint32_t tag;    /* a communication's tag */
     uint32_t msg;    /* REC_MSG: its send's index in the job's messages (the size) */
-};
-
-struct run {
-    uint64_t off, n; /* in records, in the run file */
 };
 
 struct thread_state {
@@ -169,15 +162,9 @@ struct ids {
 };
 
 struct prv {
-    /* the records */
-    struct rec *buf;
-    uint32_t nbuf, capbuf;
+    /* the records, sorted by (time, emission order) */
+    struct tscope__extsort sort;
     uint64_t seq;
-    struct run *runs;
-    uint32_t nruns, capruns;
-    FILE *runfile, *mergefile; /* opened at the first spill */
-    const char *runpath, *mergepath;
-    uint32_t ways;
     /* the job: its ranks in task order, their threads; job 0: one trace */
     struct member *m;
     int n, job;
@@ -229,7 +216,7 @@ static void *ensure(struct prv *p, void *arr, uint32_t *cap, uint32_t index, siz
     return g;
 }
 
-/* ---- sorting and merging ---- */
+/* ---- the records, sorted ---- */
 
 static int rec_cmp(const void *a, const void *b)
 {
@@ -239,161 +226,29 @@ static int rec_cmp(const void *a, const void *b)
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static int rec_less(const struct rec *x, const struct rec *y)
-{
-    return x->t < y->t || (x->t == y->t && x->order < y->order);
-}
-
-/* Opens (creating or emptying) a temporary file for runs. */
-static FILE *open_temp(struct prv *p, const char *path)
-{
-    FILE *f = fopen(path, "w+b");
-    if (!f)
-        fail(p, path, errno);
-    return f;
-}
-
-/* The full buffer, sorted, becomes a run in the run file. */
-static int spill(struct prv *p)
-{
-    if (!p->runfile && !(p->runfile = open_temp(p, p->runpath)))
-        return -1;
-    if (p->nruns == p->capruns) {
-        uint32_t cap = p->capruns ? p->capruns * 2 : 16;
-        struct run *g = realloc(p->runs, cap * sizeof *g);
-        if (!g) {
-            fail(p, NULL, ENOMEM);
-            return -1;
-        }
-        p->runs = g;
-        p->capruns = cap;
-    }
-    qsort(p->buf, p->nbuf, sizeof *p->buf, rec_cmp); /* full: never empty */
-    uint64_t off = p->nruns ? p->runs[p->nruns - 1].off + p->runs[p->nruns - 1].n : 0;
-    if (fwrite(p->buf, sizeof *p->buf, p->nbuf, p->runfile) != p->nbuf) {
-        fail(p, p->runpath, errno);
-        return -1;
-    }
-    p->runs[p->nruns++] = (struct run){off, p->nbuf};
-    p->nbuf = 0;
-    return 0;
-}
-
 /* Keeps r, of kind REC_*, as the next record emitted. */
 static int add(struct prv *p, const struct rec *r, unsigned kind)
 {
     if (p->failed)
         return -1;
-    if (p->nbuf == p->capbuf && spill(p))
+    struct rec x = *r;
+    x.order = p->seq++ << KIND_BITS | kind;
+    if (tscope__extsort_add(&p->sort, &x)) {
+        fail(p, p->sort.err_path, p->sort.err_no);
         return -1;
-    p->buf[p->nbuf] = *r;
-    p->buf[p->nbuf++].order = p->seq++ << KIND_BITS | kind;
+    }
     return 0;
 }
 
-/* A sorted sequence being merged: a run in a file, read SOURCE_RECORDS at
- * a time, or the buffer in memory (fd -1). */
-struct source {
-    struct rec *buf;
-    uint32_t n, at;
-    int fd;
-    uint64_t off, left; /* in records, still in the file */
-};
-
-/* 1 a record is at s->buf[s->at], 0 the source is done, -1 a read error. */
-static int source_ready(struct source *s)
-{
-    if (s->at < s->n)
-        return 1;
-    if (!s->left)
-        return 0;
-    uint32_t k = s->left < SOURCE_RECORDS ? (uint32_t)s->left : SOURCE_RECORDS;
-    size_t want = (size_t)k * sizeof *s->buf, got = 0;
-    while (got < want) {
-        ssize_t r =
-            pread(s->fd, (char *)s->buf + got, want - got, (off_t)(s->off * sizeof *s->buf + got));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            if (r == 0)
-                errno = EIO; /* the file is shorter than its runs */
-            return -1;
-        }
-        got += (size_t)r;
-    }
-    s->off += k;
-    s->left -= k;
-    s->n = k;
-    s->at = 0;
-    return 1;
-}
-
-/* Where merged records go: the next pass's file, or the .prv's text. */
+/* The .prv's text, written through a buffer. */
 struct sink_out {
-    int (*put)(struct sink_out *o, const struct rec *r);
     FILE *f;
-    const char *path;
     char *text; /* OUT_BYTES */
     size_t len;
     int failed, err_no;
-    const struct place *places;     /* text: the job's threads as task:thread */
-    const struct tscope__msg *msgs; /* text: the joined messages' ends */
+    const struct place *places;     /* the job's threads as task:thread */
+    const struct tscope__msg *msgs; /* the joined messages' ends */
 };
-
-static void heap_down(struct source **h, uint32_t n, uint32_t i)
-{
-    for (;;) {
-        uint32_t l = 2 * i + 1, m = i;
-        if (l < n && rec_less(&h[l]->buf[h[l]->at], &h[m]->buf[h[m]->at]))
-            m = l;
-        if (l + 1 < n && rec_less(&h[l + 1]->buf[h[l + 1]->at], &h[m]->buf[h[m]->at]))
-            m = l + 1;
-        if (m == i)
-            return;
-        struct source *s = h[i];
-        h[i] = h[m];
-        h[m] = s;
-        i = m;
-    }
-}
-
-/* Merges the sources into o; 0, or -1 (a read error: errno set, or o's
- * failure). */
-static int merge(struct source *src, uint32_t nsrc, struct sink_out *o)
-{
-    struct source *heap[MERGE_WAYS + 1];
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < nsrc; i++) {
-        int rc = source_ready(&src[i]);
-        if (rc < 0)
-            return -1;
-        if (rc)
-            heap[n++] = &src[i];
-    }
-    for (uint32_t i = n / 2; i-- > 0;)
-        heap_down(heap, n, i);
-    while (n) {
-        struct source *s = heap[0];
-        if (o->put(o, &s->buf[s->at++]))
-            return -1;
-        int rc = source_ready(s);
-        if (rc < 0)
-            return -1;
-        if (!rc)
-            heap[0] = heap[--n];
-        heap_down(heap, n, 0);
-    }
-    return 0;
-}
-
-static int put_binary(struct sink_out *o, const struct rec *r)
-{
-    if (fwrite(r, sizeof *r, 1, o->f) == 1)
-        return 0;
-    o->failed = 1;
-    o->err_no = errno;
-    return -1;
-}
 
 static int flush_text(struct sink_out *o)
 {
@@ -416,8 +271,10 @@ static char *put_object(char *p, const struct place *at)
 }
 
 /* A record as a .prv line. */
-static int put_text(struct sink_out *o, const struct rec *r)
+static int put_text(void *ctx, const void *rec)
 {
+    struct sink_out *o = ctx;
+    const struct rec *r = rec;
     if (OUT_BYTES - o->len < 256 && flush_text(o))
         return -1;
     unsigned kind = (unsigned)(r->order & ((1u << KIND_BITS) - 1));
@@ -458,94 +315,24 @@ static int put_text(struct sink_out *o, const struct rec *r)
     return 0;
 }
 
-/* Merges groups of runs of the run file into single runs until one pass
- * (with the buffer as one more source) can take them all; 0 or -1. */
-static int reduce_runs(struct prv *p, struct source *src)
-{
-    while (p->nruns + 1 > p->ways) {
-        if (!p->mergefile && !(p->mergefile = open_temp(p, p->mergepath)))
-            return -1;
-        if (fflush(p->runfile)) {
-            fail(p, p->runpath, errno);
-            return -1;
-        }
-        if (ftruncate(fileno(p->mergefile), 0) || fseeko(p->mergefile, 0, SEEK_SET)) {
-            fail(p, p->mergepath, errno);
-            return -1;
-        }
-        struct sink_out o = {put_binary, p->mergefile, p->mergepath, NULL, 0, 0, 0, NULL, NULL};
-        uint32_t out = 0;
-        uint64_t off = 0;
-        for (uint32_t first = 0; first < p->nruns; first += p->ways) {
-            uint32_t k = p->nruns - first < p->ways ? p->nruns - first : p->ways;
-            uint64_t total = 0;
-            for (uint32_t i = 0; i < k; i++) {
-                src[i].fd = fileno(p->runfile);
-                src[i].n = src[i].at = 0;
-                src[i].off = p->runs[first + i].off;
-                src[i].left = p->runs[first + i].n;
-                total += src[i].left;
-            }
-            if (merge(src, k, &o)) {
-                fail(p, o.failed ? p->mergepath : p->runpath, o.failed ? o.err_no : errno);
-                return -1;
-            }
-            p->runs[out++] = (struct run){off, total};
-            off += total;
-        }
-        p->nruns = out;
-        FILE *f = p->runfile; /* the merged runs are the runs now */
-        const char *path = p->runpath;
-        p->runfile = p->mergefile;
-        p->runpath = p->mergepath;
-        p->mergefile = f;
-        p->mergepath = path;
-    }
-    if (fflush(p->runfile)) {
-        fail(p, p->runpath, errno);
-        return -1;
-    }
-    return 0;
-}
-
 /* All records, sorted, as text into f (after its header), the job's
  * threads named by places. */
 static int write_records(struct prv *p, FILE *f, const char *path, const struct place *places)
 {
-    if (p->nbuf) /* no records: no qsort of nothing */
-        qsort(p->buf, p->nbuf, sizeof *p->buf, rec_cmp);
-    struct sink_out o = {put_text, f, path, malloc(OUT_BYTES), 0, 0, 0, places, p->msgs.m};
-    struct source *src = calloc(p->ways, sizeof *src);
-    struct rec *rbuf = p->nruns ? malloc((size_t)p->ways * SOURCE_RECORDS * sizeof *rbuf) : NULL;
-    if (!o.text || !src || (p->nruns && !rbuf)) {
-        free(o.text);
-        free(src);
-        free(rbuf);
+    struct sink_out o = {f, malloc(OUT_BYTES), 0, 0, 0, places, p->msgs.m};
+    if (!o.text) {
         fail(p, NULL, ENOMEM);
         return -1;
     }
-    for (uint32_t i = 0; i < p->ways; i++)
-        src[i].buf = rbuf ? rbuf + (size_t)i * SOURCE_RECORDS : NULL;
     int rc = 0;
-    if (p->nruns && reduce_runs(p, src))
+    if (tscope__extsort_each(&p->sort, put_text, &o) || flush_text(&o)) {
+        if (o.failed)
+            fail(p, path, o.err_no);
+        else
+            fail(p, p->sort.err_path, p->sort.err_no);
         rc = -1;
-    uint32_t n = 0;
-    for (; rc == 0 && n < p->nruns; n++) {
-        src[n].fd = fileno(p->runfile);
-        src[n].n = src[n].at = 0;
-        src[n].off = p->runs[n].off;
-        src[n].left = p->runs[n].n;
-    }
-    if (rc == 0) {
-        src[n] = (struct source){p->buf, p->nbuf, 0, -1, 0, 0}; /* the buffer */
-        if (merge(src, n + 1, &o) || flush_text(&o)) {
-            fail(p, o.failed ? path : p->runpath, o.failed ? o.err_no : errno);
-            rc = -1;
-        }
     }
     free(o.text);
-    free(src);
-    free(rbuf);
     return rc;
 }
 
@@ -1049,21 +836,14 @@ static int write_job(struct member *m, int n, uint64_t origin, int job, int dup,
     p.counters.table = TSCOPE__TABLE_COUNTERS;
     p.customs.table = TSCOPE__TABLE_EVENTS;
     char *pcf = with_suffix(out, len - 4, ".pcf"), *row = with_suffix(out, len - 4, ".row");
-    char *runs = with_suffix(out, len - 4, ".runs.tmp"),
-         *merged = with_suffix(out, len - 4, ".merge.tmp");
-    p.capbuf = tscope__paraver_run_records ? tscope__paraver_run_records : RUN_RECORDS;
-    p.ways = tscope__paraver_merge_ways >= 2 && tscope__paraver_merge_ways <= MERGE_WAYS
-                 ? tscope__paraver_merge_ways
-                 : MERGE_WAYS;
-    p.buf = malloc((size_t)p.capbuf * sizeof *p.buf);
-    p.runpath = runs;
-    p.mergepath = merged;
-    if (!pcf || !row || !runs || !merged || !p.buf || tscope__u64map_init(&p.waiting, 64)) {
+    int sorting = tscope__extsort_init(
+        &p.sort, sizeof(struct rec), rec_cmp,
+        tscope__paraver_run_records ? tscope__paraver_run_records : RUN_RECORDS,
+        tscope__paraver_merge_ways ? tscope__paraver_merge_ways : MERGE_WAYS, out, len - 4);
+    if (!pcf || !row || sorting || tscope__u64map_init(&p.waiting, 64)) {
         free(pcf);
         free(row);
-        free(runs);
-        free(merged);
-        free(p.buf);
+        tscope__extsort_free(&p.sort);
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -1126,15 +906,8 @@ static int write_job(struct member *m, int n, uint64_t origin, int job, int dup,
         else
             snprintf(err, errlen, "out of memory");
     }
-    if (p.runfile) { /* the temporary files: only those made here */
-        fclose(p.runfile);
-        remove(p.runpath);
-    }
-    if (p.mergefile) {
-        fclose(p.mergefile);
-        remove(p.mergepath);
-    }
-    if (rc) { /* what this call wrote, and only that */
+    tscope__extsort_free(&p.sort); /* and its temporary files */
+    if (rc) {                      /* what this call wrote, and only that */
         if (prv)
             remove(out);
         if (made_pcf)
@@ -1150,12 +923,8 @@ static int write_job(struct member *m, int n, uint64_t origin, int job, int dup,
     ids_free(&p.counters);
     ids_free(&p.customs);
     tscope__msgs_free(&p.msgs);
-    free(p.buf);
-    free(p.runs);
     free(pcf);
     free(row);
-    free(runs);
-    free(merged);
     return rc;
 }
 
