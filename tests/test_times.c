@@ -51,6 +51,12 @@ static void taskwait_recursion(void)
     ASSERT_NEAR(st.incl_ns.sum, 24, 0);
     ASSERT_NEAR(st.elapsed_ns.sum, 40, 0); /* 24 + 8 + 8: each task's own */
     ASSERT_NEAR(st.elapsed_ns.max, 24, 0);
+    /* the names self/running and the older excl/incl: the same fields */
+    ASSERT_NEAR(st.self_ns.sum, 24, 0);
+    ASSERT_NEAR(st.running_ns.sum, 24, 0);
+    ASSERT_EQ(st.self_ns.count, st.excl_ns.count);
+    ASSERT_NEAR(r.self_ns, 8, 0);
+    ASSERT_NEAR(r.running_ns, 8, 0);
     /* recursion once: every running segment is outside another sort
      * segment; the children's elapsed time lies inside R's */
     ASSERT_NEAR(st.running_total_ns, 24, 0);

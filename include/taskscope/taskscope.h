@@ -18,6 +18,8 @@
  * - Times returned by queries are nanoseconds.
  * - All functions are thread-safe.  Event functions register the calling
  *   thread implicitly on its first event.
+ * - The header is C11 (a field under two names is an anonymous union) and
+ *   C++.
  */
 #ifndef TASKSCOPE_TASKSCOPE_H
 #define TASKSCOPE_TASKSCOPE_H
@@ -342,10 +344,18 @@ typedef struct tscope_type_stats {
      * self: running, without the tasks nested inside it on its thread;
      * running: running, nested tasks included (time yielded excluded);
      * elapsed: from its begin to its end (yields and waits included).
-     * count/min/max/mean/stddev describe single tasks, sum adds them all. */
-    tscope_stats_t excl_ns; /* self */
-    tscope_stats_t incl_ns; /* running */
-    uint32_t threads;       /* distinct threads that ran tasks of this type */
+     * count/min/max/mean/stddev describe single tasks, sum adds them all.
+     * excl_ns and incl_ns are the names before self_ns and running_ns: the
+     * same fields. */
+    union {
+        tscope_stats_t self_ns;
+        tscope_stats_t excl_ns;
+    };
+    union {
+        tscope_stats_t running_ns;
+        tscope_stats_t incl_ns;
+    };
+    uint32_t threads; /* distinct threads that ran tasks of this type */
     tscope_stats_t elapsed_ns;
     /* The type's share of the run, recursion counted once (as TAU does):
      * running time outside segments of the same type on the same thread,
@@ -379,8 +389,17 @@ typedef struct tscope_task_info {
     uint32_t thread; /* thread index of the first begin */
     uint32_t yields;
     double begin_ns, end_ns; /* since tscope_init; end_ns 0 while live */
-    double excl_ns, incl_ns; /* self and running time, so far for a live task */
-    double elapsed_ns;       /* end_ns - begin_ns; 0 while live */
+    /* self and running time, so far for a live task (excl_ns and incl_ns:
+     * the names before, the same fields) */
+    union {
+        double self_ns;
+        double excl_ns;
+    };
+    union {
+        double running_ns;
+        double incl_ns;
+    };
+    double elapsed_ns; /* end_ns - begin_ns; 0 while live */
 } tscope_task_info_t;
 
 /* One task.  Live tasks and tasks in the instance graph can be queried;
