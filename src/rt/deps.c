@@ -151,12 +151,22 @@ static void edge(uint64_t from, uint64_t to, unsigned hazards, uint32_t naddrs, 
     adding.f[adding.n++] = (struct found){pred, addr, hazards, naddrs, at};
 }
 
-static int by_first_address(const void *x, const void *y)
+/* The list position of its first address, then spawn order. */
+static int before(const struct found *a, const struct found *b)
 {
-    const struct found *a = x, *b = y;
-    if (a->at != b->at)
-        return a->at < b->at ? -1 : 1;
-    return a->pred->dep_key < b->pred->dep_key ? -1 : a->pred->dep_key > b->pred->dep_key;
+    return a->at != b->at ? a->at < b->at : a->pred->dep_key < b->pred->dep_key;
+}
+
+/* Insertion: a task has few predecessors. */
+static void sort_found(struct found *f, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        struct found x = f[i];
+        size_t j = i;
+        for (; j > 0 && before(&x, &f[j - 1]); j--)
+            f[j] = f[j - 1];
+        f[j] = x;
+    }
 }
 
 int tscope__rt_deps_add(struct tscope_rt_task *t, const tscope_rt_dep_t *deps, size_t n)
@@ -179,8 +189,7 @@ int tscope__rt_deps_add(struct tscope_rt_task *t, const tscope_rt_dep_t *deps, s
         adding.rc = TSCOPE_ENOMEM;
     if (list != small)
         free(list);
-    if (adding.n > 1)
-        qsort(adding.f, adding.n, sizeof *adding.f, by_first_address);
+    sort_found(adding.f, adding.n);
     for (size_t i = 0; i < adding.n; i++) {
         struct found *f = &adding.f[i];
         struct tscope_rt_task *pred = f->pred;
