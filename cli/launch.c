@@ -281,17 +281,20 @@ static int ompt_prepare(const struct tscope_launch *l, const char *prog, char *t
 }
 
 /* The adapters and what in a program calls for each.  Without --ompt,
- * --pthread or --no-preload, a program gets the first of the `chosen` rows
- * whose `when` it has (0: any program); every `on_top` row whose `when` it
- * has (and none of `unless`) comes in addition, whatever was chosen. */
+ * --pthread or --no-preload, a program gets the first row (not on_top)
+ * whose `when` it has (0: any program); every on_top row whose `when` it
+ * has (and none of `unless`) comes in addition, whatever was chosen.  Why
+ * a row is chosen is its comment; what is not the plain case (a static
+ * program, libgomp, no OpenMP runtime, another MPI) is said on stderr. */
 static const struct adapter {
     int adapter;     /* TSCOPE_ADAPT_* */
     int on_top;      /* added to the chosen adapter, not chosen instead of it */
     unsigned when;   /* TSCOPE_PROG_*: what calls for it */
     unsigned unless; /* TSCOPE_PROG_*: what makes it needless */
     const char *lib; /* the adapter library (NULL: none) */
-    const char *var; /* the list it is put into: in front of the user's own entries */
-    int first;       /* (first), or after them */
+    const char *var; /* the colon-separated list that names it to the program */
+    int first;       /* in front of the user's own entries (else after them) */
+    /* what else it needs (NULL: nothing); 0, or -1 when the program runs unprofiled */
     int (*prepare)(const struct tscope_launch *l, const char *prog, char *tmpdir, size_t tmplen);
 } adapters[] = {
     /* it links libtaskscope: it reports its own tasks */
