@@ -11,6 +11,12 @@
  * (LD_TRACE_LOADED_OBJECTS, which lists them without running the program,
  * in a child process: ~2-5 ms), asked only after the ELF header showed a
  * dynamically linked executable: the loader would run a static one.
+ *
+ * Two tables decide: `libraries` (what is looked for among the program's
+ * libraries, as TSCOPE_PROG_* bits) and `adapters` (which adapter those
+ * call for, in order, the library and the variable that puts it in).  A
+ * new adapter is a row there; the MPI launchers' names are the library's
+ * (tscope_mpi_launcher, src/core/ranks.c), shared with the pthread adapter.
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -82,27 +88,36 @@ out:
     return result;
 }
 
-/* Notes which of our libraries a line of the loader's listing names
- * ("\tNAME => PATH (0x...)"). */
+/* What is looked for in the program's libraries (each line of the loader's
+ * listing, "\tNAME => PATH (0x...)", that contains `lib` sets `has`).  An
+ * MPI library is the adapter's (TSCOPE_MPI_SONAME, the one it was built
+ * for) or another: the MPI adapter works only with the first. */
+static const struct {
+    const char *lib;
+    unsigned has; /* TSCOPE_PROG_* */
+} libraries[] = {
+    {"libtaskscope.so", TSCOPE_PROG_TASKSCOPE},
+    {"libomp.so", TSCOPE_PROG_LIBOMP},
+    {"libiomp5.so", TSCOPE_PROG_LIBOMP},
+    {"libgomp.so", TSCOPE_PROG_LIBGOMP},
+    {"libmpi.so", TSCOPE_PROG_OTHER_MPI},
+    {"libmpich.so", TSCOPE_PROG_OTHER_MPI},
+    {"libtaskscope-mpi.so", TSCOPE_PROG_MPI_ADAPTER},
+};
+
+/* Notes which of the libraries above a line of the loader's listing names. */
 static void note_library(const char *line, struct tscope_launch *l)
 {
-    if (strstr(line, "libtaskscope.so"))
-        l->uses_taskscope = 1;
-    if (strstr(line, "libomp.so") || strstr(line, "libiomp5.so"))
-        l->uses_libomp = 1;
-    if (strstr(line, "libgomp.so"))
-        l->uses_libgomp = 1;
-    int mpi = strstr(line, "libmpi.so") || strstr(line, "libmpich.so");
+    for (size_t i = 0; i < sizeof libraries / sizeof *libraries; i++) {
+        if (!strstr(line, libraries[i].lib))
+            continue;
+        unsigned has = libraries[i].has;
 #ifdef TSCOPE_MPI_SONAME /* the MPI the adapter was built for */
-    if (mpi && strstr(line, TSCOPE_MPI_SONAME " ")) {
-        l->uses_libmpi = 1;
-        mpi = 0;
-    }
+        if (has == TSCOPE_PROG_OTHER_MPI && strstr(line, TSCOPE_MPI_SONAME " "))
+            has = TSCOPE_PROG_LIBMPI;
 #endif
-    if (mpi)
-        l->uses_other_mpi = 1;
-    if (strstr(line, "libtaskscope-mpi.so"))
-        l->uses_mpi_adapter = 1;
+        l->has |= has;
+    }
 }
 
 /* elfdeps.c's answer, as the line the loader's listing would have. */
@@ -161,6 +176,8 @@ int tscope_launch_inspect(const char *prog, struct tscope_launch *l)
     if (stat(l->path, &st) || !S_ISREG(st.st_mode) || access(l->path, X_OK))
         return EACCES;
     l->kind = elf_dynamic(l->path);
+    if (l->kind < 0)
+        l->has |= TSCOPE_PROG_SCRIPT;
     /* the libraries from the ELF files, as the loader finds them; from the
      * loader itself when elfdeps.c cannot be sure to answer the same */
     if (l->kind == 1 && tscope_cli_elf_libraries(l->path, found_library, l))
@@ -234,56 +251,18 @@ static int libomp_as_libgomp(char *dir, size_t len)
     return rc;
 }
 
-int tscope_launch_prepare(const struct tscope_launch *l, int adapter, const char *prog,
-                          char *tmpdir, size_t tmplen)
+/* The OMPT tool's preparation: a program built by gcc -fopenmp runs on
+ * libomp (libomp_as_libgomp); a program that loads no OpenMP runtime is
+ * told that the tool waits for one.  0, or -1 when it runs unprofiled. */
+static int ompt_prepare(const struct tscope_launch *l, const char *prog, char *tmpdir,
+                        size_t tmplen)
 {
-    char lib[PATH_MAX];
-    tmpdir[0] = 0;
-    if (adapter == TSCOPE_ADAPT_AUTO) {
-        if (l->kind == 0) {
-            fprintf(stderr,
-                    "taskscope: %s is statically linked: no adapter can be loaded into it, so it "
-                    "is measured only if it calls tscope_init() itself\n",
-                    prog);
-            return 0;
-        }
-        adapter = l->uses_taskscope                   ? TSCOPE_ADAPT_NONE
-                  : l->uses_libomp || l->uses_libgomp ? TSCOPE_ADAPT_OMPT
-                                                      : TSCOPE_ADAPT_PTHREAD;
-        if (l->kind < 0) /* a script: whatever it starts may be OpenMP */
-            adapter = TSCOPE_ADAPT_OMPT;
-    }
-    /* an MPI program also gets the MPI adapter, whatever else it gets */
-    if (l->uses_libmpi && !l->uses_mpi_adapter) {
-        if (adapter_path("libtaskscope-mpi.so", prog, lib, sizeof lib) == 0)
-            list_add("LD_PRELOAD", lib, 0);
-    } else if (l->uses_other_mpi && !l->uses_mpi_adapter)
-        fprintf(stderr,
-                "taskscope: %s uses an MPI library taskscope's MPI adapter was not built for (it "
-                "was built for %s): its MPI calls, messages and global view are not measured\n",
-                prog,
-#ifdef TSCOPE_MPI_SONAME
-                TSCOPE_MPI_SONAME
-#else
-                "none: no MPI was found at build time"
-#endif
-        );
-    if (adapter == TSCOPE_ADAPT_NONE)
-        return 0;
-    if (adapter == TSCOPE_ADAPT_PTHREAD) {
-        if (adapter_path("libtaskscope-pthread.so", prog, lib, sizeof lib))
-            return -1;
-        list_add("LD_PRELOAD", lib, 0);
-        return 0;
-    }
-    if (adapter_path("libtaskscope-ompt.so", prog, lib, sizeof lib))
-        return -1; /* built without omp-tools.h, say */
-    if (l->kind == 1 && !l->uses_libomp && !l->uses_libgomp)
+    if (l->kind == 1 && !(l->has & (TSCOPE_PROG_LIBOMP | TSCOPE_PROG_LIBGOMP)))
         fprintf(stderr,
                 "taskscope: %s loads no OpenMP runtime (libomp or libgomp): the OMPT tool is "
                 "offered, but only an OpenMP runtime it loads later (dlopen) would start it\n",
                 prog);
-    if (l->uses_libgomp && !l->uses_libomp) {
+    if ((l->has & TSCOPE_PROG_LIBGOMP) && !(l->has & TSCOPE_PROG_LIBOMP)) {
         if (libomp_as_libgomp(tmpdir, tmplen)) {
             tmpdir[0] = 0;
             fprintf(stderr,
@@ -298,7 +277,90 @@ int tscope_launch_prepare(const struct tscope_launch *l, int adapter, const char
                 prog);
         list_add("LD_LIBRARY_PATH", tmpdir, 1);
     }
-    list_add("OMP_TOOL_LIBRARIES", lib, 1);
+    return 0;
+}
+
+/* The adapters and what in a program calls for each.  Without --ompt,
+ * --pthread or --no-preload, a program gets the first row (not on_top)
+ * whose `when` it has (0: any program); every on_top row whose `when` it
+ * has (and none of `unless`) comes in addition, whatever was chosen.  Why
+ * a row is chosen is its comment; what is not the plain case (a static
+ * program, libgomp, no OpenMP runtime, another MPI) is said on stderr. */
+static const struct adapter {
+    int adapter;     /* TSCOPE_ADAPT_* */
+    int on_top;      /* added to the chosen adapter, not chosen instead of it */
+    unsigned when;   /* TSCOPE_PROG_*: what calls for it */
+    unsigned unless; /* TSCOPE_PROG_*: what makes it needless */
+    const char *lib; /* the adapter library (NULL: none) */
+    const char *var; /* the colon-separated list that names it to the program */
+    int first;       /* in front of the user's own entries (else after them) */
+    /* what else it needs (NULL: nothing); 0, or -1 when the program runs unprofiled */
+    int (*prepare)(const struct tscope_launch *l, const char *prog, char *tmpdir, size_t tmplen);
+} adapters[] = {
+    /* it links libtaskscope: it reports its own tasks */
+    {TSCOPE_ADAPT_NONE, 0, TSCOPE_PROG_TASKSCOPE, 0, NULL, NULL, 0, NULL},
+    /* OpenMP: libomp starts the tool it names; a script: what it starts may
+     * be OpenMP */
+    {TSCOPE_ADAPT_OMPT, 0, TSCOPE_PROG_LIBOMP | TSCOPE_PROG_LIBGOMP | TSCOPE_PROG_SCRIPT, 0,
+     "libtaskscope-ompt.so", "OMP_TOOL_LIBRARIES", 1, ompt_prepare},
+    /* anything else: each thread's start function is a task */
+    {TSCOPE_ADAPT_PTHREAD, 0, 0, 0, "libtaskscope-pthread.so", "LD_PRELOAD", 0, NULL},
+    /* MPI (the library the adapter was built for): rank, messages, global view */
+    {TSCOPE_ADAPT_MPI, 1, TSCOPE_PROG_LIBMPI, TSCOPE_PROG_MPI_ADAPTER, "libtaskscope-mpi.so",
+     "LD_PRELOAD", 0, NULL},
+};
+
+/* Puts adapter a into the program's environment.  0, or -1 when it could
+ * not be (said on stderr). */
+static int put_in(const struct adapter *a, const struct tscope_launch *l, const char *prog,
+                  char *tmpdir, size_t tmplen)
+{
+    char lib[PATH_MAX];
+    if (!a->lib)
+        return 0;
+    if (adapter_path(a->lib, prog, lib, sizeof lib))
+        return -1; /* (the OMPT tool: built without omp-tools.h, say) */
+    if (a->prepare && a->prepare(l, prog, tmpdir, tmplen))
+        return -1;
+    list_add(a->var, lib, a->first);
+    return 0;
+}
+
+int tscope_launch_prepare(const struct tscope_launch *l, int adapter, const char *prog,
+                          char *tmpdir, size_t tmplen)
+{
+    tmpdir[0] = 0;
+    size_t n = sizeof adapters / sizeof *adapters;
+    if (adapter == TSCOPE_ADAPT_AUTO) {
+        if (l->kind == 0) {
+            fprintf(stderr,
+                    "taskscope: %s is statically linked: no adapter can be loaded into it, so it "
+                    "is measured only if it calls tscope_init() itself\n",
+                    prog);
+            return 0;
+        }
+        for (size_t i = 0; i < n && adapter == TSCOPE_ADAPT_AUTO; i++)
+            if (!adapters[i].on_top && (!adapters[i].when || (l->has & adapters[i].when)))
+                adapter = adapters[i].adapter;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (adapters[i].on_top && (l->has & adapters[i].when) && !(l->has & adapters[i].unless))
+            put_in(&adapters[i], l, prog, tmpdir, tmplen); /* failed: said; the rest goes on */
+    if ((l->has & TSCOPE_PROG_OTHER_MPI) &&
+        !(l->has & (TSCOPE_PROG_LIBMPI | TSCOPE_PROG_MPI_ADAPTER)))
+        fprintf(stderr,
+                "taskscope: %s uses an MPI library taskscope's MPI adapter was not built for (it "
+                "was built for %s): its MPI calls, messages and global view are not measured\n",
+                prog,
+#ifdef TSCOPE_MPI_SONAME
+                TSCOPE_MPI_SONAME
+#else
+                "none: no MPI was found at build time"
+#endif
+        );
+    for (size_t i = 0; i < n; i++)
+        if (!adapters[i].on_top && adapters[i].adapter == adapter)
+            return put_in(&adapters[i], l, prog, tmpdir, tmplen);
     return 0;
 }
 

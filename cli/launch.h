@@ -6,18 +6,28 @@
 #include <stddef.h>
 
 enum tscope_adapter {
-    TSCOPE_ADAPT_AUTO,   /* by what the program loads */
-    TSCOPE_ADAPT_NONE,   /* --no-preload: the program calls taskscope itself */
-    TSCOPE_ADAPT_OMPT,   /* --ompt */
-    TSCOPE_ADAPT_PTHREAD /* --pthread */
+    TSCOPE_ADAPT_AUTO,    /* by what the program loads */
+    TSCOPE_ADAPT_NONE,    /* --no-preload: the program calls taskscope itself */
+    TSCOPE_ADAPT_OMPT,    /* --ompt */
+    TSCOPE_ADAPT_PTHREAD, /* --pthread */
+    TSCOPE_ADAPT_MPI      /* MPI programs, on top of the others */
+};
+
+/* What a program is and loads (its libraries, directly or through others). */
+enum tscope_prog {
+    TSCOPE_PROG_SCRIPT = 1 << 0,     /* not ELF: a script, say */
+    TSCOPE_PROG_TASKSCOPE = 1 << 1,  /* libtaskscope */
+    TSCOPE_PROG_LIBOMP = 1 << 2,     /* LLVM's (or Intel's) OpenMP runtime */
+    TSCOPE_PROG_LIBGOMP = 1 << 3,    /* GCC's */
+    TSCOPE_PROG_LIBMPI = 1 << 4,     /* the MPI library the MPI adapter was built for */
+    TSCOPE_PROG_OTHER_MPI = 1 << 5,  /* another one */
+    TSCOPE_PROG_MPI_ADAPTER = 1 << 6 /* libtaskscope-mpi, linked in */
 };
 
 struct tscope_launch {
     char path[PATH_MAX]; /* where the program is */
     int kind;            /* 1 dynamic ELF, 0 static ELF, -1 not ELF (a script) */
-    int uses_taskscope, uses_libomp, uses_libgomp;
-    int uses_libmpi, uses_mpi_adapter; /* the adapter's libmpi; libtaskscope-mpi linked in */
-    int uses_other_mpi;                /* an MPI library the adapter was not built for */
+    unsigned has;        /* TSCOPE_PROG_* */
 };
 
 /* Finds and inspects prog.  0, or ENOENT (not found: exit status 127) or

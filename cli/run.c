@@ -300,16 +300,13 @@ int tscope_cli_run(int argc, char **argv)
     }
     const char *prog = argv[optind];
     const char *base = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
-    static const char *const launchers[] = {"mpirun",  "mpiexec",       "orterun",
-                                            "prterun", "mpiexec.hydra", "srun"};
-    for (size_t i = 0; i < sizeof launchers / sizeof *launchers; i++)
-        if (!strcmp(base, launchers[i])) {
-            fprintf(stderr,
-                    "taskscope run: %s starts the ranks: put taskscope run after it, so that "
-                    "every rank is measured (%s -np 4 taskscope run [OPTIONS] -- PROGRAM)\n",
-                    base, base);
-            return 2;
-        }
+    if (tscope_mpi_launcher(prog) == TSCOPE_LAUNCHER_RANKS) {
+        fprintf(stderr,
+                "taskscope run: %s starts the ranks: put taskscope run after it, so that "
+                "every rank is measured (%s -np 4 taskscope run [OPTIONS] -- PROGRAM)\n",
+                base, base);
+        return 2;
+    }
     /* a rank of an MPI job: its folder RUN/rank-N, the run folder shared */
     int rank = 0, nranks = 1;
     tscope_rank_from_env(&rank, &nranks);

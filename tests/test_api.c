@@ -221,6 +221,20 @@ static void task_ids_unique_with_rank(void)
     ASSERT_OK(tscope_finalize());
 }
 
+/* The MPI launchers' programs, by file name: the launchers `taskscope run`
+ * refuses to start, the daemons the pthread adapter does not measure. */
+static void mpi_launchers(void)
+{
+    ASSERT_EQ(tscope_mpi_launcher("mpirun"), TSCOPE_LAUNCHER_RANKS);
+    ASSERT_EQ(tscope_mpi_launcher("/usr/bin/mpiexec.hydra"), TSCOPE_LAUNCHER_RANKS);
+    ASSERT_EQ(tscope_mpi_launcher("srun"), TSCOPE_LAUNCHER_RANKS);
+    ASSERT_EQ(tscope_mpi_launcher("orted"), TSCOPE_LAUNCHER_DAEMON);
+    ASSERT_EQ(tscope_mpi_launcher("/opt/x/bin/hydra_pmi_proxy"), TSCOPE_LAUNCHER_DAEMON);
+    ASSERT_EQ(tscope_mpi_launcher("mpirun2"), 0);
+    ASSERT_EQ(tscope_mpi_launcher("/usr/bin/"), 0);
+    ASSERT_EQ(tscope_mpi_launcher(NULL), 0);
+}
+
 static void instance_filters(void)
 {
     setenv("TASKSCOPE_FILTER_TYPES", "kept", 1);
@@ -322,6 +336,7 @@ int main(void)
     RUN(dependencies_and_counters);
     RUN(messages);
     RUN(task_ids_unique_with_rank);
+    RUN(mpi_launchers);
     RUN(instance_filters);
     RUN(instance_cap_reports_cut_off);
     RUN(sampling_and_flag_filter);

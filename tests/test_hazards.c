@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "adapt/hazards.h"
+#include "hazards/hazards.h"
 #include "core/hazard.h"
 #include "taskscope/taskscope.h"
 #include "test.h"

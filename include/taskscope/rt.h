@@ -27,7 +27,8 @@ typedef struct tscope_rt_task tscope_rt_task_t; /* a handle (see tscope_rt_spawn
 
 /* Dependency modes, ordered like OpenMP's depend clause: a reader waits for
  * the last writer of the address (RAW), a writer waits for the readers since
- * that write (WAR) or, if none, for the last writer (WAW). */
+ * that write (WAR) or, if none, for the last writer (WAW).  An address named
+ * twice in one list counts once (two different modes make it an inout). */
 enum tscope_rt_dep_mode { TSCOPE_RT_IN = 1, TSCOPE_RT_OUT = 2, TSCOPE_RT_INOUT = 3 };
 
 typedef struct tscope_rt_dep {

@@ -122,6 +122,16 @@ int tscope_init(int rank, int nranks);
  * a launcher.  For a tscope_init that runs before MPI_Init. */
 int tscope_rank_from_env(int *rank, int *nranks);
 
+/* What a program is to an MPI job, by its file name (a path's last
+ * component): TSCOPE_LAUNCHER_RANKS for a launcher that starts the ranks
+ * (mpirun, mpiexec, srun, ...: `taskscope run` goes after it, not before),
+ * TSCOPE_LAUNCHER_DAEMON for a process such a launcher, or an MPI library
+ * in a program, starts to serve the ranks (orted, hydra_pmi_proxy,
+ * slurmstepd, ...: no part of the program, although it may inherit an
+ * adapter's LD_PRELOAD), 0 for anything else (and NULL). */
+enum { TSCOPE_LAUNCHER_RANKS = 1, TSCOPE_LAUNCHER_DAEMON = 2 };
+int tscope_mpi_launcher(const char *program);
+
 /* Corrects the rank after tscope_init (an adapter that learns it in
  * MPI_Init): task ids taken from now on carry it, and the outputs are
  * written for it.  TSCOPE_EINVAL for bad ranks, TSCOPE_ESTATE when not

@@ -25,11 +25,13 @@
  * in the calling task (docs/mpi.md). */
 #include <mpi.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lifecycle.h"
 #include "taskscope/taskscope.h"
 
 #define CALLS(X)                                                                                   \
@@ -88,10 +90,16 @@ static tscope_type_t types[NCALLS];
 static tscope_counter_t coll_bytes[NCALLS];
 static int world_rank, world_size;
 static MPI_Group world_group = MPI_GROUP_NULL;
-static int mpi_up;   /* MPI_Init passed: this rank takes part in the global view */
-static int started;  /* and measuring started: the types are registered */
-static int owner;    /* this adapter called tscope_init */
-static int finished; /* MPI_Finalize or MPI_Abort ended measurement */
+static int mpi_up;  /* MPI_Init passed: this rank takes part in the global view */
+static int started; /* and measuring started: the types are registered */
+/* stopped at MPI_Finalize or MPI_Abort, which end measurement */
+static struct tscope__adapter life = {.name = "MPI adapter"};
+
+/* Started and not yet ended: MPI calls are measured. */
+static inline int measuring(void)
+{
+    return started && !atomic_load_explicit(&life.stopped, memory_order_relaxed);
+}
 
 /* ---- timing ---------------------------------------------------------------- */
 
@@ -100,7 +108,7 @@ static int finished; /* MPI_Finalize or MPI_Abort ended measurement */
  * task of that thread. */
 static inline tscope_task_t *enter(enum call c)
 {
-    if (!started || finished)
+    if (!measuring())
         return NULL;
     return tscope_task_start_h(tscope_task_id_next(), types[c]);
 }
@@ -154,7 +162,7 @@ static uint64_t bytes_of(int count, MPI_Datatype type)
 
 static void message(MPI_Comm comm, int peer, uint64_t bytes, int tag, unsigned flags)
 {
-    if (!started || finished)
+    if (!measuring())
         return;
     int w = world_of(comm, peer);
     if (w >= 0)
@@ -197,7 +205,7 @@ static int comm_rank(MPI_Comm comm)
  * other rank of comm: bytes[i] for rank i (or `each` when bytes is NULL). */
 static void to_all(MPI_Comm comm, unsigned dir, uint64_t each, const uint64_t *bytes)
 {
-    if (!started || finished)
+    if (!measuring())
         return;
     int n = comm_size(comm), me = comm_rank(comm);
     if (comm == MPI_COMM_WORLD) {
@@ -221,7 +229,7 @@ static void to_all(MPI_Comm comm, unsigned dir, uint64_t each, const uint64_t *b
 
 static void coll_counter(enum call c, uint64_t bytes)
 {
-    if (started && !finished && coll_bytes[c])
+    if (measuring() && coll_bytes[c])
         tscope_counter_sample(coll_bytes[c], (double)bytes);
 }
 
@@ -382,18 +390,8 @@ static void started_mpi(void)
     PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
     PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
-    int rc = tscope_init(world_rank, world_size);
-    if (rc == 0)
-        owner = 1;
-    else if (rc == TSCOPE_ESTATE) /* an adapter or the program started it */
-        tscope_set_rank(world_rank, world_size);
-    else {
-        fprintf(stderr,
-                "taskscope: MPI adapter: tscope_init failed on rank %d (%s); the program runs "
-                "unmeasured\n",
-                world_rank, tscope_strerror(rc));
+    if (tscope__adapter_start(&life, world_rank, world_size))
         return;
-    }
     for (int c = 0; c < NCALLS; c++) {
         tscope_type_register(call_names[c], &types[c]);
         if (c == C_ALLREDUCE || c == C_REDUCE_SCATTER || c == C_REDUCE_SCATTER_BLOCK ||
@@ -440,8 +438,7 @@ int MPI_Finalize(void)
 {
     /* every rank takes part in the global view's collectives, also one
      * that could not measure: the others would wait for it */
-    if (mpi_up && !finished) {
-        finished = 1;
+    if (mpi_up && tscope__adapter_stopping(&life)) {
         tscope_comm_t comm = {
             .struct_size = sizeof comm,
             .rank = world_rank,
@@ -462,10 +459,8 @@ int MPI_Finalize(void)
  * or crash journals). */
 int MPI_Abort(MPI_Comm comm, int errorcode)
 {
-    if (started && !finished) {
-        finished = 1;
+    if (started && tscope__adapter_stopping(&life))
         tscope_finalize();
-    }
     return PMPI_Abort(comm, errorcode);
 }
 
@@ -507,7 +502,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
     MPI_Status own;
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     int rc = PMPI_Recv(buf, count, type, source, tag, comm, st);
-    if (rc == MPI_SUCCESS && started && !finished)
+    if (rc == MPI_SUCCESS && measuring())
         received(comm, st);
     leave(id);
     return rc;
@@ -518,7 +513,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
 {
     tscope_task_t *id = enter(C_IRECV);
     int rc = PMPI_Irecv(buf, count, type, source, tag, comm, req);
-    if (rc == MPI_SUCCESS && started && !finished && source != MPI_PROC_NULL)
+    if (rc == MPI_SUCCESS && measuring() && source != MPI_PROC_NULL)
         pend_add(*req, comm);
     leave(id);
     return rc;
@@ -534,7 +529,7 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int
     message(comm, dest, bytes_of(scount, stype), stag, TSCOPE_MSG_SEND);
     int rc =
         PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, st);
-    if (rc == MPI_SUCCESS && started && !finished)
+    if (rc == MPI_SUCCESS && measuring())
         received(comm, st);
     leave(id);
     return rc;
@@ -548,7 +543,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
     MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
     message(comm, dest, bytes_of(count, type), stag, TSCOPE_MSG_SEND);
     int rc = PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, st);
-    if (rc == MPI_SUCCESS && started && !finished)
+    if (rc == MPI_SUCCESS && measuring())
         received(comm, st);
     leave(id);
     return rc;
@@ -736,7 +731,7 @@ static uint64_t *per_rank(MPI_Comm comm, const int *counts, MPI_Datatype type)
 static void rooted(MPI_Comm comm, int root, unsigned root_dir, uint64_t each, const int *counts,
                    MPI_Datatype ctype, uint64_t mine)
 {
-    if (!started || finished)
+    if (!measuring())
         return;
     if (comm_rank(comm) != root) {
         unsigned dir = root_dir == TSCOPE_MSG_SEND ? TSCOPE_MSG_RECV : TSCOPE_MSG_SEND;
@@ -823,7 +818,7 @@ int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, 
 {
     tscope_task_t *id = enter(C_ALLGATHER);
     int rc = PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-    if (rc == MPI_SUCCESS && started && !finished) {
+    if (rc == MPI_SUCCESS && measuring()) {
         /* MPI_IN_PLACE: the block sent is the rank's own block of rbuf */
         uint64_t s = sbuf == MPI_IN_PLACE ? bytes_of(rcount, rtype) : bytes_of(scount, stype);
         to_all(comm, TSCOPE_MSG_SEND, s, NULL);
@@ -838,7 +833,7 @@ int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
 {
     tscope_task_t *id = enter(C_ALLGATHERV);
     int rc = PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
-    if (rc == MPI_SUCCESS && started && !finished) {
+    if (rc == MPI_SUCCESS && measuring()) {
         uint64_t *b = per_rank(comm, rcounts, rtype);
         if (b) {
             uint64_t s = sbuf == MPI_IN_PLACE ? b[comm_rank(comm)] : bytes_of(scount, stype);
@@ -856,7 +851,7 @@ int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
 {
     tscope_task_t *id = enter(C_ALLTOALL);
     int rc = PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-    if (rc == MPI_SUCCESS && started && !finished) {
+    if (rc == MPI_SUCCESS && measuring()) {
         uint64_t s = sbuf == MPI_IN_PLACE ? bytes_of(rcount, rtype) : bytes_of(scount, stype);
         to_all(comm, TSCOPE_MSG_SEND, s, NULL);
         to_all(comm, TSCOPE_MSG_RECV, bytes_of(rcount, rtype), NULL);
@@ -871,7 +866,7 @@ int MPI_Alltoallv(const void *sbuf, const int scounts[], const int sdispls[], MP
 {
     tscope_task_t *id = enter(C_ALLTOALLV);
     int rc = PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
-    if (rc == MPI_SUCCESS && started && !finished) {
+    if (rc == MPI_SUCCESS && measuring()) {
         int in_place = sbuf == MPI_IN_PLACE;
         uint64_t *s = per_rank(comm, in_place ? rcounts : scounts, in_place ? rtype : stype);
         uint64_t *r = per_rank(comm, rcounts, rtype);
@@ -902,7 +897,7 @@ int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Da
 {
     tscope_task_t *id = enter(C_REDUCE_SCATTER);
     int rc = PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm);
-    if (rc == MPI_SUCCESS && started && !finished) {
+    if (rc == MPI_SUCCESS && measuring()) {
         uint64_t total = 0;
         int n = comm_size(comm);
         for (int i = 0; i < n; i++)
@@ -918,7 +913,7 @@ int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datat
 {
     tscope_task_t *id = enter(C_REDUCE_SCATTER_BLOCK);
     int rc = PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm);
-    if (rc == MPI_SUCCESS && started && !finished)
+    if (rc == MPI_SUCCESS && measuring())
         coll_counter(C_REDUCE_SCATTER_BLOCK, bytes_of(rcount, type) * (uint64_t)comm_size(comm));
     leave(id);
     return rc;

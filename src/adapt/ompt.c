@@ -46,6 +46,7 @@
 #include <string.h>
 
 #include "hazards.h"
+#include "lifecycle.h"
 #include "srcloc.h"
 #include "taskscope/taskscope.h"
 #include "typecache.h"
@@ -801,33 +802,21 @@ static void on_dependences(ompt_data_t *task, const ompt_dependence_t *deps, int
 
 /* ---- start and stop ------------------------------------------------------------ */
 
-static int owner;          /* this tool called tscope_init, so it finalizes */
-static atomic_int stopped; /* finish() ran */
-
-/* Ends what runs on the calling thread and, if this tool started taskscope,
- * writes the outputs.  Runs once: from exit() or from OMPT's finalize. */
-static void finish(void)
-{
-    if (atomic_exchange(&stopped, 1))
-        return;
-    end_all(self);
-    if (owner)
-        tscope_finalize();
-    tscope__hazards_reset();
-    tscope__typecache_reset();
-}
-
-static void at_exit(void)
-{
-    finish();
-}
-
-/* Another adapter finalizes (the MPI adapter at MPI_Finalize): what the
- * finalizing thread has open (its initial task, a construct) ends there. */
+/* What the finalizing thread has open (its initial task, a construct) ends
+ * at the tool's stop, and there when another adapter finalizes (the MPI
+ * adapter at MPI_Finalize). */
 static void end_mine(void)
 {
     end_all(self);
 }
+
+static void forget(void)
+{
+    tscope__hazards_reset();
+    tscope__typecache_reset();
+}
+
+static struct tscope__adapter life = {.name = "OMPT tool", .end_open = end_mine, .forget = forget};
 
 #define CALLBACKS(X)                                                                               \
     X(ompt_callback_thread_begin, on_thread_begin, 1)                                              \
@@ -845,22 +834,9 @@ static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *da
 {
     (void)device;
     (void)data;
-    int rank = 0, nranks = 1; /* under an MPI launcher: its rank */
-    tscope_rank_from_env(&rank, &nranks);
-    int rc = tscope_init(rank, nranks);
-    if (rc && rc != TSCOPE_ESTATE) {
-        fprintf(stderr,
-                "taskscope: OMPT tool: tscope_init failed (%s); the program runs "
-                "unprofiled\n",
-                tscope_strerror(rc));
+    if (tscope__adapter_start(&life, TSCOPE__RANK_FROM_ENV, 0) ||
+        !tscope__adapter_measuring(&life)) /* TASKSCOPE_ENABLE=0: no callbacks at all */
         return 0;
-    }
-    owner = rc == 0;
-    if (!tscope_is_enabled()) { /* TASKSCOPE_ENABLE=0: no callbacks at all */
-        if (owner)
-            tscope_finalize();
-        return 0;
-    }
     runtime_code = (const void *)lookup;
     rank_bits = tscope_task_id_next() & ~ID_BITS;
     char initial[] = "initial task";
@@ -869,8 +845,7 @@ static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *da
     if (!set) {
         fprintf(stderr, "taskscope: OMPT tool: the OpenMP runtime offers no ompt_set_callback; "
                         "the program runs unprofiled\n");
-        if (owner)
-            tscope_finalize();
+        tscope__adapter_decline(&life);
         return 0;
     }
 #define SET(event, fn, needed)                                                                     \
@@ -879,19 +854,14 @@ static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *da
                         "; the profile lacks what it reports\n");
     CALLBACKS(SET)
 #undef SET
-    atomic_store(&stopped, 0);
-    if (owner)
-        atexit(at_exit); /* after tscope_init's own handler: runs before it */
-    static int hooked;
-    if (!hooked++)
-        tscope_atfinalize(end_mine);
+    tscope__adapter_arm(&life);
     return 1;
 }
 
 static void finalize(ompt_data_t *data)
 {
     (void)data;
-    finish();
+    tscope__adapter_stop(&life);
 }
 
 ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version);

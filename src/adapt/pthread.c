@@ -17,11 +17,10 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
-#include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lifecycle.h"
 #include "pthread_adapter.h"
 #include "srcloc.h"
 #include "taskscope/taskscope.h"
@@ -30,8 +29,6 @@
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
 static create_fn real_create;
-static int owner;          /* this adapter called tscope_init */
-static atomic_int stopped; /* the outputs were written */
 /* Tasks as handles: as each thread aggregates its own tasks, a thread's
  * task holds what runs in it, an OpenMP region or an MPI call, as a parent
  * does. */
@@ -135,14 +132,7 @@ static void end_root(void)
     }
 }
 
-static void finish(void)
-{
-    if (atomic_exchange(&stopped, 1))
-        return;
-    end_root();
-    if (owner)
-        tscope_finalize();
-}
+static struct tscope__adapter life = {.name = "pthread adapter", .end_open = end_root};
 
 static const char *program_name(void)
 {
@@ -152,48 +142,22 @@ static const char *program_name(void)
                : "main";
 }
 
-/* The daemons of MPI launchers, which a measured MPI program may start
- * (Open MPI's singleton orted): they inherit the adapter, but are no part
- * of the program. */
-static int launcher_daemon(void)
-{
-    static const char *const names[] = {"orted",  "prted",      "prterun",
-                                        "mpirun", "mpiexec",    "hydra_pmi_proxy",
-                                        "srun",   "slurmstepd", "orterun"};
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (!strcmp(program_name(), names[i]))
-            return 1;
-    return 0;
-}
-
 __attribute__((constructor)) static void start(void)
 {
-    if (launcher_daemon())
+    /* an MPI launcher, or its daemon (Open MPI's singleton orted, started by
+     * a measured MPI program), inherits the preload: no part of the program */
+    if (tscope_mpi_launcher(program_name()))
         return;
-    int rank = 0, nranks = 1; /* under an MPI launcher: its rank */
-    tscope_rank_from_env(&rank, &nranks);
-    int rc = tscope_init(rank, nranks);
-    if (rc && rc != TSCOPE_ESTATE) {
-        fprintf(stderr,
-                "taskscope: pthread adapter: tscope_init failed (%s); the program runs "
-                "unprofiled\n",
-                tscope_strerror(rc));
+    if (tscope__adapter_start(&life, TSCOPE__RANK_FROM_ENV, 0))
         return;
-    }
-    owner = rc == 0;
     tscope__pthread_waits_init();
-    if (owner && !tscope_is_enabled()) { /* TASKSCOPE_ENABLE=0: nothing to write at exit */
-        tscope_finalize();
-        return;
-    }
-    if (!owner)
-        return; /* the program reports its own tasks */
+    if (!tscope__adapter_measuring(&life) || !life.owner)
+        return; /* off (TASKSCOPE_ENABLE=0), or the program reports its own tasks */
     tscope_type_t t = 0;
     if (tscope_type_register(program_name(), &t) == 0) {
         root = tscope_task_start_h(tscope_task_id_next(), t);
         current = root;
         main_thread = pthread_self();
-        tscope_atfinalize(end_root);
     }
-    atexit(finish); /* after tscope_init's own handler: runs before it */
+    tscope__adapter_arm(&life); /* at exit: end_root, then the outputs */
 }

@@ -1,8 +1,16 @@
-/* ranks.c - which rank of which job this process is, from the environment
- * an MPI launcher (or Slurm) gives its processes, before MPI_Init runs:
- * the adapters start measuring before the program initialises MPI, and
- * `taskscope run` names the rank's output folder before the program
- * starts.  The MPI adapter checks the answer against MPI_Comm_rank later. */
+/* ranks.c - what taskscope knows of MPI launchers: which rank of which job
+ * this process is, from the environment an MPI launcher (or Slurm) gives its
+ * processes, before MPI_Init runs (the adapters start measuring before the
+ * program initialises MPI, and `taskscope run` names the rank's output
+ * folder before the program starts; the MPI adapter checks the answer
+ * against MPI_Comm_rank later); and the launchers' programs by name.
+ *
+ * The launchers' names are public (tscope_mpi_launcher) because two
+ * clients of the public API need them: `taskscope run` refuses to start a
+ * launcher (it must come before taskscope run), and the pthread adapter,
+ * which only uses the public API, does not measure a launcher or its
+ * daemon that inherited its preload.  One table, here, with the other
+ * launcher facts, serves both. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +48,31 @@ int tscope_rank_from_env(int *rank, int *nranks)
             return 1;
         }
     }
+    return 0;
+}
+
+/* The programs of MPI launchers (Open MPI's mpirun, orterun, prterun and
+ * the orted/prted daemons they, or a singleton MPI_Init, start; MPICH's
+ * Hydra and its proxy; Slurm's srun and slurmstepd). */
+static const struct {
+    const char *name;
+    int role; /* TSCOPE_LAUNCHER_* */
+} launchers[] = {
+    {"mpirun", TSCOPE_LAUNCHER_RANKS},           {"mpiexec", TSCOPE_LAUNCHER_RANKS},
+    {"orterun", TSCOPE_LAUNCHER_RANKS},          {"prterun", TSCOPE_LAUNCHER_RANKS},
+    {"mpiexec.hydra", TSCOPE_LAUNCHER_RANKS},    {"srun", TSCOPE_LAUNCHER_RANKS},
+    {"orted", TSCOPE_LAUNCHER_DAEMON},           {"prted", TSCOPE_LAUNCHER_DAEMON},
+    {"hydra_pmi_proxy", TSCOPE_LAUNCHER_DAEMON}, {"slurmstepd", TSCOPE_LAUNCHER_DAEMON},
+};
+
+int tscope_mpi_launcher(const char *program)
+{
+    if (!program)
+        return 0;
+    const char *base = strrchr(program, '/') ? strrchr(program, '/') + 1 : program;
+    for (size_t i = 0; i < sizeof launchers / sizeof *launchers; i++)
+        if (!strcmp(base, launchers[i].name))
+            return launchers[i].role;
     return 0;
 }
 

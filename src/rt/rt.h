@@ -1,6 +1,7 @@
 /* rt.h - internals of the bundled runtime (include/taskscope/rt.h).
  *
- * Locks, never nested: deps_lock (dependency counts), a deque's lock.  Task
+ * Locks, never nested: deps_lock (dependency counts), a deque's lock; the
+ * dependence tracker's own lock (src/hazards) is taken only inside deps_lock.  Task
  * states change by atomic compare-and-swap; reference counts are atomic.
  */
 #ifndef TSCOPE_RT_RT_H
@@ -30,6 +31,7 @@ struct tscope_rt_task {
     int priority;              /* > 0: taken before tasks without priority */
     int has_deps;              /* declared dependencies: in the address table, may get successors */
     /* guarded by deps_lock */
+    uint64_t dep_key;             /* the dependence tracker's key (0: no dependencies) */
     uint32_t deps_pending;        /* predecessors not yet finished */
     struct tscope_rt_task **succ; /* successors to release at the end */
     uint32_t nsucc, cap_succ;
@@ -59,6 +61,8 @@ extern pthread_mutex_t tscope__rt_deps_lock;
 /* Adds the edges of a new task t for its dependencies; lock held.  Returns
  * 0 or TSCOPE_ENOMEM (the task then runs without the missing edges). */
 int tscope__rt_deps_add(struct tscope_rt_task *t, const tscope_rt_dep_t *deps, size_t n);
+/* t ended (run or cancelled): it is no predecessor any more; lock held. */
+void tscope__rt_deps_done(struct tscope_rt_task *t);
 /* Forgets every address (runtime shutdown); lock held. */
 void tscope__rt_deps_clear(void);
 

@@ -254,6 +254,7 @@ static void finish(struct tscope_rt_task *t, int state)
             if (--t->succ[i]->deps_pending == 0)
                 t->succ[nready++] = t->succ[i]; /* t is finished: no edge is added now */
         t->nsucc = 0;
+        tscope__rt_deps_done(t);
         pthread_mutex_unlock(&tscope__rt_deps_lock);
     }
     for (uint32_t i = 0; i < nready; i++)

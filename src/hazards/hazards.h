@@ -24,9 +24,16 @@
  * with another parent starts the address's history afresh (OpenMP orders
  * siblings only; two parents using one address at the same time lose
  * edges).  Thread-safe (one lock); called once per task that has depend
- * clauses, never for other tasks. */
-#ifndef TSCOPE_ADAPT_HAZARDS_H
-#define TSCOPE_ADAPT_HAZARDS_H
+ * clauses, never for other tasks.
+ *
+ * The one dependence tracker of both task runtimes taskscope knows: the OMPT
+ * tool's depend clauses (src/adapt/ompt.c) and the bundled runtime's
+ * dependencies (src/rt/deps.c, all its tasks children of one parent).  It
+ * uses only the public header, so it is compiled into each user: into
+ * libtaskscope for the runtime and into the OMPT tool's library (which sees
+ * only the public API of libtaskscope); each copy has its own table. */
+#ifndef TSCOPE_HAZARDS_HAZARDS_H
+#define TSCOPE_HAZARDS_HAZARDS_H
 
 #include <stdint.h>
 

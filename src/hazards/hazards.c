@@ -288,6 +288,41 @@ static int by_from(const void *x, const void *y)
     return a->ord < b->ord ? -1 : a->ord > b->ord;
 }
 
+/* Insertion sorts for the few entries of a depend list (qsort's calls
+ * through its comparator cost more there); qsort past FEW.  Both orders are
+ * total, so the result is the same either way. */
+#define FEW 24
+
+static void sort_items(struct item *a, size_t n)
+{
+    if (n > FEW) {
+        qsort(a, n, sizeof *a, by_addr);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        struct item x = a[i];
+        size_t j = i;
+        for (; j > 0 && by_addr(&a[j - 1], &x) > 0; j--)
+            a[j] = a[j - 1];
+        a[j] = x;
+    }
+}
+
+static void sort_pend(struct pend *a, size_t n)
+{
+    if (n > FEW) {
+        qsort(a, n, sizeof *a, by_from);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        struct pend x = a[i];
+        size_t j = i;
+        for (; j > 0 && by_from(&a[j - 1], &x) > 0; j--)
+            a[j] = a[j - 1];
+        a[j] = x;
+    }
+}
+
 /* The list as one access per address, in items[0..n); *all: it names
  * omp_all_memory.  Returns the count, or -1 when memory ran out. */
 static int reduce(const struct tscope__access_item *list, int n, int *all)
@@ -311,7 +346,7 @@ static int reduce(const struct tscope__access_item *list, int n, int *all)
     if (*all)
         return 0;
     if (m > 1)
-        qsort(items, (size_t)m, sizeof *items, by_addr);
+        sort_items(items, (size_t)m);
     int k = 0;
     for (int i = 0; i < m; i++) {
         if (k && items[k - 1].addr == items[i].addr) {
@@ -344,7 +379,7 @@ int tscope__hazards_task(uint64_t parent, uint64_t task, const struct tscope__ac
             access_one(parent, task, &items[i], flags, epoch, all_task);
     }
     if (npend > 1)
-        qsort(pend, npend, sizeof *pend, by_from);
+        sort_pend(pend, npend);
     for (size_t i = 0; i < npend;) {
         size_t j = i;
         unsigned haz = 0;
