@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "core/text.h"
+
 #define TSCOPE__DASH_MAX_PROCESSES 4096 /* kept, connected or not */
 #define TSCOPE__DASH_HISTORY_MAX 1000000
 #define TSCOPE__DASH_MEMORY_MAX (1L << 20)     /* MiB, --memory */
@@ -34,22 +36,7 @@
 #define TSCOPE__DASH_BODY_MAX (64u << 10) /* a POST body */
 #define TSCOPE__DASH_TEXT_MAX 256         /* host, program: longer ones cut */
 
-/* ---- growable text (dashboard_buf.c) ----
- * Appends never fail visibly: a failed allocation sets failed and later
- * appends do nothing; the user checks failed once at the end. */
-struct tscope__dash_buf {
-    char *p; /* NUL-terminated while len > 0 and !failed */
-    size_t len, cap;
-    int failed;
-};
-void tscope__dash_buf_add(struct tscope__dash_buf *b, const char *s, size_t n);
-void tscope__dash_buf_str(struct tscope__dash_buf *b, const char *s);
-void tscope__dash_buf_printf(struct tscope__dash_buf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-/* A double as the shortest text that reads back equal ("NaN", "+Inf",
- * "-Inf" for those). */
-void tscope__dash_buf_double(struct tscope__dash_buf *b, double v);
-void tscope__dash_buf_free(struct tscope__dash_buf *b);
+/* ---- growable text: struct tscope__text (core/text.h) ---- */
 
 /* ---- JSON (dashboard_json.c) ---- */
 /* 0 when s[0, n) is exactly one JSON object (RFC 8259, strictly; nesting
@@ -151,7 +138,7 @@ void tscope__dash_store_bytes(struct tscope__dash_store *s, size_t *held, size_t
 
 /* ---- /metrics (dashboard_metrics.c) ---- */
 /* The Prometheus text exposition (format 0.0.4) of every process into b. */
-void tscope__dash_metrics(struct tscope__dash_store *s, struct tscope__dash_buf *b);
+void tscope__dash_metrics(struct tscope__dash_store *s, struct tscope__text *b);
 
 /* ---- the ingest thread (dashboard_ingest.c) ---- */
 struct tscope__dash_ingest;

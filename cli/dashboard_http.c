@@ -52,7 +52,7 @@ struct tscope__dash_http {
 /* A request's body being received (its con_cls), at most
  * TSCOPE__DASH_BODY_MAX bytes kept. */
 struct upload {
-    struct tscope__dash_buf body;
+    struct tscope__text body;
     int too_large;
 };
 
@@ -230,10 +230,10 @@ static enum MHD_Result serve_events(struct tscope__dash_http *h, struct MHD_Conn
 
 static enum MHD_Result serve_metrics(struct tscope__dash_http *h, struct MHD_Connection *conn)
 {
-    struct tscope__dash_buf b = {0};
+    struct tscope__text b = {0};
     tscope__dash_metrics(h->d->store, &b);
     if (b.failed) {
-        tscope__dash_buf_free(&b);
+        tscope__text_free(&b);
         return respond_error(conn, 500, "out of memory");
     }
     return respond_text(conn, MHD_HTTP_OK, b.p, b.len, "text/plain; version=0.0.4; charset=utf-8");
@@ -262,7 +262,7 @@ static void request_done(void *cls, struct MHD_Connection *conn, void **con_cls,
     (void)code;
     struct upload *u = *con_cls;
     if (u) {
-        tscope__dash_buf_free(&u->body);
+        tscope__text_free(&u->body);
         free(u);
     }
     *con_cls = NULL;
@@ -286,7 +286,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
         if (u->body.len + *size > TSCOPE__DASH_BODY_MAX)
             u->too_large = 1;
         else
-            tscope__dash_buf_add(&u->body, data, *size);
+            tscope__text_add(&u->body, data, *size);
         *size = 0;
         return MHD_YES;
     }

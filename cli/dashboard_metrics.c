@@ -17,7 +17,9 @@
  * format says (backslash, double quote, line feed); a value that is not a
  * number (null, text) is left out.
  */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dashboard.h"
@@ -36,45 +38,63 @@ static const struct {
      "Snapshots the process dropped because its queue was full."},
 };
 
-static void label_value(struct tscope__dash_buf *b, const char *v)
+/* A double as the shortest text that reads back equal ("NaN", "+Inf",
+ * "-Inf" for those: Prometheus' words). */
+static void put_double(struct tscope__text *b, double v)
+{
+    if (isnan(v)) {
+        tscope__text_str(b, "NaN");
+        return;
+    }
+    if (isinf(v)) {
+        tscope__text_str(b, v > 0 ? "+Inf" : "-Inf");
+        return;
+    }
+    char text[40];
+    snprintf(text, sizeof text, "%.15g", v);
+    if (strtod(text, NULL) != v)
+        snprintf(text, sizeof text, "%.17g", v);
+    tscope__text_str(b, text);
+}
+
+static void label_value(struct tscope__text *b, const char *v)
 {
     for (const char *p = v; *p; p++) {
         if (*p == '\\')
-            tscope__dash_buf_add(b, "\\\\", 2);
+            tscope__text_add(b, "\\\\", 2);
         else if (*p == '"')
-            tscope__dash_buf_add(b, "\\\"", 2);
+            tscope__text_add(b, "\\\"", 2);
         else if (*p == '\n')
-            tscope__dash_buf_add(b, "\\n", 2);
+            tscope__text_add(b, "\\n", 2);
         else
-            tscope__dash_buf_add(b, p, 1);
+            tscope__text_add(b, p, 1);
     }
 }
 
 /* name{process="ID",rank="R"[,KEY="VALUE"]...} - the labels every family
  * starts with; the caller adds its own and closes with "} value\n". */
-static void sample_start(struct tscope__dash_buf *b, int fam,
-                         const struct tscope__dash_proc_view *v)
+static void sample_start(struct tscope__text *b, int fam, const struct tscope__dash_proc_view *v)
 {
-    tscope__dash_buf_printf(b, "%s{process=\"%ld\",rank=\"%ld\"", family[fam].name, v->id, v->rank);
+    tscope__text_printf(b, "%s{process=\"%ld\",rank=\"%ld\"", family[fam].name, v->id, v->rank);
 }
 
-static void label(struct tscope__dash_buf *b, const char *key, const char *value)
+static void label(struct tscope__text *b, const char *key, const char *value)
 {
-    tscope__dash_buf_printf(b, ",%s=\"", key);
+    tscope__text_printf(b, ",%s=\"", key);
     label_value(b, value);
-    tscope__dash_buf_add(b, "\"", 1);
+    tscope__text_add(b, "\"", 1);
 }
 
-static void sample_end(struct tscope__dash_buf *b, double value)
+static void sample_end(struct tscope__text *b, double value)
 {
-    tscope__dash_buf_add(b, "} ", 2);
-    tscope__dash_buf_double(b, value);
-    tscope__dash_buf_add(b, "\n", 1);
+    tscope__text_add(b, "} ", 2);
+    put_double(b, value);
+    tscope__text_add(b, "\n", 1);
 }
 
 static void one_process(void *ctx, const struct tscope__dash_proc_view *v)
 {
-    struct tscope__dash_buf *f = ctx;
+    struct tscope__text *f = ctx;
     char pid[24];
     snprintf(pid, sizeof pid, "%ld", v->pid);
 
@@ -124,22 +144,22 @@ static void one_process(void *ctx, const struct tscope__dash_proc_view *v)
     }
 }
 
-void tscope__dash_metrics(struct tscope__dash_store *s, struct tscope__dash_buf *b)
+void tscope__dash_metrics(struct tscope__dash_store *s, struct tscope__text *b)
 {
-    struct tscope__dash_buf f[FAMILIES] = {{0}};
+    struct tscope__text f[FAMILIES] = {{0}};
     tscope__dash_store_each(s, one_process, f);
     for (int i = 0; i < FAMILIES; i++) {
-        tscope__dash_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", family[i].name, family[i].help,
-                                family[i].name, family[i].type);
+        tscope__text_printf(b, "# HELP %s %s\n# TYPE %s %s\n", family[i].name, family[i].help,
+                            family[i].name, family[i].type);
         if (f[i].failed)
             b->failed = 1;
         else if (f[i].len)
-            tscope__dash_buf_add(b, f[i].p, f[i].len);
-        tscope__dash_buf_free(&f[i]);
+            tscope__text_add(b, f[i].p, f[i].len);
+        tscope__text_free(&f[i]);
     }
     size_t held, budget;
     tscope__dash_store_bytes(s, &held, &budget);
-    tscope__dash_buf_printf(
+    tscope__text_printf(
         b,
         "# HELP taskscope_dashboard_history_bytes Bytes the kept snapshots of all processes hold.\n"
         "# TYPE taskscope_dashboard_history_bytes gauge\n"

@@ -410,18 +410,18 @@ int tscope__dash_store_history(struct tscope__dash_store *s, long id, char **bod
         }
     }
     pthread_mutex_unlock(&s->lock);
-    struct tscope__dash_buf b = {0};
-    tscope__dash_buf_add(&b, "[", 1);
+    struct tscope__text b = {0};
+    tscope__text_add(&b, "[", 1);
     for (size_t i = 0; i < n; i++) {
         if (i)
-            tscope__dash_buf_add(&b, ",", 1);
-        tscope__dash_buf_add(&b, kept[i]->text + kept[i]->body_off, kept[i]->body_len);
+            tscope__text_add(&b, ",", 1);
+        tscope__text_add(&b, kept[i]->text + kept[i]->body_off, kept[i]->body_len);
         tscope__dash_event_unref(kept[i]);
     }
-    tscope__dash_buf_add(&b, "]", 1);
+    tscope__text_add(&b, "]", 1);
     free(kept);
     if (rc != 0 || b.failed) {
-        tscope__dash_buf_free(&b);
+        tscope__text_free(&b);
         return rc ? rc : -2;
     }
     *body = b.p;

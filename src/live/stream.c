@@ -35,7 +35,7 @@
 
 #include "core/clock.h"
 #include "core/core.h"
-#include "core/json_escape.h"
+#include "core/text.h"
 #include "debug.h"
 #include "policy/params.h"
 #include "profile/query.h"
@@ -49,77 +49,24 @@
 #define BACKOFF_MIN_MS 100
 #define BACKOFF_MAX_MS 5000
 
-/* ---- a growing text buffer ---- */
+/* ---- text (core/text.h) ---- */
 
-struct text {
-    char *s;
-    size_t len, cap;
-    int oom;
-};
-
-static void reserve(struct text *t, size_t more)
-{
-    if (t->oom || t->len + more + 1 <= t->cap)
-        return;
-    size_t cap = t->cap ? t->cap : 4096;
-    while (cap < t->len + more + 1)
-        cap *= 2;
-    char *s = realloc(t->s, cap);
-    if (!s) {
-        t->oom = 1;
-        return;
-    }
-    t->s = s;
-    t->cap = cap;
-}
-
-static void put(struct text *t, const char *fmt, ...)
+/* Like tscope__text_printf, for the constant pieces too ("" included). */
+static void put(struct tscope__text *t, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char small[256];
-    int n = vsnprintf(small, sizeof small, fmt, ap);
+    tscope__text_vprintf(t, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        return;
-    reserve(t, (size_t)n);
-    if (t->oom)
-        return;
-    if ((size_t)n < sizeof small) {
-        memcpy(t->s + t->len, small, (size_t)n + 1);
-    } else {
-        va_start(ap, fmt);
-        vsnprintf(t->s + t->len, (size_t)n + 1, fmt, ap);
-        va_end(ap);
-    }
-    t->len += (size_t)n;
 }
 
-/* A JSON string. */
-static void put_str(struct text *t, const char *s)
+static void put_str(struct tscope__text *t, const char *s)
 {
-    reserve(t, strlen(s) * 6 + 2);
-    if (t->oom)
-        return;
-    char *p = t->s + t->len, buf[8];
-    *p++ = '"';
-    for (; *s; s++) {
-        const char *e = tscope__json_escape((unsigned char)*s, buf);
-        if (!e) {
-            *p++ = *s;
-            continue;
-        }
-        size_t n = strlen(e);
-        memcpy(p, e, n);
-        p += n;
-    }
-    *p++ = '"';
-    *p = 0;
-    t->len = (size_t)(p - t->s);
+    tscope__text_json_str(t, s);
 }
 
 /* A JSON number; null for what JSON cannot hold. */
-static void put_num(struct text *t, double v)
+static void put_num(struct tscope__text *t, double v)
 {
     if (isfinite(v))
         put(t, "%.9g", v);
@@ -192,17 +139,17 @@ int tscope__live_address(const char *s, char *host, size_t hostlen, char *port, 
 
 /* A frame of kind with payload t (taken over: t is emptied); NULL when
  * out of memory or too large. */
-static struct frame make_frame(unsigned kind, struct text *t)
+static struct frame make_frame(unsigned kind, struct tscope__text *t)
 {
     struct frame f = {NULL, 0};
-    if (!t->oom && t->len <= TSCOPE__LIVE_FRAME_MAX &&
+    if (!t->failed && t->len <= TSCOPE__LIVE_FRAME_MAX &&
         (f.buf = malloc(TSCOPE__LIVE_HEADER + t->len)) != NULL) {
         tscope__live_header((unsigned char *)f.buf, kind, t->len);
-        memcpy(f.buf + TSCOPE__LIVE_HEADER, t->s, t->len);
+        memcpy(f.buf + TSCOPE__LIVE_HEADER, t->p, t->len);
         f.len = TSCOPE__LIVE_HEADER + t->len;
     }
-    free(t->s);
-    *t = (struct text){0};
+    free(t->p);
+    *t = (struct tscope__text){0};
     return f;
 }
 
@@ -250,7 +197,7 @@ static void push_snapshot(struct frame f)
 
 static void hello(void)
 {
-    struct text t = {0};
+    struct tscope__text t = {0};
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     char prog[256] = "";
@@ -270,7 +217,7 @@ static void hello(void)
 }
 
 struct series_ctx {
-    struct text *t;
+    struct tscope__text *t;
     int n;
 };
 
@@ -289,7 +236,7 @@ static int by_self(const void *a, const void *b)
     return (x->excl_ns.sum < y->excl_ns.sum) - (x->excl_ns.sum > y->excl_ns.sum);
 }
 
-static void put_types(struct text *t)
+static void put_types(struct tscope__text *t)
 {
     size_t n = 0;
     put(t, ",\"types\":[");
@@ -332,7 +279,7 @@ static void put_types(struct text *t)
 /* The type-level task graph: [parent, child, tasks] by name ("<root>" for
  * tasks without a parent), at most MAX_EDGES; self times are in "types". */
 #define MAX_EDGES 256
-static void put_graph(struct text *t)
+static void put_graph(struct tscope__text *t)
 {
     static uint32_t from[MAX_EDGES], to[MAX_EDGES];
     static uint64_t count[MAX_EDGES];
@@ -354,7 +301,7 @@ static void put_graph(struct text *t)
     put(t, "]");
 }
 
-static void put_counters(struct text *t)
+static void put_counters(struct tscope__text *t)
 {
     put(t, ",\"counters\":{");
     int n = 0;
@@ -374,14 +321,14 @@ static void put_counters(struct text *t)
 }
 
 struct params_ctx {
-    struct text *t;
+    struct tscope__text *t;
     int n;
 };
 
 static void one_param(void *ctx, const tscope_param_desc_t *d, double v)
 {
     struct params_ctx *c = ctx;
-    struct text *t = c->t;
+    struct tscope__text *t = c->t;
     put(t, c->n++ ? ",{\"name\":" : "{\"name\":");
     put_str(t, d->name);
     put(t, ",\"kind\":\"%s\",\"value\":",
@@ -408,7 +355,7 @@ static void one_param(void *ctx, const tscope_param_desc_t *d, double v)
 /* Every parameter, through the registry's tscope__param_each: the program
  * may unregister one meanwhile (tscope_rt_finalize does), which then waits
  * until this is done with it. */
-static void put_params(struct text *t)
+static void put_params(struct tscope__text *t)
 {
     put(t, ",\"params\":[");
     struct params_ctx c = {t, 0};
@@ -418,7 +365,7 @@ static void put_params(struct text *t)
 
 static void snapshot(void)
 {
-    struct text t = {0};
+    struct tscope__text t = {0};
     double secs = tscope__clock_ns(tscope__clock_now() - tscope__g.origin) * 1e-9;
     struct timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
@@ -499,7 +446,7 @@ static void command_field(void *ctx, const char *key, size_t klen, int kind, con
 
 static void ack(double id, int ok, const char *text)
 {
-    struct text t = {0};
+    struct tscope__text t = {0};
     put(&t, "{\"id\":");
     put_num(&t, id);
     put(&t, ",\"ok\":%s,\"text\":", ok ? "true" : "false");
