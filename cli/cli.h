@@ -78,8 +78,17 @@ int tscope_cli_trace_convert(const char *cmd, const char *in, int format, const 
  * or 1 after one line. */
 int tscope_cli_job_trace_convert(const char *cmd, const char *run, const char *const *paths, int n,
                                  int format, const char *out, int quiet);
-/* --trace's value: 0, or -1 after one line on stderr (options.c). */
+/* --trace's and --outputs' values: 0, or -1 after one line on stderr
+ * (options.c); the words are TASKSCOPE_TRACE's and TASKSCOPE_OUTPUTS'. */
 int tscope_cli_check_trace(const char *cmd, const char *value);
+int tscope_cli_check_outputs(const char *cmd, const char *value);
+/* The formats' names (core/formats.h), ", " between, into buf. */
+struct tscope__format_id;
+void tscope_cli_format_names(char *buf, size_t len, const struct tscope__format_id *ids,
+                             unsigned n);
+/* text, its words wrapped at 80 columns, continued at column indent; the
+ * cursor is at column col now.  Ends the line. */
+void tscope_cli_help_wrap(FILE *f, int indent, int col, const char *text);
 
 /* Reads a JSON profile (a profile.json file, or a folder holding one).
  * On error returns NULL and writes a one-line message naming the file (and
