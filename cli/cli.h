@@ -15,6 +15,7 @@ int tscope_cli_report(int argc, char **argv);
 int tscope_cli_model(int argc, char **argv);
 int tscope_cli_diff(int argc, char **argv);
 int tscope_cli_convert(int argc, char **argv);
+int tscope_cli_formats(int argc, char **argv);
 int tscope_cli_merge(int argc, char **argv);
 int tscope_cli_top(int argc, char **argv);
 int tscope_cli_recover_cmd(int argc, char **argv);

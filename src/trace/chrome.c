@@ -465,7 +465,8 @@ int tscope__trace_job_to_chrome(const char *const *paths, int n, const char *out
 
 /* The job writer takes gzip as the file writer does. */
 const struct tscope__trace_format tscope__trace_chrome = {
-    "Chrome/Perfetto trace JSON (ui.perfetto.dev, chrome://tracing); OUTPUT.gz: compressed",
+    "Chrome/Perfetto trace JSON for ui.perfetto.dev and chrome://tracing (-o NAME.gz: "
+    "compressed)",
     "trace.json",
     "trace.json.gz",
     "",

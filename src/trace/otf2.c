@@ -1268,16 +1268,17 @@ static int write_trace_job(const char *const *paths, int n, const char *out, int
     return tscope__trace_job_to_otf2(paths, n, out, st, unmatched, err, errlen);
 }
 
-const struct tscope__trace_format tscope__trace_otf2 = {"an OTF2 archive for Vampir and otf2-print",
-                                                        "trace-otf2",
-                                                        NULL,
-                                                        "",
+const struct tscope__trace_format tscope__trace_otf2 = {
+    "an OTF2 archive (a folder) for Vampir and otf2-print",
+    "trace-otf2",
+    NULL,
+    "",
 #ifdef TSCOPE_HAVE_OTF2
-                                                        NULL,
+    NULL,
 #else
-                                                         "this taskscope was built without OTF2 "
-                                                         "(install libotf2-trace-dev)",
+    "this taskscope was built without OTF2 "
+    "(install libotf2-trace-dev)",
 #endif
-                                                        TSCOPE__TRACE_FORMAT_WHOLE_JOB,
-                                                        write_trace,
-                                                        write_trace_job};
+    TSCOPE__TRACE_FORMAT_WHOLE_JOB,
+    write_trace,
+    write_trace_job};
