@@ -56,7 +56,7 @@ while IFS= read -r row; do
     [ "$docs" = 1 ] && { grep '^| `TASKSCOPE_OUTPUTS`' "$conf" | grep -q "[ :,]$w[,|]" \
       || fail "docs/configuration.md: TASKSCOPE_OUTPUTS lacks $w"; }
   done
-  "$ts" run --help | grep -q "[ ,]$name[ ,]" || fail "run --help names no output format $name"
+  "$ts" run --help | grep -q "[ ,]$name\([ ,]\|$\)" || fail "run --help names no output format $name"
   if [ "$from_profile" = yes ]; then
     "$ts" convert --help | grep -q "^  $name " || fail "convert --help names no $name"
   fi
@@ -75,7 +75,7 @@ while IFS= read -r row; do
     [ "$docs" = 1 ] && { grep '^| `TASKSCOPE_TRACE`' "$conf" | grep -q "[ :,]$w[,|]" \
       || fail "docs/configuration.md: TASKSCOPE_TRACE lacks $w"; }
   done
-  "$ts" run --help | grep -q "[ ,]$name[ ,]" || fail "run --help names no trace format $name"
+  "$ts" run --help | grep -q "[ ,]$name\([ ,]\|$\)" || fail "run --help names no trace format $name"
   "$ts" convert --help | grep -q "^  $name " || fail "convert --help names no $name"
 done <"$tmp/trace.rows"
 
