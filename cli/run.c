@@ -357,7 +357,11 @@ int tscope_cli_run(int argc, char **argv)
     struct tscope_cli_renderer renderer = {-1, -1};
     struct tscope__config cfg;
     tscope__config_load(&cfg, NULL); /* the program says what is wrong */
-    if (cfg.enable && (cfg.outputs & TSCOPE__OUT_CSV))
+    int drawn = 0;                   /* a format selected writes gnuplot scripts */
+    for (unsigned i = 0; i < tscope__noutputs; i++)
+        drawn |= (cfg.outputs & tscope__outputs[i].id->bit) &&
+                 (tscope__outputs[i].format->flags & TSCOPE__OUTPUT_DRAWN);
+    if (cfg.enable && drawn)
         tscope_cli_render_start(&renderer, outdir);
 
     /* blocked from before fork: a signal that comes before the child's

@@ -53,7 +53,7 @@ int tscope__export_csv_counters(const struct tscope__profile *p, FILE *f)
 const struct tscope__output_format tscope__output_csv = {
     "per-type and per-counter tables; the run over time: concurrency, threads, durations, "
     "samples (data and gnuplot scripts)",
-    0,
+    TSCOPE__OUTPUT_DRAWN,
     {{"types.csv", tscope__export_csv_types, 0},
      {"counters.csv", tscope__export_csv_counters, 0},
      {"samples.csv", tscope__sampler_write_csv, 1},

@@ -27,6 +27,9 @@ struct tscope__output_file {
 /* `taskscope convert` writes the format from a saved profile.json, not
  * only finalize from the measured one. */
 #define TSCOPE__OUTPUT_FROM_PROFILE 1u
+/* Some of its files are gnuplot scripts (NAME.gp) that taskscope draws
+ * (NAME.png) after the run: `taskscope run` starts gnuplot early. */
+#define TSCOPE__OUTPUT_DRAWN 2u
 
 /* An output format's descriptor: one per format, in the format's own file
  * of src/export; the list of formats (core/formats.h) names it
