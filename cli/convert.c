@@ -14,7 +14,6 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "export/export.h"
 #include "export/output.h"
 #include "trace/convert.h"
 #include "trace/format.h"
