@@ -15,6 +15,7 @@ int tscope_cli_report(int argc, char **argv);
 int tscope_cli_model(int argc, char **argv);
 int tscope_cli_diff(int argc, char **argv);
 int tscope_cli_convert(int argc, char **argv);
+int tscope_cli_formats(int argc, char **argv);
 int tscope_cli_merge(int argc, char **argv);
 int tscope_cli_top(int argc, char **argv);
 int tscope_cli_recover_cmd(int argc, char **argv);
@@ -64,22 +65,31 @@ int tscope_cli_check_rows(const char *cmd, const char *value, long *rows);
 /* --policy, --full-policy and --mode. */
 int tscope_cli_check_word(const char *cmd, const char *opt, const char *value);
 
-/* Converts the binary trace in to format (TSCOPE__FMT_*, src/trace/convert.h)
- * at out (NULL: next to it, trace.json / trace-otf2 / trace.prv; a name
- * ending in .gz: compressed), then says what it wrote on stderr unless
- * quiet (convert_trace.c).  0, or 1 after a one-line message
- * "taskscope CMD: ...". */
+/* Converts the binary trace in to format (TSCOPE__FMT_*, src/core/formats.h)
+ * at out (NULL: next to it, the format's file - trace.json, trace-otf2,
+ * trace.prv, ...; a name ending in .gz: compressed), then says what it
+ * wrote on stderr unless quiet (convert_trace.c).  0, or 1 after a
+ * one-line message "taskscope CMD: ...". */
 int tscope_cli_trace_convert(const char *cmd, const char *in, int format, const char *out,
                              int quiet);
 /* The ranks' traces (paths, by rank) of the job in folder run as one trace
- * of format (TSCOPE__FMT_CHROME, _OTF2 or _PARAVER) with the messages
- * between ranks, at out (NULL: RUN/trace.json, .gz when large,
- * RUN/trace-otf2, RUN/trace.prv), saying what was written unless quiet; 0,
- * or 1 after one line. */
+ * of format (one whose descriptor has a job writer: Chrome, OTF2, Paraver)
+ * with the messages between ranks, at out (NULL: RUN/ and the format's
+ * file, compressed when large where it can be), saying what was written
+ * unless quiet; 0, or 1 after one line. */
 int tscope_cli_job_trace_convert(const char *cmd, const char *run, const char *const *paths, int n,
                                  int format, const char *out, int quiet);
-/* --trace's value: 0, or -1 after one line on stderr (options.c). */
+/* --trace's and --outputs' values: 0, or -1 after one line on stderr
+ * (options.c); the words are TASKSCOPE_TRACE's and TASKSCOPE_OUTPUTS'. */
 int tscope_cli_check_trace(const char *cmd, const char *value);
+int tscope_cli_check_outputs(const char *cmd, const char *value);
+/* The formats' names (core/formats.h), ", " between, into buf. */
+struct tscope__format_id;
+void tscope_cli_format_names(char *buf, size_t len, const struct tscope__format_id *ids,
+                             unsigned n);
+/* text, its words wrapped at 80 columns, continued at column indent; the
+ * cursor is at column col now.  Ends the line. */
+void tscope_cli_help_wrap(FILE *f, int indent, int col, const char *text);
 
 /* Reads a JSON profile (a profile.json file, or a folder holding one).
  * On error returns NULL and writes a one-line message naming the file (and

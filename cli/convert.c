@@ -1,52 +1,84 @@
 /* convert.c - `taskscope convert`: a saved trace (trace.tsct) into the
- * timeline formats (convert_trace.c does one conversion and says what it
- * wrote), a saved profile (profile.json) into the task-tree formats of other
- * tools (the same exporters as TASKSCOPE_OUTPUTS); a run's folder gives
- * whichever of the two the formats asked for need. */
+ * trace formats (convert_trace.c does one conversion and says what it
+ * wrote), a saved profile (profile.json) into the output formats that
+ * convert from one, the task-tree formats of other tools (the same
+ * exporters as TASKSCOPE_OUTPUTS); a run's folder gives whichever of the
+ * two the formats asked for need.  The formats, their words and help
+ * lines are the list's (core/formats.h). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "export/export.h"
 #include "export/output.h"
 #include "trace/convert.h"
 #include "trace/format.h"
 
-/* The task-tree formats, read from a profile. */
-static const struct {
-    const char *word, *file;
-    tscope__writer_fn fn;
-} tree_formats[] = {{"folded", "stacks.folded", tscope__export_folded},
-                    {"hatchet", "hatchet.json", tscope__export_hatchet},
-                    {"tau", "tau/profile.%d.0.0", tscope__export_tau},
-                    {"treedot", "tasktree.dot", tscope__export_treedot}};
-enum { NTREE = sizeof tree_formats / sizeof tree_formats[0], PROFILE_FMT = 100 };
+/* The formats a profile converts into are the output formats marked so
+ * (TSCOPE__OUTPUT_FROM_PROFILE); formats[] below holds a trace format's
+ * number, or PROFILE_FMT plus an output format's place in the list. */
+enum { PROFILE_FMT = 1000 };
+
+static int from_profile(unsigned i)
+{
+    return (tscope__outputs[i].format->flags & TSCOPE__OUTPUT_FROM_PROFILE) != 0;
+}
+
+/* "a, b, c": the names of the formats a profile converts into. */
+static void profile_names(char *buf, size_t len)
+{
+    buf[0] = 0;
+    for (unsigned i = 0; i < tscope__noutputs; i++)
+        if (from_profile(i))
+            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? ", " : "",
+                     tscope__outputs[i].id->name);
+}
+
+/* A format's lines of the help: its name, what it is and its files, its
+ * other words. */
+static void usage_format(FILE *f, const struct tscope__format_id *id, const char *help,
+                         const char *files)
+{
+    char text[600];
+    snprintf(text, sizeof text, "%s (%s)", help, files);
+    fprintf(f, "  %-10s ", id->name);
+    tscope_cli_help_wrap(f, 13, 13, text);
+    if (strcmp(id->words, id->name) != 0)
+        fprintf(f, "             (also --to %s)\n", id->words + strlen(id->name) + 2);
+}
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: taskscope convert [options] TRACE|PROFILE|FOLDER --to FORMAT[,FORMAT...]\n"
                "\n"
                "Converts a trace written with TASKSCOPE_TRACE / taskscope run --trace (the file\n"
-               "trace.tsct, or the output folder holding it) for other tools (docs/tracing.md):\n"
-               "  chrome     Chrome/Perfetto trace JSON (trace.json; OUTPUT.gz: compressed)\n"
-               "  otf2       an OTF2 archive for Vampir and otf2-print (trace-otf2/)\n"
-               "  paraver    Paraver's trace.prv, trace.pcf and trace.row\n"
-               "  timeline   a picture of the threads over time (timeline.csv, timeline.gp,\n"
-               "             timeline.png when gnuplot is installed)\n"
-               "An MPI job's run folder (rank-N/trace.tsct) gives one Chrome trace of all ranks,\n"
+               "trace.tsct, or the output folder holding it) for other tools (docs/tracing.md):\n");
+    for (unsigned i = 0; i < tscope__ntraces; i++) {
+        const struct tscope__trace_format *d = tscope__traces[i].desc;
+        char files[300];
+        snprintf(files, sizeof files, "%s%s%s%s%s", d->file, d->file_gz ? ", " : "",
+                 d->file_gz ? d->file_gz : "", d->also[0] ? ", " : "", d->also);
+        usage_format(f, tscope__traces[i].id, d->help, files);
+    }
+    fprintf(f, "An MPI job's run folder (rank-N/trace.tsct) gives one Chrome trace of all ranks,\n"
                "with the messages between them as arrows (RUN/trace.json), and the other\n"
                "formats rank by rank.\n"
                "and a saved profile (profile.json, or the folder holding it) for the tools that\n"
-               "read a call tree:\n"
-               "  folded     folded stacks for flamegraph.pl and speedscope (stacks.folded)\n"
-               "  hatchet    Hatchet's literal JSON tree (hatchet.json)\n"
-               "  tau        a TAU profile for pprof and ParaProf (tau/profile.RANK.0.0)\n"
-               "  treedot    the task tree as Graphviz DOT (tasktree.dot)\n"
-               "\n"
+               "read a call tree:\n");
+    for (unsigned i = 0; i < tscope__noutputs; i++) {
+        if (!from_profile(i))
+            continue;
+        char files[300] = "";
+        for (const struct tscope__output_file *o = tscope__outputs[i].format->files; o->name; o++)
+            snprintf(files + strlen(files), sizeof files - strlen(files), "%s%s",
+                     files[0] ? ", " : "", o->name);
+        usage_format(f, tscope__outputs[i].id, tscope__outputs[i].format->help, files);
+    }
+    fprintf(f, "\n"
                "options:\n"
                "  --to LIST       the formats, comma-separated (all: every trace format)\n"
                "  -o, --output P  where to write (one format only; chrome: - for standard\n"
@@ -61,8 +93,9 @@ static void usage(FILE *f)
 /* Writes a task-tree format of the profile at in (a file or a folder
  * with profile.json) to out (NULL: next to it, "-": standard output); 0,
  * or 1 after one line. */
-static int convert_profile(const char *in, int k, const char *out, int quiet)
+static int convert_profile(const char *in, unsigned k, const char *out, int quiet)
 {
+    const struct tscope__output_file *file = &tscope__outputs[k].format->files[0];
     char path[4200], err[1400], dir[4200] = ".", name[64];
     struct stat sb;
     if (stat(in, &sb) == 0 && S_ISDIR(sb.st_mode)) {
@@ -79,11 +112,11 @@ static int convert_profile(const char *in, int k, const char *out, int quiet)
         fprintf(stderr, "taskscope convert: %s\n", err);
         return 1;
     }
-    snprintf(name, sizeof name, tree_formats[k].file, p->rank);
+    tscope__output_file_name(file->name, p->rank, name, sizeof name);
     int rc;
     char target[8600];
     if (out && strcmp(out, "-") == 0) {
-        rc = tree_formats[k].fn(p, stdout);
+        rc = file->write(p, stdout);
         fflush(stdout);
         snprintf(target, sizeof target, "standard output");
     } else {
@@ -94,23 +127,23 @@ static int convert_profile(const char *in, int k, const char *out, int quiet)
             else
                 snprintf(dir, sizeof dir, ".");
             snprintf(name, sizeof name, "%s", slash ? slash + 1 : out);
-        } else if (strncmp(name, "tau/", 4) == 0) {
-            char tau[4300];
-            snprintf(tau, sizeof tau, "%s/tau", dir);
-            if (mkdir(tau, 0777) && errno != EEXIST) {
-                fprintf(stderr, "taskscope convert: cannot create %s: %s\n", tau, strerror(errno));
+        } else if (strchr(name, '/')) { /* a folder of its own (tau/) */
+            char sub[4300];
+            snprintf(sub, sizeof sub, "%s/%.*s", dir, (int)(strrchr(name, '/') - name), name);
+            if (mkdir(sub, 0777) && errno != EEXIST) {
+                fprintf(stderr, "taskscope convert: cannot create %s: %s\n", sub, strerror(errno));
                 tscope__profile_free(p);
                 return 1;
             }
         }
-        rc = tscope__output_write_file(dir, name, tree_formats[k].fn, p);
+        rc = tscope__output_write_file(dir, name, file->write, p);
         snprintf(target, sizeof target, "%s/%s", dir, name);
     }
     tscope__profile_free(p);
     if (rc)
         return 1; /* the writer said why */
     if (!quiet)
-        fprintf(stderr, "taskscope: %s: %s of %s\n", target, tree_formats[k].word, path);
+        fprintf(stderr, "taskscope: %s: %s of %s\n", target, tscope__outputs[k].id->name, path);
     return 0;
 }
 
@@ -195,9 +228,11 @@ int tscope_cli_convert(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    char traces[512], profiles[512];
+    tscope_cli_format_names(traces, sizeof traces, tscope__trace_ids, tscope__ntrace_ids);
+    profile_names(profiles, sizeof profiles);
     if (!to) {
-        fprintf(stderr, "taskscope convert: --to FORMAT missing (chrome, otf2, paraver, "
-                        "timeline or all)\n");
+        fprintf(stderr, "taskscope convert: --to FORMAT missing (%s or all)\n", traces);
         return 2;
     }
     /* the formats, checked before anything is written */
@@ -206,25 +241,25 @@ int tscope_cli_convert(int argc, char **argv)
     for (const char *p = to;;) {
         size_t len = strcspn(p, ",");
         snprintf(item, sizeof item, "%.*s", (int)(len < 63 ? len : 63), p);
-        int tree = -1;
-        for (int k = 0; k < NTREE; k++)
-            if (strcmp(item, tree_formats[k].word) == 0)
-                tree = k;
+        int trace = tscope__trace_format(item), profile = -1;
+        for (unsigned k = 0; k < tscope__noutputs && !trace; k++)
+            if (from_profile(k) && tscope__format_is(tscope__outputs[k].id, item, strlen(item)))
+                profile = (int)k;
         if (n >= 8) {
             fprintf(stderr, "taskscope convert: --to: at most 8 formats\n");
             return 2;
-        } else if (strcmp(item, "all") == 0) {
-            for (int f = TSCOPE__FMT_CHROME; f <= TSCOPE__FMT_TIMELINE && n < 8; f++)
-                formats[n++] = f;
-        } else if (tree >= 0) {
-            formats[n++] = PROFILE_FMT + tree;
-        } else if ((formats[n] = tscope__trace_format(item)) != 0) {
-            n++;
+        } else if (strcasecmp(item, "all") == 0) {
+            for (unsigned k = 0; k < tscope__ntraces && n < 8; k++)
+                if (tscope__traces[k].id->flags & TSCOPE__FORMAT_IN_ALL)
+                    formats[n++] = tscope__traces[k].format;
+        } else if (trace) {
+            formats[n++] = trace;
+        } else if (profile >= 0) {
+            formats[n++] = PROFILE_FMT + profile;
         } else {
             fprintf(stderr,
-                    "taskscope convert: --to %s: expected chrome, otf2, paraver, timeline, all "
-                    "(a trace) or folded, hatchet, tau, treedot (a profile)\n",
-                    item);
+                    "taskscope convert: --to %s: expected %s, all (a trace) or %s (a profile)\n",
+                    item, traces, profiles);
             return 2;
         }
         if (!p[len])
@@ -245,8 +280,8 @@ int tscope_cli_convert(int argc, char **argv)
     int nranks = stat(probe, &sb) == 0 ? 0 : job_traces(argv[optind], &ranks);
     for (int i = 0; nranks && i < n; i++) {
         if (formats[i] >= PROFILE_FMT)
-            rc |= convert_profile(argv[optind], formats[i] - PROFILE_FMT, out, quiet);
-        else if (formats[i] != TSCOPE__FMT_TIMELINE)
+            rc |= convert_profile(argv[optind], (unsigned)(formats[i] - PROFILE_FMT), out, quiet);
+        else if (tscope__trace_entry_of(formats[i])->desc->write_job)
             rc |= tscope_cli_job_trace_convert("convert", argv[optind], (const char *const *)ranks,
                                                nranks, formats[i], out, quiet);
         else
@@ -260,7 +295,7 @@ int tscope_cli_convert(int argc, char **argv)
         return rc ? 1 : 0;
     for (int i = 0; i < n; i++) {
         if (formats[i] >= PROFILE_FMT) {
-            rc |= convert_profile(argv[optind], formats[i] - PROFILE_FMT, out, quiet);
+            rc |= convert_profile(argv[optind], (unsigned)(formats[i] - PROFILE_FMT), out, quiet);
             continue;
         }
         if (!traced++ && trace_path(argv[optind], in, sizeof in))

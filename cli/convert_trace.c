@@ -16,12 +16,12 @@
 int tscope_cli_trace_convert(const char *cmd, const char *in, int format, const char *out,
                              int quiet)
 {
+    const struct tscope__trace_entry *e = tscope__trace_entry_of(format);
     char def[1200];
     struct stat sb;
     int gzip = 0;
     if (!out) {
-        gzip =
-            format == TSCOPE__FMT_CHROME && stat(in, &sb) == 0 && (uint64_t)sb.st_size > GZIP_FROM;
+        gzip = e && e->desc->file_gz && stat(in, &sb) == 0 && (uint64_t)sb.st_size > GZIP_FROM;
         tscope__trace_default_output(in, format, gzip, def, sizeof def);
         out = def;
     } else {
@@ -50,7 +50,7 @@ int tscope_cli_trace_convert(const char *cmd, const char *in, int format, const 
                     (unsigned long long)st.flows_lost);
         fputc('\n', stderr);
     }
-    if (format == TSCOPE__FMT_TIMELINE) { /* the picture itself */
+    if (e->desc->flags & TSCOPE__TRACE_FORMAT_DRAWN) { /* the picture itself */
         char dir[1200] = ".";
         const char *slash = strrchr(out, '/');
         if (slash)
@@ -64,6 +64,7 @@ int tscope_cli_trace_convert(const char *cmd, const char *in, int format, const 
 int tscope_cli_job_trace_convert(const char *cmd, const char *run, const char *const *paths, int n,
                                  int format, const char *out, int quiet)
 {
+    const struct tscope__trace_format *d = tscope__trace_entry_of(format)->desc;
     char def[1200];
     struct stat sb;
     uint64_t bytes = 0;
@@ -71,27 +72,17 @@ int tscope_cli_job_trace_convert(const char *cmd, const char *run, const char *c
         bytes += stat(paths[i], &sb) == 0 ? (uint64_t)sb.st_size : 0;
     int gzip = 0;
     if (!out) {
-        gzip = format == TSCOPE__FMT_CHROME && bytes > GZIP_FROM;
-        snprintf(def, sizeof def, "%s/%s", run,
-                 format == TSCOPE__FMT_OTF2      ? "trace-otf2"
-                 : format == TSCOPE__FMT_PARAVER ? "trace.prv"
-                 : gzip                          ? "trace.json.gz"
-                                                 : "trace.json");
+        gzip = d->file_gz && bytes > GZIP_FROM;
+        snprintf(def, sizeof def, "%s/%s", run, gzip ? d->file_gz : d->file);
         out = def;
     } else {
         size_t len = strlen(out);
-        gzip = format == TSCOPE__FMT_CHROME && len > 3 && strcmp(out + len - 3, ".gz") == 0;
+        gzip = d->file_gz && len > 3 && strcmp(out + len - 3, ".gz") == 0;
     }
     struct tscope__replay_stats st;
     uint64_t unmatched = 0;
     char err[1400];
-    int rc;
-    if (format == TSCOPE__FMT_OTF2)
-        rc = tscope__trace_job_to_otf2(paths, n, out, &st, &unmatched, err, sizeof err);
-    else if (format == TSCOPE__FMT_PARAVER)
-        rc = tscope__trace_job_to_paraver(paths, n, out, &st, &unmatched, err, sizeof err);
-    else
-        rc = tscope__trace_job_to_chrome(paths, n, out, gzip, &st, &unmatched, err, sizeof err);
+    int rc = d->write_job(paths, n, out, gzip, &st, &unmatched, err, sizeof err);
     if (rc) {
         fprintf(stderr, "taskscope %s: %s\n", cmd, err);
         return 1;
@@ -100,8 +91,9 @@ int tscope_cli_job_trace_convert(const char *cmd, const char *run, const char *c
         fprintf(stderr, "taskscope: %s: %d ranks, %llu task stays, ",
                 strcmp(out, "-") == 0 ? "standard output" : out, n, (unsigned long long)st.slices);
         /* OTF2 leaves every message out when a rank's trace is missing */
-        int left_out = format == TSCOPE__FMT_OTF2 && st.messages && unmatched == st.messages;
-        if (format == TSCOPE__FMT_OTF2)
+        int whole = (d->flags & TSCOPE__TRACE_FORMAT_WHOLE_JOB) != 0;
+        int left_out = whole && st.messages && unmatched == st.messages;
+        if (whole)
             fprintf(stderr, "%llu messages as MPI records",
                     (unsigned long long)(left_out ? 0 : st.messages));
         else

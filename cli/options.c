@@ -1,11 +1,14 @@
 /* options.c - the checks of options that several subcommands share (run,
  * report, diff), so that a bad value gets the same one-line message and
- * exit status 2 from each, before anything runs. */
+ * exit status 2 from each, before anything runs; the words of --outputs
+ * and --trace are those of the configuration (core/config.c), which come
+ * from the list of formats (core/formats.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "core/config.h"
 
 static int one_of(const char *cmd, const char *opt, const char *v, const char *const *ok,
                   const char *expected)
@@ -52,20 +55,83 @@ int tscope_cli_check_word(const char *cmd, const char *opt, const char *v)
     return 0;
 }
 
-int tscope_cli_check_trace(const char *cmd, const char *v)
+/* Each comma-separated word of v, checked by word_ok; 0, or -1 after one
+ * line naming the first bad one. */
+static int check_words(const char *cmd, const char *opt, const char *v,
+                       int (*word_ok)(const char *w, size_t n), const char *expected)
 {
-    static const char *const ok[] = {"1",        "on",  "binary", "chrome", "otf2", "paraver",
-                                     "timeline", "all", "0",      "off",    NULL};
-    char item[64];
     for (const char *p = v;;) {
         size_t n = strcspn(p, ",");
-        snprintf(item, sizeof item, "%.*s", (int)(n < 63 ? n : 63), p);
-        if (one_of(cmd, "--trace", item, ok,
-                   "a comma-separated list of chrome, otf2, paraver, timeline, all "
-                   "(or on: the binary trace only)"))
+        while (n && *p == ' ') {
+            p++;
+            n--;
+        }
+        size_t len = n;
+        while (len && p[len - 1] == ' ')
+            len--;
+        if (len && !word_ok(p, len)) {
+            fprintf(stderr, "taskscope %s: %s %.*s: expected %s\n", cmd, opt, (int)len, p,
+                    expected);
             return -1;
+        }
         if (!p[n])
             return 0;
         p += n + 1;
     }
+}
+
+static int trace_word(const char *w, size_t n)
+{
+    int on = 0, formats = 0;
+    return tscope__config_trace_word(w, n, &on, &formats) == 0;
+}
+
+static int output_word(const char *w, size_t n)
+{
+    int outputs = 0;
+    return tscope__config_output_word(w, n, &outputs) == 0;
+}
+
+void tscope_cli_format_names(char *buf, size_t len, const struct tscope__format_id *ids, unsigned n)
+{
+    buf[0] = 0;
+    for (unsigned i = 0; i < n; i++)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? ", " : "", ids[i].name);
+}
+
+int tscope_cli_check_trace(const char *cmd, const char *v)
+{
+    char names[512], expected[600];
+    tscope_cli_format_names(names, sizeof names, tscope__trace_ids, tscope__ntrace_ids);
+    snprintf(expected, sizeof expected,
+             "a comma-separated list of %s, all (or on: the binary trace only)", names);
+    return check_words(cmd, "--trace", v, trace_word, expected);
+}
+
+int tscope_cli_check_outputs(const char *cmd, const char *v)
+{
+    char names[512], expected[600];
+    tscope_cli_format_names(names, sizeof names, tscope__output_ids, tscope__noutput_ids);
+    snprintf(expected, sizeof expected, "a comma-separated list of %s, tasks, all or none", names);
+    return check_words(cmd, "--outputs", v, output_word, expected);
+}
+
+void tscope_cli_help_wrap(FILE *f, int indent, int col, const char *text)
+{
+    for (const char *p = text; *p;) {
+        size_t n = strcspn(p, " ");
+        if (col > indent && col + 1 + (int)n > 80) {
+            fprintf(f, "\n%*s", indent, "");
+            col = indent;
+        } else if (col > indent) {
+            fputc(' ', f);
+            col++;
+        }
+        fprintf(f, "%.*s", (int)n, p);
+        col += (int)n;
+        p += n;
+        while (*p == ' ')
+            p++;
+    }
+    fputc('\n', f);
 }

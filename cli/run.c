@@ -51,29 +51,42 @@ static void usage(FILE *f)
             "\n"
             "options (each sets the TASKSCOPE_* variable named; see docs/configuration.md):\n"
             "  -o, --output DIR      output folder (TASKSCOPE_OUTPUT_DIR, default taskscope-out;\n"
-            "                        an existing folder is never reused: DIR.1, DIR.2, ...)\n"
-            "      --outputs LIST    csv,json,dot,tree, all or none (TASKSCOPE_OUTPUTS)\n"
-            "      --mode MODE       profile or naive (TASKSCOPE_MODE)\n"
-            "      --policy NAME     runtime adaptation: none, throttle, optimize or powercap\n"
-            "                        (TASKSCOPE_POLICY, docs/policy.md)\n"
-            "      --full-policy P   when a thread's ring is full: wait or drop\n"
-            "                        (TASKSCOPE_FULL_POLICY)\n"
-            "      --sort KEY        summary order: self, running, elapsed, calls, mean, name\n"
-            "      --rows N          summary rows, 0 for all (TASKSCOPE_SUMMARY_ROWS)\n"
-            "      --no-summary      do not print the summary (TASKSCOPE_SUMMARY=0)\n"
-            "      --trace[=LIST]    trace every event into trace.tsct and, when the program\n"
-            "                        ends, convert it: chrome, otf2, paraver, timeline (a\n"
-            "                        picture) or all, comma-separated (default chrome;\n"
-            "                        TASKSCOPE_TRACE, docs/tracing.md)\n"
-            "      --live[=HOST:PORT] stream snapshots to 'taskscope dashboard' (default\n"
-            "                        127.0.0.1:8741; TASKSCOPE_LIVE, docs/dashboard.md)\n"
-            "  -q, --quiet           no summary and no notes: only warnings, errors and what\n"
-            "                        ended the program (TASKSCOPE_QUIET=1)\n"
-            "      --off             run with measurement off (TASKSCOPE_ENABLE=0)\n"
-            "  -h, --help            this text\n"
-            "\n"
-            "exit status: the program's (128+N when signal N ended it); 127 the program was\n"
-            "not found, 126 it is not executable, 2 a bad option, 1 taskscope itself failed\n");
+            "                        an existing folder is never reused: DIR.1, DIR.2, ...)\n");
+    /* the formats' words: the list's (core/formats.h) */
+    char names[512];
+    tscope_cli_format_names(names, sizeof names, tscope__output_ids, tscope__noutput_ids);
+    char text[800];
+    snprintf(text, sizeof text,
+             "the files, comma-separated: %s, tasks (the instance graph in profile.json), all "
+             "or none (TASKSCOPE_OUTPUTS, docs/output-formats.md)",
+             names);
+    fprintf(f, "      --outputs LIST    ");
+    tscope_cli_help_wrap(f, 24, 24, text);
+    fprintf(f, "      --mode MODE       profile or naive (TASKSCOPE_MODE)\n"
+               "      --policy NAME     runtime adaptation: none, throttle, optimize or powercap\n"
+               "                        (TASKSCOPE_POLICY, docs/policy.md)\n"
+               "      --full-policy P   when a thread's ring is full: wait or drop\n"
+               "                        (TASKSCOPE_FULL_POLICY)\n"
+               "      --sort KEY        summary order: self, running, elapsed, calls, mean, name\n"
+               "      --rows N          summary rows, 0 for all (TASKSCOPE_SUMMARY_ROWS)\n"
+               "      --no-summary      do not print the summary (TASKSCOPE_SUMMARY=0)\n");
+    tscope_cli_format_names(names, sizeof names, tscope__trace_ids, tscope__ntrace_ids);
+    snprintf(text, sizeof text,
+             "trace every event into trace.tsct and, when the program ends, convert it: %s or "
+             "all, comma-separated (default chrome; on: the binary trace only; TASKSCOPE_TRACE, "
+             "docs/tracing.md)",
+             names);
+    fprintf(f, "      --trace[=LIST]    ");
+    tscope_cli_help_wrap(f, 24, 24, text);
+    fprintf(f, "      --live[=HOST:PORT] stream snapshots to 'taskscope dashboard' (default\n"
+               "                        127.0.0.1:8741; TASKSCOPE_LIVE, docs/dashboard.md)\n"
+               "  -q, --quiet           no summary and no notes: only warnings, errors and what\n"
+               "                        ended the program (TASKSCOPE_QUIET=1)\n"
+               "      --off             run with measurement off (TASKSCOPE_ENABLE=0)\n"
+               "  -h, --help            this text\n"
+               "\n"
+               "exit status: the program's (128+N when signal N ended it); 127 the program was\n"
+               "not found, 126 it is not executable, 2 a bad option, 1 taskscope itself failed\n");
 }
 
 /* The binary trace the program wrote (TASKSCOPE_TRACE), converted to the
@@ -86,15 +99,9 @@ static void convert_traces(const char *outdir, int quiet)
         return;
     struct tscope__config cfg;
     tscope__config_load(&cfg, NULL); /* the program said what was wrong */
-    static const struct {
-        int bit, format;
-    } formats[] = {{TSCOPE__TRACE_CHROME, TSCOPE__FMT_CHROME},
-                   {TSCOPE__TRACE_OTF2, TSCOPE__FMT_OTF2},
-                   {TSCOPE__TRACE_PARAVER, TSCOPE__FMT_PARAVER},
-                   {TSCOPE__TRACE_TIMELINE, TSCOPE__FMT_TIMELINE}};
-    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
-        if (cfg.trace_formats & formats[i].bit)
-            tscope_cli_trace_convert("run", path, formats[i].format, NULL, quiet);
+    for (unsigned i = 0; i < tscope__ntraces; i++)
+        if (cfg.trace_formats & tscope__traces[i].id->bit)
+            tscope_cli_trace_convert("run", path, tscope__traces[i].format, NULL, quiet);
 }
 
 /* The files in dir, in name order (hidden ones aside). */
@@ -209,6 +216,8 @@ int tscope_cli_run(int argc, char **argv)
             dir = optarg;
             break;
         case 'O':
+            if (tscope_cli_check_outputs("run", optarg))
+                return 2;
             setenv("TASKSCOPE_OUTPUTS", optarg, 1);
             break;
         case 'm':
@@ -345,7 +354,11 @@ int tscope_cli_run(int argc, char **argv)
     struct tscope_cli_renderer renderer = {-1, -1};
     struct tscope__config cfg;
     tscope__config_load(&cfg, NULL); /* the program says what is wrong */
-    if (cfg.enable && (cfg.outputs & TSCOPE__OUT_CSV))
+    int drawn = 0;                   /* a format selected writes gnuplot scripts */
+    for (unsigned i = 0; i < tscope__noutputs; i++)
+        drawn |= (cfg.outputs & tscope__outputs[i].id->bit) &&
+                 (tscope__outputs[i].format->flags & TSCOPE__OUTPUT_DRAWN);
+    if (cfg.enable && drawn)
         tscope_cli_render_start(&renderer, outdir);
 
     /* blocked from before fork: a signal that comes before the child's

@@ -24,12 +24,13 @@ static void usage(FILE *f)
             "                                    refreshed every second\n"
             "  recover [FOLDER...]               the outputs of programs that died with no one to\n"
             "                                    write them (their launcher was killed too)\n"
-            "  convert TRACE --to FORMAT         a trace for other tools: Chrome/Perfetto,\n"
-            "                                    OTF2, Paraver, a timeline picture\n"
+            "  convert TRACE --to FORMAT         a trace (or a profile's task tree) for other\n"
+            "                                    tools ('taskscope formats' lists the formats)\n"
             "  model [options] FILE...           performance models (Extra-P inputs or labelled\n"
             "                                    profiles); 'model compose' composes them\n"
             "  dashboard [options]               the live view of running processes in the\n"
             "                                    browser (TASKSCOPE_LIVE)\n"
+            "  formats                           the output and trace formats, with their words\n"
             "  version                           print the version\n"
             "\n"
             "'taskscope <command> --help' describes each command.\n");
@@ -85,6 +86,8 @@ int main(int argc, char **argv)
         return tscope_cli_convert(argc - 1, argv + 1);
     if (strcmp(cmd, "model") == 0)
         return tscope_cli_model(argc - 1, argv + 1);
+    if (strcmp(cmd, "formats") == 0)
+        return tscope_cli_formats(argc - 1, argv + 1);
     if (strcmp(cmd, "dashboard") == 0)
         return run_dashboard(argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {

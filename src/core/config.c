@@ -245,29 +245,25 @@ static int p_dir(struct tscope__config *c, const char *v)
     return 0;
 }
 
+int tscope__config_output_word(const char *w, size_t n, int *outputs)
+{
+    const struct tscope__format_id *id = tscope__output_id_find(w, n);
+    if (id)
+        *outputs |= id->bit;
+    else if (n == 5 && strncasecmp(w, "tasks", 5) == 0)
+        *outputs |= TSCOPE__OUT_TASKS;
+    else if (n == 3 && strncasecmp(w, "all", 3) == 0)
+        for (unsigned i = 0; i < tscope__noutput_ids; i++)
+            *outputs |=
+                tscope__output_ids[i].flags & TSCOPE__FORMAT_IN_ALL ? tscope__output_ids[i].bit : 0;
+    else if (n != 4 || strncasecmp(w, "none", 4) != 0)
+        return -1;
+    return 0;
+}
+
 static int add_output(struct tscope__config *c, const char *s, size_t n)
 {
-    static const struct {
-        const char *name;
-        int bit;
-    } outs[] = {{"csv", TSCOPE__OUT_CSV},
-                {"json", TSCOPE__OUT_JSON},
-                {"dot", TSCOPE__OUT_DOT},
-                {"tree", TSCOPE__OUT_TREE},
-                {"tasks", TSCOPE__OUT_TASKS},
-                {"folded", TSCOPE__OUT_FOLDED},
-                {"hatchet", TSCOPE__OUT_HATCHET},
-                {"tau", TSCOPE__OUT_TAU},
-                {"treedot", TSCOPE__OUT_TREEDOT},
-                {"all", TSCOPE__OUT_ALL},
-                {"none", 0}};
-    for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
-        if (strlen(outs[i].name) == n && strncmp(outs[i].name, s, n) == 0) {
-            c->outputs |= outs[i].bit;
-            return 0;
-        }
-    }
-    return -1;
+    return tscope__config_output_word(s, n, &c->outputs);
 }
 
 static int p_outputs(struct tscope__config *c, const char *v)
@@ -281,34 +277,34 @@ static int p_outputs(struct tscope__config *c, const char *v)
     return 0;
 }
 
-static int add_trace(struct tscope__config *c, const char *s, size_t n)
+int tscope__config_trace_word(const char *w, size_t n, int *on, int *formats)
 {
-    static const struct {
-        const char *name;
-        int on, bits;
-    } words[] = {{"0", 0, 0},
-                 {"off", 0, 0},
-                 {"no", 0, 0},
-                 {"none", 0, 0},
-                 {"false", 0, 0},
-                 {"1", 1, 0},
-                 {"on", 1, 0},
-                 {"yes", 1, 0},
-                 {"true", 1, 0},
-                 {"binary", 1, 0},
-                 {"chrome", 1, TSCOPE__TRACE_CHROME},
-                 {"otf2", 1, TSCOPE__TRACE_OTF2},
-                 {"paraver", 1, TSCOPE__TRACE_PARAVER},
-                 {"timeline", 1, TSCOPE__TRACE_TIMELINE},
-                 {"all", 1, TSCOPE__TRACE_ALL}};
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
-        if (strlen(words[i].name) == n && strncasecmp(words[i].name, s, n) == 0) {
-            c->trace |= words[i].on;
-            c->trace_formats |= words[i].bits;
+    static const char *const off[] = {"0", "off", "no", "none", "false"};
+    static const char *const binary[] = {"1", "on", "yes", "true", "binary"};
+    for (size_t i = 0; i < sizeof off / sizeof off[0]; i++)
+        if (strlen(off[i]) == n && strncasecmp(off[i], w, n) == 0)
+            return 0;
+    for (size_t i = 0; i < sizeof binary / sizeof binary[0]; i++)
+        if (strlen(binary[i]) == n && strncasecmp(binary[i], w, n) == 0) {
+            *on = 1;
             return 0;
         }
-    }
-    return -1;
+    const struct tscope__format_id *id = tscope__trace_id_find(w, n);
+    if (id)
+        *formats |= id->bit;
+    else if (n == 3 && strncasecmp(w, "all", 3) == 0)
+        for (unsigned i = 0; i < tscope__ntrace_ids; i++)
+            *formats |=
+                tscope__trace_ids[i].flags & TSCOPE__FORMAT_IN_ALL ? tscope__trace_ids[i].bit : 0;
+    else
+        return -1;
+    *on = 1;
+    return 0;
+}
+
+static int add_trace(struct tscope__config *c, const char *s, size_t n)
+{
+    return tscope__config_trace_word(s, n, &c->trace, &c->trace_formats);
 }
 
 static int p_trace(struct tscope__config *c, const char *v)
@@ -580,15 +576,12 @@ static const struct var vars[] = {
      "where tscope_finalize writes; an existing folder is never overwritten (a numeric suffix "
      "is added and the new name printed)",
      p_dir},
-    {"TASKSCOPE_OUTPUTS", "all",
-     "comma-separated: csv, json, dot, tree, tasks, folded, hatchet, tau, treedot, all, none",
-     "files written at finalize (all: csv, json, dot, tree; tasks: also the instance graph in "
-     "profile.json, written anyway when the run recorded dependencies; folded, hatchet, tau, "
-     "treedot: the task tree as stacks.folded, hatchet.json, tau/profile.RANK.0.0, "
-     "tasktree.dot)",
+    {"TASKSCOPE_OUTPUTS", "all", tscope__outputs_accepted,
+     "files written at finalize: those of each format named (docs/output-formats.md has their "
+     "words and files, and which all selects); tasks: also the instance graph in profile.json, "
+     "written anyway when the run recorded dependencies",
      p_outputs},
-    {"TASKSCOPE_TRACE", "0",
-     "0/off, 1/on/binary, or comma-separated formats: chrome, otf2, paraver, timeline, all",
+    {"TASKSCOPE_TRACE", "0", tscope__trace_accepted,
      "trace every event: the consumer writes trace.tsct (binary, docs/tracing.md) in the output "
      "folder; the formats named are converted from it when the run ends (by taskscope run; "
      "otherwise taskscope convert)",

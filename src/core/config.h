@@ -13,6 +13,8 @@
 #include <string.h>
 #include <stdio.h>
 
+#include "formats.h"
+
 enum tscope__mode { TSCOPE__MODE_PROFILE = 0, TSCOPE__MODE_NAIVE = 1 };
 /* Who aggregates the events, set by tscope_init (no variable): nobody with
  * the profiler off (the consumer hands the rings to the tools and the trace),
@@ -20,35 +22,8 @@ enum tscope__mode { TSCOPE__MODE_PROFILE = 0, TSCOPE__MODE_NAIVE = 1 };
 enum tscope__aggregate { TSCOPE__AGG_NONE = 0, TSCOPE__AGG_THREAD = 1, TSCOPE__AGG_LOCKED = 2 };
 enum tscope__full_policy { TSCOPE__FULL_WAIT = 0, TSCOPE__FULL_DROP = 1 };
 
-/* Output kinds, as bits of tscope__config.outputs. */
-enum {
-    TSCOPE__OUT_CSV = 1 << 0,
-    TSCOPE__OUT_JSON = 1 << 1,
-    TSCOPE__OUT_DOT = 1 << 2,
-    TSCOPE__OUT_TREE = 1 << 3,
-    TSCOPE__OUT_ALL = (1 << 4) - 1, /* the files; "all" and the default */
-    /* the instance graph ("tasks") in profile.json: 100,000 tasks are 25 MB
-     * and half a second of finalize, so only when asked for - or when the
-     * run recorded dependencies, whose critical path needs them */
-    TSCOPE__OUT_TASKS = 1 << 4,
-    /* the task tree for other tools, only when asked for */
-    TSCOPE__OUT_FOLDED = 1 << 5,  /* stacks.folded */
-    TSCOPE__OUT_HATCHET = 1 << 6, /* hatchet.json */
-    TSCOPE__OUT_TAU = 1 << 7,     /* tau/profile.RANK.0.0 */
-    TSCOPE__OUT_TREEDOT = 1 << 8, /* tasktree.dot */
-    TSCOPE__OUT_ANY = (1 << 9) - 1
-};
-
-/* Trace formats converted from the binary trace (TASKSCOPE_TRACE), bits of
- * tscope__config.trace_formats; the binary trace itself is written whenever
- * tracing is on. */
-enum {
-    TSCOPE__TRACE_CHROME = 1 << 0,
-    TSCOPE__TRACE_OTF2 = 1 << 1,
-    TSCOPE__TRACE_PARAVER = 1 << 2,
-    TSCOPE__TRACE_TIMELINE = 1 << 3, /* the picture (src/trace/picture.c) */
-    TSCOPE__TRACE_ALL = (1 << 4) - 1
-};
+/* The bits of tscope__config.outputs (TSCOPE__OUT_*) and trace_formats
+ * (TSCOPE__TRACE_*) come from the list of formats. */
 
 #define TSCOPE__FILTER_MAX_TYPES 64
 #define TSCOPE__FILTER_TYPES_BYTES 1024 /* the names, each with its NUL */
@@ -118,6 +93,14 @@ int tscope__config_load(struct tscope__config *cfg, FILE *warn);
 /* Parses a boolean word (1/0/true/false/yes/no/on/off, any case).
  * Returns 0 and sets *out, or -1 if the word is not a boolean. */
 int tscope__parse_bool(const char *s, int *out);
+
+/* One word of TASKSCOPE_OUTPUTS (n bytes at w: a format's word - formats.h -
+ * or tasks, all, none): 0 with its bits added to *outputs, or -1. */
+int tscope__config_output_word(const char *w, size_t n, int *outputs);
+/* One word of TASKSCOPE_TRACE (a trace format's word, all, or a boolean
+ * word, binary): 0 with *on set when it turns tracing on (never cleared)
+ * and its bits added to *formats, or -1. */
+int tscope__config_trace_word(const char *w, size_t n, int *on, int *formats);
 
 /* Writes the table of variables (name, default, accepted values, meaning) as
  * Markdown rows; used to keep docs/configuration.md honest. */

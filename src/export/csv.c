@@ -1,6 +1,8 @@
 /* csv.c - types.csv and counters.csv (one header row, one row per item;
  * a leading '#' comment line only when events were dropped). */
 #include "export.h"
+#include "output.h"
+#include "sampler/sampler.h"
 
 static void stats_cols(FILE *f, const tscope_stats_t *s)
 {
@@ -45,3 +47,19 @@ int tscope__export_csv_counters(const struct tscope__profile *p, FILE *f)
     }
     return ferror(f) ? TSCOPE_EIO : 0;
 }
+
+/* The run's tables and its course over time (timeline.c, the sampler's
+ * samples.csv), the pictures' data beside their gnuplot scripts. */
+const struct tscope__output_format tscope__output_csv = {
+    "per-type and per-counter tables; the run over time: concurrency, threads, durations, "
+    "samples (data and gnuplot scripts)",
+    TSCOPE__OUTPUT_DRAWN,
+    {{"types.csv", tscope__export_csv_types, 0},
+     {"counters.csv", tscope__export_csv_counters, 0},
+     {"samples.csv", tscope__sampler_write_csv, 1},
+     {"concurrency.csv", tscope__export_concurrency_csv, 0},
+     {"concurrency.gp", tscope__export_concurrency_gp, 0},
+     {"threads.csv", tscope__export_threads_csv, 0},
+     {"heatmap.gp", tscope__export_heatmap_gp, 0},
+     {"durations.csv", tscope__export_durations_csv, 0},
+     {"scatter.gp", tscope__export_scatter_gp, 0}}};

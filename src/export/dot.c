@@ -24,6 +24,7 @@
 #include <stdlib.h>
 
 #include "export.h"
+#include "output.h"
 
 static void node_name(FILE *f, uint32_t id)
 {
@@ -205,3 +206,8 @@ int tscope__export_dot(const struct tscope__profile *p, FILE *f)
     fputs("}\n", f);
     return ferror(f) ? TSCOPE_EIO : 0;
 }
+
+const struct tscope__output_format tscope__output_dot = {
+    "the type-level task graph for Graphviz, yellow to red by self time",
+    0,
+    {{"taskgraph.dot", tscope__export_dot, 0}}};

@@ -5,6 +5,7 @@
  * A ';' in a type name becomes ':', control characters a space.
  */
 #include "export.h"
+#include "output.h"
 
 struct folded {
     const struct tscope__profile *p;
@@ -40,3 +41,8 @@ int tscope__export_folded(const struct tscope__profile *p, FILE *f)
         return rc;
     return ferror(f) ? TSCOPE_EIO : 0;
 }
+
+const struct tscope__output_format tscope__output_folded = {
+    "folded stacks for flamegraph.pl and speedscope",
+    TSCOPE__OUTPUT_FROM_PROFILE,
+    {{"stacks.folded", tscope__export_folded, 0}}};

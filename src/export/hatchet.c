@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "export.h"
+#include "output.h"
 
 struct hatchet {
     const struct tscope__profile *p;
@@ -70,3 +71,8 @@ int tscope__export_hatchet(const struct tscope__profile *p, FILE *f)
         return rc;
     return ferror(f) ? TSCOPE_EIO : 0;
 }
+
+const struct tscope__output_format tscope__output_hatchet = {
+    "Hatchet's literal JSON tree",
+    TSCOPE__OUTPUT_FROM_PROFILE,
+    {{"hatchet.json", tscope__export_hatchet, 0}}};

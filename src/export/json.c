@@ -6,6 +6,7 @@
 
 #include "core/hazard.h"
 #include "export.h"
+#include "output.h"
 #include "profile/critpath.h"
 
 static void key(FILE *f, const char *k)
@@ -532,3 +533,8 @@ int tscope__export_json(const struct tscope__profile *p, FILE *f)
     fputs("\n}\n", f);
     return ferror(f) ? TSCOPE_EIO : 0;
 }
+
+const struct tscope__output_format tscope__output_json = {
+    "the profile that taskscope report, diff, merge, model and convert read",
+    0,
+    {{"profile.json", tscope__export_json, 0}}};

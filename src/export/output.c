@@ -1,10 +1,11 @@
-/* output.c - orchestrates the outputs of a run into one fresh folder.
+/* output.c - orchestrates the outputs of a run into one fresh folder:
+ * the files of each output format selected, in the list's order
+ * (core/formats.h, export/list.c).
  *
  * Every file is written to NAME.tmp and renamed when complete, so a full
  * disk or a crash never leaves a truncated file under the final name.
  */
 #include "output.h"
-#include "sampler/sampler.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include "core/core.h"
 #include "core/ranks.h"
 #include "export.h"
+#include "sampler/sampler.h"
 
 /* 1 if dir exists and holds no entries. */
 /* Empty but for the launcher's markers of running processes
@@ -204,59 +206,63 @@ int tscope__output_write_file(const char *dir, const char *name, tscope__writer_
     return rc;
 }
 
+const struct tscope__output_entry *tscope__output_find(const char *word)
+{
+    for (unsigned i = 0; i < tscope__noutputs; i++)
+        if (tscope__format_is(tscope__outputs[i].id, word, strlen(word)))
+            return &tscope__outputs[i];
+    return NULL;
+}
+
+void tscope__output_file_name(const char *name, int rank, char *out, size_t len)
+{
+    const char *at = strstr(name, "RANK");
+    if (at)
+        snprintf(out, len, "%.*s%d%s", (int)(at - name), name, rank, at + 4);
+    else
+        snprintf(out, len, "%s", name);
+}
+
+/* The folder a file's name has in it (tau/), made in dir; 0 or TSCOPE_EIO
+ * after one line. */
+static int make_file_folder(const char *dir, const char *name)
+{
+    const char *slash = strrchr(name, '/');
+    if (!slash)
+        return 0;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%.*s", dir, (int)(slash - name), name);
+    if (mkdir(path, 0777) && errno != EEXIST) {
+        fprintf(stderr, "taskscope: error: cannot create %s: %s\n", path, strerror(errno));
+        return TSCOPE_EIO;
+    }
+    return 0;
+}
+
 int tscope__output_write_files(const char *dir, int outputs, int sampled,
                                const struct tscope__profile *p, char *written, size_t len)
 {
-    static const struct {
-        int bit;
-        const char *name;
-        tscope__writer_fn fn;
-        int sampled; /* only when the sampler kept rows */
-    } files[] = {
-        {TSCOPE__OUT_JSON, "profile.json", tscope__export_json, 0},
-        {TSCOPE__OUT_CSV, "types.csv", tscope__export_csv_types, 0},
-        {TSCOPE__OUT_CSV, "counters.csv", tscope__export_csv_counters, 0},
-        {TSCOPE__OUT_DOT, "taskgraph.dot", tscope__export_dot, 0},
-        {TSCOPE__OUT_TREE, "tasktree.txt", tscope__export_tree, 0},
-        {TSCOPE__OUT_FOLDED, "stacks.folded", tscope__export_folded, 0},
-        {TSCOPE__OUT_HATCHET, "hatchet.json", tscope__export_hatchet, 0},
-        {TSCOPE__OUT_TREEDOT, "tasktree.dot", tscope__export_treedot, 0},
-        {TSCOPE__OUT_CSV, "samples.csv", tscope__sampler_write_csv, 1},
-        {TSCOPE__OUT_CSV, "concurrency.csv", tscope__export_concurrency_csv, 0},
-        {TSCOPE__OUT_CSV, "concurrency.gp", tscope__export_concurrency_gp, 0},
-        {TSCOPE__OUT_CSV, "threads.csv", tscope__export_threads_csv, 0},
-        {TSCOPE__OUT_CSV, "heatmap.gp", tscope__export_heatmap_gp, 0},
-        {TSCOPE__OUT_CSV, "durations.csv", tscope__export_durations_csv, 0},
-        {TSCOPE__OUT_CSV, "scatter.gp", tscope__export_scatter_gp, 0},
-    };
     int first = 0;
     if (written && len)
         written[0] = 0;
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        if (!(outputs & files[i].bit) || (files[i].sampled && !sampled))
+    for (unsigned i = 0; i < tscope__noutputs; i++) {
+        if (!(outputs & tscope__outputs[i].id->bit))
             continue;
-        int rc = tscope__output_write_file(dir, files[i].name, files[i].fn, p);
-        if (rc && !first)
-            first = rc;
-        if (!rc && written && len) {
-            strncat(written, written[0] ? ", " : "", len - strlen(written) - 1);
-            strncat(written, files[i].name, len - strlen(written) - 1);
-        }
-    }
-    if (outputs & TSCOPE__OUT_TAU) { /* TAU's file names: a folder of its own */
-        char tau[1200], name[64];
-        snprintf(tau, sizeof tau, "%s/tau", dir);
-        snprintf(name, sizeof name, "tau/profile.%d.0.0", p->rank);
-        int rc = mkdir(tau, 0777) && errno != EEXIST ? TSCOPE_EIO : 0;
-        if (rc)
-            fprintf(stderr, "taskscope: error: cannot create %s: %s\n", tau, strerror(errno));
-        else
-            rc = tscope__output_write_file(dir, name, tscope__export_tau, p);
-        if (rc && !first)
-            first = rc;
-        if (!rc && written && len) {
-            strncat(written, written[0] ? ", " : "", len - strlen(written) - 1);
-            strncat(written, name, len - strlen(written) - 1);
+        const struct tscope__output_file *file = tscope__outputs[i].format->files;
+        for (; file->name; file++) {
+            if (file->sampled && !sampled)
+                continue;
+            char name[256];
+            tscope__output_file_name(file->name, p->rank, name, sizeof name);
+            int rc = make_file_folder(dir, name);
+            if (!rc)
+                rc = tscope__output_write_file(dir, name, file->write, p);
+            if (rc && !first)
+                first = rc;
+            if (!rc && written && len) {
+                strncat(written, written[0] ? ", " : "", len - strlen(written) - 1);
+                strncat(written, name, len - strlen(written) - 1);
+            }
         }
     }
     return first;

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "core/formats.h"
 #include "profile/profile.h"
 
 /* Writes the summary (if TASKSCOPE_SUMMARY) and every file selected by
@@ -15,8 +16,47 @@ int tscope__output_write_all(void);
 
 typedef int (*tscope__writer_fn)(const struct tscope__profile *p, FILE *f);
 
-/* Writes into dir every file selected by the TSCOPE__OUT_* bits of outputs
- * (the sampler's files only when `sampled`), each whole or absent
+/* A file of an output format: its name in the output folder (RANK in it:
+ * the process's rank; a folder in it is made when needed) and its writer. */
+struct tscope__output_file {
+    const char *name;
+    tscope__writer_fn write;
+    int sampled; /* only when the sampler kept rows */
+};
+
+/* `taskscope convert` writes the format from a saved profile.json, not
+ * only finalize from the measured one. */
+#define TSCOPE__OUTPUT_FROM_PROFILE 1u
+/* Some of its files are gnuplot scripts (NAME.gp) that taskscope draws
+ * (NAME.png) after the run: `taskscope run` starts gnuplot early. */
+#define TSCOPE__OUTPUT_DRAWN 2u
+
+/* An output format's descriptor: one per format, in the format's own file
+ * of src/export; the list of formats (core/formats.h) names it
+ * tscope__output_NAME and gives its words and bit. */
+struct tscope__output_format {
+    const char *help;                     /* what it is, for whom: a short line */
+    unsigned flags;                       /* TSCOPE__OUTPUT_* */
+    struct tscope__output_file files[12]; /* in the order written, up to a NULL name */
+};
+
+/* The list as the descriptors (export/list.c), in the list's order. */
+struct tscope__output_entry {
+    const struct tscope__format_id *id;
+    const struct tscope__output_format *format;
+};
+extern const struct tscope__output_entry tscope__outputs[];
+extern const unsigned tscope__noutputs;
+
+/* The output format a word names (any case), or NULL. */
+const struct tscope__output_entry *tscope__output_find(const char *word);
+
+/* A file's name (struct tscope__output_file) for rank: RANK replaced. */
+void tscope__output_file_name(const char *name, int rank, char *out, size_t len);
+
+/* Writes into dir the files of every format selected by the TSCOPE__OUT_*
+ * bits of outputs, in the list's order (the sampler's files only when
+ * `sampled`), each whole or absent
  * (tscope__output_write_file); the names written go to `written` (comma
  * separated, may be NULL).  Returns 0 or the first error. */
 int tscope__output_write_files(const char *dir, int outputs, int sampled,

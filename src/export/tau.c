@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "output.h"
 
 #define APP ".TAU application"
 
@@ -104,3 +105,9 @@ int tscope__export_tau(const struct tscope__profile *p, FILE *f)
         return rc;
     return ferror(f) ? TSCOPE_EIO : 0;
 }
+
+/* TAU's file names: a folder of its own, a file per rank */
+const struct tscope__output_format tscope__output_tau = {
+    "a TAU profile for pprof and ParaProf",
+    TSCOPE__OUTPUT_FROM_PROFILE,
+    {{"tau/profile.RANK.0.0", tscope__export_tau, 0}}};

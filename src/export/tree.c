@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "export.h"
+#include "output.h"
 
 struct frame {
     uint32_t node; /* whose children are being printed */
@@ -138,3 +139,6 @@ int tscope__export_tree(const struct tscope__profile *p, FILE *f)
         return rc;
     return ferror(f) ? TSCOPE_EIO : 0;
 }
+
+const struct tscope__output_format tscope__output_tree = {
+    "the path-level task tree as text", 0, {{"tasktree.txt", tscope__export_tree, 0}}};

@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "export.h"
+#include "output.h"
 
 /* s inside a DOT string: quotes and backslashes escaped, control
  * characters as spaces. */
@@ -71,3 +72,8 @@ int tscope__export_treedot(const struct tscope__profile *p, FILE *f)
         return rc;
     return ferror(f) ? TSCOPE_EIO : 0;
 }
+
+const struct tscope__output_format tscope__output_treedot = {
+    "the task tree as Graphviz DOT",
+    TSCOPE__OUTPUT_FROM_PROFILE,
+    {{"tasktree.dot", tscope__export_treedot, 0}}};

@@ -462,3 +462,15 @@ int tscope__trace_job_to_chrome(const char *const *paths, int n, const char *out
     tscope__msgs_free(&o.msgs);
     return rc;
 }
+
+/* The job writer takes gzip as the file writer does. */
+const struct tscope__trace_format tscope__trace_chrome = {
+    "Chrome/Perfetto trace JSON for ui.perfetto.dev and chrome://tracing (-o NAME.gz: "
+    "compressed)",
+    "trace.json",
+    "trace.json.gz",
+    "",
+    NULL,
+    0,
+    tscope__trace_to_chrome,
+    tscope__trace_job_to_chrome};

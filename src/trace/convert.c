@@ -6,7 +6,8 @@
  * creation, first stay and end were) kept while it lives and for the last
  * KEEP_ENDED tasks after it ended, so that arrows whose ends the file
  * holds in either order are drawn; leaf tasks (a START and its END on one
- * thread) never get an entry.
+ * thread) never get an entry.  The formats' descriptors (convert.h) are
+ * found here by number and word.
  */
 #include "convert.h"
 
@@ -14,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "profile/u64map.h"
 #include "taskscope/taskscope.h"
@@ -529,30 +529,26 @@ int tscope__trace_replay(struct tscope__trace *t, const struct tscope__trace_sin
     return rc < 0 || oom || failed ? -1 : 0;
 }
 
+const struct tscope__trace_entry *tscope__trace_entry_of(int format)
+{
+    return format >= 1 && (unsigned)format <= tscope__ntraces ? &tscope__traces[format - 1] : NULL;
+}
+
 int tscope__trace_format(const char *word)
 {
-    static const struct {
-        const char *name;
-        int format;
-    } names[] = {{"chrome", TSCOPE__FMT_CHROME},    {"perfetto", TSCOPE__FMT_CHROME},
-                 {"json", TSCOPE__FMT_CHROME},      {"otf2", TSCOPE__FMT_OTF2},
-                 {"paraver", TSCOPE__FMT_PARAVER},  {"prv", TSCOPE__FMT_PARAVER},
-                 {"timeline", TSCOPE__FMT_TIMELINE}};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcasecmp(word, names[i].name) == 0)
-            return names[i].format;
+    for (unsigned i = 0; i < tscope__ntraces; i++)
+        if (tscope__format_is(tscope__traces[i].id, word, strlen(word)))
+            return tscope__traces[i].format;
     return 0;
 }
 
 void tscope__trace_default_output(const char *trace_path, int format, int gzip, char *out,
                                   size_t len)
 {
+    const struct tscope__trace_entry *e = tscope__trace_entry_of(format);
     const char *slash = strrchr(trace_path, '/');
     int dir = slash ? (int)(slash - trace_path) : 0;
-    const char *name = format == TSCOPE__FMT_CHROME     ? (gzip ? "trace.json.gz" : "trace.json")
-                       : format == TSCOPE__FMT_OTF2     ? "trace-otf2"
-                       : format == TSCOPE__FMT_TIMELINE ? "timeline.gp"
-                                                        : "trace.prv";
+    const char *name = !e ? "" : gzip && e->desc->file_gz ? e->desc->file_gz : e->desc->file;
     if (slash)
         snprintf(out, len, "%.*s/%s", dir, trace_path, name);
     else
@@ -566,30 +562,14 @@ int tscope__trace_convert(const char *in, int format, const char *out, int gzip,
     struct tscope__trace *t;
     if (tscope__trace_open(in, &t, err, errlen))
         return -1;
-    int rc;
-    switch (format) {
-    case TSCOPE__FMT_CHROME:
-        rc = tscope__trace_to_chrome(t, out, gzip, st, err, errlen);
-        break;
-    case TSCOPE__FMT_OTF2:
-#ifdef TSCOPE_HAVE_OTF2
-        rc = tscope__trace_to_otf2(t, out, st, err, errlen);
-#else
-        snprintf(err, errlen, "this taskscope was built without OTF2 (install libotf2-trace-dev)");
-        rc = -1;
-#endif
-        break;
-    case TSCOPE__FMT_PARAVER:
-        rc = tscope__trace_to_paraver(t, out, st, err, errlen);
-        break;
-    case TSCOPE__FMT_TIMELINE:
-        rc = tscope__trace_to_timeline(t, out, st, err, errlen);
-        break;
-    default:
+    const struct tscope__trace_entry *e = tscope__trace_entry_of(format);
+    int rc = -1;
+    if (!e)
         snprintf(err, errlen, "unknown trace format %d", format);
-        rc = -1;
-        break;
-    }
+    else if (e->desc->missing)
+        snprintf(err, errlen, "%s", e->desc->missing);
+    else
+        rc = e->desc->write(t, out, gzip, st, err, errlen);
     tscope__trace_close(t);
     return rc;
 }

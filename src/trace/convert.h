@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/formats.h"
 #include "read.h"
 
 enum tscope__flow_kind { TSCOPE__FLOW_CREATE = 0, TSCOPE__FLOW_DEP = 1 };
@@ -60,19 +61,52 @@ struct tscope__replay_stats {
 int tscope__trace_replay(struct tscope__trace *t, const struct tscope__trace_sink *s,
                          struct tscope__replay_stats *st, char *err, size_t errlen);
 
-enum tscope__trace_format {
-    TSCOPE__FMT_CHROME = 1,
-    TSCOPE__FMT_OTF2 = 2,
-    TSCOPE__FMT_PARAVER = 3,
-    TSCOPE__FMT_TIMELINE = 4
+/* A trace format's descriptor: one per format, in the format's own file of
+ * src/trace; the list of formats (core/formats.h) names it
+ * tscope__trace_NAME and gives its words and its number, TSCOPE__FMT_ID. */
+struct tscope__trace_format {
+    const char *help;    /* what it is, for whom: a short line */
+    const char *file;    /* its output next to the trace (a job's: in the run folder) */
+    const char *file_gz; /* the same compressed, written for big traces; NULL: never */
+    const char *also;    /* the other files written with it ("" if none): for help texts */
+    const char *missing; /* NULL, or why this build cannot write it */
+    unsigned flags;      /* TSCOPE__TRACE_FORMAT_* */
+    /* replays t into out (gzip: compressed, when file_gz); 0, or -1 with a
+     * one-line message in err */
+    int (*write)(struct tscope__trace *t, const char *out, int gzip,
+                 struct tscope__replay_stats *st, char *err, size_t errlen);
+    /* a job's ranks (paths: each one's trace.tsct) as one output, the
+     * messages joined (*unmatched: those left without a partner); NULL:
+     * converted rank by rank */
+    int (*write_job)(const char *const *paths, int n, const char *out, int gzip,
+                     struct tscope__replay_stats *st, uint64_t *unmatched, char *err,
+                     size_t errlen);
 };
+/* file is a gnuplot script: taskscope draws the picture with it */
+#define TSCOPE__TRACE_FORMAT_DRAWN 1u
+/* a job's messages are written only when every rank's trace is there, else
+ * none of them (OTF2's MPI records) */
+#define TSCOPE__TRACE_FORMAT_WHOLE_JOB 2u
 
-/* The format named by word ("chrome", "perfetto", "json", "otf2",
- * "paraver", "prv", "timeline"), 0 if none. */
+/* The list as the descriptors (trace/list.c), in the list's order: entry k
+ * is trace format k + 1. */
+struct tscope__trace_entry {
+    const struct tscope__format_id *id;
+    int format; /* TSCOPE__FMT_* */
+    const struct tscope__trace_format *desc;
+};
+extern const struct tscope__trace_entry tscope__traces[];
+extern const unsigned tscope__ntraces;
+/* Trace format number format's entry, or NULL. */
+const struct tscope__trace_entry *tscope__trace_entry_of(int format);
+
+/* The format named by one of its words (formats.h: "chrome", "perfetto",
+ * "json", "otf2", "paraver", "prv", "timeline", any case), 0 if none. */
 int tscope__trace_format(const char *word);
-/* The output a format gets by default next to the trace: DIR/trace.json,
- * DIR/trace-otf2/ (an archive), DIR/trace.prv (with .pcf and .row),
- * DIR/timeline.gp (with timeline.csv). */
+/* The output a format gets by default next to the trace: DIR/ and its
+ * descriptor's file (file_gz with gzip): DIR/trace.json, DIR/trace-otf2/
+ * (an archive), DIR/trace.prv (with .pcf and .row), DIR/timeline.gp (with
+ * timeline.csv). */
 void tscope__trace_default_output(const char *trace_path, int format, int gzip, char *out,
                                   size_t len);
 /* Converts the trace at in to format at out (gzip: Chrome JSON compressed);

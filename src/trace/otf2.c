@@ -1251,3 +1251,34 @@ int tscope__trace_job_to_otf2(const char *const *paths, int n, const char *out,
 }
 
 #endif
+
+/* The descriptor: OTF2 has no compressed form. */
+static int write_trace(struct tscope__trace *t, const char *out, int gzip,
+                       struct tscope__replay_stats *st, char *err, size_t errlen)
+{
+    (void)gzip;
+    return tscope__trace_to_otf2(t, out, st, err, errlen);
+}
+
+static int write_trace_job(const char *const *paths, int n, const char *out, int gzip,
+                           struct tscope__replay_stats *st, uint64_t *unmatched, char *err,
+                           size_t errlen)
+{
+    (void)gzip;
+    return tscope__trace_job_to_otf2(paths, n, out, st, unmatched, err, errlen);
+}
+
+const struct tscope__trace_format tscope__trace_otf2 = {
+    "an OTF2 archive (a folder) for Vampir and otf2-print",
+    "trace-otf2",
+    NULL,
+    "",
+#ifdef TSCOPE_HAVE_OTF2
+    NULL,
+#else
+    "this taskscope was built without OTF2 "
+    "(install libotf2-trace-dev)",
+#endif
+    TSCOPE__TRACE_FORMAT_WHOLE_JOB,
+    write_trace,
+    write_trace_job};

@@ -984,3 +984,23 @@ int tscope__trace_job_to_paraver(const char *const *paths, int n, const char *ou
     tscope__job_close(&job);
     return rc;
 }
+
+/* The descriptor: Paraver has no compressed form. */
+static int write_trace(struct tscope__trace *t, const char *out, int gzip,
+                       struct tscope__replay_stats *st, char *err, size_t errlen)
+{
+    (void)gzip;
+    return tscope__trace_to_paraver(t, out, st, err, errlen);
+}
+
+static int write_trace_job(const char *const *paths, int n, const char *out, int gzip,
+                           struct tscope__replay_stats *st, uint64_t *unmatched, char *err,
+                           size_t errlen)
+{
+    (void)gzip;
+    return tscope__trace_job_to_paraver(paths, n, out, st, unmatched, err, errlen);
+}
+
+const struct tscope__trace_format tscope__trace_paraver = {
+    "Paraver's trace (BSC)", "trace.prv", NULL, "trace.pcf, trace.row", NULL, 0, write_trace,
+    write_trace_job};

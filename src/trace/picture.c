@@ -270,3 +270,22 @@ int tscope__trace_to_timeline(struct tscope__trace *t, const char *out,
     }
     return rc;
 }
+
+/* The descriptor: a picture has no compressed form, and a job's is drawn
+ * rank by rank. */
+static int write_trace(struct tscope__trace *t, const char *out, int gzip,
+                       struct tscope__replay_stats *st, char *err, size_t errlen)
+{
+    (void)gzip;
+    return tscope__trace_to_timeline(t, out, st, err, errlen);
+}
+
+const struct tscope__trace_format tscope__trace_timeline = {
+    "a picture of the threads over time",
+    "timeline.gp",
+    NULL,
+    "timeline.csv, timeline.png when gnuplot is installed",
+    NULL,
+    TSCOPE__TRACE_FORMAT_DRAWN,
+    write_trace,
+    NULL};
