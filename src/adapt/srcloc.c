@@ -27,6 +27,8 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
+#include "lazylib.h"
+
 /* The libdw functions used here, called through pointers filled by dlsym. */
 #define DW_FUNCS(X)                                                                                \
     X(dwfl_begin)                                                                                  \
@@ -47,27 +49,15 @@
     X(dwarf_lineno)                                                                                \
     X(dwarf_linesrc)
 
-#define DW_DECLARE(f) static __typeof__(f) *p_##f;
-DW_FUNCS(DW_DECLARE)
-#undef DW_DECLARE
+DW_FUNCS(TSCOPE__LAZY_DECLARE)
+static const struct tscope__lazy_sym dw_syms[] = {DW_FUNCS(TSCOPE__LAZY_SYM)};
 
 /* Opens libdw once (lock held); 0, or -1 (then dladdr names symbols). */
 static int dw_load(void)
 {
-    static int state; /* 0 not tried, 1 loaded, -1 failed */
-    if (state)
-        return state > 0 ? 0 : -1;
-    state = -1;
-    void *h = dlopen(TSCOPE_LIBDW_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (!h)
-        return -1;
-#define DW_LOAD(f)                                                                                 \
-    if (!(p_##f = (__typeof__(f) *)dlsym(h, #f)))                                                  \
-        return -1;
-    DW_FUNCS(DW_LOAD)
-#undef DW_LOAD
-    state = 1;
-    return 0;
+    static int state;
+    return tscope__lazy_load(&state, TSCOPE_LIBDW_SONAME, dw_syms, sizeof dw_syms / sizeof *dw_syms,
+                             NULL, 0);
 }
 #endif
 

@@ -27,9 +27,10 @@
 
 #ifdef TSCOPE_HAVE_PAPI
 
-#include <dlfcn.h>
 #include <papi.h>
 #include <unistd.h>
+
+#include "common/lazylib.h"
 
 /* The PAPI functions used here, called through pointers filled by dlsym. */
 #define PAPI_FUNCS(X)                                                                              \
@@ -49,33 +50,20 @@
     X(PAPI_cleanup_eventset)                                                                       \
     X(PAPI_destroy_eventset)
 
-#define PAPI_DECLARE(f) static __typeof__(f) *p_##f;
-PAPI_FUNCS(PAPI_DECLARE)
-#undef PAPI_DECLARE
+PAPI_FUNCS(TSCOPE__LAZY_DECLARE)
+static const struct tscope__lazy_sym papi_syms[] = {PAPI_FUNCS(TSCOPE__LAZY_SYM)};
 
 /* Opens libpapi once; 0, or -1 said once. */
 static int papi_load(void)
 {
-    static int state; /* 0 not tried, 1 loaded, -1 failed */
-    if (state)
-        return state > 0 ? 0 : -1;
-    state = -1;
-    void *h = dlopen(TSCOPE_PAPI_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        fprintf(stderr, "taskscope: sampler: cannot load %s (%s); PAPI events skipped\n",
-                TSCOPE_PAPI_SONAME, dlerror());
-        return -1;
-    }
-#define PAPI_LOAD(f)                                                                               \
-    if (!(p_##f = (__typeof__(f) *)dlsym(h, #f))) {                                                \
-        fprintf(stderr, "taskscope: sampler: %s lacks %s; PAPI events skipped\n",                  \
-                TSCOPE_PAPI_SONAME, #f);                                                           \
-        return -1;                                                                                 \
-    }
-    PAPI_FUNCS(PAPI_LOAD)
-#undef PAPI_LOAD
-    state = 1;
-    return 0;
+    static int state;
+    char why[512] = "";
+    if (!tscope__lazy_load(&state, TSCOPE_PAPI_SONAME, papi_syms,
+                           sizeof papi_syms / sizeof *papi_syms, why, sizeof why))
+        return 0;
+    if (why[0]) /* the failing call: later ones are silent */
+        fprintf(stderr, "taskscope: sampler: %s; PAPI events skipped\n", why);
+    return -1;
 }
 
 /* From here on the calls go through the pointers. */

@@ -97,9 +97,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <dlfcn.h>
 #include <otf2/otf2.h>
 
+#include "common/lazylib.h"
 #include "taskscope/taskscope.h"
 
 /* libotf2 is opened with dlopen when an archive is written, by the SONAME
@@ -150,33 +150,20 @@
     X(OTF2_Reader_Close)                                                                           \
     X(OTF2_Reader_Open)
 
-#define OTF2_DECLARE(f) static __typeof__(f) *p_##f;
-OTF2_FUNCS(OTF2_DECLARE)
-#undef OTF2_DECLARE
+OTF2_FUNCS(TSCOPE__LAZY_DECLARE)
+static const struct tscope__lazy_sym otf2_syms[] = {OTF2_FUNCS(TSCOPE__LAZY_SYM)};
 
 /* Opens libotf2 once; 0, or -1 with why in err. */
 static int otf2_load(char *err, size_t errlen)
 {
-    static int state; /* 0 not tried, 1 loaded, -1 failed */
+    static int state;
     static char why[512];
-    if (!state) {
-        state = -1;
-        void *h = dlopen(TSCOPE_OTF2_SONAME, RTLD_NOW | RTLD_LOCAL);
-        if (!h)
-            snprintf(why, sizeof why, "cannot load %s: %s", TSCOPE_OTF2_SONAME, dlerror());
-#define OTF2_LOAD(f)                                                                               \
-    if (h && state < 0 && !(p_##f = (__typeof__(f) *)dlsym(h, #f))) {                              \
-        snprintf(why, sizeof why, "%s has no %s", TSCOPE_OTF2_SONAME, #f);                         \
-        h = NULL;                                                                                  \
-    }
-        OTF2_FUNCS(OTF2_LOAD)
-#undef OTF2_LOAD
-        if (h)
-            state = 1;
-    }
-    if (state < 0)
+    if (tscope__lazy_load(&state, TSCOPE_OTF2_SONAME, otf2_syms,
+                          sizeof otf2_syms / sizeof *otf2_syms, why, sizeof why)) {
         snprintf(err, errlen, "%s; no OTF2 archive written", why);
-    return state > 0 ? 0 : -1;
+        return -1;
+    }
+    return 0;
 }
 
 #define OTF2_Archive_Close p_OTF2_Archive_Close
