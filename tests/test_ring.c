@@ -2,7 +2,8 @@
  * policies through the public API with a 64-record ring.  The threads
  * aggregate their own events; the ring gets their shadows for the trace
  * (on here), so a full ring with the drop policy costs the trace events,
- * counted, never the profile. */
+ * counted, never the profile.  Also the consumer's subscribers
+ * (core/hooks.h): called in their order, never changed while it runs. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
