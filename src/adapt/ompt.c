@@ -427,8 +427,10 @@ static void thread_cap_unregister(void)
 static void thread_cap_register(void)
 {
     int (*get_max_threads)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_max_threads");
-    cap_param.set_num_threads = (void (*)(int))dlsym(RTLD_DEFAULT, "omp_set_num_threads");
-    cap_param.get_level = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_level");
+    if (!cap_param.set_num_threads) { /* once: later inits' regions may read them meanwhile */
+        cap_param.set_num_threads = (void (*)(int))dlsym(RTLD_DEFAULT, "omp_set_num_threads");
+        cap_param.get_level = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_level");
+    }
     if (!get_max_threads || !cap_param.set_num_threads || !cap_param.get_level) {
         atomic_store(&cap_param.state, 2); /* not an OpenMP runtime we know: no cap */
         return;
@@ -458,7 +460,7 @@ static void thread_cap_register(void)
 }
 
 /* The parallel-begin callback, on the thread that encounters the region:
- * one load unless the cap changed or is still to be registered. */
+ * two relaxed loads unless the cap changed or is still to be registered. */
 static inline void thread_cap_at_parallel_begin(void)
 {
     if (__builtin_expect(atomic_load_explicit(&cap_param.state, memory_order_relaxed) == 0, 0) &&
