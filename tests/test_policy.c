@@ -899,6 +899,139 @@ static void test_powercap_others_load(void)
     setenv("TASKSCOPE_SAMPLE_MS", "0", 1);
 }
 
+/* The thread cap by convention (policy.h): the first registered INT
+ * parameter named "*.thread_cap", whatever the runtime. */
+static int set_nothing(double v, void *data)
+{
+    (void)v;
+    (void)data;
+    return 0;
+}
+
+static double get_nothing(void *data)
+{
+    (void)data;
+    return 1;
+}
+
+static void test_thread_cap_param(void)
+{
+    char name[64];
+    ASSERT_EQ(tscope_param_thread_cap(name, sizeof name), TSCOPE_ENOENT);
+    ASSERT_EQ(tscope_param_thread_cap(NULL, 0), TSCOPE_EINVAL);
+    const char *names[] = {"real.thread_cap", "x.thread_capacity", "thread_cap", "b.thread_cap",
+                           "a.thread_cap"};
+    for (int i = 0; i < 5; i++) {
+        tscope_param_desc_t d = {sizeof d, names[i],    i ? TSCOPE_PARAM_INT : TSCOPE_PARAM_REAL,
+                                 1,        4,           NULL,
+                                 0,        set_nothing, get_nothing,
+                                 NULL};
+        ASSERT_EQ(tscope_param_register(&d), 0);
+        if (i < 3) /* a real one, another name, no component: not a thread cap */
+            ASSERT_EQ(tscope_param_thread_cap(name, sizeof name), TSCOPE_ENOENT);
+    }
+    ASSERT_EQ(tscope_param_thread_cap(name, sizeof name), 0);
+    ASSERT_STR_EQ(name, "b.thread_cap"); /* the first registered */
+    ASSERT_EQ(tscope_param_thread_cap(name, 12), TSCOPE_ELIMIT);
+    ASSERT_EQ(tscope_param_thread_cap(name, 13), 0);
+    ASSERT_EQ(tscope_param_unregister("b.thread_cap"), 0);
+    ASSERT_EQ(tscope_param_thread_cap(name, sizeof name), 0);
+    ASSERT_STR_EQ(name, "a.thread_cap");
+    for (int i = 0; i < 5; i++)
+        tscope_param_unregister(names[i]);
+    ASSERT_EQ(tscope_param_thread_cap(name, sizeof name), TSCOPE_ENOENT);
+}
+
+/* A runtime the policies know only by its parameter (no bundled runtime):
+ * "other.thread_cap" of 1 .. 4 threads. */
+static void other_runtime(int on)
+{
+    if (!on)
+        ASSERT_EQ(tscope_param_unregister("other.thread_cap"), 0);
+    pthread_mutex_lock(&fake_lock); /* as test_throttle_decisions finds them */
+    fake_cap = 4;
+    ncaps_set = 0;
+    pthread_mutex_unlock(&fake_lock);
+    if (!on)
+        return;
+    tscope_param_desc_t cap = {sizeof cap, "other.thread_cap", TSCOPE_PARAM_INT, 1,   4, NULL,
+                               0,          set_fake_cap,       get_fake_cap,     NULL};
+    ASSERT_EQ(tscope_param_register(&cap), 0);
+}
+
+/* Throttling on throughput steers any runtime's thread cap through the
+ * registry, and counts the tasks it finishes through the profile: the test
+ * records ten tasks per step at cap 2 and one at the others, so 2 is best
+ * by a factor of ten, whatever the load. */
+static void test_throttle_any_runtime(void)
+{
+    ASSERT_EQ(tscope_init(0, 1), 0);
+    ASSERT_EQ(tscope_throttle_start(40, NULL), TSCOPE_ENOENT); /* no thread cap */
+    other_runtime(1);
+    tscope_type_t t = type_named("other_runtime_task");
+    ASSERT_EQ(tscope_throttle_start(40, NULL), 0);
+    tscope_throttle_status_t st = {0};
+    uint64_t id = 1;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        pthread_mutex_lock(&fake_lock);
+        for (unsigned k = 0; k < (fake_cap == 2 ? 10u : 1u); k++) {
+            ASSERT_OK(tscope_task_start(id, t));
+            ASSERT_OK(tscope_task_end(id++));
+        }
+        pthread_mutex_unlock(&fake_lock);
+        sleep_s(0.0005);
+        ASSERT_EQ(tscope_throttle_status(&st), 0);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+    } while (!st.converged && t1.tv_sec - t0.tv_sec < 60); /* a bound, not a figure */
+    tscope_throttle_stop();
+    printf("test_throttle_any_runtime: converged %d to cap %u after %u points, %u caps set\n",
+           st.converged, st.best, st.evals, ncaps_set);
+    ASSERT(st.converged);
+    ASSERT(ncaps_set >= 4);
+    ASSERT(caps_set[0] == 4 && caps_set[1] == 2 && caps_set[2] == 1); /* the search */
+    ASSERT_EQ(st.best, 2);
+    ASSERT_EQ(fake_cap, 2);   /* the best kept, set through the registry */
+    ASSERT(st.objective > 0); /* tasks per second, from the profile */
+    ASSERT_EQ(tscope_finalize(), 0);
+    other_runtime(0);
+}
+
+/* 5 W per thread of the other runtime's. */
+static void other_power(void *data, double seconds, tscope_sample_emit_fn emit, void *ctx)
+{
+    (void)data;
+    (void)seconds;
+    emit(ctx, "power.package_w", 5.0 * get_fake_cap(NULL));
+}
+
+/* Power capping reads and sets any runtime's thread cap through the
+ * registry: 20 W at 4 threads, down to 2 (10 W, inside [9, 11]). */
+static void test_powercap_any_runtime(void)
+{
+    setenv("TASKSCOPE_SAMPLE_MS", "10", 1);
+    ASSERT_EQ(tscope_init(0, 1), 0);
+    other_runtime(1);
+    ASSERT_EQ(tscope_sampler_source_register("other_power", other_power, NULL), 0);
+    ASSERT_EQ(tscope_powercap_start(20, 9, 11), 0);
+    tscope_powercap_status_t st = {0};
+    for (int i = 0; i < 200 && st.inside_after < 5; i++) {
+        sleep_s(0.02);
+        ASSERT_EQ(tscope_powercap_status(&st), 0);
+    }
+    ASSERT_EQ(get_fake_cap(NULL), 2);
+    ASSERT_EQ(st.cap, 2);
+    ASSERT(st.inside_after >= 5 && st.power_w == 10);
+    for (unsigned i = 1; i < ncaps_set; i++) /* only down, one way or another */
+        ASSERT(caps_set[i] < caps_set[i - 1]);
+    tscope_powercap_stop();
+    ASSERT_EQ(tscope_sampler_source_unregister("other_power"), 0);
+    ASSERT_EQ(tscope_finalize(), 0);
+    other_runtime(0);
+    setenv("TASKSCOPE_SAMPLE_MS", "0", 1);
+}
+
 int main(void)
 {
     test_params();
@@ -916,6 +1049,9 @@ int main(void)
     test_powercap();
     test_powercap_others_load();
     test_optimize();
+    test_thread_cap_param();
+    test_throttle_any_runtime();
+    test_powercap_any_runtime();
     test_throttle_decisions(); /* last: it installs a manual clock */
     ASSERT_EQ(tscope_tuner_kind_parse("nelder_mead"), TSCOPE_TUNER_NELDER_MEAD);
     ASSERT_EQ(tscope_tuner_kind_parse("simplex"), -1);

@@ -2,10 +2,13 @@
  * policies through the public API with a 64-record ring.  The threads
  * aggregate their own events; the ring gets their shadows for the trace
  * (on here), so a full ring with the drop policy costs the trace events,
- * counted, never the profile. */
+ * counted, never the profile.  Also the consumer's subscribers
+ * (core/hooks.h): called in their order, never changed while it runs. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "core/core.h"
@@ -213,12 +216,113 @@ static void slot_rings_get_their_pages_at_their_first_write(void)
     tscope__hooks.slot_back = NULL;
 }
 
+/* The consumer's subscribers (core/hooks.h): each batch, retired thread and
+ * round end goes to them in ascending position, equal positions in the
+ * order they subscribed; a subscriber whose wanted() says no skips the
+ * batch, not the rest; the list cannot change while the consumer runs. */
+static char sub_log[256];
+
+static void sub_note(const char *what)
+{
+    size_t n = strlen(sub_log);
+    snprintf(sub_log + n, sizeof sub_log - n, "%s ", what);
+}
+
+#define SUBSCRIBER(name)                                                                           \
+    static void name##_batch(uint32_t thread, struct tscope__ring *r, uint64_t from, uint64_t to)  \
+    {                                                                                              \
+        (void)thread;                                                                              \
+        ASSERT_EQ(to - from, 1);                                                                   \
+        ASSERT_U64_EQ(tscope__ring_slot(r, from)->id, 77);                                         \
+        sub_note("batch:" #name);                                                                  \
+    }                                                                                              \
+    static void name##_round(void)                                                                 \
+    {                                                                                              \
+        sub_note("round:" #name);                                                                  \
+    }                                                                                              \
+    static void name##_gone(uint32_t thread)                                                       \
+    {                                                                                              \
+        (void)thread;                                                                              \
+        sub_note("gone:" #name);                                                                   \
+    }
+SUBSCRIBER(a)
+SUBSCRIBER(a2)
+SUBSCRIBER(b)
+SUBSCRIBER(c)
+
+static int not_wanted(void)
+{
+    return 0;
+}
+
+static void *one_record_then_gone(void *arg)
+{
+    (void)arg;
+    ASSERT_OK(tscope_thread_register("subscribed"));
+    struct tscope__ring *r = &tscope__tls_self->ring;
+    tscope__ring_slot(r, r->head_local)->id = 77;
+    tscope__ring_publish(r, 1);
+    ASSERT_OK(tscope_thread_unregister());
+    return NULL;
+}
+
+static void subscribers_in_their_order(void)
+{
+    harness_init();
+    struct tscope__subscriber s = {.round = a_round};
+    ASSERT_EQ(tscope__subscribe(1, &s), TSCOPE_ESTATE); /* the consumer runs */
+    ASSERT_EQ(tscope__unsubscribe(1), TSCOPE_ESTATE);
+    ASSERT_EQ(tscope__subscribers_clear(), TSCOPE_ESTATE);
+    ASSERT_OK(tscope_finalize()); /* the consumer stopped: the test drives the rounds */
+    ASSERT_OK(tscope__subscribers_clear());
+    ASSERT_OK(tscope__subscribe(
+        30,
+        &(struct tscope__subscriber){.batch = c_batch, .round = c_round, .thread_gone = c_gone}));
+    ASSERT_OK(tscope__subscribe(
+        10,
+        &(struct tscope__subscriber){.batch = a_batch, .round = a_round, .thread_gone = a_gone}));
+    ASSERT_OK(tscope__subscribe(
+        20, &(struct tscope__subscriber){
+                .wanted = not_wanted, .batch = b_batch, .round = b_round, .thread_gone = b_gone}));
+    ASSERT_OK(tscope__subscribe(10, &(struct tscope__subscriber){.batch = a2_batch,
+                                                                 .round = a2_round,
+                                                                 .thread_gone = a2_gone}));
+    ASSERT(tscope__subscribed(20) && !tscope__subscribed(15));
+    struct tscope__subscriber none = {0};
+    for (int i = 4; i < TSCOPE__SUBSCRIBERS_MAX; i++)
+        ASSERT_OK(tscope__subscribe(50, &none)); /* does nothing, wherever it is called */
+    ASSERT_EQ(tscope__subscribe(50, &none), TSCOPE_ELIMIT);
+    ASSERT_OK(tscope__unsubscribe(50));
+    ASSERT(!tscope__subscribed(50));
+
+    uint64_t (*apply)(uint32_t, struct tscope__ring *, uint64_t, uint64_t, uint64_t) =
+        tscope__hooks.apply;
+    tscope__hooks.apply = NULL; /* the store is complete: the records go to the subscribers only */
+    pthread_t th;
+    ASSERT_EQ(pthread_create(&th, NULL, one_record_then_gone, NULL), 0);
+    ASSERT_EQ(pthread_join(th, NULL), 0);
+    sub_log[0] = 0;
+    tscope__consumer_round();
+    ASSERT_STR_EQ(sub_log, "batch:a batch:a2 batch:c gone:a gone:a2 gone:b gone:c "
+                           "round:a round:a2 round:b round:c ");
+    sub_log[0] = 0;
+    tscope__consumer_round(); /* nothing left to drain: the round ends only */
+    ASSERT_STR_EQ(sub_log, "round:a round:a2 round:b round:c ");
+    ASSERT_OK(tscope__unsubscribe(10));
+    sub_log[0] = 0;
+    tscope__consumer_round();
+    ASSERT_STR_EQ(sub_log, "round:b round:c ");
+    ASSERT_OK(tscope__subscribers_clear());
+    tscope__hooks.apply = apply;
+}
+
 int main(void)
 {
     RUN(wrap_around);
     RUN(drop_policy_counts_exactly);
     RUN(wait_policy_loses_nothing);
     RUN(slot_rings_get_their_pages_at_their_first_write);
+    RUN(subscribers_in_their_order);
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'.*", getenv("TASKSCOPE_OUTPUT_DIR"),
              getenv("TASKSCOPE_OUTPUT_DIR")); /* the second run's folder: DIR.1 */

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "sampler/procfs.h"
+#include "sampler/sampler.h"
 #include "test.h"
 #ifdef TSCOPE_HAVE_PAPI
 #include <papi.h>
@@ -593,6 +594,53 @@ static void test_runtime_source(void)
     ASSERT_EQ(tscope_sampler_source_unregister("rt"), 0);
 }
 
+/* A runtime of one thread, as its source says. */
+static void one_thread_source(void *data, double seconds, tscope_sample_emit_fn emit, void *ctx)
+{
+    (void)data;
+    (void)seconds;
+    emit(ctx, "rt.active_threads", 1);
+}
+
+/* The built-in sources are sources like any other: named in the sampler's
+ * list while taskscope runs (a name they hold is taken; they can be
+ * unregistered), called before the registered ones, except the node
+ * metrics, called after them (they read this sample's rt.active_threads). */
+static void test_builtin_sources_registered(void)
+{
+    setenv("TASKSCOPE_OUTPUTS", "none", 1);
+    setenv("TASKSCOPE_SAMPLE_MS", "0", 1);
+    ASSERT_EQ(tscope_sampler_source_register("taskscope.system", spin_source, NULL), 0);
+    ASSERT_EQ(tscope_sampler_source_unregister("taskscope.system"), 0); /* free before init */
+    ASSERT_EQ(tscope_sampler_source_register("one_thread", one_thread_source, NULL), 0);
+    ASSERT_EQ(tscope_init(0, 1), 0);
+    const char *const builtin[] = {"taskscope.system", "taskscope.concurrency", "taskscope.node"};
+    for (int i = 0; i < 3; i++)
+        ASSERT_EQ(tscope_sampler_source_register(builtin[i], spin_source, NULL), TSCOPE_EINVAL);
+    ASSERT_EQ(tscope_sampler_sample_now(), 0);
+    busy(0.11); /* node metrics are computed at most every 100 ms */
+    ASSERT_EQ(tscope_sampler_sample_now(), 0);
+    unsigned rss = tscope__sampler_column("proc.rss_bytes"),
+             busy_col = tscope__sampler_column("concurrency.threads_busy"),
+             threads = tscope__sampler_column("rt.active_threads"),
+             eff = tscope__sampler_column("node.efficiency");
+    printf("test_builtin_sources_registered: columns %u %u %u %u\n", rss, busy_col, threads, eff);
+    ASSERT(rss > 0 && rss < busy_col && busy_col < threads && threads < eff);
+    double v, t0, t1;
+    ASSERT_EQ(tscope_sampler_latest("concurrency.threads_busy", &v, &t0), 0);
+    ASSERT_EQ(tscope_sampler_source_unregister("taskscope.concurrency"), 0);
+    busy(0.01);
+    ASSERT_EQ(tscope_sampler_sample_now(), 0);
+    ASSERT_EQ(tscope_sampler_latest("concurrency.threads_busy", &v, &t1), 0);
+    ASSERT(t1 == t0); /* not sampled any more */
+    ASSERT_EQ(tscope_finalize(), 0);
+    for (int i = 0; i < 3; i++) { /* unregistered at finalize with the sampler */
+        ASSERT_EQ(tscope_sampler_source_register(builtin[i], spin_source, NULL), 0);
+        ASSERT_EQ(tscope_sampler_source_unregister(builtin[i]), 0);
+    }
+    ASSERT_EQ(tscope_sampler_source_unregister("one_thread"), 0);
+}
+
 /* PAPI, when built with it: a software event through PAPI's perf_event
  * component, counted on this (busy) thread. */
 static void test_papi(void)
@@ -656,6 +704,7 @@ int main(void)
     test_sampling();
     test_series_order();
     test_runtime_source();
+    test_builtin_sources_registered();
     test_papi();
     printf("test_sampler: ok\n");
     return 0;

@@ -3,10 +3,10 @@
  * best value of a scalar objective.
  *
  * Parameters: a runtime registers each knob it lets others turn (the
- * bundled runtime: "rt.thread_cap", "rt.schedule") with its kind, range and
- * setter/getter; policies, the CLI and the dashboard change behaviour only
- * through tscope_param_set.  The registry works without tscope_init and is
- * thread-safe; setters run on the caller's thread under no taskscope lock.
+ * bundled runtime: "rt.thread_cap", "rt.schedule"; the OMPT adapter:
+ * "omp.thread_cap") with its kind, range and setter/getter; policies, the
+ * CLI and the dashboard change behaviour only through tscope_param_set.  The registry works without
+ * tscope_init and is thread-safe; setters run on the caller's thread under no taskscope lock.
  *
  * Tuners: an ask/tell session.  tscope_tuner_next gives the next point to
  * try, tscope_tuner_report tells the objective measured there (smaller is
@@ -67,6 +67,17 @@ int tscope_param_describe(const char *name, tscope_param_desc_t *out);
 /* Names of all parameters, in registration order: fills up to cap and sets
  * *count to the number registered. */
 int tscope_param_list(const char **names, size_t cap, size_t *count);
+/* The thread cap, by convention: a runtime that lets policies change how
+ * many threads run its work registers an INT parameter named
+ * "COMPONENT.thread_cap" with the range [1, all its threads], whose setter
+ * takes effect at the runtime's next safe point.  The built-in throttling,
+ * optimising and power-capping policies steer whichever is registered
+ * first, without knowing the runtime. */
+#define TSCOPE_THREAD_CAP_SUFFIX ".thread_cap"
+/* The name of the first registered thread-cap parameter, into name (size
+ * bytes): 0, TSCOPE_ENOENT when none is registered, TSCOPE_ELIMIT when it
+ * does not fit, TSCOPE_EINVAL for no buffer. */
+int tscope_param_thread_cap(char *name, size_t size);
 /* A one-line description of this thread's last failed tscope_param_* call. */
 const char *tscope_param_last_error(void);
 
@@ -165,9 +176,11 @@ int tscope_policy_on(const char *name, tscope_trigger_kind_t kind, uint32_t id,
                      tscope_trigger_fn fn, void *data);
 
 /* The built-in thread-throttling policy (TASKSCOPE_POLICY=throttle starts it
- * at tscope_rt_init): every period it measures the runtime's throughput
- * (tasks finished per second) or, with a task type, that type's mean
- * exclusive time, and tunes the parameter "rt.thread_cap" over the powers
+ * when a runtime registers its thread cap: tscope_rt_init, the OMPT
+ * adapter's first parallel region): every period it measures the
+ * throughput (tasks finished per second, from the profile) or, with a task
+ * type, that type's mean exclusive time, and tunes the thread-cap
+ * parameter (tscope_param_thread_cap) over the powers
  * of two from all workers down to 1 and back (each cap measured twice, a
  * point more than 20% worse than the best after a quarter period cut
  * short); once converged it keeps the cap with the best mean and re-tunes
@@ -183,8 +196,10 @@ typedef struct tscope_throttle_status {
     unsigned cut;     /* of the evals, points cut short (clearly worse after a quarter period) */
 } tscope_throttle_status_t;
 
-/* Starts the throttling policy now (on the parameter "rt.thread_cap", which
- * must be registered).  type_name NULL: maximise throughput. */
+/* Starts the throttling policy now (on the thread-cap parameter, which must
+ * be registered: TSCOPE_ENOENT otherwise).  type_name NULL: maximise
+ * throughput (the profiler must be on: TASKSCOPE_PROFILER=0 counts no
+ * finished task). */
 int tscope_throttle_start(unsigned period_ms, const char *type_name);
 /* The AllScale multi-objective optimiser (TASKSCOPE_POLICY=optimize,
  * TASKSCOPE_OPTIMIZE_WEIGHTS=TIME,RESOURCES,ENERGY): the same loop as
@@ -207,7 +222,8 @@ void tscope_throttle_stop(void);
 /* The built-in power-capping policy (TASKSCOPE_POLICY=powercap with
  * TASKSCOPE_POWER_BAND=LOW,HIGH): every period it reads the sampler's
  * power (power.package_w, or power.estimate_w where there is no RAPL) and
- * lowers "rt.thread_cap" by one above HIGH, raises it by one below LOW and
+ * lowers the thread-cap parameter (tscope_param_thread_cap) by one above
+ * HIGH, raises it by one below LOW and
  * leaves it alone in between (the band is the hysteresis). */
 typedef struct tscope_powercap_status {
     unsigned cap;            /* the cap it set last */

@@ -22,8 +22,11 @@ typedef void (*tscope_sample_emit_fn)(void *ctx, const char *series, double valu
  * call (0 on the first), for rates. */
 typedef void (*tscope_sample_fn)(void *data, double seconds, tscope_sample_emit_fn emit, void *ctx);
 
-/* Adds a source (a runtime's state, an application's gauges).  Works before
- * and after tscope_init; TSCOPE_EINVAL for a name already used. */
+/* Adds a source (a runtime's state, an application's gauges), called after
+ * the built-in /proc-perf-power and concurrency sources and before the node
+ * metrics, in registration order.  Works before and after tscope_init;
+ * TSCOPE_EINVAL for a name already used (while taskscope runs, the built-in
+ * ones hold "taskscope.system", "taskscope.concurrency", "taskscope.node"). */
 int tscope_sampler_source_register(const char *name, tscope_sample_fn fn, void *data);
 int tscope_sampler_source_unregister(const char *name);
 

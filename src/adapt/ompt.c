@@ -38,6 +38,7 @@
  * pseudo-task and its type.  Task types come from codeptr_ra through
  * typecache.c (resolved once per address).
  */
+#include <dlfcn.h>
 #include <execinfo.h>
 #include <omp-tools.h>
 #include <stdatomic.h>
@@ -48,6 +49,7 @@
 #include "hazards.h"
 #include "lifecycle.h"
 #include "srcloc.h"
+#include "taskscope/policy.h"
 #include "taskscope/taskscope.h"
 #include "typecache.h"
 
@@ -374,6 +376,106 @@ static void end_construct(struct tstate *st, uint8_t kind)
         end_frame(st, i, 0);
 }
 
+/* ---- the thread cap -------------------------------------------------------------- */
+
+/* "omp.thread_cap" (include/taskscope/policy.h's thread-cap convention), so
+ * that the throttling and power-capping policies steer OpenMP programs as
+ * they steer the bundled runtime.  OpenMP lets the number of threads change
+ * only through the nthreads ICV of the task that encounters a parallel
+ * region, and omp_set_num_threads may be called only by that task's thread:
+ * the setter (a policy's thread, the dashboard's) only stores the cap, and
+ * the thread that begins a top-level parallel region (level 0: the ICV of
+ * the initial task, which every later top-level region inherits) applies it
+ * with omp_set_num_threads in the parallel-begin callback.  libomp (LLVM
+ * 14) sizes the team after that callback, so the cap holds from the region
+ * whose begin applied it; at the parallel-end callback it would not (after
+ * a region of one thread libomp still reports level 1 there, and the call
+ * sets the ICV of a task that is gone).  The range is 1 .. the threads a
+ * region would have had at the first top-level region, when the parameter
+ * is registered and TASKSCOPE_POLICY's policy started.  Nested regions, a
+ * num_threads clause and the program's own omp_set_num_threads between two
+ * changes of the cap are left as they are.  The OpenMP entry points come
+ * from the runtime that loaded this tool (dlsym), so the tool links none. */
+static struct {
+    atomic_int state;   /* 0: not registered, 1: registering or registered, 2: failed */
+    atomic_uint cap;    /* the value set last */
+    atomic_int pending; /* set since it was last applied */
+    void (*set_num_threads)(int);
+    int (*get_level)(void);
+} cap_param;
+
+static int thread_cap_set(double v, void *data)
+{
+    (void)data;
+    atomic_store(&cap_param.cap, (unsigned)v);
+    atomic_store(&cap_param.pending, 1);
+    return 0;
+}
+
+static double thread_cap_get(void *data)
+{
+    (void)data;
+    return atomic_load(&cap_param.cap);
+}
+
+static void thread_cap_unregister(void)
+{
+    if (atomic_load(&cap_param.state) == 1 && tscope_param_unregister("omp.thread_cap") == 0)
+        atomic_store(&cap_param.state, 0); /* the next tscope_init's first region again */
+}
+
+/* At the first top-level parallel region: the parameter, then the policy. */
+static void thread_cap_register(void)
+{
+    int (*get_max_threads)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_max_threads");
+    if (!cap_param.set_num_threads) { /* once: later inits' regions may read them meanwhile */
+        cap_param.set_num_threads = (void (*)(int))dlsym(RTLD_DEFAULT, "omp_set_num_threads");
+        cap_param.get_level = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_level");
+    }
+    if (!get_max_threads || !cap_param.set_num_threads || !cap_param.get_level) {
+        atomic_store(&cap_param.state, 2); /* not an OpenMP runtime we know: no cap */
+        return;
+    }
+    if (cap_param.get_level() != 0) {
+        atomic_store(&cap_param.state, 0); /* at a top-level region */
+        return;
+    }
+    int max = get_max_threads();
+    atomic_store(&cap_param.cap, max > 1 ? (unsigned)max : 1u);
+    atomic_store(&cap_param.pending, 0);
+    tscope_param_desc_t d = {.struct_size = sizeof d,
+                             .name = "omp.thread_cap",
+                             .kind = TSCOPE_PARAM_INT,
+                             .min = 1,
+                             .max = max > 1 ? max : 1,
+                             .set = thread_cap_set,
+                             .get = thread_cap_get};
+    if (tscope_param_register(&d)) {
+        atomic_store(&cap_param.state, 2);
+        return;
+    }
+    static int hooked;
+    if (!hooked++)
+        tscope_atfinalize(thread_cap_unregister);
+    tscope_policy_autostart(); /* TASKSCOPE_POLICY, if any */
+}
+
+/* The parallel-begin callback, on the thread that encounters the region:
+ * two relaxed loads unless the cap changed or is still to be registered. */
+static inline void thread_cap_at_parallel_begin(void)
+{
+    if (__builtin_expect(atomic_load_explicit(&cap_param.state, memory_order_relaxed) == 0, 0) &&
+        atomic_exchange(&cap_param.state, 1) == 0)
+        thread_cap_register();
+    if (__builtin_expect(atomic_load_explicit(&cap_param.pending, memory_order_relaxed), 0) &&
+        atomic_exchange(&cap_param.pending, 0)) {
+        if (cap_param.get_level() == 0)
+            cap_param.set_num_threads((int)atomic_load(&cap_param.cap));
+        else
+            atomic_store(&cap_param.pending, 1); /* a nested region: at the next top-level one */
+    }
+}
+
 /* ---- callbacks ----------------------------------------------------------------- */
 
 static atomic_uint worker_count;
@@ -653,6 +755,7 @@ static void on_parallel_begin(ompt_data_t *enc, const ompt_frame_t *frame, ompt_
     (void)requested;
     if (!parallel || (flags & ompt_parallel_league))
         return;
+    thread_cap_at_parallel_begin();
     struct tstate *st = self;
     finished_untied(st, enc);
     uint32_t type = type_of(KEY(TAG_PARALLEL, codeptr));

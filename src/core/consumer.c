@@ -9,20 +9,76 @@
  * join in every measured process).
  *
  * A round = snapshot every ring's head, apply everything up to the snapshot,
- * then end the round in the store (store.h explains why rounds matter).
+ * then end the round (store.h explains why rounds matter).
  * Work is bounded per store-lock hold (TASKSCOPE_BATCH records), so queries
  * from other threads are never blocked for long, whatever the event flood.
- * The records go to the subscribers in hooks.h, one call per batch.
+ * Each batch goes to the profile's apply hook, then to the subscribers
+ * (hooks.h) in their list's order, one call each per batch; each round end
+ * and each retired thread to them likewise.  The list is a fixed array
+ * filled before the consumer thread starts and left alone while it runs
+ * (tscope__subscribe refuses then), so reading it takes no lock.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "clock.h"
 #include "core.h"
 #include "hooks.h"
+#include "taskscope/taskscope.h"
 
 struct tscope__hooks tscope__hooks;
+
+static struct {
+    int position;
+    struct tscope__subscriber s;
+} subs[TSCOPE__SUBSCRIBERS_MAX];
+static unsigned nsubs;
+
+int tscope__subscribe(int position, const struct tscope__subscriber *s)
+{
+    if (tscope__g.consumer_running)
+        return TSCOPE_ESTATE;
+    if (nsubs == TSCOPE__SUBSCRIBERS_MAX)
+        return TSCOPE_ELIMIT;
+    unsigned at = nsubs;
+    while (at > 0 && subs[at - 1].position > position) /* after equal ones */
+        at--;
+    memmove(&subs[at + 1], &subs[at], (nsubs - at) * sizeof subs[0]);
+    subs[at].position = position;
+    subs[at].s = *s;
+    nsubs++;
+    return 0;
+}
+
+int tscope__unsubscribe(int position)
+{
+    if (tscope__g.consumer_running)
+        return TSCOPE_ESTATE;
+    unsigned keep = 0;
+    for (unsigned i = 0; i < nsubs; i++)
+        if (subs[i].position != position)
+            subs[keep++] = subs[i];
+    nsubs = keep;
+    return 0;
+}
+
+int tscope__subscribers_clear(void)
+{
+    if (tscope__g.consumer_running)
+        return TSCOPE_ESTATE;
+    nsubs = 0;
+    return 0;
+}
+
+int tscope__subscribed(int position)
+{
+    for (unsigned i = 0; i < nsubs; i++)
+        if (subs[i].position == position)
+            return 1;
+    return 0;
+}
 
 void tscope__consumer_wake(void)
 {
@@ -49,9 +105,9 @@ static void release(struct tscope__thread *t, uint64_t applied)
         tscope__ring_release(r, applied);
 }
 
-/* Hands ring records [tail, head) of thread t to the subscribers in
- * batches of TASKSCOPE_BATCH: the profile applies each batch under its
- * lock, then the batched subscribers see it; then the slots are released.
+/* Hands ring records [tail, head) of thread t on in batches of
+ * TASKSCOPE_BATCH: the profile applies each batch under its lock, then the
+ * subscribers see it; then the slots are released.
  * Returns the new read position. */
 static uint64_t drain_ring(struct tscope__thread *t, uint64_t tail, uint64_t head)
 {
@@ -61,10 +117,11 @@ static uint64_t drain_ring(struct tscope__thread *t, uint64_t tail, uint64_t hea
         uint64_t stop = head - tail > batch ? tail + batch : head;
         uint64_t batch_start = tail;
         tail = tscope__hooks.apply ? tscope__hooks.apply(t->index, r, tail, stop, head) : stop;
-        if (tscope__hooks.trace_batch)
-            tscope__hooks.trace_batch(t->index, r, batch_start, tail);
-        if (tscope__hooks.deliver_wanted && tscope__hooks.deliver_wanted())
-            tscope__hooks.deliver(t->index, r, batch_start, tail);
+        for (unsigned i = 0; i < nsubs; i++) {
+            const struct tscope__subscriber *s = &subs[i].s;
+            if (s->batch && (!s->wanted || s->wanted()))
+                s->batch(t->index, r, batch_start, tail);
+        }
         t->read_pos = tail;
         release(t, tail);
     }
@@ -91,17 +148,17 @@ int tscope__consumer_round(void)
             busiest = 1;
         if (retired && tscope__ring_head(&t->ring) == t->read_pos) {
             release(t, t->read_pos); /* the slot is about to be reused */
-            if (tscope__hooks.thread_gone)
-                tscope__hooks.thread_gone(t->index);
+            for (unsigned k = 0; k < nsubs; k++)
+                if (subs[k].s.thread_gone)
+                    subs[k].s.thread_gone(t->index);
             tscope__ring_free(&t->ring);
             tscope__thread_recycle(t);
         }
     }
-    if (tscope__hooks.end_round)
-        tscope__hooks.end_round();
-    tscope__clock_refine();
-    if (tscope__hooks.trace_round)
-        tscope__hooks.trace_round();
+    tscope__clock_refine(); /* before the round ends: the trace writes the factor there */
+    for (unsigned i = 0; i < nsubs; i++)
+        if (subs[i].s.round)
+            subs[i].s.round();
 
     pthread_mutex_lock(&tscope__g.cons_lock);
     tscope__g.rounds_done++;

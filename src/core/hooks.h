@@ -1,12 +1,20 @@
 /* hooks.h - where the subsystems built on the core plug into it.
  *
  * The core (rings, threads, event functions, the consumer) includes nothing
- * above it.  What it hands records to - the profile store, the tool
- * plugins, the triggered policies - is this table, filled by the
- * composition root (src/lifecycle/wiring.c) at tscope_init before
- * measurement is switched on, and emptied at the next tscope_init: readers
- * never see it change while events flow.  An empty hook means nobody
- * subscribed (the profiler off, no tools, no triggered policy).
+ * above it.  What it hands records to comes in two shapes:
+ * - the subscribers: whatever consumes the ordered records a consumer round
+ *   drains (the profile store's round ends and retired threads, the trace
+ *   writer, the batched tool callbacks, the triggered policies), a list
+ *   registered with tscope__subscribe in the order they are to be called;
+ * - the hooks: one slot each for what is not a subscriber in that sense (the
+ *   profile's batch apply, which returns the new tail, the shard's `take` on
+ *   the producing thread, synchronous tools, the crash journal, the task
+ *   debugger's gate).
+ * Both are filled by the composition root (src/lifecycle/wiring.c) at
+ * tscope_init before measurement is switched on, and emptied at the next
+ * tscope_init: readers never see them change while events flow (the list
+ * refuses changes while the consumer thread runs).  An empty hook means
+ * nobody subscribed (the profiler off, no tools, no triggered policy).
  */
 #ifndef TSCOPE_CORE_HOOKS_H
 #define TSCOPE_CORE_HOOKS_H
@@ -22,13 +30,6 @@ struct tscope__hooks {
      * be read up to head) and returns the new tail. */
     uint64_t (*apply)(uint32_t thread, struct tscope__ring *r, uint64_t tail, uint64_t stop,
                       uint64_t head);
-    /* The end of a consumer round (store.h explains rounds). */
-    void (*end_round)(void);
-
-    /* After each batch, outside the store lock: batched tool callbacks and
-     * triggered policies.  deliver_wanted() is the cheap test per batch. */
-    int (*deliver_wanted)(void);
-    void (*deliver)(uint32_t thread, struct tscope__ring *r, uint64_t from, uint64_t to);
 
     /* The profile takes the events on the producing thread, in its shard (profile/shard_events.c):
      * r (its ts unset) and the EXT record's payload; returns the event's result (0 or a negative
@@ -69,16 +70,6 @@ struct tscope__hooks {
     void *(*durable)(uint32_t kind, uint32_t owner, uint32_t index, size_t bytes);
     int (*durable_owns)(const void *p);
 
-    /* The trace (src/trace/writer.c): records [from, to) of thread's ring
-     * after the profile applied them, and the end of each round (after the
-     * store's).  Consumer thread. */
-    void (*trace_batch)(uint32_t thread, struct tscope__ring *r, uint64_t from, uint64_t to);
-    void (*trace_round)(void);
-
-    /* A retired thread's ring is drained: what it left running is closed
-     * (unfinished), as its slot is about to be reused.  Consumer thread. */
-    void (*thread_gone)(uint32_t thread);
-
     /* Thread begin (bit 0) and end (bit 1) wanted by tools, on the thread. */
     uint32_t thread_events;
     void (*thread)(int begin, uint32_t index, const char *name);
@@ -94,6 +85,39 @@ struct tscope__hooks {
 };
 
 extern struct tscope__hooks tscope__hooks;
+
+/* A subscriber of the consumer (consumer.c).  Every member may be NULL.
+ * Consumer thread (or the finalizing thread once the consumer stopped),
+ * outside the store lock; in the list's order for each call:
+ * - wanted: the cheap test per batch (NULL: always); batch is called only
+ *   when it returns nonzero;
+ * - batch: records [from, to) of thread's ring, after the profile applied
+ *   them (their slots are released after every subscriber saw them);
+ * - round: the end of a consumer round (store.h explains rounds), after the
+ *   clock's factor was refined;
+ * - thread_gone: a retired thread's ring is drained, its slot is about to
+ *   be reused (the store closes what it left running: unfinished). */
+struct tscope__subscriber {
+    int (*wanted)(void);
+    void (*batch)(uint32_t thread, struct tscope__ring *r, uint64_t from, uint64_t to);
+    void (*round)(void);
+    void (*thread_gone)(uint32_t thread);
+};
+
+/* Subscribes s (copied) at `position`: subscribers are called in ascending
+ * position, equal ones in the order they subscribed (the composition root
+ * numbers the positions: wiring.h).  0; TSCOPE_ELIMIT when the list is full
+ * (TSCOPE__SUBSCRIBERS_MAX); TSCOPE_ESTATE while the consumer thread runs
+ * (the list never changes while events flow). */
+#define TSCOPE__SUBSCRIBERS_MAX 8
+int tscope__subscribe(int position, const struct tscope__subscriber *s);
+/* Removes the subscriber at `position` (all of them there): 0, or
+ * TSCOPE_ESTATE while the consumer thread runs. */
+int tscope__unsubscribe(int position);
+/* Empties the list: 0, or TSCOPE_ESTATE while the consumer thread runs. */
+int tscope__subscribers_clear(void);
+/* Whether a subscriber sits at `position`. */
+int tscope__subscribed(int position);
 /* Set by the debugger while a pause or a breakpoint is in force. */
 extern _Atomic int tscope__gate_armed;
 /* Shadows (record.h): the record kinds (bit 1 << kind) that a thread

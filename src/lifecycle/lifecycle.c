@@ -226,7 +226,7 @@ static void fork_child(void)
 }
 
 /* TASKSCOPE_TRACE: the output folder is made now (the trace is written
- * while the program runs) and the consumer gets the trace's hooks. */
+ * while the program runs) and the trace writer subscribes to the consumer. */
 static void trace_start(const struct tscope__config *cfg, int rank, int nranks)
 {
     if (!cfg->trace)
@@ -239,18 +239,17 @@ static void trace_start(const struct tscope__config *cfg, int rank, int nranks)
         tscope__g.outdir[0] = 0;
         return;
     }
-    if (tscope__trace_start(tscope__g.outdir, cfg, rank, nranks) == 0) {
-        tscope__hooks.trace_batch = tscope__trace_batch;
-        tscope__hooks.trace_round = tscope__trace_round;
-    }
+    if (tscope__trace_start(tscope__g.outdir, cfg, rank, nranks) == 0)
+        tscope__subscribe(TSCOPE__SUB_TRACE,
+                          &(struct tscope__subscriber){.batch = tscope__trace_batch,
+                                                       .round = tscope__trace_round});
 }
 
 static void trace_stop(void)
 {
-    if (!tscope__hooks.trace_batch)
+    if (!tscope__subscribed(TSCOPE__SUB_TRACE))
         return;
-    tscope__hooks.trace_batch = NULL;
-    tscope__hooks.trace_round = NULL;
+    tscope__unsubscribe(TSCOPE__SUB_TRACE); /* the consumer has stopped */
     tscope__trace_stop();
     const char *launcher = getenv("TASKSCOPE_OUTPUT_DIR_PREPARED");
     if (!launcher || !*launcher)
@@ -321,6 +320,7 @@ int tscope_init(int rank, int nranks)
         __atomic_store_n(&tscope__g.off_code, 0, __ATOMIC_RELAXED);
         /* an earlier init's hooks would still be called (take: a clock read per event) */
         memset(&tscope__hooks, 0, sizeof tscope__hooks);
+        tscope__subscribers_clear();
         goto out;
     }
     atomic_store(&tscope__init_pid, (long)getpid());
@@ -334,7 +334,7 @@ int tscope_init(int rank, int nranks)
         __atomic_store_n(&tscope__g.off_code, 0, __ATOMIC_RELAXED);
         goto out;
     }
-    int run = !cfg.profiler && !tscope__tools_batched_mask && !tscope__hooks.trace_batch
+    int run = !cfg.profiler && !tscope__tools_batched_mask && !tscope__subscribed(TSCOPE__SUB_TRACE)
                   ? TSCOPE__RUN_TOOLS
               : tscope__tools_sync_events() ? TSCOPE__RUN_RING_TOOLS
                                             : TSCOPE__RUN_RING;

@@ -344,3 +344,26 @@ int tscope_param_list(const char **names, size_t cap, size_t *count)
     pthread_mutex_unlock(&lock);
     return 0;
 }
+
+int tscope_param_thread_cap(char *name, size_t size)
+{
+    if (!name || !size)
+        return TSCOPE_EINVAL;
+    static const char suffix[] = TSCOPE_THREAD_CAP_SUFFIX;
+    const size_t ns = sizeof suffix - 1;
+    int rc = TSCOPE_ENOENT;
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < nparams && rc == TSCOPE_ENOENT; i++) {
+        const struct param *p = params[i];
+        size_t n = strlen(p->name);
+        if (p->d.kind != TSCOPE_PARAM_INT || n <= ns || strcmp(p->name + n - ns, suffix) != 0)
+            continue;
+        rc = n < size ? 0 : TSCOPE_ELIMIT;
+        if (!rc)
+            memcpy(name, p->name, n + 1);
+    }
+    pthread_mutex_unlock(&lock);
+    if (rc == TSCOPE_ENOENT)
+        return fail(rc, "no thread-cap parameter (an integer parameter named *%s)", suffix);
+    return rc;
+}

@@ -1,6 +1,8 @@
 /* powercap.c - the built-in power-capping policy (include/taskscope/policy.h).
  *
- * A periodic policy on "rt.thread_cap" fed by the sampler's power series:
+ * A periodic policy on the thread-cap parameter (policy.h: the first
+ * registered "*.thread_cap", whichever runtime's), steered and read only
+ * through the parameter registry, fed by the sampler's power series:
  * above the band's top one thread fewer (a cap above the CPU count goes to
  * the CPU count at once: those threads cannot raise the power, and taking
  * them one a period only delayed the cut), below its bottom one more,
@@ -18,7 +20,6 @@
 
 #include "policy.h"
 #include "taskscope/policy.h"
-#include "taskscope/rt.h"
 #include "taskscope/sampler.h"
 
 static struct {
@@ -26,8 +27,16 @@ static struct {
     int active, entered, floor_run, floor_said;
     double low, high, last_t;
     tscope_powercap_status_t st;
+    char param[64]; /* the thread-cap parameter */
     unsigned workers, cpus;
 } P = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* The thread cap now, or 0 when its parameter is gone (the runtime ended). */
+static unsigned cap_now(void)
+{
+    double v;
+    return tscope_param_get(P.param, &v) == 0 && v >= 1 ? (unsigned)v : 0;
+}
 
 static void powercap_policy(void *data, double elapsed)
 {
@@ -57,7 +66,7 @@ static void powercap_policy(void *data, double elapsed)
         P.st.after_first++;
         P.st.inside_after += inside;
     }
-    unsigned cap = tscope_rt_thread_cap();
+    unsigned cap = cap_now();
     /* above the band with one thread left: what remains is not ours */
     if (cap == 1 && w > P.high) {
         P.st.above_at_floor++;
@@ -80,7 +89,7 @@ static void powercap_policy(void *data, double elapsed)
             cap = cap > P.cpus ? P.cpus : cap - 1; /* drop them at once */
         else if (w < P.low && cap < P.workers)
             cap++;
-        if (cap != tscope_rt_thread_cap() && tscope_param_set("rt.thread_cap", cap) == 0)
+        if (cap != cap_now() && tscope_param_set(P.param, cap) == 0)
             P.st.cap = cap;
     }
     pthread_mutex_unlock(&P.lock);
@@ -135,9 +144,10 @@ static void band_params(int on)
 int tscope_powercap_start(unsigned period_ms, double low_w, double high_w)
 {
     tscope_param_desc_t d;
+    char param[sizeof P.param];
     if (!(low_w >= 0) || !(high_w > low_w))
         return TSCOPE_EINVAL;
-    if (tscope_param_describe("rt.thread_cap", &d))
+    if (tscope_param_thread_cap(param, sizeof param) || tscope_param_describe(param, &d))
         return TSCOPE_ENOENT;
     pthread_mutex_lock(&P.lock);
     if (P.active) {
@@ -145,7 +155,8 @@ int tscope_powercap_start(unsigned period_ms, double low_w, double high_w)
         return TSCOPE_EINVAL;
     }
     memset(&P.st, 0, sizeof P.st);
-    P.st.cap = tscope_rt_thread_cap();
+    memcpy(P.param, param, sizeof P.param);
+    P.st.cap = cap_now();
     P.low = low_w;
     P.high = high_w;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);

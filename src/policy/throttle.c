@@ -6,9 +6,12 @@
  * task (each relative to its first measurement), minimised by Nelder-Mead
  * over the cap 1 .. W.
  *
- * A periodic policy on the parameter "rt.thread_cap".  Each period it
- * measures the objective over the period just ended (the runtime's tasks
- * finished per second, maximised; or a task type's mean exclusive time,
+ * A periodic policy on the thread-cap parameter (policy.h: the first
+ * registered "*.thread_cap", the bundled runtime's or the OMPT adapter's;
+ * W is its maximum), steered only through the parameter registry, so it
+ * works on any runtime that registers one.  Each period it measures the
+ * objective over the period just ended (tasks finished per second, from
+ * the profile's totals, maximised; or a task type's mean exclusive time,
  * minimised) and reports it to a tuner: for throttling an exhaustive
  * search over the powers of two from all workers down to 1 and back up
  * (log2(W) + 1 points, each measured twice, so that a drift of the
@@ -35,7 +38,6 @@
 #include "core/core.h"
 #include "policy.h"
 #include "taskscope/policy.h"
-#include "taskscope/rt.h"
 #include "taskscope/sampler.h"
 
 static struct {
@@ -46,6 +48,7 @@ static struct {
                             resources, energy */
     double base_energy, base_t;
     tscope_tuner_t *tuner;
+    char param[64];     /* the thread-cap parameter */
     tscope_type_t type; /* 0: throughput */
     unsigned workers, kmax, cap, best;
     double period; /* seconds per measurement; the policy runs every quarter */
@@ -80,11 +83,16 @@ static double energy_now(void)
     return tscope_sampler_latest("energy.estimate_j", &e, NULL) == 0 ? e : NAN;
 }
 
+/* Tasks finished so far (the profile's count: any runtime's tasks). */
+static uint64_t tasks_done(void)
+{
+    tscope_totals_t tot;
+    return tscope_query_totals(&tot) == 0 ? tot.tasks_completed : 0;
+}
+
 static void baseline(void)
 {
-    tscope_rt_stats_t st;
-    tscope_rt_stats(&st);
-    T.base_done = st.completed;
+    T.base_done = tasks_done();
     T.base_energy = energy_now();
     if (T.type) {
         tscope_type_stats_t ts;
@@ -115,11 +123,10 @@ static double measure(double elapsed)
             return NAN;
         return (ts.excl_ns.sum - T.base_excl) / (double)(ts.calls - T.base_calls);
     }
-    tscope_rt_stats_t st;
-    tscope_rt_stats(&st);
-    if (st.completed == T.base_done)
+    uint64_t completed = tasks_done();
+    if (completed <= T.base_done)
         return NAN;
-    double done = (double)(st.completed - T.base_done);
+    double done = (double)(completed - T.base_done);
     if (!T.optimize)
         return -done / elapsed; /* maximise throughput */
     /* AllScale: weighted time per task, resources in use, energy per task,
@@ -139,7 +146,7 @@ static double measure(double elapsed)
 
 static void set_cap(unsigned cap)
 {
-    if (tscope_param_set("rt.thread_cap", cap) == 0)
+    if (tscope_param_set(T.param, cap) == 0)
         T.cap = cap;
 }
 
@@ -302,7 +309,8 @@ static void weight_params(int on)
 static int start(unsigned period_ms, const char *type_name, int optimize, const double *w)
 {
     tscope_param_desc_t d;
-    if (tscope_param_describe("rt.thread_cap", &d))
+    char param[sizeof T.param];
+    if (tscope_param_thread_cap(param, sizeof param) || tscope_param_describe(param, &d))
         return TSCOPE_ENOENT;
     if (period_ms < 1)
         return TSCOPE_EINVAL;
@@ -316,6 +324,7 @@ static int start(unsigned period_ms, const char *type_name, int optimize, const 
         pthread_mutex_unlock(&T.lock);
         return TSCOPE_EINVAL;
     }
+    memcpy(T.param, param, sizeof T.param);
     T.workers = (unsigned)d.max;
     T.optimize = optimize;
     for (int i = 0; i < 3; i++) {

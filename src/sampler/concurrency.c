@@ -1,4 +1,5 @@
-/* concurrency.c - the concurrency view (APEX's): at every sample, how many
+/* concurrency.c - the concurrency view (APEX's), the built-in source
+ * "taskscope.concurrency" (sampler.h): at every sample, how many
  * threads run each task type, as series of samples.csv and of the live
  * values (tscope_sampler_latest).  The pictures of the run are drawn from
  * the exact begin and end times instead (src/export/timeline.c); this view
@@ -27,8 +28,9 @@ static uint32_t counts[MAX_TYPES];
 static char *series[MAX_TYPES]; /* "concurrency.TYPE" of each type seen: built once */
 static uint32_t nseen;          /* 1 + the highest type seen: the loops stop there */
 
-void tscope__concurrency_reset(void)
+static void concurrency_start(const struct tscope__config *cfg)
 {
+    (void)cfg;
     for (uint32_t t = 0; t < nseen; t++) {
         free(series[t]);
         series[t] = NULL;
@@ -38,8 +40,10 @@ void tscope__concurrency_reset(void)
 
 /* Per sample this touches the busy threads' types and the types seen, no
  * more: at 200 Hz the program's threads evict it between samples. */
-void tscope__concurrency_sample(tscope_sample_emit_fn emit, void *ctx)
+static void concurrency_sample(void *data, double seconds, tscope_sample_emit_fn emit, void *ctx)
 {
+    (void)data;
+    (void)seconds;
     uint32_t busy = tscope__query_running(running, TSCOPE__RUNNING_MAX);
     emit(ctx, "concurrency.threads_busy", busy);
     for (uint32_t t = 0; t < nseen; t++)
@@ -65,3 +69,6 @@ void tscope__concurrency_sample(tscope_sample_emit_fn emit, void *ctx)
         if (series[t])
             emit(ctx, series[t], counts[t]);
 }
+
+const struct tscope__builtin_source tscope__source_concurrency = {
+    "taskscope.concurrency", TSCOPE__SOURCE_FIRST, concurrency_sample, concurrency_start, NULL};

@@ -1,5 +1,8 @@
-/* node.c - the AllScale dashboard's node metrics, computed at every sample
- * from the profile store and the series of the same sample:
+/* node.c - the AllScale dashboard's node metrics, the built-in source
+ * "taskscope.node" (sampler.h), computed at every sample from the profile
+ * store and the series of the same sample (it comes after the sources
+ * registered through tscope_sampler_source_register, so a runtime's
+ * rt.active_threads is this sample's):
  *
  *   node.speed       useful time / (elapsed x CPUs): the share of the machine,
  *                    at maximum frequency, spent in tasks
@@ -58,8 +61,9 @@ static double freq_ratio(long ncpu)
 static tscope_type_stats_t *types;
 static size_t cap_types;
 
-void tscope__node_reset(void)
+static void node_start(const struct tscope__config *cfg)
 {
+    (void)cfg;
     last_useful_ns = 0;
     last_t = 0;
 }
@@ -87,9 +91,14 @@ static double useful_ns(void)
     return sum;
 }
 
-void tscope__node_sample(double now, const double *latest_threads, const double *latest_power,
-                         int power_is_estimate, tscope_sample_emit_fn emit, void *ctx)
+static void node_sample(void *data, double seconds, tscope_sample_emit_fn emit, void *ctx)
 {
+    (void)data;
+    (void)seconds;
+    double now = tscope__sampler_now();
+    const double *latest_threads, *latest_power;
+    int power_is_estimate;
+    tscope__sampler_node_inputs(&latest_threads, &latest_power, &power_is_estimate);
     if (last_t > 0 && now - last_t < 0.1)
         return; /* at most every 100 ms: it copies every type's statistics */
     double useful = useful_ns();
@@ -130,3 +139,6 @@ void tscope__node_sample(double now, const double *latest_threads, const double 
     last_useful_ns = useful;
     last_t = now;
 }
+
+const struct tscope__builtin_source tscope__source_node = {"taskscope.node", TSCOPE__SOURCE_LAST,
+                                                           node_sample, node_start, NULL};

@@ -1,8 +1,12 @@
 /* sampler.c - the sampler thread, its sources and the bounded time series
  * (include/taskscope/sampler.h).
  *
- * Every TASKSCOPE_SAMPLE_MS the thread calls every source (the built-in
- * ones of sources.c, then the registered ones) under the sampler lock.  A
+ * Every TASKSCOPE_SAMPLE_MS the thread calls every source under the sampler
+ * lock, in the list's order: the built-in ones register like any other
+ * source at each start (`builtins` below: /proc, perf, PAPI and power
+ * (sources.c), the concurrency view (concurrency.c) first, the node metrics
+ * (node.c) after the sources registered through
+ * tscope_sampler_source_register, whose series they read).  A
  * value becomes a taskscope counter sample (counter named like the series,
  * recorded through the sampler thread's own ring like any thread's event)
  * and a cell of the time series: one row per sample, one column per series
@@ -30,10 +34,16 @@ enum { MAX_SOURCES = 64, MAX_SERIES = 128, ROW = 2 + MAX_SERIES };
 
 struct source {
     char name[64];
+    int place; /* TSCOPE__SOURCE_*: the list is sorted by it */
     tscope_sample_fn fn;
     void *data;
     double last; /* monotonic seconds of its previous call; 0: never */
 };
+
+/* The built-in sources, in the order they are called (within their place). */
+static const struct tscope__builtin_source *const builtins[] = {
+    &tscope__source_system, &tscope__source_concurrency, &tscope__source_node};
+#define NBUILTINS (sizeof builtins / sizeof builtins[0])
 
 static struct {
     pthread_mutex_t lock;
@@ -56,7 +66,7 @@ static struct {
      * series appear (nseries then differs from looked_up) */
     int threads_at, power_at, power_estimate;
     unsigned looked_up;
-    double t0;
+    double t0, now; /* now: the sample being taken */
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 static double mono_s(void)
@@ -66,24 +76,45 @@ static double mono_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int tscope_sampler_source_register(const char *name, tscope_sample_fn fn, void *data)
+/* Adds a source after the others of its place.  Lock held. */
+static int add_locked(const char *name, int place, tscope_sample_fn fn, void *data)
 {
     if (!name || !*name || strlen(name) >= sizeof S.sources[0].name || !fn)
         return TSCOPE_EINVAL;
-    pthread_mutex_lock(&S.lock);
-    int rc = 0;
     for (unsigned i = 0; i < S.nsources; i++)
         if (strcmp(S.sources[i].name, name) == 0)
-            rc = TSCOPE_EINVAL;
-    if (!rc && S.nsources == MAX_SOURCES)
-        rc = TSCOPE_ELIMIT;
-    if (!rc) {
-        struct source *s = &S.sources[S.nsources++];
-        snprintf(s->name, sizeof s->name, "%s", name);
-        s->fn = fn;
-        s->data = data;
-        s->last = 0;
-    }
+            return TSCOPE_EINVAL;
+    if (S.nsources == MAX_SOURCES)
+        return TSCOPE_ELIMIT;
+    unsigned at = S.nsources;
+    while (at > 0 && S.sources[at - 1].place > place)
+        at--;
+    memmove(&S.sources[at + 1], &S.sources[at], (S.nsources - at) * sizeof S.sources[0]);
+    struct source *s = &S.sources[at];
+    snprintf(s->name, sizeof s->name, "%s", name);
+    s->place = place;
+    s->fn = fn;
+    s->data = data;
+    s->last = 0;
+    S.nsources++;
+    return 0;
+}
+
+static int remove_locked(const char *name)
+{
+    for (unsigned i = 0; name && i < S.nsources; i++)
+        if (strcmp(S.sources[i].name, name) == 0) {
+            memmove(&S.sources[i], &S.sources[i + 1], (S.nsources - i - 1) * sizeof S.sources[0]);
+            S.nsources--;
+            return 0;
+        }
+    return TSCOPE_ENOENT;
+}
+
+int tscope_sampler_source_register(const char *name, tscope_sample_fn fn, void *data)
+{
+    pthread_mutex_lock(&S.lock);
+    int rc = add_locked(name, TSCOPE__SOURCE_REGISTERED, fn, data);
     pthread_mutex_unlock(&S.lock);
     return rc;
 }
@@ -91,16 +122,14 @@ int tscope_sampler_source_register(const char *name, tscope_sample_fn fn, void *
 int tscope_sampler_source_unregister(const char *name)
 {
     pthread_mutex_lock(&S.lock);
-    int rc = TSCOPE_ENOENT;
-    for (unsigned i = 0; name && i < S.nsources; i++)
-        if (strcmp(S.sources[i].name, name) == 0) {
-            memmove(&S.sources[i], &S.sources[i + 1], (S.nsources - i - 1) * sizeof S.sources[0]);
-            S.nsources--;
-            rc = 0;
-            break;
-        }
+    int rc = remove_locked(name);
     pthread_mutex_unlock(&S.lock);
     return rc;
+}
+
+double tscope__sampler_now(void)
+{
+    return S.now;
 }
 
 /* emit(): lock held by the caller (sample_locked). */
@@ -166,23 +195,26 @@ static void look_up_node_inputs(void)
     S.looked_up = S.nseries;
 }
 
+void tscope__sampler_node_inputs(const double **threads, const double **power,
+                                 int *power_is_estimate)
+{
+    if (S.looked_up != S.nseries) /* the latest values, this sample or earlier */
+        look_up_node_inputs();
+    *threads = S.threads_at >= 0 ? &S.latest[S.threads_at] : NULL;
+    *power = S.power_at >= 0 ? &S.latest[S.power_at] : NULL;
+    *power_is_estimate = S.power_estimate;
+}
+
 static void sample_locked(void)
 {
-    double now = mono_s();
+    double now = S.now = mono_s();
     for (unsigned i = 0; i < S.nseries; i++)
         S.cur[i] = NAN; /* a series that gets no value this time; new ones get theirs */
-    tscope__sampler_builtin(now, emit, &now);
-    tscope__concurrency_sample(emit, &now);
     for (unsigned i = 0; i < S.nsources; i++) {
         struct source *s = &S.sources[i];
         s->fn(s->data, s->last > 0 ? now - s->last : 0, emit, &now);
         s->last = now;
     }
-    if (S.looked_up != S.nseries) /* the latest values, this sample or earlier */
-        look_up_node_inputs();
-    tscope__node_sample(now, S.threads_at >= 0 ? &S.latest[S.threads_at] : NULL,
-                        S.power_at >= 0 ? &S.latest[S.power_at] : NULL, S.power_estimate, emit,
-                        &now);
     keep_row(now);
 }
 
@@ -253,9 +285,13 @@ int tscope__sampler_start(void)
     S.stop = 0;
     for (unsigned i = 0; i < S.nsources; i++)
         S.sources[i].last = 0;
-    tscope__sampler_builtin_reset(&tscope__g.cfg);
-    tscope__concurrency_reset();
-    tscope__node_reset();
+    for (unsigned i = 0; i < NBUILTINS; i++) {
+        const struct tscope__builtin_source *b = builtins[i];
+        if (b->start)
+            b->start(&tscope__g.cfg);
+        remove_locked(b->name); /* a start without a stop (a forked child's init) */
+        add_locked(b->name, b->place, b->sample, NULL);
+    }
     pthread_mutex_unlock(&S.lock);
     if (!tscope__g.cfg.sample_ms)
         return 0;
@@ -274,7 +310,11 @@ void tscope__sampler_stop(void)
         S.running = 0;
     }
     pthread_mutex_lock(&S.lock);
-    tscope__sampler_builtin_close();
+    for (unsigned i = 0; i < NBUILTINS; i++) {
+        if (builtins[i]->stop)
+            builtins[i]->stop();
+        remove_locked(builtins[i]->name);
+    }
     pthread_mutex_unlock(&S.lock);
 }
 

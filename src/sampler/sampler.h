@@ -20,27 +20,41 @@ size_t tscope__sampler_rows(void);
 void tscope__sampler_each_latest(void (*fn)(void *ctx, const char *series, double value),
                                  void *ctx);
 
-/* sources.c: the built-in sources.  reset() at each start (opens the perf
- * counters, looks for RAPL, says once what is missing); builtin() emits
- * every value it has; `now` is monotonic seconds. */
-void tscope__sampler_builtin_reset(const struct tscope__config *cfg);
-/* Closes the files and counters the built-in sources hold (at stop). */
-void tscope__sampler_builtin_close(void);
-void tscope__sampler_builtin(double now, tscope_sample_emit_fn emit, void *ctx);
+/* A built-in source: a source like any other (tscope_sample_fn, called
+ * with the sampler lock held), which tscope__sampler_start registers in
+ * the sampler's list by its name, before the sources registered through
+ * tscope_sampler_source_register (place FIRST) or after them (LAST: it
+ * derives from their series), after calling its start(); stop() closes what
+ * it holds, at tscope__sampler_stop, which unregisters it.  The list of
+ * built-ins is in sampler.c. */
+enum { TSCOPE__SOURCE_FIRST = -1, TSCOPE__SOURCE_REGISTERED = 0, TSCOPE__SOURCE_LAST = 1 };
+struct tscope__builtin_source {
+    const char *name;
+    int place;
+    tscope_sample_fn sample;
+    void (*start)(const struct tscope__config *cfg); /* NULL: nothing to do */
+    void (*stop)(void);                              /* NULL: nothing to close */
+};
+/* sources.c: /proc, perf, PAPI (papi.c), RAPL or the power estimate */
+extern const struct tscope__builtin_source tscope__source_system;
+/* concurrency.c: the concurrency view */
+extern const struct tscope__builtin_source tscope__source_concurrency;
+/* node.c: the AllScale node metrics (after the runtimes' rt.active_threads) */
+extern const struct tscope__builtin_source tscope__source_node;
 
-/* papi.c: TASKSCOPE_PAPI_EVENTS (a comma-separated list; empty: none). */
+/* For sources, on the sampler thread with the lock held: this sample's
+ * time (monotonic seconds), and the latest values of the series the node
+ * metrics read (rt.active_threads; power.package_w, else power.estimate_w,
+ * *power_is_estimate then 1), NULL for a series not sampled yet. */
+double tscope__sampler_now(void);
+void tscope__sampler_node_inputs(const double **threads, const double **power,
+                                 int *power_is_estimate);
+
+/* papi.c: TASKSCOPE_PAPI_EVENTS (a comma-separated list; empty: none),
+ * read with the system source. */
 void tscope__papi_reset(const char *events);
 void tscope__papi_sample(double now, tscope_sample_emit_fn emit, void *ctx);
 
-/* node.c: the AllScale node metrics (lock: the sampler's).  latest_*: this
- * sample's rt.active_threads and power, or NULL. */
-void tscope__node_reset(void);
-void tscope__node_sample(double now, const double *latest_threads, const double *latest_power,
-                         int power_is_estimate, tscope_sample_emit_fn emit, void *ctx);
-
-/* concurrency.c: the concurrency view (lock: the sampler's). */
-void tscope__concurrency_reset(void);
-void tscope__concurrency_sample(tscope_sample_emit_fn emit, void *ctx);
 /* The 1-based column of series in samples.csv, 0 when it has none (or no
  * rows): for the pictures' scripts (src/export/timeline.c). */
 unsigned tscope__sampler_column(const char *series);

@@ -1,5 +1,6 @@
-/* sources.c - the sampler's built-in sources (docs/sampling.md lists the
- * series and their units).
+/* sources.c - the sampler's built-in system source, "taskscope.system"
+ * (docs/sampling.md lists the series and their units), registered in the
+ * sampler's list like any other source (sampler.h).
  *
  *   /proc/stat            sys.cpu_utilization (0..1 of all CPUs)
  *   /proc/self/statm      proc.rss_bytes
@@ -96,7 +97,7 @@ static void close_perf(void)
         }
 }
 
-void tscope__sampler_builtin_close(void)
+static void system_stop(void)
 {
     for (int i = 0; i < NSRC; i++)
         if (B.fd[i] >= 0) {
@@ -143,9 +144,9 @@ static uint64_t perf_read(int fd)
     return v;
 }
 
-void tscope__sampler_builtin_reset(const struct tscope__config *cfg)
+static void system_start(const struct tscope__config *cfg)
 {
-    tscope__sampler_builtin_close();
+    system_stop();
     memset(B.off, 0, sizeof B.off);
     memset(B.have_prev, 0, sizeof B.have_prev);
     B.idle_w = cfg->power_idle_w;
@@ -211,7 +212,6 @@ void tscope__sampler_builtin_reset(const struct tscope__config *cfg)
     }
 }
 
-/* d(value)/dt for a counter source, after the first sample. */
 /* Two byte counters of one source (a, b; prev[0], prev[1]) as rates per
  * second since the source's previous read. */
 static void rates(int src, uint64_t prev[2], uint64_t a, uint64_t b, double now,
@@ -329,8 +329,11 @@ static void power_source(double now, double util, tscope_sample_emit_fn emit, vo
     emit(ctx, "energy.estimate_j", B.energy_j);
 }
 
-void tscope__sampler_builtin(double now, tscope_sample_emit_fn emit, void *ctx)
+static void system_sample(void *data, double seconds, tscope_sample_emit_fn emit, void *ctx)
 {
+    (void)data;
+    (void)seconds;
+    double now = tscope__sampler_now();
     if (B.last_slow == 0 || now - B.last_slow >= 0.1) {
         unsigned long long size, resident;
         if (read_src(SRC_STATM) == 0) {
@@ -349,3 +352,6 @@ void tscope__sampler_builtin(double now, tscope_sample_emit_fn emit, void *ctx)
         B.last_slow = now;
     }
 }
+
+const struct tscope__builtin_source tscope__source_system = {
+    "taskscope.system", TSCOPE__SOURCE_FIRST, system_sample, system_start, system_stop};
