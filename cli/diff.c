@@ -148,7 +148,7 @@ int tscope_cli_diff(int argc, char **argv)
     char err[1200];
     struct tscope__profile *p[2] = {NULL, NULL};
     for (int i = 0; i < 2; i++) {
-        p[i] = tscope_cli_profile_read(argv[optind + i], err, sizeof err);
+        p[i] = tscope__offline_profile_read(argv[optind + i], err, sizeof err);
         if (!p[i]) {
             fprintf(stderr, "taskscope diff: %s\n", err);
             tscope__profile_free(p[0]);

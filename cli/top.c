@@ -28,7 +28,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "profile/peek.h"
 
 static void usage(FILE *f)
 {
@@ -135,7 +134,7 @@ static int find_folder(const char *dir, char *out, size_t len)
             continue;
         snprintf(out, len, "%s", path);
         found = 1;
-        if (tscope_cli_pid_alive(pid))
+        if (tscope__offline_pid_alive(pid))
             break;
     }
     if (d)
@@ -371,7 +370,7 @@ int tscope_cli_top(int argc, char **argv)
             rc = 1;
             break;
         }
-        int alive = tscope_cli_pid_alive((long)now.p.head.pid);
+        int alive = tscope__offline_pid_alive((long)now.p.head.pid);
         long r = rows;
         if (r < 0) {
             struct winsize ws;
