@@ -33,6 +33,22 @@
  * rebuild it).  Without libjansson it says so. */
 struct tscope__profile *tscope__offline_profile_read(const char *path, char *err, size_t errlen);
 
+/* Two profiles compared per task type (`taskscope diff`): one row per type
+ * of a (b's type of the same name, or NULL), then per type only b has (a
+ * NULL); impact: self time in b minus in a, ns.  The rows point into a and
+ * b (names, types). */
+struct tscope__offline_diff_row {
+    const char *name;
+    const struct tscope__ptype *a, *b;
+    double impact;
+};
+/* The rows sorted by |impact| (ties by name), or by name when by_names;
+ * allocated (the caller frees them), *n rows.  NULL on memory
+ * exhaustion. */
+struct tscope__offline_diff_row *tscope__offline_diff(const struct tscope__profile *a,
+                                                      const struct tscope__profile *b, int by_names,
+                                                      size_t *n);
+
 /* What renders a profile: the summary, tree, DOT, CSV, folded, Hatchet,
  * TAU writers (tscope__export_*), and writing one file whole or not at all
  * into a folder, a fresh folder (tscope__output_write_file, _make_dir,
