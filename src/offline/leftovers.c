@@ -5,7 +5,9 @@
  * /dev/shm (taskscope-PID-XXXXXX, linked from the folder).  This finds
  * them: a folder's marker of a process that never finalized, the mappings
  * in /dev/shm of processes that are gone (each mapping's header names its
- * folder), an MPI job's rank folders.  Reading only: nothing here removes
+ * folder), an MPI job's rank folders, the mapping of a process or folder
+ * that `taskscope top` reads (a file is one when it starts with the
+ * shards file's magic, src/profile/shard.h).  Reading only: nothing here removes
  * or rebuilds (recover.c does).
  */
 #include <dirent.h>
@@ -135,4 +137,102 @@ size_t tscope__offline_stale_mappings(struct tscope__offline_stale *out, size_t 
     if (d)
         closedir(d);
     return n;
+}
+
+/* 1 when path is a shards file (its magic). */
+static int is_shards(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char magic[16] = {0};
+    int yes = f && fread(magic, 1, sizeof magic, f) == sizeof magic &&
+              memcmp(magic, "taskscope-sh-", 13) == 0;
+    if (f)
+        fclose(f);
+    return yes;
+}
+
+/* The shards file of process pid: from its mappings, else /dev/shm. */
+static int mapping_of_pid(long pid, char *out, size_t len)
+{
+    char maps[64], line[PATH_MAX + 256], tag[64];
+    snprintf(maps, sizeof maps, "/proc/%ld/maps", pid);
+    snprintf(tag, sizeof tag, "taskscope-%ld", pid);
+    FILE *f = fopen(maps, "r");
+    while (f && fgets(line, sizeof line, f)) {
+        char *path = strchr(line, '/');
+        if (!path || !strstr(path, tag))
+            continue;
+        path[strcspn(path, "\n")] = 0;
+        char *del = strstr(path, " (deleted)");
+        if (del)
+            *del = 0;
+        if (is_shards(path)) {
+            snprintf(out, len, "%s", path);
+            fclose(f);
+            return 0;
+        }
+    }
+    if (f)
+        fclose(f);
+    DIR *d = opendir("/dev/shm");
+    struct dirent *e;
+    char want[64];
+    snprintf(want, sizeof want, "taskscope-%ld-", pid);
+    while (d && (e = readdir(d))) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "/dev/shm/%s", e->d_name);
+        if (strncmp(e->d_name, want, strlen(want)) == 0 && is_shards(path)) {
+            snprintf(out, len, "%s", path);
+            closedir(d);
+            return 0;
+        }
+    }
+    if (d)
+        closedir(d);
+    return -1;
+}
+
+/* The shards file of a child of pid (the pid of `taskscope run` itself,
+ * or of mpirun, was given). */
+static int find_child(long pid, char *out, size_t len, int depth)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", pid, pid);
+    FILE *f = depth < 3 ? fopen(path, "r") : NULL;
+    long child;
+    int rc = -1;
+    while (f && rc && fscanf(f, "%ld", &child) == 1)
+        rc = mapping_of_pid(child, out, len) == 0 ? 0 : find_child(child, out, len, depth + 1);
+    if (f)
+        fclose(f);
+    return rc;
+}
+
+int tscope__offline_mapping_of_process(long pid, char *out, size_t len)
+{
+    return mapping_of_pid(pid, out, len) == 0 ? 0 : find_child(pid, out, len, 0);
+}
+
+int tscope__offline_mapping_in_folder(const char *dir, char *out, size_t len)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int found = 0;
+    while (d && (e = readdir(d))) {
+        long pid;
+        char rest[16];
+        if (sscanf(e->d_name, ".taskscope-%ld.%15s", &pid, rest) != 2 || strcmp(rest, "map"))
+            continue;
+        char path[PATH_MAX + 300];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (!is_shards(path))
+            continue;
+        snprintf(out, len, "%s", path);
+        found = 1;
+        if (tscope__offline_pid_alive(pid))
+            break;
+    }
+    if (d)
+        closedir(d);
+    return found ? 0 : -1;
 }

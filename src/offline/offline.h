@@ -86,6 +86,14 @@ struct tscope__offline_stale {
  * their number.  Reads only /dev/shm. */
 size_t tscope__offline_stale_mappings(struct tscope__offline_stale *out, size_t max);
 
+/* The shards file (the mapping, src/lifecycle/journal.h) of process pid:
+ * from its /proc/PID/maps, else /dev/shm, else a child's (pid may be that
+ * of `taskscope run` or of mpirun), into out.  0, or -1: none. */
+int tscope__offline_mapping_of_process(long pid, char *out, size_t len);
+/* The shards file in output folder dir (.taskscope-PID.map): a running
+ * process's if there is one, else the last met.  0, or -1: none. */
+int tscope__offline_mapping_in_folder(const char *dir, char *out, size_t len);
+
 /* ---- a crashed process's run, rebuilt from its crash journal ---- */
 
 /* CLOCK_MONOTONIC now, in ns: the moment a process is seen gone, as a
