@@ -9,7 +9,8 @@
 # brackets only for what is not a folder of src/ (<stdio.h>, <jansson.h>:
 # the build puts src/ on the include path, so <core/core.h> would reach it
 # too).  Anything else - "core/core.h", <profile/peek.h>, "../src/x.h" -
-# fails the test, naming the file, line and include.  A self-check first
+# fails the test, naming the file, line and include; so does a mention of
+# tscope__g (the process's measurement state) in src/offline.  A self-check first
 # runs the same check on a scratch folder with such includes and fails the
 # test unless each is caught, and passes a clean one.
 #   usage: test_cli_includes.sh SOURCE_DIR
@@ -108,8 +109,24 @@ for f in $exceptions; do
   fi
 done
 
+# ---- the offline library works on the objects it is given: it never
+# names the process's measurement state (tscope__g; a recovery goes through
+# src/lifecycle/recover.h, which owns it) ----
+globals() { grep -nE '(^|[^A-Za-z0-9_])tscope__g([^A-Za-z0-9_]|$)' "$@"; }
+printf 'x = tscope__g.store;\n' >"$tmp/g.c"
+printf 'x = tscope__get(); /* tscope__grow */\n' >"$tmp/nog.c"
+if ! globals "$tmp/g.c" >/dev/null || globals "$tmp/nog.c" >/dev/null; then
+  echo "FAIL: self-check: the tscope__g search is wrong"
+  fails=$((fails + 1))
+fi
+if out=$(globals "$src"/src/offline/*.c "$src"/src/offline/*.h); then
+  echo "FAIL: src/offline uses the process's measurement state (tscope__g):"
+  echo "$out"
+  fails=$((fails + 1))
+fi
+
 if [ "$fails" -ne 0 ]; then
   echo "test_cli_includes: $fails failure(s)"
   exit 1
 fi
-echo "test_cli_includes: cli/ includes only its own, offline/ and taskscope/ headers"
+echo "test_cli_includes: cli/ includes only its own, offline/ and taskscope/ headers; src/offline names no tscope__g"
