@@ -7,7 +7,8 @@
  *
  * init: configuration -> clock -> store -> consumer -> switch on.
  * finalize: switch off -> stop the consumer -> drain every ring in this
- * thread -> settle and complete the store -> write the outputs.  It also
+ * thread -> settle and complete the store -> write the outputs (the last
+ * two: ending.c, which the recovery from a crash journal shares).  It also
  * runs when SIGTERM, SIGINT or SIGHUP ends the program (signals.c).  The store
  * stays for queries until the next tscope_init.
  */
