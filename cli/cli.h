@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "profile/profile.h"
+#include "offline/offline.h"
 
 /* Each returns the process exit status. */
 int tscope_cli_run(int argc, char **argv);
@@ -19,20 +19,10 @@ int tscope_cli_formats(int argc, char **argv);
 int tscope_cli_merge(int argc, char **argv);
 int tscope_cli_top(int argc, char **argv);
 int tscope_cli_recover_cmd(int argc, char **argv);
-/* The pid of a program that measured in dir and never wrote its outputs
- * (its marker .taskscope-PID.running), 0: none; *running: it still runs
- * (leftovers.c). */
-long tscope_cli_left_behind(const char *dir, int *running);
-/* 1 when process pid exists and is not a zombie (profile_read.c). */
-int tscope_cli_pid_alive(long pid);
 /* Says on stderr, one line each, which folders next to outdir hold what a
  * process that is gone left without anyone rebuilding it, and how to. */
 void tscope_cli_report_stale(void);
 int tscope_cli_dashboard(int argc, char **argv); /* in taskscope-dashboard */
-
-/* The folders rank-... of an MPI job's run folder, rank-2 before rank-10,
- * into *names (allocated, like each name); their number (merge.c). */
-size_t tscope_cli_rank_folders(const char *run, char ***names);
 
 /* Renders the pictures of a run (concurrency.png, heatmap.png, scatter.png)
  * in outdir from the scripts and data the library wrote (render.c), all in
@@ -91,40 +81,10 @@ void tscope_cli_format_names(char *buf, size_t len, const struct tscope__format_
  * cursor is at column col now.  Ends the line. */
 void tscope_cli_help_wrap(FILE *f, int indent, int col, const char *text);
 
-/* Reads a JSON profile (a profile.json file, or a folder holding one).
- * On error returns NULL and writes a one-line message naming the file (and
- * line, for syntax errors) into err. */
-struct tscope__profile *tscope_cli_profile_read(const char *path, char *err, size_t errlen);
 /* `taskscope report --deps` (critpath.c): prints the critical path of p's
  * instance graph (its last `rows` tasks; 0: all) and the type-level
  * dependency totals to f, or a line saying p has no tasks.  Returns 0,
  * TSCOPE_ENOMEM (nothing printed) or TSCOPE_EIO (f reported an error). */
 int tscope_cli_critical_path(const struct tscope__profile *p, FILE *f, unsigned rows);
-/* Rebuilds the outputs of process pid, which died without writing them,
- * from the crash journal it left in outdir (src/lifecycle/journal.h), marked
- * as ended by sig (0: an exit) at death_mono_ns (CLOCK_MONOTONIC when it was seen gone).
- * *as_of_s: the run's length.  0, or with a one-line message in why: -3
- * (no journal: nothing to keep), -1 (it cannot be read, or memory ran
- * out), -2 (writing the outputs failed: the journal is whole, a later try
- * can succeed). */
-int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mono_ns, FILE *summary,
-                       double *as_of_s, char *why, size_t whylen);
-/* What a program's measurement left in outdir (src/lifecycle): markers
- * .taskscope-PID.running of processes that never finalized, and their crash
- * journals.  Rebuilds the outputs of prog_pid's (else the first met) from
- * its journal (tscope_cli_recover; its summary to `summary` unless NULL;
- * *recovered, *as_of), then removes every .taskscope-* file - unless the
- * recovery failed with a journal there: then everything stays for
- * `taskscope recover` to try again (said).  Returns how many markers there
- * were. */
-int tscope_cli_take_markers(const char *outdir, long prog_pid, int sig, uint64_t died_ns,
-                            FILE *summary, int *recovered, double *as_of);
-/* Frees what the last recovery built (it lives in the process's globals:
- * the store, the name tables, the thread registry). */
-void tscope_cli_recover_release(void);
-/* The configuration of the program the last recovery read (its outputs,
- * summary); NULL when none is loaded. */
-struct tscope__config;
-const struct tscope__config *tscope_cli_recovered_config(void);
 
 #endif

@@ -14,9 +14,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "export/output.h"
-#include "trace/convert.h"
-#include "trace/format.h"
+#include "offline/offline.h"
 
 /* The formats a profile converts into are the output formats marked so
  * (TSCOPE__OUTPUT_FROM_PROFILE); formats[] below holds a trace format's
@@ -107,7 +105,7 @@ static int convert_profile(const char *in, unsigned k, const char *out, int quie
         if (slash)
             snprintf(dir, sizeof dir, "%.*s", (int)(slash - in), in);
     }
-    struct tscope__profile *p = tscope_cli_profile_read(path, err, sizeof err);
+    struct tscope__profile *p = tscope__offline_profile_read(path, err, sizeof err);
     if (!p) {
         fprintf(stderr, "taskscope convert: %s\n", err);
         return 1;
@@ -152,7 +150,7 @@ static int convert_profile(const char *in, unsigned k, const char *out, int quie
 static int job_traces(const char *dir, char ***paths)
 {
     char **names;
-    size_t n = tscope_cli_rank_folders(dir, &names);
+    size_t n = tscope__offline_rank_folders(dir, &names);
     int k = 0;
     *paths = calloc(n + 1, sizeof **paths);
     for (size_t i = 0; i < n; i++) {

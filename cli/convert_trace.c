@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "cli.h"
-#include "trace/convert.h"
+#include "offline/offline.h"
 
 /* Past this many bytes of binary trace (some 10 million events), Chrome
  * JSON is written compressed: uncompressed it would pass 1 GB. */

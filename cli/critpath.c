@@ -44,7 +44,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "profile/critpath.h"
 
 static void print_deptypes(const struct tscope__profile *p, FILE *f)
 {

@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "core/text.h"
+#include "offline/wire.h"
 
 #define TSCOPE__DASH_MAX_PROCESSES 4096 /* kept, connected or not */
 #define TSCOPE__DASH_HISTORY_MAX 1000000
@@ -36,7 +36,7 @@
 #define TSCOPE__DASH_BODY_MAX (64u << 10) /* a POST body */
 #define TSCOPE__DASH_TEXT_MAX 256         /* host, program: longer ones cut */
 
-/* ---- growable text: struct tscope__text (core/text.h) ---- */
+/* ---- growable text: struct tscope__text (core/text.h, through offline/wire.h) ---- */
 
 /* ---- JSON (dashboard_json.c) ---- */
 /* 0 when s[0, n) is exactly one JSON object (RFC 8259, strictly; nesting

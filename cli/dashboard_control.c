@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "dashboard.h"
-#include "live/proto.h"
+#include "offline/wire.h"
 
 static int same_token(const char *given, const char *token)
 {

@@ -49,7 +49,7 @@
 #include <unistd.h>
 
 #include "dashboard.h"
-#include "live/proto.h"
+#include "offline/wire.h"
 
 #define MAX_CONNS (TSCOPE__DASH_MAX_PROCESSES + 64)
 #define MAX_PENDING 1024

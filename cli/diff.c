@@ -1,26 +1,19 @@
 /* diff.c - `taskscope diff A B`: what changed between two runs, per task
  * type, as Hatchet and Thicket users compare profiles.
  *
- * Types are matched by name (ids are given in registration order and
- * differ between runs).  For each type: calls in A and B, self time
+ * Types are matched by name (src/offline/diff.c: ids are given in
+ * registration order and differ between runs).  For each type: calls in A and B, self time
  * and elapsed time (totals, recursion once) in A and B, the change in self time in ms
  * and in percent; rows sorted by the size of the change in self time (the
  * impact on the run), or by name.  Types present in one run only show "-"
  * for the other.  The head line compares the runs' lengths.
  */
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-
-struct row {
-    const char *name;
-    const struct tscope__ptype *a, *b;
-    double impact; /* self time in B minus in A, ns */
-};
 
 static void usage(FILE *f)
 {
@@ -36,28 +29,6 @@ static void usage(FILE *f)
                "  -h, --help   this text\n"
                "\n"
                "exit status: 0 compared, 1 a profile could not be read, 2 usage\n");
-}
-
-static int by_impact(const void *x, const void *y)
-{
-    const struct row *a = x, *b = y;
-    double da = fabs(a->impact), db = fabs(b->impact);
-    if (da != db)
-        return da < db ? 1 : -1;
-    return strcmp(a->name, b->name);
-}
-
-static int by_name(const void *x, const void *y)
-{
-    return strcmp(((const struct row *)x)->name, ((const struct row *)y)->name);
-}
-
-static const struct tscope__ptype *find(const struct tscope__profile *p, const char *name)
-{
-    for (uint32_t i = 0; i < p->ntypes; i++)
-        if (strcmp(p->types[i].name, name) == 0)
-            return &p->types[i];
-    return NULL;
 }
 
 static void cell_u64(const struct tscope__ptype *t, char *buf, size_t len)
@@ -77,8 +48,8 @@ static void cell_ms(const struct tscope__ptype *t, int elapsed, char *buf, size_
         snprintf(buf, len, "-");
 }
 
-static void print(const struct tscope__profile *a, const struct tscope__profile *b, struct row *r,
-                  size_t n, long rows)
+static void print(const struct tscope__profile *a, const struct tscope__profile *b,
+                  const struct tscope__offline_diff_row *r, size_t n, long rows)
 {
     double ea = a->totals.elapsed_ns / 1e6, eb = b->totals.elapsed_ns / 1e6;
     char head[32] = "";
@@ -113,7 +84,7 @@ int tscope_cli_diff(int argc, char **argv)
                                          {"rows", required_argument, NULL, 'r'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    int (*order)(const void *, const void *) = by_impact;
+    int by_names = 0;
     long rows = 20;
     int c;
     optind = 1;
@@ -121,9 +92,9 @@ int tscope_cli_diff(int argc, char **argv)
         switch (c) {
         case 's':
             if (strcmp(optarg, "impact") == 0)
-                order = by_impact;
+                by_names = 0;
             else if (strcmp(optarg, "name") == 0)
-                order = by_name;
+                by_names = 1;
             else {
                 fprintf(stderr, "taskscope diff: --sort %s: expected impact or name\n", optarg);
                 return 2;
@@ -148,31 +119,21 @@ int tscope_cli_diff(int argc, char **argv)
     char err[1200];
     struct tscope__profile *p[2] = {NULL, NULL};
     for (int i = 0; i < 2; i++) {
-        p[i] = tscope_cli_profile_read(argv[optind + i], err, sizeof err);
+        p[i] = tscope__offline_profile_read(argv[optind + i], err, sizeof err);
         if (!p[i]) {
             fprintf(stderr, "taskscope diff: %s\n", err);
             tscope__profile_free(p[0]);
             return 1;
         }
     }
-    size_t n = 0;
-    struct row *r = calloc((size_t)p[0]->ntypes + p[1]->ntypes + 1, sizeof *r);
+    size_t n;
+    struct tscope__offline_diff_row *r = tscope__offline_diff(p[0], p[1], by_names, &n);
     if (!r) {
         fprintf(stderr, "taskscope diff: out of memory\n");
         tscope__profile_free(p[0]);
         tscope__profile_free(p[1]);
         return 1;
     }
-    for (uint32_t i = 0; i < p[0]->ntypes; i++) {
-        const struct tscope__ptype *a = &p[0]->types[i], *b = find(p[1], a->name);
-        r[n++] = (struct row){a->name, a, b, (b ? b->excl.sum : 0) - a->excl.sum};
-    }
-    for (uint32_t i = 0; i < p[1]->ntypes; i++) {
-        const struct tscope__ptype *b = &p[1]->types[i];
-        if (!find(p[0], b->name))
-            r[n++] = (struct row){b->name, NULL, b, b->excl.sum};
-    }
-    qsort(r, n, sizeof *r, order);
     print(p[0], p[1], r, n, rows);
     free(r);
     tscope__profile_free(p[0]);

@@ -7,8 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "export/output.h"
-#include "trace/convert.h"
+#include "offline/offline.h"
 
 /* `a`, `b`, `c`: a format's words. */
 static void words(FILE *f, const char *list)

@@ -5,7 +5,7 @@
  * outputs (.taskscope-PID.*, lifecycle/journal.h) and its mappings in
  * /dev/shm (taskscope-PID-XXXXXX, linked from the folder).  When the
  * program dies without writing its outputs, its launcher rebuilds them
- * (recover.c).  When the launcher died first (killed with its job, a lost
+ * (src/offline/recover.c).  When the launcher died first (killed with its job, a lost
  * ssh session), nobody did: `taskscope recover FOLDER` does it then, `run`
  * says at its start what such programs left in /dev/shm (reading only
  * /dev/shm: each mapping's header names its folder), and `report`,
@@ -23,61 +23,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "profile/shard.h"
-
-/* A stale mapping in /dev/shm: its process, its bytes, its folder (from a
- * shards file's header; "" when none says). */
-struct stale {
-    long pid;
-    unsigned long long bytes;
-    char dir[1024];
-};
-
-/* The mappings in /dev/shm of this user's processes that are gone, one entry per
- * process (at most max); their number. */
-static size_t find_stale(struct stale *out, size_t max)
-{
-    DIR *d = opendir("/dev/shm");
-    struct dirent *e;
-    size_t n = 0;
-    while (d && (e = readdir(d))) {
-        long pid;
-        char path[PATH_MAX];
-        struct stat st;
-        if (strncmp(e->d_name, "taskscope-", 10) != 0 || /* most are not ours (libomp's, MPI's) */
-            sscanf(e->d_name, "taskscope-%ld-", &pid) != 1 || pid <= 0 || tscope_cli_pid_alive(pid))
-            continue;
-        snprintf(path, sizeof path, "/dev/shm/%s", e->d_name);
-        if (stat(path, &st) != 0 || st.st_uid != getuid())
-            continue; /* another user's: not ours to name or remove */
-        size_t k = 0;
-        while (k < n && out[k].pid != pid)
-            k++;
-        if (k == n) {
-            if (n == max)
-                continue;
-            memset(&out[n], 0, sizeof out[n]);
-            out[n++].pid = pid;
-        }
-        out[k].bytes += (unsigned long long)st.st_blocks * 512;
-        FILE *f = fopen(path, "r");
-        struct tscope__shfile h;
-        if (f && fread(&h, sizeof h, 1, f) == 1 &&
-            memcmp(h.magic, TSCOPE__SHFILE_MAGIC, sizeof TSCOPE__SHFILE_MAGIC) == 0 &&
-            h.sum == tscope__shfile_sum(&h) && h.pid == pid) {
-            h.dir[sizeof h.dir - 1] = 0;
-            snprintf(out[k].dir, sizeof out[k].dir, "%s", h.dir);
-        }
-        if (f)
-            fclose(f);
-    }
-    if (d)
-        closedir(d);
-    return n;
-}
 
 /* The folder of a stale mapping still holds its journal (its marker). */
-static int has_marker(const struct stale *s)
+static int has_marker(const struct tscope__offline_stale *s)
 {
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/.taskscope-%ld.running", s->dir, s->pid);
@@ -92,8 +40,8 @@ static int has_marker(const struct stale *s)
  * named here; `report` on it says what survived. */
 void tscope_cli_report_stale(void)
 {
-    struct stale s[64];
-    size_t n = find_stale(s, 64);
+    struct tscope__offline_stale s[64];
+    size_t n = tscope__offline_stale_mappings(s, 64);
     for (size_t i = 0; i < n; i++) {
         if (has_marker(&s[i]))
             fprintf(stderr,
@@ -114,7 +62,7 @@ void tscope_cli_report_stale(void)
 static int recover_folder(const char *dir, int quiet)
 {
     int running;
-    long pid = tscope_cli_left_behind(dir, &running);
+    long pid = tscope__offline_left_behind(dir, &running);
     if (!pid) {
         struct stat st;
         if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -124,12 +72,12 @@ static int recover_folder(const char *dir, int quiet)
         }
         /* an MPI job's run folder: its ranks */
         char **names = NULL;
-        size_t n = tscope_cli_rank_folders(dir, &names);
+        size_t n = tscope__offline_rank_folders(dir, &names);
         int rc = 0, any = 0;
         for (size_t i = 0; i < n; i++) {
             char sub[PATH_MAX];
             snprintf(sub, sizeof sub, "%s/%s", dir, names[i]);
-            long p = tscope_cli_left_behind(sub, &running);
+            long p = tscope__offline_left_behind(sub, &running);
             if (p) {
                 any = 1;
                 rc |= recover_folder(sub, quiet);
@@ -152,7 +100,7 @@ static int recover_folder(const char *dir, int quiet)
     }
     int recovered = 0;
     double as_of = 0;
-    tscope_cli_take_markers(dir, pid, SIGKILL, 0, quiet ? NULL : stdout, &recovered, &as_of);
+    tscope__offline_take_markers(dir, pid, SIGKILL, 0, quiet ? NULL : stdout, &recovered, &as_of);
     if (!recovered)
         return 1; /* said (the files stay, unless there was no journal to keep) */
     char gp[PATH_MAX + 32];
@@ -207,8 +155,8 @@ int tscope_cli_recover_cmd(int argc, char **argv)
             rc |= recover_folder(argv[i], quiet);
         return rc;
     }
-    struct stale s[256];
-    size_t n = find_stale(s, 256);
+    struct tscope__offline_stale s[256];
+    size_t n = tscope__offline_stale_mappings(s, 256);
     size_t done = 0;
     for (size_t i = 0; i < n; i++) {
         if (has_marker(&s[i])) {

@@ -19,8 +19,6 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "export/output.h"
-#include "global/global.h"
 
 static void usage(FILE *f)
 {
@@ -62,44 +60,6 @@ static int add_path(struct found *f, const char *path)
     return (f->paths[f->n++] = strdup(path)) ? 0 : -1;
 }
 
-static int by_rank(const void *a, const void *b)
-{
-    const char *x = *(char *const *)a, *y = *(char *const *)b;
-    /* rank-2 before rank-10 */
-    if (!strncmp(x, "rank-", 5) && !strncmp(y, "rank-", 5)) {
-        long a5 = strtol(x + 5, NULL, 10), b5 = strtol(y + 5, NULL, 10);
-        if (a5 != b5)
-            return a5 < b5 ? -1 : 1;
-    }
-    return strcmp(x, y);
-}
-
-size_t tscope_cli_rank_folders(const char *run, char ***names)
-{
-    *names = NULL;
-    DIR *d = opendir(run);
-    struct dirent *e;
-    size_t n = 0, cap = 0;
-    while (d && (e = readdir(d))) {
-        if (strncmp(e->d_name, "rank-", 5) != 0)
-            continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 64;
-            char **p = realloc(*names, cap * sizeof *p);
-            if (!p)
-                break;
-            *names = p;
-        }
-        if (((*names)[n] = strdup(e->d_name)))
-            n++;
-    }
-    if (d)
-        closedir(d);
-    if (n)
-        qsort(*names, n, sizeof **names, by_rank);
-    return n;
-}
-
 /* A rank folder without profile.json whose process is gone, leaving its
  * crash journal (its launcher ended with it, as mpirun may end them all):
  * its outputs are rebuilt from the journal, as the launcher would have. */
@@ -128,7 +88,7 @@ static void rebuild(const char *run, const char *rank)
     }
     int recovered = 0;
     double as_of = 0;
-    tscope_cli_take_markers(dir, pid, SIGKILL, 0, NULL, &recovered, &as_of);
+    tscope__offline_take_markers(dir, pid, SIGKILL, 0, NULL, &recovered, &as_of);
     if (recovered)
         fprintf(stderr,
                 "taskscope merge: %s: rebuilt from its crash journal (the process ended, "
@@ -141,7 +101,7 @@ static void rebuild(const char *run, const char *rank)
 static int expand(const char *arg, struct found *f)
 {
     char **names = NULL;
-    size_t n = tscope_cli_rank_folders(arg, &names);
+    size_t n = tscope__offline_rank_folders(arg, &names);
     if (!n) {
         free(names);
         add_path(f, arg);
@@ -207,7 +167,7 @@ int tscope_cli_merge(int argc, char **argv)
     int rc = ps ? 0 : 1;
     char err[1024];
     for (size_t i = 0; !rc && i < f.n; i++)
-        if (!(ps[i] = tscope_cli_profile_read(f.paths[i], err, sizeof err))) {
+        if (!(ps[i] = tscope__offline_profile_read(f.paths[i], err, sizeof err))) {
             fprintf(stderr, "taskscope merge: %s\n", err);
             rc = 1;
         }

@@ -15,8 +15,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "core/json_escape.h"
-#include "model/fit.h"
 #include "taskscope/model.h"
 
 static void usage(FILE *f)
@@ -216,7 +214,7 @@ static int read_profiles(tscope_mexp_t *e, char **labels, char **paths, int n, c
             snprintf(err, errlen, "--param '%s': every run needs the same parameters", labels[r]);
             return 2;
         }
-        struct tscope__profile *p = tscope_cli_profile_read(paths[r], err, errlen);
+        struct tscope__profile *p = tscope__offline_profile_read(paths[r], err, errlen);
         if (!p)
             return 1;
         for (uint32_t t = 0; t < p->ntypes; t++) {

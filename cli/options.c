@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "core/config.h"
+#include "offline/offline.h"
 
 static int one_of(const char *cmd, const char *opt, const char *v, const char *const *ok,
                   const char *expected)

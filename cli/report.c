@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "export/export.h"
 
 static void usage(FILE *f)
 {
@@ -79,7 +78,7 @@ int tscope_cli_report(int argc, char **argv)
         return 2;
     }
     char err[1200];
-    struct tscope__profile *p = tscope_cli_profile_read(argv[optind], err, sizeof err);
+    struct tscope__profile *p = tscope__offline_profile_read(argv[optind], err, sizeof err);
     if (!p) {
         fprintf(stderr, "taskscope report: %s\n", err);
         return 1;

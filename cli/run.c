@@ -25,10 +25,7 @@
 
 #include "cli.h"
 #include "launch.h"
-#include "core/clock.h"
-#include "core/config.h"
-#include "export/output.h"
-#include "trace/convert.h"
+#include "offline/offline.h"
 
 static void usage(FILE *f)
 {
@@ -385,7 +382,7 @@ int tscope_cli_run(int argc, char **argv)
             tscope_cli_report_stale();
         status = wait_program(pid, &waited);
     }
-    uint64_t died_ns = tscope__mono_ns();
+    uint64_t died_ns = tscope__offline_mono_ns();
     /* a Ctrl-C that came with the program's end is the program's: taken
      * here, it does not end taskscope before it reports */
     struct timespec now = {0, 0};
@@ -397,12 +394,12 @@ int tscope_cli_run(int argc, char **argv)
     int recovered;
     double as_of;
     int unfinished =
-        tscope_cli_take_markers(outdir, pid, WIFSIGNALED(status) ? WTERMSIG(status) : 0, died_ns,
-                                stderr, &recovered, &as_of);
+        tscope__offline_take_markers(outdir, pid, WIFSIGNALED(status) ? WTERMSIG(status) : 0,
+                                     died_ns, stderr, &recovered, &as_of);
     int wrote = rmdir(outdir) != 0; /* only succeeds when empty */
     int still;
     say_end(prog, status, unfinished, recovered, as_of, wrote,
-            tscope_cli_left_behind(outdir, &still) != 0);
+            tscope__offline_left_behind(outdir, &still) != 0);
     if (!wrote && !unfinished && !WIFSIGNALED(status) && code != 127) {
         const char *outputs = getenv("TASKSCOPE_OUTPUTS");
         if (outputs && strcmp(outputs, "none") == 0)

@@ -5,7 +5,7 @@
  * refreshed every second; `q` quits.  When stdout is not a terminal each
  * look is printed as plain text, one after the other.
  *
- * The program's mapping is found from its pid (its mappings in
+ * The program's mapping is found (src/offline/leftovers.c) from its pid (its mappings in
  * /proc/PID/maps, else /dev/shm/taskscope-PID-*), or from an output folder
  * (.taskscope-PID.map, a link to /dev/shm or the file).  It exists under
  * `taskscope run` with threads aggregating their own tasks (the default);
@@ -13,7 +13,6 @@
  * OpenMP, pthread and MPI adapters and of the bundled runtime.
  */
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -28,7 +27,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "profile/peek.h"
 
 static void usage(FILE *f)
 {
@@ -44,103 +42,6 @@ static void usage(FILE *f)
                "  -n COUNT        stop after COUNT refreshes (default: until it ends or 'q')\n"
                "  -d SECONDS      time between refreshes (default 1)\n"
                "  --rows N        task types shown (default: what fits, 20 in plain text)\n");
-}
-
-/* 1 when path is a shards file (its magic). */
-static int is_shards(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    char magic[16] = {0};
-    int yes = f && fread(magic, 1, sizeof magic, f) == sizeof magic &&
-              memcmp(magic, "taskscope-sh-", 13) == 0;
-    if (f)
-        fclose(f);
-    return yes;
-}
-
-static int find_pid(long pid, char *out, size_t len);
-
-/* The shards file of a child of pid (the pid of `taskscope run` itself,
- * or of mpirun, was given). */
-static int find_child(long pid, char *out, size_t len, int depth)
-{
-    char path[96];
-    snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", pid, pid);
-    FILE *f = depth < 3 ? fopen(path, "r") : NULL;
-    long child;
-    int rc = -1;
-    while (f && rc && fscanf(f, "%ld", &child) == 1)
-        rc = find_pid(child, out, len) == 0 ? 0 : find_child(child, out, len, depth + 1);
-    if (f)
-        fclose(f);
-    return rc;
-}
-
-/* The shards file of process pid: from its mappings, else /dev/shm. */
-static int find_pid(long pid, char *out, size_t len)
-{
-    char maps[64], line[PATH_MAX + 256], tag[64];
-    snprintf(maps, sizeof maps, "/proc/%ld/maps", pid);
-    snprintf(tag, sizeof tag, "taskscope-%ld", pid);
-    FILE *f = fopen(maps, "r");
-    while (f && fgets(line, sizeof line, f)) {
-        char *path = strchr(line, '/');
-        if (!path || !strstr(path, tag))
-            continue;
-        path[strcspn(path, "\n")] = 0;
-        char *del = strstr(path, " (deleted)");
-        if (del)
-            *del = 0;
-        if (is_shards(path)) {
-            snprintf(out, len, "%s", path);
-            fclose(f);
-            return 0;
-        }
-    }
-    if (f)
-        fclose(f);
-    DIR *d = opendir("/dev/shm");
-    struct dirent *e;
-    char want[64];
-    snprintf(want, sizeof want, "taskscope-%ld-", pid);
-    while (d && (e = readdir(d))) {
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "/dev/shm/%s", e->d_name);
-        if (strncmp(e->d_name, want, strlen(want)) == 0 && is_shards(path)) {
-            snprintf(out, len, "%s", path);
-            closedir(d);
-            return 0;
-        }
-    }
-    if (d)
-        closedir(d);
-    return -1;
-}
-
-/* The shards file in an output folder: the one of a running process if
- * there is one, else the last met. */
-static int find_folder(const char *dir, char *out, size_t len)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int found = 0;
-    while (d && (e = readdir(d))) {
-        long pid;
-        char rest[16];
-        if (sscanf(e->d_name, ".taskscope-%ld.%15s", &pid, rest) != 2 || strcmp(rest, "map"))
-            continue;
-        char path[PATH_MAX + 300];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (!is_shards(path))
-            continue;
-        snprintf(out, len, "%s", path);
-        found = 1;
-        if (tscope_cli_pid_alive(pid))
-            break;
-    }
-    if (d)
-        closedir(d);
-    return found ? 0 : -1;
 }
 
 static volatile sig_atomic_t stop;
@@ -335,8 +236,8 @@ int tscope_cli_top(int argc, char **argv)
     for (const char *q = arg; *q; q++)
         numeric &= isdigit((unsigned char)*q) != 0;
     long pid = numeric ? strtol(arg, NULL, 10) : 0;
-    if (numeric ? find_pid(pid, path, sizeof path) && find_child(pid, path, sizeof path, 0)
-                : find_folder(arg, path, sizeof path)) {
+    if (numeric ? tscope__offline_mapping_of_process(pid, path, sizeof path)
+                : tscope__offline_mapping_in_folder(arg, path, sizeof path)) {
         fprintf(stderr,
                 numeric ? "taskscope top: process %s has no taskscope mapping (is it running under "
                           "'taskscope run'?)\n"
@@ -371,7 +272,7 @@ int tscope_cli_top(int argc, char **argv)
             rc = 1;
             break;
         }
-        int alive = tscope_cli_pid_alive((long)now.p.head.pid);
+        int alive = tscope__offline_pid_alive((long)now.p.head.pid);
         long r = rows;
         if (r < 0) {
             struct winsize ws;

@@ -3,7 +3,7 @@
  * renderers given extreme input (a tree 5,000 deep, infinite and NaN times,
  * long names); the dependency edges of the DOT graph (a diamond, a chain
  * with ends that have no box); and the profile.json reader
- * (cli/profile_read.c, through the built `taskscope report`: it is not
+ * (src/offline/profile_read.c, through the built `taskscope report`: it is not
  * linked into this program) given crafted files: out-of-range and huge
  * integers, truncated files.
  * TSCOPE_REGENERATE=1 rewrites the golden files instead of comparing. */

@@ -8,12 +8,6 @@
 #include "core/formats.h"
 #include "profile/profile.h"
 
-/* Writes the summary (if TASKSCOPE_SUMMARY) and every file selected by
- * TASKSCOPE_OUTPUTS from a snapshot of the global store.  Each failure gets
- * one line on stderr naming the file and the reason; the other outputs are
- * still written.  Returns 0 or the first error (TSCOPE_EIO, TSCOPE_ENOMEM). */
-int tscope__output_write_all(void);
-
 typedef int (*tscope__writer_fn)(const struct tscope__profile *p, FILE *f);
 
 /* A file of an output format: its name in the output folder (RANK in it:

@@ -1,6 +1,6 @@
 /* journal.h - the crash journal: what `taskscope run` needs to rebuild the
  * whole profile of a program that died without finalizing (SIGKILL, the OOM
- * killer, an _exit nobody intercepted).  journal.c writes it, cli/recover.c
+ * killer, an _exit nobody intercepted).  journal.c writes it, recover.c
  * reads it; the format below is shared by the two (same build).
  *
  * In the output folder, per process, one file:
@@ -22,7 +22,7 @@
  * Checksums (core/checksum.h): the header and its copy, the configuration
  * and each name; the entries are versioned (shard.h), never read torn.  A
  * damaged part is said (file, where, what is lost) and the rest recovered.
- * Recovery (cli/recover.c) = the shards read back into a store, as the
+ * Recovery (recover.c) = the shards read back into a store, as the
  * finalize's fold would have, then the outputs.
  */
 #ifndef TSCOPE_LIFECYCLE_JOURNAL_H
@@ -36,7 +36,7 @@
 
 /* What the folder's marker .taskscope-PID.running holds when the program
  * measures without the profiler, so keeps no mapping (lifecycle.c writes
- * it, cli/recover.c says why there is no journal); empty otherwise. */
+ * it, src/offline/recover.c says why there is no journal); empty otherwise. */
 #define TSCOPE__MARKER_NO_JOURNAL "profiler 0\n"
 
 /* Where a thread slot's ring starts in its SLOT block of the mapping: after

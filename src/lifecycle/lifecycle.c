@@ -7,7 +7,8 @@
  *
  * init: configuration -> clock -> store -> consumer -> switch on.
  * finalize: switch off -> stop the consumer -> drain every ring in this
- * thread -> settle and complete the store -> write the outputs.  It also
+ * thread -> settle and complete the store -> write the outputs (the last
+ * two: ending.c, which the recovery from a crash journal shares).  It also
  * runs when SIGTERM, SIGINT or SIGHUP ends the program (signals.c).  The store
  * stays for queries until the next tscope_init.
  */
@@ -35,6 +36,7 @@
 #include "taskscope/taskscope.h"
 #include "tool/tools.h"
 #include "trace/writer.h"
+#include "ending.h"
 #include "exit.h"
 #include "journal.h"
 #include "signals.h"
@@ -421,13 +423,14 @@ int tscope_finalize(void)
         tscope__tools_finalize((uint64_t)tscope__clock_ns(end));
         tscope__unwire_tools();
     }
-    pthread_mutex_lock(&s->lock);
-    tscope__shards_complete(s, tscope__g.end_ticks);
-    tscope__store_complete(s, tscope__g.end_ticks);
-    pthread_mutex_unlock(&s->lock);
-    tscope__g.initialised = 0;
-    tscope__g.finalised = 1;
-    int rc = was_on && tscope__g.cfg.profiler ? tscope__output_write_all() : 0;
+    /* ranks of a job: the global summary (src/global) replaces theirs */
+    struct tscope__ending e = {.end = tscope__g.end_ticks,
+                               .write = was_on && tscope__g.cfg.profiler,
+                               .summary = tscope__g.nranks <= 1 ? stderr : NULL,
+                               .sampled = tscope__sampler_rows() != 0};
+    int rc = tscope__settle_snapshot_write(s, &e, NULL);
+    if (rc == TSCOPE_ENOMEM)
+        fprintf(stderr, "taskscope: error: out of memory building the profile; no output\n");
     /* only now: a process killed while it writes its outputs leaves its
      * crash journal, from which they are rebuilt */
     marker_clear();

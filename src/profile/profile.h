@@ -2,7 +2,7 @@
  * render and what `taskscope report` reads back from profile.json.
  *
  * Built from the live store (tscope__profile_snapshot, under the store lock)
- * or parsed from JSON (cli/profile_read.c), so every renderer works the same
+ * or parsed from JSON (src/offline/profile_read.c), so every renderer works the same
  * on a running program, at finalize, and after the fact.  Times are ns.
  */
 #ifndef TSCOPE_PROFILE_PROFILE_H

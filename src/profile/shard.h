@@ -291,9 +291,9 @@ void tscope__shards_log_path(uint32_t parent, uint16_t ptype, uint16_t type);
 int tscope__shards_open(const char *path, const char **bad);
 void tscope__shards_recover_paths(struct tscope__store *st);
 uint32_t tscope__shards_recover(struct tscope__store *st, uint64_t *end);
-/* For a recovery from the mapping (cli/recover.c): its header (NULL: none open), the configuration
- * it holds (0; -1: none whole), and its names interned into the process's tables in id order
- * (returns how many name blocks were damaged; a missing name gets a placeholder). */
+/* For a recovery from the mapping (lifecycle/recover.c): its header (NULL: none open), the
+ * configuration it holds (0; -1: none whole), and its names interned into the process's tables
+ * in id order (returns how many name blocks were damaged; a missing name gets a placeholder). */
 const struct tscope__shfile *tscope__shards_header(void);
 int tscope__shards_recover_config(struct tscope__config *cfg);
 uint32_t tscope__shards_recover_names(void);

@@ -1,5 +1,5 @@
 /* fuzz_profile.c - fuzz target "profile": the profile.json reader of
- * `taskscope report` (tscope_cli_profile_read, cli/profile_read.c, linked
+ * `taskscope report` (tscope__offline_profile_read, src/offline/profile_read.c, linked
  * in), then what `taskscope report` does with what it read.
  *
  * The input is written to a file (fuzz_input_file) and read.  What it
@@ -141,7 +141,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char err[1200];
     memset(err, 'x', sizeof err); /* a stale message must not survive */
     err[sizeof err - 1] = 0;
-    struct tscope__profile *p = tscope_cli_profile_read(path, err, sizeof err);
+    struct tscope__profile *p = tscope__offline_profile_read(path, err, sizeof err);
     if (!p) {
         check_message(err, path);
         return 0;
@@ -153,7 +153,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *json1 = to_json(p, &len1);
     tscope__profile_free(p);
     path = fuzz_input_file((const uint8_t *)json1, len1);
-    struct tscope__profile *again = tscope_cli_profile_read(path, err, sizeof err);
+    struct tscope__profile *again = tscope__offline_profile_read(path, err, sizeof err);
     if (!again)
         FUZZ_FAIL("the profile as written does not read back: %s", err);
     check_profile(again);

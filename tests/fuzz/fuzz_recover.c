@@ -1,5 +1,6 @@
 /* fuzz_recover.c - fuzz target "recover": the crash journal's reader
- * (tscope_cli_recover, cli/recover.c, linked in), which `taskscope run`
+ * (tscope__offline_recover, src/offline/recover.c and src/lifecycle/recover.c,
+ * linked in), which `taskscope run`
  * uses to rebuild the outputs of a program that died without writing them
  * from the mapping it left (.taskscope-PID.map: a header, then blocks that
  * say what they hold - src/profile/shard.h, src/lifecycle/journal.h).
@@ -10,7 +11,7 @@
  *
  *   u32 length       the mapping's size in bytes (cut to MAP_MAX, 8 MiB)
  *   u64 died_ns      CLOCK_MONOTONIC when the program was seen gone (0: not
- *                    known), tscope_cli_recover's death_mono_ns
+ *                    known), tscope__offline_recover's death_mono_ns
  *   then patches to the end of the input, each
  *     u32 offset, u16 n, n bytes   written at offset
  *
@@ -41,8 +42,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "core/config.h"
+#include "lifecycle/recover.h"
+#include "offline/offline.h"
 #include "fuzz.h"
 
 #define MAP_MAX (8u << 20) /* a seed of four threads' shards is about 3 MiB */
@@ -134,11 +136,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     char why[1024] = "";
     double as_of = -1;
-    int rc = tscope_cli_recover(dir, 1, 9, died_ns, sink, &as_of, why, sizeof why);
+    int rc = tscope__offline_recover(dir, 1, 9, died_ns, sink, &as_of, why, sizeof why);
     if (rc == 0) {
         FUZZ_ASSERT(isfinite(as_of) && as_of >= 0);
         /* what the program was configured to write */
-        const struct tscope__config *cfg = tscope_cli_recovered_config();
+        const struct tscope__config *cfg = tscope__recovered_config();
         FUZZ_ASSERT(cfg != NULL);
         if (cfg->outputs & TSCOPE__OUT_JSON)
             FUZZ_ASSERT(exists("profile.json"));
@@ -156,8 +158,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
               fuzz_starts_with(why, "cannot recover "))) /* out of memory */
             FUZZ_FAIL("recovery returned %d: \"%s\"", rc, why);
     }
-    tscope_cli_recover_release();
-    FUZZ_ASSERT(tscope_cli_recovered_config() == NULL);
+    tscope__offline_recover_release();
+    FUZZ_ASSERT(tscope__recovered_config() == NULL);
     empty_dir();
     return 0;
 }

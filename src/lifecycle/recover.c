@@ -1,36 +1,37 @@
-/* recover.c - the outputs of a program that could not write them itself.
+/* recover.c - a dead process's measurement rebuilt from its crash journal,
+ * beside journal.c, which writes it.
  *
  * A program killed by SIGKILL (the OOM killer, a batch system's last word)
  * runs no handler, and one that leaves by a path taskscope does not see
  * (an _exit inside a privately loaded tool) runs none either.  Under
  * `taskscope run` its library kept everything it measured in the process's
- * file-backed mapping (src/lifecycle/journal.h says what is where); this
- * reads the threads' shards back into a store with the library's own
- * functions, applies what the rings still held that no shard took, closes
- * the tasks still open at the moment the program died, and writes the usual
- * outputs, marked with how it ended.
+ * file-backed mapping (journal.h says what is where); this reads the
+ * threads' shards back into a store with the library's own functions,
+ * applies what the rings still held that no shard took, and ends the run
+ * as tscope_finalize does (ending.c: the tasks still open closed at the
+ * moment the program died, the usual outputs written, marked with how it
+ * ended).
+ *
+ * The rebuilt run is this process's measurement state (the store, the name
+ * tables, the thread registry: what the profile's functions read), as
+ * tscope_init makes it for a live run; this file and tscope_init are the
+ * only writers of that state besides the run itself.  Offline code calls
+ * it through src/offline (offline.h), which finds the journal.
  */
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include "cli.h"
 #include "core/clock.h"
 #include "core/core.h"
 #include "core/names.h"
-#include "export/export.h"
-#include "export/output.h"
-#include "lifecycle/journal.h"
-#include "profile/profile.h"
 #include "profile/shard.h"
 #include "profile/store.h"
+#include "ending.h"
+#include "journal.h"
+#include "recover.h"
 
 /* Applies n records of thread `slot` (contiguous) as the consumer did.
  * Returns 0, or -1 (nothing applied) when a record is not one a producer
@@ -106,8 +107,8 @@ static int fail(char *why, size_t len, const char *fmt, const char *a, const cha
     return -1;
 }
 
-/* The end of every recovery: placeholders for the threads, the tasks still
- * open closed at `end` (unfinished), the outputs written. */
+/* The end of every recovery: placeholders for the threads, then the run
+ * ended as tscope_finalize ends one (ending.c) at `end`. */
 static int finish(const char *outdir, const char *base, struct tscope__store *s, uint32_t nthreads,
                   uint64_t end, int sig, const char *program, FILE *summary, double *as_of_s,
                   char *why, size_t whylen)
@@ -134,37 +135,18 @@ static int finish(const char *outdir, const char *base, struct tscope__store *s,
     atomic_store(&tscope__g.ended_by, sig ? sig : TSCOPE__ENDED_BY_EXIT);
     tscope__store_round_done(); /* what waited a round, as finalize's drain does */
     tscope__store_round_done();
-    pthread_mutex_lock(&s->lock);
-    tscope__shards_recover(s, &end);
-    tscope__store_complete(s, end);
-    pthread_mutex_unlock(&s->lock);
-    if (tscope__shards_damaged()) {
-        char parts[1024];
-        int named = tscope__shards_damage_parts(parts, sizeof parts) > 0;
-        fprintf(stderr,
-                "taskscope: warning: %s.map: %llu bytes in it are damaged (not whole blocks); "
-                "what they held is lost (%s), the rest is recovered\n",
-                base, (unsigned long long)tscope__shards_damaged(),
-                named ? parts : "no thread's shard or slot pointed there");
-    }
-    tscope__g.end_ticks = end;
-    tscope__g.finalised = 1;
-
-    struct tscope__profile *p = tscope__profile_snapshot();
-    if (!p)
+    /* what the program would have written itself (its configuration is in
+     * the store); the sampler's time series lived only in the process */
+    struct tscope__ending e = {.end = end,
+                               .from_journal = 1,
+                               .journal = base,
+                               .write = 1,
+                               .summary = summary,
+                               .outdir = outdir,
+                               .program = program};
+    int rc = tscope__settle_snapshot_write(s, &e, as_of_s);
+    if (rc == TSCOPE_ENOMEM)
         return fail(why, whylen, "cannot recover %s: %s", base, "out of memory");
-    free(p->program);
-    p->program = strdup(program);
-    *as_of_s = p->totals.elapsed_ns / 1e9;
-    /* what the program would have written itself (its configuration is
-     * in the store); the sampler's time series lived only in the process */
-    const struct tscope__config *cfg = &s->cfg;
-    if (cfg->summary && summary) {
-        tscope__export_summary(p, summary, cfg->summary_sort, cfg->summary_rows);
-        fflush(summary);
-    }
-    int rc = p->program ? tscope__output_write_files(outdir, cfg->outputs, 0, p, NULL, 0) : -1;
-    tscope__profile_free(p);
     if (rc) {
         fail(why, whylen, "cannot write the recovered outputs to %s%s", outdir, "");
         return -2; /* what the journal holds is whole: kept for another try */
@@ -174,8 +156,8 @@ static int finish(const char *outdir, const char *base, struct tscope__store *s,
 
 /* The recovery from the mapping: the configuration, names, clock, the
  * threads' shards and their rings. */
-static int from_mapping(const char *outdir, const char *base, int sig, uint64_t death_mono_ns,
-                        FILE *summary, double *as_of_s, char *why, size_t whylen)
+int tscope__recover_journal(const char *outdir, const char *base, int sig, uint64_t death_mono_ns,
+                            FILE *summary, double *as_of_s, char *why, size_t whylen)
 {
     char path[PATH_MAX + 128];
     snprintf(path, sizeof path, "%s.map", base);
@@ -240,51 +222,12 @@ static int from_mapping(const char *outdir, const char *base, int sig, uint64_t 
                   as_of_s, why, whylen);
 }
 
-int tscope_cli_recover(const char *outdir, long pid, int sig, uint64_t death_mono_ns, FILE *summary,
-                       double *as_of_s, char *why, size_t whylen)
-{
-    char base[PATH_MAX + 64], path[PATH_MAX + 128];
-    snprintf(base, sizeof base, "%s/.taskscope-%ld", outdir, pid);
-    snprintf(path, sizeof path, "%s.map", base);
-    if (access(path, R_OK) == 0)
-        return from_mapping(outdir, base, sig, death_mono_ns, summary, as_of_s, why, whylen);
-    int err = errno;
-    /* a batch system may wipe /dev/shm after killing a job: the folder's
-     * link then names nothing, and what it held is lost */
-    char target[PATH_MAX];
-    ssize_t len = readlink(path, target, sizeof target - 1);
-    if (len > 0) {
-        target[len] = 0;
-        snprintf(why, whylen,
-                 "%s is gone (/dev/shm was emptied?): what process %ld measured is lost", target,
-                 pid);
-        return -3;
-    }
-    /* the marker says when the program measured without the profiler,
-     * which keeps no crash journal (lifecycle.c) */
-    char marker[PATH_MAX + 128], said[32] = "";
-    snprintf(marker, sizeof marker, "%s.running", base);
-    FILE *m = fopen(marker, "r");
-    if (m) {
-        if (!fgets(said, sizeof said, m))
-            said[0] = 0;
-        fclose(m);
-    }
-    if (strcmp(said, TSCOPE__MARKER_NO_JOURNAL) == 0)
-        fail(why, whylen, "no crash journal in %s: %s", outdir,
-             "the program measured with TASKSCOPE_PROFILER=0, which keeps none");
-    else
-        fail(why, whylen, "no crash journal in %s (%s)", outdir,
-             err == ENOENT ? "it could not be written, see above" : strerror(err));
-    return -3; /* nothing to keep */
-}
-
-const struct tscope__config *tscope_cli_recovered_config(void)
+const struct tscope__config *tscope__recovered_config(void)
 {
     return tscope__g.store ? &tscope__g.store->cfg : NULL;
 }
 
-void tscope_cli_recover_release(void)
+void tscope__recover_release(void)
 {
     uint32_t n = atomic_load(&tscope__g.nthreads);
     for (uint32_t i = 0; i < TSCOPE__THREADS_MAX && (i < n || tscope__g.threads[i]); i++) {
@@ -303,72 +246,4 @@ void tscope_cli_recover_release(void)
     tscope__names_clear(&tscope__types);
     tscope__names_clear(&tscope__counters);
     tscope__names_clear(&tscope__events);
-}
-
-/* What the program's measurement left in outdir (src/lifecycle): a marker
- * .taskscope-PID.running per process that measured and never finalized,
- * and its crash journal (journal.h).  The program's own process (prog_pid),
- * else the first one met, is rebuilt into the outputs (recover.c; *as_of:
- * the time it ended, and *recovered set); then every .taskscope-* file is
- * removed.  Returns how many processes never finalized. */
-int tscope_cli_take_markers(const char *outdir, long prog_pid, int sig, uint64_t died_ns,
-                            FILE *summary, int *recovered, double *as_of)
-{
-    *recovered = 0;
-    DIR *d = opendir(outdir);
-    if (!d)
-        return 0;
-    int n = 0;
-    long chosen = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        long pid;
-        char rest[32];
-        if (sscanf(e->d_name, ".taskscope-%ld.%31s", &pid, rest) == 2 &&
-            strcmp(rest, "running") == 0) {
-            n++;
-            if (!chosen || pid == prog_pid)
-                chosen = pid;
-        }
-    }
-    if (chosen) {
-        char why[PATH_MAX + 200];
-        int rc = tscope_cli_recover(outdir, chosen, sig, died_ns, summary, as_of, why, sizeof why);
-        if (rc == 0)
-            *recovered = 1;
-        else if (rc == -2)
-            fprintf(stderr,
-                    "taskscope: %s; what process %ld left stays in %s (.taskscope-%ld.*): "
-                    "'taskscope recover %s' tries again\n",
-                    why, chosen, outdir, chosen, outdir);
-        else if (rc == -3)
-            fprintf(stderr, "taskscope: %s\n", why);
-        else
-            fprintf(stderr,
-                    "taskscope: %s; what process %ld left stays in %s (.taskscope-%ld.*): "
-                    "'taskscope recover %s' tries again, or remove them\n",
-                    why, chosen, outdir, chosen, outdir);
-        tscope_cli_recover_release();
-        if (rc != 0 && rc != -3) { /* never the only copy */
-            closedir(d);
-            return n;
-        }
-    }
-    rewinddir(d);
-    char path[PATH_MAX + 300];
-    while ((e = readdir(d))) {
-        if (strncmp(e->d_name, ".taskscope-", 11) != 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", outdir, e->d_name);
-        char target[PATH_MAX];
-        ssize_t len = readlink(path, target, sizeof target - 1);
-        if (len > 0) { /* the slots file in /dev/shm (src/lifecycle/journal.c) */
-            target[len] = 0;
-            if (strncmp(target, "/dev/shm/taskscope-", 19) == 0)
-                unlink(target);
-        }
-        unlink(path);
-    }
-    closedir(d);
-    return n;
 }

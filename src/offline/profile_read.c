@@ -1,4 +1,5 @@
-/* profile_read.c - reads profile.json back into a tscope__profile, with
+/* profile_read.c - reads profile.json (written by src/export/json.c, its
+ * schema's names and numbers in profile/profile.h) back into a tscope__profile, with
  * errors that name the file, then the line, column and byte offset (syntax)
  * or the field's JSON path (schema: "types[3].calls"), and what was expected.
  *
@@ -14,9 +15,7 @@
  * the message buffer always holds one line for this call (never an empty or
  * an earlier call's message).
  * Uses Debian's libjansson; without it the reader says so. */
-#include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,50 +23,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
-#include "profile/critpath.h"
-
-int tscope_cli_pid_alive(long pid)
-{
-    if (pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno != EPERM)) /* EPERM: it exists */
-        return 0;
-    char path[64], buf[256];
-    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    if (f)
-        fclose(f);
-    buf[n] = 0;
-    const char *paren = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
-    return !(paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X'));
-}
-
-/* Here, not in leftovers.c, because every reader of profiles (and its
- * fuzz target) needs it to say why a folder has no profile. */
-long tscope_cli_left_behind(const char *dir, int *running)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    long found = 0;
-    *running = 0;
-    while (d && (e = readdir(d))) {
-        long pid;
-        char rest[32];
-        if (sscanf(e->d_name, ".taskscope-%ld.%31s", &pid, rest) == 2 &&
-            strcmp(rest, "running") == 0) {
-            found = pid;
-            if ((*running = tscope_cli_pid_alive(pid)) != 0)
-                break;
-        }
-    }
-    if (d)
-        closedir(d);
-    return found;
-}
+#include "offline.h"
 
 #ifndef TSCOPE_HAVE_JANSSON
 
-struct tscope__profile *tscope_cli_profile_read(const char *path, char *err, size_t errlen)
+struct tscope__profile *tscope__offline_profile_read(const char *path, char *err, size_t errlen)
 {
     snprintf(err, errlen,
              "%s: this taskscope was built without libjansson-dev, so it cannot read JSON "
@@ -159,7 +119,7 @@ static int is_boolean(const json_t *v)
 
 /* An integer member in [min, max]; 0 (after fail()) when it is missing, not
  * an integer or out of range.  JSON integers beyond int64 are syntax errors
- * of the parser (see tscope_cli_profile_read). */
+ * of the parser (see tscope__offline_profile_read). */
 static uint64_t int_in(struct reader *r, json_t *obj, const char *where, const char *key,
                        uint64_t min, uint64_t max)
 {
@@ -754,7 +714,7 @@ static void syntax_error(struct reader *r, const json_error_t *jerr)
         fail(r, "%s%s", text, hint);
 }
 
-struct tscope__profile *tscope_cli_profile_read(const char *path, char *err, size_t errlen)
+struct tscope__profile *tscope__offline_profile_read(const char *path, char *err, size_t errlen)
 {
     if (errlen)
         err[0] = 0; /* no stale message: written below on every failure */
@@ -774,7 +734,7 @@ struct tscope__profile *tscope_cli_profile_read(const char *path, char *err, siz
             free(global);
     }
     int running;
-    long pid = dir && stat(file, &st) != 0 ? tscope_cli_left_behind(path, &running) : 0;
+    long pid = dir && stat(file, &st) != 0 ? tscope__offline_left_behind(path, &running) : 0;
     if (pid) { /* what a program that died left: not a profile yet */
         if (running)
             snprintf(err, errlen,

@@ -1,0 +1,13 @@
+/* wire.h - what `taskscope dashboard` (cli/dashboard*.c) shares with the
+ * measured processes' live stream (src/live/stream.c): the protocol's
+ * frames and the flat JSON reader of commands, one definition for both
+ * ends (src/live/proto.h, proto.c in libtaskscope), and the growable text
+ * both write (core/text.h).  The dashboard is an
+ * executable of its own and needs nothing else of offline.h. */
+#ifndef TSCOPE_OFFLINE_WIRE_H
+#define TSCOPE_OFFLINE_WIRE_H
+
+#include "core/text.h"
+#include "live/proto.h"
+
+#endif
