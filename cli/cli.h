@@ -52,8 +52,10 @@ int tscope_cli_render_script(const char *outdir, const char *name, int quiet);
  * "taskscope CMD: --OPT VALUE: expected ...". */
 int tscope_cli_check_sort(const char *cmd, const char *value);
 int tscope_cli_check_rows(const char *cmd, const char *value, long *rows);
-/* --policy, --full-policy and --mode. */
-int tscope_cli_check_word(const char *cmd, const char *opt, const char *value);
+/* An option that sets a variable (--mode: TASKSCOPE_MODE, --policy,
+ * --full-policy, --sample-ms), checked by the configuration's own parser
+ * (tscope__config_check), so the option takes what the variable takes. */
+int tscope_cli_check_var(const char *cmd, const char *opt, const char *var, const char *value);
 
 /* Converts the binary trace in to format (TSCOPE__FMT_*, src/core/formats.h)
  * at out (NULL: next to it, the format's file - trace.json, trace-otf2,

@@ -1,8 +1,10 @@
 /* options.c - the checks of options that several subcommands share (run,
  * report, diff), so that a bad value gets the same one-line message and
- * exit status 2 from each, before anything runs; the words of --outputs
- * and --trace are those of the configuration (core/config.c), which come
- * from the list of formats (core/formats.h). */
+ * exit status 2 from each, before anything runs.  An option that sets a
+ * TASKSCOPE_ variable is checked by that variable's own parser
+ * (core/config.c), and the words of --outputs and --trace are the
+ * configuration's, which come from the list of formats (core/formats.h):
+ * one definition of what a value may be. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,18 +43,22 @@ int tscope_cli_check_rows(const char *cmd, const char *v, long *rows)
     return 0;
 }
 
-int tscope_cli_check_word(const char *cmd, const char *opt, const char *v)
+int tscope_cli_check_var(const char *cmd, const char *opt, const char *var, const char *v)
 {
-    static const char *const policy[] = {"none", "throttle", "optimize", "powercap", NULL};
-    static const char *const full[] = {"wait", "drop", NULL};
-    static const char *const mode[] = {"profile", "naive", NULL};
-    if (strcmp(opt, "--policy") == 0)
-        return one_of(cmd, opt, v, policy, "none, throttle, optimize or powercap");
-    if (strcmp(opt, "--full-policy") == 0)
-        return one_of(cmd, opt, v, full, "wait or drop");
-    if (strcmp(opt, "--mode") == 0)
-        return one_of(cmd, opt, v, mode, "profile or naive");
-    return 0;
+    const char *accepted;
+    int rc = tscope__config_check(var, v, &accepted);
+    if (rc == 0)
+        return 0;
+    /* "a, b, c" said as "a, b or c" */
+    const char *last = strstr(accepted, ", "), *at;
+    while (last && (at = strstr(last + 2, ", ")))
+        last = at;
+    if (last && !strchr(last + 2, ' ') && !strchr(accepted, '('))
+        fprintf(stderr, "taskscope %s: %s %s: expected %.*s or %s\n", cmd, opt, v,
+                (int)(last - accepted), accepted, last + 2);
+    else
+        fprintf(stderr, "taskscope %s: %s %s: expected %s\n", cmd, opt, v, accepted);
+    return -1;
 }
 
 /* Each comma-separated word of v, checked by word_ok; 0, or -1 after one

@@ -218,17 +218,17 @@ int tscope_cli_run(int argc, char **argv)
             setenv("TASKSCOPE_OUTPUTS", optarg, 1);
             break;
         case 'm':
-            if (tscope_cli_check_word("run", "--mode", optarg))
+            if (tscope_cli_check_var("run", "--mode", "TASKSCOPE_MODE", optarg))
                 return 2;
             setenv("TASKSCOPE_MODE", optarg, 1);
             break;
         case 'p':
-            if (tscope_cli_check_word("run", "--policy", optarg))
+            if (tscope_cli_check_var("run", "--policy", "TASKSCOPE_POLICY", optarg))
                 return 2;
             setenv("TASKSCOPE_POLICY", optarg, 1);
             break;
         case 'F':
-            if (tscope_cli_check_word("run", "--full-policy", optarg))
+            if (tscope_cli_check_var("run", "--full-policy", "TASKSCOPE_FULL_POLICY", optarg))
                 return 2;
             setenv("TASKSCOPE_FULL_POLICY", optarg, 1);
             break;
@@ -266,6 +266,8 @@ int tscope_cli_run(int argc, char **argv)
             setenv("TASKSCOPE_TOOLS", optarg, 1);
             break;
         case 'S':
+            if (tscope_cli_check_var("run", "--sample-ms", "TASKSCOPE_SAMPLE_MS", optarg))
+                return 2;
             setenv("TASKSCOPE_SAMPLE_MS", optarg, 1);
             break;
         case 'W':

@@ -57,6 +57,15 @@ status=0
 "$ts" run --policy drop -- true 2>"$tmp/e" || status=$?
 [ "$status" = 2 ] && grep -q "^taskscope run: --policy drop: expected none, throttle, optimize or powercap$" "$tmp/e" \
   || fail "run --policy drop: $status $(cat "$tmp/e")"
+# every option that sets a variable takes what the variable takes, and says the same
+for bad in "--sample-ms abc:expected 0 (off) or 5 to 3600000" "--mode fast:expected profile or naive" \
+  "--full-policy block:expected wait or drop"; do
+  opt=${bad%%:*} want=${bad#*:} status=0
+  # shellcheck disable=SC2086 # the option and its value, two words
+  "$ts" run $opt -- true 2>"$tmp/e" || status=$?
+  [ "$status" = 2 ] && grep -qx "taskscope run: $opt: $want" "$tmp/e" \
+    || fail "run $opt: status $status: $(cat "$tmp/e")"
+done
 
 echo "-- run the example"
 "$ts" run -o "$tmp/out" -- "$example" 200000 2 >"$tmp/stdout" 2>"$tmp/stderr" || fail "run exit $?"

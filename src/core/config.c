@@ -659,6 +659,21 @@ int tscope__config_load(struct tscope__config *cfg, FILE *warn)
     return warnings;
 }
 
+int tscope__config_check(const char *name, const char *value, const char **accepted)
+{
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        if (strcmp(vars[i].name, name) != 0)
+            continue;
+        *accepted = vars[i].accepted;
+        struct tscope__config *scratch = calloc(1, sizeof *scratch);
+        int rc = scratch ? vars[i].parse(scratch, value) : -1;
+        free(scratch);
+        return rc ? -1 : 0;
+    }
+    *accepted = "";
+    return -2;
+}
+
 void tscope__config_describe(FILE *out)
 {
     fprintf(out, "| variable | default | accepted values | meaning |\n|---|---|---|---|\n");

@@ -102,6 +102,13 @@ int tscope__config_output_word(const char *w, size_t n, int *outputs);
  * and its bits added to *formats, or -1. */
 int tscope__config_trace_word(const char *w, size_t n, int *on, int *formats);
 
+/* value for the variable `name` (TASKSCOPE_...), checked by that
+ * variable's own parser, as tscope__config_load would: 0 accepted, -1 not,
+ * -2 no such variable; *accepted: its accepted values, as the docs say
+ * them (so `taskscope run`'s options take exactly what the variables
+ * take). */
+int tscope__config_check(const char *name, const char *value, const char **accepted);
+
 /* Writes the table of variables (name, default, accepted values, meaning) as
  * Markdown rows; used to keep docs/configuration.md honest. */
 void tscope__config_describe(FILE *out);
