@@ -221,7 +221,7 @@ static int read_profiles(tscope_mexp_t *e, char **labels, char **paths, int n, c
             const struct tscope__ptype *ty = &p->types[t];
             if (!ty->calls)
                 continue;
-            double mean = ty->excl.mean, sum = ty->excl.sum, calls = (double)ty->calls;
+            double mean = ty->self.mean, sum = ty->self.sum, calls = (double)ty->calls;
             double elapsed = ty->elapsed.mean;
             if (tscope_mexp_add(e, ty->name, "self_mean_ns", coord, &mean, 1) ||
                 tscope_mexp_add(e, ty->name, "self_sum_ns", coord, &sum, 1) ||

@@ -141,8 +141,8 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
     done
 
     # at one thread a task's children (and its taskwait) run nested in it:
-    # every fib node's inclusive time is its exclusive time plus its
-    # children's inclusive times (with a node per path: TASKSCOPE_TREE_FOLD=0)
+    # every fib node's running time is its self time plus its
+    # children's running times (with a node per path: TASKSCOPE_TREE_FOLD=0)
     check "fib at 1 thread: fib nodes where running != self + children" "$(json fib1 '
         .tree as $t |
         ($t | group_by(.parent) | map({key: (.[0].parent | tostring), value: (map(.running_ns) | add)})

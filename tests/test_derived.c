@@ -13,10 +13,10 @@
  *  A1 [30, 35)  nested in A
  *  C  [60, 70)  nested in R
  *
- * exclusive: R = 100 - 30 - 10 = 60, A = 30 - 5 = 25, A1 = 5, B = 30 - 10 = 20,
- *            B1 = 10, C = 10
+ * self: R = 100 - 30 - 10 = 60, A = 30 - 5 = 25, A1 = 5, B = 30 - 10 = 20,
+ *       B1 = 10, C = 10
  * subtree(R) = 60 + 25 + 5 + 20 + 10 + 10 = 130 over 6 tasks
- * children(R): inclusive A 30, B 30, C 10 -> mean 70/3, stddev sqrt(800/9)
+ * children(R): running A 30, B 30, C 10 -> mean 70/3, stddev sqrt(800/9)
  * type graph: root->root_t 1, root_t->mid 3 (A, B, C), mid->leaf 2 (A1, B1)
  */
 static tscope_type_t t_root, t_mid, t_leaf;
@@ -68,9 +68,9 @@ static void hand_built_set(void)
     ASSERT_OK(tscope_task_end(1));
     ASSERT_OK(tscope_flush());
 
-    ASSERT_NEAR(task_info(1).excl_ns, 60, 0);
-    ASSERT_NEAR(task_info(3).excl_ns, 25, 0);
-    ASSERT_NEAR(task_info(2).excl_ns, 20, 0);
+    ASSERT_NEAR(task_info(1).self_ns, 60, 0);
+    ASSERT_NEAR(task_info(3).self_ns, 25, 0);
+    ASSERT_NEAR(task_info(2).self_ns, 20, 0);
     ASSERT_EQ(task_info(2).thread, task_info(21).thread);
     ASSERT_NE(task_info(2).thread, task_info(1).thread);
     tscope_subtree_t sub;
@@ -93,8 +93,8 @@ static void hand_built_set(void)
     tscope_type_stats_t mid = type_stats(t_mid);
     ASSERT_EQ(mid.calls, 3);
     ASSERT_EQ(mid.threads, 2);
-    ASSERT_NEAR(mid.excl_ns.sum, 55, 0);
-    ASSERT_NEAR(mid.incl_ns.mean, 70.0 / 3, 1e-9);
+    ASSERT_NEAR(mid.self_ns.sum, 55, 0);
+    ASSERT_NEAR(mid.running_ns.mean, 70.0 / 3, 1e-9);
 
     struct tscope__profile *p = tscope__profile_snapshot();
     ASSERT(p != NULL);
@@ -116,8 +116,8 @@ static void hand_built_set(void)
     /* tree: root, R, R/mid, R/mid/leaf - one path node each */
     ASSERT_EQ(p->nnodes, 4);
     ASSERT_EQ(p->nodes[3].calls, 2);
-    ASSERT_NEAR(p->nodes[3].excl, 15, 0);
-    ASSERT_NEAR(p->nodes[2].incl, 70, 0);
+    ASSERT_NEAR(p->nodes[3].self, 15, 0);
+    ASSERT_NEAR(p->nodes[2].running, 70, 0);
     tscope__profile_free(p);
     ASSERT_OK(tscope_finalize());
 }
@@ -172,7 +172,7 @@ static void tree_folding(void)
     ASSERT(na > 0 && nb > 0 && child_node(p, (uint32_t)nb, r_c) > 0);
     ASSERT_EQ(p->nodes[na].calls, 6);
     ASSERT_EQ(p->nodes[nb].calls, 6);
-    ASSERT_NEAR(p->nodes[na].excl, 6 * 20, 0); /* each task: 10 ns before and after its child */
+    ASSERT_NEAR(p->nodes[na].self, 6 * 20, 0); /* each task: 10 ns before and after its child */
     uint64_t ab = 0, ba = 0, bc = 0;
     for (uint32_t i = 0; i < p->nedges; i++) {
         const struct tscope__pedge *e = &p->edges[i];

@@ -126,7 +126,7 @@ static void tree_formats(void)
     struct tscope__profile *p = deterministic_profile();
     double self = 0;
     for (uint32_t i = 1; i < p->nnodes; i++)
-        self += p->nodes[i].excl;
+        self += p->nodes[i].self;
     ASSERT_GT(self, 0);
     struct {
         const char *name;
@@ -156,16 +156,16 @@ static void tree_formats(void)
     /* TAU: the flat entries' self times (µs) are the types' */
     double flat = 0, types = 0;
     for (uint32_t t = 0; t < p->ntypes; t++)
-        types += p->types[t].excl.sum * 1e-3;
+        types += p->types[t].self.sum * 1e-3;
     for (char *line = strstr(text[2], "GROUP=\"TAU_DEFAULT\"\n"); line;) {
         line = strchr(line, '\n') + 1;
         if (!strstr(line, "GROUP=\"TAU_USER\""))
             break;
         char *q = strchr(line + 1, '"');
         unsigned long long calls;
-        double subrs, excl, incl;
-        ASSERT(sscanf(q + 1, "%llu %lf %lf %lf", &calls, &subrs, &excl, &incl) == 4);
-        flat += excl;
+        double subrs, type_self, type_running; /* TAU's Excl and Incl columns */
+        ASSERT(sscanf(q + 1, "%llu %lf %lf %lf", &calls, &subrs, &type_self, &type_running) == 4);
+        flat += type_self;
     }
     ASSERT_NEAR(flat, types, 1e-3 * types + 1e-3);
     ASSERT(strstr(text[2], "\n0 aggregates\n") != NULL);
@@ -310,7 +310,7 @@ static void full_disk_is_reported(void)
 #define DEEP 5000 /* levels below the root */
 
 /* A chain c_1 .. c_DEEP (c_k the child of c_{k-1}, type k) and beside each
- * c_k a leaf l_k (type 100000 + k) with less inclusive time, so every chain
+ * c_k a leaf l_k (type 100000 + k) with less running time, so every chain
  * node prints first ("|-") and opens a "|  " column for its subtree.  Node
  * 2k-1 is c_k, node 2k is l_k.  Free with free_deep_tree. */
 static struct tscope__profile *deep_tree(void)
@@ -458,9 +458,9 @@ static void dot_clamps_times_that_are_not_finite(void)
     /* an infinite time: it is the maximum and the total (inf / inf was NaN,
      * converted to int) */
     types[0] = (struct tscope__ptype){.name = "forever", .id = 1, .calls = 1};
-    types[0].excl.sum = INFINITY;
+    types[0].self.sum = INFINITY;
     types[1] = (struct tscope__ptype){.name = "brief", .id = 2, .calls = 1};
-    types[1].excl.sum = 1e6;
+    types[1].self.sum = 1e6;
     p.ntypes = 2;
     dot = render(tscope__export_dot, &p);
     check_dot_node(dot, 1,
@@ -474,11 +474,11 @@ static void dot_clamps_times_that_are_not_finite(void)
     /* NaN (never the maximum) and a negative time (was green 383, "#FF17F00"):
      * the total is NaN, so every share is 0% */
     types[0] = (struct tscope__ptype){.name = "nan", .id = 1, .calls = 1};
-    types[0].excl.sum = NAN;
+    types[0].self.sum = NAN;
     types[1] = (struct tscope__ptype){.name = "most", .id = 2, .calls = 1};
-    types[1].excl.sum = 2e6;
+    types[1].self.sum = 2e6;
     types[2] = (struct tscope__ptype){.name = "negative", .id = 3, .calls = 1};
-    types[2].excl.sum = -1e6;
+    types[2].self.sum = -1e6;
     p.ntypes = 3;
     dot = render(tscope__export_dot, &p);
     check_dot_node(dot, 1,
@@ -495,13 +495,13 @@ static void dot_clamps_times_that_are_not_finite(void)
 
     /* finite values: shares as before, the middle one orange */
     types[0] = (struct tscope__ptype){.name = "quarter", .id = 1, .calls = 1};
-    types[0].excl.sum = 1e6;
+    types[0].self.sum = 1e6;
     types[1] = (struct tscope__ptype){.name = "half", .id = 2, .calls = 1};
-    types[1].excl.sum = 2e6;
+    types[1].self.sum = 2e6;
     types[2] = (struct tscope__ptype){.name = "most", .id = 3, .calls = 1};
-    types[2].excl.sum = 4e6;
+    types[2].self.sum = 4e6;
     types[3] = (struct tscope__ptype){.name = NULL, .id = 4, .calls = 1}; /* no name: "?" */
-    types[3].excl.sum = 1e6;
+    types[3].self.sum = 1e6;
     p.ntypes = 4;
     dot = render(tscope__export_dot, &p);
     check_dot_node(

@@ -638,14 +638,14 @@ static double get_fake_cap(void *data)
     return v;
 }
 
-/* The objective the test sets: a task's exclusive time at each cap (ns on
+/* The objective the test sets: a task's self time at each cap (ns on
  * the manual clock), best at 2, 2x worse at 1 and 4x at 4. */
 static uint64_t task_ns_at(unsigned cap)
 {
     return cap == 2 ? 1000 : cap == 1 ? 2000 : 4000;
 }
 
-/* Throttling on a task type's mean exclusive time: the policy's decisions
+/* Throttling on a task type's mean self time: the policy's decisions
  * follow from the objective alone, whatever the machine's load does to the
  * timing of its periods: the caps it tries (4, 2, 1 and back: 1, 2, 4; each
  * set when its point starts), the cap it keeps (2) and that cap's mean. */
@@ -654,7 +654,7 @@ static void test_throttle_decisions(void)
     tscope_param_desc_t cap = {sizeof cap, "rt.thread_cap", TSCOPE_PARAM_INT, 1,   4, NULL,
                                0,          set_fake_cap,    get_fake_cap,     NULL};
     ASSERT_EQ(tscope_param_register(&cap), 0);
-    harness_init(); /* manual clock: exclusive times are what the test says */
+    harness_init(); /* manual clock: self times are what the test says */
     tscope_type_t t = type_named("throttled");
     ASSERT_EQ(tscope_throttle_start(40, "throttled"), 0);
     tscope_throttle_status_t st = {0};

@@ -56,7 +56,7 @@ static void create_applied_after_the_task_ran(void)
     ASSERT(n7 != TSCOPE__NONE); /* 7 sits below 5, not below the root */
     ASSERT(node_of(s, 0, 2) == TSCOPE__NONE);
     ASSERT_EQ(s->nodes[n7].calls, 1);
-    ASSERT_EQ(s->nodes[n7].excl, 30);
+    ASSERT_EQ(s->nodes[n7].self, 30);
     ASSERT_EQ(s->types[2].calls, 1);
     ASSERT_EQ(s->types[2].created, 1);
     ASSERT_EQ(s->anomalies, 0);
@@ -79,8 +79,8 @@ static void resume_applied_before_yield(void)
     tscope__store_end_round(s);
     tscope__store_end_round(s);
     ASSERT_EQ(s->types[3].calls, 1);
-    ASSERT_EQ(s->types[3].incl.sum, 45); /* 15 on thread 1 + 30 on thread 2 */
-    ASSERT_EQ(s->types[3].excl.sum, 45);
+    ASSERT_EQ(s->types[3].running.sum, 45); /* 15 on thread 1 + 30 on thread 2 */
+    ASSERT_EQ(s->types[3].self.sum, 45);
     ASSERT_EQ(s->types[3].threads, 2);
     ASSERT_EQ(s->anomalies, 0);
     tscope__store_free(s);
@@ -103,7 +103,7 @@ static void implicit_after_one_round(void)
     ASSERT_EQ(s->types[2].calls, 1);
     uint32_t n1 = node_of(s, 0, 1);
     ASSERT(n1 != TSCOPE__NONE && node_of(s, n1, 2) != TSCOPE__NONE);
-    ASSERT_EQ(s->types[1].excl.sum, 7);
+    ASSERT_EQ(s->types[1].self.sum, 7);
     tscope__store_free(s);
 }
 
@@ -158,10 +158,10 @@ static void leaf_batches_equal_the_slow_path(void)
     for (uint16_t t = 1; t <= 3; t++) {
         ASSERT_EQ(a->types[t].calls, b->types[t].calls);
         ASSERT_EQ(a->types[t].created, b->types[t].created);
-        ASSERT_EQ(a->types[t].excl.sum, b->types[t].excl.sum);
-        ASSERT_EQ(a->types[t].incl.min, b->types[t].incl.min);
-        ASSERT_EQ(a->types[t].incl.max, b->types[t].incl.max);
-        ASSERT(a->types[t].excl.sumsq == b->types[t].excl.sumsq);
+        ASSERT_EQ(a->types[t].self.sum, b->types[t].self.sum);
+        ASSERT_EQ(a->types[t].running.min, b->types[t].running.min);
+        ASSERT_EQ(a->types[t].running.max, b->types[t].running.max);
+        ASSERT(a->types[t].self.sumsq == b->types[t].self.sumsq);
         ASSERT_EQ(a->types[t].threads, b->types[t].threads);
     }
     ASSERT_EQ(a->types[2].calls, 9);
@@ -170,7 +170,7 @@ static void leaf_batches_equal_the_slow_path(void)
     ASSERT_EQ(a->nnodes, b->nnodes);
     for (uint32_t i = 0; i < a->nnodes; i++) {
         ASSERT_EQ(a->nodes[i].calls, b->nodes[i].calls);
-        ASSERT_EQ(a->nodes[i].excl, b->nodes[i].excl);
+        ASSERT_EQ(a->nodes[i].self, b->nodes[i].self);
     }
     ASSERT_EQ(a->nedges, b->nedges);
     for (uint32_t i = 0; i < a->nedges; i++)
@@ -204,7 +204,7 @@ static void taskwait_on_one_thread_settles_at_end(void)
         tscope__store_end_round(s);
         tscope__store_end_round(s);
         ASSERT_EQ(s->types[1].calls, 1);
-        ASSERT_EQ(s->types[1].excl.sum, 40); /* 10-30 and 80-100 */
+        ASSERT_EQ(s->types[1].self.sum, 40); /* 10-30 and 80-100 */
         ASSERT_EQ(s->types[1].yields, 1);
         uint32_t n5 = node_of(s, 0, 1);
         ASSERT(n5 != TSCOPE__NONE && node_of(s, n5, 2) != TSCOPE__NONE); /* 6 below 5 */
@@ -229,11 +229,11 @@ static void reused_id_yields(void)
         tscope__store_end_round(s);
     tscope__store_complete(s, 100);
     ASSERT_EQ(s->types[1].calls, 1);
-    ASSERT_EQ(s->types[1].incl.sum, 10);
+    ASSERT_EQ(s->types[1].running.sum, 10);
     ASSERT_EQ(s->types[2].calls, 1);
     ASSERT_EQ(s->types[2].unfinished, 0);
     ASSERT_EQ(s->types[2].yields, 1);
-    ASSERT_EQ(s->types[2].incl.sum, 20);
+    ASSERT_EQ(s->types[2].running.sum, 20);
     ASSERT_EQ(s->anomalies, 0);
     tscope__store_free(s);
 }

@@ -1,4 +1,4 @@
-/* test_replay.c - exclusive/inclusive times for nesting, yields, resumes on
+/* test_replay.c - self/running times for nesting, yields, resumes on
  * another thread, cancellation, unfinished and implicitly created tasks,
  * through the public API with a manual clock (exact expected values). */
 #include <pthread.h>
@@ -22,16 +22,16 @@ static void nesting(void)
     ASSERT_OK(tscope_flush());
     tscope_task_info_t p = task_info(1), c = task_info(2);
     ASSERT_EQ(p.state, TSCOPE_TASK_DONE);
-    ASSERT_NEAR(p.excl_ns, 20, 0);
-    ASSERT_NEAR(p.incl_ns, 40, 0);
-    ASSERT_NEAR(c.excl_ns, 20, 0);
-    ASSERT_NEAR(c.incl_ns, 20, 0);
+    ASSERT_NEAR(p.self_ns, 20, 0);
+    ASSERT_NEAR(p.running_ns, 40, 0);
+    ASSERT_NEAR(c.self_ns, 20, 0);
+    ASSERT_NEAR(c.running_ns, 20, 0);
     ASSERT_EQ(c.parent, 1);
     ASSERT_EQ(c.depth, 1);
     tscope_type_stats_t st = type_stats(tp);
     ASSERT_EQ(st.calls, 1);
-    ASSERT_NEAR(st.excl_ns.sum, 20, 0);
-    ASSERT_NEAR(st.incl_ns.sum, 40, 0);
+    ASSERT_NEAR(st.self_ns.sum, 20, 0);
+    ASSERT_NEAR(st.running_ns.sum, 40, 0);
     tscope_subtree_t sub;
     ASSERT_OK(tscope_query_subtree(1, &sub));
     ASSERT_EQ(sub.tasks, 2);
@@ -56,10 +56,10 @@ static void yield_and_resume_same_thread(void)
     ASSERT_OK(tscope_task_end(10));
     ASSERT_OK(tscope_flush());
     tscope_task_info_t a = task_info(10), b = task_info(11);
-    ASSERT_NEAR(a.excl_ns, 15, 0);
-    ASSERT_NEAR(a.incl_ns, 15, 0);
+    ASSERT_NEAR(a.self_ns, 15, 0);
+    ASSERT_NEAR(a.running_ns, 15, 0);
     ASSERT_EQ(a.yields, 1);
-    ASSERT_NEAR(b.excl_ns, 15, 0);
+    ASSERT_NEAR(b.self_ns, 15, 0);
     ASSERT_EQ(b.parent, 0); /* 10 had yielded: 11 is a root task */
     ASSERT_EQ(type_stats(ta).yields, 1);
     ASSERT_OK(tscope_finalize());
@@ -92,8 +92,8 @@ static void resume_on_another_thread(void)
     ASSERT_OK(tscope_flush());
     tscope_task_info_t x = task_info(20);
     ASSERT_EQ(x.state, TSCOPE_TASK_DONE);
-    ASSERT_NEAR(x.excl_ns, 25, 0);
-    ASSERT_NEAR(x.incl_ns, 25, 0);
+    ASSERT_NEAR(x.self_ns, 25, 0);
+    ASSERT_NEAR(x.running_ns, 25, 0);
     tscope_type_stats_t st = type_stats(t_migrant);
     ASSERT_EQ(st.calls, 1);
     ASSERT_EQ(st.threads, 2);
@@ -121,7 +121,7 @@ static void cancellation(void)
     ASSERT_EQ(q.created, 2);
     ASSERT_EQ(q.cancelled, 2);
     ASSERT_EQ(q.calls, 0);
-    ASSERT_NEAR(p.excl_ns.sum, 15, 0); /* 20 minus the 5 the running child took */
+    ASSERT_NEAR(p.self_ns.sum, 15, 0); /* 20 minus the 5 the running child took */
     ASSERT_EQ(task_info(32).state, TSCOPE_TASK_CANCELLED);
     tscope_totals_t tot;
     ASSERT_OK(tscope_query_totals(&tot));
@@ -142,7 +142,7 @@ static void unfinished_at_finalize(void)
     ASSERT_EQ(st.calls, 0);
     tscope_task_info_t ti = task_info(40);
     ASSERT_EQ(ti.state, TSCOPE_TASK_UNFINISHED);
-    ASSERT_NEAR(ti.incl_ns, 100, 0);
+    ASSERT_NEAR(ti.running_ns, 100, 0);
     tscope_totals_t tot;
     ASSERT_OK(tscope_query_totals(&tot));
     ASSERT_EQ(tot.tasks_unfinished, 1);
@@ -163,7 +163,7 @@ static void implicit_begin_has_running_parent(void)
     ASSERT_OK(tscope_task_end(50));
     ASSERT_OK(tscope_flush());
     ASSERT_EQ(task_info(51).parent, 50);
-    ASSERT_NEAR(task_info(50).excl_ns, 6, 0);
+    ASSERT_NEAR(task_info(50).self_ns, 6, 0);
     tscope_stats_t kids;
     ASSERT_OK(tscope_query_children(50, &kids));
     ASSERT_EQ(kids.count, 1);

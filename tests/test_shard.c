@@ -201,8 +201,8 @@ static void same_profile(const struct tscope__store *a, const struct tscope__sto
         ASSERT_U64_EQ(x->running_total, y->running_total);
         ASSERT_U64_EQ(x->elapsed_total, y->elapsed_total);
         ASSERT_EQ(x->threads, y->threads);
-        same_acc(&x->excl, &y->excl);
-        same_acc(&x->incl, &y->incl);
+        same_acc(&x->self, &y->self);
+        same_acc(&x->running, &y->running);
         same_acc(&x->elapsed, &y->elapsed);
     }
     /* nodes: each of a's with calls or time has b's twin with the same path */
@@ -220,8 +220,8 @@ static void same_profile(const struct tscope__store *a, const struct tscope__sto
                 continue;
             }
             ASSERT_U64_EQ(p->nodes[i].calls, q->nodes[j].calls);
-            ASSERT_U64_EQ(p->nodes[i].excl, q->nodes[j].excl);
-            ASSERT_U64_EQ(p->nodes[i].incl, q->nodes[j].incl);
+            ASSERT_U64_EQ(p->nodes[i].self, q->nodes[j].self);
+            ASSERT_U64_EQ(p->nodes[i].running, q->nodes[j].running);
             ASSERT_U64_EQ(p->nodes[i].elapsed, q->nodes[j].elapsed);
         }
         for (uint32_t i = 0; i < p->nedges; i++) {
@@ -263,8 +263,8 @@ static void same_profile(const struct tscope__store *a, const struct tscope__sto
             ASSERT_U64_EQ(p->create_ts, q->create_ts);
             ASSERT_U64_EQ(p->begin_ts, q->begin_ts);
             ASSERT_U64_EQ(p->end_ts, q->end_ts);
-            ASSERT_U64_EQ(p->excl, q->excl);
-            ASSERT_U64_EQ(p->incl, q->incl);
+            ASSERT_U64_EQ(p->self, q->self);
+            ASSERT_U64_EQ(p->running, q->running);
             ASSERT_EQ(p->thread, q->thread);
             ASSERT_EQ(p->yields, q->yields);
             ASSERT_EQ(p->type, q->type);
@@ -382,10 +382,10 @@ static void a_task_that_moves(void)
     tscope__shards_fold(s);
     ASSERT_U64_EQ(s->types[2].calls, 1);
     ASSERT_U64_EQ(s->types[2].yields, 1);
-    ASSERT_U64_EQ(s->types[2].excl.sum, 60);    /* 20..50 and 70..100 */
+    ASSERT_U64_EQ(s->types[2].self.sum, 60);    /* 20..50 and 70..100 */
     ASSERT_U64_EQ(s->types[2].elapsed.sum, 80); /* 20..100 */
     ASSERT_EQ(s->types[2].threads, 2);
-    ASSERT_U64_EQ(s->types[1].excl.sum, 200); /* 2 ran on other threads */
+    ASSERT_U64_EQ(s->types[1].self.sum, 200); /* 2 ran on other threads */
     ASSERT_U64_EQ(s->completed, 2);
     pthread_mutex_unlock(&s->lock);
     tscope__shards_free();
@@ -420,7 +420,7 @@ static void directories_past_their_near_part(void)
     ASSERT_GT(s->ntypes, TYPES + 1);
     for (uint32_t t = 2; t < 2 + TYPES; t += 997) {
         ASSERT_U64_EQ(s->types[t].calls, TASKS / TYPES);
-        ASSERT_U64_EQ(s->types[t].excl.sum, (uint64_t)(TASKS / TYPES) * t);
+        ASSERT_U64_EQ(s->types[t].self.sum, (uint64_t)(TASKS / TYPES) * t);
     }
     ASSERT_U64_EQ(s->types[1 + TYPES].calls, TASKS / TYPES); /* the last chunk's */
     ASSERT_U64_EQ(s->nnodes, TYPES + 2);                     /* the root's, 1's, 5000 below */
@@ -447,8 +447,8 @@ static void ended_while_open_elsewhere(void)
     ASSERT_OK(tscope__shard_end(1, 1040, u));
     pthread_mutex_lock(&s->lock);
     tscope__shards_complete(s, 2000);
-    ASSERT_U64_EQ(s->types[2].excl.sum, 1020); /* nothing of thread 0's time */
-    ASSERT_U64_EQ(s->types[3].excl.sum, 10);
+    ASSERT_U64_EQ(s->types[2].self.sum, 1020); /* nothing of thread 0's time */
+    ASSERT_U64_EQ(s->types[3].self.sum, 10);
     ASSERT_GT(s->anomalies, 0);
     pthread_mutex_unlock(&s->lock);
     tscope__shards_free();
@@ -494,7 +494,7 @@ static void handles_on_threads_while_folding(void)
         tscope_type_stats_t st;
         ASSERT_OK(tscope_query_type(ty_inner, &st));
         ASSERT_GE(st.calls, last);
-        ASSERT_EQ(st.excl_ns.count, st.calls); /* never a torn entry */
+        ASSERT_EQ(st.self_ns.count, st.calls); /* never a torn entry */
         last = st.calls;
     }
     for (int i = 0; i < WORKERS; i++)
@@ -505,7 +505,7 @@ static void handles_on_threads_while_folding(void)
     ASSERT_U64_EQ(in.calls, (uint64_t)WORKERS * PER_WORKER);
     ASSERT_U64_EQ(out.calls, (uint64_t)WORKERS * PER_WORKER);
     ASSERT_EQ(in.threads, WORKERS);
-    ASSERT(out.incl_ns.sum >= in.incl_ns.sum); /* the inner ones ran inside */
+    ASSERT(out.running_ns.sum >= in.running_ns.sum); /* the inner ones ran inside */
     /* a handle alive is a live task; cancelled, it is not */
     tscope_totals_t tot;
     tscope_task_t *alive = tscope_task_create_h(tscope_task_id_next(), NULL, ty_inner, 0, 0, 0);

@@ -179,7 +179,7 @@ int tscope_policy_on(const char *name, tscope_trigger_kind_t kind, uint32_t id,
  * when a runtime registers its thread cap: tscope_rt_init, the OMPT
  * adapter's first parallel region): every period it measures the
  * throughput (tasks finished per second, from the profile) or, with a task
- * type, that type's mean exclusive time, and tunes the thread-cap
+ * type, that type's mean self time, and tunes the thread-cap
  * parameter (tscope_param_thread_cap) over the powers
  * of two from all workers down to 1 and back (each cap measured twice, a
  * point more than 20% worse than the best after a quarter period cut

@@ -419,7 +419,7 @@ int tscope_query_task(uint64_t id, tscope_task_info_t *out);
 
 typedef struct tscope_subtree {
     uint64_t tasks; /* the task and its recorded descendants */
-    double time_ns; /* sum of their exclusive times */
+    double time_ns; /* sum of their self times */
     int complete;   /* 1 if every descendant is in the instance graph */
 } tscope_subtree_t;
 
@@ -429,7 +429,7 @@ typedef struct tscope_subtree {
  * depth to their deepest kept ancestor, so the root's subtree stays exact.
  * TSCOPE_ENOTKEPT for a task the cap left out, TSCOPE_ENOENT if unknown. */
 int tscope_query_subtree(uint64_t id, tscope_subtree_t *out);
-/* Statistics of the inclusive times of a recorded task's recorded children. */
+/* Statistics of the running times of a recorded task's recorded children. */
 int tscope_query_children(uint64_t id, tscope_stats_t *out);
 
 typedef struct tscope_dep_info {

@@ -20,8 +20,8 @@
  *
  * Each thread keeps a shadow stack of what runs on it, mirroring the
  * profile's replay stack.  A task switched away from stays on the stack
- * (libomp runs the next task on top of it, as a nested call), so exclusive
- * time excludes what ran inside, and inclusive time is exclusive plus
+ * (libomp runs the next task on top of it, as a nested call), so self
+ * time excludes what ran inside, and running time is self time plus
  * everything nested.  Only a task that is left while not on top of where
  * execution continues is yielded, and resumed where it continues: an untied
  * task at every switch (it may continue on any thread), a tied one when

@@ -24,8 +24,8 @@ int tscope__export_csv_types(const struct tscope__profile *p, FILE *f)
         fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%u", (unsigned long long)t->created,
                 (unsigned long long)t->calls, (unsigned long long)t->yields,
                 (unsigned long long)t->cancelled, (unsigned long long)t->unfinished, t->threads);
-        stats_cols(f, &t->excl);
-        stats_cols(f, &t->incl);
+        stats_cols(f, &t->self);
+        stats_cols(f, &t->running);
         fprintf(f, ",%.17g", t->running_total);
         stats_cols(f, &t->elapsed);
         fprintf(f, ",%.17g", t->elapsed_total);

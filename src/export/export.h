@@ -11,8 +11,8 @@
 
 #include "profile/profile.h"
 
-/* Screen summary table.  sort: excl, incl, calls, mean or name; rows: 0 for
- * all types. */
+/* Screen summary table.  sort: self, running, elapsed, calls, mean or name
+ * (excl and incl: self and running); rows: 0 for all types. */
 int tscope__export_summary(const struct tscope__profile *p, FILE *f, const char *sort,
                            unsigned rows);
 /* types.csv and counters.csv. */
@@ -20,7 +20,7 @@ int tscope__export_csv_types(const struct tscope__profile *p, FILE *f);
 int tscope__export_csv_counters(const struct tscope__profile *p, FILE *f);
 /* The canonical JSON profile (docs/output-formats.md). */
 int tscope__export_json(const struct tscope__profile *p, FILE *f);
-/* Graphviz DOT type-level task graph, yellow -> red by exclusive time. */
+/* Graphviz DOT type-level task graph, yellow -> red by self time. */
 int tscope__export_dot(const struct tscope__profile *p, FILE *f);
 /* Path-level task tree as indented text. */
 int tscope__export_tree(const struct tscope__profile *p, FILE *f);
@@ -70,8 +70,8 @@ void tscope__fmt_json_string(FILE *f, const char *s);
 void tscope__fmt_csv_field(FILE *f, const char *s);
 /* Writes a double that JSON accepts and that reads back exactly. */
 void tscope__fmt_json_number(FILE *f, double v);
-/* Total exclusive time over all types, ns. */
-double tscope__profile_total_excl(const struct tscope__profile *p);
+/* Total self time over all types, ns. */
+double tscope__profile_total_self(const struct tscope__profile *p);
 /* ns rounded to whole ns (negative, not finite or beyond int64: 0). */
 int64_t tscope__ns_whole(double ns);
 /* The threads' busy time in timeline bin b, in whole ns (profile.json's

@@ -26,7 +26,7 @@ static int folded_visit(void *ctx, uint32_t node, uint32_t depth, int enter)
     const char *name = tscope__profile_type_name(c->p, c->p->nodes[node].type, buf, sizeof buf);
     if (tscope__node_path_push(&c->path, depth, depth > 1 ? ";" : "", name, ";", ":"))
         return TSCOPE_ENOMEM;
-    double self = c->p->nodes[node].excl;
+    double self = c->p->nodes[node].self;
     if (self >= 0.5)
         fprintf(c->f, "%.*s %.0f\n", (int)c->path.len, c->path.buf, self);
     return 0;

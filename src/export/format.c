@@ -56,11 +56,11 @@ int64_t tscope__profile_busy_bin(const struct tscope__profile *p, uint32_t b)
     return tscope__ns_whole(busy);
 }
 
-double tscope__profile_total_excl(const struct tscope__profile *p)
+double tscope__profile_total_self(const struct tscope__profile *p)
 {
     double total = 0;
     for (uint32_t i = 0; i < p->ntypes; i++)
-        total += p->types[i].excl.sum;
+        total += p->types[i].self.sum;
     return total;
 }
 

@@ -45,11 +45,11 @@ static int hatchet_visit(void *ctx, uint32_t node, uint32_t depth, int enter)
     fputs("{\"frame\":{\"name\":", f);
     tscope__fmt_json_string(f, tscope__profile_type_name(c->p, n->type, buf, sizeof buf));
     fprintf(f, ",\"type\":\"task\",\"node\":%u},\"metrics\":{\"time\":", node);
-    tscope__fmt_json_number(f, n->excl * 1e-9);
+    tscope__fmt_json_number(f, n->self * 1e-9);
     fputs(",\"time (inc)\":", f);
     tscope__fmt_json_number(f, c->sub[node] * 1e-9);
     fprintf(f, ",\"calls\":%llu,\"running (inc)\":", (unsigned long long)n->calls);
-    tscope__fmt_json_number(f, n->incl * 1e-9);
+    tscope__fmt_json_number(f, n->running * 1e-9);
     fputs(",\"elapsed (inc)\":", f);
     tscope__fmt_json_number(f, n->elapsed * 1e-9);
     fputs("},\"children\":[", f);

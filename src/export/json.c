@@ -389,9 +389,9 @@ int tscope__export_json(const struct tscope__profile *p, FILE *f)
         fputc(',', f);
         u64(f, "threads", t->threads);
         fputc(',', f);
-        stats(f, "self_ns", &t->excl, t->excl.sum);
+        stats(f, "self_ns", &t->self, t->self.sum);
         fputc(',', f);
-        stats(f, "running_ns", &t->incl, t->running_total);
+        stats(f, "running_ns", &t->running, t->running_total);
         fputc(',', f);
         stats(f, "elapsed_ns", &t->elapsed, t->elapsed_total);
         if (t->attrs & TSCOPE_TYPE_WAIT) /* only then: other types stay as they were */
@@ -483,9 +483,9 @@ int tscope__export_json(const struct tscope__profile *p, FILE *f)
         fputc(',', f);
         u64(f, "calls", n->calls);
         fputc(',', f);
-        num(f, "self_ns", n->excl);
+        num(f, "self_ns", n->self);
         fputc(',', f);
-        num(f, "running_ns", n->incl);
+        num(f, "running_ns", n->running);
         fputc(',', f);
         num(f, "elapsed_ns", n->elapsed);
         fputc('}', f);

@@ -87,7 +87,7 @@ static int sum_visit(void *ctx, uint32_t node, uint32_t depth, int enter)
         double *sub;
     } *c = ctx;
     if (enter) {
-        c->sub[node] = c->p->nodes[node].excl;
+        c->sub[node] = c->p->nodes[node].self;
         return 0;
     }
     uint32_t parent = c->p->nodes[node].parent;

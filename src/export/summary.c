@@ -13,7 +13,7 @@ static int cmp_types(const void *a, const void *b)
     double vx, vy;
     if (strcmp(sort_key, "name") == 0)
         return strcmp(x->name, y->name);
-    if (strcmp(sort_key, "running") == 0 || strcmp(sort_key, "incl") == 0) {
+    if (strcmp(sort_key, "running") == 0 || strcmp(sort_key, "incl") == 0) { /* its old name */
         vx = x->running_total;
         vy = y->running_total;
     } else if (strcmp(sort_key, "elapsed") == 0) {
@@ -23,11 +23,11 @@ static int cmp_types(const void *a, const void *b)
         vx = (double)x->calls;
         vy = (double)y->calls;
     } else if (strcmp(sort_key, "mean") == 0) {
-        vx = x->excl.mean;
-        vy = y->excl.mean;
+        vx = x->self.mean;
+        vy = y->self.mean;
     } else {
-        vx = x->excl.sum;
-        vy = y->excl.sum;
+        vx = x->self.sum;
+        vy = y->self.sum;
     }
     if (vx != vy)
         return vx < vy ? 1 : -1;
@@ -83,7 +83,7 @@ int tscope__export_summary(const struct tscope__profile *p, FILE *f, const char 
     }
     sort_key = sort ? sort : "self";
     qsort(order, n, sizeof *order, cmp_types);
-    double total = tscope__profile_total_excl(p);
+    double total = tscope__profile_total_self(p);
     /* self: the task's own running; running: with what nested inside it on
      * its thread; elapsed: begin to end (totals count recursion once) */
     fprintf(f, "\n%-*s %10s %13s %7s %12s %12s %13s %13s %15s %7s\n", width, "task type", "calls",
@@ -93,9 +93,9 @@ int tscope__export_summary(const struct tscope__profile *p, FILE *f, const char 
     for (uint32_t i = 0; i < shown; i++) {
         const struct tscope__ptype *ty = order[i];
         fprintf(f, "%-*.*s %10llu %13.3f %6.1f%% %12.3f %12.3f %13.3f %13.3f %15.3f %7u\n", width,
-                width, ty->name, (unsigned long long)ty->calls, ty->excl.sum / 1e6,
-                total > 0 ? 100.0 * ty->excl.sum / total : 0.0, ty->excl.mean / 1e3,
-                ty->excl.stddev / 1e3, ty->running_total / 1e6, ty->elapsed_total / 1e6,
+                width, ty->name, (unsigned long long)ty->calls, ty->self.sum / 1e6,
+                total > 0 ? 100.0 * ty->self.sum / total : 0.0, ty->self.mean / 1e3,
+                ty->self.stddev / 1e3, ty->running_total / 1e6, ty->elapsed_total / 1e6,
                 ty->elapsed.mean / 1e3, ty->threads);
     }
     if (shown < n)

@@ -44,7 +44,7 @@ static int tau_visit(void *ctx, uint32_t node, uint32_t depth, int enter)
     const struct tscope__pnode *nd = &c->p->nodes[node];
     fprintf(c->f, "\"" APP "%.*s\" %llu %.0f %.6g %.6g 0 GROUP=\"TAU_CALLPATH\"\n",
             (int)c->path.len, c->path.buf, (unsigned long long)nd->calls, c->child_calls[node],
-            nd->excl * 1e-3, nd->incl * 1e-3);
+            nd->self * 1e-3, nd->running * 1e-3);
     return 0;
 }
 
@@ -80,7 +80,7 @@ int tscope__export_tau(const struct tscope__profile *p, FILE *f)
         fputc('"', f);
         put_name(f, ty->name);
         fprintf(f, "\" %llu %.0f %.6g %.6g 0 GROUP=\"TAU_USER\"\n", (unsigned long long)ty->calls,
-                subrs, ty->excl.sum * 1e-3, ty->running_total * 1e-3);
+                subrs, ty->self.sum * 1e-3, ty->running_total * 1e-3);
     }
     int rc = tscope__nodes_walk(p, tau_visit, &c);
     fprintf(f, "0 aggregates\n");

@@ -30,12 +30,12 @@ struct walk {
  * where that is larger (version 1 profiles have no elapsed time). */
 static double weight(const struct tscope__pnode *n)
 {
-    return n->elapsed > n->incl ? n->elapsed : n->incl;
+    return n->elapsed > n->running ? n->elapsed : n->running;
 }
 
 /* Orders children by elapsed time, largest first, then by index; a NaN
  * time sorts last, so the order is total whatever the input. */
-static int by_incl(const void *a, const void *b, void *arg)
+static int by_running(const void *a, const void *b, void *arg)
 {
     const struct tscope__profile *p = arg;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -91,8 +91,8 @@ static int print_children(const struct tscope__profile *p, const uint32_t *start
         size_t indent = (w.depth - 1) * 3;
         fwrite(w.prefix, 1, indent, f);
         fprintf(f, "%s %s  calls %llu  self %.3f ms  running %.3f ms  elapsed %.3f ms\n",
-                last ? "`-" : "|-", name ? name : "?", (unsigned long long)n->calls, n->excl / 1e6,
-                n->incl / 1e6, n->elapsed / 1e6);
+                last ? "`-" : "|-", name ? name : "?", (unsigned long long)n->calls, n->self / 1e6,
+                n->running / 1e6, n->elapsed / 1e6);
         if (start[child] == start[child + 1])
             continue; /* a leaf: nothing to open */
         if ((rc = walk_reserve(&w)) != 0)
@@ -128,7 +128,7 @@ int tscope__export_tree(const struct tscope__profile *p, FILE *f)
         if (p->nodes[i].parent < n)
             list[start[p->nodes[i].parent + 1]++] = i;
     for (uint32_t i = 0; i < n; i++)
-        qsort_r(list + start[i], start[i + 1] - start[i], sizeof *list, by_incl, (void *)p);
+        qsort_r(list + start[i], start[i + 1] - start[i], sizeof *list, by_running, (void *)p);
     fprintf(f, "task tree of %s (paths of task types; times summed over calls)\n", p->program);
     tscope__fmt_loss_note(p, f, "");
     fputs("<root>\n", f);

@@ -34,7 +34,7 @@ static int treedot_visit(void *ctx, uint32_t node, uint32_t depth, int enter)
         return 0;
     const struct tscope__pnode *n = &c->p->nodes[node];
     char buf[64];
-    double share = c->max > 0 && n->excl >= 0 ? n->excl / c->max : 0;
+    double share = c->max > 0 && n->self >= 0 ? n->self / c->max : 0;
     if (!(share <= 1))
         share = 1;
     int green = (int)(255.0 * (1.0 - share) + 0.5);
@@ -42,8 +42,8 @@ static int treedot_visit(void *ctx, uint32_t node, uint32_t depth, int enter)
     put_escaped(c->f, tscope__profile_type_name(c->p, n->type, buf, sizeof buf));
     fprintf(c->f,
             "\\ncalls %llu\\nself %.3f ms (%.1f%%)\\nelapsed %.3f ms\", fillcolor=\"#FF%02X00\"",
-            (unsigned long long)n->calls, n->excl * 1e-6,
-            c->total > 0 ? 100.0 * n->excl / c->total : 0.0, n->elapsed * 1e-6, (unsigned)green);
+            (unsigned long long)n->calls, n->self * 1e-6,
+            c->total > 0 ? 100.0 * n->self / c->total : 0.0, n->elapsed * 1e-6, (unsigned)green);
     fprintf(c->f, "%s];\n", green < 128 ? ", fontcolor=\"white\"" : "");
     uint32_t parent = n->parent < c->p->nnodes ? n->parent : 0;
     fprintf(c->f, "  n%u -> n%u [label=\"%llu\"];\n", parent, node, (unsigned long long)n->calls);
@@ -54,10 +54,10 @@ int tscope__export_treedot(const struct tscope__profile *p, FILE *f)
 {
     struct treedot c = {.p = p, .f = f};
     for (uint32_t i = 1; i < p->nnodes; i++) {
-        if (p->nodes[i].excl > c.max)
-            c.max = p->nodes[i].excl;
-        if (p->nodes[i].excl > 0)
-            c.total += p->nodes[i].excl;
+        if (p->nodes[i].self > c.max)
+            c.max = p->nodes[i].self;
+        if (p->nodes[i].self > 0)
+            c.total += p->nodes[i].self;
     }
     fputs("digraph tasktree {\n  graph [label=\"task tree of ", f);
     put_escaped(f, p->program ? p->program : "?");

@@ -391,21 +391,21 @@ static void rank_cut(const struct tscope__profile *p, int rank, int nranks, cons
         s[S_CANCELLED] = (int64_t)t->cancelled;
         s[S_UNFINISHED] = (int64_t)t->unfinished;
         s[S_THREADS] = t->threads;
-        s[S_SELF_N] = (int64_t)t->excl.count;
-        s[S_SELF_SUM] = tscope__ns_whole(t->excl.sum);
-        s[S_RUN_N] = (int64_t)t->incl.count;
-        s[S_RUN_SUM] = tscope__ns_whole(t->incl.sum);
+        s[S_SELF_N] = (int64_t)t->self.count;
+        s[S_SELF_SUM] = tscope__ns_whole(t->self.sum);
+        s[S_RUN_N] = (int64_t)t->running.count;
+        s[S_RUN_SUM] = tscope__ns_whole(t->running.sum);
         s[S_RUN_TOTAL] = tscope__ns_whole(t->running_total);
         s[S_EL_N] = (int64_t)t->elapsed.count;
         s[S_EL_SUM] = tscope__ns_whole(t->elapsed.sum);
         s[S_EL_TOTAL] = tscope__ns_whole(t->elapsed_total);
-        if (t->excl.count) {
-            mn[M_SELF] = tscope__ns_whole(t->excl.min);
-            mx[X_SELF] = tscope__ns_whole(t->excl.max);
+        if (t->self.count) {
+            mn[M_SELF] = tscope__ns_whole(t->self.min);
+            mx[X_SELF] = tscope__ns_whole(t->self.max);
         }
-        if (t->incl.count) {
-            mn[M_RUN] = tscope__ns_whole(t->incl.min);
-            mx[X_RUN] = tscope__ns_whole(t->incl.max);
+        if (t->running.count) {
+            mn[M_RUN] = tscope__ns_whole(t->running.min);
+            mx[X_RUN] = tscope__ns_whole(t->running.max);
         }
         if (t->elapsed.count) {
             mn[M_EL] = tscope__ns_whole(t->elapsed.min);
@@ -415,8 +415,8 @@ static void rank_cut(const struct tscope__profile *p, int rank, int nranks, cons
         mn[M_RANK_CALLS] = s[S_CALLS];
         mx[X_RANK_SELF_MAX] = s[S_SELF_SUM];
         mx[X_RANK_CALLS] = s[S_CALLS];
-        rec->types[k] =
-            (struct type_rec){s[S_SELF_SUM], sumsq(&t->excl), sumsq(&t->incl), sumsq(&t->elapsed)};
+        rec->types[k] = (struct type_rec){s[S_SELF_SUM], sumsq(&t->self), sumsq(&t->running),
+                                          sumsq(&t->elapsed)};
     }
     const tscope_totals_t *tt = &p->totals;
     int64_t *ts = &v->sum[(size_t)T * NS_TYPE];
@@ -446,7 +446,7 @@ static void rank_cut(const struct tscope__profile *p, int rank, int nranks, cons
     f->threads = tt->threads;
     f->elapsed_ns = tscope__ns_whole(tt->elapsed_ns);
     for (uint32_t i = 0; i < p->ntypes; i++)
-        f->self_ns += tscope__ns_whole(p->types[i].excl.sum);
+        f->self_ns += tscope__ns_whole(p->types[i].self.sum);
     for (uint32_t i = 0; i < p->npeers; i++) {
         const tscope_peer_stats_t *m = &p->peers[i];
         f->msgs.sent += m->sent;
@@ -599,8 +599,8 @@ static struct tscope__profile *build(const char *program, const struct names *nm
                 max_rank = r;
             }
         }
-        stats_of(&t->excl, s[S_SELF_N], s[S_SELF_SUM], mn[M_SELF], mx[X_SELF], sq[0]);
-        stats_of(&t->incl, s[S_RUN_N], s[S_RUN_SUM], mn[M_RUN], mx[X_RUN], sq[1]);
+        stats_of(&t->self, s[S_SELF_N], s[S_SELF_SUM], mn[M_SELF], mx[X_SELF], sq[0]);
+        stats_of(&t->running, s[S_RUN_N], s[S_RUN_SUM], mn[M_RUN], mx[X_RUN], sq[1]);
         stats_of(&t->elapsed, s[S_EL_N], s[S_EL_SUM], mn[M_EL], mx[X_EL], sq[2]);
         t->running_total = (double)s[S_RUN_TOTAL];
         t->elapsed_total = (double)s[S_EL_TOTAL];

@@ -19,7 +19,7 @@ static int by_self(const void *a, const void *b)
 {
     const struct tscope__ptype *x = *(const struct tscope__ptype *const *)a;
     const struct tscope__ptype *y = *(const struct tscope__ptype *const *)b;
-    return x->excl.sum < y->excl.sum ? 1 : x->excl.sum > y->excl.sum ? -1 : 0;
+    return x->self.sum < y->self.sum ? 1 : x->self.sum > y->self.sum ? -1 : 0;
 }
 
 static double mb(uint64_t bytes)
@@ -42,7 +42,7 @@ static int summary(const struct tscope__profile *p, FILE *f)
         return TSCOPE_ENOMEM;
     uint32_t n = 0;
     for (uint32_t i = 0; i < p->ntypes; i++)
-        if (p->types[i].calls || p->types[i].excl.sum > 0)
+        if (p->types[i].calls || p->types[i].self.sum > 0)
             order[n++] = &p->types[i];
     qsort(order, n, sizeof *order, by_self);
     fprintf(f, "%-28s %10s %12s %32s %9s %5s\n", "type", "calls", "self total s",
@@ -52,7 +52,7 @@ static int summary(const struct tscope__profile *p, FILE *f)
         const struct tscope__ptype *t = order[i];
         double mean = g->present ? (double)t->ranks.self_sum / g->present : 0;
         fprintf(f, "%-28.28s %10llu %12.6f %10.6f / %9.6f / %9.6f %9.2f %5d\n", t->name,
-                (unsigned long long)t->calls, t->excl.sum * 1e-9, t->ranks.self_min * 1e-9,
+                (unsigned long long)t->calls, t->self.sum * 1e-9, t->ranks.self_min * 1e-9,
                 mean * 1e-9, t->ranks.self_max * 1e-9,
                 mean > 0 ? (double)t->ranks.self_max / mean : 0, t->ranks.self_max_rank);
     }

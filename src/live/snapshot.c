@@ -56,7 +56,7 @@ static void one_series(void *ctx, const char *name, double value)
 static int by_self(const void *a, const void *b)
 {
     const tscope_type_stats_t *x = a, *y = b;
-    return (x->excl_ns.sum < y->excl_ns.sum) - (x->excl_ns.sum > y->excl_ns.sum);
+    return (x->self_ns.sum < y->self_ns.sum) - (x->self_ns.sum > y->self_ns.sum);
 }
 
 static void put_types(struct tscope__text *t)
@@ -88,9 +88,9 @@ static void put_types(struct tscope__text *t)
                 tscope__live_put(t, ",\"calls\":%llu,\"created\":%llu,\"self_s\":",
                                  (unsigned long long)st[i].calls,
                                  (unsigned long long)st[i].created);
-                tscope__live_put_num(t, st[i].excl_ns.sum * 1e-9);
+                tscope__live_put_num(t, st[i].self_ns.sum * 1e-9);
                 tscope__live_put(t, ",\"total_s\":");
-                tscope__live_put_num(t, st[i].incl_ns.sum * 1e-9);
+                tscope__live_put_num(t, st[i].running_ns.sum * 1e-9);
                 tscope__live_put(t, "}");
             }
         }

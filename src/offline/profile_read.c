@@ -619,13 +619,13 @@ static void read_all(struct reader *r, json_t *root, struct tscope__profile *p)
         t->attrs = (json_is_true(wait) ? TSCOPE_TYPE_WAIT : 0) |
                    (json_is_true(barrier) ? TSCOPE_TYPE_BARRIER : 0);
         if (r->version == 1) { /* excl/incl: self and running, no elapsed */
-            t->excl = stats(r, o, w, "excl_ns", NULL);
-            t->incl = stats(r, o, w, "incl_ns", NULL);
-            t->running_total = t->incl.sum;
+            t->self = stats(r, o, w, "excl_ns", NULL);
+            t->running = stats(r, o, w, "incl_ns", NULL);
+            t->running_total = t->running.sum;
         } else {
             double self_total;
-            t->excl = stats(r, o, w, "self_ns", &self_total);
-            t->incl = stats(r, o, w, "running_ns", &t->running_total);
+            t->self = stats(r, o, w, "self_ns", &self_total);
+            t->running = stats(r, o, w, "running_ns", &t->running_total);
             t->elapsed = stats(r, o, w, "elapsed_ns", &t->elapsed_total);
         }
         if (i && !r->failed && t->id <= p->types[i - 1].id)
@@ -667,8 +667,8 @@ static void read_all(struct reader *r, json_t *root, struct tscope__profile *p)
         p->nodes[i].parent = tree_parent(r, o, w, i);
         p->nodes[i].type = u32(r, o, w, "type_id");
         p->nodes[i].calls = u64(r, o, w, "calls");
-        p->nodes[i].excl = num(r, o, w, r->version == 1 ? "excl_ns" : "self_ns");
-        p->nodes[i].incl = num(r, o, w, r->version == 1 ? "incl_ns" : "running_ns");
+        p->nodes[i].self = num(r, o, w, r->version == 1 ? "excl_ns" : "self_ns");
+        p->nodes[i].running = num(r, o, w, r->version == 1 ? "incl_ns" : "running_ns");
         if (r->version != 1)
             p->nodes[i].elapsed = num(r, o, w, "elapsed_ns");
     }

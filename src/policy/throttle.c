@@ -11,7 +11,7 @@
  * W is its maximum), steered only through the parameter registry, so it
  * works on any runtime that registers one.  Each period it measures the
  * objective over the period just ended (tasks finished per second, from
- * the profile's totals, maximised; or a task type's mean exclusive time,
+ * the profile's totals, maximised; or a task type's mean self time,
  * minimised) and reports it to a tuner: for throttling an exhaustive
  * search over the powers of two from all workers down to 1 and back up
  * (log2(W) + 1 points, each measured twice, so that a drift of the
@@ -60,7 +60,7 @@ static struct {
     double objective, best_objective;
     int reweighted; /* the weights changed (optimize.w_*): search again */
     uint64_t base_done, base_calls;
-    double base_excl;
+    double base_self;
     int have_base;
 } T = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -98,7 +98,7 @@ static void baseline(void)
         tscope_type_stats_t ts;
         if (tscope_query_type(T.type, &ts) == 0) {
             T.base_calls = ts.calls;
-            T.base_excl = ts.excl_ns.sum;
+            T.base_self = ts.self_ns.sum;
         }
     }
     T.have_base = 1;
@@ -121,7 +121,7 @@ static double measure(double elapsed)
         tscope_type_stats_t ts;
         if (tscope_query_type(T.type, &ts) || ts.calls == T.base_calls)
             return NAN;
-        return (ts.excl_ns.sum - T.base_excl) / (double)(ts.calls - T.base_calls);
+        return (ts.self_ns.sum - T.base_self) / (double)(ts.calls - T.base_calls);
     }
     uint64_t completed = tasks_done();
     if (completed <= T.base_done)

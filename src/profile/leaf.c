@@ -26,8 +26,8 @@ void tscope__store_flush_leaves(struct tscope__store *s)
     ta->created += n;
     ta->calls += n;
     /* a leaf's self, running and elapsed times are all end - start */
-    tscope__acc_merge(&ta->excl, &b->acc);
-    tscope__acc_merge(&ta->incl, &b->acc);
+    tscope__acc_merge(&ta->self, &b->acc);
+    tscope__acc_merge(&ta->running, &b->acc);
     tscope__acc_merge(&ta->elapsed, &b->acc);
     if (!b->inside)
         ta->running_total += b->acc.sum;
@@ -35,9 +35,9 @@ void tscope__store_flush_leaves(struct tscope__store *s)
         ta->elapsed_total += b->acc.sum;
     struct tscope__node *node = &s->nodes[b->node];
     node->calls += n;
-    node->excl += b->acc.sum;
+    node->self += b->acc.sum;
     if (!(b->step & TSCOPE__STEP_FOLDED) || !b->inside)
-        node->incl += b->acc.sum;
+        node->running += b->acc.sum;
     if (!(b->step & TSCOPE__STEP_FOLDED))
         node->elapsed += b->acc.sum;
     if (b->edge != TSCOPE__NONE)
@@ -67,7 +67,7 @@ int tscope__store_apply_leaf(struct tscope__store *s, uint32_t thread,
     /* the timeline: the leaf, and the parent's time since it last was the
      * top, in one bin? then they go to the batch's sums */
     struct tscope__timeline *tl = &s->tl;
-    uint64_t from = st->n ? st->seg[st->n - 1].excl_since : start->ts;
+    uint64_t from = st->n ? st->seg[st->n - 1].self_since : start->ts;
     uint64_t bin = (end->ts - 1 - tl->origin) >> tl->shift;
     int one_bin = from >= tl->origin && end->ts > from && bin < TSCOPE__TL_BINS &&
                   ((from - tl->origin) >> tl->shift) == bin;
@@ -80,8 +80,8 @@ int tscope__store_apply_leaf(struct tscope__store *s, uint32_t thread,
         pnode = p->node;
         if (pnode != 0)
             ptype = p->type;
-        /* what push + close would do to the parent's exclusive time */
-        top->excl_acc += start->ts - top->excl_since;
+        /* what push + close would do to the parent's self time */
+        top->self_acc += start->ts - top->self_since;
     }
     struct tscope__leaf_batch *b = &s->leaves;
     if (b->acc.n && (b->thread != thread || b->pnode != pnode || b->type != start->type ||
@@ -96,7 +96,7 @@ int tscope__store_apply_leaf(struct tscope__store *s, uint32_t thread,
     }
     tscope__tl_point(tl, start->id, end->ts, end->ts - start->ts, start->type);
     if (st->n)
-        st->seg[st->n - 1].excl_since = end->ts;
+        st->seg[st->n - 1].self_since = end->ts;
     if (!b->acc.n) {
         b->tl_bin = one_bin ? (uint32_t)bin : UINT32_MAX;
         b->tl_top = !st->n;
@@ -128,8 +128,8 @@ int tscope__store_apply_leaf(struct tscope__store *s, uint32_t thread,
                                  .create_ts = start->ts,
                                  .begin_ts = start->ts,
                                  .end_ts = end->ts,
-                                 .excl = d,
-                                 .incl = d,
+                                 .self = d,
+                                 .running = d,
                                  .thread = thread,
                                  .type = start->type,
                                  .tdepth = tdepth};

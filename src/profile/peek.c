@@ -101,10 +101,10 @@ static void take_types(struct tscope__peek *p, const struct tscope__shblock *b, 
         p->types[id].created += c.created;
         p->types[id].calls += c.calls;
         p->types[id].cancelled += c.cancelled;
-        p->types[id].self += c.excl.sum;
+        p->types[id].self += c.self.sum;
         if (th) {
             th->calls += c.calls;
-            th->self += c.excl.sum;
+            th->self += c.self.sum;
         }
     }
 }

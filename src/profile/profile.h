@@ -31,8 +31,8 @@ struct tscope__ptype {
     char *name;
     uint32_t id;
     uint64_t created, calls, yields, cancelled, unfinished;
-    tscope_stats_t excl, incl, elapsed;  /* self, running, elapsed (taskscope.h) */
-    double running_total, elapsed_total; /* recursion counted once */
+    tscope_stats_t self, running, elapsed; /* taskscope.h's three times */
+    double running_total, elapsed_total;   /* recursion counted once */
     uint32_t threads;
     unsigned attrs;              /* TSCOPE_TYPE_* (TSCOPE_TYPE_WAIT: its tasks wait) */
     struct tscope__pranks ranks; /* global profiles only */
@@ -59,7 +59,7 @@ struct tscope__pnode {
     uint32_t parent; /* node index; UINT32_MAX for the root (node 0) */
     uint32_t type;
     uint64_t calls;
-    double excl, incl, elapsed; /* self, running, elapsed */
+    double self, running, elapsed;
 };
 
 /* Type-level dependency graph: dependency edges between tasks of type

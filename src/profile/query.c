@@ -197,8 +197,8 @@ void tscope__fill_type_stats(struct tscope__store *s, uint32_t type, tscope_type
     out->yields = ta->yields;
     out->cancelled = ta->cancelled;
     out->unfinished = ta->unfinished;
-    out->excl_ns = tscope__acc_stats(&ta->excl, f);
-    out->incl_ns = tscope__acc_stats(&ta->incl, f);
+    out->self_ns = tscope__acc_stats(&ta->self, f);
+    out->running_ns = tscope__acc_stats(&ta->running, f);
     out->elapsed_ns = tscope__acc_stats(&ta->elapsed, f);
     out->running_total_ns = (double)ta->running_total * f;
     out->elapsed_total_ns = (double)ta->elapsed_total * f;
@@ -257,9 +257,9 @@ static void info_from_instance(const struct tscope__instance *in, tscope_task_in
     out->yields = in->yields;
     out->begin_ns = tscope__clock_ns(in->begin_ts);
     out->end_ns = tscope__clock_ns(in->end_ts);
-    out->excl_ns = tscope__clock_ns(in->excl);
-    out->incl_ns = tscope__clock_ns(in->incl);
-    out->elapsed_ns = in->end_ts > in->begin_ts && (in->begin_ts || in->incl)
+    out->self_ns = tscope__clock_ns(in->self);
+    out->running_ns = tscope__clock_ns(in->running);
+    out->elapsed_ns = in->end_ts > in->begin_ts && (in->begin_ts || in->running)
                           ? tscope__clock_ns(in->end_ts - in->begin_ts)
                           : 0; /* 0: cancelled before it began */
 }
@@ -322,7 +322,7 @@ int tscope_query_subtree(uint64_t id, tscope_subtree_t *out)
                 visited++;
                 /* the task, and what the cap left out below it */
                 out->tasks += 1 + s->inst[i].below_n + kids.extra_n[i];
-                ticks += s->inst[i].excl + s->inst[i].below + kids.extra_t[i];
+                ticks += s->inst[i].self + s->inst[i].below + kids.extra_t[i];
                 for (uint32_t k = kids.start[i]; k < kids.start[i + 1] && sp <= s->ninst; k++)
                     stack[sp++] = kids.list[k];
             }
@@ -354,7 +354,7 @@ int tscope_query_children(uint64_t id, tscope_stats_t *out)
         struct tscope__acc acc = {0};
         for (uint32_t k = kids.start[idx]; k < kids.start[idx + 1]; k++)
             if (s->inst[kids.list[k]].state == TSCOPE_TASK_DONE)
-                tscope__acc_add(&acc, s->inst[kids.list[k]].incl);
+                tscope__acc_add(&acc, s->inst[kids.list[k]].running);
         *out = tscope__acc_stats(&acc, tscope__clock_ns_per_tick());
     }
     pthread_mutex_unlock(&s->lock);

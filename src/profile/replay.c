@@ -2,9 +2,9 @@
  *
  * Each thread has a replay stack of running segments (a segment is one stay
  * of a task on a thread: begin/resume .. yield/end).  Time on a thread goes
- * to the exclusive time of the top segment; a segment's length goes to its
- * task's inclusive time.  So a task nested inside another on the same thread
- * is subtracted from the outer task's exclusive time, a yielded task stops
+ * to the self time of the top segment; a segment's length goes to its
+ * task's running time.  So a task nested inside another on the same thread
+ * is subtracted from the outer task's self time, a yielded task stops
  * accumulating, and a task resumed on another thread continues there.
  *
  * Because sums commute, segments may be closed in any cross-thread order;
@@ -89,7 +89,7 @@ static uint32_t slot_alloc(struct tscope__store *s, uint64_t id)
     t->id = id;
     t->parent_id = 0;
     t->create_ts = t->queued_ts = t->begin_ts = t->end_ts = 0;
-    t->excl = t->incl = t->incl_top = 0;
+    t->self = t->running = t->running_top = 0;
     t->seen_round = UINT64_MAX;
     t->terminal_round = 0;
     t->parent_slot = TSCOPE__NONE;
@@ -206,8 +206,8 @@ static int stack_push(struct tscope__store *s, struct tscope__tstack *st, uint32
         return TSCOPE_ENOMEM;
     if (st->n) {
         struct tscope__segment *top = &st->seg[st->n - 1];
-        top->excl_acc += ts - top->excl_since;
-        tscope__tl_self(&s->tl, top->type, top->excl_since, ts);
+        top->self_acc += ts - top->self_since;
+        tscope__tl_self(&s->tl, top->type, top->self_since, ts);
     } else {
         st->busy_since = ts;
     }
@@ -226,20 +226,20 @@ static int stack_find(const struct tscope__tstack *st, uint32_t slot)
 }
 
 /* Closes segment i at ts: its times go to the task; the new top (if the
- * closed one was the top) starts accumulating exclusive time again. */
+ * closed one was the top) starts accumulating self time again. */
 static void stack_close(struct tscope__store *s, struct tscope__tstack *st, uint32_t i, uint64_t ts)
 {
     struct tscope__segment g = st->seg[i];
     int was_top = i == st->n - 1;
     if (was_top) {
-        g.excl_acc += ts - g.excl_since;
-        tscope__tl_self(&s->tl, g.type, g.excl_since, ts);
+        g.self_acc += ts - g.self_since;
+        tscope__tl_self(&s->tl, g.type, g.self_since, ts);
     }
     struct tscope__task *t = &s->tasks[g.slot];
-    t->excl += g.excl_acc;
-    t->incl += ts - g.start;
+    t->self += g.self_acc;
+    t->running += ts - g.start;
     if (!g.nested)
-        t->incl_top += ts - g.start;
+        t->running_top += ts - g.start;
     t->open--;
     st->open[g.type]--;
     memmove(&st->seg[i], &st->seg[i + 1], (st->n - i - 1) * sizeof g);
@@ -247,7 +247,7 @@ static void stack_close(struct tscope__store *s, struct tscope__tstack *st, uint
     if (!st->n)
         tscope__tl_busy(&s->tl, (uint32_t)(st - s->stacks), st->busy_since, ts);
     if (was_top && st->n)
-        st->seg[st->n - 1].excl_since = ts;
+        st->seg[st->n - 1].self_since = ts;
     else if (!was_top)
         s->anomalies++; /* closed below the top: improper nesting */
 }

@@ -167,19 +167,19 @@ void tscope__settle_count_done(struct tscope__store *s, const struct tscope__tas
     uint64_t elapsed = t->end_ts > t->begin_ts ? t->end_ts - t->begin_ts : 0;
     ta->calls++;
     ta->yields += t->yields;
-    tscope__acc_add(&ta->excl, t->excl);
-    tscope__acc_add(&ta->incl, t->incl);
+    tscope__acc_add(&ta->self, t->self);
+    tscope__acc_add(&ta->running, t->running);
     tscope__acc_add(&ta->elapsed, elapsed);
-    ta->running_total += t->incl_top;
+    ta->running_total += t->running_top;
     if (!(t->bits & TSCOPE__T_NESTED))
         ta->elapsed_total += elapsed;
     struct tscope__node *n = &s->nodes[t->node == TSCOPE__NONE ? 0 : t->node];
     n->calls++;
-    n->excl += t->excl;
+    n->self += t->self;
     if (t->step & TSCOPE__STEP_FOLDED) {
-        n->incl += t->incl_top; /* the node's outer task holds the rest */
+        n->running += t->running_top; /* the node's outer task holds the rest */
     } else {
-        n->incl += t->incl;
+        n->running += t->running;
         n->elapsed += elapsed;
     }
     tscope__tl_point(&s->tl, t->id, t->end_ts, elapsed, t->type);
@@ -356,7 +356,7 @@ static int drop_below(struct tscope__store *s, uint16_t limit)
                 moved[i] = TSCOPE__NONE;
             if (first[in->tdepth] < ndrop)
                 gone[first[in->tdepth]++] = (struct tscope__dropped){
-                    in->id, in->parent, 1 + (uint64_t)in->below_n, in->excl + in->below};
+                    in->id, in->parent, 1 + (uint64_t)in->below_n, in->self + in->below};
             continue;
         }
         if (moved)
@@ -450,8 +450,8 @@ struct tscope__instance tscope__instance_of(const struct tscope__store *s,
         .create_ts = t->create_ts ? t->create_ts - o : 0,
         .begin_ts = t->begin_ts ? t->begin_ts - o : 0,
         .end_ts = t->end_ts ? t->end_ts - o : 0,
-        .excl = t->excl,
-        .incl = t->incl,
+        .self = t->self,
+        .running = t->running,
         .thread = t->thread,
         .yields = t->yields,
         .type = t->type,
@@ -502,7 +502,7 @@ void tscope__settle_finalize(struct tscope__store *s, uint32_t slot)
         t = &s->tasks[slot];
         t->inst = idx;
         if (idx == TSCOPE__NONE) /* left out: counted in its nearest kept ancestor */
-            tscope__settle_below(s, t->parent_slot, 1 + t->below_n, t->excl + t->below);
+            tscope__settle_below(s, t->parent_slot, 1 + t->below_n, t->self + t->below);
     }
     tscope__task_unmap(s, slot);
     t = &s->tasks[slot];

@@ -638,8 +638,8 @@ static int push(struct tscope__shard *s, struct tscope_task *t, uint64_t ts)
     }
     if (s->n) {
         struct segment *top = &s->seg[s->n - 1];
-        top->excl_acc += ts - top->excl_since;
-        tl_self(s, top->type, top->excl_since, ts);
+        top->self_acc += ts - top->self_since;
+        tl_self(s, top->type, top->self_since, ts);
     } else {
         s->busy_since = ts;
     }
@@ -655,14 +655,14 @@ static void close_segment(struct tscope__shard *s, uint32_t i, uint64_t ts)
     struct segment g = s->seg[i];
     int was_top = i == s->n - 1;
     if (was_top) {
-        g.excl_acc += ts - g.excl_since;
-        tl_self(s, g.type, g.excl_since, ts);
+        g.self_acc += ts - g.self_since;
+        tl_self(s, g.type, g.self_since, ts);
     }
     struct tscope_task *t = g.t;
-    t->excl += g.excl_acc;
-    t->incl += ts - g.start;
+    t->self += g.self_acc;
+    t->running += ts - g.start;
     if (!g.nested)
-        t->incl_top += ts - g.start;
+        t->running_top += ts - g.start;
     t->open--;
     s->open[g.type]--;
     if (!t->open && (LD(t->state) & TSCOPE__TR_ENDED))
@@ -673,7 +673,7 @@ static void close_segment(struct tscope__shard *s, uint32_t i, uint64_t ts)
         tl_busy(s, s->busy_since, ts);
     ST(s->top, s->n ? (uint32_t)s->seg[s->n - 1].type + 1 : 0);
     if (was_top && s->n)
-        s->seg[s->n - 1].excl_since = ts;
+        s->seg[s->n - 1].self_since = ts;
     else if (!was_top)
         count_total(s, &s->totals.anomalies); /* improper nesting */
 }
@@ -783,7 +783,7 @@ static void below(struct tscope__shard *s, const struct tscope_task *t)
     }
     w_begin(&s->below.ver);
     ST(s->below.n, s->below.n + 1);
-    ST(s->below.self, s->below.self + t->excl);
+    ST(s->below.self, s->below.self + t->self);
     w_end(&s->below.ver);
 }
 
@@ -813,12 +813,12 @@ static void instance_out(struct tscope__shard *s, const struct tscope_task *t, u
          .kind = TSCOPE__REC_INSTANCE},
         {.ts = t->create_ts,
          .id = t->begin_ts,
-         .arg = t->excl,
+         .arg = t->self,
          .type = t->tdepth,
          .prio = (int16_t)state,
          .flags = (LD(t->state) & TSCOPE__TR_ANC) ? 1 : 0,
          .kind = TSCOPE__REC_EXT},
-        {.ts = t->incl,
+        {.ts = t->running,
          .id = t->keep_anc,
          .arg = (uint64_t)t->thread << 32 | t->yields,
          .kind = TSCOPE__REC_EXT},
@@ -834,8 +834,8 @@ static struct tscope__task task_of(const struct tscope_task *t, uint64_t end)
                                  .create_ts = t->create_ts,
                                  .begin_ts = t->begin_ts,
                                  .end_ts = end,
-                                 .excl = t->excl,
-                                 .incl = t->incl,
+                                 .self = t->self,
+                                 .running = t->running,
                                  .thread = t->thread,
                                  .yields = t->yields,
                                  .type = t->type,
@@ -886,8 +886,8 @@ static inline void journal_end(struct tscope__shard *s, const struct tscope_task
         j->calls = e->calls;
         j->yields = e->yields;
         j->cancelled = e->cancelled;
-        j->n_excl = e->excl.n;
-        j->n_incl = e->incl.n;
+        j->n_self = e->self.n;
+        j->n_running = e->running.n;
         j->n_elapsed = e->elapsed.n;
     }
     j->node = n ? node : TSCOPE__NONE;
@@ -938,7 +938,7 @@ static struct tscope_task *make(struct tscope__shard *s, uint64_t ts, uint64_t i
     t->id = id;
     t->create_ts = ts;
     t->begin_ts = 0;
-    t->excl = t->incl = t->incl_top = 0;
+    t->self = t->running = t->running_top = 0;
     t->thread = 0; /* until its first begin (settle.c's instance of a task never run) */
     t->yields = t->resumes = 0;
     t->type = type;
@@ -1070,10 +1070,10 @@ static void count_done(struct tscope__shard *s, const struct tscope_task *t, uin
         w_begin(&e->ver);
         ADD(e->calls, 1);
         ADD(e->yields, t->yields);
-        sacc_add(&e->excl, t->excl);
-        sacc_add(&e->incl, t->incl);
+        sacc_add(&e->self, t->self);
+        sacc_add(&e->running, t->running);
         sacc_add(&e->elapsed, elapsed);
-        ADD(e->running_total, t->incl_top);
+        ADD(e->running_total, t->running_top);
         if (!(LD(t->state) & TSCOPE__TR_NESTED))
             ADD(e->elapsed_total, elapsed);
         w_end(&e->ver);
@@ -1081,11 +1081,11 @@ static void count_done(struct tscope__shard *s, const struct tscope_task *t, uin
     if (n) {
         w_begin(&n->ver);
         ADD(n->calls, 1);
-        ADD(n->excl, t->excl);
+        ADD(n->self, t->self);
         if (t->step & TSCOPE__STEP_FOLDED) {
-            ADD(n->incl, t->incl_top); /* the node's outer task holds the rest */
+            ADD(n->running, t->running_top); /* the node's outer task holds the rest */
         } else {
-            ADD(n->incl, t->incl);
+            ADD(n->running, t->running);
             ADD(n->elapsed, elapsed);
         }
         w_end(&n->ver);
@@ -1429,8 +1429,8 @@ static void fold_one(struct tscope__store *st, struct tscope__shard *s)
         ta->unfinished += now.unfinished - was->unfinished;
         ta->running_total += now.running_total - was->running_total;
         ta->elapsed_total += now.elapsed_total - was->elapsed_total;
-        sacc_fold(&ta->excl, &now.excl, &was->excl);
-        sacc_fold(&ta->incl, &now.incl, &was->incl);
+        sacc_fold(&ta->self, &now.self, &was->self);
+        sacc_fold(&ta->running, &now.running, &was->running);
         sacc_fold(&ta->elapsed, &now.elapsed, &was->elapsed);
         if (now.seen && !was->seen)
             tscope__type_saw_thread(st, i, s->index);
@@ -1450,8 +1450,8 @@ static void fold_one(struct tscope__store *st, struct tscope__shard *s)
         struct snode *was = &f->nodes[i];
         struct tscope__node *n = &st->nodes[i];
         n->calls += now.calls - was->calls;
-        n->excl += now.excl - was->excl;
-        n->incl += now.incl - was->incl;
+        n->self += now.self - was->self;
+        n->running += now.running - was->running;
         n->elapsed += now.elapsed - was->elapsed;
         *was = now;
     }
@@ -1628,7 +1628,7 @@ void tscope__shards_complete(struct tscope__store *st, uint64_t end)
                 tscope__store_instance(st, &k, begun ? TSCOPE_TASK_UNFINISHED : TSCOPE_TASK_LIVE,
                                        t->keep_anc, (state & TSCOPE__TR_ANC) != 0);
             } else if (sh.instances) { /* cut off when the filters want it, as below() */
-                tscope__store_below_cut(st, t->keep_anc, 1, t->excl, wanted(t));
+                tscope__store_below_cut(st, t->keep_anc, 1, t->self, wanted(t));
             }
             ST(t->state, TSCOPE__TR_FREE); /* counted once */
         }
@@ -2166,8 +2166,8 @@ static void undo_ending(struct tscope__shard *s, uint32_t owner)
             e->calls = j->calls;
             e->yields = j->yields;
             e->cancelled = j->cancelled;
-            e->excl.n = j->n_excl;
-            e->incl.n = j->n_incl;
+            e->self.n = j->n_self;
+            e->running.n = j->n_running;
             e->elapsed.n = j->n_elapsed;
         }
         e->ver = j->type_ver;

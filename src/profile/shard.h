@@ -45,10 +45,10 @@ struct tscope_task {
     uint64_t id, parent_id;
     uint64_t keep_anc; /* its nearest ancestor that may enter the instance graph, or 0 */
     uint64_t create_ts, begin_ts;
-    uint64_t excl, incl, incl_top; /* ticks over closed segments (replay.c's meaning) */
-    uint32_t node, edge;           /* tree node, and the type-level edge it counts in */
-    uint32_t anc;                  /* the set of its ancestors' types (shard.c's registry) */
-    uint32_t thread;               /* thread of its first begin */
+    uint64_t self, running, running_top; /* ticks over closed segments (replay.c's meaning) */
+    uint32_t node, edge;                 /* tree node, and the type-level edge it counts in */
+    uint32_t anc;                        /* the set of its ancestors' types (shard.c's registry) */
+    uint32_t thread;                     /* thread of its first begin */
     uint32_t yields, resumes;
     uint16_t type, depth, tdepth;
     int16_t prio;

@@ -22,12 +22,12 @@ struct sacc {
 struct stype {
     uint64_t ver;
     uint64_t created, calls, yields, cancelled, unfinished, running_total, elapsed_total, seen;
-    struct sacc excl, incl, elapsed;
+    struct sacc self, running, elapsed;
 };
 
 struct snode {
     uint64_t ver;
-    uint64_t calls, excl, incl, elapsed;
+    uint64_t calls, self, running, elapsed;
 };
 
 /* The run's totals that no type holds (created, completed and cancelled are
@@ -111,7 +111,7 @@ struct segment {
     struct tscope_task *t;
     uint16_t type;
     uint16_t nested; /* a segment of its type is below it */
-    uint64_t start, excl_since, excl_acc;
+    uint64_t start, self_since, self_acc;
 };
 
 #define NODE_CACHE 256
@@ -216,7 +216,7 @@ struct tscope__shard {
         uint32_t type, node, edge; /* the entries whose counts are kept (TSCOPE__NONE: none) */
         uint16_t state;
         uint16_t create;
-        uint64_t type_ver, created, calls, yields, cancelled, n_excl, n_incl, n_elapsed;
+        uint64_t type_ver, created, calls, yields, cancelled, n_self, n_running, n_elapsed;
         uint64_t node_ver, node_calls;
         uint64_t edge_was;
         struct sbelow below_was;

@@ -238,8 +238,8 @@ static int copy_graphs(const struct tscope__store *s, struct tscope__profile *p,
             .create = (double)in->create_ts * f,
             .begin = (double)in->begin_ts * f,
             .end = (double)in->end_ts * f,
-            .self = (double)in->excl * f,
-            .running = (double)in->incl * f,
+            .self = (double)in->self * f,
+            .running = (double)in->running * f,
         };
     }
     p->ntasks = ntasks;
@@ -304,8 +304,8 @@ struct tscope__profile *tscope__profile_snapshot(void)
         t->yields = st.yields;
         t->cancelled = st.cancelled;
         t->unfinished = st.unfinished;
-        t->excl = st.excl_ns;
-        t->incl = st.incl_ns;
+        t->self = st.self_ns;
+        t->running = st.running_ns;
         t->elapsed = st.elapsed_ns;
         t->running_total = st.running_total_ns;
         t->elapsed_total = st.elapsed_total_ns;
@@ -337,8 +337,8 @@ struct tscope__profile *tscope__profile_snapshot(void)
         p->nodes[i] = (struct tscope__pnode){n->parent,
                                              n->type,
                                              n->calls,
-                                             (double)n->excl * f,
-                                             (double)n->incl * f,
+                                             (double)n->self * f,
+                                             (double)n->running * f,
                                              (double)n->elapsed * f};
     }
     p->nnodes = ok ? s->nnodes : 0;

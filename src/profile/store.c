@@ -290,11 +290,11 @@ void tscope__store_instance(struct tscope__store *s, const struct tscope__task *
     else
         idx = tscope__settle_record_instance(s, t, state);
     if (idx == TSCOPE__NONE && !anc_of_others) {
-        tscope__store_below(s, keep_anc, 1, t->excl);
+        tscope__store_below(s, keep_anc, 1, t->self);
     } else if (idx == TSCOPE__NONE) { /* its descendants count in it: a link up */
         if (keep_anc &&
             !tscope__grow_uninit(&s->dropped, &s->cap_dropped, s->ndropped, sizeof *s->dropped))
-            s->dropped[s->ndropped++] = (struct tscope__dropped){t->id, keep_anc, 1, t->excl};
+            s->dropped[s->ndropped++] = (struct tscope__dropped){t->id, keep_anc, 1, t->self};
         else
             s->below_lost++;
     }
@@ -314,8 +314,8 @@ static void on_instance(struct tscope__store *s, const struct tscope__rec *r,
                              .create_ts = x->ts,
                              .begin_ts = x->id,
                              .end_ts = r->ts,
-                             .excl = x->arg,
-                             .incl = y->ts,
+                             .self = x->arg,
+                             .running = y->ts,
                              .thread = (uint32_t)(y->arg >> 32),
                              .yields = (uint32_t)y->arg,
                              .type = r->type,

@@ -73,9 +73,9 @@ struct tscope__task {
     uint64_t id;
     uint64_t parent_id; /* from create; else the task it was begun inside */
     uint64_t create_ts, queued_ts, begin_ts, end_ts;
-    uint64_t excl, incl; /* ticks accumulated over closed segments */
-    uint64_t incl_top;   /* incl without segments nested in one of the same type */
-    uint64_t seen_round; /* round of the first begin */
+    uint64_t self, running; /* ticks accumulated over closed segments */
+    uint64_t running_top;   /* running without segments nested in one of the same type */
+    uint64_t seen_round;    /* round of the first begin */
     uint64_t terminal_round;
     uint32_t parent_slot; /* slot of the parent (holds a ref until this slot is freed) */
     uint32_t node;        /* tree node once resolved */
@@ -103,8 +103,8 @@ struct tscope__segment {
     uint16_t type;       /* its task's type when pushed */
     uint16_t nested;     /* a segment of the same type is below it */
     uint64_t start;      /* begin/resume time */
-    uint64_t excl_since; /* when this entry last became the top */
-    uint64_t excl_acc;   /* exclusive ticks of this segment so far */
+    uint64_t self_since; /* when this entry last became the top */
+    uint64_t self_acc;   /* self ticks of this segment so far */
 };
 
 struct tscope__tstack {
@@ -116,13 +116,13 @@ struct tscope__tstack {
     uint64_t busy_since; /* when the stack last became non-empty (timeline.h) */
 };
 
-/* Per type: self (excl), running (incl) and elapsed (begin to end) of each
- * ended task; the totals count recursion once - running_total leaves out
- * segments nested in a segment of the same type on the thread, and
- * elapsed_total tasks with an ancestor of the same type. */
+/* Per type: self, running and elapsed (begin to end) of each ended task;
+ * the totals count recursion once - running_total leaves out segments
+ * nested in a segment of the same type on the thread, and elapsed_total
+ * tasks with an ancestor of the same type. */
 struct tscope__type_acc {
     uint64_t created, calls, yields, cancelled, unfinished;
-    struct tscope__acc excl, incl, elapsed;
+    struct tscope__acc self, running, elapsed;
     uint64_t running_total, elapsed_total;
     uint8_t *seen; /* bitmap of thread indexes */
     uint32_t seen_bytes;
@@ -133,9 +133,9 @@ struct tscope__type_acc {
 struct tscope__node {
     uint32_t parent; /* node index; TSCOPE__NONE for the root */
     uint16_t type;
-    uint16_t depth;                      /* the root is 0 */
-    uint32_t edge;                       /* the type-level edge of (parent's type -> type) */
-    uint64_t calls, excl, incl, elapsed; /* folded steps add no running/elapsed twice */
+    uint16_t depth;                         /* the root is 0 */
+    uint32_t edge;                          /* the type-level edge of (parent's type -> type) */
+    uint64_t calls, self, running, elapsed; /* folded steps add no running/elapsed twice */
 };
 
 /* Direct-mapped cache in front of node_map: (parent node, type) -> node,
@@ -159,7 +159,7 @@ struct tscope__edge {
 struct tscope__instance {
     uint64_t id, parent;
     uint64_t create_ts, begin_ts, end_ts; /* ticks since origin */
-    uint64_t excl, incl;
+    uint64_t self, running;
     /* the tasks below it that the instance graph left out (cap, filters),
      * down to the next kept task (saturating), and their self ticks */
     uint64_t below;

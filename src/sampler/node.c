@@ -15,7 +15,7 @@
  *                    (ws + we + wp), weights TASKSCOPE_SCORE_WEIGHTS
  *
  * Computed at most every 100 ms (it copies every type's statistics under
- * the store lock).  Useful time is the exclusive time of all tasks that
+ * the store lock).  Useful time is the self time of all tasks that
  * ended since the previous computation (tasks still running count when they end).  This VM
  * reports no CPU frequency, so "at maximum frequency" and "at the current
  * frequency" coincide here: the ratio is 1 (docs/sampling.md).
@@ -84,10 +84,10 @@ static double useful_ns(void)
     }
     double sum = 0;
     for (size_t i = 0; i < n; i++)
-        sum += types[i].excl_ns.sum;
+        sum += types[i].self_ns.sum;
     tscope_type_stats_t untyped; /* tasks created without a type */
     if (tscope_query_type(0, &untyped) == 0 && (n == 0 || types[0].type != 0))
-        sum += untyped.excl_ns.sum;
+        sum += untyped.self_ns.sum;
     return sum;
 }
 
