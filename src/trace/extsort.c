@@ -19,20 +19,9 @@ static void fail(struct tscope__extsort *s, const char *path, int err_no)
     s->err_no = err_no;
 }
 
-static char *with_suffix(const char *stem, size_t n, const char *suffix)
-{
-    size_t m = strlen(suffix);
-    char *p = malloc(n + m + 1);
-    if (p) {
-        memcpy(p, stem, n);
-        memcpy(p + n, suffix, m + 1);
-    }
-    return p;
-}
-
 int tscope__extsort_init(struct tscope__extsort *s, size_t size,
                          int (*cmp)(const void *a, const void *b), uint32_t run_records,
-                         uint32_t ways, const char *stem, size_t stem_len)
+                         uint32_t ways, const char *runpath, const char *mergepath)
 {
     memset(s, 0, sizeof *s);
     s->size = size;
@@ -40,8 +29,8 @@ int tscope__extsort_init(struct tscope__extsort *s, size_t size,
     s->cap = run_records ? run_records : 1;
     s->ways = ways >= 2 && ways <= TSCOPE__EXTSORT_WAYS_MAX ? ways : TSCOPE__EXTSORT_WAYS_MAX;
     s->buf = malloc((size_t)s->cap * size);
-    s->runpath = with_suffix(stem, stem_len, ".runs.tmp");
-    s->mergepath = with_suffix(stem, stem_len, ".merge.tmp");
+    s->runpath = strdup(runpath);
+    s->mergepath = strdup(mergepath);
     return s->buf && s->runpath && s->mergepath ? 0 : -1;
 }
 

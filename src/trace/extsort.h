@@ -4,9 +4,9 @@
  *
  * Records are added one by one into a buffer of run_records; a full
  * buffer is sorted (qsort) and appended as a run to a temporary file
- * (STEM.runs.tmp).  tscope__extsort_each then merges the runs and the
+ * (the caller names it).  tscope__extsort_each then merges the runs and the
  * buffer (a k-way merge on a heap, `ways` runs at a time; with more runs,
- * passes through STEM.merge.tmp first) and hands every record to put in
+ * passes through a second temporary file first) and hands every record to put in
  * order.  cmp must be a total order (no two records equal: the caller
  * makes the key unique, e.g. with an emission number), so the output does
  * not depend on where runs were cut.  Memory: the buffer (plus qsort's
@@ -41,12 +41,12 @@ struct tscope__extsort {
 };
 
 /* Prepares s for records of `size` bytes ordered by cmp, the temporary
- * files named STEM.runs.tmp and STEM.merge.tmp (stem_len bytes of stem);
- * run_records and ways (2..TSCOPE__EXTSORT_WAYS_MAX) bound memory.  0, or
- * -1 out of memory (s can be freed). */
+ * files at runpath and mergepath (made only when needed); run_records and
+ * ways (2..TSCOPE__EXTSORT_WAYS_MAX) bound memory.  0, or -1 out of memory
+ * (s can be freed). */
 int tscope__extsort_init(struct tscope__extsort *s, size_t size,
                          int (*cmp)(const void *a, const void *b), uint32_t run_records,
-                         uint32_t ways, const char *stem, size_t stem_len);
+                         uint32_t ways, const char *runpath, const char *mergepath);
 /* Keeps a copy of rec; 0, or -1 (s->failed says why). */
 int tscope__extsort_add(struct tscope__extsort *s, const void *rec);
 /* Every record kept, in cmp's order, to put(ctx, rec) (which returns 0, or

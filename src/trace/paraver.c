@@ -836,10 +836,16 @@ static int write_job(struct member *m, int n, uint64_t origin, int job, int dup,
     p.counters.table = TSCOPE__TABLE_COUNTERS;
     p.customs.table = TSCOPE__TABLE_EVENTS;
     char *pcf = with_suffix(out, len - 4, ".pcf"), *row = with_suffix(out, len - 4, ".row");
-    int sorting = tscope__extsort_init(
-        &p.sort, sizeof(struct rec), rec_cmp,
-        tscope__paraver_run_records ? tscope__paraver_run_records : RUN_RECORDS,
-        tscope__paraver_merge_ways ? tscope__paraver_merge_ways : MERGE_WAYS, out, len - 4);
+    char *runs = with_suffix(out, len - 4, ".runs.tmp"),
+         *merged = with_suffix(out, len - 4, ".merge.tmp");
+    int sorting =
+        !runs || !merged ||
+        tscope__extsort_init(
+            &p.sort, sizeof(struct rec), rec_cmp,
+            tscope__paraver_run_records ? tscope__paraver_run_records : RUN_RECORDS,
+            tscope__paraver_merge_ways ? tscope__paraver_merge_ways : MERGE_WAYS, runs, merged);
+    free(runs);
+    free(merged);
     if (!pcf || !row || sorting || tscope__u64map_init(&p.waiting, 64)) {
         free(pcf);
         free(row);
