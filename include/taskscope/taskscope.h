@@ -1,11 +1,12 @@
 /* taskscope.h - public API of taskscope: task events, counters, introspection.
  *
  * A program (or a task runtime) reports what its tasks do through the event
- * functions below; taskscope timestamps each event and appends a fixed-size
- * record to the calling thread's own ring buffer (no lock, no allocation, no
- * system call).  A consumer thread drains the rings into the profile store,
- * which the introspection functions query while the program runs and after
- * tscope_finalize().
+ * functions below; taskscope timestamps each event and aggregates it on the
+ * calling thread, in that thread's own shard of the profile (no lock shared
+ * with other threads, no system call); what a trace or a tool needs record
+ * by record also goes into the thread's ring buffer, which a consumer
+ * thread drains.  The introspection functions query the profile while the
+ * program runs and after tscope_finalize().
  *
  * Conventions:
  * - Every function returns 0 or a negative TSCOPE_E* code (tscope_strerror()).
