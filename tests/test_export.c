@@ -978,8 +978,10 @@ static void report_tree_of_deep_profile(void)
 static void rank_dirs_race(void)
 {
     char base[300], cmd[700];
-    snprintf(base, sizeof base, "%s/tscope-test-rankdirs",
-             getenv("TSCOPE_TEST_TMP") ? getenv("TSCOPE_TEST_TMP") : "/tmp");
+    /* this process's own name: two build trees testing at once must not
+     * share it */
+    snprintf(base, sizeof base, "%s/tscope-test-rankdirs-%ld",
+             getenv("TSCOPE_TEST_TMP") ? getenv("TSCOPE_TEST_TMP") : "/tmp", (long)getpid());
     for (int round = 0; round < 200; round++) {
         snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'.*", base, base);
         ASSERT_EQ(system(cmd), 0);
