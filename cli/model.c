@@ -410,10 +410,12 @@ static int compose(int argc, char **argv)
                 }
                 double value = tscope_model_eval(&m, &v);
                 if (!isfinite(value)) { /* its terms are finite, their sum or a power not */
-                    fprintf(stderr,
-                            "taskscope model compose: the value of %s at %s=%g overflows (not "
-                            "finite)\n",
-                            expr, param, v);
+                    fprintf(stderr, "taskscope model compose: the value of %s at %s=%g %s\n", expr,
+                            param, v,
+                            isnan(value) ? "is not a number (a logarithm or fractional power of "
+                                           "a negative value, or terms of infinite values that "
+                                           "cancel)"
+                                         : "overflows (not finite)");
                     rc = 1;
                     break;
                 }
@@ -538,6 +540,17 @@ int tscope_cli_model(int argc, char **argv)
         if (frc) {
             fprintf(stderr, "taskscope model: %s [%s]: %s\n", s->callpath, s->metric,
                     tscope_strerror(frc));
+            rc = 1;
+            break;
+        }
+        int finite = isfinite(m.c0) && isfinite(m.rss);
+        for (unsigned k = 0; k < m.nterms; k++)
+            finite = finite && isfinite(m.terms[k].coef);
+        if (!finite) { /* finite values whose sums or squares are not */
+            fprintf(stderr,
+                    "taskscope model: %s [%s]: the fit overflows (its sums of the values are not "
+                    "finite: values too large for a double)\n",
+                    s->callpath, s->metric);
             rc = 1;
             break;
         }

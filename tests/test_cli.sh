@@ -1011,15 +1011,20 @@ for c in "tpool(0.5, big)||composition 'tpool(0.5, big)', at character 16: tpool
   [ "$status" = 1 ] && [ "$(cat "$tmp/e9")" = "taskscope model compose: $want" ] && ! grep -qi 'inf\|nan' "$tmp/c7" \
     || fail "compose overflow $e: status $status: $(cat "$tmp/e9" "$tmp/c7")"
 done
-for m in "1e308 * 10 * n^(1)|model '1e308 * 10 * n^(1)', at character 11: the product of the numbers overflows (not finite)" \
+for m in "1e308 * 10 * n^(1)|model '1e308 * 10 * n^(1)', at character 9: the product of the numbers overflows (not finite)" \
   "1e308 + 1e308|model '1e308 + 1e308', at character 14: the sum of the constants overflows (not finite)" \
-  "1e999 * n^(1)|model '1e999 * n^(1)', at character 6: a number out of the range of a double (not finite)"; do
+  "1e999 * n^(1)|model '1e999 * n^(1)', at character 1: a number out of the range of a double (not finite)"; do
   printf 'huge: %s\n' "${m%%|*}" >"$tmp/huge.txt"
   status=0
   "$ts" model compose huge --models "$tmp/huge.txt" >"$tmp/c7" 2>"$tmp/e9" || status=$?
   [ "$status" = 1 ] && [ "$(cat "$tmp/e9")" = "taskscope model compose: $tmp/huge.txt:1: ${m#*|}" ] \
     || fail "compose of ${m%%|*}: status $status: $(cat "$tmp/e9" "$tmp/c7")"
 done
+printf 'PARAMETER n\nPOINTS 1 2 3 4 5\nREGION r\nDATA 1e308\nDATA 1.5e308\nDATA 1.7e308\nDATA 1.2e308\nDATA 1.6e308\n' >"$tmp/bigdata.txt"
+status=0
+"$ts" model "$tmp/bigdata.txt" >"$tmp/c7" 2>"$tmp/e9" || status=$?
+[ "$status" = 1 ] && [ "$(cat "$tmp/e9")" = "taskscope model: r [time]: the fit overflows (its sums of the values are not finite: values too large for a double)" ] \
+  && ! grep -qi 'inf\|nan' "$tmp/c7" || fail "model of 1e308 values: status $status: $(cat "$tmp/e9" "$tmp/c7")"
 # every error of taskscope model starts with its name, as every command's
 printf 'no colon here\n' >"$tmp/nocolon.txt"
 "$ts" model compose x --models "$tmp/nocolon.txt" 2>"$tmp/e9" && fail "a line without a colon accepted"
