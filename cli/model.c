@@ -379,7 +379,8 @@ static int compose(int argc, char **argv)
             nl--;
         snprintf(n[list.n].name, sizeof n[list.n].name, "%.*s", (int)nl, s);
         char err[512];
-        if (tscope_model_parse(colon + 1, 1, &param, &n[list.n].model, err, sizeof err)) {
+        const char *text = colon + 1 + strspn(colon + 1, " \t");
+        if (tscope_model_parse(text, 1, &param, &n[list.n].model, err, sizeof err)) {
             fprintf(stderr, "taskscope model compose: %s:%d: %s\n", models, lineno, err);
             rc = 1;
             break;

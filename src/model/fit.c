@@ -797,15 +797,15 @@ static int add_terms(const double *y, size_t n, const tscope_mfit_opts_t *o, int
                 h[0] = cand[a];
                 h[1] = cand[b];
                 if (k == 2) {
-                    if (try_combination(h, 2, tvals, y, n, o->crossvalidation, f, g, cols,
-                                        scratch, &best, best_c))
+                    if (try_combination(h, 2, tvals, y, n, o->crossvalidation, f, g, cols, scratch,
+                                        &best, best_c))
                         memcpy(best_h, h, sizeof h), found = 1;
                     continue;
                 }
                 for (int d = b + 1; d < ncand; d++) {
                     h[2] = cand[d];
-                    if (try_combination(h, 3, tvals, y, n, o->crossvalidation, f, g, cols,
-                                        scratch, &best, best_c))
+                    if (try_combination(h, 3, tvals, y, n, o->crossvalidation, f, g, cols, scratch,
+                                        &best, best_c))
                         memcpy(best_h, h, sizeof h), found = 1;
                 }
             }
