@@ -16,6 +16,13 @@
  * cross-validation.  aggregate_s: the adds and tscope_mexp_finish, which
  * merges the repetitions into one point each; fit_s: tscope_model_fit on
  * the N points; term_recovered: 1 when the model is x^(3/2).
+ *
+ * Then variant terms2_points_300000: the series of 300,000 points as
+ * above, fitted with up to one term (one_term_fit_s) and up to two
+ * (two_terms_fit_s: the 42 hypotheses, then the 861 pairs of them, each
+ * cross-validated), and their ratio (two_over_one); same_model: 1 when
+ * the two-term search keeps the one-term model, as it must on this data
+ * (the second term does not lower the SMAPE by 10%).
  */
 #include <math.h>
 #include <stdint.h>
@@ -88,6 +95,48 @@ static int bench_points(size_t npoints, int reps)
     return 0;
 }
 
+/* The terms2_points_N variant (see the top of the file). */
+static int bench_terms2(size_t npoints, int reps)
+{
+    double *values = malloc(POINT_REPS * npoints * sizeof *values);
+    if (!values)
+        return 1;
+    for (size_t r = 0; r < POINT_REPS; r++)
+        for (size_t i = 0; i < npoints; i++) {
+            double x = (double)(i + 1);
+            values[r * npoints + i] = (3 + 2 * pow(x, 1.5)) * (1 + 0.01 * (uniform() - 0.5));
+        }
+    tscope_mexp_t e = {0};
+    if (add_point_series(&e, npoints, values))
+        return 1;
+    double t1[64], t2[64];
+    tscope_model_t one, two;
+    tscope_mfit_opts_t o1 = {sizeof o1, 1, 1}, o2 = {sizeof o2, 1, 2};
+    for (int r = 0; r < reps; r++) {
+        double t0 = bench_now_s();
+        if (tscope_model_fit(&e.series[0], 1, &o1, &one))
+            return 1;
+        double tm = bench_now_s();
+        if (tscope_model_fit(&e.series[0], 1, &o2, &two))
+            return 1;
+        t2[r] = bench_now_s() - tm;
+        t1[r] = tm - t0;
+    }
+    char variant[40];
+    snprintf(variant, sizeof variant, "terms2_points_%zu", npoints);
+    double s1 = bench_median(t1, reps), s2 = bench_median(t2, reps);
+    bench_result("model_fit", variant, "one_term_fit_s", s1, "s");
+    bench_result("model_fit", variant, "two_terms_fit_s", s2, "s");
+    bench_result("model_fit", variant, "two_over_one", s2 / s1, "ratio");
+    bench_result("model_fit", variant, "same_model",
+                 two.nterms == one.nterms && two.c0 == one.c0 &&
+                     memcmp(two.terms, one.terms, one.nterms * sizeof *one.terms) == 0,
+                 "bool");
+    tscope_mexp_free(&e);
+    free(values);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     size_t nseries = argc > 1 ? (size_t)atol(argv[1]) : 10000;
@@ -142,5 +191,7 @@ int main(int argc, char **argv)
     for (size_t npoints = 1000; npoints <= max_points; npoints *= 10)
         if (bench_points(npoints, reps))
             return 1;
+    if (bench_terms2(300000, reps))
+        return 1;
     return 0;
 }

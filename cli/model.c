@@ -8,6 +8,7 @@
  * (self time per call), self_sum_ns, calls and - from profiles that have it
  * (version 2) - elapsed_mean_ns (begin to end per call).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -333,7 +334,7 @@ static int compose(int argc, char **argv)
     }
     FILE *f = fopen(models, "r");
     if (!f) {
-        fprintf(stderr, "taskscope model compose: cannot open %s\n", models);
+        fprintf(stderr, "taskscope model compose: cannot open %s: %s\n", models, strerror(errno));
         return 1;
     }
     struct named_list list = {NULL, 0};
@@ -351,7 +352,8 @@ static int compose(int argc, char **argv)
         char *colon = strstr(s, "]: ");
         colon = colon ? colon + 1 : strchr(s, ':');
         if (!colon) {
-            fprintf(stderr, "%s:%d: expected 'NAME: MODEL'\n", models, lineno);
+            fprintf(stderr, "taskscope model compose: %s:%d: expected 'NAME: MODEL'\n", models,
+                    lineno);
             rc = 1;
             break;
         }
@@ -363,6 +365,7 @@ static int compose(int argc, char **argv)
             param = pname;
         struct named *n = realloc(list.items, (list.n + 1) * sizeof *n);
         if (!n) {
+            fprintf(stderr, "taskscope model compose: out of memory\n");
             rc = 1;
             break;
         }
@@ -376,8 +379,9 @@ static int compose(int argc, char **argv)
             nl--;
         snprintf(n[list.n].name, sizeof n[list.n].name, "%.*s", (int)nl, s);
         char err[512];
-        if (tscope_model_parse(colon + 1, 1, &param, &n[list.n].model, err, sizeof err)) {
-            fprintf(stderr, "%s:%d: %s\n", models, lineno, err);
+        const char *text = colon + 1 + strspn(colon + 1, " \t");
+        if (tscope_model_parse(text, 1, &param, &n[list.n].model, err, sizeof err)) {
+            fprintf(stderr, "taskscope model compose: %s:%d: %s\n", models, lineno, err);
             rc = 1;
             break;
         }
@@ -405,7 +409,18 @@ static int compose(int argc, char **argv)
                     rc = 2;
                     break;
                 }
-                printf("  at %s=%g: %.6g\n", param, v, tscope_model_eval(&m, &v));
+                double value = tscope_model_eval(&m, &v);
+                if (!isfinite(value)) { /* its terms are finite, their sum or a power not */
+                    fprintf(stderr, "taskscope model compose: the value of %s at %s=%g %s\n", expr,
+                            param, v,
+                            isnan(value) ? "is not a number (a logarithm or fractional power of "
+                                           "a negative value, or terms of infinite values that "
+                                           "cancel)"
+                                         : "overflows (not finite)");
+                    rc = 1;
+                    break;
+                }
+                printf("  at %s=%g: %.6g\n", param, v, value);
             }
         }
     }
@@ -435,6 +450,7 @@ int tscope_cli_model(int argc, char **argv)
         return 1;
     }
     optind = 1;
+    opterr = 0;
     /* "+": stop at the first operand, so that --param X PROFILE pairs keep their order */
     while (!rc && (c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
         switch (c) {
@@ -478,12 +494,17 @@ int tscope_cli_model(int argc, char **argv)
             free(labels);
             free(paths);
             return 0;
-        default:
-            usage(stderr);
+        default: /* getopt's own message would name "model", not taskscope model */
+            fprintf(stderr,
+                    "taskscope model: %s: unknown option, or its value is missing (taskscope "
+                    "model --help lists them)\n",
+                    argv[optind - 1]);
             rc = 2;
         }
     }
     if (!rc && nlabels == 0 && optind >= argc) {
+        fprintf(stderr, "taskscope model: no input: give Extra-P input files or --param/profile "
+                        "pairs\n");
         usage(stderr);
         rc = 2;
     }
@@ -520,6 +541,17 @@ int tscope_cli_model(int argc, char **argv)
         if (frc) {
             fprintf(stderr, "taskscope model: %s [%s]: %s\n", s->callpath, s->metric,
                     tscope_strerror(frc));
+            rc = 1;
+            break;
+        }
+        int finite = isfinite(m.c0) && isfinite(m.rss);
+        for (unsigned k = 0; k < m.nterms; k++)
+            finite = finite && isfinite(m.terms[k].coef);
+        if (!finite) { /* finite values whose sums or squares are not */
+            fprintf(stderr,
+                    "taskscope model: %s [%s]: the fit overflows (its sums of the values are not "
+                    "finite: values too large for a double)\n",
+                    s->callpath, s->metric);
             rc = 1;
             break;
         }

@@ -119,7 +119,14 @@ int tscope_cli_check_outputs(const char *cmd, const char *v)
     char names[512], expected[600];
     tscope_cli_format_names(names, sizeof names, tscope__output_ids, tscope__noutput_ids);
     snprintf(expected, sizeof expected, "a comma-separated list of %s, tasks, all or none", names);
-    return check_words(cmd, "--outputs", v, output_word, expected);
+    if (check_words(cmd, "--outputs", v, output_word, expected))
+        return -1;
+    const char *accepted;
+    if (tscope__config_check("TASKSCOPE_OUTPUTS", v, &accepted) == 0)
+        return 0;
+    /* every word is one, but there is none: "" or ",," */
+    fprintf(stderr, "taskscope %s: --outputs '%s': expected %s\n", cmd, v, expected);
+    return -1;
 }
 
 void tscope_cli_help_wrap(FILE *f, int indent, int col, const char *text)

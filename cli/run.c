@@ -115,6 +115,18 @@ static void list_outputs(const char *dir)
         free(names);
 }
 
+/* A value in quotes for a message, its start only when it is long:
+ * "abc...xyz" (5000 bytes). */
+static const char *show_value(const char *v, char *buf, size_t len)
+{
+    size_t n = strlen(v);
+    if (n <= 60)
+        snprintf(buf, len, "\"%s\"", v);
+    else
+        snprintf(buf, len, "\"%.24s...%s\" (%zu bytes)", v, v + n - 24, n);
+    return buf;
+}
+
 static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 /* The signals the launcher waits for: those it passes on, and SIGCHLD. */
@@ -203,15 +215,21 @@ int tscope_cli_run(int argc, char **argv)
                                          {NULL, 0, NULL, 0}};
     int summary = 1, c, adapter = TSCOPE_ADAPT_AUTO;
     const char *dir = getenv("TASKSCOPE_OUTPUT_DIR");
-    if (!dir || !*dir)
-        dir = "taskscope-out";
     optind = 1;
     int quiet = 0;
     while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
         switch (c) {
-        case 'o':
+        case 'o': {
+            const char *accepted;
+            if (tscope__config_check("TASKSCOPE_OUTPUT_DIR", optarg, &accepted) != 0) {
+                char shown[96];
+                fprintf(stderr, "taskscope run: --output %s: expected %s\n",
+                        show_value(optarg, shown, sizeof shown), accepted);
+                return 2;
+            }
             dir = optarg;
             break;
+        }
         case 'O':
             if (tscope_cli_check_outputs("run", optarg))
                 return 2;
@@ -306,6 +324,19 @@ int tscope_cli_run(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    /* a variable the library would refuse: as the library does, one
+     * warning and the default (an option's bad value is refused above) */
+    const char *accepted;
+    if (dir && tscope__config_check("TASKSCOPE_OUTPUT_DIR", dir, &accepted) != 0) {
+        char shown[96];
+        fprintf(stderr,
+                "taskscope: warning: TASKSCOPE_OUTPUT_DIR=%s is invalid (accepted: %s); using the "
+                "default \"taskscope-out\"\n",
+                show_value(dir, shown, sizeof shown), accepted);
+        dir = NULL;
+    }
+    if (!dir)
+        dir = "taskscope-out";
     const char *prog = argv[optind];
     const char *base = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
     if (tscope_mpi_launcher(prog) == TSCOPE_LAUNCHER_RANKS) {
@@ -403,13 +434,20 @@ int tscope_cli_run(int argc, char **argv)
     say_end(prog, status, unfinished, recovered, as_of, wrote,
             tscope__offline_left_behind(outdir, &still) != 0);
     if (!wrote && !unfinished && !WIFSIGNALED(status) && code != 127) {
-        const char *outputs = getenv("TASKSCOPE_OUTPUTS");
-        if (outputs && strcmp(outputs, "none") == 0)
+        /* what the program read (cfg, the same variables): nothing asked
+         * for, or nothing measured */
+        if (!cfg.enable)
+            fprintf(stderr, "taskscope: no outputs written: measurement is off "
+                            "(TASKSCOPE_ENABLE=0)\n");
+        else if (!cfg.profiler)
+            fprintf(stderr, "taskscope: no outputs written: the profiler is off "
+                            "(TASKSCOPE_PROFILER=0)\n");
+        else if (!cfg.outputs && !cfg.trace)
             fprintf(stderr, "taskscope: no outputs written (TASKSCOPE_OUTPUTS=none)\n");
         else
             fprintf(stderr,
                     "taskscope: %s wrote no outputs: it never started measuring (no adapter "
-                    "could be loaded into it, see above, or measurement is off)\n",
+                    "could be loaded into it, see above)\n",
                     prog);
     } else if (wrote) {
         tscope_cli_render_send(&renderer, outdir); /* drawn while the traces convert */

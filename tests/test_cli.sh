@@ -150,6 +150,45 @@ TASKSCOPE_MODE=fast "$ts" run --no-summary -o "$tmp/bad" -- "$example" 5000 1 >/
   || fail "warning line: $(cat "$tmp/stderr3")"
 [ -s "$tmp/bad/profile.json" ] || fail "outputs after bad env"
 
+echo "-- an empty TASKSCOPE_OUTPUTS: one warning and the default outputs; none: said truthfully"
+for empty in "" ",,,"; do
+  rm -rf "$tmp/emptyout"
+  TASKSCOPE_OUTPUTS=$empty "$ts" run --no-summary -o "$tmp/emptyout" -- "$example" 5000 1 >/dev/null \
+    2>"$tmp/stderr3" || fail "TASKSCOPE_OUTPUTS='$empty' stopped the program"
+  [ "$(grep -c "TASKSCOPE_OUTPUTS=\"$empty\" is invalid (accepted: .*); using the default \"all\"" "$tmp/stderr3")" = 1 ] \
+    || fail "TASKSCOPE_OUTPUTS='$empty': $(cat "$tmp/stderr3")"
+  [ -s "$tmp/emptyout/profile.json" ] && ! grep -q "never started measuring" "$tmp/stderr3" \
+    || fail "TASKSCOPE_OUTPUTS='$empty': no default outputs: $(cat "$tmp/stderr3")"
+done
+TASKSCOPE_OUTPUTS=",," TASKSCOPE_OUTPUT_DIR="$tmp/libout" "$example" 5000 1 >/dev/null 2>"$tmp/stderr3" \
+  || fail "library: TASKSCOPE_OUTPUTS=,,"
+grep -q 'TASKSCOPE_OUTPUTS=",," is invalid' "$tmp/stderr3" && [ -s "$tmp/libout/profile.json" ] \
+  || fail "library: TASKSCOPE_OUTPUTS=,,: $(cat "$tmp/stderr3")"
+TASKSCOPE_OUTPUTS=NONE "$ts" run --no-summary -o "$tmp/noneout" -- "$example" 5000 1 >/dev/null 2>"$tmp/stderr3" \
+  || fail "TASKSCOPE_OUTPUTS=NONE failed"
+grep -qx "taskscope: no outputs written (TASKSCOPE_OUTPUTS=none)" "$tmp/stderr3" && [ ! -e "$tmp/noneout" ] \
+  && ! grep -q "never started" "$tmp/stderr3" \
+  || fail "TASKSCOPE_OUTPUTS=NONE: $(cat "$tmp/stderr3")"
+status=0
+"$ts" run --outputs ",," -- true 2>"$tmp/e" || status=$?
+[ "$status" = 2 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && grep -q "^taskscope run: --outputs ',,': expected " "$tmp/e" \
+  || fail "run --outputs ,,: $status $(cat "$tmp/e")"
+
+echo "-- a 5,000-byte TASKSCOPE_OUTPUT_DIR: run warns once and uses the default, as the library does"
+long=$(head -c 5000 /dev/zero | tr '\0' d)
+mkdir "$tmp/cwd"
+(cd "$tmp/cwd" && TASKSCOPE_OUTPUT_DIR=$long "$ts" run --no-summary -- "$example" 5000 1 >"$tmp/stdout" 2>"$tmp/stderr3") \
+  || fail "a long TASKSCOPE_OUTPUT_DIR stopped the program: $(cat "$tmp/stderr3")"
+grep -q "sorted 5000 integers with 1 threads: ok" "$tmp/stdout" || fail "long dir: the program did not run"
+[ "$(grep -c "is invalid" "$tmp/stderr3")" = 1 ] \
+  && grep -q '^taskscope: warning: TASKSCOPE_OUTPUT_DIR="d*\.\.\.d*" (5000 bytes) is invalid (accepted: a folder path of 1 to 1023 bytes); using the default "taskscope-out"$' "$tmp/stderr3" \
+  || fail "long dir warning: $(cat "$tmp/stderr3")"
+[ -s "$tmp/cwd/taskscope-out/profile.json" ] || fail "long dir: no outputs in taskscope-out"
+status=0
+"$ts" run -o "$long" -- true 2>"$tmp/e" || status=$?
+[ "$status" = 2 ] && [ "$(wc -l <"$tmp/e")" = 1 ] && grep -q "^taskscope run: --output \"d*\.\.\.d*\" (5000 bytes): expected a folder path of 1 to 1023 bytes$" "$tmp/e" \
+  || fail "run -o LONG: $status $(cat "$tmp/e")"
+
 echo "-- a program without the library"
 "$ts" run --no-preload -o "$tmp/none" -- true 2>"$tmp/stderr4" || fail "true failed"
 grep -q "true wrote no outputs: it never started measuring" "$tmp/stderr4" \
@@ -962,6 +1001,43 @@ for e in logs 'tpool(2, main())' '"x y"'; do # each alone: its own value
 done
 [ "$(cat "$tmp/c6" | tr -d ' ' | tr '\n' ' ')" = "atn=8:7 atn=8:5.5 atn=8:5 " ] \
   || fail "compose each call path: $(cat "$tmp/c6")"
+
+# overflow is an error naming what overflowed, never inf or nan printed with status 0
+printf 'big: 1e308 + 1e308 * n^(2)\n' >"$tmp/big.txt"
+for c in "tpool(0.5, big)||composition 'tpool(0.5, big)', at character 16: tpool: a coefficient divided by the workers overflows (not finite)" \
+  "big|--at n=10|the value of big at n=10 overflows (not finite)"; do
+  e=${c%%|*} rest=${c#*|} at=${rest%%|*} want=${rest#*|} status=0
+  # shellcheck disable=SC2086 # --at and its value, two words, or none
+  "$ts" model compose "$e" --models "$tmp/big.txt" $at >"$tmp/c7" 2>"$tmp/e9" || status=$?
+  [ "$status" = 1 ] && [ "$(cat "$tmp/e9")" = "taskscope model compose: $want" ] && ! grep -qi 'inf\|nan' "$tmp/c7" \
+    || fail "compose overflow $e: status $status: $(cat "$tmp/e9" "$tmp/c7")"
+done
+for m in "1e308 * 10 * n^(1)|model '1e308 * 10 * n^(1)', at character 9: the product of the numbers overflows (not finite)" \
+  "1e308 + 1e308|model '1e308 + 1e308', at character 14: the sum of the constants overflows (not finite)" \
+  "1e999 * n^(1)|model '1e999 * n^(1)', at character 1: a number out of the range of a double (not finite)"; do
+  printf 'huge: %s\n' "${m%%|*}" >"$tmp/huge.txt"
+  status=0
+  "$ts" model compose huge --models "$tmp/huge.txt" >"$tmp/c7" 2>"$tmp/e9" || status=$?
+  [ "$status" = 1 ] && [ "$(cat "$tmp/e9")" = "taskscope model compose: $tmp/huge.txt:1: ${m#*|}" ] \
+    || fail "compose of ${m%%|*}: status $status: $(cat "$tmp/e9" "$tmp/c7")"
+done
+printf 'PARAMETER n\nPOINTS 1 2 3 4 5\nREGION r\nDATA 1e308\nDATA 1.5e308\nDATA 1.7e308\nDATA 1.2e308\nDATA 1.6e308\n' >"$tmp/bigdata.txt"
+status=0
+"$ts" model "$tmp/bigdata.txt" >"$tmp/c7" 2>"$tmp/e9" || status=$?
+[ "$status" = 1 ] && [ "$(cat "$tmp/e9")" = "taskscope model: r [time]: the fit overflows (its sums of the values are not finite: values too large for a double)" ] \
+  && ! grep -qi 'inf\|nan' "$tmp/c7" || fail "model of 1e308 values: status $status: $(cat "$tmp/e9" "$tmp/c7")"
+# every error of taskscope model starts with its name, as every command's
+printf 'no colon here\n' >"$tmp/nocolon.txt"
+"$ts" model compose x --models "$tmp/nocolon.txt" 2>"$tmp/e9" && fail "a line without a colon accepted"
+[ "$(cat "$tmp/e9")" = "taskscope model compose: $tmp/nocolon.txt:1: expected 'NAME: MODEL'" ] \
+  || fail "models file error: $(cat "$tmp/e9")"
+for args in "--bogus x" "--terms" "--format"; do
+  status=0
+  # shellcheck disable=SC2086 # the options, several words
+  "$ts" model $args 2>"$tmp/e9" >/dev/null || status=$?
+  [ "$status" = 2 ] && [ "$(sed -n 1p "$tmp/e9" | cut -c1-17)" = "taskscope model: " ] \
+    || fail "model $args: status $status: $(cat "$tmp/e9")"
+done
 
 if [ "$has_jansson" = 0 ]; then
   echo "SKIPPED taskscope model on profiles: $no_jansson_reason"

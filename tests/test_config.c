@@ -127,6 +127,31 @@ static void infinite_weights_are_refused(void)
     unsetenv("TASKSCOPE_OPTIMIZE_WEIGHTS");
 }
 
+/* Issue 30: an empty TASKSCOPE_OUTPUTS ("" or ",,,") names no output:
+ * one warning and the default, where it once wrote nothing and said
+ * nothing; "none" is the way to ask for no files, without a warning. */
+static void empty_outputs_warn(void)
+{
+    const char *empty[] = {"", ",,,", " , "};
+    struct tscope__config c;
+    for (int i = 0; i < 3; i++) {
+        setenv("TASKSCOPE_OUTPUTS", empty[i], 1);
+        ASSERT_EQ(load(&c), 1);
+        ASSERT_EQ(c.outputs, TSCOPE__OUT_ALL);
+        char want[200];
+        snprintf(want, sizeof want,
+                 "taskscope: warning: TASKSCOPE_OUTPUTS=\"%s\" is invalid (accepted: ", empty[i]);
+        ASSERT(strncmp(warnings, want, strlen(want)) == 0);
+        ASSERT(strstr(warnings, "using the default \"all\"\n") != NULL);
+        free(warnings);
+    }
+    setenv("TASKSCOPE_OUTPUTS", "none", 1);
+    ASSERT_EQ(load(&c), 0);
+    ASSERT_EQ(c.outputs, 0);
+    free(warnings);
+    unsetenv("TASKSCOPE_OUTPUTS");
+}
+
 static void trace_values(void)
 {
     struct tscope__config c;
@@ -186,6 +211,7 @@ int main(void)
     RUN(defaults);
     RUN(booleans);
     RUN(trace_values);
+    RUN(empty_outputs_warn);
     RUN(good_values);
     RUN(bad_values_warn_once_and_use_defaults);
     RUN(infinite_weights_are_refused);

@@ -1002,6 +1002,64 @@ static void test_fast_folds(void)
     }
 }
 
+/* Issue 30 (--terms 2 on 300,000 points took 25 s): above
+ * TSCOPE__LOO_REFIT_MAX points the pairs are scored from the centred sums
+ * of the term values and a pair's folds stop once it cannot win.  It
+ * picks what refitting every fold picks, with the same coefficients (bit
+ * for bit: the final fit is the same) and the cost to rounding: data of
+ * two terms (the pair must win) and of one (it must not), at evenly
+ * spread, geometric and one far out coordinates. */
+static void test_pair_search(void)
+{
+    static const struct {
+        int a, b; /* hypotheses (b < 0: one term) */
+        double ca, cb;
+    } truth[] = {{30, 0, 10, 5000}, {8, 18, 40, 5}, {25, -1, 2, 0}};
+    enum { N = 120 };
+    double x[N], y[N];
+    large_rng = 0x9e3779b97f4a7c15ull; /* the same noise whichever tests ran before */
+    for (int trial = 0; trial < 9; trial++) {
+        int t = trial % 3, layout = trial / 3;
+        for (size_t i = 0; i < N; i++) {
+            x[i] = layout == 1 ? pow(1.05, (double)i) : (double)(i + 1);
+            if (layout == 2 && i == N - 1)
+                x[i] = 100.0 * N;
+            tscope_mfactor_t fa = {tscope__hyp[truth[t].a][0], tscope__hyp[truth[t].a][1],
+                                   tscope__hyp[truth[t].a][2]};
+            double v = 200 + truth[t].ca * tscope__factor_eval(&fa, x[i]);
+            if (truth[t].b >= 0) {
+                tscope_mfactor_t fb = {tscope__hyp[truth[t].b][0], tscope__hyp[truth[t].b][1],
+                                       tscope__hyp[truth[t].b][2]};
+                v += truth[t].cb * tscope__factor_eval(&fb, x[i]);
+            }
+            y[i] = v * (1 + 0.0002 * (large_uniform() - 0.5));
+        }
+        tscope_mfit_opts_t o = {sizeof o, 1, 2};
+        tscope_model_t refit, fast;
+        ASSERT_EQ(tscope__fit_single_folds(x, y, N, &o, SIZE_MAX, &refit), 0);
+        ASSERT_EQ(tscope__fit_single_folds(x, y, N, &o, TSCOPE__LOO_REFIT_MAX, &fast), 0);
+        if (refit.nterms != fast.nterms || memcmp(&refit.c0, &fast.c0, sizeof fast.c0) ||
+            memcmp(refit.terms, fast.terms, refit.nterms * sizeof *refit.terms))
+            TEST_FAIL("trial %d: %u terms, c0 %.17g refitted, %u terms, c0 %.17g from the sums",
+                      trial, refit.nterms, refit.c0, fast.nterms, fast.c0);
+        assert_rel(fast.rss, refit.rss, 1e-6, "cross-validated RSS");
+        assert_rel(fast.smape, refit.smape, 1e-6, "cross-validated SMAPE");
+        if (truth[t].b >= 0 && layout == 0) { /* evenly spread: the pair comes back */
+            int got[2] = {-1, -1};
+            for (unsigned k = 0; k < fast.nterms && k < 2; k++)
+                for (int h = 0; h < TSCOPE__NHYP; h++)
+                    if (fast.terms[k].f[0].num == tscope__hyp[h][0] &&
+                        fast.terms[k].f[0].den == tscope__hyp[h][1] &&
+                        fast.terms[k].f[0].log == tscope__hyp[h][2])
+                        got[k] = h;
+            if (fast.nterms != 2 || !((got[0] == truth[t].a && got[1] == truth[t].b) ||
+                                      (got[1] == truth[t].a && got[0] == truth[t].b)))
+                TEST_FAIL("trial %d: %u terms, hypotheses %d and %d, expected %d and %d", trial,
+                          fast.nterms, got[0], got[1], truth[t].a, truth[t].b);
+        }
+    }
+}
+
 /* Two parameters on an 80 x 80 grid (6,400 points, two repetitions each,
  * added in a shuffled order): 10 + 2 * x + 40 * z^(1/2) comes back. */
 static void test_multi_large(void)
@@ -1055,6 +1113,7 @@ int main(int argc, char **argv)
         TEST(test_log_needs_one),  TEST(test_two_params),  TEST(test_multi_term),
         TEST(test_extrap_samples), TEST(test_print_parse), TEST(test_compose),
         TEST(test_aggregation),    TEST(test_fast_folds),  TEST(test_multi_large),
+        TEST(test_pair_search),
 #undef TEST
     };
     const char *src = getenv("TSCOPE_SOURCE_DIR");

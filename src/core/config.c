@@ -266,11 +266,13 @@ static int add_output(struct tscope__config *c, const char *s, size_t n)
     return tscope__config_output_word(s, n, &c->outputs);
 }
 
+/* At least one word: an empty list ("" or ",,,") is no choice, so it is
+ * refused (a warning and the default), and "none" says "no outputs". */
 static int p_outputs(struct tscope__config *c, const char *v)
 {
     int saved = c->outputs;
     c->outputs = 0;
-    if (each_item(v, add_output, c)) {
+    if (!v[strspn(v, ", \t\n\v\f\r")] || each_item(v, add_output, c)) {
         c->outputs = saved;
         return -1;
     }
@@ -572,14 +574,15 @@ static const struct var vars[] = {
      "only tasks with this flag go into the instance graph", p_fflags},
     {"TASKSCOPE_FILTER_DEPTH", "0-65535", "MAX or MIN-MAX (0 to 65535)",
      "only tasks with a recursion depth in this range go into the instance graph", p_fdepth},
-    {"TASKSCOPE_OUTPUT_DIR", "taskscope-out", "a folder path",
+    {"TASKSCOPE_OUTPUT_DIR", "taskscope-out", "a folder path of 1 to 1023 bytes",
      "where tscope_finalize writes; an existing folder is never overwritten (a numeric suffix "
      "is added and the new name printed)",
      p_dir},
     {"TASKSCOPE_OUTPUTS", "all", tscope__outputs_accepted,
      "files written at finalize: those of each format named (docs/output-formats.md has their "
      "words and files, and which all selects); tasks: also the instance graph in profile.json, "
-     "written anyway when the run recorded dependencies",
+     "written anyway when the run recorded dependencies; none: no files (an empty list names "
+     "nothing: a warning, and the default)",
      p_outputs},
     {"TASKSCOPE_TRACE", "0", tscope__trace_accepted,
      "trace every event: the consumer writes trace.tsct (binary, docs/tracing.md) in the output "

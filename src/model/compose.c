@@ -160,8 +160,13 @@ static int expr(struct cparser *p, tscope_model_t *out)
         if ((rc = expect(p, ',')) || (rc = expr(p, out)) || (rc = expect(p, ')')))
             return rc;
         out->c0 /= t;
-        for (unsigned k = 0; k < out->nterms; k++)
+        int finite = isfinite(out->c0);
+        for (unsigned k = 0; k < out->nterms; k++) {
             out->terms[k].coef /= t;
+            finite = finite && isfinite(out->terms[k].coef);
+        }
+        if (!finite) /* T < 1 multiplies: 1e308 / 0.5 */
+            return cfail(p, "tpool: a coefficient divided by the workers overflows (not finite)");
     } else if (!quoted && *p->s == '(' && len == 4 && strncmp(name, "pipe", 4) == 0) {
         p->s++;
         if ((rc = expr(p, out)))

@@ -47,6 +47,18 @@
  * and the printed output the same.  A fold whose point holds nearly all of
  * a column's leverage, where the subtraction would cancel, is refitted (at
  * most one per coefficient).
+ *
+ * The multi-term search scores 861 pairs (11,480 triples) of hypotheses.
+ * Above TSCOPE__LOO_REFIT_MAX points it does not factor each one over all
+ * points: the centred sums of every pair of term values are computed once
+ * (struct centred), each combination's least squares and leverages come
+ * from them (a k x k Cholesky factor), and its folds stop as soon as the
+ * SMAPE summed so far reaches the best one's, which it could then only
+ * exceed: most combinations stop within a few points, and --terms 2 costs
+ * a small multiple of one term, not 861 / 42 of it (scripts/bench model,
+ * terms2_points_300000).  Terms so nearly dependent that the sums would
+ * lose digits are scored by the QR downdate above; the final coefficients
+ * of a combination that may win are always the QR fit on all points.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -448,6 +460,22 @@ static struct cost loo_downdate(const double *cols, size_t k, const double *y, s
     return cost;
 }
 
+/* The least-squares fit of c0 + sum c_j * cols_j on all points into c
+ * (c[0] the constant).  scratch: (k + 2) * n. */
+static void fit_all(const double *cols, size_t k, const double *y, size_t n, double *c,
+                    double *scratch)
+{
+    size_t kk = k + 1;
+    double *A = scratch, *b = scratch + kk * n;
+    for (size_t i = 0; i < n; i++) {
+        A[i] = 1;
+        for (size_t j = 0; j < k; j++)
+            A[(j + 1) * n + i] = cols[j * n + i];
+        b[i] = y[i];
+    }
+    tscope__lstsq(A, b, n, kk, c);
+}
+
 /* Cross-validated (or in-sample) scoring of a model with the terms whose
  * values are in cols[0 .. k) (n values each); writes the final
  * coefficients (c[0] constant).  Returns the cost.  scratch: 2 * (k + 2)
@@ -457,7 +485,6 @@ static struct cost score_general(const double *cols, size_t k, const double *y, 
 {
     struct cost cost = {0, 0, 0};
     size_t kk = k + 1;
-    double *A = scratch, *b = scratch + kk * n;
     if (cv && n > f->refit_max && n > kk) {
         cost = loo_downdate(cols, k, y, n, f, scratch);
     } else if (cv) {
@@ -470,16 +497,10 @@ static struct cost score_general(const double *cols, size_t k, const double *y, 
             cost_fold(&cost, pred, y[skip], n);
         }
     }
-    for (size_t i = 0; i < n; i++) {
-        A[i] = 1;
-        for (size_t j = 0; j < k; j++)
-            A[(j + 1) * n + i] = cols[j * n + i];
-        b[i] = y[i];
-    }
-    tscope__lstsq(A, b, n, kk, c);
+    fit_all(cols, k, y, n, c, scratch);
     if (!cv) {
         c[0] = clean_constant(c[0], TSCOPE__CLEAN_NO_CV, fold_min(f, n));
-        double *pred = b;
+        double *pred = scratch + (k + 1) * n;
         for (size_t i = 0; i < n; i++) {
             pred[i] = c[0];
             for (size_t j = 0; j < k; j++)
@@ -490,18 +511,207 @@ static struct cost score_general(const double *cols, size_t k, const double *y, 
     return cost;
 }
 
-/* Scores the k-term model of hypotheses h[0 .. k); 1 if it is valid (finite,
- * every term passes the rejection rules) and beats *best. */
-static int try_combination(const int *h, size_t k, const double *tvals, const double *y, size_t n,
-                           int cv, const struct folds *f, double *cols, double *scratch,
-                           struct cost *best, double *best_c)
+/* The centred sums of the candidate terms' values over all points, for
+ * the multi-term search: each term's mean, and the centred products of
+ * every pair of terms and of each term with the values.  Computed once
+ * (O(42^2 n), in blocks of points that stay in the cache), they give
+ * every combination's least squares and leverages without a pass over
+ * the points (loo_centred). */
+struct centred {
+    double tmean[TSCOPE__NHYP], ymean;
+    double sty[TSCOPE__NHYP];
+    double stt[TSCOPE__NHYP][TSCOPE__NHYP];
+};
+
+/* The sum of a[i] * b[i], four partial sums (independent additions). */
+static double dot(const double *a, const double *b, size_t len)
 {
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    size_t i = 0;
+    for (; i + 4 <= len; i += 4) {
+        s0 += a[i] * b[i];
+        s1 += a[i + 1] * b[i + 1];
+        s2 += a[i + 2] * b[i + 2];
+        s3 += a[i + 3] * b[i + 3];
+    }
+    for (; i < len; i++)
+        s0 += a[i] * b[i];
+    return (s0 + s1) + (s2 + s3);
+}
+
+enum { CENTRED_BLOCK = 256 };
+
+/* The sums of g for the hypotheses cand[0 .. ncand).  0 or TSCOPE_ENOMEM. */
+static int centred_init(struct centred *g, const double *tvals, const double *y, size_t n,
+                        const int *cand, int ncand)
+{
+    double *buf = malloc((size_t)(ncand + 1) * CENTRED_BLOCK * sizeof *buf);
+    if (!buf)
+        return TSCOPE_ENOMEM;
+    memset(g, 0, sizeof *g);
+    double sy = 0;
+    for (size_t i = 0; i < n; i++)
+        sy += y[i];
+    g->ymean = sy / (double)n;
+    for (int a = 0; a < ncand; a++) {
+        const double *t = tvals + (size_t)cand[a] * n;
+        double st = 0;
+        for (size_t i = 0; i < n; i++)
+            st += t[i];
+        g->tmean[cand[a]] = st / (double)n;
+    }
+    double *yc = buf + (size_t)ncand * CENTRED_BLOCK;
+    for (size_t start = 0; start < n; start += CENTRED_BLOCK) {
+        size_t len = n - start < CENTRED_BLOCK ? n - start : CENTRED_BLOCK;
+        for (int a = 0; a < ncand; a++) {
+            const double *t = tvals + (size_t)cand[a] * n + start;
+            double *d = buf + (size_t)a * CENTRED_BLOCK, m = g->tmean[cand[a]];
+            for (size_t i = 0; i < len; i++)
+                d[i] = t[i] - m;
+        }
+        for (size_t i = 0; i < len; i++)
+            yc[i] = y[start + i] - g->ymean;
+        for (int a = 0; a < ncand; a++) {
+            const double *da = buf + (size_t)a * CENTRED_BLOCK;
+            g->sty[cand[a]] += dot(da, yc, len);
+            for (int b = a; b < ncand; b++)
+                g->stt[cand[a]][cand[b]] += dot(da, buf + (size_t)b * CENTRED_BLOCK, len);
+        }
+    }
+    for (int a = 0; a < ncand; a++)
+        for (int b = a + 1; b < ncand; b++)
+            g->stt[cand[b]][cand[a]] = g->stt[cand[a]][cand[b]];
+    free(buf);
+    return 0;
+}
+
+/* A combination is scored from the centred sums while each of its terms
+ * keeps at least this fraction of its centred sum of squares apart from
+ * the others (the squared pivots of the Cholesky factor): below, the
+ * terms are so nearly dependent that the sums would lose the digits the
+ * QR factorisation keeps, and loo_downdate scores it. */
+#define CENTRED_MIN_PIVOT 1e-6
+
+/* Leave-one-out cost of c0 + sum c_j * t_{h_j} (k <= 3 terms) from the
+ * centred sums: with S the terms' centred sums of squares and products
+ * (S = LL') and d_s the point's centred term values, the fit on all
+ * points is beta = S^-1 sty, c0 = ymean - tmean . beta, the leverage
+ * h_s = 1/n + |L^-1 d_s|^2, and the fold without point s (Sherman-
+ * Morrison) moves beta by -S^-1 d_s * r_s / (1 - h_s) and c0 by
+ * -(1/n - tmean . S^-1 d_s) * r_s / (1 - h_s): O(k^2) a fold, no pass
+ * over the points before the first.  The folds run in point order and
+ * stop as soon as the SMAPE summed so far reaches limit: it only grows
+ * (every fold adds a non-negative amount, or NaN), so the combination
+ * cannot score below limit.  A fold whose point holds nearly all of a
+ * term's leverage is refitted (as in loo_downdate; cols: room for k
+ * columns, scratch: (k + 2) * n).  Returns 1 with *out, 0 when stopped
+ * at limit, -1 when the terms are too nearly dependent
+ * (CENTRED_MIN_PIVOT). */
+static int loo_centred(const struct centred *g, const int *h, size_t k, const double *tvals,
+                       const double *y, size_t n, const struct folds *f, double limit, double *cols,
+                       double *scratch, struct cost *out)
+{
+    double L[3][3], beta[3], tm[3], v[3], w[3], c[4];
+    const double *col[3];
+    if (k > 3)
+        return -1;
+    for (size_t j = 0; j < k; j++) {
+        col[j] = tvals + (size_t)h[j] * n;
+        tm[j] = g->tmean[h[j]];
+        for (size_t i = 0; i <= j; i++) {
+            double s = g->stt[h[j]][h[i]];
+            for (size_t e = 0; e < i; e++)
+                s -= L[j][e] * L[i][e];
+            if (i < j) {
+                L[j][i] = s / L[i][i];
+            } else {
+                if (!(s > CENTRED_MIN_PIVOT * g->stt[h[j]][h[j]]) || !isfinite(s))
+                    return -1;
+                L[j][j] = sqrt(s);
+            }
+        }
+    }
+    for (size_t j = 0; j < k; j++) { /* L v = sty, then L' beta = v */
+        double s = g->sty[h[j]];
+        for (size_t e = 0; e < j; e++)
+            s -= L[j][e] * v[e];
+        v[j] = s / L[j][j];
+    }
+    for (size_t j = k; j-- > 0;) {
+        double s = v[j];
+        for (size_t e = j + 1; e < k; e++)
+            s -= L[e][j] * beta[e];
+        beta[j] = s / L[j][j];
+    }
+    double b0 = g->ymean, inv_n = 1 / (double)n;
+    for (size_t j = 0; j < k; j++)
+        b0 -= tm[j] * beta[j];
+    int copied = 0;
+    struct cost cost = {0, 0, 0};
+    for (size_t s = 0; s < n; s++) {
+        double q = 0, fit = b0;
+        for (size_t j = 0; j < k; j++) {
+            double d = col[j][s] - tm[j];
+            for (size_t e = 0; e < j; e++)
+                d -= L[j][e] * v[e];
+            v[j] = d / L[j][j];
+            q += v[j] * v[j];
+            fit += beta[j] * col[j][s];
+        }
+        double lev = inv_n + q;
+        if (1 - lev >= LOO_MIN_SLACK) {
+            double r = (y[s] - fit) / (1 - lev), shift = inv_n;
+            for (size_t j = k; j-- > 0;) { /* L' w = v */
+                double x = v[j];
+                for (size_t e = j + 1; e < k; e++)
+                    x -= L[e][j] * w[e];
+                w[j] = x / L[j][j];
+                shift -= tm[j] * w[j];
+                c[j + 1] = beta[j] - w[j] * r;
+            }
+            c[0] = b0 - shift * r;
+        } else { /* the point holds nearly all the leverage of a term */
+            if (!copied) {
+                for (size_t j = 0; j < k; j++)
+                    memcpy(cols + j * n, col[j], n * sizeof *cols);
+                copied = 1;
+            }
+            fit_fold(cols, k, y, n, s, c, scratch);
+        }
+        c[0] = clean_constant(c[0], TSCOPE__EPSILON, fold_min(f, s));
+        double pred = c[0];
+        for (size_t j = 0; j < k; j++)
+            pred += c[j + 1] * col[j][s];
+        cost_fold(&cost, pred, y[s], n);
+        if (!(cost.smape < limit))
+            return 0;
+    }
+    *out = cost;
+    return 1;
+}
+
+/* Scores the k-term model of hypotheses h[0 .. k); 1 if it is valid (finite,
+ * every term passes the rejection rules) and beats *best.  g: the centred
+ * sums (NULL: every combination scored by score_general). */
+static int try_combination(const int *h, size_t k, const double *tvals, const double *y, size_t n,
+                           int cv, const struct folds *f, const struct centred *g, double *cols,
+                           double *scratch, struct cost *best, double *best_c)
+{
+    struct cost cost;
+    double c[TSCOPE_MODEL_MAX_TERMS + 1];
+    int scored = -1;
+    if (g && cv && n > f->refit_max && n > k + 1)
+        scored = loo_centred(g, h, k, tvals, y, n, f, best->smape, cols, scratch, &cost);
+    if (scored == 0)
+        return 0;
     for (size_t j = 0; j < k; j++)
         memcpy(cols + j * n, tvals + (size_t)h[j] * n, n * sizeof *cols);
-    double c[TSCOPE_MODEL_MAX_TERMS + 1];
-    struct cost cost = score_general(cols, k, y, n, cv, f, c, scratch);
+    if (scored < 0)
+        cost = score_general(cols, k, y, n, cv, f, c, scratch);
     if (!isfinite(cost.rss) || !(cost.smape < best->smape))
         return 0;
+    if (scored > 0)
+        fit_all(cols, k, y, n, c, scratch);
     for (size_t j = 0; j < k; j++)
         if (c[j + 1] == 0 || contribution(c[j + 1], cols + j * n, y, n) < TSCOPE__EPSILON)
             return 0;
@@ -568,6 +778,16 @@ static int add_terms(const double *y, size_t n, const tscope_mfit_opts_t *o, int
     if (!cols)
         return TSCOPE_ENOMEM;
     double *scratch = cols + maxk * n;
+    /* the centred sums where the folds are downdated (loo_centred) */
+    struct centred *g = NULL;
+    if (o->crossvalidation && n > f->refit_max && n >= 2 + 1 + 3) {
+        g = malloc(sizeof *g);
+        if (!g || centred_init(g, tvals, y, n, cand, ncand)) {
+            free(g);
+            free(cols);
+            return TSCOPE_ENOMEM;
+        }
+    }
     for (size_t k = 2; k <= maxk && n >= k + 1 + 3; k++) {
         struct cost best = {INFINITY, 0.9 * m->smape, 0};
         double best_c[TSCOPE_MODEL_MAX_TERMS + 1];
@@ -577,14 +797,14 @@ static int add_terms(const double *y, size_t n, const tscope_mfit_opts_t *o, int
                 h[0] = cand[a];
                 h[1] = cand[b];
                 if (k == 2) {
-                    if (try_combination(h, 2, tvals, y, n, o->crossvalidation, f, cols, scratch,
+                    if (try_combination(h, 2, tvals, y, n, o->crossvalidation, f, g, cols, scratch,
                                         &best, best_c))
                         memcpy(best_h, h, sizeof h), found = 1;
                     continue;
                 }
                 for (int d = b + 1; d < ncand; d++) {
                     h[2] = cand[d];
-                    if (try_combination(h, 3, tvals, y, n, o->crossvalidation, f, cols, scratch,
+                    if (try_combination(h, 3, tvals, y, n, o->crossvalidation, f, g, cols, scratch,
                                         &best, best_c))
                         memcpy(best_h, h, sizeof h), found = 1;
                 }
@@ -600,6 +820,7 @@ static int add_terms(const double *y, size_t n, const tscope_mfit_opts_t *o, int
         m->re = best.re;
         m->ar2 = tscope__adjusted_r2(m->rss, tss, n, k);
     }
+    free(g);
     free(cols);
     return 0;
 }

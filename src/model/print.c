@@ -291,7 +291,11 @@ int tscope_model_parse(const char *text, unsigned np, const char *const *params,
             char *end;
             double v = strtod(p.s, &end);
             if (end != p.s && !isalpha((unsigned char)*p.s)) {
+                if (!isfinite(v))
+                    return fail(&p, "a number out of the range of a double (not finite)");
                 t.coef *= v;
+                if (!isfinite(t.coef))
+                    return fail(&p, "the product of the numbers overflows (not finite)");
                 has_num = 1;
                 p.s = end;
             } else {
@@ -307,6 +311,8 @@ int tscope_model_parse(const char *text, unsigned np, const char *const *params,
         }
         if (!has_factor) {
             out->c0 += t.coef;
+            if (!isfinite(out->c0))
+                return fail(&p, "the sum of the constants overflows (not finite)");
         } else {
             if (out->nterms == TSCOPE_MODEL_MAX_TERMS)
                 return fail(&p, "too many terms");
