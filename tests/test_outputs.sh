@@ -7,7 +7,8 @@
 #    why in one line, and `run` lists no file that failed;
 #  - task types named with every byte value 0x01..0xFF (tests/bytenames.c):
 #    profile.json, hatchet.json and the Chrome trace are valid UTF-8 and
-#    valid JSON, the names stay distinct, and report and diff read them.
+#    valid JSON, the names stay distinct, and report, diff and merge read
+#    them.
 # usage: test_outputs.sh TASKSCOPE TASKTREE BYTENAMES HAVE_JANSSON
 set -uo pipefail
 ts=$1 example=$2 bytenames=$3 has_jansson=$4
@@ -105,7 +106,7 @@ for f in profile.json hatchet.json trace.json; do
   valid_json "$tmp/bytes/$f" || fail "bytes: $f is not valid UTF-8 JSON"
 done
 types=264 # 255 one-byte names, one of all 255 bytes, eight others (bytenames.c)
-n=$(jq '[.types[].name | select(. != "main")] | length' "$tmp/bytes/profile.json")
+n=$(jq '[.types[].name] | length' "$tmp/bytes/profile.json")
 [ "$n" = $types ] || fail "bytes: profile.json has $n types, want $types"
 n=$(jq '[.types[].name] | unique | length' "$tmp/bytes/profile.json")
 m=$(jq '[.types[].name] | length' "$tmp/bytes/profile.json")
@@ -129,6 +130,13 @@ if [ "$has_jansson" = 1 ]; then
   grep -q "quote\"back\\\\slash" "$tmp/report.out" || fail "bytes: report lacks a name"
   "$ts" diff "$tmp/bytes" "$tmp/bytes" >/dev/null 2>"$tmp/diff.err" \
     || fail "bytes: diff: $(cat "$tmp/diff.err")"
+  # merge reads the ranks' profiles and writes the global view's from them
+  mkdir "$tmp/job" && cp -r "$tmp/bytes" "$tmp/job/rank-0" && cp -r "$tmp/bytes" "$tmp/job/rank-1"
+  "$ts" merge -q -o "$tmp/merged" "$tmp/job" >/dev/null 2>"$tmp/merge.err" \
+    || fail "bytes: merge: $(cat "$tmp/merge.err")"
+  valid_json "$tmp/merged/profile.json" || fail "bytes: merged profile.json is not valid UTF-8 JSON"
+  n=$(jq '[.types[].name] | unique | length' "$tmp/merged/profile.json")
+  [ "$n" = $types ] || fail "bytes: merged profile.json has $n distinct names, want $types"
 else
   echo "SKIPPED report and diff: taskscope was built without libjansson-dev"
 fi
