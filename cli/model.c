@@ -107,12 +107,13 @@ static void json_string(const char *s)
 {
     char buf[8];
     putchar('"');
-    for (; *s; s++) {
-        const char *e = tscope__json_escape((unsigned char)*s, buf);
+    size_t n;
+    for (const unsigned char *c = (const unsigned char *)s; *c; c += n) {
+        const char *e = tscope__json_escape(c, buf, &n);
         if (e)
             fputs(e, stdout);
         else
-            putchar(*s);
+            fwrite(c, 1, n, stdout);
     }
     putchar('"');
 }

@@ -101,8 +101,9 @@ static int wait_status(pid_t pid)
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* Renders NAME.gp alone (gnuplot NAME.gp in outdir): 127 when gnuplot is
- * missing, else 0; a picture that is not whole is removed, and said once. */
+/* Renders NAME.gp alone (gnuplot NAME.gp in outdir): 0 when the picture
+ * is drawn, 127 when gnuplot is missing, 1 when it failed: a picture that
+ * is not whole is removed, and said once. */
 static int render_alone(const char *outdir, const char *name)
 {
     pid_t pid = gnuplot_fork(outdir, name, -1);
@@ -118,6 +119,7 @@ static int render_alone(const char *outdir, const char *name)
         fprintf(stderr, "taskscope: gnuplot failed on %s/%s%s; the data is next to it (.csv)\n",
                 outdir, name,
                 had ? " (its partial picture removed: disk full or file size limit?)" : "");
+        return 1;
     }
     return 0;
 }
@@ -219,7 +221,8 @@ int tscope_cli_render_script(const char *outdir, const char *name, int quiet)
 {
     if (!script_there(outdir, name))
         return 1;
-    if (render_alone(outdir, name) == 127) {
+    int rc = render_alone(outdir, name);
+    if (rc == 127) {
         if (!quiet)
             fprintf(stderr,
                     "taskscope: gnuplot is not installed: %s/%s not rendered (apt-get "
@@ -227,5 +230,5 @@ int tscope_cli_render_script(const char *outdir, const char *name, int quiet)
                     outdir, name);
         return 1;
     }
-    return 0;
+    return rc;
 }

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "core/core.h"
+#include "core/json_escape.h"
+#include "core/text.h"
 #include "export/export.h"
 #include "export/output.h"
 #include "profile/store.h"
@@ -1020,6 +1022,122 @@ static void rank_dirs_race(void)
     ASSERT_EQ(system(cmd), 0);
 }
 
+/* 1 if s is valid UTF-8 (decoded here by code point, apart from
+ * json_escape.h's check) without a raw control character: what a JSON
+ * string may hold. */
+static int json_text_ok(const char *s)
+{
+    const unsigned char *c = (const unsigned char *)s;
+    while (*c) {
+        if (*c < 0x20)
+            return 0;
+        if (*c < 0x80) {
+            c++;
+            continue;
+        }
+        int n = *c >= 0xF0 ? 4 : *c >= 0xE0 ? 3 : *c >= 0xC0 ? 2 : 0;
+        if (!n || *c >= 0xF8)
+            return 0;
+        uint32_t cp = *c & (0x7F >> n);
+        for (int k = 1; k < n; k++) {
+            if ((c[k] & 0xC0) != 0x80)
+                return 0;
+            cp = cp << 6 | (c[k] & 0x3F);
+        }
+        static const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+        if (cp < least[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return 0;
+        c += n;
+    }
+    return 1;
+}
+
+/* s as the exporters (a FILE) and the live stream (a text buffer) write
+ * it; both the same, returned (the caller frees). */
+static char *json_of(const char *s)
+{
+    char *buf;
+    size_t len;
+    FILE *f = open_memstream(&buf, &len);
+    tscope__fmt_json_string(f, s);
+    fclose(f);
+    struct tscope__text t = {0};
+    tscope__text_json_str(&t, s);
+    ASSERT_STR_EQ(t.p, buf);
+    tscope__text_free(&t);
+    return buf;
+}
+
+/* Every byte value in a name gives valid JSON text: a byte that is not
+ * part of valid UTF-8 as \uefXX (docs/output-formats.md), so distinct
+ * names stay distinct; valid UTF-8 as it is. */
+static void json_escapes_every_byte(void)
+{
+    for (int v = 1; v < 256; v++) {
+        char name[3] = {'b', (char)v, 0}, want[16];
+        if (v == '"' || v == '\\')
+            snprintf(want, sizeof want, "\"b\\%c\"", v);
+        else if (v == '\n' || v == '\t')
+            snprintf(want, sizeof want, "\"b\\%c\"", v == '\n' ? 'n' : 't');
+        else if (v < 0x20)
+            snprintf(want, sizeof want, "\"b\\u%04x\"", v);
+        else if (v < 0x80)
+            snprintf(want, sizeof want, "\"b%c\"", v);
+        else
+            snprintf(want, sizeof want, "\"b\\uef%02x\"", v);
+        char *got = json_of(name);
+        ASSERT_STR_EQ(got, want);
+        ASSERT(json_text_ok(got));
+        free(got);
+    }
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"caf\xc3\xa9", "\"caf\xc3\xa9\""},                       /* UTF-8: as it is */
+        {"caf\xe9", "\"caf\\uefe9\""},                            /* Latin-1 */
+        {"\xe2\x98\x83", "\"\xe2\x98\x83\""},                     /* 3 bytes */
+        {"\xe2\x98", "\"\\uefe2\\uef98\""},                       /* cut short */
+        {"\xe2\x98x", "\"\\uefe2\\uef98x\""},                     /* cut, then more */
+        {"\xf0\x9d\x84\x9e", "\"\xf0\x9d\x84\x9e\""},             /* 4 bytes */
+        {"\xf4\x90\x80\x80", "\"\\ueff4\\uef90\\uef80\\uef80\""}, /* past U+10FFFF */
+        {"\xc0\xaf", "\"\\uefc0\\uefaf\""},                       /* overlong */
+        {"\xe0\x80\xaf", "\"\\uefe0\\uef80\\uefaf\""},            /* overlong, 3 bytes */
+        {"\xed\xa0\x80", "\"\\uefed\\uefa0\\uef80\""},            /* a surrogate */
+        {"\xef\xbf\xbf", "\"\xef\xbf\xbf\""},                     /* U+FFFF is UTF-8 */
+        {"\x80\xbf", "\"\\uef80\\uefbf\""},                       /* continuations alone */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *got = json_of(cases[i].in);
+        ASSERT_STR_EQ(got, cases[i].out);
+        ASSERT(json_text_ok(got));
+        free(got);
+    }
+    /* all 255 bytes in one name, and each read back distinct */
+    char all[256];
+    for (int v = 1; v < 256; v++)
+        all[v - 1] = (char)v;
+    all[255] = 0;
+    char *got = json_of(all);
+    ASSERT(json_text_ok(got));
+#ifdef TSCOPE_HAVE_JANSSON
+    json_error_t e;
+    json_t *j = json_loads(got, JSON_DECODE_ANY, &e);
+    ASSERT(j != NULL && json_is_string(j));
+    json_decref(j);
+    /* Latin-1 é and UTF-8's read back different */
+    char *a = json_of("caf\xe9"), *b = json_of("caf\xc3\xa9");
+    json_t *ja = json_loads(a, JSON_DECODE_ANY, &e), *jb = json_loads(b, JSON_DECODE_ANY, &e);
+    ASSERT(ja != NULL && jb != NULL);
+    ASSERT(strcmp(json_string_value(ja), json_string_value(jb)) != 0);
+    ASSERT_STR_EQ(json_string_value(ja), "caf\xee\xbf\xa9"); /* U+EFE9 */
+    json_decref(ja);
+    json_decref(jb);
+    free(a);
+    free(b);
+#endif
+    free(got);
+}
+
 int main(void)
 {
     RUN(deep_tree_prints_completely);
@@ -1036,6 +1154,7 @@ int main(void)
     RUN(tree_formats);
     RUN(dropped_events_are_stated);
     RUN(full_disk_is_reported);
+    RUN(json_escapes_every_byte);
     RUN(rank_dirs_race);
     if (report_dir[0]) {
         char path[200];

@@ -72,15 +72,17 @@ void tscope__text_json_str(struct tscope__text *t, const char *s)
         return;
     char *p = t->p + t->len, buf[8];
     *p++ = '"';
-    for (; *s; s++) {
-        const char *e = tscope__json_escape((unsigned char)*s, buf);
+    size_t n;
+    for (const unsigned char *c = (const unsigned char *)s; *c; c += n) {
+        const char *e = tscope__json_escape(c, buf, &n);
         if (!e) {
-            *p++ = *s;
+            memcpy(p, c, n);
+            p += n;
             continue;
         }
-        size_t n = strlen(e);
-        memcpy(p, e, n);
-        p += n;
+        size_t m = strlen(e);
+        memcpy(p, e, m);
+        p += m;
     }
     *p++ = '"';
     *p = 0;

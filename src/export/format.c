@@ -10,12 +10,13 @@ void tscope__fmt_json_string(FILE *f, const char *s)
 {
     char buf[8];
     fputc('"', f);
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        const char *e = tscope__json_escape(*c, buf);
+    size_t n;
+    for (const unsigned char *c = (const unsigned char *)s; *c; c += n) {
+        const char *e = tscope__json_escape(c, buf, &n);
         if (e)
             fputs(e, f);
         else
-            fputc(*c, f);
+            fwrite(c, 1, n, f);
     }
     fputc('"', f);
 }

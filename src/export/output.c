@@ -2,8 +2,9 @@
  * the files of each output format selected, in the list's order
  * (core/formats.h, export/list.c).
  *
- * Every file is written to NAME.tmp and renamed when complete, so a full
- * disk or a crash never leaves a truncated file under the final name.
+ * Every file is written to NAME.tmp and renamed when complete
+ * (core/outfile.h), so a full disk or a crash never leaves a truncated file
+ * under the final name.
  */
 #include "output.h"
 
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "core/core.h"
+#include "core/outfile.h"
 #include "core/ranks.h"
 #include "export.h"
 #include "sampler/sampler.h"
@@ -180,29 +182,23 @@ int tscope__output_make_rank_dir(const char *want, int rank, int nranks, char *o
 int tscope__output_write_file(const char *dir, const char *name, tscope__writer_fn fn,
                               const struct tscope__profile *p)
 {
-    char path[1200], tmp[1210];
+    char path[1200], err[1400] = "";
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fprintf(stderr, "taskscope: error: cannot create %s: %s\n", tmp, strerror(errno));
-        return TSCOPE_EIO;
-    }
-    int rc = fn(p, f);
-    int saved = errno;
-    if (fclose(f) != 0 && rc == 0) {
+    struct tscope__outfile o;
+    int rc = tscope__outfile_open(&o, path, err, sizeof err);
+    if (rc == 0) {
+        rc = fn(p, o.f);
+        if (rc && ferror(o.f)) /* errno: why the write failed */
+            tscope__outfile_fail(&o);
+        if (rc) /* said more precisely below when a write failed */
+            snprintf(err, sizeof err, "writing %s failed: %s", path, tscope_strerror(rc));
+        if (tscope__outfile_finish(&o, rc == 0, err, sizeof err))
+            rc = TSCOPE_EIO;
+    } else {
         rc = TSCOPE_EIO;
-        saved = errno;
     }
-    if (rc == 0 && rename(tmp, path) != 0) {
-        rc = TSCOPE_EIO;
-        saved = errno;
-    }
-    if (rc) {
-        fprintf(stderr, "taskscope: error: writing %s failed: %s\n", path,
-                rc == TSCOPE_EIO ? strerror(saved) : tscope_strerror(rc));
-        remove(tmp);
-    }
+    if (rc)
+        fprintf(stderr, "taskscope: error: %s\n", err);
     return rc;
 }
 

@@ -7,15 +7,19 @@
  * arrows (s/f, the f bound to the enclosing slice) for creations and
  * dependencies.  Numbers are formatted by hand into one buffer: this is
  * the converter's whole cost per event.  `.gz` output goes through zlib.
+ * The file is whole or absent (core/outfile.h): written under a temporary
+ * name, renamed when complete, removed when anything failed.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "convert.h"
 #include "core/hazard.h"
 #include "core/json_escape.h"
+#include "core/outfile.h"
 #include "job.h"
 #include "put.h"
 #include "taskscope/taskscope.h"
@@ -27,7 +31,7 @@
 #define OUT_BYTES (1u << 20)
 
 struct out {
-    FILE *f;
+    struct tscope__outfile file; /* whole or absent (core/outfile.h) */
 #ifdef TSCOPE_HAVE_ZLIB
     gzFile gz;
 #endif
@@ -50,14 +54,18 @@ static void flush_out(struct out *o)
         return;
 #ifdef TSCOPE_HAVE_ZLIB
     if (o->gz) {
-        if (gzwrite(o->gz, o->buf, (unsigned)o->len) != (int)o->len)
+        if (gzwrite(o->gz, o->buf, (unsigned)o->len) != (int)o->len) {
+            tscope__outfile_fail(&o->file);
             o->failed = 1;
+        }
         o->len = 0;
         return;
     }
 #endif
-    if (fwrite(o->buf, 1, o->len, o->f) != o->len)
+    if (fwrite(o->buf, 1, o->len, o->file.f) != o->len) {
+        tscope__outfile_fail(&o->file);
         o->failed = 1;
+    }
     o->len = 0;
 }
 
@@ -85,12 +93,14 @@ static char *put_json(char *p, const char *s)
 {
     char buf[8];
     *p++ = '"';
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        const char *e = tscope__json_escape(*c, buf);
+    size_t n;
+    for (const unsigned char *c = (const unsigned char *)s; *c; c += n) {
+        const char *e = tscope__json_escape(c, buf, &n);
         if (e)
             p = tscope__put_str(p, e);
         else
-            *p++ = (char)*c;
+            for (size_t k = 0; k < n; k++)
+                *p++ = (char)c[k];
     }
     *p++ = '"';
     return p;
@@ -297,56 +307,57 @@ static void process_meta(struct out *o, int first)
     }
 }
 
-/* Opens out for o (gzip: through zlib; "-": stdout); 0, or -1 with err. */
+/* Opens out for o (gzip: through zlib; "-": stdout) under its temporary
+ * name; 0, or -1 with err. */
 static int open_out(struct out *o, const char *out, int gzip, char *err, size_t errlen)
 {
-    int to_stdout = strcmp(out, "-") == 0;
+#ifndef TSCOPE_HAVE_ZLIB
     if (gzip) {
-#ifdef TSCOPE_HAVE_ZLIB
-        o->gz = to_stdout ? gzdopen(1, "wb") : gzopen(out, "wb");
-        if (!o->gz) {
-            snprintf(err, errlen, "cannot create %s: %s", out, strerror(errno));
-            return -1;
-        }
-#else
         snprintf(err, errlen,
                  "%s: this taskscope was built without zlib (zlib1g-dev): no .gz "
                  "output",
                  out);
         return -1;
+    }
 #endif
-    } else {
-        o->f = to_stdout ? stdout : fopen(out, "w");
-        if (!o->f) {
-            snprintf(err, errlen, "cannot create %s: %s", out, strerror(errno));
+    if (tscope__outfile_open(&o->file, out, err, errlen))
+        return -1;
+#ifdef TSCOPE_HAVE_ZLIB
+    if (gzip) {
+        int fd = dup(fileno(o->file.f));
+        o->gz = fd >= 0 ? gzdopen(fd, "wb") : NULL;
+        if (!o->gz) {
+            snprintf(err, errlen, "cannot create %s: %s", out, strerror(errno ? errno : ENOMEM));
+            if (fd >= 0)
+                close(fd);
+            tscope__outfile_close(&o->file, 0, err, errlen);
             return -1;
         }
     }
+#endif
     return 0;
 }
 
-/* Ends the document, closes out and frees o's buffers; rc, or -1 with err
- * when writing failed. */
-static int close_out(struct out *o, const char *out, int rc, char *err, size_t errlen)
+/* Ends the document, closes out (renamed into place when whole, else
+ * removed) and frees o's buffers; rc, or -1 with err when writing failed
+ * (the file and the reason, instead of the replay's "the output
+ * failed"). */
+static int close_out(struct out *o, int rc, char *err, size_t errlen)
 {
     char *p = reserve(o, 8);
     p = tscope__put_str(p, "\n]}\n");
     o->len = (size_t)(p - o->buf);
     flush_out(o);
-    int saved = errno;
 #ifdef TSCOPE_HAVE_ZLIB
-    if (o->gz && gzclose(o->gz) != Z_OK)
+    if (o->gz && gzclose(o->gz) != Z_OK) {
+        tscope__outfile_fail(&o->file);
         o->failed = 1;
-#endif
-    int to_stdout = strcmp(out, "-") == 0;
-    if (o->f && !to_stdout && fclose(o->f) != 0)
-        o->failed = 1;
-    else if (o->f && to_stdout && fflush(o->f) != 0)
-        o->failed = 1;
-    if (o->failed && rc == 0) {
-        snprintf(err, errlen, "writing %s failed: %s", out, strerror(saved ? saved : EIO));
-        rc = -1;
     }
+#endif
+    if (o->failed)
+        tscope__outfile_fail(&o->file);
+    if (tscope__outfile_finish(&o->file, rc == 0 && !o->failed, err, errlen))
+        rc = -1;
     for (uint32_t i = 0; i < o->ntype_json; i++)
         free(o->type_json[i]);
     free(o->type_json);
@@ -372,7 +383,7 @@ int tscope__trace_to_chrome(struct tscope__trace *t, const char *out, int gzip,
     struct tscope__trace_sink sink = {&o,      slice_begin, slice_end, flow,
                                       counter, instant,     NULL,      NULL};
     int rc = tscope__trace_replay(t, &sink, st, err, errlen);
-    return close_out(&o, out, rc, err, errlen);
+    return close_out(&o, rc, err, errlen);
 }
 
 /* ---- a job: the ranks' traces in one file, messages as arrows ----------- */
@@ -457,7 +468,7 @@ int tscope__trace_job_to_chrome(const char *const *paths, int n, const char *out
         st->flows += o.arrows;
     }
     if (o.buf)
-        rc = close_out(&o, out, rc, err, errlen);
+        rc = close_out(&o, rc, err, errlen);
     tscope__job_close(&job);
     tscope__msgs_free(&o.msgs);
     return rc;

@@ -63,8 +63,9 @@
  * the map of suspended tasks and the tables of names, plus a job's message
  * ends (40 bytes each, kept until they are joined at the end), whatever the
  * traces' length; ties keep the emission order, so the output does not
- * depend on where runs were cut.  Temporary files are removed, and on an
- * error the outputs too.
+ * depend on where runs were cut.  The three files are written under
+ * temporary names and renamed once all three are whole (core/outfile.h);
+ * on an error nothing is left, temporary or not.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -75,6 +76,7 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "core/outfile.h"
 #include "extsort.h"
 #include "job.h"
 #include "put.h"
@@ -766,25 +768,24 @@ static int write_row(const struct prv *p, FILE *f)
     return ferror(f) ? -1 : 0;
 }
 
-/* Writes the .pcf (row 0) or the .row (row 1) at path (*made once it
- * exists); 0, or -1 with the failure recorded. */
-static int write_small(struct prv *p, const char *path, int row, int *made)
+/* Writes the .pcf (row 0) or the .row (row 1) at path, under its
+ * temporary name (core/outfile.h) until the caller commits it; 0, or -1
+ * with the failure recorded and nothing left. */
+static int write_small(struct prv *p, const char *path, int row, struct tscope__outfile *o)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
+    char ignored[8];
+    if (tscope__outfile_open(o, path, ignored, sizeof ignored)) {
         fail(p, path, errno);
         return -1;
     }
-    *made = 1;
-    int rc = row ? write_row(p, f) : write_pcf(p, f);
-    int saved = errno;
-    if (fclose(f) && !rc) {
-        rc = -1;
-        saved = errno;
-    }
+    int rc = row ? write_row(p, o->f) : write_pcf(p, o->f);
     if (rc)
-        fail(p, path, saved ? saved : EIO);
-    return rc;
+        tscope__outfile_fail(o);
+    if (tscope__outfile_close(o, rc == 0, ignored, sizeof ignored)) {
+        fail(p, path, o->errnum ? o->errnum : EIO);
+        return -1;
+    }
+    return 0;
 }
 
 /* ---- the writer ---- */
@@ -853,13 +854,15 @@ static int write_job(struct member *m, int n, uint64_t origin, int job, int dup,
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    /* created first: a bad path fails before the replay */
-    FILE *prv = fopen(out, "w");
+    /* created first: a bad path fails before the replay; the three files
+     * get their names once all three are whole (core/outfile.h) */
+    struct tscope__outfile prvf, pcff, rowf;
+    FILE *prv = NULL;
     int rc = 0;
-    if (!prv) {
-        snprintf(err, errlen, "cannot create %s: %s", out, strerror(errno));
+    if (tscope__outfile_open(&prvf, out, err, errlen))
         rc = -1;
-    }
+    else
+        prv = prvf.f;
     int messages = job && !dup;
     for (int k = 0; rc == 0 && k < n; k++) {
         if (p.threads > UINT32_MAX - THREADS_MAX) {
@@ -895,17 +898,27 @@ static int write_job(struct member *m, int n, uint64_t origin, int job, int dup,
     }
     free(places);
     if (prv) {
-        int bad = fclose(prv);
-        if (bad && rc == 0) {
-            fail(&p, out, errno);
+        char ignored[8];
+        if (tscope__outfile_close(&prvf, rc == 0, ignored, sizeof ignored) && rc == 0) {
+            fail(&p, out, prvf.errnum ? prvf.errnum : EIO);
             rc = -1;
         }
     }
     int made_pcf = 0, made_row = 0;
-    if (rc == 0 && write_small(&p, pcf, 0, &made_pcf))
-        rc = -1;
-    if (rc == 0 && write_small(&p, row, 1, &made_row))
-        rc = -1;
+    if (rc == 0 && !(rc = write_small(&p, pcf, 0, &pcff)))
+        made_pcf = 1;
+    if (rc == 0 && !(rc = write_small(&p, row, 1, &rowf)))
+        made_row = 1;
+    struct tscope__outfile *all[] = {&prvf, &pcff, &rowf};
+    const char *names[] = {out, pcf, row};
+    for (int k = 0; rc == 0 && k < 3; k++)
+        if (tscope__outfile_commit(all[k], err, errlen)) {
+            rc = -1; /* a rename refused: all three or none */
+            for (int j = 0; j < k; j++)
+                remove(names[j]);
+            for (int j = k + 1; j < 3; j++)
+                tscope__outfile_discard(all[j]);
+        }
     if (rc && p.failed) { /* the writer's failure, not the replay's message */
         if (p.err_path)
             snprintf(err, errlen, "writing %s failed: %s", p.err_path, strerror(p.err_no));
@@ -915,11 +928,11 @@ static int write_job(struct member *m, int n, uint64_t origin, int job, int dup,
     tscope__extsort_free(&p.sort); /* and its temporary files */
     if (rc) {                      /* what this call wrote, and only that */
         if (prv)
-            remove(out);
+            tscope__outfile_discard(&prvf);
         if (made_pcf)
-            remove(pcf);
+            tscope__outfile_discard(&pcff);
         if (made_row)
-            remove(row);
+            tscope__outfile_discard(&rowf);
     }
     for (uint32_t g = 0; g < p.nth; g++)
         free(p.th[g].types);

@@ -6,6 +6,7 @@
  *
  * Stays shorter than 1/20000 of the run would be thinner than a pixel:
  * they are counted and left out, so the data stays small for any trace.
+ * The data and the script are whole or absent, both (core/outfile.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "convert.h"
+#include "core/outfile.h"
 
 #define LANES 4 /* nesting levels drawn; deeper ones share the last */
 
@@ -28,6 +30,7 @@ struct thread_state {
 
 struct pic {
     FILE *f;
+    struct tscope__outfile *file; /* f's, for the reason of a failed write */
     const struct tscope__trace *t;
     struct thread_state *th;
     uint32_t nth;
@@ -112,7 +115,10 @@ static int slice_end(void *ctx, uint32_t thread, uint64_t ns, uint64_t task, uin
     p->drawn++;
     fprintf(p->f, "%u,%u,%.9g,%.9g,%u\n", thread, depth < LANES ? depth : LANES - 1,
             (double)begin * 1e-6, (double)ns * 1e-6, type);
-    return ferror(p->f) ? -1 : 0;
+    if (!ferror(p->f))
+        return 0;
+    tscope__outfile_fail(p->file);
+    return -1;
 }
 
 static int flow(void *ctx, int kind, uint32_t hazard, uint32_t from_thread, uint64_t from_ns,
@@ -233,41 +239,44 @@ int tscope__trace_to_timeline(struct tscope__trace *t, const char *out,
     const struct tscope__trace_info *i = tscope__trace_info(t);
     double span = (double)(i->last_ts - i->first_ts) * i->ns_per_tick;
     p.min_ns = span > 0 ? (uint64_t)(span / 20000) : 0;
-    p.f = fopen(data, "w");
-    if (!p.f) {
-        snprintf(err, errlen, "cannot create %s: %s", data, strerror(errno));
+    struct tscope__outfile csv, gp;
+    if (tscope__outfile_open(&csv, data, err, errlen))
         return -1;
-    }
+    p.f = csv.f;
+    p.file = &csv;
     struct tscope__trace_sink sink = {&p,      slice_begin, slice_end, flow,
                                       counter, instant,     NULL,      NULL};
     int rc = tscope__trace_replay(t, &sink, st, err, errlen);
-    if (fclose(p.f) != 0 && rc == 0) {
-        snprintf(err, errlen, "writing %s failed: %s", data, strerror(errno));
-        rc = -1;
-    }
-    if (rc == 0) {
-        FILE *g = fopen(out, "w");
-        if (!g) {
-            snprintf(err, errlen, "cannot create %s: %s", out, strerror(errno));
-            rc = -1;
-        } else {
-            write_script(&p, g, "timeline.csv", png, st);
-            if (fclose(g) != 0) {
-                snprintf(err, errlen, "writing %s failed: %s", out, strerror(errno));
-                rc = -1;
-            }
-        }
-    }
-    if (rc)
-        remove(data);
-    for (uint32_t k = 0; k < p.nth; k++)
-        free(p.th[k].s);
-    free(p.th);
-    free(p.type_used);
     if (p.oom && rc == 0) {
         snprintf(err, errlen, "out of memory");
         rc = -1;
     }
+    /* a failed write: the file and the reason, not the replay's "the
+     * output failed" */
+    if (tscope__outfile_close(&csv, rc == 0, err, errlen))
+        rc = -1;
+    if (rc == 0 && tscope__outfile_open(&gp, out, err, errlen))
+        rc = -1;
+    if (rc == 0) {
+        write_script(&p, gp.f, "timeline.csv", png, st);
+        if (ferror(gp.f))
+            tscope__outfile_fail(&gp);
+        rc = tscope__outfile_close(&gp, 1, err, errlen);
+        /* both whole: both in place, or neither */
+        if (rc == 0 && tscope__outfile_commit(&csv, err, errlen)) {
+            tscope__outfile_discard(&gp);
+            rc = -1;
+        } else if (rc == 0 && tscope__outfile_commit(&gp, err, errlen)) {
+            remove(data);
+            rc = -1;
+        }
+    }
+    if (rc)
+        tscope__outfile_discard(&csv);
+    for (uint32_t k = 0; k < p.nth; k++)
+        free(p.th[k].s);
+    free(p.th);
+    free(p.type_used);
     return rc;
 }
 
