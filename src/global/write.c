@@ -127,25 +127,12 @@ static int messages_csv(const struct tscope__profile *p, FILE *f)
     return ferror(f) ? TSCOPE_EIO : 0;
 }
 
+/* Dense: the matrix as an image; else a point per pair (no white for 0:
+ * the absent pairs are the background). */
 static int messages_gp(const struct tscope__profile *p, FILE *f)
 {
-    int n = p->global->nranks;
-    if (n > TSCOPE__GLOBAL_DENSE_MAX) { /* a point per pair of messages.csv's lines */
-        fprintf(f,
-                "# messages.gp - written by taskscope: gnuplot messages.gp -> messages.png\n"
-                "set datafile separator ','\n"
-                "set terminal pngcairo size 900,800 noenhanced\n"
-                "set output 'messages.png'\n"
-                "set title 'bytes sent, rank to rank (point to point and collective shares)'\n"
-                "set xlabel 'to rank'\nset ylabel 'from rank'\n"
-                "set xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n"
-                "set palette defined (0 '#fde725', 1 '#21918c', 2 '#440154')\n"
-                "set cblabel 'bytes'\nset tics out\n"
-                "plot 'messages.csv' skip 1 using 2:1:3 with points pointtype 5 pointsize 0.3 "
-                "palette notitle\n",
-                n - 1, n - 1);
-        return ferror(f) ? TSCOPE_EIO : 0;
-    }
+    const struct tscope__pglobal *g = p->global;
+    int n = g->nranks, pairs = n > TSCOPE__GLOBAL_DENSE_MAX;
     fprintf(f,
             "# messages.gp - written by taskscope: gnuplot messages.gp -> messages.png\n"
             "set datafile separator ','\n"
@@ -154,10 +141,19 @@ static int messages_gp(const struct tscope__profile *p, FILE *f)
             "set title 'bytes sent, rank to rank (point to point and collective shares)'\n"
             "set xlabel 'to rank'\nset ylabel 'from rank'\n"
             "set xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n"
-            "set palette defined (0 'white', 1 '#fde725', 2 '#21918c', 3 '#440154')\n"
-            "set cblabel 'bytes'\nset tics out\n"
+            "set palette defined (%s1 '#fde725', 2 '#21918c', 3 '#440154')\n"
+            "set cblabel 'bytes'\nset tics out\n",
+            n - 1, n - 1, pairs ? "" : "0 'white', ");
+    if (!pairs)
+        fputs(
             "plot 'messages.csv' matrix rowheaders columnheaders using 1:2:3 with image notitle\n",
-            n - 1, n - 1);
+            f);
+    else if (g->nmatrix)
+        fputs("plot 'messages.csv' skip 1 using 2:1:3 with points pointtype 5 pointsize 0.3 "
+              "linecolor palette notitle\n",
+              f);
+    else
+        fputs("set label 'no messages' at graph 0.5,0.5 center\nplot NaN notitle\n", f);
     return ferror(f) ? TSCOPE_EIO : 0;
 }
 
