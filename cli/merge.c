@@ -7,7 +7,9 @@
  * folder or profile.json.  The ranks are the profiles' own when they come
  * from one job (same number of ranks, no rank twice); ranks missing from
  * the job are named.  Profiles of different jobs are numbered 0, 1, ... in
- * the order given, and that is said. */
+ * the order given, and that is said; so are those that claim a job of far
+ * more ranks than they are (MISSING_MAX): the global view's memory and
+ * files grow with the ranks, which a number in a file must not decide. */
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
@@ -19,6 +21,10 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+
+/* The most ranks of one job that may be missing: this many, or as many as
+ * are present. */
+#define MISSING_MAX 1024
 
 static void usage(FILE *f)
 {
@@ -180,6 +186,14 @@ int tscope_cli_merge(int argc, char **argv)
     for (size_t i = 0; !rc && i < f.n; i++)
         if (ps[i]->nranks != nranks || ps[i]->rank < 0 || ps[i]->rank >= nranks)
             one_job = 0;
+    char why[160] = "their numbers of ranks differ or a rank comes twice";
+    if (one_job && (size_t)nranks > f.n &&
+        (size_t)nranks - f.n > (f.n > MISSING_MAX ? f.n : MISSING_MAX)) {
+        one_job = 0;
+        snprintf(why, sizeof why,
+                 "they claim %d ranks, %zu present: more missing than %d or than are present",
+                 nranks, f.n, MISSING_MAX);
+    }
     struct tscope__profile **by_rank = NULL;
     if (!rc && one_job) {
         by_rank = calloc((size_t)nranks, sizeof *by_rank);
@@ -199,10 +213,9 @@ int tscope_cli_merge(int argc, char **argv)
             by_rank[i] = ps[i];
         if (!quiet)
             fprintf(stderr,
-                    "taskscope merge: the profiles are not the ranks of one job (their numbers "
-                    "of ranks differ or a rank comes twice): they are ranks 0 to %zu in the "
-                    "order given\n",
-                    f.n - 1);
+                    "taskscope merge: the profiles are not the ranks of one job (%s): they are "
+                    "ranks 0 to %zu in the order given\n",
+                    why, f.n - 1);
     }
     if (!rc && !by_rank)
         rc = 1;

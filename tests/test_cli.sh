@@ -740,6 +740,43 @@ fi
 status=0; "$ts" convert "$tmp/nothere.json" --to folded 2>"$tmp/e" || status=$?
 [ "$status" = 1 ] || fail "convert of a missing profile: $status"
 
+if [ "$has_jansson" = 1 ]; then
+  echo "-- merge: memory from the ranks present, never from the number a profile claims"
+  # one 5 KB profile claiming rank 5 of 65536 (once: two 65536 x 65536 matrices, 24 GB
+  # and killed); within 1 GiB of address space (not under AddressSanitizer, whose shadow
+  # memory needs terabytes of it)
+  mkdir "$tmp/claim" "$tmp/claim300"
+  jq -c '.nranks = 65536 | .rank = 5 | .messages = [{"peer":65535,"sent":2,"sent_bytes":64,
+         "recv":0,"recv_bytes":0,"coll_sent":0,"coll_sent_bytes":0,"coll_recv":0,"coll_recv_bytes":0}]' \
+    "$src/tests/golden/profile.json" >"$tmp/claim/profile.json"
+  limit=unlimited
+  ldd "$ts" | grep -q libasan || limit=1048576
+  status=0
+  (ulimit -v $limit; "$ts" merge -o "$tmp/claimg" "$tmp/claim/profile.json") >/dev/null \
+    2>"$tmp/claim.err" || status=$?
+  [ "$status" = 0 ] || fail "merge of a claim of 65536 ranks: status $status: $(cat "$tmp/claim.err")"
+  grep -q "^taskscope merge: the profiles are not the ranks of one job (they claim 65536 ranks, 1 present: more missing than 1024 or than are present): they are ranks 0 to 0 in the order given$" \
+    "$tmp/claim.err" || fail "merge of a claim of 65536 ranks: $(cat "$tmp/claim.err")"
+  [ "$(jq -c '[.global.nranks, .global.ranks_present, .message_matrix]' "$tmp/claimg/profile.json")" \
+    = '[1,1,{"bytes":[[0]],"messages":[[0]]}]' ] || fail "merge of a claim: $(jq -c .global "$tmp/claimg/profile.json")"
+  # 300 ranks claimed, 299 missing: believed; the message matrix written as its pairs
+  jq -c '.nranks = 300 | .rank = 5 | .messages = [{"peer":299,"sent":2,"sent_bytes":64,
+         "recv":0,"recv_bytes":0,"coll_sent":0,"coll_sent_bytes":0,"coll_recv":0,"coll_recv_bytes":0}]' \
+    "$src/tests/golden/profile.json" >"$tmp/claim300/profile.json"
+  "$ts" merge -o "$tmp/claimg300" "$tmp/claim300/profile.json" >/dev/null 2>"$tmp/claim300.err" \
+    || fail "merge of rank 5 of 300: $(cat "$tmp/claim300.err")"
+  grep -q "^taskscope merge: 299 of 300 ranks missing: 0 1 2 3 4 6 7 " "$tmp/claim300.err" \
+    || fail "merge of rank 5 of 300: $(cat "$tmp/claim300.err")"
+  [ "$(jq -c .message_matrix "$tmp/claimg300/profile.json")" = '{"pairs":[[5,299,64,2]]}' ] \
+    || fail "merge of rank 5 of 300: $(jq -c .message_matrix "$tmp/claimg300/profile.json")"
+  [ "$(cat "$tmp/claimg300/messages.csv")" = "$(printf 'from,to,bytes,messages\n5,299,64,2')" ] \
+    || fail "merge of rank 5 of 300: messages.csv: $(cat "$tmp/claimg300/messages.csv")"
+  if command -v gnuplot >/dev/null; then
+    [ -s "$tmp/claimg300/messages.png" ] && ! grep -q "gnuplot failed" "$tmp/claim300.err" \
+      || fail "merge of rank 5 of 300: messages.png: $(cat "$tmp/claim300.err")"
+  fi
+fi
+
 echo "-- SIGKILL with a small instance cap: the kept instances and the dropped ones add up"
 kill9_run kill9c 100000 TASKSCOPE_INSTANCE_CAP=1000 \
   TASKSCOPE_OUTPUTS=all,tasks

@@ -214,14 +214,34 @@ static void type_ranks(FILE *f, const struct tscope__profile *p, const struct ts
             (unsigned long long)r->calls_max);
 }
 
-static void matrix(FILE *f, const char *k, const uint64_t *m, int n)
+/* The message matrix of g, whole ("bytes" or "messages": a row per rank,
+ * zeros and all) up to TSCOPE__GLOBAL_DENSE_MAX ranks. */
+static void matrix(FILE *f, const struct tscope__pglobal *g, int of_bytes)
 {
-    fprintf(f, "\"%s\":[", k);
-    for (int i = 0; i < n; i++) {
+    fprintf(f, "\"%s\":[", of_bytes ? "bytes" : "messages");
+    const struct tscope__pmsgpair *x = g->matrix, *end = g->matrix + g->nmatrix;
+    for (int i = 0; i < g->nranks; i++) {
         fputs(i ? ",\n  [" : "\n  [", f);
-        for (int j = 0; j < n; j++)
-            fprintf(f, "%s%llu", j ? "," : "", (unsigned long long)m[(size_t)i * n + j]);
+        for (int j = 0; j < g->nranks; j++) {
+            int here = x < end && x->from == i && x->to == j;
+            fprintf(f, "%s%llu", j ? "," : "",
+                    here ? (unsigned long long)(of_bytes ? x->bytes : x->msgs) : 0ULL);
+            x += here;
+        }
         fputc(']', f);
+    }
+    fputc(']', f);
+}
+
+/* A larger job's: "pairs", the pairs that exchanged messages by (from, to),
+ * each [from, to, bytes, messages]. */
+static void matrix_pairs(FILE *f, const struct tscope__pglobal *g)
+{
+    fputs("\"pairs\":[", f);
+    for (size_t i = 0; i < g->nmatrix; i++) {
+        const struct tscope__pmsgpair *x = &g->matrix[i];
+        fprintf(f, "%s[%d,%d,%llu,%llu]", i ? ",\n  " : "\n  ", x->from, x->to,
+                (unsigned long long)x->bytes, (unsigned long long)x->msgs);
     }
     fputc(']', f);
 }
@@ -257,9 +277,13 @@ static void global(FILE *f, const struct tscope__pglobal *g)
                 (unsigned long long)m->coll_recv, (unsigned long long)m->coll_recv_bytes);
     }
     fputs("],\n \"message_matrix\":{", f);
-    matrix(f, "bytes", g->bytes, g->nranks);
-    fputc(',', f);
-    matrix(f, "messages", g->msgs, g->nranks);
+    if (g->nranks > TSCOPE__GLOBAL_DENSE_MAX)
+        matrix_pairs(f, g);
+    else {
+        matrix(f, g, 1);
+        fputc(',', f);
+        matrix(f, g, 0);
+    }
     fputs("},\n \"ranks_timeline\":{", f);
     num(f, "bin_ns", g->bin_ns);
     fputs(",\"busy_ns\":[", f);

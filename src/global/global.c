@@ -10,11 +10,16 @@
  *  2. each rank cuts its profile into vectors over that list: sums, minima
  *     and maxima of integer ns (reduced elementwise: a tree of MPI
  *     collectives, log(ranks) steps), and a record of its own (totals,
- *     its row of the message matrix, its busy time over time, per type its
- *     self time and sums of squares: struct rank_rec, packed explicitly for
- *     the transport; gathered to rank 0: they are per rank by nature);
+ *     the nonzero cells of its row of the message matrix, its busy time
+ *     over time, per type its self time and sums of squares: struct
+ *     rank_rec, packed explicitly for the transport; its length varies
+ *     with the cells, so the lengths are gathered first, then the records,
+ *     to rank 0: they are per rank by nature);
  *  3. rank 0 builds a profile (tscope__profile with p->global) from the
  *     combined vectors and the records in rank order, and writes it.
+ * The message matrix stays sparse throughout (the pairs of ranks that
+ * exchanged messages): memory grows with the ranks and their pairs, never
+ * with the square of the ranks.
  * Sums of integers are exact in any order and the records are combined in
  * rank order, so the in-run reduction and `taskscope merge` agree. */
 #include <math.h>
@@ -73,18 +78,24 @@ enum {
 #define TL_MAX 512 /* TSCOPE__TL_BINS: a rank's timeline bins */
 
 /* What is per rank by nature, gathered to rank 0 rather than reduced: its
- * totals, its row of the message matrix, its busy time over its own
- * timeline, and per type (in the agreed names' order) its self time and the
- * sums of squares of its self, running and elapsed times.  On the wire
- * (record_pack, record_unpack) it is record_len() int64 values in the order
- * of the fields below, doubles as their bits. */
+ * totals, the nonzero cells of its row of the message matrix, its busy time
+ * over its own timeline, and per type (in the agreed names' order) its self
+ * time and the sums of squares of its self, running and elapsed times.  On
+ * the wire (record_pack, record_unpack) it is record_len() int64 values in
+ * the order of the fields below (nsent, then each cell's three values),
+ * doubles as their bits. */
 struct type_rec {
     int64_t self_ns;
     double sq_self, sq_running, sq_elapsed;
 };
+/* One cell of a rank's row: sent to rank `to` (point to point and collective). */
+struct sent {
+    int64_t to, bytes, msgs;
+};
 struct rank_rec {
     struct tscope__prank fig; /* rank, present, totals, messages summed over its peers */
-    int64_t *bytes, *msgs;    /* nranks: sent to each rank (point to point and collective) */
+    struct sent *sent;        /* by `to`, those with bytes or messages: nsent */
+    uint32_t nsent;
     double bin_ns;
     uint32_t nbins;
     int64_t bins[TL_MAX];   /* busy thread-ns per bin */
@@ -230,35 +241,34 @@ static void vectors_free(struct vectors *v)
 
 enum { FIG_FIELDS = 17 }; /* the int64 values of rank_rec.fig on the wire */
 
-static size_t record_len(int nranks, uint32_t ntypes)
+/* The int64 values of a record of nsent cells on the wire. */
+static size_t record_len(size_t nsent, uint32_t ntypes)
 {
-    return FIG_FIELDS + 2 * (size_t)nranks + 2 + TL_MAX + 4 * (size_t)ntypes;
+    return FIG_FIELDS + 1 + 3 * nsent + 2 + TL_MAX + 4 * (size_t)ntypes;
 }
 
-static int record_alloc(struct rank_rec *r, int nranks, uint32_t ntypes)
+static int record_alloc(struct rank_rec *r, uint32_t ntypes)
 {
     memset(r, 0, sizeof *r);
-    r->bytes = calloc((size_t)nranks + 1, sizeof *r->bytes);
-    r->msgs = calloc((size_t)nranks + 1, sizeof *r->msgs);
     r->types = calloc((size_t)ntypes + 1, sizeof *r->types);
-    return r->bytes && r->msgs && r->types ? 0 : -1;
+    return r->types ? 0 : -1;
 }
 
 static void record_free(struct rank_rec *r)
 {
-    free(r->bytes);
-    free(r->msgs);
+    free(r->sent);
     free(r->types);
 }
 
 /* Empties r for rank `rank` (absent until rank_cut says present). */
-static void record_clear(struct rank_rec *r, int rank, int nranks, uint32_t ntypes)
+static void record_clear(struct rank_rec *r, int rank, uint32_t ntypes)
 {
     memset(&r->fig, 0, sizeof r->fig);
     r->fig.rank = rank;
     r->fig.msgs.peer = -1;
-    memset(r->bytes, 0, (size_t)nranks * sizeof *r->bytes);
-    memset(r->msgs, 0, (size_t)nranks * sizeof *r->msgs);
+    free(r->sent);
+    r->sent = NULL;
+    r->nsent = 0;
     r->bin_ns = 0;
     r->nbins = 0;
     memset(r->bins, 0, sizeof r->bins);
@@ -279,7 +289,7 @@ static double bitsd(int64_t i)
     return d;
 }
 
-static void record_pack(const struct rank_rec *r, int nranks, uint32_t ntypes, int64_t *w)
+static void record_pack(const struct rank_rec *r, uint32_t ntypes, int64_t *w)
 {
     const struct tscope__prank *f = &r->fig;
     const tscope_peer_stats_t *m = &f->msgs;
@@ -302,10 +312,12 @@ static void record_pack(const struct rank_rec *r, int nranks, uint32_t ntypes, i
                                (int64_t)m->coll_recv_bytes};
     memcpy(w, fig, sizeof fig);
     w += FIG_FIELDS;
-    memcpy(w, r->bytes, (size_t)nranks * sizeof *w);
-    w += nranks;
-    memcpy(w, r->msgs, (size_t)nranks * sizeof *w);
-    w += nranks;
+    *w++ = r->nsent;
+    for (uint32_t i = 0; i < r->nsent; i++) {
+        *w++ = r->sent[i].to;
+        *w++ = r->sent[i].bytes;
+        *w++ = r->sent[i].msgs;
+    }
     *w++ = dbits(r->bin_ns);
     *w++ = r->nbins;
     memcpy(w, r->bins, sizeof r->bins);
@@ -318,9 +330,17 @@ static void record_pack(const struct rank_rec *r, int nranks, uint32_t ntypes, i
     }
 }
 
-/* r from record_pack's values (r allocated by record_alloc). */
-static void record_unpack(struct rank_rec *r, int nranks, uint32_t ntypes, const int64_t *w)
+/* r from record_pack's n values (r allocated by record_alloc, empty): 0,
+ * or -1 when they are not a record of ntypes types and cells to ranks
+ * below nranks, or memory ran out. */
+static int record_unpack(struct rank_rec *r, uint32_t ntypes, int nranks, const int64_t *w,
+                         size_t n)
 {
+    if (n < record_len(0, ntypes))
+        return -1;
+    uint64_t nsent = (uint64_t)w[FIG_FIELDS];
+    if (nsent > (uint64_t)nranks || n != record_len(nsent, ntypes))
+        return -1;
     struct tscope__prank *f = &r->fig;
     f->rank = (int)w[0];
     f->present = (int)w[1];
@@ -340,11 +360,14 @@ static void record_unpack(struct rank_rec *r, int nranks, uint32_t ntypes, const
                                     (uint64_t)w[14],
                                     (uint64_t)w[15],
                                     (uint64_t)w[16]};
-    w += FIG_FIELDS;
-    memcpy(r->bytes, w, (size_t)nranks * sizeof *w);
-    w += nranks;
-    memcpy(r->msgs, w, (size_t)nranks * sizeof *w);
-    w += nranks;
+    w += FIG_FIELDS + 1;
+    if (!(r->sent = malloc((nsent + 1) * sizeof *r->sent)))
+        return -1;
+    for (r->nsent = 0; r->nsent < nsent; r->nsent++, w += 3) {
+        if (w[0] < 0 || w[0] >= nranks || (r->nsent && w[0] <= r->sent[r->nsent - 1].to))
+            return -1;
+        r->sent[r->nsent] = (struct sent){w[0], w[1], w[2]};
+    }
     r->bin_ns = bitsd(*w++);
     r->nbins = (uint32_t)*w++;
     if (r->nbins > TL_MAX)
@@ -353,6 +376,7 @@ static void record_unpack(struct rank_rec *r, int nranks, uint32_t ntypes, const
     w += TL_MAX;
     for (uint32_t k = 0; k < ntypes; k++, w += 4)
         r->types[k] = (struct type_rec){w[0], bitsd(w[1]), bitsd(w[2]), bitsd(w[3])};
+    return 0;
 }
 
 /* Sum of squares of a time's samples, from its count, mean and stddev. */
@@ -361,22 +385,68 @@ static double sumsq(const tscope_stats_t *s)
     return (double)s->count * (s->stddev * s->stddev + s->mean * s->mean);
 }
 
-/* Rank `rank`'s vectors and record from its profile p (NULL: the rank is
- * absent or failed: the identities of sum/min/max, present 0). */
-static void rank_cut(const struct tscope__profile *p, int rank, int nranks, const struct names *nm,
-                     struct vectors *v, struct rank_rec *rec)
+/* v as an absent rank's (the identities of sum, min and max: combined
+ * with them, a rank's vectors stay as they are), or with the minima of a
+ * present rank's own per type figures at 0 until rank_cut sets them. */
+static void vectors_clear(struct vectors *v, uint32_t T, int present)
 {
-    uint32_t T = nm->n;
     memset(v->sum, 0, v->nsum * sizeof *v->sum);
     memset(v->max, 0, v->nmax * sizeof *v->max);
     for (uint32_t k = 0; k < T; k++) {
         int64_t *mn = &v->min[(size_t)k * NM_TYPE];
         mn[M_SELF] = mn[M_RUN] = mn[M_EL] = INT64_MAX;
-        mn[M_RANK_SELF] = mn[M_RANK_CALLS] = p ? 0 : INT64_MAX;
+        mn[M_RANK_SELF] = mn[M_RANK_CALLS] = present ? 0 : INT64_MAX;
     }
-    record_clear(rec, rank, nranks, T);
+}
+
+static int by_to(const void *a, const void *b)
+{
+    const struct sent *x = a, *y = b;
+    return x->to < y->to ? -1 : x->to > y->to;
+}
+
+/* rec's row of the message matrix from p's peers: the cells with bytes or
+ * messages, by rank, a rank named twice summed.  0, or -1 out of memory. */
+static int row_cut(const struct tscope__profile *p, int nranks, struct rank_rec *rec)
+{
+    if (!(rec->sent = malloc(((size_t)p->npeers + 1) * sizeof *rec->sent)))
+        return -1;
+    size_t n = 0;
+    for (uint32_t i = 0; i < p->npeers; i++) {
+        const tscope_peer_stats_t *m = &p->peers[i];
+        if (m->peer >= 0 && m->peer < nranks)
+            rec->sent[n++] = (struct sent){m->peer, (int64_t)(m->sent_bytes + m->coll_sent_bytes),
+                                           (int64_t)(m->sent + m->coll_sent)};
+    }
+    qsort(rec->sent, n, sizeof *rec->sent, by_to);
+    rec->nsent = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct sent *last = rec->nsent ? &rec->sent[rec->nsent - 1] : NULL;
+        if (last && last->to == rec->sent[i].to) {
+            last->bytes += rec->sent[i].bytes;
+            last->msgs += rec->sent[i].msgs;
+        } else
+            rec->sent[rec->nsent++] = rec->sent[i];
+    }
+    uint32_t kept = 0; /* a cell of 0 bytes and 0 messages is no pair */
+    for (uint32_t i = 0; i < rec->nsent; i++)
+        if (rec->sent[i].bytes || rec->sent[i].msgs)
+            rec->sent[kept++] = rec->sent[i];
+    rec->nsent = kept;
+    return 0;
+}
+
+/* Rank `rank`'s vectors and record from its profile p (NULL: the rank is
+ * absent or failed: the identities of sum/min/max, present 0).  0, or -1
+ * out of memory. */
+static int rank_cut(const struct tscope__profile *p, int rank, int nranks, const struct names *nm,
+                    struct vectors *v, struct rank_rec *rec)
+{
+    uint32_t T = nm->n;
+    vectors_clear(v, T, p != NULL);
+    record_clear(rec, rank, T);
     if (!p)
-        return;
+        return 0;
     for (uint32_t i = 0; i < p->ntypes; i++) {
         const struct tscope__ptype *t = &p->types[i];
         long k = names_find(nm, t->name);
@@ -457,15 +527,12 @@ static void rank_cut(const struct tscope__profile *p, int rank, int nranks, cons
         f->msgs.coll_sent_bytes += m->coll_sent_bytes;
         f->msgs.coll_recv += m->coll_recv;
         f->msgs.coll_recv_bytes += m->coll_recv_bytes;
-        if (m->peer >= 0 && m->peer < nranks) {
-            rec->bytes[m->peer] += (int64_t)(m->sent_bytes + m->coll_sent_bytes);
-            rec->msgs[m->peer] += (int64_t)(m->sent + m->coll_sent);
-        }
     }
     rec->nbins = p->tl.nbins < TL_MAX ? p->tl.nbins : TL_MAX;
     rec->bin_ns = rec->nbins ? p->tl.bin_ns : 0;
     for (uint32_t b = 0; b < rec->nbins; b++)
         rec->bins[b] = tscope__profile_busy_bin(p, b);
+    return row_cut(p, nranks, rec);
 }
 
 /* acc = acc (op) v, elementwise: what the transport's reduce does. */
@@ -497,23 +564,25 @@ static void stats_of(tscope_stats_t *s, int64_t n, int64_t sum, int64_t mn, int6
 /* The ranks' busy time in TSCOPE__GLOBAL_BINS common bins over the
  * longest rank: each rank's bins spread over the common ones they
  * overlap, in proportion. */
-static void common_bins(struct tscope__pglobal *g, const struct rank_rec *recs, int nranks)
+static void common_bins(struct tscope__pglobal *g, const struct rank_rec *const *recs, int nranks)
 {
     double end = 0;
     for (int r = 0; r < nranks; r++) {
-        if (!recs[r].fig.present)
+        if (!recs[r] || !recs[r]->fig.present)
             continue;
-        double e = recs[r].bin_ns * (double)recs[r].nbins;
+        double e = recs[r]->bin_ns * (double)recs[r]->nbins;
         if (e > end)
             end = e;
     }
     g->nbins = end > 0 ? TSCOPE__GLOBAL_BINS : 0;
     g->bin_ns = end > 0 ? end / TSCOPE__GLOBAL_BINS : 0;
     for (int r = 0; r < nranks && g->nbins; r++) {
-        double bw = recs[r].bin_ns;
+        if (!recs[r])
+            continue;
+        double bw = recs[r]->bin_ns;
         double acc[TSCOPE__GLOBAL_BINS] = {0};
-        for (uint32_t b = 0; b < recs[r].nbins && bw > 0; b++) {
-            double lo = (double)b * bw, hi = lo + bw, v = (double)recs[r].bins[b];
+        for (uint32_t b = 0; b < recs[r]->nbins && bw > 0; b++) {
+            double lo = (double)b * bw, hi = lo + bw, v = (double)recs[r]->bins[b];
             for (uint32_t c = (uint32_t)(lo / g->bin_ns); c < g->nbins; c++) {
                 double clo = c * g->bin_ns, chi = clo + g->bin_ns;
                 if (clo >= hi)
@@ -528,9 +597,10 @@ static void common_bins(struct tscope__pglobal *g, const struct rank_rec *recs, 
     }
 }
 
-/* The global profile from the combined vectors and the ranks' records. */
+/* The global profile from the combined vectors and the ranks' records
+ * (recs[r] NULL: rank r absent). */
 static struct tscope__profile *build(const char *program, const struct names *nm,
-                                     const struct vectors *v, const struct rank_rec *recs,
+                                     const struct vectors *v, const struct rank_rec *const *recs,
                                      int nranks)
 {
     uint32_t T = nm->n;
@@ -541,7 +611,9 @@ static struct tscope__profile *build(const char *program, const struct names *nm
         return NULL;
     }
     p->global = g;
-    size_t nn = (size_t)nranks * nranks;
+    size_t npairs = 0;
+    for (int r = 0; r < nranks; r++)
+        npairs += recs[r] ? recs[r]->nsent : 0;
     p->program = strdup(program && *program ? program : "?");
     p->clock = strdup("global");
     p->mode = strdup("global");
@@ -555,12 +627,11 @@ static struct tscope__profile *build(const char *program, const struct names *nm
     p->threads = calloc(1, sizeof *p->threads);
     p->unfinished = calloc(1, sizeof *p->unfinished);
     g->ranks = calloc((size_t)nranks, sizeof *g->ranks);
-    g->bytes = calloc(nn, sizeof *g->bytes);
-    g->msgs = calloc(nn, sizeof *g->msgs);
+    g->matrix = calloc(npairs + 1, sizeof *g->matrix);
     g->busy = calloc((size_t)nranks * TSCOPE__GLOBAL_BINS, sizeof *g->busy);
     if (!p->program || !p->clock || !p->mode || !p->full_policy || !p->types || !p->counters ||
         !p->events || !p->peers || !p->edges || !p->nodes || !p->threads || !p->unfinished ||
-        !g->ranks || !g->bytes || !g->msgs || !g->busy) {
+        !g->ranks || !g->matrix || !g->busy) {
         tscope__profile_free(p);
         return NULL;
     }
@@ -588,9 +659,9 @@ static struct tscope__profile *build(const char *program, const struct names *nm
         int max_rank = 0; /* the present rank with the most self time (the highest of equals) */
         int64_t most = -1;
         for (int r = 0; r < nranks; r++) {
-            const struct type_rec *x = &recs[r].types[k];
-            if (!recs[r].fig.present)
+            if (!recs[r] || !recs[r]->fig.present)
                 continue;
+            const struct type_rec *x = &recs[r]->types[k];
             sq[0] += x->sq_self;
             sq[1] += x->sq_running;
             sq[2] += x->sq_elapsed;
@@ -629,11 +700,15 @@ static struct tscope__profile *build(const char *program, const struct names *nm
     o->types = p->ntypes;
     o->elapsed_ns = (double)v->max[(size_t)T * NX_TYPE];
     for (int r = 0; r < nranks; r++) {
-        g->ranks[r] = recs[r].fig;
+        if (recs[r])
+            g->ranks[r] = recs[r]->fig;
+        else
+            g->ranks[r].msgs.peer = -1;
         g->ranks[r].rank = r;
-        for (int j = 0; j < nranks; j++) {
-            g->bytes[(size_t)r * nranks + j] = (uint64_t)recs[r].bytes[j];
-            g->msgs[(size_t)r * nranks + j] = (uint64_t)recs[r].msgs[j];
+        for (uint32_t i = 0; recs[r] && i < recs[r]->nsent; i++) {
+            const struct sent *x = &recs[r]->sent[i];
+            g->matrix[g->nmatrix++] =
+                (struct tscope__pmsgpair){r, (int)x->to, (uint64_t)x->bytes, (uint64_t)x->msgs};
         }
     }
     common_bins(g, recs, nranks);
@@ -665,23 +740,39 @@ struct tscope__profile *tscope__global_merge(struct tscope__profile *const *ps, 
         names_free(&nm);
         return NULL;
     }
+    /* a record for each rank present only; the absent ones are the
+     * identities of the combination, combined once (as often as one: min
+     * and max are idempotent, sums of 0 change nothing) */
     struct vectors acc = {0}, one = {0};
-    struct rank_rec *recs = calloc((size_t)nranks, sizeof *recs);
-    int ok = recs && !vectors_alloc(&acc, nm.n) && !vectors_alloc(&one, nm.n);
+    struct rank_rec **recs = calloc((size_t)nranks + 1, sizeof *recs);
+    int ok = recs && !vectors_alloc(&acc, nm.n) && !vectors_alloc(&one, nm.n), absent = 0;
     for (int r = 0; ok && r < nranks; r++) {
-        if (!(ok = !record_alloc(&recs[r], nranks, nm.n)))
-            break;
-        rank_cut(ps[r], r, nranks, &nm, r ? &one : &acc, &recs[r]);
-        if (r)
+        if (!ps[r]) {
+            if (!r)
+                vectors_clear(&acc, nm.n, 0);
+            absent |= r > 0;
+            continue;
+        }
+        ok = (recs[r] = malloc(sizeof *recs[r])) && !record_alloc(recs[r], nm.n) &&
+             !rank_cut(ps[r], r, nranks, &nm, r ? &one : &acc, recs[r]);
+        if (ok && r)
             combine(&acc, &one);
     }
-    struct tscope__profile *g = ok ? build(program, &nm, &acc, recs, nranks) : NULL;
+    if (ok && absent) {
+        vectors_clear(&one, nm.n, 0);
+        combine(&acc, &one);
+    }
+    struct tscope__profile *g =
+        ok ? build(program, &nm, &acc, (const struct rank_rec *const *)recs, nranks) : NULL;
     if (g && tscope__global_rdeps_merge(g->global, ps, nranks)) {
         tscope__profile_free(g);
         g = NULL;
     }
-    for (int r = 0; recs && r < nranks; r++)
-        record_free(&recs[r]);
+    for (int r = 0; recs && r < nranks; r++) {
+        if (recs[r])
+            record_free(recs[r]);
+        free(recs[r]);
+    }
     free(recs);
     vectors_free(&acc);
     vectors_free(&one);
@@ -712,6 +803,42 @@ int tscope__global_bcast_blob(const tscope_comm_t *c, char **blob, uint64_t *len
     if (!tscope__global_all_ok(c, *blob != NULL))
         return -1;
     return c->bcast(c->ctx, *blob, *len, 0) ? -1 : 0;
+}
+
+int tscope__global_gather_blobs(const tscope_comm_t *c, const void *blob, uint64_t len, char **all,
+                                size_t **at, size_t *total)
+{
+    int root = c->rank == 0, rc = -1;
+    size_t *counts = root ? calloc((size_t)c->size + 1, sizeof *counts) : NULL;
+    uint64_t *lens = root ? calloc((size_t)c->size + 1, sizeof *lens) : NULL;
+    *at = root ? calloc((size_t)c->size + 1, sizeof **at) : NULL;
+    *all = NULL;
+    *total = 0;
+    if (!tscope__global_all_ok(c, !root || (counts && lens && *at)))
+        goto out;
+    for (int i = 0; root && i < c->size; i++)
+        counts[i] = sizeof(uint64_t);
+    if (c->gatherv(c->ctx, &len, sizeof len, lens, counts, 0))
+        goto out;
+    for (int i = 0; root && i < c->size; i++) {
+        (*at)[i] = *total;
+        *total += (counts[i] = lens[i]);
+    }
+    if (root)
+        *all = malloc(*total + 1);
+    if (!tscope__global_all_ok(c, !root || *all) || c->gatherv(c->ctx, blob, len, *all, counts, 0))
+        goto out;
+    rc = 0;
+out:
+    free(counts);
+    free(lens);
+    if (rc) {
+        free(*all);
+        free(*at);
+        *all = NULL;
+        *at = NULL;
+    }
+    return rc;
 }
 
 /* Step 1 over comm: the names, in rank order, at every rank. */
@@ -805,39 +932,44 @@ int tscope_finalize_global(const tscope_comm_t *c)
     int root = c->rank == 0;
     struct names nm = {0};
     struct vectors mine = {0}, acc = {0};
-    struct rank_rec rec = {0}, *recs = NULL;
-    int64_t *wire = NULL, *wire_all = NULL; /* this rank's record packed; all ranks' at rank 0 */
-    size_t *counts = NULL;
+    struct rank_rec rec = {0}, *store = NULL, **recs = NULL;
+    int64_t *wire = NULL;  /* this rank's record packed */
+    char *wire_all = NULL; /* at rank 0: all ranks', rank i's from at[i] of total bytes */
+    size_t *at = NULL, total = 0;
     struct tscope__profile *g = NULL;
     const char *why = "a collective failed or memory ran out";
     if (agree_names(c, p, &nm))
         goto out;
-    size_t rl = record_len(c->size, nm.n);
-    int ok = !vectors_alloc(&mine, nm.n) && !record_alloc(&rec, c->size, nm.n) &&
-             (wire = malloc(rl * sizeof *wire));
+    int ok = !vectors_alloc(&mine, nm.n) && !record_alloc(&rec, nm.n) &&
+             !rank_cut(p, c->rank, c->size, &nm, &mine, &rec);
+    size_t rl = record_len(rec.nsent, nm.n);
+    ok = ok && (wire = malloc(rl * sizeof *wire));
     if (root) {
         ok = ok && !vectors_alloc(&acc, nm.n);
-        counts = malloc((size_t)c->size * sizeof *counts);
-        wire_all = malloc((size_t)c->size * rl * sizeof *wire);
+        store = calloc((size_t)c->size, sizeof *store);
         recs = calloc((size_t)c->size, sizeof *recs);
-        ok = ok && counts && wire_all && recs;
+        ok = ok && store && recs;
         for (int i = 0; ok && i < c->size; i++)
-            ok = !record_alloc(&recs[i], c->size, nm.n);
+            ok = !record_alloc(recs[i] = &store[i], nm.n);
     }
     if (!tscope__global_all_ok(c, ok))
         goto out;
-    rank_cut(p, c->rank, c->size, &nm, &mine, &rec);
-    record_pack(&rec, c->size, nm.n, wire);
-    for (int i = 0; root && i < c->size; i++)
-        counts[i] = rl * sizeof *wire;
+    record_pack(&rec, nm.n, wire);
+    /* the records' lengths vary with their cells: gathered first */
     if (c->reduce(c->ctx, mine.sum, acc.sum, mine.nsum, TSCOPE_REDUCE_SUM, 0) ||
         c->reduce(c->ctx, mine.min, acc.min, mine.nmin, TSCOPE_REDUCE_MIN, 0) ||
         c->reduce(c->ctx, mine.max, acc.max, mine.nmax, TSCOPE_REDUCE_MAX, 0) ||
-        c->gatherv(c->ctx, wire, rl * sizeof *wire, wire_all, counts, 0))
+        tscope__global_gather_blobs(c, wire, rl * sizeof *wire, &wire_all, &at, &total))
         goto out;
-    for (int i = 0; root && i < c->size; i++)
-        record_unpack(&recs[i], c->size, nm.n, wire_all + (size_t)i * rl);
-    if (root && !(g = build(program_invocation_short_name, &nm, &acc, recs, c->size)))
+    for (int i = 0; root && ok && i < c->size; i++) {
+        size_t end = i + 1 < c->size ? at[i + 1] : total;
+        ok = !record_unpack(recs[i], nm.n, c->size, (const int64_t *)(void *)(wire_all + at[i]),
+                            (end - at[i]) / sizeof *wire);
+    }
+    if (root && !ok)
+        why = "a rank's record came damaged or memory ran out";
+    else if (root && !(g = build(program_invocation_short_name, &nm, &acc,
+                                 (const struct rank_rec *const *)recs, c->size)))
         why = "out of memory";
     /* every rank takes part, also when rank 0 could not build */
     struct tscope__pglobal scratch = {0};
@@ -869,12 +1001,13 @@ out:
     }
     tscope__profile_free(p);
     tscope__profile_free(g);
-    for (int i = 0; recs && i < c->size; i++)
-        record_free(&recs[i]);
+    for (int i = 0; store && i < c->size; i++)
+        record_free(&store[i]);
+    free(store);
     free(recs);
     free(wire_all);
+    free(at);
     free(wire);
-    free(counts);
     record_free(&rec);
     vectors_free(&mine);
     vectors_free(&acc);

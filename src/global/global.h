@@ -22,14 +22,17 @@
 
 /* Reduces the profiles of the ranks present (ps[i] NULL: rank i missing)
  * of a job of nranks ranks into a global profile (p->global set), or NULL
- * on memory exhaustion. */
+ * on memory exhaustion.  Memory: per rank about a kilobyte, per rank
+ * present its record, per pair of ranks that exchanged messages one cell;
+ * the caller bounds nranks by the ranks it found (cli/merge.c). */
 struct tscope__profile *tscope__global_merge(struct tscope__profile *const *ps, int nranks);
 
 /* Writes a global profile into dir (created if needed): profile.json,
  * summary.txt, ranks.csv, messages.csv and messages.gp (the message
- * matrix), ranks.gp with ranks_busy.csv (ranks x time), and prints the
- * summary to `summary` (NULL: not).  0, or TSCOPE_EIO after a line on
- * stderr for each file that could not be written. */
+ * matrix: whole up to TSCOPE__GLOBAL_DENSE_MAX ranks, else its pairs),
+ * ranks.gp with ranks_busy.csv (ranks x time), and prints the summary to
+ * `summary` (NULL: not).  0, or TSCOPE_EIO after a line on stderr for each
+ * file that could not be written. */
 int tscope__global_write(const struct tscope__profile *g, const char *dir, FILE *summary,
                          unsigned rows);
 

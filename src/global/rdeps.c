@@ -189,45 +189,6 @@ int tscope__global_rdeps_merge(struct tscope__pglobal *g, struct tscope__profile
 
 /* ---- in the run ------------------------------------------------------------ */
 
-/* Gathers each rank's blob (len bytes) to rank 0: *all (allocated there)
- * holds them in rank order, (*at)[i] where rank i's starts, *total the sum.
- * 0, or -1 on every rank together. */
-static int gather_blobs(const tscope_comm_t *c, const void *blob, uint64_t len, char **all,
-                        size_t **at, size_t *total)
-{
-    int root = c->rank == 0, rc = -1;
-    size_t *counts = root ? calloc((size_t)c->size + 1, sizeof *counts) : NULL;
-    uint64_t *lens = root ? calloc((size_t)c->size + 1, sizeof *lens) : NULL;
-    *at = root ? calloc((size_t)c->size + 1, sizeof **at) : NULL;
-    *all = NULL;
-    *total = 0;
-    if (!tscope__global_all_ok(c, !root || (counts && lens && *at)))
-        goto out;
-    for (int i = 0; root && i < c->size; i++)
-        counts[i] = sizeof(uint64_t);
-    if (c->gatherv(c->ctx, &len, sizeof len, lens, counts, 0))
-        goto out;
-    for (int i = 0; root && i < c->size; i++) {
-        (*at)[i] = *total;
-        *total += (counts[i] = lens[i]);
-    }
-    if (root)
-        *all = malloc(*total + 1);
-    if (!tscope__global_all_ok(c, !root || *all) || c->gatherv(c->ctx, blob, len, *all, counts, 0))
-        goto out;
-    rc = 0;
-out:
-    free(counts);
-    free(lens);
-    if (rc) {
-        free(*all);
-        free(*at);
-        *all = NULL;
-        *at = NULL;
-    }
-    return rc;
-}
-
 static int by_pair(const void *a, const void *b)
 {
     const int64_t *x = a, *y = b;
@@ -248,7 +209,7 @@ int tscope__global_rdeps_run(const tscope_comm_t *c, const struct tscope__profil
     if (!tscope__global_all_ok(c, e && mine))
         goto out;
     /* 1. every rank's edges at rank 0 */
-    if (gather_blobs(c, e, k * NE * sizeof *e, &all, &at, &total))
+    if (tscope__global_gather_blobs(c, e, k * NE * sizeof *e, &all, &at, &total))
         goto out;
     /* 2. the tasks they name, to every rank */
     size_t n = total / (NE * sizeof *e), nr = 0;
@@ -298,7 +259,7 @@ int tscope__global_rdeps_run(const tscope_comm_t *c, const struct tscope__profil
         alen += 8 + l;
     }
     if (!tscope__global_all_ok(c, ans != NULL) ||
-        gather_blobs(c, ans, alen, &answers, &aat, &atotal))
+        tscope__global_gather_blobs(c, ans, alen, &answers, &aat, &atotal))
         goto out;
     /* 4. rank 0 counts */
     if (root) {

@@ -97,26 +97,42 @@ static int ranks_csv(const struct tscope__profile *p, FILE *f)
     return ferror(f) ? TSCOPE_EIO : 0;
 }
 
-/* The matrix of bytes sent, a row per sender: "from\to,0,1,..." */
+/* The message matrix: up to TSCOPE__GLOBAL_DENSE_MAX ranks the bytes sent,
+ * a row per sender ("from\to,0,1,..."), else a line per pair that
+ * exchanged messages ("from,to,bytes,messages"). */
 static int messages_csv(const struct tscope__profile *p, FILE *f)
 {
     const struct tscope__pglobal *g = p->global;
+    if (g->nranks > TSCOPE__GLOBAL_DENSE_MAX) {
+        fputs("from,to,bytes,messages\n", f);
+        for (size_t i = 0; i < g->nmatrix; i++)
+            fprintf(f, "%d,%d,%llu,%llu\n", g->matrix[i].from, g->matrix[i].to,
+                    (unsigned long long)g->matrix[i].bytes, (unsigned long long)g->matrix[i].msgs);
+        return ferror(f) ? TSCOPE_EIO : 0;
+    }
     fputs("from\\to", f);
     for (int j = 0; j < g->nranks; j++)
         fprintf(f, ",%d", j);
     fputc('\n', f);
+    const struct tscope__pmsgpair *x = g->matrix, *end = g->matrix + g->nmatrix;
     for (int i = 0; i < g->nranks; i++) {
         fprintf(f, "%d", i);
-        for (int j = 0; j < g->nranks; j++)
-            fprintf(f, ",%llu", (unsigned long long)g->bytes[(size_t)i * g->nranks + j]);
+        for (int j = 0; j < g->nranks; j++) {
+            int here = x < end && x->from == i && x->to == j;
+            fprintf(f, ",%llu", here ? (unsigned long long)x->bytes : 0ULL);
+            x += here;
+        }
         fputc('\n', f);
     }
     return ferror(f) ? TSCOPE_EIO : 0;
 }
 
+/* Dense: the matrix as an image; else a point per pair (no white for 0:
+ * the absent pairs are the background). */
 static int messages_gp(const struct tscope__profile *p, FILE *f)
 {
-    int n = p->global->nranks;
+    const struct tscope__pglobal *g = p->global;
+    int n = g->nranks, pairs = n > TSCOPE__GLOBAL_DENSE_MAX;
     fprintf(f,
             "# messages.gp - written by taskscope: gnuplot messages.gp -> messages.png\n"
             "set datafile separator ','\n"
@@ -125,10 +141,19 @@ static int messages_gp(const struct tscope__profile *p, FILE *f)
             "set title 'bytes sent, rank to rank (point to point and collective shares)'\n"
             "set xlabel 'to rank'\nset ylabel 'from rank'\n"
             "set xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n"
-            "set palette defined (0 'white', 1 '#fde725', 2 '#21918c', 3 '#440154')\n"
-            "set cblabel 'bytes'\nset tics out\n"
+            "set palette defined (%s1 '#fde725', 2 '#21918c', 3 '#440154')\n"
+            "set cblabel 'bytes'\nset tics out\n",
+            n - 1, n - 1, pairs ? "" : "0 'white', ");
+    if (!pairs)
+        fputs(
             "plot 'messages.csv' matrix rowheaders columnheaders using 1:2:3 with image notitle\n",
-            n - 1, n - 1);
+            f);
+    else if (g->nmatrix)
+        fputs("plot 'messages.csv' skip 1 using 2:1:3 with points pointtype 5 pointsize 0.3 "
+              "linecolor palette notitle\n",
+              f);
+    else
+        fputs("set label 'no messages' at graph 0.5,0.5 center\nplot NaN notitle\n", f);
     return ferror(f) ? TSCOPE_EIO : 0;
 }
 

@@ -140,13 +140,26 @@ struct tscope__prdep {
     uint64_t in, out, copyin;
 };
 
-/* What only a global profile has: the ranks, the message matrix (bytes and
- * messages from rank i to rank j at [i * nranks + j], point to point and
- * collective) and the busy time of every rank in common time bins. */
+/* One cell of a job's message matrix: what rank `from` sent to rank `to`
+ * (point to point and collective shares), in bytes and messages. */
+struct tscope__pmsgpair {
+    int from, to;
+    uint64_t bytes, msgs;
+};
+
+/* The message matrix of a job of up to this many ranks is written whole
+ * (the global messages.csv and profile.json's "bytes"/"messages" rows,
+ * zeros and all); a larger job's as its pairs that exchanged messages. */
+#define TSCOPE__GLOBAL_DENSE_MAX 256
+
+/* What only a global profile has: the ranks, the message matrix (sparse:
+ * the pairs of ranks that exchanged messages) and the busy time of every
+ * rank in common time bins. */
 struct tscope__pglobal {
     int nranks, present;
-    struct tscope__prank *ranks; /* nranks */
-    uint64_t *bytes, *msgs;      /* nranks * nranks */
+    struct tscope__prank *ranks;     /* nranks */
+    struct tscope__pmsgpair *matrix; /* by (from, to); a pair absent: nothing sent */
+    size_t nmatrix;
     double bin_ns;
     uint32_t nbins;
     int64_t *busy;               /* nranks * nbins: thread-ns busy */

@@ -61,8 +61,7 @@ void tscope__profile_free(struct tscope__profile *p)
     free(p->tl.points);
     if (p->global) {
         free(p->global->ranks);
-        free(p->global->bytes);
-        free(p->global->msgs);
+        free(p->global->matrix);
         free(p->global->busy);
         for (uint32_t i = 0; i < p->global->nrdeps; i++) {
             free(p->global->rdeps[i].from);
