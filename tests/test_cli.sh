@@ -636,7 +636,7 @@ shard_at() { # dir: sets shfile, worker, sblock (the worker's shard block), tblo
   tblock=$(awk -v o="$worker" '$2 == 2 && $3 == o && $4 == 0 { print $1; exit }' "$tmp/$1.blocks")
   want=$(($(u64 "$shfile" 24) + tblock + 64))
   types_at=$(od -An -v -tu8 -w8 -j $((sblock + 64)) -N 32768 "$shfile" |
-    awk -v w="$want" '$1 == w { print (NR - 1) * 8; exit }')
+    awk -v w="$want" '$1 == w && !f { print (NR - 1) * 8; f = 1 }')
   [ -n "$sblock" ] && [ -n "$types_at" ] || fail "$1: the worker's shard or its types pointer not found: $(cat "$tmp/$1.blocks")"
   types_at=$((sblock + 64 + types_at))
 }

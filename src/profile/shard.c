@@ -1880,9 +1880,11 @@ static void *rbn_part(const void *p, uint64_t n, size_t size, uint32_t owner, un
     if (q && !((uintptr_t)q & 7) && n <= (rec.len - off) / (size ? size : 1) &&
         !in_damage(off, n * size) && in_whole(off, n * size))
         return q;
+    /* past the last whole block of a file cut short: said apart */
     uint64_t a = (uint64_t)(uintptr_t)p, written = tscope__shards_written();
-    if (p && !(written && a >= rec.base + rec.len && a < rec.base + written))
-        lose(q ? &lost_parts : &outside_parts, owner, part); /* (past a cut: said apart) */
+    uint64_t cut = nwhole ? whole[nwhole - 1].to : TSCOPE__SHFILE_HEAD;
+    if (p && !(written && a >= rec.base + cut && a < rec.base + written))
+        lose(q ? &lost_parts : &outside_parts, owner, part);
     return NULL;
 }
 
@@ -2098,8 +2100,8 @@ size_t tscope__shards_damage_parts(char *buf, size_t len)
         if (names[i] && names[i][0] && strcmp(names[i], plain) != 0)
             put(buf, len, &at, " (%s)", names[i]);
         if (!shard) { /* its slot, or blocks of its shard, say it was there */
-            put(buf, len, &at, ": its shard (%s remain, no shard of it does)",
-                names[i] ? "its slot" : "blocks of it");
+            put(buf, len, &at, ": its shard (%s, no shard of it does)",
+                names[i] ? "its slot remains" : "blocks of it remain");
             continue;
         }
         const char *sep = ": ";
