@@ -690,15 +690,34 @@ flip "$shfile" $((sblock + 4)) 2
 part_line fkind "thread $worker: its shard (its slot remains, no shard of it does)"
 tick_exact fkind
 no_work fkind
-# the shard block's owner made another thread's: that one's second shard
-# block is not read, the worker has none
+# the shard block's owner made the main thread's: the second shard block
+# of thread 0 in the file is not read (the main thread's, or the worker's
+# when that one came first: threads start in any order), the worker has none
 killed_pair fowner 3000
 shard_at fowner
+main_at=$(awk '$2 == 1 && $3 == 0 { print $1; exit }' "$tmp/fowner.blocks")
 flip "$shfile" $((sblock + 8)) "$worker"
 "$ts" recover -q "$tmp/fowner" >"$tmp/fowner.rec" 2>&1 || fail "fowner: $(cat "$tmp/fowner.rec")"
 part_line fowner "thread 0 (main): a second shard block (its header is damaged); thread $worker: its shard (its slot remains, no shard of it does)"
-tick_exact fowner
-no_work fowner
+if [ "$sblock" -gt "$main_at" ]; then
+  tick_exact fowner
+  no_work fowner
+else
+  grep -q "^2,work,3000,3000,0,0,0,1," "$tmp/fowner/types.csv" || fail "fowner: work: $(cat "$tmp/fowner/types.csv")"
+  ! grep -q "^1,tick,[0-9]*,[1-9]" "$tmp/fowner/types.csv" || fail "fowner: tick invented: $(cat "$tmp/fowner/types.csv")"
+fi
+# the header of the last task type's name block: its table made the
+# counters' (where id 2 is taken): 'work' has no name block left, its
+# counts stay under a placeholder, said
+killed_pair fname 3000
+shfile=$(readlink -f "$tmp/fname/.taskscope-$prog.map")
+at=$(blocks "$shfile" | awk '$2 == 15 && $3 == 0 && $4 == 2 { print $1; exit }')
+[ -n "$at" ] || fail "fname: no name block of task type 2: $(blocks "$shfile")"
+flip "$shfile" $((at + 8)) 1
+"$ts" recover -q "$tmp/fname" >"$tmp/fname.rec" 2>&1 || fail "fname: $(cat "$tmp/fname.rec")"
+grep -q "$tmp/fname/.taskscope-$prog.map: 1 names in it are damaged" "$tmp/fname.rec" || fail "fname: names: $(cat "$tmp/fname.rec")"
+tick_exact fname
+grep -q '^2,(damaged name 2),3000,3000,0,0,0,1,' "$tmp/fname/types.csv" || fail "fname: work: $(cat "$tmp/fname/types.csv")"
 
 echo "-- run rebuilds a killed program's outputs and cannot write them: everything stays, one line says how to retry"
 # (a non-empty folder where profile.json goes: no file can take its name,

@@ -2160,8 +2160,8 @@ int tscope__shards_recover_config(struct tscope__config *cfg)
 
 /* Name blocks of one table, interned in id order (a gap: a placeholder). */
 struct names_walk {
-    uint32_t table, next, damaged, last; /* last: the highest id a block named */
-    uint32_t missing; /* ids below a name found that no whole block named (its header damaged) */
+    uint32_t table, next, damaged, last; /* damaged: a name twice; last: the highest id named */
+    uint32_t missing;                    /* ids no whole block named: placeholders */
     struct tscope__names *t;
 };
 
@@ -2175,10 +2175,8 @@ static void take_name(const struct tscope__shblock *b, void *payload, void *arg)
         return; /* a name the table has already (the journal's) */
     if (b->index <= TSCOPE__MAX_IDS && b->index > w->last)
         w->last = b->index;
-    if (!tscope__shname_whole(b)) {
-        w->damaged++;
-        return;
-    }
+    if (!tscope__shname_whole(b))
+        return; /* a placeholder unless another block names it (missing) */
     uint32_t len = n->len, got;
     char buf[TSCOPE__NAME_MAX + 1];
     for (; w->next < b->index; w->next++) { /* names whose blocks were damaged */
@@ -2228,15 +2226,15 @@ uint32_t tscope__shards_recover_names(void)
         struct names_walk w = {t, tscope__names_count(tables[t]) + 1, 0, 0, 0, tables[t]};
         each_block(take_name, &w);
         char buf[64];
+        uint32_t named = w.last; /* past it, in a file cut short: the cut's (said apart) */
         if (used[t] > w.last)
             w.last = used[t];
         for (uint32_t got; w.next <= w.last; w.next++) { /* the last ones were damaged */
             snprintf(buf, sizeof buf, "(damaged name %u)", w.next);
             tscope__names_intern(w.t, buf, &got);
-            w.missing++;
+            w.missing += w.next <= named || !tscope__shards_written();
         }
-        /* a name whose block was met (not whole) is counted once */
-        damaged += w.missing > w.damaged ? w.missing : w.damaged;
+        damaged += w.missing + w.damaged;
     }
     return damaged;
 }
