@@ -89,6 +89,18 @@ static int recover_folder(const char *dir, int quiet)
             printf("taskscope recover: %s: nothing to recover (no program died there without "
                    "its outputs)\n",
                    dir);
+        /* the job's global view, which rank 0 writes at MPI_Finalize: made
+         * from the ranks' profiles as `taskscope merge` makes it */
+        char global[PATH_MAX + 32];
+        snprintf(global, sizeof global, "%s/global/profile.json", dir);
+        if (any && !rc && access(global, F_OK) != 0) {
+            char *margv[] = {"merge", "-q", (char *)dir, NULL};
+            rc = tscope_cli_merge(3, margv);
+            if (!rc)
+                printf("taskscope recover: %s/global: the job's global view rebuilt from its %zu "
+                       "ranks\n",
+                       dir, n);
+        }
         return rc;
     }
     if (running) {
@@ -120,8 +132,9 @@ static void usage(FILE *f)
                "Writes the outputs of programs measured under 'taskscope run' that died\n"
                "without writing them when their launcher could not rebuild them (it was killed\n"
                "too), from what they left in FOLDER and in /dev/shm.  An MPI job's run folder\n"
-               "recovers each of its ranks.  Without FOLDER: every such folder that /dev/shm\n"
-               "still names.  If writing fails, what was left stays in place to try again.\n"
+               "recovers each of its ranks, then its global view.  Without FOLDER: every such\n"
+               "folder that /dev/shm still names.  If writing fails, what was left stays in\n"
+               "place to try again.\n"
                "\n"
                "  -q        no summary of the recovered profile\n"
                "  --clean   remove what dead processes left in /dev/shm whose folder is gone\n");

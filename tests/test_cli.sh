@@ -388,6 +388,17 @@ echo "-- SIGKILL with the smallest ring (TASKSCOPE_RING_SIZE=64): every thread's
 # (it once had to be a whole number of pages, and slot 1 and up were lost)
 kill9_run kill9small 20000 TASKSCOPE_RING_SIZE=64
 ! grep -q "cannot put thread slot" "$tmp/kill9small.err" || fail "kill9small: $(cat "$tmp/kill9small.err")"
+echo "-- SIGKILL with the smallest ring, four threads, by id and through handles: every task recovered"
+for how in flood flood_h; do
+  d=kill9s4${how#flood}
+  TASKSCOPE_RING_SIZE=64 start_endings "$how" "$d" 20000 3
+  kill -KILL "$prog"
+  wait_ts
+  [ "$status" = 137 ] || fail "$d: status $status: $(cat "$tmp/$d.err")"
+  grep -q "^1,tick,20001,20000,0,0,1,1," "$tmp/$d/types.csv" || fail "$d: tick: $(cat "$tmp/$d/types.csv")"
+  grep -q "^2,work,60000,60000,0,0,0,3," "$tmp/$d/types.csv" || fail "$d: work: $(cat "$tmp/$d/types.csv")"
+  ! grep -q "warning" "$tmp/$d.err" || fail "$d: $(cat "$tmp/$d.err")"
+done
 
 echo "-- SIGKILL, tasks on handles: every task recovered from the mapping's shards"
 FLOOD=flood_h kill9_run kill9s 200000
@@ -639,6 +650,164 @@ rm -f "$(readlink -f "$tmp/dshm/.taskscope-$prog.map")"
 "$ts" recover -q "$tmp/dshm" >"$tmp/dshm.rec" 2>&1 && fail "dshm: recovered: $(cat "$tmp/dshm.rec")"
 grep -q "/dev/shm/taskscope-$prog-.* is gone (/dev/shm was emptied?): what process $prog measured is lost" \
   "$tmp/dshm.rec" || fail "dshm: message: $(cat "$tmp/dshm.rec")"
+# single bytes flipped at chosen places of the worker's shard (issue 30):
+# each loss named in one line with the part, the counts exact - what a
+# damaged part held is gone (0 'work' tasks) or, where only a count of
+# entries was hit, taken from the entries found (3000), the other
+# thread's whole.  The shard's block has the pointers to its chunks: the
+# first one to its task types (found by value: the process's address of
+# that chunk, the header's base + its place in the file), 144 bytes a
+# directory (16 pointers, the far one, kind and owner), the node and edge
+# directories after it, then the count of task types.
+u64() { od -An -v -tu8 -j "$2" -N8 "$1" | tr -d ' '; }
+flip() { # file, offset, xor (a number): one byte changed
+  local b
+  b=$(od -An -v -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+  printf "\\$(printf %03o $((b ^ $3)))" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+shard_at() { # dir: sets shfile, worker, sblock (the worker's shard block), tblock (its first
+  # chunk of task types), types_at (the shard's pointer to it)
+  shfile=$(readlink -f "$tmp/$1/.taskscope-$prog.map")
+  blocks "$shfile" >"$tmp/$1.blocks"
+  worker=$(awk '$2 == 2 && $3 != 0 { print $3; exit }' "$tmp/$1.blocks")
+  sblock=$(awk -v o="$worker" '$2 == 1 && $3 == o { print $1; exit }' "$tmp/$1.blocks")
+  local want
+  tblock=$(awk -v o="$worker" '$2 == 2 && $3 == o && $4 == 0 { print $1; exit }' "$tmp/$1.blocks")
+  want=$(($(u64 "$shfile" 24) + tblock + 64))
+  types_at=$(od -An -v -tu8 -w8 -j $((sblock + 64)) -N 32768 "$shfile" |
+    awk -v w="$want" '$1 == w && !f { print (NR - 1) * 8; f = 1 }')
+  [ -n "$sblock" ] && [ -n "$types_at" ] || fail "$1: the worker's shard or its types pointer not found: $(cat "$tmp/$1.blocks")"
+  types_at=$((sblock + 64 + types_at))
+}
+part_line() { # dir, what was lost
+  grep -q "warning: $tmp/$1/.taskscope-$prog.map: parts of it are damaged (a pointer or block header that leads to no whole block, a count that disagrees with the entries); what they held is lost ($2), the rest is recovered" \
+    "$tmp/$1.rec" || fail "$1: message: $(cat "$tmp/$1.rec")"
+}
+tick_exact() { grep -q "^1,tick,3001,3000,0,0,1,1," "$tmp/$1/types.csv" || fail "$1: tick: $(cat "$tmp/$1/types.csv")"; }
+no_work() { ! grep -q "^2,work,[1-9]" "$tmp/$1/types.csv" || fail "$1: work invented: $(cat "$tmp/$1/types.csv")"; }
+# the pointer to the task types' chunk: a bit of its third byte (64 KiB away)
+killed_pair fptr 3000
+shard_at fptr
+flip "$shfile" $((types_at + 2)) 1
+"$ts" recover -q "$tmp/fptr" >"$tmp/fptr.rec" 2>&1 || fail "fptr: $(cat "$tmp/fptr.rec")"
+part_line fptr "thread $worker: task types"
+tick_exact fptr
+no_work fptr
+# the pointer's top byte: out of the file
+killed_pair fout 3000
+shard_at fout
+flip "$shfile" $((types_at + 6)) 128
+"$ts" recover -q "$tmp/fout" >"$tmp/fout.rec" 2>&1 || fail "fout: $(cat "$tmp/fout.rec")"
+part_line fout "thread $worker: task types (it pointed out of the file)"
+tick_exact fout
+no_work fout
+# the count of task types (3: types 1 and 2) made 2: type 2's entry past it,
+# taken all the same
+killed_pair fcount 3000
+shard_at fcount
+[ "$(od -An -tu4 -j $((types_at + 3 * 144)) -N4 "$shfile" | tr -d ' ')" = 3 ] \
+  || fail "fcount: the count of task types is not where the layout says"
+flip "$shfile" $((types_at + 3 * 144)) 1
+"$ts" recover -q "$tmp/fcount" >"$tmp/fcount.rec" 2>&1 || fail "fcount: $(cat "$tmp/fcount.rec")"
+part_line fcount "thread $worker: task types (a damaged count, set again from what agrees with it)"
+exact fcount 3000
+# the calls of the worker's 'work' type (entry 2 of 216 bytes: version,
+# created, calls, ...): outvoted by its statistics' three sample counts
+killed_pair fcalls 3000
+shard_at fcalls
+[ "$(u64 "$shfile" $((tblock + 64 + 2 * 216 + 16)))" = 3000 ] \
+  || fail "fcalls: the calls of 'work' are not where the layout says"
+flip "$shfile" $((tblock + 64 + 2 * 216 + 16 + 1)) 4
+"$ts" recover -q "$tmp/fcalls" >"$tmp/fcalls.rec" 2>&1 || fail "fcalls: $(cat "$tmp/fcalls.rec")"
+part_line fcalls "thread $worker: task types (a damaged count, set again from what agrees with it)"
+exact fcalls 3000
+# the shard block's kind (SHARD made NODES): no shard of the worker, named
+killed_pair fkind 3000
+shard_at fkind
+flip "$shfile" $((sblock + 4)) 2
+"$ts" recover -q "$tmp/fkind" >"$tmp/fkind.rec" 2>&1 || fail "fkind: $(cat "$tmp/fkind.rec")"
+part_line fkind "thread $worker: its shard (its slot remains, no shard of it does)"
+tick_exact fkind
+no_work fkind
+# the shard block's owner made the main thread's: the second shard block
+# of thread 0 in the file is not read (the main thread's, or the worker's
+# when that one came first: threads start in any order), the worker has none
+killed_pair fowner 3000
+shard_at fowner
+main_at=$(awk '$2 == 1 && $3 == 0 { print $1; exit }' "$tmp/fowner.blocks")
+flip "$shfile" $((sblock + 8)) "$worker"
+"$ts" recover -q "$tmp/fowner" >"$tmp/fowner.rec" 2>&1 || fail "fowner: $(cat "$tmp/fowner.rec")"
+part_line fowner "thread 0 (main): a second shard block (its header is damaged); thread $worker: its shard (its slot remains, no shard of it does)"
+if [ "$sblock" -gt "$main_at" ]; then
+  tick_exact fowner
+  no_work fowner
+else
+  grep -q "^2,work,3000,3000,0,0,0,1," "$tmp/fowner/types.csv" || fail "fowner: work: $(cat "$tmp/fowner/types.csv")"
+  ! grep -q "^1,tick,[0-9]*,[1-9]" "$tmp/fowner/types.csv" || fail "fowner: tick invented: $(cat "$tmp/fowner/types.csv")"
+fi
+# the header of the last task type's name block: its table made the
+# counters' (where id 2 is taken): 'work' has no name block left, its
+# counts stay under a placeholder, said
+killed_pair fname 3000
+shfile=$(readlink -f "$tmp/fname/.taskscope-$prog.map")
+at=$(blocks "$shfile" | awk '$2 == 15 && $3 == 0 && $4 == 2 { print $1; exit }')
+[ -n "$at" ] || fail "fname: no name block of task type 2: $(blocks "$shfile")"
+flip "$shfile" $((at + 8)) 1
+"$ts" recover -q "$tmp/fname" >"$tmp/fname.rec" 2>&1 || fail "fname: $(cat "$tmp/fname.rec")"
+grep -q "$tmp/fname/.taskscope-$prog.map: 1 names in it are damaged" "$tmp/fname.rec" || fail "fname: names: $(cat "$tmp/fname.rec")"
+tick_exact fname
+grep -q '^2,(damaged name 2),3000,3000,0,0,0,1,' "$tmp/fname/types.csv" || fail "fname: work: $(cat "$tmp/fname/types.csv")"
+
+echo "-- run rebuilds a killed program's outputs and cannot write them: everything stays, one line says how to retry"
+# (a non-empty folder where profile.json goes: no file can take its name,
+# whoever runs the test, root included)
+start_endings flood_h kfail 3000
+mkdir -p "$tmp/kfail/profile.json/in-the-way"
+kill -KILL "$prog"
+wait_ts
+[ "$status" = 137 ] || fail "kfail: status $status: $(cat "$tmp/kfail.err")"
+grep -q "cannot write the recovered outputs to $tmp/kfail; what process $prog left stays in $tmp/kfail (.taskscope-$prog.\*): 'taskscope recover $tmp/kfail' tries again" \
+  "$tmp/kfail.err" || fail "kfail: message: $(cat "$tmp/kfail.err")"
+grep -q "endings was killed by signal 9 (Killed); what it measured stays (see above)" "$tmp/kfail.err" \
+  || fail "kfail: end: $(cat "$tmp/kfail.err")"
+[ -e "$tmp/kfail/.taskscope-$prog.running" ] && [ -e "$(readlink -f "$tmp/kfail/.taskscope-$prog.map")" ] \
+  || fail "kfail: what was left was removed: $(ls -A "$tmp/kfail")"
+rm -r "$tmp/kfail/profile.json"
+"$ts" recover -q "$tmp/kfail" >"$tmp/kfail.rec" 2>&1 || fail "kfail: recover: $(cat "$tmp/kfail.rec")"
+exact kfail 3000
+[ -z "$(ls -A "$tmp/kfail" | grep '^\.')" ] || fail "kfail: files left: $(ls -A "$tmp/kfail")"
+
+echo "-- an MPI job killed with its launchers: report and merge point to recover, which rebuilds each rank and the global view"
+# two ranks of one job as its launcher names them (PMI_*), each under its
+# own taskscope run in one run folder; every launcher killed, then every rank
+mpi_pids=""
+for r in 0 1; do # (rank 1's folder named another way: start_endings logs by name)
+  PMI_KVSNAME="tsk-$$" PMI_RANK=$r PMI_SIZE=2 start_endings flood_h "$([ $r = 0 ] || echo ./)mpik" 3000
+  mpi_pids="$mpi_pids $prog"
+  kill -KILL "$tspid"
+  wait "$tspid" 2>/dev/null || true
+done
+for p in $mpi_pids; do kill -KILL "$p"; done
+for p in $mpi_pids; do
+  for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.05; done
+done
+[ -d "$tmp/mpik/rank-0" ] && [ -d "$tmp/mpik/rank-1" ] || fail "mpik: rank folders: $(ls -R "$tmp/mpik")"
+"$ts" report "$tmp/mpik" >/dev/null 2>"$tmp/mpik.rep" && fail "mpik: report of a dead job's folder"
+grep -q "has no profile.json: 2 of its 2 ranks (rank-0, ...) died without writing theirs and nobody rebuilt them; taskscope recover $tmp/mpik does" \
+  "$tmp/mpik.rep" || fail "mpik: report: $(cat "$tmp/mpik.rep")"
+"$ts" report "$tmp/mpik/rank-1" >/dev/null 2>"$tmp/mpik.rep" && fail "mpik: report of a dead rank's folder"
+grep -q "has no profile.json: its program (pid [0-9]*) died without writing it and nobody rebuilt it; taskscope recover $tmp/mpik/rank-1 does" \
+  "$tmp/mpik.rep" || fail "mpik: report rank-1: $(cat "$tmp/mpik.rep")"
+"$ts" merge -q -o "$tmp/mpikm" "$tmp/mpik/rank-1" >/dev/null 2>"$tmp/mpik.mrg" && fail "mpik: merge of a dead rank's folder"
+grep -q "taskscope recover $tmp/mpik/rank-1 does" "$tmp/mpik.mrg" || fail "mpik: merge: $(cat "$tmp/mpik.mrg")"
+"$ts" recover -q "$tmp/mpik" >"$tmp/mpik.rec" 2>&1 || fail "mpik: recover: $(cat "$tmp/mpik.rec")"
+grep -q "^taskscope recover: $tmp/mpik/global: the job's global view rebuilt from its 2 ranks" "$tmp/mpik.rec" \
+  || fail "mpik: recover: $(cat "$tmp/mpik.rec")"
+exact mpik/rank-0 3000
+exact mpik/rank-1 3000
+jq -e '.nranks == 2 and ([.types[] | select(.name == "work") | .calls] | add) == 6000' \
+  "$tmp/mpik/global/profile.json" >/dev/null || fail "mpik: global: $(head -c 600 "$tmp/mpik/global/profile.json")"
+"$ts" report "$tmp/mpik" >/dev/null 2>"$tmp/mpik.rep" || fail "mpik: report after recover: $(cat "$tmp/mpik.rep")"
 
 echo "-- SIGKILL at random moments: the rebuilt profile has every task the program saw end"
 # endings count: four threads of short tasks, the count of ended ones written

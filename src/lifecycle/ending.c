@@ -62,14 +62,21 @@ int tscope__settle_snapshot_write(struct tscope__store *s, struct tscope__ending
         tscope__shards_complete(s, e->end);
     tscope__store_complete(s, e->end);
     pthread_mutex_unlock(&s->lock);
-    if (e->from_journal && tscope__shards_damaged()) {
+    if (e->from_journal) {
         char parts[1024];
         int named = tscope__shards_damage_parts(parts, sizeof parts) > 0;
-        fprintf(stderr,
-                "taskscope: warning: %s.map: %llu bytes in it are damaged (not whole blocks); "
-                "what they held is lost (%s), the rest is recovered\n",
-                e->journal, (unsigned long long)tscope__shards_damaged(),
-                named ? parts : "no thread's shard or slot pointed there");
+        if (tscope__shards_damaged())
+            fprintf(stderr,
+                    "taskscope: warning: %s.map: %llu bytes in it are damaged (not whole blocks); "
+                    "what they held is lost (%s), the rest is recovered\n",
+                    e->journal, (unsigned long long)tscope__shards_damaged(),
+                    named ? parts : "no thread's shard or slot pointed there");
+        else if (named) /* whole blocks, but a pointer, block header or count in them is not */
+            fprintf(stderr,
+                    "taskscope: warning: %s.map: parts of it are damaged (a pointer or block "
+                    "header that leads to no whole block, a count that disagrees with the "
+                    "entries); what they held is lost (%s), the rest is recovered\n",
+                    e->journal, parts);
     }
     tscope__g.end_ticks = e->end;
     tscope__g.initialised = 0;

@@ -749,6 +749,30 @@ struct tscope__profile *tscope__offline_profile_read(const char *path, char *err
         free(file);
         return NULL;
     }
+    if (dir && stat(file, &st) != 0) { /* an MPI job's run folder whose ranks died */
+        char **names = NULL;
+        size_t n = tscope__offline_rank_folders(path, &names), dead = 0;
+        const char *first = NULL;
+        for (size_t i = 0; i < n; i++) {
+            char *sub = NULL;
+            if (asprintf(&sub, "%s/%s", path, names[i]) >= 0 &&
+                tscope__offline_left_behind(sub, &running) && !running && !dead++)
+                first = names[i];
+            free(sub);
+        }
+        if (dead)
+            snprintf(err, errlen,
+                     "%s has no profile.json: %zu of its %zu ranks (%s%s) died without writing "
+                     "theirs and nobody rebuilt them; taskscope recover %s does",
+                     path, dead, n, first, dead > 1 ? ", ..." : "", path);
+        for (size_t i = 0; i < n; i++)
+            free(names[i]);
+        free(names);
+        if (dead) {
+            free(file);
+            return NULL;
+        }
+    }
     struct reader r = {file, err, errlen, 0, 0};
     struct tscope__profile *p = NULL;
     json_error_t jerr;

@@ -1795,6 +1795,38 @@ static int in_damage(uint64_t off, uint64_t n)
     return lo < ndmg && dmg[lo].from < off + n;
 }
 
+/* The whole blocks' payloads the first walk met, in file order: every
+ * pointer of the dead process into the file leads into one of them (a
+ * flipped bit in a pointer, or in a block's size that made the walk jump
+ * over blocks, leads elsewhere).  whole_failed: no memory for the list,
+ * every place is taken as whole. */
+static struct stretch *whole;
+static size_t nwhole;
+static uint32_t cap_whole;
+static int whole_failed;
+
+static void whole_at(uint64_t from, uint64_t to)
+{
+    if (!tscope__grow(&whole, &cap_whole, nwhole, sizeof *whole))
+        whole[nwhole++] = (struct stretch){from, to};
+    else
+        whole_failed = 1;
+}
+
+/* 1 when bytes [off, off + n) of the mapping lie in one whole block's payload. */
+static int in_whole(uint64_t off, uint64_t n)
+{
+    size_t lo = 0, hi = nwhole; /* the first payload that ends after off */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (whole[mid].to <= off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return whole_failed || (lo < nwhole && whole[lo].from <= off && off + n <= whole[lo].to);
+}
+
 /* What part of a shard rbn is reading (its bit in the owner's lost parts). */
 enum {
     PART_TYPES = 1 << 0,
@@ -1807,12 +1839,34 @@ enum {
     PART_LOG = 1 << 7,
     PART_RUNNING = 1 << 8,
     PART_TIMELINE = 1 << 9,
-    PART_N = 10
+    PART_SECOND = 1 << 10, /* a second shard block of the same thread: not read */
+    PART_N = 11
 };
-static const char *const part_names[PART_N] = {
-    "task types", "call tree",    "call tree's edges", "counter samples", "custom events",
-    "messages",   "dependencies", "instance graph",    "running tasks",   "timeline"};
-static uint16_t *lost_parts; /* per thread slot: the PART_* bits lost to damage */
+static const char *const part_names[PART_N] = {"task types",
+                                               "call tree",
+                                               "call tree's edges",
+                                               "counter samples",
+                                               "custom events",
+                                               "messages",
+                                               "dependencies",
+                                               "instance graph",
+                                               "running tasks",
+                                               "timeline",
+                                               "a second shard block (its header is damaged)"};
+/* Per thread slot, PART_* bits: lost to damage (a pointer into no whole
+ * block, counts that disagree), lost outside the file (a pointer out of
+ * it: memory taken when the file could not grow, or a damaged pointer),
+ * and a damaged count set again (entries found past it, a call count
+ * outvoted by the others). */
+static uint16_t *lost_parts, *outside_parts, *fixed_parts;
+
+static void lose(uint16_t **parts, uint32_t owner, unsigned part)
+{
+    if (!*parts)
+        *parts = calloc(TSCOPE__THREADS_MAX, sizeof **parts);
+    if (*parts && owner < TSCOPE__THREADS_MAX)
+        (*parts)[owner] |= (uint16_t)part;
+}
 
 /* rb for n items of size bytes: NULL unless all of them lie in the mapping
  * (a damaged shard's counts never lead a read past it) outside the damaged
@@ -1823,14 +1877,14 @@ static void *rbn_part(const void *p, uint64_t n, size_t size, uint32_t owner, un
     uint64_t off = q ? (uint64_t)(q - rec.map) : 0;
     /* every array in the file is a block's payload or in one, 8-byte aligned:
      * a pointer that is not is damaged (and would be a misaligned load) */
-    if (!q || ((uintptr_t)q & 7) || n > (rec.len - off) / (size ? size : 1))
-        return NULL;
-    if (!in_damage(off, n * size))
+    if (q && !((uintptr_t)q & 7) && n <= (rec.len - off) / (size ? size : 1) &&
+        !in_damage(off, n * size) && in_whole(off, n * size))
         return q;
-    if (!lost_parts)
-        lost_parts = calloc(TSCOPE__THREADS_MAX, sizeof *lost_parts);
-    if (lost_parts && owner < TSCOPE__THREADS_MAX)
-        lost_parts[owner] |= (uint16_t)part;
+    /* past the last whole block of a file cut short: said apart */
+    uint64_t a = (uint64_t)(uintptr_t)p, written = tscope__shards_written();
+    uint64_t cut = nwhole ? whole[nwhole - 1].to : TSCOPE__SHFILE_HEAD;
+    if (p && !(written && a >= rec.base + cut && a < rec.base + written))
+        lose(q ? &lost_parts : &outside_parts, owner, part);
     return NULL;
 }
 
@@ -1857,6 +1911,8 @@ static void each_block(void (*fn)(const struct tscope__shblock *b, void *payload
             off += 64;
             continue;
         }
+        if (first)
+            whole_at(off + sizeof *b, off + sizeof *b + b->bytes);
         fn(b, b + 1, arg);
         off += (sizeof *b + b->bytes + 63) & ~(size_t)63;
     }
@@ -1907,6 +1963,8 @@ int tscope__shards_open(const char *path, const char **bad)
     rec.walked = 0;
     rec.damaged = 0;
     ndmg = 0;
+    nwhole = 0;
+    whole_failed = 0;
     if (rec.header_ok) {
         each_block(no_block, NULL); /* the damaged stretches, before any block is read */
         return 1;
@@ -1992,27 +2050,58 @@ __attribute__((format(printf, 4, 5))) static void put(char *buf, size_t len, siz
         *at = *at + (size_t)w < len ? *at + (size_t)w : len - 1;
 }
 
+/* each_block: the threads whose shard is not there but blocks only a
+ * shard makes are (its chunks, timeline, stacks, log, directory): the
+ * shard's block is damaged (its header), not absent. */
+static void shard_blocks(const struct tscope__shblock *b, void *payload, void *arg)
+{
+    (void)payload;
+    uint8_t *orphan = arg;
+    switch (b->kind) {
+    case TSCOPE__SHB_SHARD:
+    case TSCOPE__SHB_RECORDS:
+    case TSCOPE__SHB_PATHS:
+    case TSCOPE__SHB_SLOT:
+    case TSCOPE__SHB_CONFIG:
+    case TSCOPE__SHB_NAME:
+    case TSCOPE__SHB_HEAD:
+        return;
+    default:
+        if (b->owner < TSCOPE__THREADS_MAX && !(b->owner < sh.nshards && sh.shards[b->owner]))
+            orphan[b->owner] = 1;
+    }
+}
+
 size_t tscope__shards_damage_parts(char *buf, size_t len)
 {
     size_t at = 0, parts = 0;
     if (len)
         buf[0] = 0;
-    const char **names = rec.map && ndmg && len ? calloc(TSCOPE__THREADS_MAX, sizeof *names) : NULL;
-    if (!names)
+    const char **names = rec.map && len ? calloc(TSCOPE__THREADS_MAX, sizeof *names) : NULL;
+    uint8_t *orphan = names ? calloc(TSCOPE__THREADS_MAX, 1) : NULL;
+    if (!orphan) {
+        free(names);
         return 0;
+    }
     each_block(slot_names, names);
+    if (rec.header_ok)
+        each_block(shard_blocks, orphan);
     for (uint32_t i = 0; i < TSCOPE__THREADS_MAX; i++) {
         int shard = i < sh.nshards && sh.shards[i];
-        unsigned lost = lost_parts ? lost_parts[i] : 0;
-        if ((shard && names[i] && !lost) || (!shard && !names[i]))
-            continue; /* whole, or never there */
+        unsigned lost = lost_parts ? lost_parts[i] : 0, out = outside_parts ? outside_parts[i] : 0,
+                 fixed = fixed_parts ? fixed_parts[i] : 0;
+        if (shard ? names[i] && !lost && !out && !fixed
+                  : !orphan[i] && !(names[i] && ndmg)) /* (a thread that made no event has a
+                                                          slot and no shard) */
+            continue;                                  /* whole, or never there */
         put(buf, len, &at, "%sthread %u", parts++ ? "; " : "", i);
         char plain[32]; /* a name of its own, not the placeholder */
         snprintf(plain, sizeof plain, "thread-%u", i);
         if (names[i] && names[i][0] && strcmp(names[i], plain) != 0)
             put(buf, len, &at, " (%s)", names[i]);
-        if (!shard) { /* its slot says it was there */
-            put(buf, len, &at, ": its shard (its slot remains, no shard of it does)");
+        if (!shard) { /* its slot, or blocks of its shard, say it was there */
+            put(buf, len, &at, ": its shard (%s, no shard of it does)",
+                names[i] ? "its slot remains" : "blocks of it remain");
             continue;
         }
         const char *sep = ": ";
@@ -2020,12 +2109,17 @@ size_t tscope__shards_damage_parts(char *buf, size_t len)
             put(buf, len, &at, "%sits name and ring", sep);
             sep = ", ";
         }
+        static const char *const how[3] = {
+            "", " (it pointed out of the file)",
+            " (a damaged count, set again from what agrees with it)"};
         for (unsigned b = 0; b < PART_N; b++)
-            if (lost & (1u << b)) {
-                put(buf, len, &at, "%s%s", sep, part_names[b]);
-                sep = ", ";
-            }
+            for (int k = 0; k < 3; k++)
+                if ((k == 0 ? lost : k == 1 ? out : fixed) & (1u << b)) {
+                    put(buf, len, &at, "%s%s%s", sep, part_names[b], how[k]);
+                    sep = ", ";
+                }
     }
+    free(orphan);
     free(names);
     return parts;
 }
@@ -2066,7 +2160,8 @@ int tscope__shards_recover_config(struct tscope__config *cfg)
 
 /* Name blocks of one table, interned in id order (a gap: a placeholder). */
 struct names_walk {
-    uint32_t table, next, damaged, last; /* last: the highest id a block named */
+    uint32_t table, next, damaged, last; /* damaged: a name twice; last: the highest id named */
+    uint32_t missing;                    /* ids no whole block named: placeholders */
     struct tscope__names *t;
 };
 
@@ -2080,15 +2175,14 @@ static void take_name(const struct tscope__shblock *b, void *payload, void *arg)
         return; /* a name the table has already (the journal's) */
     if (b->index <= TSCOPE__MAX_IDS && b->index > w->last)
         w->last = b->index;
-    if (!tscope__shname_whole(b)) {
-        w->damaged++;
-        return;
-    }
+    if (!tscope__shname_whole(b))
+        return; /* a placeholder unless another block names it (missing) */
     uint32_t len = n->len, got;
     char buf[TSCOPE__NAME_MAX + 1];
     for (; w->next < b->index; w->next++) { /* names whose blocks were damaged */
         snprintf(buf, sizeof buf, "(damaged name %u)", w->next);
         tscope__names_intern(w->t, buf, &got);
+        w->missing++;
     }
     memcpy(buf, n->name, len);
     buf[len] = 0;
@@ -2098,20 +2192,49 @@ static void take_name(const struct tscope__shblock *b, void *payload, void *arg)
         w->damaged++; /* the same name twice: not what the process wrote */
 }
 
+/* each_block: the highest id of each table (task types, counters, custom
+ * events) that a shard's entry was written for: its name was made first,
+ * so a name missing past the last one found is a damaged block too. */
+static void ids_used(const struct tscope__shblock *b, void *payload, void *arg)
+{
+    uint32_t *last = arg;
+    int table = b->kind == TSCOPE__SHB_TYPES      ? 0
+                : b->kind == TSCOPE__SHB_COUNTERS ? 1
+                : b->kind == TSCOPE__SHB_CUSTOMS  ? 2
+                                                  : -1;
+    size_t elem = table == 0   ? sizeof(struct stype)
+                  : table == 1 ? sizeof(struct scounter)
+                               : sizeof(struct scustom);
+    if (table < 0 || b->bytes < CHUNK * elem || b->index > TSCOPE__MAX_IDS / CHUNK)
+        return;
+    for (uint32_t i = 0; i < CHUNK; i++) {
+        uint64_t w, id = (uint64_t)b->index * CHUNK + i;
+        memcpy(&w, (const char *)payload + i * elem, sizeof w);
+        if (w && id <= TSCOPE__MAX_IDS && id > last[table])
+            last[table] = (uint32_t)id;
+    }
+}
+
 uint32_t tscope__shards_recover_names(void)
 {
     struct tscope__names *tables[3] = {&tscope__types, &tscope__counters, &tscope__events};
-    uint32_t damaged = 0;
+    uint32_t damaged = 0, used[3] = {0, 0, 0};
+    if (rec.map && rec.header_ok)
+        each_block(ids_used, used);
     for (uint32_t t = 0; rec.map && t < 3; t++) {
         /* ids the table has (a journal's names) are taken as they are */
-        struct names_walk w = {t, tscope__names_count(tables[t]) + 1, 0, 0, tables[t]};
+        struct names_walk w = {t, tscope__names_count(tables[t]) + 1, 0, 0, 0, tables[t]};
         each_block(take_name, &w);
-        damaged += w.damaged;
         char buf[64];
+        uint32_t named = w.last; /* past it, in a file cut short: the cut's (said apart) */
+        if (used[t] > w.last)
+            w.last = used[t];
         for (uint32_t got; w.next <= w.last; w.next++) { /* the last ones were damaged */
             snprintf(buf, sizeof buf, "(damaged name %u)", w.next);
             tscope__names_intern(w.t, buf, &got);
+            w.missing += w.next <= named || !tscope__shards_written();
         }
+        damaged += w.missing + w.damaged;
     }
     return damaged;
 }
@@ -2190,6 +2313,94 @@ static void undo_ending(struct tscope__shard *s, uint32_t owner)
     j->ver++;
 }
 
+/* 1 + the last entry at or past `hi` of the chunks that get(d, k) gives
+ * (entries of elem bytes, a version or a count first) that was written (its
+ * first word is not 0), or hi: entries past a shard's count of them are
+ * written only by damage to the count (the owner counts an entry before it
+ * writes it; an edge's count is put back by undo_ending when the owner died
+ * in between). */
+static uint32_t written_past(const void *d, const void *(*get)(const void *d, uint64_t k),
+                             uint64_t nchunks, uint32_t hi, size_t elem)
+{
+    uint32_t last = hi;
+    for (uint64_t k = hi >> CHUNK_BITS; k < nchunks; k++) {
+        const char *c = get(d, k);
+        for (uint32_t i = k == hi >> CHUNK_BITS ? hi & (CHUNK - 1) : 0; c && i < CHUNK; i++) {
+            uint64_t w;
+            memcpy(&w, c + (size_t)i * elem, sizeof w);
+            if (w)
+                last = (uint32_t)(k * CHUNK + i + 1);
+        }
+    }
+    return last;
+}
+
+static const void *get_chunk(const void *d, uint64_t k)
+{
+    return chunks_get((struct chunks *)d, k);
+}
+
+static const void *get_schunk(const void *d, uint64_t k)
+{
+    return ((const struct schunks *)d)->dir[k];
+}
+
+/* A shard's counts of its entries against the entries found past them: a
+ * count lowered by damage would hide what they hold.  They are taken all
+ * the same, and said; so is a type entry whose counts of calls disagree. */
+static void counts_check(struct tscope__shard *s, uint32_t owner)
+{
+    struct {
+        const void *d;
+        int far; /* a struct chunks (else schunks) */
+        uint32_t *hi;
+        size_t elem;
+        uint32_t most;
+        unsigned part;
+    } c[7] = {
+        {&s->types, 1, &s->hi_type, sizeof(struct stype), TSCOPE__MAX_IDS + 1, PART_TYPES},
+        {&s->nodes, 1, &s->hi_node, sizeof(struct snode), DIR_MAX * CHUNK, PART_NODES},
+        {&s->edges, 1, &s->hi_edge, sizeof(uint64_t), DIR_MAX * CHUNK, PART_EDGES},
+        {&s->counters, 0, &s->hi_counter, sizeof(struct scounter), SDIR_MAX * CHUNK, PART_COUNTERS},
+        {&s->customs, 0, &s->hi_custom, sizeof(struct scustom), SDIR_MAX * CHUNK, PART_CUSTOMS},
+        {&s->peers, 0, &s->hi_peer, sizeof(struct speer), SDIR_MAX * CHUNK, PART_PEERS},
+        {&s->deptypes, 0, &s->hi_deptype, sizeof(struct sdeptype), SDIR_MAX * CHUNK, PART_DEPTYPES},
+    };
+    for (int k = 0; k < 7; k++) {
+        uint32_t got = c[k].far ? written_past(c[k].d, get_chunk, DIR_MAX, *c[k].hi, c[k].elem)
+                                : written_past(c[k].d, get_schunk, SDIR_MAX, *c[k].hi, c[k].elem);
+        if (got > c[k].most)
+            got = c[k].most;
+        if (got > *c[k].hi) {
+            *c[k].hi = got;
+            lose(&fixed_parts, owner, c[k].part);
+        }
+    }
+    /* a type entry counts each task it ended four times in one end (calls
+     * and its statistics' three sample counts): one of them damaged is
+     * outvoted by the three others */
+    for (uint32_t t = 0; t < s->hi_type; t++) {
+        struct stype *e = chunk_peek(&s->types, t, sizeof *e);
+        uint64_t *v[4] = {e ? &e->calls : NULL, e ? &e->self.n : NULL, e ? &e->running.n : NULL,
+                          e ? &e->elapsed.n : NULL};
+        if (!e || (*v[0] == *v[1] && *v[1] == *v[2] && *v[2] == *v[3]))
+            continue;
+        int fixed = 0;
+        for (int a = 0; a < 2 && !fixed; a++) { /* three of four include v[0] or v[1] */
+            int same = 0;
+            for (int b = 0; b < 4; b++)
+                same += *v[b] == *v[a];
+            if (same == 3) {
+                uint64_t n = *v[a];
+                for (int b = 0; b < 4; b++)
+                    *v[b] = n;
+                fixed = 1;
+            }
+        }
+        lose(fixed ? &fixed_parts : &lost_parts, owner, PART_TYPES);
+    }
+}
+
 /* A shard of the dead process, copied out of the mapping with its pointers
  * rebased, and the fold's copy of it as the state saved it. */
 static void take_shard(const struct tscope__shblock *b, void *payload, void *arg)
@@ -2201,8 +2412,12 @@ static void take_shard(const struct tscope__shblock *b, void *payload, void *arg
         return;
     }
     if (b->kind != TSCOPE__SHB_SHARD || b->bytes != sizeof(struct tscope__shard) ||
-        b->owner >= TSCOPE__THREADS_MAX || sh.shards[b->owner])
+        b->owner >= TSCOPE__THREADS_MAX)
         return;
+    if (sh.shards[b->owner]) { /* a thread has one: a block header's owner is damaged */
+        lose(&lost_parts, b->owner, PART_SECOND);
+        return;
+    }
     struct tscope__shard *s = malloc(sizeof *s);
     if (!s)
         return;
@@ -2237,6 +2452,7 @@ static void take_shard(const struct tscope__shblock *b, void *payload, void *arg
             *hi[k] = (uint32_t)most;
     }
     undo_ending(s, b->owner);
+    counts_check(s, b->owner);
     s->free = NULL;
     s->nfree = 0;
     s->fresh = NULL;
@@ -2330,6 +2546,13 @@ void tscope__shards_recover_release(void)
     dmg = NULL;
     ndmg = 0;
     cap_dmg = 0;
+    free(whole);
+    whole = NULL;
+    nwhole = 0;
+    cap_whole = 0;
+    whole_failed = 0;
     free(lost_parts);
-    lost_parts = NULL;
+    free(outside_parts);
+    free(fixed_parts);
+    lost_parts = outside_parts = fixed_parts = NULL;
 }
