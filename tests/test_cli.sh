@@ -912,14 +912,14 @@ status=0; "$ts" convert "$tmp/nothere.json" --to folded 2>"$tmp/e" || status=$?
 if [ "$has_jansson" = 1 ]; then
   echo "-- merge: memory from the ranks present, never from the number a profile claims"
   # one 5 KB profile claiming rank 5 of 65536 (once: two 65536 x 65536 matrices, 24 GB
-  # and killed); within 1 GiB of address space (not under AddressSanitizer, whose shadow
-  # memory needs terabytes of it)
+  # and killed); within 1 GiB of address space (not under AddressSanitizer or
+  # ThreadSanitizer, whose shadow memory needs terabytes of it)
   mkdir "$tmp/claim" "$tmp/claim300"
   jq -c '.nranks = 65536 | .rank = 5 | .messages = [{"peer":65535,"sent":2,"sent_bytes":64,
          "recv":0,"recv_bytes":0,"coll_sent":0,"coll_sent_bytes":0,"coll_recv":0,"coll_recv_bytes":0}]' \
     "$src/tests/golden/profile.json" >"$tmp/claim/profile.json"
   limit=unlimited
-  ldd "$ts" | grep -q libasan || limit=1048576
+  ldd "$ts" | grep -qE 'libasan|libtsan' || limit=1048576
   status=0
   (ulimit -v $limit; "$ts" merge -o "$tmp/claimg" "$tmp/claim/profile.json") >/dev/null \
     2>"$tmp/claim.err" || status=$?
