@@ -59,17 +59,25 @@ static int add_point_series(tscope_mexp_t *e, size_t npoints, const double *valu
     return e->nseries == 1 && e->series[0].npoints == npoints ? 0 : 1;
 }
 
-/* The points_N variants (see the top of the file). */
-static int bench_points(size_t npoints, int reps)
+/* POINT_REPS repetitions of npoints measurements of 3 + 2 x^1.5 with 1%
+ * noise (malloc'd), or NULL. */
+static double *point_values(size_t npoints)
 {
     double *values = malloc(POINT_REPS * npoints * sizeof *values);
-    if (!values)
-        return 1;
-    for (size_t r = 0; r < POINT_REPS; r++)
+    for (size_t r = 0; values && r < POINT_REPS; r++)
         for (size_t i = 0; i < npoints; i++) {
             double x = (double)(i + 1);
             values[r * npoints + i] = (3 + 2 * pow(x, 1.5)) * (1 + 0.01 * (uniform() - 0.5));
         }
+    return values;
+}
+
+/* The points_N variants (see the top of the file). */
+static int bench_points(size_t npoints, int reps)
+{
+    double *values = point_values(npoints);
+    if (!values)
+        return 1;
     double ta[64], tf[64];
     tscope_model_t m;
     for (int r = 0; r < reps; r++) {
@@ -98,14 +106,9 @@ static int bench_points(size_t npoints, int reps)
 /* The terms2_points_N variant (see the top of the file). */
 static int bench_terms2(size_t npoints, int reps)
 {
-    double *values = malloc(POINT_REPS * npoints * sizeof *values);
+    double *values = point_values(npoints);
     if (!values)
         return 1;
-    for (size_t r = 0; r < POINT_REPS; r++)
-        for (size_t i = 0; i < npoints; i++) {
-            double x = (double)(i + 1);
-            values[r * npoints + i] = (3 + 2 * pow(x, 1.5)) * (1 + 0.01 * (uniform() - 0.5));
-        }
     tscope_mexp_t e = {0};
     if (add_point_series(&e, npoints, values))
         return 1;

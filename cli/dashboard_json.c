@@ -34,33 +34,12 @@ static void ws(struct cur *c)
         c->p++;
 }
 
-static int in(const struct cur *c, size_t k, unsigned char lo, unsigned char hi)
-{
-    return c->p + k < c->end && c->p[k] >= lo && c->p[k] <= hi;
-}
-
-/* One UTF-8 sequence of 2-4 bytes at c->p (no overlong forms, no
- * surrogates, at most U+10FFFF). */
+/* One UTF-8 sequence of 2-4 bytes at c->p (core/json_escape.h's check). */
 static int utf8(struct cur *c)
 {
-    unsigned char b = *c->p;
-    size_t n;
-    unsigned char lo = 0x80, hi = 0xBF; /* the second byte's range */
-    if (b >= 0xC2 && b <= 0xDF)
-        n = 2;
-    else if (b >= 0xE0 && b <= 0xEF)
-        n = 3, lo = b == 0xE0 ? 0xA0 : 0x80, hi = b == 0xED ? 0x9F : 0xBF;
-    else if (b >= 0xF0 && b <= 0xF4)
-        n = 4, lo = b == 0xF0 ? 0x90 : 0x80, hi = b == 0xF4 ? 0x8F : 0xBF;
-    else
-        return -1;
-    if (!in(c, 1, lo, hi))
-        return -1;
-    for (size_t k = 2; k < n; k++)
-        if (!in(c, k, 0x80, 0xBF))
-            return -1;
+    size_t n = tscope__utf8_len(c->p, (size_t)(c->end - c->p));
     c->p += n;
-    return 0;
+    return n ? 0 : -1;
 }
 
 static int hex(unsigned char ch)

@@ -12,11 +12,14 @@
 #define TSCOPE_CORE_JSON_ESCAPE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* The length of the valid UTF-8 sequence of two to four bytes at s (RFC
- * 3629: no overlong forms, no surrogates, nothing past U+10FFFF), or 0.
- * s is NUL-terminated: a NUL ends a sequence as any other bad byte. */
-static inline size_t tscope__utf8_len(const unsigned char *s)
+ * 3629: no overlong forms, no surrogates, nothing past U+10FFFF), or 0;
+ * at most avail bytes are read (a NUL-terminated string may pass
+ * SIZE_MAX: a NUL ends a sequence as any other bad byte).  The escape
+ * below and the dashboard's JSON check (cli/dashboard_json.c) use it. */
+static inline size_t tscope__utf8_len(const unsigned char *s, size_t avail)
 {
     unsigned char c = s[0], lo = 0x80, hi = 0xBF;
     size_t n;
@@ -28,10 +31,10 @@ static inline size_t tscope__utf8_len(const unsigned char *s)
         n = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
     else
         return 0;
-    if (s[1] < lo || s[1] > hi)
+    if (avail < 2 || s[1] < lo || s[1] > hi)
         return 0;
     for (size_t i = 2; i < n; i++)
-        if (s[i] < 0x80 || s[i] > 0xBF)
+        if (i >= avail || s[i] < 0x80 || s[i] > 0xBF)
             return 0;
     return n;
 }
@@ -56,7 +59,7 @@ static inline const char *tscope__json_escape(const unsigned char *s, char *buf,
     default:
         if (c >= 0x20 && c < 0x80)
             return NULL;
-        if (c >= 0x80 && (*len = tscope__utf8_len(s)) != 0)
+        if (c >= 0x80 && (*len = tscope__utf8_len(s, SIZE_MAX)) != 0)
             return NULL;
         *len = 1;
         buf[0] = '\\', buf[1] = 'u';

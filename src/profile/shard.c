@@ -1781,17 +1781,24 @@ static void damaged_at(uint64_t off, uint64_t n)
         dmg[ndmg++] = (struct stretch){off, off + n};
 }
 
-/* 1 when bytes [off, off + n) of the mapping overlap a damaged stretch. */
-static int in_damage(uint64_t off, uint64_t n)
+/* The first of the n stretches s (in file order) that ends after off. */
+static size_t first_ending_after(const struct stretch *s, size_t n, uint64_t off)
 {
-    size_t lo = 0, hi = ndmg; /* the first stretch that ends after off */
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (dmg[mid].to <= off)
+        if (s[mid].to <= off)
             lo = mid + 1;
         else
             hi = mid;
     }
+    return lo;
+}
+
+/* 1 when bytes [off, off + n) of the mapping overlap a damaged stretch. */
+static int in_damage(uint64_t off, uint64_t n)
+{
+    size_t lo = first_ending_after(dmg, ndmg, off);
     return lo < ndmg && dmg[lo].from < off + n;
 }
 
@@ -1816,14 +1823,7 @@ static void whole_at(uint64_t from, uint64_t to)
 /* 1 when bytes [off, off + n) of the mapping lie in one whole block's payload. */
 static int in_whole(uint64_t off, uint64_t n)
 {
-    size_t lo = 0, hi = nwhole; /* the first payload that ends after off */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (whole[mid].to <= off)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = first_ending_after(whole, nwhole, off);
     return whole_failed || (lo < nwhole && whole[lo].from <= off && off + n <= whole[lo].to);
 }
 
