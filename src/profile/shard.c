@@ -2259,17 +2259,38 @@ void tscope__shards_recover_paths(struct tscope__store *st)
         each_block(replay_paths, st);
 }
 
+/* A chunk of a shard's directory, rebased (rbn_part) and checked to be
+ * the whole block the directory names: a chunk is always a block of its
+ * own (tscope__sh_dalloc: kind, the shard's owner, its index in the
+ * directory), so a pointer that leads anywhere else - a flipped bit that
+ * lands in another thread's chunk - is damage, not entries. */
+static void *rbn_chunk(const void *p, uint64_t n, size_t elem, uint32_t owner, unsigned part,
+                       uint32_t kind, uint32_t index)
+{
+    char *q = rbn_part(p, n, elem, owner, part);
+    if (!q)
+        return NULL;
+    const struct tscope__shblock *b = (const struct tscope__shblock *)q - 1; /* in the file:
+                                                                             q is in a payload */
+    if (b->magic == TSCOPE__SHBLOCK_MAGIC && b->kind == kind && b->owner == owner &&
+        b->index == index)
+        return q;
+    lose(&lost_parts, owner, part);
+    return NULL;
+}
+
 /* A directory of a dead process's shard, its pointers rebased: the near
  * ones in place (the shard is a copy), the far ones into an array of our
  * own (the file's may be shared by damage). */
-static void rebase_chunks(struct chunks *d, uint64_t n, size_t elem, uint32_t owner, unsigned part)
+static void rebase_chunks(struct chunks *d, uint64_t n, size_t elem, uint32_t owner, unsigned part,
+                          uint32_t kind)
 {
     for (uint32_t i = 0; i < DIR_NEAR; i++)
-        d->near[i] = d->near[i] ? rbn_part(d->near[i], n, elem, owner, part) : NULL;
+        d->near[i] = d->near[i] ? rbn_chunk(d->near[i], n, elem, owner, part, kind, i) : NULL;
     void **far = d->far ? rbn_part(d->far, DIR_FAR, sizeof *far, owner, part) : NULL;
     d->far = far ? malloc(DIR_FAR * sizeof *far) : NULL;
     for (uint32_t i = 0; d->far && i < DIR_FAR; i++)
-        d->far[i] = far[i] ? rbn_part(far[i], n, elem, owner, part) : NULL;
+        d->far[i] = far[i] ? rbn_chunk(far[i], n, elem, owner, part, kind, DIR_NEAR + i) : NULL;
 }
 
 /* The owner died in the middle of a create, end or cancel (journal_*):
@@ -2428,16 +2449,21 @@ static void take_shard(const struct tscope__shblock *b, void *payload, void *arg
                             sizeof(struct tscope__rec)};
     const uint64_t n[4] = {CHUNK, CHUNK, CHUNK, LOG_CHUNK};
     const unsigned cpart[4] = {PART_TYPES, PART_NODES, PART_EDGES, PART_LOG};
+    const uint32_t ckind[4] = {TSCOPE__SHB_TYPES, TSCOPE__SHB_NODES, TSCOPE__SHB_EDGES,
+                               TSCOPE__SHB_LOG};
     for (int k = 0; k < 4; k++)
-        rebase_chunks(cs[k], n[k], elem[k], b->owner, cpart[k]);
+        rebase_chunks(cs[k], n[k], elem[k], b->owner, cpart[k], ckind[k]);
     struct schunks *ss[4] = {&s->counters, &s->customs, &s->peers, &s->deptypes};
     const size_t selem[4] = {sizeof(struct scounter), sizeof(struct scustom), sizeof(struct speer),
                              sizeof(struct sdeptype)};
     const unsigned spart[4] = {PART_COUNTERS, PART_CUSTOMS, PART_PEERS, PART_DEPTYPES};
+    const uint32_t skind[4] = {TSCOPE__SHB_COUNTERS, TSCOPE__SHB_CUSTOMS, TSCOPE__SHB_PEERS,
+                               TSCOPE__SHB_DEPTYPES};
     for (int k = 0; k < 4; k++)
         for (uint32_t i = 0; i < SDIR_MAX; i++)
-            ss[k]->dir[i] =
-                ss[k]->dir[i] ? rbn_part(ss[k]->dir[i], CHUNK, selem[k], b->owner, spart[k]) : NULL;
+            ss[k]->dir[i] = ss[k]->dir[i] ? rbn_chunk(ss[k]->dir[i], CHUNK, selem[k], b->owner,
+                                                      spart[k], skind[k], i)
+                                          : NULL;
     /* the counts of entries written, as far as the directories reach (a
      * damaged one would make the fold grow its arrays without end) */
     if (s->log_n > (uint64_t)LOG_DIR * LOG_CHUNK) /* so is the log's */
