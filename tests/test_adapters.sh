@@ -39,7 +39,7 @@ command -v jq >/dev/null || { echo "FAIL: jq is missing (scripts/deps installs i
 # A sanitizer build's adapters need the sanitizer runtime loaded first into
 # programs that were built without it.
 asan=0
-if ldd "$build/libtaskscope.so" | grep -q libasan; then
+if [ "$(ldd "$build/libtaskscope.so" | grep -c libasan)" -gt 0 ]; then
     asan=1
     export LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
     export ASAN_OPTIONS=detect_leaks=0 # libomp keeps its thread pool at exit

@@ -733,22 +733,17 @@ flip "$shfile" $((sblock + 4)) 2
 part_line fkind "thread $worker: its shard (its slot remains, no shard of it does)"
 tick_exact fkind
 no_work fkind
-# the shard block's owner made the main thread's: the second shard block
-# of thread 0 in the file is not read (the main thread's, or the worker's
-# when that one came first: threads start in any order), the worker has none
+# the shard block's owner made the main thread's: thread 0 has two shard
+# blocks in the file (the worker's or the main thread's first: threads start
+# in any order); the one whose chunks are thread 0's is read, the other is a
+# second shard block, its header damaged; the worker has none
 killed_pair fowner 3000
 shard_at fowner
-main_at=$(awk '$2 == 1 && $3 == 0 { print $1; exit }' "$tmp/fowner.blocks")
 flip "$shfile" $((sblock + 8)) "$worker"
 "$ts" recover -q "$tmp/fowner" >"$tmp/fowner.rec" 2>&1 || fail "fowner: $(cat "$tmp/fowner.rec")"
 part_line fowner "thread 0 (main): a second shard block (its header is damaged); thread $worker: its shard (its slot remains, no shard of it does)"
-if [ "$sblock" -gt "$main_at" ]; then
-  tick_exact fowner
-  no_work fowner
-else
-  grep -q "^2,work,3000,3000,0,0,0,1," "$tmp/fowner/types.csv" || fail "fowner: work: $(cat "$tmp/fowner/types.csv")"
-  ! grep -q "^1,tick,[0-9]*,[1-9]" "$tmp/fowner/types.csv" || fail "fowner: tick invented: $(cat "$tmp/fowner/types.csv")"
-fi
+tick_exact fowner
+no_work fowner
 # the header of the last task type's name block: its table made the
 # counters' (where id 2 is taken): 'work' has no name block left, its
 # counts stay under a placeholder, said
@@ -922,8 +917,10 @@ if [ "$has_jansson" = 1 ]; then
   jq -c '.nranks = 65536 | .rank = 5 | .messages = [{"peer":65535,"sent":2,"sent_bytes":64,
          "recv":0,"recv_bytes":0,"coll_sent":0,"coll_sent_bytes":0,"coll_recv":0,"coll_recv_bytes":0}]' \
     "$src/tests/golden/profile.json" >"$tmp/claim/profile.json"
+  # (ldd's whole output first: `ldd | grep -q` under pipefail fails when grep
+  # stops reading before ldd is done)
   limit=unlimited
-  ldd "$ts" | grep -qE 'libasan|libtsan' || limit=1048576
+  case $(ldd "$ts") in *libasan* | *libtsan*) ;; *) limit=1048576 ;; esac
   status=0
   (ulimit -v $limit; "$ts" merge -o "$tmp/claimg" "$tmp/claim/profile.json") >/dev/null \
     2>"$tmp/claim.err" || status=$?

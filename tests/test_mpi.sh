@@ -27,7 +27,7 @@ command -v mpirun >/dev/null || { echo "FAIL: mpirun is missing (scripts/deps in
 
 # An AddressSanitizer build's MPI adapter is preloaded: the sanitizer's
 # runtime must come first; Open MPI keeps memory to its exit.
-if ldd "$(dirname "$ts")/libtaskscope.so" 2>/dev/null | grep -q libasan; then
+if [ "$(ldd "$(dirname "$ts")/libtaskscope.so" 2>/dev/null | grep -c libasan)" -gt 0 ]; then
     export LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
     export ASAN_OPTIONS=detect_leaks=0
     echo "note: AddressSanitizer build: the ranks run with libasan preloaded, leaks unchecked"

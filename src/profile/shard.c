@@ -2422,19 +2422,49 @@ static void counts_check(struct tscope__shard *s, uint32_t owner)
     }
 }
 
+/* Whether a shard block's directories lead to its owner's own chunks: of
+ * the block headers its first chunk pointers lead to, no more name another
+ * thread than name the shard's.  A shard block whose owner was damaged into
+ * another thread's number disagrees with its chunks, which still name the
+ * thread that made them. */
+static int shard_agrees(const struct tscope__shard *s, uint32_t owner)
+{
+    const struct chunks *cs[4] = {&s->types, &s->nodes, &s->edges, &s->log};
+    int own = 0, other = 0;
+    for (int k = 0; k < 4; k++)
+        for (uint32_t i = 0; i < DIR_NEAR; i++) {
+            const char *q = cs[k]->near[i] ? rb(cs[k]->near[i]) : NULL;
+            if (!q || ((uintptr_t)q & 7) ||
+                (uintptr_t)(q - rec.map) < TSCOPE__SHFILE_HEAD + sizeof(struct tscope__shblock))
+                continue;
+            const struct tscope__shblock *c = (const struct tscope__shblock *)q - 1;
+            if (c->magic == TSCOPE__SHBLOCK_MAGIC)
+                *(c->owner == owner ? &own : &other) += 1;
+        }
+    return other <= own;
+}
+
 /* A shard of the dead process, copied out of the mapping with its pointers
- * rebased, and the fold's copy of it as the state saved it. */
+ * rebased, and the fold's copy of it as the state saved it.  Two walks
+ * (*arg 1, then 2): the first takes the shard blocks that agree with their
+ * chunks (shard_agrees) and the record chunks, the second a block that does
+ * not only for a thread left without a shard; any other block claiming a
+ * thread that has one is a second shard block, its header damaged. */
 static void take_shard(const struct tscope__shblock *b, void *payload, void *arg)
 {
-    (void)arg;
+    const int walk = *(const int *)arg;
     if (b->kind == TSCOPE__SHB_RECORDS && b->bytes == RCHUNK * sizeof(struct tscope_task)) {
-        if (!tscope__grow(&sh.rchunks, &sh.cap_rchunks, sh.nrchunks, sizeof *sh.rchunks))
+        if (walk == 1 &&
+            !tscope__grow(&sh.rchunks, &sh.cap_rchunks, sh.nrchunks, sizeof *sh.rchunks))
             sh.rchunks[sh.nrchunks++] = payload;
         return;
     }
     if (b->kind != TSCOPE__SHB_SHARD || b->bytes != sizeof(struct tscope__shard) ||
         b->owner >= TSCOPE__THREADS_MAX)
         return;
+    const int agrees = shard_agrees(payload, b->owner);
+    if ((walk == 1 && !agrees) || (walk == 2 && agrees))
+        return;                /* the other walk's */
     if (sh.shards[b->owner]) { /* a thread has one: a block header's owner is damaged */
         lose(&lost_parts, b->owner, PART_SECOND);
         return;
@@ -2531,7 +2561,8 @@ uint32_t tscope__shards_recover(struct tscope__store *st, uint64_t *endp)
     take_store(st);
     recovering = 1;
     sh.rchunks_now = sh.nrchunks;
-    each_block(take_shard, NULL);
+    for (int walk = 1; walk <= 2; walk++)
+        each_block(take_shard, &walk);
     for (uint32_t i = 0; i < sh.nshards; i++) { /* a thread's last bin: it was alive then */
         const struct tscope__shard *s = sh.shards[i];
         if (s && s->tl_used && s->tl_shift < 64) {
