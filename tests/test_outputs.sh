@@ -101,6 +101,21 @@ done
 [ ! -e "$tmp/full/timeline.csv" ] || [ -s "$tmp/full/timeline.gp" ] \
   || fail "full: timeline.csv without its script"
 
+echo "-- a picture's data that failed: its script is not written (it would draw nothing)"
+limited 1 "$tmp/small.err" "$ts" run --no-summary -o "$tmp/small" -- "$example" 200000 2
+pairs=0
+for pair in concurrency.csv:concurrency.gp threads.csv:heatmap.gp durations.csv:scatter.gp; do
+  data=${pair%%:*} script=${pair#*:}
+  grep -q "writing $tmp/small/$data failed: File too large" "$tmp/small.err" || continue
+  pairs=$((pairs + 1))
+  [ ! -e "$tmp/small/$script" ] || fail "small: $script written without its $data"
+  [ ! -e "$tmp/small/${script%.gp}.png" ] || fail "small: ${script%.gp}.png drawn without its $data"
+  grep "outputs of" "$tmp/small.err" | grep -q " $script\b" && fail "small: $script listed"
+done
+# concurrency.csv and threads.csv of this run are over 1 KiB on every machine
+# (a row per time bin and type or thread), their scripts under it
+[ $pairs -ge 1 ] || fail "small: no data file failed under a 1 KiB limit: $(cat "$tmp/small.err")"
+
 echo "-- names of every byte value: valid JSON everywhere, distinct, read back"
 "$ts" run -q --trace=chrome --outputs=json,hatchet -o "$tmp/bytes" -- "$bytenames" \
   >/dev/null 2>"$tmp/bytes.err" || fail "bytenames: $(cat "$tmp/bytes.err")"

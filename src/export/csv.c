@@ -54,12 +54,12 @@ const struct tscope__output_format tscope__output_csv = {
     "per-type and per-counter tables; the run over time: concurrency, threads, durations, "
     "samples (data and gnuplot scripts)",
     TSCOPE__OUTPUT_DRAWN,
-    {{"types.csv", tscope__export_csv_types, 0},
-     {"counters.csv", tscope__export_csv_counters, 0},
-     {"samples.csv", tscope__sampler_write_csv, 1},
-     {"concurrency.csv", tscope__export_concurrency_csv, 0},
-     {"concurrency.gp", tscope__export_concurrency_gp, 0},
-     {"threads.csv", tscope__export_threads_csv, 0},
-     {"heatmap.gp", tscope__export_heatmap_gp, 0},
-     {"durations.csv", tscope__export_durations_csv, 0},
-     {"scatter.gp", tscope__export_scatter_gp, 0}}};
+    {{"types.csv", tscope__export_csv_types, 0, NULL},
+     {"counters.csv", tscope__export_csv_counters, 0, NULL},
+     {"samples.csv", tscope__sampler_write_csv, 1, NULL},
+     {"concurrency.csv", tscope__export_concurrency_csv, 0, NULL},
+     {"concurrency.gp", tscope__export_concurrency_gp, 0, "concurrency.csv"},
+     {"threads.csv", tscope__export_threads_csv, 0, NULL},
+     {"heatmap.gp", tscope__export_heatmap_gp, 0, "threads.csv"},
+     {"durations.csv", tscope__export_durations_csv, 0, NULL},
+     {"scatter.gp", tscope__export_scatter_gp, 0, "durations.csv"}}};

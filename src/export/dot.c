@@ -210,4 +210,4 @@ int tscope__export_dot(const struct tscope__profile *p, FILE *f)
 const struct tscope__output_format tscope__output_dot = {
     "the type-level task graph for Graphviz, yellow to red by self time",
     0,
-    {{"taskgraph.dot", tscope__export_dot, 0}}};
+    {{"taskgraph.dot", tscope__export_dot, 0, NULL}}};

@@ -45,4 +45,4 @@ int tscope__export_folded(const struct tscope__profile *p, FILE *f)
 const struct tscope__output_format tscope__output_folded = {
     "folded stacks for flamegraph.pl and speedscope",
     TSCOPE__OUTPUT_FROM_PROFILE,
-    {{"stacks.folded", tscope__export_folded, 0}}};
+    {{"stacks.folded", tscope__export_folded, 0, NULL}}};

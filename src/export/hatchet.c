@@ -75,4 +75,4 @@ int tscope__export_hatchet(const struct tscope__profile *p, FILE *f)
 const struct tscope__output_format tscope__output_hatchet = {
     "Hatchet's literal JSON tree",
     TSCOPE__OUTPUT_FROM_PROFILE,
-    {{"hatchet.json", tscope__export_hatchet, 0}}};
+    {{"hatchet.json", tscope__export_hatchet, 0, NULL}}};

@@ -561,4 +561,4 @@ int tscope__export_json(const struct tscope__profile *p, FILE *f)
 const struct tscope__output_format tscope__output_json = {
     "the profile that taskscope report, diff, merge, model and convert read",
     0,
-    {{"profile.json", tscope__export_json, 0}}};
+    {{"profile.json", tscope__export_json, 0, NULL}}};

@@ -244,15 +244,23 @@ int tscope__output_write_files(const char *dir, int outputs, int sampled,
     for (unsigned i = 0; i < tscope__noutputs; i++) {
         if (!(outputs & tscope__outputs[i].id->bit))
             continue;
-        const struct tscope__output_file *file = tscope__outputs[i].format->files;
-        for (; file->name; file++) {
+        const struct tscope__output_file *files = tscope__outputs[i].format->files, *file;
+        int failed[sizeof tscope__outputs[i].format->files /
+                   sizeof tscope__outputs[i].format->files[0]] = {0};
+        for (file = files; file->name; file++) {
             if (file->sampled && !sampled)
+                continue;
+            int skip = 0; /* a script whose data failed: it would draw nothing */
+            for (const struct tscope__output_file *d = files; file->needs && d < file; d++)
+                skip |= failed[d - files] && strcmp(d->name, file->needs) == 0;
+            if (skip)
                 continue;
             char name[256];
             tscope__output_file_name(file->name, p->rank, name, sizeof name);
             int rc = make_file_folder(dir, name);
             if (!rc)
                 rc = tscope__output_write_file(dir, name, file->write, p);
+            failed[file - files] = rc != 0;
             if (rc && !first)
                 first = rc;
             if (!rc && written && len) {

@@ -15,7 +15,9 @@ typedef int (*tscope__writer_fn)(const struct tscope__profile *p, FILE *f);
 struct tscope__output_file {
     const char *name;
     tscope__writer_fn write;
-    int sampled; /* only when the sampler kept rows */
+    int sampled;       /* only when the sampler kept rows */
+    const char *needs; /* NULL, or the file of the same format whose data it
+                        * draws: not written when that one failed */
 };
 
 /* `taskscope convert` writes the format from a saved profile.json, not

@@ -110,4 +110,4 @@ int tscope__export_tau(const struct tscope__profile *p, FILE *f)
 const struct tscope__output_format tscope__output_tau = {
     "a TAU profile for pprof and ParaProf",
     TSCOPE__OUTPUT_FROM_PROFILE,
-    {{"tau/profile.RANK.0.0", tscope__export_tau, 0}}};
+    {{"tau/profile.RANK.0.0", tscope__export_tau, 0, NULL}}};

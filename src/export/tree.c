@@ -141,4 +141,4 @@ int tscope__export_tree(const struct tscope__profile *p, FILE *f)
 }
 
 const struct tscope__output_format tscope__output_tree = {
-    "the path-level task tree as text", 0, {{"tasktree.txt", tscope__export_tree, 0}}};
+    "the path-level task tree as text", 0, {{"tasktree.txt", tscope__export_tree, 0, NULL}}};

@@ -76,4 +76,4 @@ int tscope__export_treedot(const struct tscope__profile *p, FILE *f)
 const struct tscope__output_format tscope__output_treedot = {
     "the task tree as Graphviz DOT",
     TSCOPE__OUTPUT_FROM_PROFILE,
-    {{"tasktree.dot", tscope__export_treedot, 0}}};
+    {{"tasktree.dot", tscope__export_treedot, 0, NULL}}};

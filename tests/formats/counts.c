@@ -17,4 +17,4 @@ static int write_counts(const struct tscope__profile *p, FILE *f)
 const struct tscope__output_format tscope__output_counts = {
     "each task type's calls, a line each (a test build's format)",
     TSCOPE__OUTPUT_FROM_PROFILE,
-    {{"counts.txt", write_counts, 0}}};
+    {{"counts.txt", write_counts, 0, NULL}}};
