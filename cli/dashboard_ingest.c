@@ -21,14 +21,13 @@
  * (conn_authenticate; for now, once its HELLO was taken).  At most
  * UNAUTH_MAX are unauthenticated at a time (a new one closes the oldest of
  * them that has had a round to authenticate: processes authenticate at
- * once, so the oldest is one holding on; with none such, the new one is
- * refused), each must authenticate within limits.ingest_auth_ms, and may hold
- * at most UNAUTH_IN_MAX of a frame; authenticated ones are bounded by the
- * store's TSCOPE__DASH_MAX_PROCESSES, MAX_CONNS in all.  A frame must be
- * whole within limits.ingest_frame_ms of its first byte, an authenticated
- * connection closes after limits.ingest_idle_ms without a byte.  The input
- * buffers grow with what has arrived (FIONREAD), never with what a header
- * claims, are freed once they hold no unfinished frame, and together stay
+ * once, so the oldest is one holding on; with none such, new ones wait in
+ * the listening socket's backlog for the next round), each must authenticate within
+ * limits.ingest_auth_ms, and may hold at most UNAUTH_IN_MAX of a frame; authenticated ones are
+ * bounded by the store's TSCOPE__DASH_MAX_PROCESSES, MAX_CONNS in all.  A frame must be whole
+ * within limits.ingest_frame_ms of its first byte, an authenticated connection closes after
+ * limits.ingest_idle_ms without a byte.  The input buffers grow with what has arrived (FIONREAD),
+ * never with what a header claims, are freed once they hold no unfinished frame, and together stay
  * within limits.frame_memory (a quarter of --memory): a buffer that would
  * pass it closes the connection whose unfinished frame is the oldest
  * (possibly the one growing).  Each of these
@@ -213,30 +212,25 @@ static void peer_name(const struct sockaddr_storage *sa, socklen_t len, char *ou
         snprintf(out, cap, "%s:%s", host, port);
 }
 
-/* Makes room for a new unauthenticated connection (from peer): closes the
- * oldest that has had a round to authenticate; 0, or -1 when none has
- * (the new one is to be refused). */
-static int close_oldest_unauth(struct tscope__dash_ingest *g, const char *peer)
+/* The oldest unauthenticated connection that has had a round to
+ * authenticate (its index), or g->nconns when there is none. */
+static size_t oldest_unauth(struct tscope__dash_ingest *g)
 {
     size_t oldest = g->nconns;
     for (size_t i = 0; i < g->nconns; i++)
         if (!g->conns[i].authenticated && g->conns[i].polled &&
             (oldest == g->nconns || g->conns[i].opened_ms < g->conns[oldest].opened_ms))
             oldest = i;
-    if (oldest == g->nconns) {
-        say(g, SAY_EVICTED, peer,
-            "%d connections are not authenticated, none for a round yet: refused", UNAUTH_MAX);
-        return -1;
-    }
-    say(g, SAY_EVICTED, g->conns[oldest].peer,
-        "%d connections are not authenticated: closed the oldest of them", UNAUTH_MAX);
-    conn_close(g, oldest);
-    return 0;
+    return oldest;
 }
 
 static void accept_all(struct tscope__dash_ingest *g)
 {
     for (;;) {
+        /* no room for one more unauthenticated connection, and none that
+         * has had its round to give way: the rest wait in the backlog */
+        if (g->nunauth == UNAUTH_MAX && oldest_unauth(g) == g->nconns)
+            return;
         struct sockaddr_storage sa;
         socklen_t len = sizeof sa;
         int fd = accept4(g->listen_fd, (struct sockaddr *)&sa, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -262,11 +256,11 @@ static void accept_all(struct tscope__dash_ingest *g)
             continue;
         }
         g->said_too_many = 0;
-        char peer[sizeof g->conns[0].peer];
-        peer_name(&sa, len, peer, sizeof peer);
-        if (g->nunauth == UNAUTH_MAX && close_oldest_unauth(g, peer) != 0) {
-            close(fd);
-            continue;
+        if (g->nunauth == UNAUTH_MAX) {
+            size_t oldest = oldest_unauth(g);
+            say(g, SAY_EVICTED, g->conns[oldest].peer,
+                "%d connections are not authenticated: closed the oldest of them", UNAUTH_MAX);
+            conn_close(g, oldest);
         }
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -274,7 +268,7 @@ static void accept_all(struct tscope__dash_ingest *g)
         long long now = now_ms();
         *c = (struct conn){.fd = fd, .opened_ms = now, .last_ms = now};
         g->nunauth++;
-        memcpy(c->peer, peer, sizeof peer);
+        peer_name(&sa, len, c->peer, sizeof c->peer);
     }
 }
 
