@@ -14,8 +14,9 @@
  *
  * The bounds (struct tscope__dash_limits, docs/dashboard.md "Limits"):
  * a quarter of --memory for the frames being received, the rest for the
- * histories; the deadlines are fixed, but for tests, which may shorten
- * them all with TASKSCOPE_DASHBOARD_DEADLINE_MS (milliseconds).
+ * histories; the deadlines and the idle timeout are fixed, but for tests,
+ * which may set them all with TASKSCOPE_DASHBOARD_DEADLINE_MS
+ * (milliseconds).
  *
  * Shutdown, in this order: the hub stops (SSE readers return at once), the
  * HTTP server stops (joins its connection threads, which closes every SSE
@@ -361,7 +362,8 @@ static struct tscope__dash_limits limits_for(size_t memory)
                     "milliseconds 1-3600000 (for tests); ignored\n",
                     v);
         else
-            l.http_request_ms = l.ingest_auth_ms = l.ingest_frame_ms = (unsigned)ms;
+            l.http_request_ms = l.ingest_auth_ms = l.ingest_frame_ms = l.ingest_idle_ms =
+                (unsigned)ms;
     }
     return l;
 }

@@ -7,8 +7,9 @@
 # loads, a real process still streams, and the dashboard's resident memory
 # stays within --memory 16 plus a fixed allowance for the process itself.
 # Then, with the deadlines shortened for the test
-# (TASKSCOPE_DASHBOARD_DEADLINE_MS), a slow request, a half frame and a
-# connection that never authenticates are each closed.  No assertion on
+# (TASKSCOPE_DASHBOARD_DEADLINE_MS), a slow request, a slow body, a half
+# frame, a connection that never authenticates and an idle process are each
+# closed.  No assertion on
 # how fast anything happens.
 # usage: test_dashboard_bounds.sh TASKSCOPE FAKEPROC HOLDCONNS [SANITIZER]
 set -euo pipefail
@@ -107,21 +108,27 @@ wait "$dash" || st=$?
 [ $st = 0 ] || fail "the dashboard's exit status: $st"
 stop_holders
 
-echo "-- deadlines (1 s for the test): a slow request, a half frame, no authentication"
+echo "-- deadlines (1 s for the test): a slow request, a slow body, a half frame, no authentication, idle"
 export TASKSCOPE_DASHBOARD_DEADLINE_MS=1000
 start_dashboard dash2 --web "$tmp/web"
 unset TASKSCOPE_DASHBOARD_DEADLINE_MS
 holders slow1 http "${base##*:}" 1
+holders body1 http "${base##*:}" 1 --post
 holders half1 ingest "$ingest" 1 --hello --claim 1000 --send 10
 holders mute1 ingest "$ingest" 1 --claim 0
+holders idle1 ingest "$ingest" 1 --hello --claim 0
 wait_for 30 "the slow request cut" cut_at_least slow1 1
+wait_for 30 "the slow body cut" cut_at_least body1 1
 wait_for 30 "the half frame cut" cut_at_least half1 1
 wait_for 30 "the silent connection cut" cut_at_least mute1 1
+wait_for 30 "the idle process cut" cut_at_least idle1 1
 grep -q ": a frame not whole within 1000 ms of its first byte; connection closed$" "$tmp/dash2.err" ||
   fail "no line for the half frame"
 grep -q ": not authenticated within 1000 ms; connection closed$" "$tmp/dash2.err" ||
   fail "no line for the silent connection"
-# a process whose frames come whole is not cut (its snapshots every 20 ms)
+grep -q ": nothing received for 1000 ms; connection closed$" "$tmp/dash2.err" ||
+  fail "no line for the idle process"
+# a process whose frames come whole, every 20 ms, is not cut
 "$fake" "127.0.0.1:$ingest" 100 20 >"$tmp/p2.out" 2>"$tmp/p2.err"
 grep -q "closed the connection" "$tmp/p2.err" && fail "a real process was cut: $(cat "$tmp/p2.err")"
 page=$(get "$base/") || fail "GET / after the deadlines: curl $?"

@@ -1,14 +1,16 @@
 /* holdconns.c - clients that try to hold `taskscope dashboard`'s ports, for
  * tests/test_dashboard_bounds.sh (docs/dashboard.md, "Limits").
  *
- * usage: holdconns http PORT N [--reconnect]
+ * usage: holdconns http PORT N [--reconnect] [--post]
  *        holdconns ingest PORT N [--hello] [--claim BYTES] [--send BYTES]
  *
  * Opens N connections to 127.0.0.1:PORT and holds them open:
  *   http: each sends the start of a request ("GET / HTTP/1.1\r\nHost: x\r\n")
  *         and then one byte of a header line every second, never finishing
- *         its headers; with --reconnect, a connection the server closed is
- *         opened again (and counted again when closed);
+ *         its headers; with --post, whole headers of a POST with a
+ *         1,000-byte body instead, then a byte of the body every second;
+ *         with --reconnect, a connection the server closed is opened again
+ *         (and counted again when closed);
  *   ingest: each sends (with --hello a HELLO, as a process does, then) the
  *         12-byte header of a SNAPSHOT claiming BYTES of payload (default
  *         1 MiB; 0: no frame at all) and the first SEND of them (default
@@ -72,14 +74,19 @@ static size_t frame_header(unsigned char *out, unsigned kind, size_t claim)
 }
 
 static const char http_start[] = "GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ";
+static const char post_start[] = "POST /api/control HTTP/1.1\r\nHost: x\r\n"
+                                 "Content-Type: application/json\r\n"
+                                 "Content-Length: 1000\r\n\r\n{";
+static int post;
 
 /* h's first bytes: the start of a request, or (HELLO and) a frame's header. */
 static void prepare(struct held *h, int http, int hello, size_t claim, int i)
 {
     h->sent = h->pre_len = 0;
     if (http) {
-        memcpy(h->pre, http_start, sizeof http_start - 1);
-        h->pre_len = sizeof http_start - 1;
+        const char *start = post ? post_start : http_start;
+        h->pre_len = strlen(start);
+        memcpy(h->pre, start, h->pre_len);
         return;
     }
     if (hello) {
@@ -118,7 +125,7 @@ static int push(struct held *h, const char *payload, size_t total)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: holdconns http PORT N [--reconnect]\n"
+    fprintf(stderr, "usage: holdconns http PORT N [--reconnect] [--post]\n"
                     "       holdconns ingest PORT N [--hello] [--claim BYTES] [--send BYTES]\n");
     exit(2);
 }
@@ -140,6 +147,8 @@ int main(int argc, char **argv)
             hello = 1;
         else if (strcmp(argv[i], "--reconnect") == 0)
             reconnect = 1;
+        else if (strcmp(argv[i], "--post") == 0)
+            post = 1;
         else if (strcmp(argv[i], "--claim") == 0 && i + 1 < argc)
             claim = strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--send") == 0 && i + 1 < argc)
