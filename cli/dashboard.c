@@ -12,6 +12,12 @@
  * users read, on stdout, flushed.  The main thread then waits for one of
  * those signals (sigtimedwait), or --exit-after seconds.
  *
+ * The bounds (struct tscope__dash_limits, docs/dashboard.md "Limits"):
+ * a quarter of --memory for the frames being received, the rest for the
+ * histories; the deadlines and the idle timeout are fixed, but for tests,
+ * which may set them all with TASKSCOPE_DASHBOARD_DEADLINE_MS
+ * (milliseconds).
+ *
  * Shutdown, in this order: the hub stops (SSE readers return at once), the
  * HTTP server stops (joins its connection threads, which closes every SSE
  * listener), the ingest thread stops (closes the processes' connections),
@@ -87,8 +93,9 @@ static void usage(FILE *f)
             "  --ingest-port N   the port processes send to (default 8741; 0: a free one)\n"
             "  --bind ADDRESS    the address of both (default 127.0.0.1)\n"
             "  --history N       snapshots kept per process (default 3000)\n"
-            "  --memory MIB      memory all histories may hold, shared equally by the\n"
-            "                    processes (default 1024)\n"
+            "  --memory MIB      memory the histories and the frames being received may\n"
+            "                    hold: a quarter for the frames, the rest for the\n"
+            "                    histories, shared equally by the processes (default 1024)\n"
             "  --token TOKEN     what every control must carry (default: random)\n"
             "  --web DIR         the page's folder (default: $TASKSCOPE_WEB_DIR, the source\n"
             "                    tree's web/, the installed one)\n"
@@ -336,6 +343,31 @@ static void raise_file_limit(void)
     }
 }
 
+/* The limits for --memory (bytes) and the environment. */
+static struct tscope__dash_limits limits_for(size_t memory)
+{
+    struct tscope__dash_limits l = {.http_request_ms = TSCOPE__DASH_HTTP_REQUEST_MS,
+                                    .ingest_auth_ms = TSCOPE__DASH_INGEST_AUTH_MS,
+                                    .ingest_frame_ms = TSCOPE__DASH_INGEST_FRAME_MS,
+                                    .ingest_idle_ms = TSCOPE__DASH_INGEST_IDLE_MS,
+                                    .frame_memory = memory / TSCOPE__DASH_FRAME_SHARE};
+    const char *v = getenv("TASKSCOPE_DASHBOARD_DEADLINE_MS");
+    if (v && *v) {
+        char *end;
+        errno = 0;
+        long ms = strtol(v, &end, 10);
+        if (*end || errno || ms < 1 || ms > 3600000)
+            fprintf(stderr,
+                    "taskscope dashboard: TASKSCOPE_DASHBOARD_DEADLINE_MS=%s: expected "
+                    "milliseconds 1-3600000 (for tests); ignored\n",
+                    v);
+        else
+            l.http_request_ms = l.ingest_auth_ms = l.ingest_frame_ms = l.ingest_idle_ms =
+                (unsigned)ms;
+    }
+    return l;
+}
+
 /* Waits for SIGINT, SIGTERM or SIGHUP (blocked in set), or exit_after
  * seconds (0: no limit). */
 static void wait_for_end(const sigset_t *set, double exit_after)
@@ -409,12 +441,13 @@ int tscope_cli_dashboard(int argc, char **argv)
             close(http_fd);
         return 1;
     }
-    struct tscope__dash d = {.token = token, .webdir = web};
+    size_t memory = o.memory_mib << 20;
+    struct tscope__dash d = {.token = token, .webdir = web, .limits = limits_for(memory)};
     atomic_init(&d.next_command, 0);
     struct tscope__dash_http *http = NULL;
     status = 1;
     if (!(d.hub = tscope__dash_hub_new()) ||
-        !(d.store = tscope__dash_store_new(o.history, o.memory_mib << 20, d.hub))) {
+        !(d.store = tscope__dash_store_new(o.history, memory - d.limits.frame_memory, d.hub))) {
         fprintf(stderr, "taskscope dashboard: out of memory\n");
         close(http_fd);
         close(ingest_fd);
@@ -424,6 +457,7 @@ int tscope_cli_dashboard(int argc, char **argv)
         close(http_fd);
         goto out;
     }
+    tscope__dash_ingest_limit(d.ingest, &d.limits);
     if (!(http = tscope__dash_http_start(http_fd, a.sa.ss_family == AF_INET6, &d)) ||
         tscope__dash_ingest_run(d.ingest) != 0)
         goto out;

@@ -12,9 +12,11 @@
  * (libmicrohttpd, one per connection) only call the functions below, which
  * are all thread-safe unless said otherwise.  Everything is bounded: the
  * processes (TSCOPE__DASH_MAX_PROCESSES), each one's history (--history)
- * and all histories together (--memory),
- * each SSE listener's queue, a frame (TSCOPE__LIVE_FRAME_MAX), a request
- * body (TSCOPE__DASH_BODY_MAX), the commands waiting to be sent.
+ * and all histories together with the frames being received (--memory,
+ * struct tscope__dash_limits), each SSE listener's queue, a frame
+ * (TSCOPE__LIVE_FRAME_MAX), a request body (TSCOPE__DASH_BODY_MAX), the
+ * commands waiting to be sent, the connections on both ports and how long
+ * each may take (struct tscope__dash_limits).
  */
 #ifndef TSCOPE_CLI_DASHBOARD_H
 #define TSCOPE_CLI_DASHBOARD_H
@@ -35,6 +37,22 @@
 #define TSCOPE__DASH_KEEPALIVE_S 15
 #define TSCOPE__DASH_BODY_MAX (64u << 10) /* a POST body */
 #define TSCOPE__DASH_TEXT_MAX 256         /* host, program: longer ones cut */
+
+/* ---- the bounds on both ports (docs/dashboard.md, "Limits") ----
+ * Set once by dashboard.c before anything runs; read-only afterwards. */
+struct tscope__dash_limits {
+    unsigned http_request_ms; /* a request whole (headers and body) within this of the
+                               * connection's opening or of its previous answer's end */
+    unsigned ingest_auth_ms;  /* a process connection authenticated within this */
+    unsigned ingest_frame_ms; /* a frame's first byte to its last */
+    unsigned ingest_idle_ms;  /* an authenticated connection silent this long is closed */
+    size_t frame_memory;      /* bytes the frames being received may hold together */
+};
+#define TSCOPE__DASH_HTTP_REQUEST_MS 10000
+#define TSCOPE__DASH_INGEST_AUTH_MS 10000
+#define TSCOPE__DASH_INGEST_FRAME_MS 30000
+#define TSCOPE__DASH_INGEST_IDLE_MS 300000 /* 5 periods of the slowest stream (60 s) */
+#define TSCOPE__DASH_FRAME_SHARE 4         /* frames being received: 1/4 of --memory */
 
 /* ---- growable text: struct tscope__text (core/text.h, through offline/wire.h) ---- */
 
@@ -146,6 +164,9 @@ struct tscope__dash_ingest;
  * also on failure), its thread not yet started: commands queue until it
  * runs.  NULL after a line on stderr. */
 struct tscope__dash_ingest *tscope__dash_ingest_new(int listen_fd, struct tscope__dash_store *s);
+/* Sets the limits the thread enforces (before tscope__dash_ingest_run;
+ * copied). */
+void tscope__dash_ingest_limit(struct tscope__dash_ingest *g, const struct tscope__dash_limits *l);
 /* Starts the thread: 0, or -1 after a line on stderr. */
 int tscope__dash_ingest_run(struct tscope__dash_ingest *g);
 /* Queues the COMMAND frame frame[0, len) (header included; copied) for
@@ -163,6 +184,7 @@ struct tscope__dash {
     struct tscope__dash_ingest *ingest;
     const char *token;
     const char *webdir; /* NULL: no page to serve */
+    struct tscope__dash_limits limits;
     atomic_long next_command;
 };
 
@@ -172,6 +194,9 @@ struct tscope__dash {
  * of memory); returns the HTTP status. */
 unsigned tscope__dash_control(struct tscope__dash *d, const char *header_token, const char *body,
                               size_t n, char **answer);
+/* Whether given (NULL: none) is token, in a time that does not depend on
+ * where they differ. */
+int tscope__dash_same_token(const char *given, const char *token);
 
 /* ---- HTTP (dashboard_http.c) ---- */
 struct tscope__dash_http;

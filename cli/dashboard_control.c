@@ -22,7 +22,7 @@
 #include "dashboard.h"
 #include "offline/wire.h"
 
-static int same_token(const char *given, const char *token)
+int tscope__dash_same_token(const char *given, const char *token)
 {
     size_t n = strlen(token);
     if (!given || strlen(given) != n)
@@ -111,8 +111,8 @@ unsigned tscope__dash_control(struct tscope__dash *d, const char *header_token, 
     long id = process_id(json_object_get(req, "process"));
     long *ids = NULL;
     long targets;
-    if (!same_token(header_token, d->token) &&
-        !same_token(json_string_value(json_object_get(req, "token")), d->token)) {
+    if (!tscope__dash_same_token(header_token, d->token) &&
+        !tscope__dash_same_token(json_string_value(json_object_get(req, "token")), d->token)) {
         status = error(answer, 403, "a wrong or missing token");
     } else if (id < 0) {
         status = error(answer, 400, "\"process\": expected a process id or \"all\"");

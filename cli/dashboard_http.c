@@ -8,11 +8,13 @@
  * thread-per-connection mode suits SSE: a stream's content reader may block
  * on a condition variable in its own thread (tscope__dash_listener_read)
  * without holding up other requests or needing suspend/resume bookkeeping.
- * Connections are bounded (CONNECTION_LIMIT) and idle ones time out
- * (IDLE_TIMEOUT_S, above the SSE keepalive period, so a live stream is
- * never cut for idleness).  Answers go out once the whole request is in,
- * which keeps connections alive (an earlier answer makes libmicrohttpd
- * close them).
+ * Connections are bounded (CONNECTION_LIMIT: a new one cuts the one that
+ * waited longest for its request) and each request must be whole within
+ * a deadline (limits.http_request_ms), both by dashboard_guard.c; one
+ * being answered times out when idle (IDLE_TIMEOUT_S, above the SSE
+ * keepalive period, so a live stream is never cut for idleness).  Answers
+ * go out once the whole request is in, which keeps connections alive (an
+ * earlier answer makes libmicrohttpd close them).
  *
  * Routes:
  *   GET /, /index.html      WEBDIR/index.html
@@ -39,14 +41,17 @@
 #include <unistd.h>
 
 #include "dashboard.h"
+#include "dashboard_guard.h"
 
 #define CONNECTION_LIMIT (TSCOPE__DASH_MAX_LISTENERS + 64)
+#define CLOSING_ROOM 64 /* libmicrohttpd's own limit is this much higher: see the guard */
 #define IDLE_TIMEOUT_S 60
 #define SSE_BLOCK (32u << 10)
 
 struct tscope__dash_http {
     struct MHD_Daemon *daemon;
     struct tscope__dash *d;
+    struct tscope__dash_guard *guard;
 };
 
 /* A request's body being received (its con_cls), at most
@@ -257,9 +262,9 @@ static enum MHD_Result serve_control(struct tscope__dash_http *h, struct MHD_Con
 static void request_done(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode code)
 {
-    (void)cls;
-    (void)conn;
+    struct tscope__dash_http *h = cls;
     (void)code;
+    tscope__dash_guard_answered(h->guard, conn);
     struct upload *u = *con_cls;
     if (u) {
         tscope__text_free(&u->body);
@@ -290,6 +295,10 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
         *size = 0;
         return MHD_YES;
     }
+    tscope__dash_guard_answering(
+        h->guard, conn,
+        tscope__dash_same_token(
+            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Taskscope-Token"), h->d->token));
     int get = strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
     if (strcmp(url, "/api/control") == 0) {
         if (strcmp(method, MHD_HTTP_METHOD_POST) != 0)
@@ -329,18 +338,26 @@ struct tscope__dash_http *tscope__dash_http_start(int listen_fd, int ipv6, struc
         return NULL;
     }
     h->d = d;
+    unsigned slots = CONNECTION_LIMIT + CLOSING_ROOM;
+    if (!(h->guard = tscope__dash_guard_new(d->limits.http_request_ms, CONNECTION_LIMIT, slots))) {
+        close(listen_fd);
+        free(h);
+        return NULL;
+    }
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
                      MHD_USE_POLL | (ipv6 ? MHD_USE_IPv6 : 0);
     h->daemon = MHD_start_daemon(
-        flags, 0, NULL, NULL, answer, h, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONNECTION_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)IDLE_TIMEOUT_S, MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL, MHD_OPTION_END);
+        flags, 0, tscope__dash_guard_accept, h->guard, answer, h, MHD_OPTION_LISTEN_SOCKET,
+        (MHD_socket)listen_fd, MHD_OPTION_CONNECTION_LIMIT, slots, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)IDLE_TIMEOUT_S, MHD_OPTION_NOTIFY_COMPLETED, request_done, h,
+        MHD_OPTION_NOTIFY_CONNECTION, tscope__dash_guard_notify, h->guard, MHD_OPTION_END);
     if (!h->daemon) {
         /* whether a failed start closed the socket it was given differs
          * between libmicrohttpd's versions; no other thread opens files yet */
         if (fcntl(listen_fd, F_GETFD) != -1)
             close(listen_fd);
         fprintf(stderr, "taskscope dashboard: libmicrohttpd could not start its HTTP server\n");
+        tscope__dash_guard_free(h->guard);
         free(h);
         return NULL;
     }
@@ -352,5 +369,6 @@ void tscope__dash_http_stop(struct tscope__dash_http *h)
     if (!h)
         return;
     MHD_stop_daemon(h->daemon); /* closes the listening socket, joins every connection */
+    tscope__dash_guard_free(h->guard);
     free(h);
 }

@@ -16,8 +16,24 @@
  * buffers (bounded: OUT_MAX; a process that does not read its commands
  * loses new ones, said on stderr) and sends them as the sockets allow.
  *
- * Connections are bounded too (MAX_CONNS); when accept() runs out of file
- * descriptors, accepting pauses for a second rather than spinning.
+ * Connections are bounded (docs/dashboard.md, "Limits"), and none can be
+ * held: a connection is unauthenticated until the one place that says so
+ * (conn_authenticate; for now, once its HELLO was taken).  At most
+ * UNAUTH_MAX are unauthenticated at a time (a new one closes the oldest of
+ * them that has had a round to authenticate: processes authenticate at
+ * once, so the oldest is one holding on; with none such, new ones wait in
+ * the listening socket's backlog for the next round), each must authenticate within
+ * limits.ingest_auth_ms, and may hold at most UNAUTH_IN_MAX of a frame; authenticated ones are
+ * bounded by the store's TSCOPE__DASH_MAX_PROCESSES, MAX_CONNS in all.  A frame must be whole
+ * within limits.ingest_frame_ms of its first byte, an authenticated connection closes after
+ * limits.ingest_idle_ms without a byte.  The input buffers grow with what has arrived (FIONREAD),
+ * never with what a header claims, are freed once they hold no unfinished frame, and together stay
+ * within limits.frame_memory (a quarter of --memory): a buffer that would
+ * pass it closes the connection whose unfinished frame is the oldest
+ * (possibly the one growing).  Each of these
+ * closes says one line, at most one of a kind per SAY_EVERY_MS (then how
+ * many more).  When accept() runs out of file descriptors, accepting
+ * pauses for a second rather than spinning.
  *
  * Cost: the processes' snapshots arrive spread out (64 processes at 10/s
  * are 640 frames a second at random times), so waking for each would pay
@@ -41,9 +57,11 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,22 +69,41 @@
 #include "dashboard.h"
 #include "offline/wire.h"
 
-#define MAX_CONNS (TSCOPE__DASH_MAX_PROCESSES + 64)
+#define UNAUTH_MAX 64
+#define MAX_CONNS (TSCOPE__DASH_MAX_PROCESSES + UNAUTH_MAX)
 #define MAX_PENDING 1024
 #define OUT_MAX (4u << 20)
-#define IN_MIN (64u << 10)
+#define IN_CHUNK (64u << 10)      /* read at a time beyond the frame begun */
+#define UNAUTH_IN_MAX (64u << 10) /* an unauthenticated connection's buffer */
 #define READ_BUDGET (1u << 20)
 #define ROUND_MS 20 /* at most one round of poll() per ROUND_MS */
+#define SAY_EVERY_MS 10000
 
 struct conn {
     int fd;
-    long proc; /* the store's process id once HELLO came, else 0 */
+    long proc;         /* the store's process id once HELLO came, else 0 */
+    int authenticated; /* set by conn_authenticate only */
+    int closing;       /* made room for another's frame: closed at the next round */
+    int polled;        /* was in a round's poll(): had its chance to be read */
+    long long opened_ms, last_ms, frame_ms; /* accepted, last byte, unfinished frame's first
+                                             * byte (0: none); CLOCK_MONOTONIC */
     char peer[72];
     unsigned char *in;
     size_t in_len, in_cap;
     unsigned char *out;
     size_t out_off, out_len, out_cap;
     int said_early, said_bad_json, said_full;
+};
+
+/* The kinds of lines said at most once per SAY_EVERY_MS. */
+enum say_kind {
+    SAY_EVICTED,
+    SAY_AUTH_LATE,
+    SAY_FRAME_LATE,
+    SAY_IDLE,
+    SAY_MEMORY,
+    SAY_UNAUTH_BIG,
+    SAY_KINDS
 };
 
 struct pending {
@@ -91,7 +128,64 @@ struct tscope__dash_ingest {
     struct pollfd *pfds;
     struct timespec accept_paused_until, last_round;
     int said_too_many;
+    struct tscope__dash_limits limits;
+    size_t nunauth; /* connections not authenticated */
+    size_t in_held; /* the input buffers' bytes (in_cap), within limits.frame_memory */
+    struct {
+        long long last_ms;
+        unsigned quiet; /* not said since */
+    } said[SAY_KINDS];
 };
+
+static long long now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* One line "taskscope dashboard: PEER: TEXT", unless one of its kind was
+ * said less than SAY_EVERY_MS ago (then counted, and said with the next). */
+static void say(struct tscope__dash_ingest *g, enum say_kind kind, const char *peer,
+                const char *fmt, ...)
+{
+    long long now = now_ms();
+    if (g->said[kind].last_ms && now - g->said[kind].last_ms < SAY_EVERY_MS) {
+        g->said[kind].quiet++;
+        return;
+    }
+    char text[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    if (g->said[kind].quiet)
+        fprintf(stderr, "taskscope dashboard: %s: %s (and %u more like it since the last)\n", peer,
+                text, g->said[kind].quiet);
+    else
+        fprintf(stderr, "taskscope dashboard: %s: %s\n", peer, text);
+    g->said[kind].last_ms = now;
+    g->said[kind].quiet = 0;
+}
+
+/* Frees c's input buffer (it holds no unfinished frame, or c is closing). */
+static void conn_drop_input(struct tscope__dash_ingest *g, struct conn *c)
+{
+    g->in_held -= c->in_cap;
+    free(c->in);
+    c->in = NULL;
+    c->in_len = c->in_cap = 0;
+    c->frame_ms = 0;
+}
+
+/* The one place a connection becomes authenticated. */
+static void conn_authenticate(struct tscope__dash_ingest *g, struct conn *c)
+{
+    if (!c->authenticated) {
+        c->authenticated = 1;
+        g->nunauth--;
+    }
+}
 
 static void conn_close(struct tscope__dash_ingest *g, size_t i)
 {
@@ -99,7 +193,9 @@ static void conn_close(struct tscope__dash_ingest *g, size_t i)
     close(c->fd);
     if (c->proc)
         tscope__dash_store_gone(g->store, c->proc);
-    free(c->in);
+    if (!c->authenticated)
+        g->nunauth--;
+    conn_drop_input(g, c);
     free(c->out);
     g->conns[i] = g->conns[--g->nconns];
 }
@@ -116,9 +212,25 @@ static void peer_name(const struct sockaddr_storage *sa, socklen_t len, char *ou
         snprintf(out, cap, "%s:%s", host, port);
 }
 
+/* The oldest unauthenticated connection that has had a round to
+ * authenticate (its index), or g->nconns when there is none. */
+static size_t oldest_unauth(struct tscope__dash_ingest *g)
+{
+    size_t oldest = g->nconns;
+    for (size_t i = 0; i < g->nconns; i++)
+        if (!g->conns[i].authenticated && g->conns[i].polled &&
+            (oldest == g->nconns || g->conns[i].opened_ms < g->conns[oldest].opened_ms))
+            oldest = i;
+    return oldest;
+}
+
 static void accept_all(struct tscope__dash_ingest *g)
 {
     for (;;) {
+        /* no room for one more unauthenticated connection, and none that
+         * has had its round to give way: the rest wait in the backlog */
+        if (g->nunauth == UNAUTH_MAX && oldest_unauth(g) == g->nconns)
+            return;
         struct sockaddr_storage sa;
         socklen_t len = sizeof sa;
         int fd = accept4(g->listen_fd, (struct sockaddr *)&sa, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -144,10 +256,18 @@ static void accept_all(struct tscope__dash_ingest *g)
             continue;
         }
         g->said_too_many = 0;
+        if (g->nunauth == UNAUTH_MAX) {
+            size_t oldest = oldest_unauth(g);
+            say(g, SAY_EVICTED, g->conns[oldest].peer,
+                "%d connections are not authenticated: closed the oldest of them", UNAUTH_MAX);
+            conn_close(g, oldest);
+        }
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         struct conn *c = &g->conns[g->nconns++];
-        *c = (struct conn){.fd = fd};
+        long long now = now_ms();
+        *c = (struct conn){.fd = fd, .opened_ms = now, .last_ms = now};
+        g->nunauth++;
         peer_name(&sa, len, c->peer, sizeof c->peer);
     }
 }
@@ -160,6 +280,7 @@ static int handle_frame(struct tscope__dash_ingest *g, struct conn *c,
         long id = tscope__dash_store_hello(g->store, c->proc, c->peer, f->payload, f->len);
         if (id > 0) {
             c->proc = id;
+            conn_authenticate(g, c);
             return 0;
         }
         if (id == 0)
@@ -195,13 +316,84 @@ static int handle_frame(struct tscope__dash_ingest *g, struct conn *c,
     return 0;
 }
 
+/* The connection whose unfinished frame goes first when the frames'
+ * memory is short: the oldest frame, among those holding one and c (whose
+ * frame may be only beginning: then it is the newest).  A sender's frame
+ * is whole in milliseconds, so the oldest is one being held. */
+static struct conn *frame_victim(struct tscope__dash_ingest *g, struct conn *c, long long now)
+{
+    struct conn *v = c;
+    long long v_ms = c->frame_ms ? c->frame_ms : now;
+    for (size_t i = 0; i < g->nconns; i++) {
+        struct conn *o = &g->conns[i];
+        if (o != c && !o->closing && o->in_cap && o->frame_ms < v_ms) {
+            v = o;
+            v_ms = o->frame_ms;
+        }
+    }
+    return v;
+}
+
+/* Grows c's buffer to hold need bytes (frame_end: where the frame begun
+ * ends, 0 when its header is not in yet), within the limits (see the
+ * file's top; an unauthenticated c's frame and need at most
+ * UNAUTH_IN_MAX): 0, or -1 when c is to be closed (said). */
+static int conn_room(struct tscope__dash_ingest *g, struct conn *c, size_t need, size_t frame_end)
+{
+    if (!c->authenticated && (frame_end > UNAUTH_IN_MAX || need > UNAUTH_IN_MAX)) {
+        say(g, SAY_UNAUTH_BIG, c->peer,
+            "a frame of more than %u KiB before it was authenticated; connection closed",
+            UNAUTH_IN_MAX >> 10);
+        return -1;
+    }
+    if (need <= c->in_cap)
+        return 0;
+    /* doubling, but never past the frame begun: a header's claim alone
+     * takes no memory */
+    size_t cap = c->in_cap * 2, limit = frame_end > need ? frame_end : need;
+    if (cap > limit)
+        cap = limit;
+    if (cap < need)
+        cap = need;
+    long long now = now_ms();
+    while (g->in_held - c->in_cap + cap > g->limits.frame_memory) {
+        struct conn *v = frame_victim(g, c, now);
+        say(g, SAY_MEMORY, v->peer,
+            "the frames being received would pass their %zu KiB (a quarter of --memory); "
+            "closed the connection with the oldest unfinished frame",
+            g->limits.frame_memory >> 10);
+        if (v == c)
+            return -1;
+        conn_drop_input(g, v);
+        v->closing = 1;
+    }
+    unsigned char *in = realloc(c->in, cap);
+    if (!in) {
+        fprintf(stderr, "taskscope dashboard: %s: out of memory; connection closed\n", c->peer);
+        return -1;
+    }
+    g->in_held += cap - c->in_cap;
+    c->in = in;
+    c->in_cap = cap;
+    return 0;
+}
+
+/* After c's whole frames were taken (some: any taken now): when its
+ * unfinished frame began; an empty buffer is freed. */
+static void conn_frame_mark(struct tscope__dash_ingest *g, struct conn *c, int some)
+{
+    if (!c->in_len)
+        conn_drop_input(g, c);
+    else if (some || !c->frame_ms)
+        c->frame_ms = now_ms();
+}
+
 /* Reads what c has (within READ_BUDGET) and handles its whole frames: 0,
  * or -1 when the connection is to be closed. */
 static int conn_read(struct tscope__dash_ingest *g, struct conn *c)
 {
     size_t budget = READ_BUDGET;
     for (;;) {
-        size_t want = IN_MIN;
         struct tscope__live_frame f;
         size_t used = 0;
         enum tscope__live_parse r = TSCOPE__LIVE_MORE;
@@ -224,30 +416,36 @@ static int conn_read(struct tscope__dash_ingest *g, struct conn *c)
             memmove(c->in, c->in + off, c->in_len - off);
             c->in_len -= off;
         }
+        size_t frame_end = 0;
         if (c->in_len >= TSCOPE__LIVE_HEADER && r == TSCOPE__LIVE_MORE)
-            want = TSCOPE__LIVE_HEADER + (size_t)f.len; /* the frame begun */
+            frame_end = TSCOPE__LIVE_HEADER + (size_t)f.len; /* the frame begun */
+        conn_frame_mark(g, c, off != 0);
         if (budget == 0)
             return 0;
-        if (c->in_cap < want || c->in_cap - c->in_len < IN_MIN / 4) {
-            size_t cap = c->in_cap ? c->in_cap : IN_MIN;
-            while (cap < want || cap - c->in_len < IN_MIN / 4)
-                cap *= 2;
-            unsigned char *in = realloc(c->in, cap);
-            if (!in) {
-                fprintf(stderr, "taskscope dashboard: %s: out of memory; connection closed\n",
-                        c->peer);
-                return -1;
-            }
-            c->in = in;
-            c->in_cap = cap;
-        }
-        size_t room = c->in_cap - c->in_len;
-        ssize_t n = recv(c->fd, c->in + c->in_len, room < budget ? room : budget, 0);
+        /* room for what has arrived (at least a byte, to see an end):
+         * the rest of the frame begun, else IN_CHUNK at a time */
+        int avail = 0;
+        if (ioctl(c->fd, FIONREAD, &avail) != 0 || avail < 1)
+            avail = 1;
+        size_t want = (size_t)avail < budget ? (size_t)avail : budget;
+        size_t step = frame_end > c->in_len + IN_CHUNK ? frame_end - c->in_len : IN_CHUNK;
+        if (want > step)
+            want = step;
+        if (!c->authenticated && c->in_len < UNAUTH_IN_MAX && want > UNAUTH_IN_MAX - c->in_len)
+            want = UNAUTH_IN_MAX - c->in_len;
+        if (conn_room(g, c, c->in_len + want, frame_end) != 0)
+            return -1;
+        ssize_t n = recv(c->fd, c->in + c->in_len, want, 0);
         if (n == 0)
             return -1; /* the process closed its end */
-        if (n < 0)
-            return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
+        if (n < 0) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+                return -1;
+            conn_frame_mark(g, c, 0);
+            return 0;
+        }
         c->in_len += (size_t)n;
+        c->last_ms = now_ms();
         budget -= (size_t)n;
     }
 }
@@ -358,13 +556,59 @@ static void pace(struct tscope__dash_ingest *g)
         ;
 }
 
+/* Closes the connections made room for (closing) and those past a
+ * deadline (see the file's top), each said; the earliest deadline left
+ * (CLOCK_MONOTONIC ms), or -1 when there is none. */
+static long long close_late(struct tscope__dash_ingest *g)
+{
+    const struct tscope__dash_limits *l = &g->limits;
+    long long now = now_ms(), next = -1;
+    for (size_t i = g->nconns; i-- > 0;) {
+        struct conn *c = &g->conns[i];
+        long long auth = c->opened_ms + l->ingest_auth_ms, frame = c->frame_ms + l->ingest_frame_ms,
+                  idle = c->last_ms + l->ingest_idle_ms;
+        int late = 1;
+        if (c->closing)
+            ;
+        else if (!c->authenticated && now >= auth)
+            say(g, SAY_AUTH_LATE, c->peer, "not authenticated within %u ms; connection closed",
+                l->ingest_auth_ms);
+        else if (c->frame_ms && now >= frame)
+            say(g, SAY_FRAME_LATE, c->peer,
+                "a frame not whole within %u ms of its first byte; connection closed",
+                l->ingest_frame_ms);
+        else if (c->authenticated && now >= idle)
+            say(g, SAY_IDLE, c->peer, "nothing received for %u ms; connection closed",
+                l->ingest_idle_ms);
+        else
+            late = 0;
+        if (late) {
+            conn_close(g, i);
+            continue;
+        }
+        long long due = c->authenticated ? idle : auth;
+        if (c->frame_ms && frame < due)
+            due = frame;
+        if (next < 0 || due < next)
+            next = due;
+    }
+    return next;
+}
+
 static void *ingest_main(void *arg)
 {
     struct tscope__dash_ingest *g = arg;
     for (;;) {
         pace(g);
+        long long next_deadline = close_late(g);
         int timeout = -1;
         int paused = accept_paused(g, &timeout);
+        if (next_deadline >= 0) {
+            long long ms = next_deadline - now_ms();
+            ms = ms < 0 ? 0 : ms + 1;
+            if (timeout < 0 || ms < timeout)
+                timeout = (int)ms;
+        }
         /* pfds[0]: the wake-up pipe, [1]: the listening socket, then one per connection */
         g->pfds[0] = (struct pollfd){.fd = g->wake_r, .events = POLLIN};
         g->pfds[1] = (struct pollfd){.fd = paused ? -1 : g->listen_fd, .events = POLLIN};
@@ -383,6 +627,9 @@ static void *ingest_main(void *arg)
             short ev = g->pfds[2 + i].revents;
             struct conn *c = &g->conns[i];
             int bad = 0;
+            c->polled = 1;
+            if (c->closing)
+                continue;
             if (ev & (POLLIN | POLLHUP | POLLERR))
                 bad = conn_read(g, c) != 0;
             if (!bad && (ev & POLLOUT))
@@ -430,6 +677,11 @@ struct tscope__dash_ingest *tscope__dash_ingest_new(int listen_fd, struct tscope
     g->wake_w = pipefd[1];
     g->pending_tail = &g->pending;
     return g;
+}
+
+void tscope__dash_ingest_limit(struct tscope__dash_ingest *g, const struct tscope__dash_limits *l)
+{
+    g->limits = *l;
 }
 
 int tscope__dash_ingest_run(struct tscope__dash_ingest *g)

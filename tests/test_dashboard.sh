@@ -369,13 +369,14 @@ wait "$p8" || st=$?
 [ $st = 0 ] || fail "the process's exit status after the dashboard was killed: $st"
 grep -q "the dashboard closed the connection" "$tmp/p8.err" || fail "p8: $(cat "$tmp/p8.err")"
 
-echo "-- --memory: all histories together, shared equally"
+echo "-- --memory: all histories together (three quarters of it), shared equally"
 st=0
 "$ts" dashboard --memory 0 2>"$tmp/e" >/dev/null || st=$?
 [ $st = 2 ] && grep -q "^taskscope dashboard: --memory 0: expected MiB, 1-" "$tmp/e" \
   || fail "--memory 0: $st $(cat "$tmp/e")"
 start_dashboard dash4 --memory 1
-# 200 snapshots of ~9 KB: 1 MiB keeps about 110 of them, the latest
+# 200 snapshots of ~9 KB: the histories' 768 KiB of --memory 1 keep about 85 of them, the
+# latest (the last quarter is for the frames being received)
 "$fake" "127.0.0.1:$ingest" 200 2 --pad 60 --linger 60000 >"$tmp/p9.out" 2>"$tmp/p9.err" &
 pids+=($!)
 all200() { get "$base/api/processes" | jq -e '.[0].snapshots == 200' >/dev/null; }
@@ -383,7 +384,7 @@ wait_for 20 "200 snapshots at the dashboard with --memory 1" all200
 get "$base/api/processes" >"$tmp/procs"
 kept=$(jq '.[0].kept' "$tmp/procs") bytes=$(jq '.[0].kept_bytes' "$tmp/procs")
 one=$(get "$base/api/history?id=1" | jq -c '.[-1]' | wc -c)
-[ "$bytes" -le 1048576 ] && [ "$bytes" -gt $((1048576 - 2 * one - 1024)) ] \
+[ "$bytes" -le 786432 ] && [ "$bytes" -gt $((786432 - 2 * one - 1024)) ] \
   || fail "--memory 1: $kept snapshots in $bytes bytes (one: $one bytes)"
 get "$base/api/history?id=1" | jq -e --argjson k "$kept" 'length == $k and
   [.[].seq] == [range(200 - $k; 200)]' >/dev/null || fail "--memory 1: the history is not the latest $kept"
@@ -393,8 +394,8 @@ echo "one process: the latest $kept snapshots, $bytes bytes"
 pids+=($!)
 both() { get "$base/api/processes" | jq -e 'length == 2 and .[1].snapshots == 200' >/dev/null; }
 wait_for 20 "the second process's 200 snapshots" both
-get "$base/api/processes" | jq -e '([.[].kept_bytes] | add) <= 1048576 and
-  all(.[]; .kept_bytes <= 524288 and .kept_bytes > 524288 - 20000)' >/dev/null \
+get "$base/api/processes" | jq -e '([.[].kept_bytes] | add) <= 786432 and
+  all(.[]; .kept_bytes <= 393216 and .kept_bytes > 393216 - 20000)' >/dev/null \
   || fail "--memory 1 with two processes: $(get "$base/api/processes" | jq -c '[.[] | {kept, kept_bytes}]')"
 echo "two processes: $(get "$base/api/processes" | jq -c '[.[] | {kept, kept_bytes}]')"
 # /metrics says the same: the sum of kept_bytes, the budget
@@ -402,7 +403,7 @@ get "$base/metrics" >"$tmp/metrics4"
 awk -f "$tmp/prom.awk" "$tmp/metrics4" || fail "/metrics at --memory 1 does not parse"
 [ "$(sed -n 's/^taskscope_dashboard_history_bytes //p' "$tmp/metrics4")" = \
   "$(get "$base/api/processes" | jq '[.[].kept_bytes] | add')" ] &&
-  [ "$(sed -n 's/^taskscope_dashboard_history_budget_bytes //p' "$tmp/metrics4")" = 1048576 ] ||
+  [ "$(sed -n 's/^taskscope_dashboard_history_budget_bytes //p' "$tmp/metrics4")" = 786432 ] ||
   fail "/metrics history bytes: $(grep history "$tmp/metrics4")"
 kill -TERM "$dash_pid"
 st=0
