@@ -144,8 +144,10 @@ void tscope__dash_metrics(struct tscope__dash_store *s, struct tscope__text *b);
 struct tscope__dash_ingest;
 /* The ingest side of listen_fd (listening, taken over: closed by stop,
  * also on failure), its thread not yet started: commands queue until it
- * runs.  NULL after a line on stderr. */
-struct tscope__dash_ingest *tscope__dash_ingest_new(int listen_fd, struct tscope__dash_store *s);
+ * runs.  secret: what processes must prove they know (src/live/auth.h;
+ * copied; libsodium loaded already).  NULL after a line on stderr. */
+struct tscope__dash_ingest *tscope__dash_ingest_new(int listen_fd, struct tscope__dash_store *s,
+                                                    const unsigned char *secret);
 /* Starts the thread: 0, or -1 after a line on stderr. */
 int tscope__dash_ingest_run(struct tscope__dash_ingest *g);
 /* Queues the COMMAND frame frame[0, len) (header included; copied) for

@@ -42,7 +42,6 @@ fi
 
 start_dashboard dash --exit-after 120
 dash=$dash_pid
-live=127.0.0.1:$ingest
 
 env "${prog_env[@]}" OMP_NUM_THREADS=1 TASKSCOPE_SAMPLE_MS=100 \
   "$ts" run -o "$tmp/out" --no-summary --live="$live" -- "$prog" "$tmp/stop" \
