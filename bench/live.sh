@@ -8,7 +8,7 @@
 #   drew it (latency_ms_median, _p90; web/app.js measures it).
 # live_auth: the live channel's authentication (bench/live_mac.c): the
 #   handshake's computations, sealing a frame (sequence number and
-#   HMAC-SHA-256) and checking one, per snapshot size.
+#   keyed BLAKE2b-256) and checking one, per snapshot size.
 # stencil_live: the MPI + OpenMP stencil (examples/mpi/stencil.c) at 4
 #   ranks under `taskscope run`, without and with --live to a running
 #   dashboard (each repetition without, with, with, without): the program's

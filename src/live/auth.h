@@ -10,17 +10,16 @@
  *   process   -> dashboard  CHALLENGE  payload Np (32 random bytes), MAC 0
  *   dashboard -> process    CHALLENGE  payload Nd, MAC = H(S, "D" Np Nd)
  *   process   -> dashboard  PROOF      no payload, MAC = H(S, "P" Np Nd)
- * H is HMAC-SHA-256 keyed with the secret S over "taskscope-live-2", a tag
- * byte and both nonces.  The process checks the dashboard's proof before it
- * sends anything about itself; the dashboard checks the process's before
- * it takes any frame.  Then every frame in each direction carries the next
- * sequence number (1, 2, ...) and a MAC = HMAC-SHA-256 over its header and
- * payload under that direction's session key, H(S, "p" Np Nd) from the
- * process, H(S, "d" Np Nd) from the dashboard: nothing can be changed,
- * injected, reordered or replayed - a frame of an earlier connection was
- * made under other nonces, so its MAC fails here.
+ * H is BLAKE2b-256 keyed with the secret S (its MAC mode, RFC 7693) over
+ * "taskscope-live-2", a tag byte and both nonces.  The process checks the dashboard's proof before
+ * it sends anything about itself; the dashboard checks the process's before it takes any frame.
+ * Then every frame in each direction carries the next sequence number (1, 2, ...) and a MAC = keyed
+ * BLAKE2b-256 over its header and payload under that direction's session key, H(S, "p" Np Nd) from
+ * the process, H(S, "d" Np Nd) from the dashboard: nothing can be changed, injected, reordered or
+ * replayed - a frame of an earlier connection was made under other nonces, so its MAC fails here.
  *
- * The crypto is libsodium's (crypto_auth_hmacsha256, randombytes_buf),
+ * The crypto is libsodium's (crypto_generichash, sodium_memcmp,
+ * randombytes_buf),
  * opened with dlopen at its first use (src/common/lazylib.h): a program
  * without TASKSCOPE_LIVE never loads it.  Built without libsodium-dev,
  * tscope__live_crypto says so and the live channel is off.

@@ -24,7 +24,7 @@
 #define TSCOPE__LIVE_MAGIC "TSLV"
 #define TSCOPE__LIVE_VERSION 2u
 #define TSCOPE__LIVE_HEADER 20u
-#define TSCOPE__LIVE_MAC 32u              /* the trailer: HMAC-SHA-256 */
+#define TSCOPE__LIVE_MAC 32u              /* the trailer: keyed BLAKE2b-256 */
 #define TSCOPE__LIVE_FRAME_MAX (1u << 20) /* payload bytes */
 /* The bytes of a frame with len payload bytes. */
 #define TSCOPE__LIVE_FRAME_BYTES(len) (TSCOPE__LIVE_HEADER + (size_t)(len) + TSCOPE__LIVE_MAC)
