@@ -307,9 +307,9 @@ int tscope_cli_run(int argc, char **argv)
             }
             if (tscope__config_check("TASKSCOPE_LIVE", to, &accepted) != 0) {
                 fprintf(stderr,
-                        "taskscope run: --live%s%s: expected HOST:PORT/SECRET, the whole "
+                        "taskscope run: %s%s: expected HOST:PORT/SECRET, the whole "
                         "TASKSCOPE_LIVE value 'taskscope dashboard' prints\n",
-                        optarg ? "=" : " (TASKSCOPE_LIVE=", optarg ? to : "");
+                        optarg ? "--live=" : "--live with TASKSCOPE_LIVE=", to);
                 return 2;
             }
             setenv("TASKSCOPE_LIVE", to, 1);
