@@ -4,7 +4,8 @@
 # and jq check every HTTP route: the process list, the history, the SSE
 # stream, the control endpoint and its token, /metrics read by a strict
 # parser of the Prometheus text format, the page's files; bad frames end
-# one connection only; peers that do not prove they know the secret (no
+# one connection only; --secret-file keeps one secret across starts; peers
+# that do not prove they know the secret (no
 # handshake, another secret, a replayed handshake, a HELLO replayed from
 # another connection) are dropped with one line each and never listed; a
 # frame with one byte changed (payload or MAC) ends its connection; a
@@ -457,6 +458,30 @@ st=0
 [ $st = 2 ] && grep -q "^taskscope dashboard: --token: expected" "$tmp/e" || fail "--token 'a b': $st"
 [ "$(grep -c "not loopback.*controls still need the token" "$tmp/dash3.err")" = 1 ] \
   || fail "--bind 0.0.0.0 does not say what it exposes: $(cat "$tmp/dash3.err")"
+
+echo "-- --secret-file: made once (mode 0600), the same value at every start"
+secret_of() { sed -n 's|^taskscope dashboard: processes send to .* (TASKSCOPE_LIVE=127\.0\.0\.1:[0-9]*/\([0-9a-f]*\))$|\1|p' "$1"; }
+for round in 1 2; do
+  timeout 30 "$ts" dashboard --port 0 --ingest-port 0 --exit-after 0.3 --secret-file "$tmp/live.secret" \
+    --web "$tmp/web" >"$tmp/sf$round.out" 2>"$tmp/sf$round.err" || fail "--secret-file, start $round: $(cat "$tmp/sf$round.err")"
+done
+[ "$(stat -c %a "$tmp/live.secret")" = 600 ] || fail "--secret-file: mode $(stat -c %a "$tmp/live.secret")"
+[ "$(secret_of "$tmp/sf1.out")" = "$(cat "$tmp/live.secret")" ] &&
+  [ "$(secret_of "$tmp/sf2.out")" = "$(cat "$tmp/live.secret")" ] && [ "$(wc -c <"$tmp/live.secret")" = 65 ] \
+  || fail "--secret-file: $(cat "$tmp/live.secret") vs $(cat "$tmp/sf1.out" "$tmp/sf2.out")"
+[ "$(secret_of "$tmp/sf1.out")" != "$secret" ] || fail "two dashboards with one secret"
+chmod 644 "$tmp/live.secret"
+st=0
+"$ts" dashboard --port 0 --ingest-port 0 --exit-after 0.3 --secret-file "$tmp/live.secret" >/dev/null 2>"$tmp/e" || st=$?
+[ $st = 1 ] && [ "$(cat "$tmp/e")" = "taskscope dashboard: --secret-file $tmp/live.secret: others may read it (chmod 600 it)" ] \
+  || fail "--secret-file readable by others: $st $(cat "$tmp/e")"
+echo "not hex" >"$tmp/bad.secret"
+chmod 600 "$tmp/bad.secret"
+st=0
+"$ts" dashboard --port 0 --ingest-port 0 --exit-after 0.3 --secret-file "$tmp/bad.secret" >/dev/null 2>"$tmp/e" || st=$?
+[ $st = 1 ] && [ "$(cat "$tmp/e")" = "taskscope dashboard: --secret-file $tmp/bad.secret: expected 64 hex digits" ] \
+  || fail "--secret-file without a secret: $st $(cat "$tmp/e")"
+rm -f "$tmp/e"
 # no sanitizer report anywhere (a dashboard killed with -9 or a fake process
 # has no exit status above to show one)
 if grep -lE "Sanitizer|runtime error" "$tmp"/*.err; then fail "a sanitizer report"; fi
