@@ -13,9 +13,10 @@
  * - the old form TASKSCOPE_LIVE=HOST:PORT: one line that says what to set,
  *   no connection, the program runs;
  * - fake dashboards: one that sends an unauthenticated pause command the
- *   old way, one that answers the challenge with another secret: the
- *   process sends them nothing but its challenge, is not paused, says so
- *   in one line however often it retries, and runs to its end;
+ *   old way, one that answers the challenge with another secret, one that
+ *   never answers (dropped after 10 s): the process sends them nothing but
+ *   its challenge, is not paused, says so in one line however often it
+ *   retries, and runs to its end;
  * - the flat JSON reader: fields of each kind, unknown nested fields
  *   skipped, escapes undone (\u00e9 as UTF-8), malformed text refused;
  * - the streamer: HELLO first with the pid; snapshots about every
@@ -838,14 +839,14 @@ static void old_form(void)
 }
 
 /* The process sent nothing on fd but, perhaps, its challenge, and closed
- * it. */
+ * it (within 15 s). */
 static void only_a_challenge(int fd)
 {
     unsigned char got[256];
     size_t n = 0;
     for (;;) {
         struct pollfd p = {fd, POLLIN, 0};
-        ASSERT_EQ(poll(&p, 1, 5000), 1);
+        ASSERT_EQ(poll(&p, 1, 15000), 1);
         ssize_t k = recv(fd, got + n, sizeof got - n, 0);
         ASSERT(k >= 0);
         if (k == 0)
@@ -908,6 +909,19 @@ static void fake_dashboards(void)
         ASSERT_EQ(send(fd, mine, sizeof mine, 0), (ssize_t)sizeof mine);
         only_a_challenge(fd); /* no proof, no HELLO: closed */
         close(fd);
+    }
+    /* one that accepts and never answers: dropped after 10 s, then retried */
+    {
+        int fd = accept_within(lfd, 8000);
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        only_a_challenge(fd); /* waits for the process to close it */
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        close(fd);
+        double waited = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        if (waited < 9.0 || waited > 14.0)
+            TEST_FAIL("a silent peer was dropped after %.1f s, not 10", waited);
+        close(accept_within(lfd, 8000)); /* and the process tries again */
     }
     uint64_t b0 = atomic_load(&begun);
     usleep(100000);
