@@ -6,6 +6,9 @@
 #   (cpu_percent_of_core, from /proc over the middle of the run) and the
 #   latency from a snapshot's taking (its "wall") to the page's redraw that
 #   drew it (latency_ms_median, _p90; web/app.js measures it).
+# live_auth: the live channel's authentication (bench/live_mac.c): the
+#   handshake's computations, sealing a frame (sequence number and
+#   keyed BLAKE2b-256) and checking one, per snapshot size.
 # stencil_live: the MPI + OpenMP stencil (examples/mpi/stencil.c) at 4
 #   ranks under `taskscope run`, without and with --live to a running
 #   dashboard (each repetition without, with, with, without): the program's
@@ -24,7 +27,7 @@ cleanup() {
     rm -rf "$tmp"
 }
 trap cleanup EXIT
-for f in "$build/taskscope" "$build/bench/bench_live_sim" "$build/examples/stencil"; do
+for f in "$build/taskscope" "$build/bench/bench_live_sim" "$build/bench/bench_live_mac" "$build/examples/stencil"; do
     [ -x "$f" ] || { echo "live.sh: $f is missing (run ./scripts/setup)" >&2; exit 1; }
 done
 [ -d "$src/web/node_modules/playwright-core" ] || { echo "live.sh: web/node_modules is missing (run ./scripts/web)" >&2; exit 1; }
@@ -51,6 +54,9 @@ start_dashboard() {
     [ -n "$url" ] && [ -n "$ingest" ] || { echo "live.sh: the dashboard did not start: $(cat "$tmp/dash.err")" >&2; exit 1; }
 }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# ---- live_auth: what sealing and checking a frame's MAC costs ----
+"$build/bench/bench_live_mac" 20000
 
 # ---- dashboard_64procs ----
 start_dashboard

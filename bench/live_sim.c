@@ -1,14 +1,15 @@
 /* live_sim.c - N simulated measured processes for `scripts/bench live`
  * (bench/live.sh): one program holds N connections to `taskscope
- * dashboard`, each speaking the live protocol (src/live/proto.h) as a real
- * process does - HELLO, then a snapshot every period - with snapshots the
+ * dashboard`, each speaking the live protocol (src/live/proto.h, auth.h) as a
+ * real process does - the handshake, HELLO, then a snapshot every period,
+ * each frame sealed with its MAC - with snapshots the
  * size and shape of src/live/stream.c's (40 series, 16 task types, 3
  * parameters, the debugger's state, the wall-clock time it was taken), so
  * the dashboard parses, keeps and forwards what it would for N programs.
  * The sends are spread over the period (connection i at i/N of it).
  * Commands the dashboard sends are read and dropped.
  *
- *   usage: live_sim HOST:PORT N RATE_HZ SECONDS
+ *   usage: live_sim HOST:PORT/SECRET N RATE_HZ SECONDS
  * Prints the snapshots sent; exit 1 when it cannot connect.
  */
 #include <errno.h>
@@ -22,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../tests/live/client.h"
 #include "live/proto.h"
 
 static double now_s(clockid_t c)
@@ -49,25 +51,14 @@ static int dial(const char *host, const char *port)
     return fd;
 }
 
-static int send_frame(int fd, unsigned kind, const char *payload, size_t len)
+static int send_frame(int fd, struct tscope__live_session *s, unsigned kind, const char *payload,
+                      size_t len)
 {
-    unsigned char hdr[TSCOPE__LIVE_HEADER];
-    if (tscope__live_header(hdr, kind, len))
-        return -1;
-    struct part {
-        const void *b;
-        size_t n;
-    } parts[2] = {{hdr, sizeof hdr}, {payload, len}};
-    for (int i = 0; i < 2; i++)
-        for (size_t off = 0; off < parts[i].n;) {
-            ssize_t n = send(fd, (const char *)parts[i].b + off, parts[i].n - off, MSG_NOSIGNAL);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0)
-                return -1;
-            off += (size_t)n;
-        }
-    return 0;
+    size_t n;
+    unsigned char *b = live_client_frame(s, kind, payload, len, &n);
+    int rc = b ? live_client_send(fd, b, n) : -1;
+    free(b);
+    return rc;
 }
 
 static size_t snapshot(char *buf, size_t cap, int proc, unsigned long seq, double t)
@@ -108,35 +99,43 @@ static size_t snapshot(char *buf, size_t cap, int proc, unsigned long seq, doubl
 int main(int argc, char **argv)
 {
     if (argc != 5) {
-        fprintf(stderr, "usage: live_sim HOST:PORT N RATE_HZ SECONDS\n");
+        fprintf(stderr, "usage: live_sim HOST:PORT/SECRET N RATE_HZ SECONDS\n");
         return 2;
     }
-    char host[256];
-    const char *colon = strrchr(argv[1], ':');
+    char host[256], port[16], why[600];
+    unsigned char secret[TSCOPE__LIVE_SECRET];
     int nproc = atoi(argv[2]);
     double rate = atof(argv[3]), secs = atof(argv[4]);
-    if (!colon || (size_t)(colon - argv[1]) >= sizeof host || nproc < 1 || nproc > 4096 ||
-        rate <= 0 || secs <= 0) {
+    if (tscope__live_value(argv[1], host, sizeof host, port, sizeof port, secret) || nproc < 1 ||
+        nproc > 4096 || rate <= 0 || secs <= 0) {
         fprintf(stderr, "live_sim: bad arguments\n");
         return 2;
     }
-    memcpy(host, argv[1], (size_t)(colon - argv[1]));
-    host[colon - argv[1]] = 0;
+    if (tscope__live_crypto(why, sizeof why)) {
+        fprintf(stderr, "live_sim: %s\n", why);
+        return 1;
+    }
     int *fd = calloc((size_t)nproc, sizeof *fd);
+    struct tscope__live_session *sess = calloc((size_t)nproc, sizeof *sess);
     char *buf = malloc(1 << 16);
-    if (!fd || !buf)
+    if (!fd || !buf || !sess)
         return 1;
     double start = now_s(CLOCK_MONOTONIC);
     for (int i = 0; i < nproc; i++) {
-        if ((fd[i] = dial(host, colon + 1)) < 0) {
-            fprintf(stderr, "live_sim: cannot connect to %s\n", argv[1]);
+        const char *failed;
+        if ((fd[i] = dial(host, port)) < 0) {
+            fprintf(stderr, "live_sim: cannot connect to %s:%s\n", host, port);
+            return 1;
+        }
+        if (live_client_handshake(fd[i], secret, &sess[i], &failed)) {
+            fprintf(stderr, "live_sim: %s\n", failed);
             return 1;
         }
         int n = snprintf(buf, 1 << 16,
                          "{\"pid\":%d,\"rank\":%d,\"nranks\":%d,\"host\":\"sim\",\"program\":"
                          "\"live_sim\",\"started\":%.0f,\"period_ms\":%.0f}",
                          100000 + i, i, nproc, now_s(CLOCK_REALTIME), 1000 / rate);
-        if (send_frame(fd[i], 1, buf, (size_t)n))
+        if (send_frame(fd[i], &sess[i], TSCOPE__LIVE_HELLO, buf, (size_t)n))
             return 1;
     }
     unsigned long sent = 0, *seq = calloc((size_t)nproc, sizeof *seq);
@@ -154,7 +153,7 @@ int main(int argc, char **argv)
             if (due - t0 >= secs)
                 goto done;
             size_t n = snapshot(buf, 1 << 16, i, ++seq[i], now_s(CLOCK_MONOTONIC) - start);
-            if (send_frame(fd[i], 2, buf, n) == 0)
+            if (send_frame(fd[i], &sess[i], TSCOPE__LIVE_SNAPSHOT, buf, n) == 0)
                 sent++;
             char junk[4096]; /* commands: read and dropped */
             while (recv(fd[i], junk, sizeof junk, MSG_DONTWAIT) > 0)
@@ -166,6 +165,7 @@ done:
     for (int i = 0; i < nproc; i++)
         close(fd[i]);
     free(fd);
+    free(sess);
     free(seq);
     free(buf);
     return 0;

@@ -5,7 +5,8 @@
  * Startup: options; the page's folder (--web, else $TASKSCOPE_WEB_DIR,
  * else the source tree's web/, else the installed share folder: the first
  * holding index.html); the token (--token, else 16 hex digits from
- * /dev/urandom); both sockets bound here (so a busy port is said with its
+ * /dev/urandom); libsodium and the live channel's secret (--secret-file,
+ * else 32 random bytes: src/live/auth.h); both sockets bound here (so a busy port is said with its
  * reason and --port 0 / --ingest-port 0 get free ones); SIGINT, SIGTERM and
  * SIGHUP blocked in every thread; the store, the ingest side (its thread
  * not yet running), HTTP, then the ingest thread; the two lines tests and
@@ -74,7 +75,7 @@ int tscope_cli_dashboard(int argc, char **argv)
 
 struct options {
     unsigned port, ingest_port;
-    const char *bind, *token, *web;
+    const char *bind, *token, *web, *secret_file;
     size_t history, memory_mib;
     double exit_after; /* 0: run until a signal */
 };
@@ -84,9 +85,11 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: taskscope dashboard [options]\n"
             "\n"
-            "Receives the live streams of measured processes (TASKSCOPE_LIVE=ADDRESS:INGEST-PORT,\n"
-            "or taskscope run --live) and serves them: the page, a JSON API, Server-Sent\n"
-            "Events, controls sent back to the processes, and /metrics for Prometheus.\n"
+            "Receives the live streams of measured processes (TASKSCOPE_LIVE=ADDRESS:INGEST-PORT/\n"
+            "SECRET as printed at the start, or taskscope run --live=THAT) and serves them: the\n"
+            "page, a JSON API, Server-Sent Events, controls sent back to the processes, and\n"
+            "/metrics for Prometheus.  Processes and the dashboard prove to each other that\n"
+            "they know the secret, and every frame between them carries a MAC.\n"
             "\n"
             "options:\n"
             "  --port N          the page's HTTP port (default 8740; 0: a free one)\n"
@@ -97,6 +100,9 @@ static void usage(FILE *f)
             "                    hold: a quarter for the frames, the rest for the\n"
             "                    histories, shared equally by the processes (default 1024)\n"
             "  --token TOKEN     what every control must carry (default: random)\n"
+            "  --secret-file F   the processes' secret: 64 hex digits in F, a file only its\n"
+            "                    owner may read; created with a new one if F does not exist\n"
+            "                    (default: a new random secret at every start)\n"
             "  --web DIR         the page's folder (default: $TASKSCOPE_WEB_DIR, the source\n"
             "                    tree's web/, the installed one)\n"
             "  --exit-after S    stop after S seconds\n"
@@ -136,13 +142,18 @@ static int check_token(const char *t)
 /* 0 and *o, or the exit status (0 after --help, 2 after a line). */
 static int parse_options(int argc, char **argv, struct options *o, int *done)
 {
-    static const struct option opts[] = {
-        {"port", required_argument, NULL, 'p'},   {"ingest-port", required_argument, NULL, 'i'},
-        {"bind", required_argument, NULL, 'b'},   {"history", required_argument, NULL, 'n'},
-        {"memory", required_argument, NULL, 'm'}, {"token", required_argument, NULL, 't'},
-        {"web", required_argument, NULL, 'w'},    {"exit-after", required_argument, NULL, 'x'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
-    *o = (struct options){8740, 8741, "127.0.0.1", NULL, NULL, 3000, 1024, 0};
+    static const struct option opts[] = {{"port", required_argument, NULL, 'p'},
+                                         {"ingest-port", required_argument, NULL, 'i'},
+                                         {"bind", required_argument, NULL, 'b'},
+                                         {"history", required_argument, NULL, 'n'},
+                                         {"memory", required_argument, NULL, 'm'},
+                                         {"token", required_argument, NULL, 't'},
+                                         {"web", required_argument, NULL, 'w'},
+                                         {"exit-after", required_argument, NULL, 'x'},
+                                         {"secret-file", required_argument, NULL, 's'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    *o = (struct options){8740, 8741, "127.0.0.1", NULL, NULL, NULL, 3000, 1024, 0};
     *done = 0;
     int c;
     optind = 1;
@@ -189,6 +200,9 @@ static int parse_options(int argc, char **argv, struct options *o, int *done)
             break;
         case 'w':
             o->web = optarg;
+            break;
+        case 's':
+            o->secret_file = optarg;
             break;
         case 'x':
             o->exit_after = strtod(optarg, &end);
@@ -267,6 +281,59 @@ static int random_token(char *out, size_t cap)
     }
     for (size_t i = 0; i < sizeof bytes; i++)
         snprintf(out + 2 * i, 3, "%02x", bytes[i]);
+    return 0;
+}
+
+/* The live channel's secret (src/live/auth.h): read from path, or a new
+ * random one written there when path does not exist (mode 0600), or a new
+ * one (path NULL).  0, or -1 after a line on stderr. */
+static int live_secret(const char *path, unsigned char secret[TSCOPE__LIVE_SECRET])
+{
+    char hex[TSCOPE__LIVE_SECRET_HEX + 2];
+    if (!path) {
+        tscope__live_random(secret, TSCOPE__LIVE_SECRET);
+        return 0;
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0 && errno == ENOENT) {
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0) {
+            fprintf(stderr, "taskscope dashboard: --secret-file %s: %s\n", path, strerror(errno));
+            return -1;
+        }
+        tscope__live_random(secret, TSCOPE__LIVE_SECRET);
+        tscope__live_secret_hex(secret, hex);
+        hex[TSCOPE__LIVE_SECRET_HEX] = '\n';
+        ssize_t n = write(fd, hex, TSCOPE__LIVE_SECRET_HEX + 1);
+        int err = errno;
+        if (close(fd) != 0 || n != TSCOPE__LIVE_SECRET_HEX + 1) {
+            fprintf(stderr, "taskscope dashboard: --secret-file %s: %s\n", path,
+                    strerror(n < 0 ? err : EIO));
+            unlink(path);
+            return -1;
+        }
+        return 0;
+    }
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        fprintf(stderr, "taskscope dashboard: --secret-file %s: %s\n", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    ssize_t n = read(fd, hex, sizeof hex);
+    close(fd);
+    while (n > 0 && (hex[n - 1] == '\n' || hex[n - 1] == '\r' || hex[n - 1] == ' '))
+        n--;
+    if (!S_ISREG(st.st_mode) || (st.st_mode & 077)) {
+        fprintf(stderr, "taskscope dashboard: --secret-file %s: %s (chmod 600 it)\n", path,
+                S_ISREG(st.st_mode) ? "others may read it" : "not a regular file");
+        return -1;
+    }
+    if (n < 0 || tscope__live_secret_parse(hex, (size_t)n, secret)) {
+        fprintf(stderr, "taskscope dashboard: --secret-file %s: expected 64 hex digits\n", path);
+        return -1;
+    }
     return 0;
 }
 
@@ -421,6 +488,19 @@ int tscope_cli_dashboard(int argc, char **argv)
     struct address a;
     if (resolve(o.bind, &a))
         return 2;
+    char why[600];
+    if (tscope__live_crypto(why, sizeof why)) {
+        fprintf(stderr,
+                "taskscope dashboard: %s; not starting (install libsodium-dev and rebuild, "
+                "or run ./scripts/setup)\n",
+                why);
+        return 1;
+    }
+    unsigned char secret[TSCOPE__LIVE_SECRET];
+    char secret_hex[TSCOPE__LIVE_SECRET_HEX + 1];
+    if (live_secret(o.secret_file, secret))
+        return 1;
+    tscope__live_secret_hex(secret, secret_hex);
 
     /* signals: delivered to nobody but sigwait below; the threads made from
      * here on inherit the mask */
@@ -453,7 +533,7 @@ int tscope_cli_dashboard(int argc, char **argv)
         close(ingest_fd);
         goto out;
     }
-    if (!(d.ingest = tscope__dash_ingest_new(ingest_fd, d.store))) {
+    if (!(d.ingest = tscope__dash_ingest_new(ingest_fd, d.store, secret))) {
         close(http_fd);
         goto out;
     }
@@ -464,13 +544,13 @@ int tscope_cli_dashboard(int argc, char **argv)
 
     if (!a.loopback)
         fprintf(stderr,
-                "taskscope dashboard: bound to %s, not loopback: anyone who can reach ports %u "
-                "and %u can see every process's metrics and stream as a process; controls "
-                "still need the token\n",
+                "taskscope dashboard: bound to %s, not loopback: anyone who can reach port %u "
+                "(%u: processes, which must prove they know the secret) can see every "
+                "process's metrics; controls still need the token\n",
                 a.text, http_port, ingest_port);
     printf("taskscope dashboard: http://%s:%u/ (token %s)\n", a.text, http_port, token);
-    printf("taskscope dashboard: processes send to %s:%u (TASKSCOPE_LIVE=%s:%u)\n", a.text,
-           ingest_port, a.text, ingest_port);
+    printf("taskscope dashboard: processes send to %s:%u (TASKSCOPE_LIVE=%s:%u/%s)\n", a.text,
+           ingest_port, a.text, ingest_port, secret_hex);
     fflush(stdout);
     wait_for_end(&set, o.exit_after);
     status = 0;
@@ -481,6 +561,8 @@ out:
     tscope__dash_ingest_stop(d.ingest);
     tscope__dash_store_free(d.store);
     tscope__dash_hub_free(d.hub);
+    memset(secret, 0, sizeof secret);
+    memset(secret_hex, 0, sizeof secret_hex);
     return status;
 }
 

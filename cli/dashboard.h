@@ -162,8 +162,10 @@ void tscope__dash_metrics(struct tscope__dash_store *s, struct tscope__text *b);
 struct tscope__dash_ingest;
 /* The ingest side of listen_fd (listening, taken over: closed by stop,
  * also on failure), its thread not yet started: commands queue until it
- * runs.  NULL after a line on stderr. */
-struct tscope__dash_ingest *tscope__dash_ingest_new(int listen_fd, struct tscope__dash_store *s);
+ * runs.  secret: what processes must prove they know (src/live/auth.h;
+ * copied; libsodium loaded already).  NULL after a line on stderr. */
+struct tscope__dash_ingest *tscope__dash_ingest_new(int listen_fd, struct tscope__dash_store *s,
+                                                    const unsigned char *secret);
 /* Sets the limits the thread enforces (before tscope__dash_ingest_run;
  * copied). */
 void tscope__dash_ingest_limit(struct tscope__dash_ingest *g, const struct tscope__dash_limits *l);

@@ -57,7 +57,8 @@ static long process_id(const json_t *v)
     return -1;
 }
 
-/* The COMMAND frame of req with id: header and payload, malloc'ed. */
+/* The COMMAND frame of req with id: header, payload and room for the MAC
+ * (the ingest thread seals it for each connection), malloc'ed. */
 static unsigned char *command_frame(json_t *req, long id, size_t *len)
 {
     json_t *cmd = json_object();
@@ -81,10 +82,11 @@ static unsigned char *command_frame(json_t *req, long id, size_t *len)
     if (!text)
         return NULL;
     size_t n = strlen(text);
-    unsigned char *frame = malloc(TSCOPE__LIVE_HEADER + n);
+    unsigned char *frame = malloc(TSCOPE__LIVE_FRAME_BYTES(n));
     if (frame && tscope__live_header(frame, TSCOPE__LIVE_COMMAND, n) == 0) {
         memcpy(frame + TSCOPE__LIVE_HEADER, text, n);
-        *len = TSCOPE__LIVE_HEADER + n;
+        memset(frame + TSCOPE__LIVE_HEADER + n, 0, TSCOPE__LIVE_MAC);
+        *len = TSCOPE__LIVE_FRAME_BYTES(n);
     } else {
         free(frame);
         frame = NULL;

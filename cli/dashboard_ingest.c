@@ -17,8 +17,8 @@
  * loses new ones, said on stderr) and sends them as the sockets allow.
  *
  * Connections are bounded (docs/dashboard.md, "Limits"), and none can be
- * held: a connection is unauthenticated until the one place that says so
- * (conn_authenticate; for now, once its HELLO was taken).  At most
+ * held: a connection is unauthenticated until its process proved it knows
+ * the secret (authenticate(), below).  At most
  * UNAUTH_MAX are unauthenticated at a time (a new one closes the oldest of
  * them that has had a round to authenticate: processes authenticate at
  * once, so the oldest is one holding on; with none such, new ones wait in
@@ -34,6 +34,13 @@
  * closes says one line, at most one of a kind per SAY_EVERY_MS (then how
  * many more).  When accept() runs out of file descriptors, accepting
  * pauses for a second rather than spinning.
+ *
+ * Authentication (src/live/auth.h): a connection begins with the handshake
+ * and becomes authenticated (authenticate()) only when the process proved
+ * it knows the secret; before that no frame reaches the store, so the
+ * process is never listed.  After it, every frame's sequence number and MAC
+ * are checked (tscope__live_open) and every COMMAND is sealed for its
+ * connection.  A peer that fails either is dropped with one line naming it.
  *
  * Cost: the processes' snapshots arrive spread out (64 processes at 10/s
  * are 640 frames a second at random times), so waking for each would pay
@@ -82,9 +89,11 @@
 struct conn {
     int fd;
     long proc;         /* the store's process id once HELLO came, else 0 */
-    int authenticated; /* set by conn_authenticate only */
-    int closing;       /* made room for another's frame: closed at the next round */
-    int polled;        /* was in a round's poll(): had its chance to be read */
+    int authenticated; /* the process proved it knows the secret: authenticate() */
+    int challenged;    /* its CHALLENGE came and ours went */
+    struct tscope__live_session sess;
+    int closing; /* made room for another's frame: closed at the next round */
+    int polled;  /* was in a round's poll(): had its chance to be read */
     long long opened_ms, last_ms, frame_ms; /* accepted, last byte, unfinished frame's first
                                              * byte (0: none); CLOCK_MONOTONIC */
     char peer[72];
@@ -115,6 +124,7 @@ struct pending {
 
 struct tscope__dash_ingest {
     struct tscope__dash_store *store;
+    unsigned char secret[TSCOPE__LIVE_SECRET];
     int listen_fd, wake_r, wake_w;
     pthread_t thread;
     pthread_mutex_t lock; /* guards pending, npending and stop */
@@ -178,15 +188,6 @@ static void conn_drop_input(struct tscope__dash_ingest *g, struct conn *c)
     c->frame_ms = 0;
 }
 
-/* The one place a connection becomes authenticated. */
-static void conn_authenticate(struct tscope__dash_ingest *g, struct conn *c)
-{
-    if (!c->authenticated) {
-        c->authenticated = 1;
-        g->nunauth--;
-    }
-}
-
 static void conn_close(struct tscope__dash_ingest *g, size_t i)
 {
     struct conn *c = &g->conns[i];
@@ -197,6 +198,7 @@ static void conn_close(struct tscope__dash_ingest *g, size_t i)
         g->nunauth--;
     conn_drop_input(g, c);
     free(c->out);
+    tscope__live_session_clear(&c->sess);
     g->conns[i] = g->conns[--g->nconns];
 }
 
@@ -268,8 +270,88 @@ static void accept_all(struct tscope__dash_ingest *g)
         long long now = now_ms();
         *c = (struct conn){.fd = fd, .opened_ms = now, .last_ms = now};
         g->nunauth++;
+        tscope__live_session_begin(&c->sess, TSCOPE__LIVE_SIDE_DASHBOARD, g->secret, NULL);
         peer_name(&sa, len, c->peer, sizeof c->peer);
     }
+}
+
+/* Appends bytes[0, n) to what c has to send: where they are in c->out, or
+ * NULL (out of memory, or OUT_MAX reached: *full). */
+static unsigned char *conn_put(struct conn *c, const unsigned char *bytes, size_t n, int *full)
+{
+    *full = 0;
+    if (c->out_off) {
+        memmove(c->out, c->out + c->out_off, c->out_len - c->out_off);
+        c->out_len -= c->out_off;
+        c->out_off = 0;
+    }
+    if (c->out_len + n > OUT_MAX) {
+        *full = 1;
+        return NULL;
+    }
+    if (c->out_cap < c->out_len + n) {
+        size_t cap = c->out_cap ? c->out_cap : 4096;
+        while (cap < c->out_len + n)
+            cap *= 2;
+        unsigned char *out = realloc(c->out, cap);
+        if (!out)
+            return NULL;
+        c->out = out;
+        c->out_cap = cap;
+    }
+    unsigned char *at = c->out + c->out_len;
+    memcpy(at, bytes, n);
+    c->out_len += n;
+    return at;
+}
+
+/* The one place a connection becomes authenticated: its process proved it
+ * knows the secret (the handshake of src/live/auth.h).  From here on its
+ * frames reach the store. */
+static void authenticate(struct tscope__dash_ingest *g, struct conn *c)
+{
+    if (!c->authenticated) {
+        c->authenticated = 1;
+        g->nunauth--;
+    }
+}
+
+/* A handshake frame of c, not yet authenticated: 0, or -1 after one line
+ * (the connection is to be closed). */
+static int handshake(struct tscope__dash_ingest *g, struct conn *c,
+                     const struct tscope__live_frame *f)
+{
+    if (!c->challenged) {
+        unsigned char mine[TSCOPE__LIVE_CHALLENGE_BYTES];
+        int full;
+        if (tscope__live_session_challenged(&c->sess, f, mine) != 0) {
+            fprintf(stderr,
+                    "taskscope dashboard: %s: did not prove it knows the secret (it began "
+                    "without the challenge: an older taskscope, or not a taskscope process); "
+                    "connection closed\n",
+                    c->peer);
+            return -1;
+        }
+        if (!conn_put(c, mine, sizeof mine, &full)) {
+            fprintf(stderr, "taskscope dashboard: %s: out of memory; connection closed\n", c->peer);
+            return -1;
+        }
+        c->challenged = 1;
+        return 0;
+    }
+    if (tscope__live_session_proven(&c->sess, f) != 0) {
+        fprintf(stderr,
+                "taskscope dashboard: %s: did not prove it knows the secret (%s); connection "
+                "closed\n",
+                c->peer,
+                f->kind == TSCOPE__LIVE_PROOF
+                    ? "a wrong proof: its TASKSCOPE_LIVE has another secret, or it replays "
+                      "another connection"
+                    : "no proof after the challenge");
+        return -1;
+    }
+    authenticate(g, c);
+    return 0;
 }
 
 /* One whole frame of c: 0, or -1 to close the connection. */
@@ -280,7 +362,6 @@ static int handle_frame(struct tscope__dash_ingest *g, struct conn *c,
         long id = tscope__dash_store_hello(g->store, c->proc, c->peer, f->payload, f->len);
         if (id > 0) {
             c->proc = id;
-            conn_authenticate(g, c);
             return 0;
         }
         if (id == 0)
@@ -404,12 +485,21 @@ static int conn_read(struct tscope__dash_ingest *g, struct conn *c)
             if (r == TSCOPE__LIVE_MORE)
                 break;
             if (r < 0) {
-                fprintf(stderr, "taskscope dashboard: %s: %s; connection closed\n", c->peer,
-                        tscope__live_parse_text(r));
+                fprintf(stderr, "taskscope dashboard: %s: %s%s%s; connection closed\n", c->peer,
+                        c->authenticated ? "" : "did not prove it knows the secret (",
+                        tscope__live_parse_text(r), c->authenticated ? "" : ")");
                 return -1;
             }
-            if (r == TSCOPE__LIVE_OK && handle_frame(g, c, &f) != 0)
+            const char *why;
+            if (!c->authenticated) {
+                if (handshake(g, c, &f) != 0)
+                    return -1;
+            } else if (tscope__live_open(&c->sess, c->in + off, used, &f, &why) != 0) {
+                fprintf(stderr, "taskscope dashboard: %s: %s; connection closed\n", c->peer, why);
                 return -1;
+            } else if (r == TSCOPE__LIVE_OK && handle_frame(g, c, &f) != 0) {
+                return -1;
+            }
             off += used;
         }
         if (off) {
@@ -418,7 +508,7 @@ static int conn_read(struct tscope__dash_ingest *g, struct conn *c)
         }
         size_t frame_end = 0;
         if (c->in_len >= TSCOPE__LIVE_HEADER && r == TSCOPE__LIVE_MORE)
-            frame_end = TSCOPE__LIVE_HEADER + (size_t)f.len; /* the frame begun */
+            frame_end = TSCOPE__LIVE_FRAME_BYTES(f.len); /* the frame begun */
         conn_frame_mark(g, c, off != 0);
         if (budget == 0)
             return 0;
@@ -436,8 +526,17 @@ static int conn_read(struct tscope__dash_ingest *g, struct conn *c)
         if (conn_room(g, c, c->in_len + want, frame_end) != 0)
             return -1;
         ssize_t n = recv(c->fd, c->in + c->in_len, want, 0);
-        if (n == 0)
-            return -1; /* the process closed its end */
+        if (n == 0) { /* the process closed its end */
+            if (!c->authenticated)
+                fprintf(stderr,
+                        "taskscope dashboard: %s: closed the connection without proving it "
+                        "knows the secret%s\n",
+                        c->peer,
+                        c->challenged ? " (our proof did not convince it: its TASKSCOPE_LIVE "
+                                        "has another secret)"
+                                      : "");
+            return -1;
+        }
         if (n < 0) {
             if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
                 return -1;
@@ -463,34 +562,22 @@ static int conn_write(struct conn *c)
     return 0;
 }
 
+/* Queues command p for c (authenticated: it has a process), sealed with
+ * its connection's next sequence number. */
 static void conn_queue(struct conn *c, const struct pending *p)
 {
-    if (c->out_off) {
-        memmove(c->out, c->out + c->out_off, c->out_len - c->out_off);
-        c->out_len -= c->out_off;
-        c->out_off = 0;
-    }
-    if (c->out_len + p->len > OUT_MAX) {
-        if (!c->said_full)
+    int full;
+    unsigned char *at = conn_put(c, p->frame, p->len, &full);
+    if (!at) {
+        if (full && !c->said_full)
             fprintf(stderr,
                     "taskscope dashboard: %s does not read its commands: new ones "
                     "are dropped\n",
                     c->peer);
-        c->said_full = 1;
+        c->said_full |= full;
         return;
     }
-    if (c->out_cap < c->out_len + p->len) {
-        size_t cap = c->out_cap ? c->out_cap : 4096;
-        while (cap < c->out_len + p->len)
-            cap *= 2;
-        unsigned char *out = realloc(c->out, cap);
-        if (!out)
-            return;
-        c->out = out;
-        c->out_cap = cap;
-    }
-    memcpy(c->out + c->out_len, p->frame, p->len);
-    c->out_len += p->len;
+    tscope__live_seal(&c->sess, ++c->sess.send_seq, at, p->len);
     c->said_full = 0;
 }
 
@@ -650,7 +737,8 @@ static void *ingest_main(void *arg)
     return NULL;
 }
 
-struct tscope__dash_ingest *tscope__dash_ingest_new(int listen_fd, struct tscope__dash_store *s)
+struct tscope__dash_ingest *tscope__dash_ingest_new(int listen_fd, struct tscope__dash_store *s,
+                                                    const unsigned char *secret)
 {
     struct tscope__dash_ingest *g = calloc(1, sizeof *g);
     int pipefd[2] = {-1, -1};
@@ -672,6 +760,7 @@ struct tscope__dash_ingest *tscope__dash_ingest_new(int listen_fd, struct tscope
         return NULL;
     }
     g->store = s;
+    memcpy(g->secret, secret, TSCOPE__LIVE_SECRET);
     g->listen_fd = listen_fd;
     g->wake_r = pipefd[0];
     g->wake_w = pipefd[1];
@@ -751,6 +840,7 @@ void tscope__dash_ingest_stop(struct tscope__dash_ingest *g)
     close(g->wake_r);
     close(g->wake_w);
     pthread_mutex_destroy(&g->lock);
+    memset(g->secret, 0, sizeof g->secret);
     free(g->conns);
     free(g->pfds);
     free(g);

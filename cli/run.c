@@ -75,8 +75,9 @@ static void usage(FILE *f)
              names);
     fprintf(f, "      --trace[=LIST]    ");
     tscope_cli_help_wrap(f, 24, 24, text);
-    fprintf(f, "      --live[=HOST:PORT] stream snapshots to 'taskscope dashboard' (default\n"
-               "                        127.0.0.1:8741; TASKSCOPE_LIVE, docs/dashboard.md)\n"
+    fprintf(f, "      --live[=VALUE]    stream snapshots to 'taskscope dashboard': VALUE is the\n"
+               "                        HOST:PORT/SECRET it prints (TASKSCOPE_LIVE; plain --live\n"
+               "                        takes TASKSCOPE_LIVE's value; docs/dashboard.md)\n"
                "  -q, --quiet           no summary and no notes: only warnings, errors and what\n"
                "                        ended the program (TASKSCOPE_QUIET=1)\n"
                "      --off             run with measurement off (TASKSCOPE_ENABLE=0)\n"
@@ -296,16 +297,19 @@ int tscope_cli_run(int argc, char **argv)
                 return 2;
             setenv("TASKSCOPE_TRACE", optarg ? optarg : "chrome", 1);
             break;
-        case 'L': {
-            const char *to = optarg ? optarg : "127.0.0.1:8741";
-            const char *colon = strrchr(to, ':');
-            char *end = NULL;
-            long port = colon ? strtol(colon + 1, &end, 10) : 0;
-            if (!colon || colon == to || !end || *end || port < 1 || port > 65535) {
+        case 'L': { /* plain --live: the value TASKSCOPE_LIVE holds already */
+            const char *to = optarg ? optarg : getenv("TASKSCOPE_LIVE");
+            const char *accepted;
+            if (!to || !*to) {
+                fprintf(stderr, "taskscope run: --live needs the value 'taskscope dashboard' "
+                                "prints: --live=HOST:PORT/SECRET, or TASKSCOPE_LIVE set to it\n");
+                return 2;
+            }
+            if (tscope__config_check("TASKSCOPE_LIVE", to, &accepted) != 0) {
                 fprintf(stderr,
-                        "taskscope run: --live=%s: expected HOST:PORT (the address "
-                        "'taskscope dashboard' prints)\n",
-                        to);
+                        "taskscope run: %s%s: expected HOST:PORT/SECRET, the whole "
+                        "TASKSCOPE_LIVE value 'taskscope dashboard' prints\n",
+                        optarg ? "--live=" : "--live with TASKSCOPE_LIVE=", to);
                 return 2;
             }
             setenv("TASKSCOPE_LIVE", to, 1);

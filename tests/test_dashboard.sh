@@ -4,7 +4,12 @@
 # and jq check every HTTP route: the process list, the history, the SSE
 # stream, the control endpoint and its token, /metrics read by a strict
 # parser of the Prometheus text format, the page's files; bad frames end
-# one connection only; a dashboard killed with -9 leaves the processes
+# one connection only; --secret-file keeps one secret across starts; peers
+# that do not prove they know the secret (no
+# handshake, another secret, a replayed handshake, a HELLO replayed from
+# another connection) are dropped with one line each and never listed; a
+# frame with one byte changed (payload or MAC) ends its connection; a
+# dashboard killed with -9 leaves the processes
 # unharmed; SIGTERM and --exit-after stop it cleanly (exit 0: under ASan
 # that includes no leak).
 # usage: test_dashboard.sh TASKSCOPE FAKEPROC
@@ -71,7 +76,7 @@ pids+=("$sse1")
 wait_for 10 "the first SSE stream" grep -q "^retry: 1000$" "$tmp/sse1"
 
 echo "-- a process: HELLO, 20 snapshots"
-"$fake" "127.0.0.1:$ingest" 20 50 --rank 3 --value 0.81 --linger 60000 >"$tmp/p1.out" 2>"$tmp/p1.err" &
+"$fake" "$live" 20 50 --rank 3 --value 0.81 --linger 60000 >"$tmp/p1.out" 2>"$tmp/p1.err" &
 p1=$!
 pids+=("$p1")
 listed() { [ "$(get "$base/api/processes" | jq length)" = 1 ]; }
@@ -147,7 +152,7 @@ grep -A1 '^event: ack$' "$tmp/sse2" | sed -n 's/^data: //p' | head -1 | jq -e --
   '.id == 1 and .ack.id == $id and .ack.ok == true and .ack.text == "fake"' >/dev/null \
   || fail "ACK event: $(cat "$tmp/sse2")"
 # the header's token, to every process: a second one connects first
-"$fake" "127.0.0.1:$ingest" 1 10 --rank 4 --linger 60000 >"$tmp/p2.out" 2>"$tmp/p2.err" &
+"$fake" "$live" 1 10 --rank 4 --linger 60000 >"$tmp/p2.out" 2>"$tmp/p2.err" &
 p2=$!
 pids+=("$p2")
 two() { get "$base/api/processes" | jq -e 'length == 2 and all(.[]; .connected)' >/dev/null; }
@@ -283,7 +288,7 @@ same "$v" 0 || fail "taskscope_process_drops_total: '$v'"
 
 echo "-- bad frames end their connection only"
 for how in magic version large; do
-  "$fake" "127.0.0.1:$ingest" 0 0 --bad $how --linger 10000 2>"$tmp/bad-$how.err" \
+  "$fake" "$live" 0 0 --bad $how --linger 10000 2>"$tmp/bad-$how.err" \
     || fail "--bad $how: the dashboard did not close the connection"
 done
 three_lines() { [ "$(grep -c 'connection closed$' "$tmp/dash.err")" -ge 3 ]; }
@@ -306,7 +311,7 @@ sed -n 's/^command: //p' "$tmp/p1.out" | sed -n 3p | jq -e '.value == 2' >/dev/n
   || fail "the third command: $(cat "$tmp/p1.out")"
 
 echo "-- a snapshot that is not JSON is left out, said once"
-"$fake" "127.0.0.1:$ingest" 3 5 --bad json >/dev/null 2>"$tmp/p6.err" || fail "fakeproc --bad json: $?"
+"$fake" "$live" 3 5 --bad json >/dev/null 2>"$tmp/p6.err" || fail "fakeproc --bad json: $?"
 ended6() { get "$base/api/processes" | jq -e '.[] | select(.id == 6) | .connected == false and .snapshots == 3' >/dev/null; }
 wait_for 10 "process 6 ended" ended6
 get "$base/api/history?id=6" | jq -e '[.[].seq] == [0, 1, 2]' >/dev/null \
@@ -315,7 +320,7 @@ get "$base/api/history?id=6" | jq -e '[.[].seq] == [0, 1, 2]' >/dev/null \
   || fail "the line for a snapshot that is not JSON: $(cat "$tmp/dash.err")"
 
 echo "-- the history is bounded (--history 30); a process that ends is kept"
-"$fake" "127.0.0.1:$ingest" 40 5 --rank 5 >"$tmp/p7.out" 2>"$tmp/p7.err" || fail "fakeproc p7: $?"
+"$fake" "$live" 40 5 --rank 5 >"$tmp/p7.out" 2>"$tmp/p7.err" || fail "fakeproc p7: $?"
 ended() { get "$base/api/processes" | jq -e '.[] | select(.id == 7) | .connected == false and .snapshots == 40' >/dev/null; }
 wait_for 10 "process 7 ended" ended
 get "$base/api/history?id=7" | jq -e '[.[].seq] == [range(10;40)]' >/dev/null \
@@ -329,6 +334,38 @@ v=$(get "$base/metrics" | K="taskscope_process_connected{process=\"1\"," awk 'in
 same "$v" 0 || fail "taskscope_process_connected after the end: '$v'"
 [ "$(status POST "$base/api/control" -d "$(with_token "$token")")" = 200 ] && jq -e '.sent == 0' "$tmp/body" >/dev/null \
   || fail "control to a process that ended: $(cat "$tmp/body")"
+
+echo "-- peers that do not prove they know the secret: dropped, one line each, never listed"
+for how in "--auth none" "--auth wrong" "--auth replay" "--bad replay"; do
+  # shellcheck disable=SC2086
+  "$fake" "$live" 1 10 $how --linger 10000 >/dev/null 2>"$tmp/unproven.err" \
+    || fail "fakeproc $how: exit $? $(cat "$tmp/unproven.err")"
+  grep -q "^fakeproc: closed by the dashboard after $how$" "$tmp/unproven.err" \
+    || fail "fakeproc $how: $(cat "$tmp/unproven.err")"
+done
+rm -f "$tmp/unproven.err"
+unproven_lines() { [ "$(grep -c 'did not prove it knows the secret' "$tmp/dash.err")" -ge 3 ]; }
+wait_for 10 "three lines for the peers without the secret" unproven_lines
+[ "$(grep -c 'did not prove it knows the secret' "$tmp/dash.err")" = 3 ] \
+  || fail "not one line per peer without the secret: $(cat "$tmp/dash.err")"
+[ "$(grep -cE '^taskscope dashboard: 127\.0\.0\.1:[0-9]+: did not prove it knows the secret \(it began without the challenge.*; connection closed$' "$tmp/dash.err")" = 1 ] \
+  || fail "--auth none: $(cat "$tmp/dash.err")"
+[ "$(grep -cE '^taskscope dashboard: 127\.0\.0\.1:[0-9]+: did not prove it knows the secret \(a wrong proof.*; connection closed$' "$tmp/dash.err")" = 2 ] \
+  || fail "--auth wrong and --auth replay: $(cat "$tmp/dash.err")"
+mac_lines() { [ "$(grep -cE '^taskscope dashboard: 127\.0\.0\.1:[0-9]+: a frame whose MAC does not match .*; connection closed$' "$tmp/dash.err")" = "$1" ]; }
+wait_for 10 "the line for the replayed HELLO" mac_lines 1
+get "$base/api/processes" | jq -e 'length == 7 and ([.[].program] | unique) == ["fakeproc"]' >/dev/null \
+  || fail "a peer without the secret is listed: $(get "$base/api/processes")"
+
+echo "-- a frame changed on the way ends its connection"
+for how in flip-payload flip-mac; do
+  "$fake" "$live" 0 0 --bad $how --linger 10000 2>"$tmp/bad-$how.err" \
+    || fail "--bad $how: the dashboard did not close the connection: $(cat "$tmp/bad-$how.err")"
+done
+wait_for 10 "two more lines for the changed frames" mac_lines 3
+flipped_gone() { get "$base/api/processes" | jq -e 'length == 9 and ([.[] | select(.id > 7) | .connected] == [false, false]) and
+  all(.[] | select(.id > 7); .snapshots == 0)' >/dev/null; }
+wait_for 10 "the processes that sent changed frames marked gone, their frames not kept" flipped_gone
 
 echo "-- the page"
 [ "$(status GET "$base/")" = 200 ] && grep -q "taskscope test page" "$tmp/body" || fail "GET /"
@@ -357,7 +394,7 @@ wait "$sse1" 2>/dev/null || true
 
 echo "-- kill -9 while a process sends: the process goes on"
 start_dashboard dash2
-"$fake" "127.0.0.1:$ingest" 400 10 >"$tmp/p8.out" 2>"$tmp/p8.err" &
+"$fake" "$live" 400 10 >"$tmp/p8.out" 2>"$tmp/p8.err" &
 p8=$!
 pids+=("$p8")
 some() { [ "$(get "$base/api/history?id=1" | jq length 2>/dev/null || echo 0)" -ge 5 ]; }
@@ -377,7 +414,7 @@ st=0
 start_dashboard dash4 --memory 1
 # 200 snapshots of ~9 KB: the histories' 768 KiB of --memory 1 keep about 85 of them, the
 # latest (the last quarter is for the frames being received)
-"$fake" "127.0.0.1:$ingest" 200 2 --pad 60 --linger 60000 >"$tmp/p9.out" 2>"$tmp/p9.err" &
+"$fake" "$live" 200 2 --pad 60 --linger 60000 >"$tmp/p9.out" 2>"$tmp/p9.err" &
 pids+=($!)
 all200() { get "$base/api/processes" | jq -e '.[0].snapshots == 200' >/dev/null; }
 wait_for 20 "200 snapshots at the dashboard with --memory 1" all200
@@ -390,7 +427,7 @@ get "$base/api/history?id=1" | jq -e --argjson k "$kept" 'length == $k and
   [.[].seq] == [range(200 - $k; 200)]' >/dev/null || fail "--memory 1: the history is not the latest $kept"
 echo "one process: the latest $kept snapshots, $bytes bytes"
 # a second process: each keeps half
-"$fake" "127.0.0.1:$ingest" 200 2 --pad 60 --rank 1 --linger 60000 >"$tmp/p10.out" 2>"$tmp/p10.err" &
+"$fake" "$live" 200 2 --pad 60 --rank 1 --linger 60000 >"$tmp/p10.out" 2>"$tmp/p10.err" &
 pids+=($!)
 both() { get "$base/api/processes" | jq -e 'length == 2 and .[1].snapshots == 200' >/dev/null; }
 wait_for 20 "the second process's 200 snapshots" both
@@ -422,6 +459,30 @@ st=0
 [ $st = 2 ] && grep -q "^taskscope dashboard: --token: expected" "$tmp/e" || fail "--token 'a b': $st"
 [ "$(grep -c "not loopback.*controls still need the token" "$tmp/dash3.err")" = 1 ] \
   || fail "--bind 0.0.0.0 does not say what it exposes: $(cat "$tmp/dash3.err")"
+
+echo "-- --secret-file: made once (mode 0600), the same value at every start"
+secret_of() { sed -n 's|^taskscope dashboard: processes send to .* (TASKSCOPE_LIVE=127\.0\.0\.1:[0-9]*/\([0-9a-f]*\))$|\1|p' "$1"; }
+for round in 1 2; do
+  timeout 30 "$ts" dashboard --port 0 --ingest-port 0 --exit-after 0.3 --secret-file "$tmp/live.secret" \
+    --web "$tmp/web" >"$tmp/sf$round.out" 2>"$tmp/sf$round.err" || fail "--secret-file, start $round: $(cat "$tmp/sf$round.err")"
+done
+[ "$(stat -c %a "$tmp/live.secret")" = 600 ] || fail "--secret-file: mode $(stat -c %a "$tmp/live.secret")"
+[ "$(secret_of "$tmp/sf1.out")" = "$(cat "$tmp/live.secret")" ] &&
+  [ "$(secret_of "$tmp/sf2.out")" = "$(cat "$tmp/live.secret")" ] && [ "$(wc -c <"$tmp/live.secret")" = 65 ] \
+  || fail "--secret-file: $(cat "$tmp/live.secret") vs $(cat "$tmp/sf1.out" "$tmp/sf2.out")"
+[ "$(secret_of "$tmp/sf1.out")" != "$secret" ] || fail "two dashboards with one secret"
+chmod 644 "$tmp/live.secret"
+st=0
+"$ts" dashboard --port 0 --ingest-port 0 --exit-after 0.3 --secret-file "$tmp/live.secret" >/dev/null 2>"$tmp/e" || st=$?
+[ $st = 1 ] && [ "$(cat "$tmp/e")" = "taskscope dashboard: --secret-file $tmp/live.secret: others may read it (chmod 600 it)" ] \
+  || fail "--secret-file readable by others: $st $(cat "$tmp/e")"
+echo "not hex" >"$tmp/bad.secret"
+chmod 600 "$tmp/bad.secret"
+st=0
+"$ts" dashboard --port 0 --ingest-port 0 --exit-after 0.3 --secret-file "$tmp/bad.secret" >/dev/null 2>"$tmp/e" || st=$?
+[ $st = 1 ] && [ "$(cat "$tmp/e")" = "taskscope dashboard: --secret-file $tmp/bad.secret: expected 64 hex digits" ] \
+  || fail "--secret-file without a secret: $st $(cat "$tmp/e")"
+rm -f "$tmp/e"
 # no sanitizer report anywhere (a dashboard killed with -9 or a fake process
 # has no exit status above to show one)
 if grep -lE "Sanitizer|runtime error" "$tmp"/*.err; then fail "a sanitizer report"; fi

@@ -66,15 +66,15 @@ start_dashboard dash --web "$tmp/web" --memory 16
 dash=$dash_pid
 holders slow http "${base##*:}" 128 --reconnect
 wait_for 30 "the slow HTTP connections" held slow
-holders half ingest "$ingest" $nproc_hold --hello --claim 1048576 --send 524288
-holders unauth ingest "$ingest" 200 --claim 1048576 --send 65536
+holders half ingest "$live" $nproc_hold --hello --claim 1048576 --send 524288
+holders unauth ingest "$live" 200 --claim 1048576 --send 65536
 wait_for 50 "the half frames sent" held half
 wait_for 30 "the unauthenticated claims sent" held unauth
 # the page loads while they are held (before: refused, all 128 connections taken)
 page=$(get "$base/") || fail "GET / while 128 slow connections are held: curl $?"
 [ "$page" = "<!-- taskscope bounds test page -->" ] || fail "GET / while held: $page"
 # a process still streams
-"$fake" "127.0.0.1:$ingest" 5 20 --rank 7 >"$tmp/p1.out" 2>"$tmp/p1.err"
+"$fake" "$live" 5 20 --rank 7 >"$tmp/p1.out" 2>"$tmp/p1.err"
 streamed() {
   get "$base/api/processes" | jq -e 'map(select(.program == "fakeproc")) |
     length == 1 and .[0].snapshots == 5' >/dev/null
@@ -101,7 +101,11 @@ grep -q ": a frame of more than 64 KiB before it was authenticated; connection c
   fail "no line for an unauthenticated frame"
 [ "$(wc -l <"$tmp/dash.err")" -le 20 ] || fail "$(wc -l <"$tmp/dash.err") lines on stderr"
 wait_for 30 "the unauthenticated claims all closed" cut_at_least unauth 200
-cut_at_least half $((nproc_hold - 8)) || fail "half frames kept: $(tail -n 1 "$tmp/half.out") of $nproc_hold cut"
+# of the half frames held (some handshakes lose their place to the 200
+# unauthenticated claims arriving at the same time), at most 8 (4 MiB) kept
+held_half=$(sed -n 's/^held //p' "$tmp/half.out")
+[ "$held_half" -ge $((nproc_hold / 2)) ] || fail "half frames: only $held_half of $nproc_hold held"
+cut_at_least half $((held_half - 8)) || fail "half frames kept: $(tail -n 1 "$tmp/half.out") of $held_half held cut"
 kill -TERM "$dash"
 st=0
 wait "$dash" || st=$?
@@ -114,9 +118,9 @@ start_dashboard dash2 --web "$tmp/web"
 unset TASKSCOPE_DASHBOARD_DEADLINE_MS
 holders slow1 http "${base##*:}" 1
 holders body1 http "${base##*:}" 1 --post
-holders half1 ingest "$ingest" 1 --hello --claim 1000 --send 10
-holders mute1 ingest "$ingest" 1 --claim 0
-holders idle1 ingest "$ingest" 1 --hello --claim 0
+holders half1 ingest "$live" 1 --hello --claim 1000 --send 10
+holders mute1 ingest "$live" 1 --claim 0
+holders idle1 ingest "$live" 1 --hello --claim 0
 wait_for 30 "the slow request cut" cut_at_least slow1 1
 wait_for 30 "the slow body cut" cut_at_least body1 1
 wait_for 30 "the half frame cut" cut_at_least half1 1
@@ -129,7 +133,7 @@ grep -q ": not authenticated within 1000 ms; connection closed$" "$tmp/dash2.err
 grep -q ": nothing received for 1000 ms; connection closed$" "$tmp/dash2.err" ||
   fail "no line for the idle process"
 # a process whose frames come whole, every 20 ms, is not cut
-"$fake" "127.0.0.1:$ingest" 100 20 >"$tmp/p2.out" 2>"$tmp/p2.err"
+"$fake" "$live" 100 20 >"$tmp/p2.out" 2>"$tmp/p2.err"
 grep -q "closed the connection" "$tmp/p2.err" && fail "a real process was cut: $(cat "$tmp/p2.err")"
 page=$(get "$base/") || fail "GET / after the deadlines: curl $?"
 [ "$page" = "<!-- taskscope bounds test page -->" ] || fail "GET / after the deadlines: $page"

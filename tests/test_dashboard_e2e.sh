@@ -26,7 +26,7 @@
 #   TSCOPE_SCREENSHOT=PATH: a PNG of the page while the process streams
 #   (a relative PATH is taken from SOURCE_DIR: docs/dashboard.png).
 # Exits 77 (ctest: skipped), saying why, when chromium, web/node_modules or
-# the dashboard (a build without libmicrohttpd) is missing.
+# the dashboard (a build without libmicrohttpd or libsodium) is missing.
 set -euo pipefail
 ts=$1 src=$2 mode=$3
 shift 3
@@ -74,8 +74,9 @@ for _ in $(seq 100); do
   kill -0 "$dash_pid" 2>/dev/null || break
   sleep 0.1
 done
+grep -q "built without libsodium-dev" "$tmp/dash.err" && skip "$(cat "$tmp/dash.err")"
 # taskscope dashboard: http://ADDR:PORT/ (token TOKEN)
-# taskscope dashboard: processes send to ADDR:INGEST (TASKSCOPE_LIVE=ADDR:INGEST)
+# taskscope dashboard: processes send to ADDR:INGEST (TASKSCOPE_LIVE=ADDR:INGEST/SECRET)
 line1=$(sed -n 1p "$tmp/dash.out") line2=$(sed -n 2p "$tmp/dash.out")
 url=$(sed -n 's|^taskscope dashboard: \(http://[^ ]*/\) (token \([^ )]*\))$|\1|p' <<<"$line1")
 token=$(sed -n 's|^taskscope dashboard: \(http://[^ ]*/\) (token \([^ )]*\))$|\2|p' <<<"$line1")

@@ -2,8 +2,21 @@
  * streamer and task debugger (src/live/stream.c, debug.c), with this test
  * as the dashboard on a local socket:
  * - frames: a header round trip; every truncation of a frame asks for
- *   more; a wrong magic (from its first byte), a wrong version, an
- *   oversized length are errors; an unknown kind is skipped whole;
+ *   more; a wrong magic (from its first byte), a wrong version (1, the
+ *   unauthenticated one), an oversized length are errors; an unknown kind
+ *   is skipped whole;
+ * - authentication (src/live/auth.c): the handshake between both sides
+ *   proves the secret both ways and gives them matching keys; a wrong
+ *   secret fails either proof; sealed frames open once, in order; one
+ *   flipped bit anywhere, a replay, a reorder, a frame of another
+ *   connection (other nonces, same secret) fail; TASKSCOPE_LIVE's value;
+ * - the old form TASKSCOPE_LIVE=HOST:PORT: one line that says what to set,
+ *   no connection, the program runs;
+ * - fake dashboards: one that sends an unauthenticated pause command the
+ *   old way, one that answers the challenge with another secret, one that
+ *   never answers (dropped after 10 s): the process sends them nothing but
+ *   its challenge, is not paused, says so in one line however often it
+ *   retries, and runs to its end;
  * - the flat JSON reader: fields of each kind, unknown nested fields
  *   skipped, escapes undone (\u00e9 as UTF-8), malformed text refused;
  * - the streamer: HELLO first with the pid; snapshots about every
@@ -21,7 +34,8 @@
  *   type comes from the store); closing the
  *   connection while paused releases the thread;
  * - a frame with a wrong magic from the dashboard ends the connection and
- *   the process connects again (a second HELLO);
+ *   the process connects again (a second HELLO); so does a COMMAND with one
+ *   flipped byte in its payload or its MAC, which is not carried out;
  * - no dashboard listening: the program runs, one line says so.
  */
 #include <arpa/inet.h>
@@ -32,6 +46,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "core/config.h"
+#include "live/auth.h"
 #include "live/proto.h"
 #include "taskscope/policy.h"
 #include "taskscope/taskscope.h"
@@ -49,14 +65,18 @@ static void frames(void)
     const char *json = "{\"a\":1}";
     ASSERT_OK(tscope__live_header(buf, TSCOPE__LIVE_SNAPSHOT, strlen(json)));
     memcpy(buf + TSCOPE__LIVE_HEADER, json, strlen(json));
-    size_t whole = TSCOPE__LIVE_HEADER + strlen(json), used = 99;
+    memset(buf + TSCOPE__LIVE_HEADER + strlen(json), 0xab, TSCOPE__LIVE_MAC);
+    size_t whole = TSCOPE__LIVE_FRAME_BYTES(strlen(json)), used = 99;
     struct tscope__live_frame f;
     ASSERT_EQ(tscope__live_parse(buf, whole, &f, &used), TSCOPE__LIVE_OK);
     ASSERT_EQ(used, whole);
     ASSERT_EQ(f.kind, TSCOPE__LIVE_SNAPSHOT);
     ASSERT_EQ(f.version, TSCOPE__LIVE_VERSION);
+    ASSERT_EQ(f.version, 2);
+    ASSERT_EQ(f.seq, 0);
     ASSERT_EQ(f.len, strlen(json));
     ASSERT(memcmp(f.payload, json, f.len) == 0);
+    ASSERT(f.mac == buf + TSCOPE__LIVE_HEADER + f.len && f.mac[0] == 0xab);
     for (size_t n = 0; n < whole; n++) { /* every truncation: more */
         ASSERT_EQ(tscope__live_parse(buf, n, &f, &used), TSCOPE__LIVE_MORE);
         ASSERT_EQ(used, 0);
@@ -74,7 +94,7 @@ static void frames(void)
     bad[0] = 'X';
     ASSERT_EQ(tscope__live_parse(bad, 1, &f, &used), TSCOPE__LIVE_BAD_MAGIC);
     memcpy(bad, buf, whole);
-    bad[4] = 2; /* version 2 */
+    bad[4] = 1; /* version 1: the unauthenticated one */
     ASSERT_EQ(tscope__live_parse(bad, whole, &f, &used), TSCOPE__LIVE_BAD_VERSION);
     ASSERT(strstr(tscope__live_parse_text(TSCOPE__LIVE_BAD_VERSION), "version") != NULL);
     memcpy(bad, buf, whole);
@@ -87,6 +107,176 @@ static void frames(void)
     bad[6] = 77; /* an unknown kind: skipped whole */
     ASSERT_EQ(tscope__live_parse(bad, whole, &f, &used), TSCOPE__LIVE_SKIP);
     ASSERT_EQ(used, whole);
+}
+
+/* ---- authentication ---- */
+
+/* A handshake between a process-side and a dashboard-side session with
+ * secrets sp and sd: 0 when both proved themselves. */
+static int pair(struct tscope__live_session *p, struct tscope__live_session *d,
+                const unsigned char *sp, const unsigned char *sd)
+{
+    unsigned char c1[TSCOPE__LIVE_CHALLENGE_BYTES], c2[TSCOPE__LIVE_CHALLENGE_BYTES];
+    unsigned char proof[TSCOPE__LIVE_PROOF_BYTES];
+    struct tscope__live_frame f;
+    size_t used;
+    tscope__live_session_begin(p, TSCOPE__LIVE_SIDE_PROCESS, sp, c1);
+    tscope__live_session_begin(d, TSCOPE__LIVE_SIDE_DASHBOARD, sd, NULL);
+    ASSERT_EQ(tscope__live_parse(c1, sizeof c1, &f, &used), TSCOPE__LIVE_OK);
+    ASSERT_EQ(f.kind, TSCOPE__LIVE_CHALLENGE);
+    /* the process's proof is no answer to a dashboard that has not challenged */
+    ASSERT(tscope__live_session_proven(d, &f) != 0);
+    ASSERT_OK(tscope__live_session_challenged(d, &f, c2));
+    ASSERT_EQ(tscope__live_parse(c2, sizeof c2, &f, &used), TSCOPE__LIVE_OK);
+    if (tscope__live_session_answer(p, &f, proof) != 0) {
+        ASSERT(!p->proven);
+        return -1;
+    }
+    ASSERT(p->proven);
+    ASSERT_EQ(tscope__live_parse(proof, sizeof proof, &f, &used), TSCOPE__LIVE_OK);
+    ASSERT_EQ(f.kind, TSCOPE__LIVE_PROOF);
+    if (tscope__live_session_proven(d, &f) != 0) {
+        ASSERT(!d->proven);
+        return -1;
+    }
+    return 0;
+}
+
+/* A sealed frame of s with payload text: its bytes in out (*n). */
+static void seal(struct tscope__live_session *s, const char *text, unsigned char *out, size_t *n)
+{
+    size_t len = strlen(text);
+    ASSERT_OK(tscope__live_header(out, TSCOPE__LIVE_COMMAND, len));
+    memcpy(out + TSCOPE__LIVE_HEADER, text, len);
+    *n = TSCOPE__LIVE_FRAME_BYTES(len);
+    tscope__live_seal(s, ++s->send_seq, out, *n);
+}
+
+/* Whether s accepts frame[0, n). */
+static int opens(struct tscope__live_session *s, const unsigned char *frame, size_t n)
+{
+    struct tscope__live_frame f;
+    size_t used;
+    const char *why = NULL;
+    if (tscope__live_parse(frame, n, &f, &used) != TSCOPE__LIVE_OK || used != n)
+        return 0;
+    int ok = tscope__live_open(s, frame, used, &f, &why) == 0;
+    ASSERT(ok || (why && *why));
+    return ok;
+}
+
+static void authentication(void)
+{
+    unsigned char secret[TSCOPE__LIVE_SECRET], other[TSCOPE__LIVE_SECRET];
+    tscope__live_random(secret, sizeof secret);
+    memcpy(other, secret, sizeof other);
+    other[31] ^= 0x01;
+    struct tscope__live_session p, d, p2, d2;
+    ASSERT_OK(pair(&p, &d, secret, secret));
+    ASSERT(memcmp(p.send_key, d.recv_key, 32) == 0 && memcmp(p.recv_key, d.send_key, 32) == 0);
+    ASSERT(memcmp(p.send_key, p.recv_key, 32) != 0); /* a key per direction */
+    ASSERT(pair(&p2, &d2, other, secret) != 0);      /* the process checks the dashboard */
+    ASSERT(pair(&p2, &d2, secret, other) != 0);      /* either way round */
+
+    /* a replayed handshake: the process's challenge and proof of one
+     * connection, sent again on another, fail there (its nonce differs) */
+    {
+        struct tscope__live_session pa, da, db;
+        unsigned char c1[TSCOPE__LIVE_CHALLENGE_BYTES], c2[TSCOPE__LIVE_CHALLENGE_BYTES],
+            c3[TSCOPE__LIVE_CHALLENGE_BYTES], proof[TSCOPE__LIVE_PROOF_BYTES];
+        struct tscope__live_frame f;
+        size_t used;
+        tscope__live_session_begin(&pa, TSCOPE__LIVE_SIDE_PROCESS, secret, c1);
+        tscope__live_session_begin(&da, TSCOPE__LIVE_SIDE_DASHBOARD, secret, NULL);
+        tscope__live_session_begin(&db, TSCOPE__LIVE_SIDE_DASHBOARD, secret, NULL);
+        ASSERT_EQ(tscope__live_parse(c1, sizeof c1, &f, &used), TSCOPE__LIVE_OK);
+        ASSERT_OK(tscope__live_session_challenged(&da, &f, c2));
+        ASSERT_OK(tscope__live_session_challenged(&db, &f, c3));
+        ASSERT(memcmp(c2, c3, sizeof c2) != 0); /* fresh nonces */
+        ASSERT_EQ(tscope__live_parse(c2, sizeof c2, &f, &used), TSCOPE__LIVE_OK);
+        ASSERT_OK(tscope__live_session_answer(&pa, &f, proof));
+        ASSERT_EQ(tscope__live_parse(proof, sizeof proof, &f, &used), TSCOPE__LIVE_OK);
+        ASSERT(tscope__live_session_proven(&db, &f) != 0);
+        ASSERT(!db.proven);
+        ASSERT_OK(tscope__live_session_proven(&da, &f));
+        /* a proof whose MAC is one bit off */
+        tscope__live_session_begin(&db, TSCOPE__LIVE_SIDE_DASHBOARD, secret, NULL);
+        ASSERT_EQ(tscope__live_parse(c1, sizeof c1, &f, &used), TSCOPE__LIVE_OK);
+        ASSERT_OK(tscope__live_session_challenged(&db, &f, c3));
+        ASSERT_EQ(tscope__live_parse(c3, sizeof c3, &f, &used), TSCOPE__LIVE_OK);
+        tscope__live_session_begin(&pa, TSCOPE__LIVE_SIDE_PROCESS, secret, c2);
+        memcpy(pa.np, db.np, sizeof pa.np); /* as if c1 had been this one's */
+        ASSERT_OK(tscope__live_session_answer(&pa, &f, proof));
+        proof[TSCOPE__LIVE_HEADER + 7] ^= 0x10;
+        ASSERT_EQ(tscope__live_parse(proof, sizeof proof, &f, &used), TSCOPE__LIVE_OK);
+        ASSERT(tscope__live_session_proven(&db, &f) != 0);
+        proof[TSCOPE__LIVE_HEADER + 7] ^= 0x10;
+        ASSERT_OK(tscope__live_session_proven(&db, &f));
+    }
+
+    /* frames both ways, in order */
+    unsigned char a[128], b[128], c[128];
+    size_t na, nb, nc;
+    seal(&p, "{\"seq\":1}", a, &na);
+    seal(&p, "{\"seq\":2}", b, &nb);
+    seal(&d, "{\"id\":1,\"op\":\"pause\"}", c, &nc);
+    ASSERT(opens(&d, a, na));
+    ASSERT(!opens(&d, a, na)); /* replayed */
+    ASSERT(opens(&d, b, nb));
+    ASSERT(!opens(&d, c, nc)); /* its own direction's frame reflected back */
+    ASSERT(opens(&p, c, nc));
+    /* reordered: the third before the second */
+    unsigned char e[128], g[128];
+    size_t ne, ng;
+    seal(&p, "{\"seq\":3}", e, &ne);
+    seal(&p, "{\"seq\":4}", g, &ng);
+    ASSERT(!opens(&d, g, ng));
+    ASSERT(opens(&d, e, ne));
+    /* one flipped bit anywhere: header, payload or MAC */
+    for (size_t i = 0; i < ng; i++) {
+        unsigned char t[128];
+        memcpy(t, g, ng);
+        t[i] ^= (unsigned char)(1u << (i % 8));
+        uint64_t before = d.recv_seq;
+        if (opens(&d, t, ng))
+            TEST_FAIL("a frame with byte %zu flipped was accepted", i);
+        ASSERT_EQ(d.recv_seq, before);
+    }
+    ASSERT(opens(&d, g, ng));
+    /* a new connection with the same secret: frames of the old one fail */
+    ASSERT_OK(pair(&p2, &d2, secret, secret));
+    seal(&p, "{\"seq\":5}", a, &na);
+    ASSERT(!opens(&d2, a, na)); /* seq 5 where 1 is due */
+    struct tscope__live_session p3, d3;
+    ASSERT_OK(pair(&p3, &d3, secret, secret));
+    seal(&p2, "{\"seq\":1}", a, &na); /* number 1 of another connection */
+    ASSERT(!opens(&d3, a, na));
+    ASSERT(opens(&d2, a, na));
+
+    /* TASKSCOPE_LIVE's value */
+    char host[64], port[16], hex[TSCOPE__LIVE_SECRET_HEX + 1], value[200];
+    unsigned char back[TSCOPE__LIVE_SECRET];
+    tscope__live_secret_hex(secret, hex);
+    ASSERT_EQ(strlen(hex), 64);
+    snprintf(value, sizeof value, "[::1]:8741/%s", hex);
+    ASSERT_OK(tscope__live_value(value, host, sizeof host, port, sizeof port, back));
+    ASSERT_STR_EQ(host, "::1");
+    ASSERT_STR_EQ(port, "8741");
+    ASSERT(memcmp(back, secret, sizeof back) == 0);
+    const char *accepted;
+    ASSERT_OK(tscope__config_check("TASKSCOPE_LIVE", value, &accepted));
+    static const char *const bad[] = {"127.0.0.1:8741", "127.0.0.1:8741/", "127.0.0.1:8741/abc",
+                                      "127.0.0.1/%s",   ":8741/%s",        "host:port/%s",
+                                      "h:8741/%s0",     "h:0/%s"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char v[200];
+        snprintf(v, sizeof v, bad[i], hex);
+        int lib = tscope__live_value(v, host, sizeof host, port, sizeof port, back);
+        int cfg = tscope__config_check("TASKSCOPE_LIVE", v, &accepted);
+        if (cfg == 0 || (lib == 0 && strcmp(bad[i], "h:0/%s") != 0))
+            TEST_FAIL("accepted: %s", v);
+    }
+    ASSERT(strstr(accepted, "HOST:PORT/SECRET") != NULL);
 }
 
 /* ---- the flat JSON reader ---- */
@@ -167,24 +357,19 @@ static int accept_within(int lfd, int ms)
 
 static unsigned char rbuf[1 << 21];
 static size_t rlen;
+/* the test's dashboard side of the connection, and the secret both know */
+static struct tscope__live_session dash;
+static unsigned char the_secret[TSCOPE__LIVE_SECRET];
 
-/* The next frame from the process within ms; its kind, payload in *text
- * (NUL-terminated, static). */
-static unsigned next_frame(int fd, int ms, const char **text)
+/* Waits until rbuf begins with a whole frame from fd (within ms): *f, and
+ * its bytes (consume them with take()). */
+static size_t whole_frame(int fd, int ms, struct tscope__live_frame *f)
 {
-    static char payload[TSCOPE__LIVE_FRAME_MAX + 1];
     for (;;) {
-        struct tscope__live_frame f;
         size_t used;
-        enum tscope__live_parse r = tscope__live_parse(rbuf, rlen, &f, &used);
-        if (r == TSCOPE__LIVE_OK) {
-            memcpy(payload, f.payload, f.len);
-            payload[f.len] = 0;
-            memmove(rbuf, rbuf + used, rlen - used);
-            rlen -= used;
-            *text = payload;
-            return f.kind;
-        }
+        enum tscope__live_parse r = tscope__live_parse(rbuf, rlen, f, &used);
+        if (r == TSCOPE__LIVE_OK)
+            return used;
         ASSERT_EQ(r, TSCOPE__LIVE_MORE);
         struct pollfd p = {fd, POLLIN, 0};
         if (poll(&p, 1, ms) != 1)
@@ -195,12 +380,78 @@ static unsigned next_frame(int fd, int ms, const char **text)
     }
 }
 
+static void take(size_t used)
+{
+    memmove(rbuf, rbuf + used, rlen - used);
+    rlen -= used;
+}
+
+/* The next frame from the process within ms, checked (sequence, MAC); its
+ * kind, payload in *text (NUL-terminated, static). */
+static unsigned next_frame(int fd, int ms, const char **text)
+{
+    static char payload[TSCOPE__LIVE_FRAME_MAX + 1];
+    struct tscope__live_frame f;
+    size_t used = whole_frame(fd, ms, &f);
+    const char *why = "";
+    if (tscope__live_open(&dash, rbuf, used, &f, &why) != 0)
+        TEST_FAIL("a frame from the process fails its check: %s", why);
+    memcpy(payload, f.payload, f.len);
+    payload[f.len] = 0;
+    take(used);
+    *text = payload;
+    return f.kind;
+}
+
+/* A frame of kind sealed for the connection; flip: a byte to change (-1
+ * none, counted from the frame's start; beyond the payload: in the MAC). */
+static void send_sealed(int fd, unsigned kind, const char *json, long flip)
+{
+    static unsigned char frame[TSCOPE__LIVE_FRAME_BYTES(4096)];
+    size_t len = strlen(json), n = TSCOPE__LIVE_FRAME_BYTES(len);
+    ASSERT(len <= 4096);
+    ASSERT_OK(tscope__live_header(frame, kind, len));
+    memcpy(frame + TSCOPE__LIVE_HEADER, json, len);
+    tscope__live_seal(&dash, ++dash.send_seq, frame, n);
+    if (flip >= 0)
+        frame[flip] ^= 0x20;
+    ASSERT_EQ(send(fd, frame, n, 0), (ssize_t)n);
+}
+
 static void send_frame(int fd, unsigned kind, const char *json)
 {
-    unsigned char hdr[TSCOPE__LIVE_HEADER];
-    ASSERT_OK(tscope__live_header(hdr, kind, strlen(json)));
-    ASSERT_EQ(send(fd, hdr, sizeof hdr, 0), (ssize_t)sizeof hdr);
-    ASSERT_EQ(send(fd, json, strlen(json), 0), (ssize_t)strlen(json));
+    send_sealed(fd, kind, json, -1);
+}
+
+/* Accepts the process's next connection and does the dashboard's side of
+ * the handshake with secret. */
+static int dash_accept(int lfd, int ms, const unsigned char *secret)
+{
+    int fd = accept_within(lfd, ms);
+    struct tscope__live_frame f;
+    unsigned char mine[TSCOPE__LIVE_CHALLENGE_BYTES];
+    rlen = 0;
+    tscope__live_session_begin(&dash, TSCOPE__LIVE_SIDE_DASHBOARD, secret, NULL);
+    size_t used = whole_frame(fd, 3000, &f);
+    ASSERT_EQ(f.kind, TSCOPE__LIVE_CHALLENGE);
+    ASSERT_OK(tscope__live_session_challenged(&dash, &f, mine));
+    take(used);
+    ASSERT_EQ(send(fd, mine, sizeof mine, 0), (ssize_t)sizeof mine);
+    used = whole_frame(fd, 3000, &f);
+    ASSERT_EQ(f.kind, TSCOPE__LIVE_PROOF);
+    ASSERT_OK(tscope__live_session_proven(&dash, &f));
+    take(used);
+    return fd;
+}
+
+/* TASKSCOPE_LIVE for port with the_secret (a new one). */
+static void live_value(int port)
+{
+    char hex[TSCOPE__LIVE_SECRET_HEX + 1], value[128];
+    tscope__live_random(the_secret, sizeof the_secret);
+    tscope__live_secret_hex(the_secret, hex);
+    snprintf(value, sizeof value, "127.0.0.1:%d/%s", port, hex);
+    setenv("TASKSCOPE_LIVE", value, 1);
 }
 
 /* The next frame of kind (snapshots in between are skipped). */
@@ -317,9 +568,7 @@ static int acked(int fd, int id, char *text, size_t len)
 static void streamer(void)
 {
     int port, lfd = listener(&port);
-    char addr[64];
-    snprintf(addr, sizeof addr, "127.0.0.1:%d", port);
-    setenv("TASKSCOPE_LIVE", addr, 1);
+    live_value(port);
     setenv("TASKSCOPE_LIVE_MS", "20", 1);
     setenv("TASKSCOPE_OUTPUTS", "none", 1);
     setenv("TASKSCOPE_SUMMARY", "0", 1);
@@ -335,7 +584,7 @@ static void streamer(void)
                              .set = set_knob,
                              .get = get_knob};
     ASSERT_OK(tscope_param_register(&d));
-    int fd = accept_within(lfd, 5000);
+    int fd = dash_accept(lfd, 5000, the_secret);
     const char *t;
     ASSERT_EQ(next_frame(fd, 3000, &t), TSCOPE__LIVE_HELLO);
     json_t *h = parse(t);
@@ -470,14 +719,37 @@ static void streamer(void)
 
     /* it comes back (a new connection, HELLO again); a bad frame from it
      * ends that connection, and the process connects once more */
-    fd = accept_within(lfd, 8000);
-    rlen = 0;
+    fd = dash_accept(lfd, 8000, the_secret);
     ASSERT_EQ(next_frame(fd, 3000, &t), TSCOPE__LIVE_HELLO);
-    ASSERT_EQ(send(fd, "XXXXXXXXXXXXXXXX", 16, 0), 16);
-    int fd2 = accept_within(lfd, 8000);
+    ASSERT_EQ(send(fd, "XXXXXXXXXXXXXXXXXXXXXXXX", 24, 0), 24);
+    int fd2 = dash_accept(lfd, 8000, the_secret);
     close(fd);
-    rlen = 0;
     ASSERT_EQ(next_frame(fd2, 3000, &t), TSCOPE__LIVE_HELLO);
+
+    /* a command with one byte changed on the way (in its payload, in its
+     * MAC) ends the connection and is not carried out; the next connection
+     * carries out commands again */
+    const char *set7 = "{\"id\":40,\"op\":\"set\",\"name\":\"test.knob\",\"value\":7}";
+    long at[2] = {TSCOPE__LIVE_HEADER + 30, (long)TSCOPE__LIVE_FRAME_BYTES(strlen(set7)) - 5};
+    for (int k = 0; k < 2; k++) {
+        send_sealed(fd2, TSCOPE__LIVE_COMMAND, set7, at[k]);
+        int fd3 = dash_accept(lfd, 8000, the_secret);
+        /* the old connection was closed by the process: nothing more on it */
+        char junk[256];
+        struct pollfd pf = {fd2, POLLIN, 0};
+        ASSERT_EQ(poll(&pf, 1, 3000), 1);
+        ssize_t got;
+        while ((got = recv(fd2, junk, sizeof junk, 0)) > 0)
+            ; /* snapshots sent before it saw the command */
+        ASSERT_EQ(got, 0);
+        close(fd2);
+        fd2 = fd3;
+        ASSERT_EQ(next_frame(fd2, 3000, &t), TSCOPE__LIVE_HELLO);
+        ASSERT(knob == 2);
+    }
+    send_frame(fd2, TSCOPE__LIVE_COMMAND, set7);
+    ASSERT(acked(fd2, 40, text, sizeof text));
+    ASSERT(knob == 7);
 
     atomic_store(&worker_stop, 1);
     ASSERT_OK(pthread_join(th, NULL));
@@ -488,14 +760,196 @@ static void streamer(void)
 }
 #endif
 
+/* ---- stderr captured ---- */
+
+static char cap_path[64];
+static int cap_saved = -1;
+
+static void capture_begin(void)
+{
+    snprintf(cap_path, sizeof cap_path, "/tmp/test_live_stderr_XXXXXX");
+    int fd = mkstemp(cap_path);
+    cap_saved = dup(2);
+    ASSERT(fd >= 0 && cap_saved >= 0);
+    fflush(stderr);
+    ASSERT(dup2(fd, 2) == 2);
+    close(fd);
+}
+
+/* What was written to stderr since capture_begin (static), also echoed. */
+static const char *capture_end(void)
+{
+    static char text[16384];
+    fflush(stderr);
+    ASSERT(dup2(cap_saved, 2) == 2);
+    close(cap_saved);
+    FILE *f = fopen(cap_path, "r");
+    ASSERT(f != NULL);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = 0;
+    fclose(f);
+    unlink(cap_path);
+    fputs(text, stderr);
+    return text;
+}
+
+static int count_of(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)) != NULL; p += strlen(what))
+        n++;
+    return n;
+}
+
+/* The old form TASKSCOPE_LIVE=HOST:PORT: one line saying what to set, no
+ * connection, the program measured as without it. */
+static void old_form(void)
+{
+    int port, lfd = listener(&port);
+    char addr[64];
+    snprintf(addr, sizeof addr, "127.0.0.1:%d", port);
+    setenv("TASKSCOPE_LIVE", addr, 1);
+    setenv("TASKSCOPE_OUTPUTS", "none", 1);
+    setenv("TASKSCOPE_SUMMARY", "0", 1);
+    capture_begin();
+    ASSERT_OK(tscope_init(0, 1));
+    tscope_type_t t;
+    ASSERT_OK(tscope_type_register("old_form", &t));
+    for (uint64_t id = 1; id <= 1000; id++) {
+        ASSERT_OK(tscope_task_start(id, t));
+        ASSERT_OK(tscope_task_end(id));
+    }
+    usleep(300000);
+    struct pollfd p = {lfd, POLLIN, 0};
+    ASSERT_EQ(poll(&p, 1, 0), 0); /* nobody connected */
+    ASSERT_OK(tscope_flush());
+    tscope_type_stats_t st;
+    ASSERT_OK(tscope_query_type(t, &st));
+    ASSERT_EQ(st.calls, 1000);
+    ASSERT_OK(tscope_finalize());
+    const char *err = capture_end();
+    ASSERT_EQ(count_of(err, "TASKSCOPE_LIVE"), 1);   /* one line, */
+    ASSERT_EQ(count_of(err, "taskscope: live:"), 0); /* nothing else about it */
+    char want[128];
+    snprintf(want, sizeof want, "TASKSCOPE_LIVE=\"%s\" is invalid", addr);
+    ASSERT(strstr(err, want) != NULL);
+    ASSERT(strstr(err, "HOST:PORT/SECRET, the whole value `taskscope dashboard` prints") != NULL);
+    close(lfd);
+    unsetenv("TASKSCOPE_LIVE");
+}
+
+/* The process sent nothing on fd but, perhaps, its challenge, and closed
+ * it (within 15 s). */
+static void only_a_challenge(int fd)
+{
+    unsigned char got[256];
+    size_t n = 0;
+    for (;;) {
+        struct pollfd p = {fd, POLLIN, 0};
+        ASSERT_EQ(poll(&p, 1, 15000), 1);
+        ssize_t k = recv(fd, got + n, sizeof got - n, 0);
+        ASSERT(k >= 0);
+        if (k == 0)
+            break;
+        n += (size_t)k;
+        ASSERT(n < sizeof got);
+    }
+    struct tscope__live_frame f;
+    size_t used;
+    ASSERT(n == 0 || n == TSCOPE__LIVE_CHALLENGE_BYTES);
+    if (n)
+        ASSERT(tscope__live_parse(got, n, &f, &used) == TSCOPE__LIVE_OK &&
+               f.kind == TSCOPE__LIVE_CHALLENGE);
+}
+
+/* Fake dashboards: the old unauthenticated pause, then one that answers
+ * with another secret.  The process is never paused, sends them nothing
+ * about itself, says so once, and every task is counted. */
+static void fake_dashboards(void)
+{
+    int port, lfd = listener(&port);
+    live_value(port);
+    setenv("TASKSCOPE_LIVE_MS", "20", 1);
+    setenv("TASKSCOPE_OUTPUTS", "none", 1);
+    setenv("TASKSCOPE_SUMMARY", "0", 1);
+    capture_begin();
+    ASSERT_OK(tscope_init(0, 1));
+    ASSERT_OK(tscope_type_register("work", &t_work));
+    t_special = t_work;
+    atomic_store(&worker_stop, 0);
+    atomic_store(&begun, 0);
+    pthread_t th;
+    ASSERT_OK(pthread_create(&th, NULL, worker, NULL));
+    /* the old way (a version-1 COMMAND frame at once), twice */
+    const char *pause = "{\"id\":1,\"op\":\"pause\"}";
+    unsigned char v1[64] = "TSLV\x01\x00\x03\x00";
+    v1[8] = (unsigned char)strlen(pause);
+    memcpy(v1 + 12, pause, strlen(pause));
+    for (int k = 0; k < 2; k++) {
+        int fd = accept_within(lfd, 8000);
+        ASSERT_EQ(send(fd, v1, 12 + strlen(pause), 0), (ssize_t)(12 + strlen(pause)));
+        only_a_challenge(fd);
+        close(fd);
+    }
+    /* a handshake with another secret, twice */
+    unsigned char other[TSCOPE__LIVE_SECRET];
+    memcpy(other, the_secret, sizeof other);
+    other[5] ^= 0x40;
+    for (int k = 0; k < 2; k++) {
+        int fd = accept_within(lfd, 8000);
+        struct tscope__live_frame f;
+        unsigned char mine[TSCOPE__LIVE_CHALLENGE_BYTES];
+        rlen = 0;
+        tscope__live_session_begin(&dash, TSCOPE__LIVE_SIDE_DASHBOARD, other, NULL);
+        size_t used = whole_frame(fd, 3000, &f);
+        ASSERT_EQ(f.kind, TSCOPE__LIVE_CHALLENGE);
+        ASSERT_OK(tscope__live_session_challenged(&dash, &f, mine));
+        take(used);
+        ASSERT_EQ(rlen, 0);
+        ASSERT_EQ(send(fd, mine, sizeof mine, 0), (ssize_t)sizeof mine);
+        only_a_challenge(fd); /* no proof, no HELLO: closed */
+        close(fd);
+    }
+    /* one that accepts and never answers: dropped after 10 s, then retried */
+    {
+        int fd = accept_within(lfd, 8000);
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        only_a_challenge(fd); /* waits for the process to close it */
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        close(fd);
+        double waited = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+        if (waited < 9.0 || waited > 14.0)
+            TEST_FAIL("a silent peer was dropped after %.1f s, not 10", waited);
+        close(accept_within(lfd, 8000)); /* and the process tries again */
+    }
+    uint64_t b0 = atomic_load(&begun);
+    usleep(100000);
+    ASSERT(atomic_load(&begun) > b0 + 10); /* never paused */
+    atomic_store(&worker_stop, 1);
+    ASSERT_OK(pthread_join(th, NULL));
+    ASSERT_OK(tscope_flush());
+    tscope_type_stats_t st;
+    ASSERT_OK(tscope_query_type(t_work, &st));
+    ASSERT_EQ(st.calls, atomic_load(&begun));
+    ASSERT_OK(tscope_finalize());
+    const char *err = capture_end();
+    char want[128];
+    snprintf(want, sizeof want, "taskscope: live: 127.0.0.1:%d did not prove it knows the secret",
+             port);
+    ASSERT_EQ(count_of(err, want), 1);               /* once, for four peers */
+    ASSERT_EQ(count_of(err, "did not prove it"), 1); /* and nothing else said it */
+    ASSERT_EQ(count_of(err, "connected to the dashboard"), 0);
+    close(lfd);
+    unsetenv("TASKSCOPE_LIVE");
+}
+
 /* No dashboard: tasks run, taskscope says so once and goes on. */
 static void absent(void)
 {
     int port, lfd = listener(&port);
     close(lfd); /* nobody listens there now */
-    char addr[64];
-    snprintf(addr, sizeof addr, "127.0.0.1:%d", port);
-    setenv("TASKSCOPE_LIVE", addr, 1);
+    live_value(port);
     setenv("TASKSCOPE_OUTPUTS", "none", 1);
     setenv("TASKSCOPE_SUMMARY", "0", 1);
     char log[] = "/tmp/test_live_stderr_XXXXXX";
@@ -537,11 +991,19 @@ int main(void)
 {
     RUN(frames);
     RUN(json_reader);
+    RUN(old_form);
+    char why[600];
+    if (tscope__live_crypto(why, sizeof why) != 0) {
+        printf("skipped: authentication, streamer, fake_dashboards, absent (%s)\n", why);
+        return 0;
+    }
+    RUN(authentication);
 #ifdef TSCOPE_HAVE_JANSSON
     RUN(streamer);
 #else
     printf("skipped: streamer (built without jansson, which this test reads snapshots with)\n");
 #endif
+    RUN(fake_dashboards);
     RUN(absent);
     return 0;
 }

@@ -11,6 +11,9 @@
 #   (one line on stderr says so), finishes with its normal result, and its
 #   profile counts exactly the leaf tasks the program counted itself.
 # One OpenMP thread, so that a step is exactly one leaf task.
+# Then `taskscope run --live`: the old form HOST:PORT refused (exit 2, and one
+# warning when it comes from the environment), plain --live streams with
+# TASKSCOPE_LIVE's value and is refused without it.
 # usage: test_live_ompt.sh TASKSCOPE LIVE_TASKS BUILD_DIR
 set -euo pipefail
 ts=$1 prog=$2 build=$3
@@ -42,7 +45,6 @@ fi
 
 start_dashboard dash --exit-after 120
 dash=$dash_pid
-live=127.0.0.1:$ingest
 
 env "${prog_env[@]}" OMP_NUM_THREADS=1 TASKSCOPE_SAMPLE_MS=100 \
   "$ts" run -o "$tmp/out" --no-summary --live="$live" -- "$prog" "$tmp/stop" \
@@ -133,4 +135,29 @@ counted=${BASH_REMATCH[2]}
 profiled=$(jq --arg t "$leaf" '[.types[] | select(.name == $t) | .calls][0]' "$tmp/out/profile.json")
 [ "$profiled" = "$counted" ] || fail "profile.json counts $profiled leaf tasks, the program $counted"
 echo "the program finished: $counted leaf tasks, as many in its profile"
+
+echo "-- taskscope run --live takes the dashboard's whole value"
+start_dashboard dash2 --exit-after 60
+st=0
+"$ts" run --live="127.0.0.1:$ingest" -- true >/dev/null 2>"$tmp/run.err" || st=$?
+[ $st = 2 ] && [ "$(cat "$tmp/run.err")" = "taskscope run: --live=127.0.0.1:$ingest: expected HOST:PORT/SECRET, the whole TASKSCOPE_LIVE value 'taskscope dashboard' prints" ] \
+  || fail "run --live=HOST:PORT: $st $(cat "$tmp/run.err")"
+st=0
+env -u TASKSCOPE_LIVE "$ts" run --live -- true >/dev/null 2>"$tmp/run.err" || st=$?
+[ $st = 2 ] && [ "$(cat "$tmp/run.err")" = "taskscope run: --live needs the value 'taskscope dashboard' prints: --live=HOST:PORT/SECRET, or TASKSCOPE_LIVE set to it" ] \
+  || fail "plain --live without TASKSCOPE_LIVE: $st $(cat "$tmp/run.err")"
+# the old form in the environment: one line that says what to set, the program runs unseen
+st=0
+env "${prog_env[@]}" TASKSCOPE_LIVE="127.0.0.1:$ingest" "$ts" run -q --no-summary -o "$tmp/old" -- \
+  sleep 0.3 >/dev/null 2>"$tmp/run.err" || st=$?
+[ $st = 0 ] && [ "$(grep -c TASKSCOPE_LIVE "$tmp/run.err")" = 1 ] &&
+  grep -q "^taskscope: warning: TASKSCOPE_LIVE=\"127\.0\.0\.1:$ingest\" is invalid (accepted: HOST:PORT/SECRET, the whole value \`taskscope dashboard\` prints" "$tmp/run.err" \
+  || fail "TASKSCOPE_LIVE=HOST:PORT: $st $(cat "$tmp/run.err")"
+[ -f "$tmp/old/profile.json" ] || fail "the program under the old form wrote no profile"
+# plain --live: TASKSCOPE_LIVE's value, streamed to the dashboard
+env "${prog_env[@]}" TASKSCOPE_LIVE="$live" "$ts" run -q --live --no-summary -o "$tmp/plain" -- \
+  sleep 1 >/dev/null 2>"$tmp/run.err" || fail "plain --live: $(cat "$tmp/run.err")"
+curl -s --max-time 5 "$base/api/processes" | jq -e 'length == 1 and .[0].program == "sleep" and
+  .[0].snapshots > 0' >/dev/null || fail "plain --live: $(curl -s "$base/api/processes")"
+echo "run --live: the old form refused, plain --live streams with TASKSCOPE_LIVE's value"
 echo PASS

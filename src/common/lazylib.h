@@ -1,8 +1,8 @@
 /* lazylib.h - an optional shared library opened with dlopen at its first
  * use, by the SONAME found at build time, instead of linked: a program (or
  * a CLI command) that does not use it never maps and relocates it.  Used for
- * PAPI (src/sampler/papi.c), libotf2 (src/trace/otf2.c) and libdw
- * (src/adapt/srcloc.c).
+ * PAPI (src/sampler/papi.c), libotf2 (src/trace/otf2.c), libdw
+ * (src/adapt/srcloc.c) and libsodium (src/live/auth.c).
  *
  * Header-only and libc-only, so every layer may include it, the adapters
  * (which otherwise use only the public headers) included.  A user lists the

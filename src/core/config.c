@@ -383,18 +383,32 @@ static int p_tools(struct tscope__config *c, const char *v)
     return 0;
 }
 
-/* HOST:PORT (HOST may be [v6]): the port a number 1..65535; src/live
- * splits it when it connects. */
+/* HOST:PORT/SECRET (HOST may be [v6]): the port a number 1..65535, the
+ * secret 64 hex digits (what `taskscope dashboard` prints); src/live
+ * splits it when it starts (live/auth.c).  The old HOST:PORT is refused:
+ * the warning says what to set. */
 static int p_live(struct tscope__config *c, const char *v)
 {
-    const char *colon = strrchr(v, ':');
-    uint64_t port;
+    const char *slash = strrchr(v, '/');
+    char port[8];
+    uint64_t n;
     if (!*v) {
         c->live[0] = 0;
         return 0;
     }
-    if (!colon || colon == v || strlen(v) >= sizeof c->live ||
-        parse_u64(colon + 1, 1, 65535, &port))
+    if (!slash || strlen(slash + 1) != 64 || strspn(slash + 1, "0123456789abcdefABCDEF") != 64 ||
+        strlen(v) >= sizeof c->live)
+        return -1;
+    const char *colon = NULL;
+    for (const char *p = v; p < slash; p++)
+        if (*p == ':')
+            colon = p;
+    size_t plen = colon ? (size_t)(slash - colon - 1) : 0;
+    if (!colon || colon == v || plen == 0 || plen >= sizeof port)
+        return -1;
+    memcpy(port, colon + 1, plen);
+    port[plen] = 0;
+    if (parse_u64(port, 1, 65535, &n))
         return -1;
     strcpy(c->live, v);
     return 0;
@@ -611,7 +625,8 @@ static const struct var vars[] = {
     {"TASKSCOPE_SAMPLE_KEEP", "4096", "16 to 1000000",
      "rows of the sampled time series kept (older rows are thinned, never the whole run lost)",
      p_sample_keep},
-    {"TASKSCOPE_LIVE", "", "HOST:PORT (empty: off)",
+    {"TASKSCOPE_LIVE", "",
+     "HOST:PORT/SECRET, the whole value `taskscope dashboard` prints (empty: off)",
      "stream snapshots to a running `taskscope dashboard` there (docs/dashboard.md); the "
      "sampler then samples at least every TASKSCOPE_LIVE_MS",
      p_live},

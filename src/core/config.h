@@ -64,7 +64,7 @@ struct tscope__config {
     char tools[4096];                 /* colon-separated plugin list */
     uint32_t sample_ms;               /* sampler period; 0: no sampler thread */
     uint32_t sample_keep;             /* rows of the sampled time series */
-    char live[280];                   /* TASKSCOPE_LIVE: HOST:PORT of a dashboard; "": off */
+    char live[280];                   /* TASKSCOPE_LIVE: HOST:PORT/SECRET of a dashboard; "": off */
     uint32_t live_ms;                 /* snapshot period */
     uint32_t live_queue;              /* snapshots queued before the oldest is dropped */
     double power_idle_w, power_max_w; /* the power estimate, per CPU */

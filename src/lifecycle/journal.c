@@ -365,6 +365,10 @@ static int shards_start(void)
     if (b) {
         struct tscope__shconfig *c = (struct tscope__shconfig *)(b + 1);
         c->cfg = tscope__g.store->cfg;
+        /* the live channel's secret stays in this process, never in a file */
+        char *secret = strrchr(c->cfg.live, '/');
+        if (secret)
+            memset(secret, 0, sizeof c->cfg.live - (size_t)(secret - c->cfg.live));
         c->sum = tscope__sum64(TSCOPE__SUM64_START, &c->cfg, sizeof c->cfg);
         publish(b);
     }

@@ -6,16 +6,14 @@
 
 #include "core/config.h"
 
-/* Starts the live thread when cfg->live names a dashboard; 0, or -1 after
- * one line on stderr (measurement goes on without it). */
+/* Starts the live thread when cfg->live names a dashboard (HOST:PORT/SECRET,
+ * src/live/auth.h) and libsodium loads; 0, or -1 after one line on stderr
+ * (measurement goes on without it). */
 int tscope__live_start(const struct tscope__config *cfg);
 /* Sends the last snapshot (waiting at most 0.5 s for the socket) and
  * stops the thread; nothing when it is not running. */
 void tscope__live_stop(void);
 /* In a forked child: the parent's thread is not there; forget it. */
 void tscope__live_forget(void);
-
-/* Splits "HOST:PORT" (HOST may be [v6]); 0, or -1 when it is not one. */
-int tscope__live_address(const char *s, char *host, size_t hostlen, char *port, size_t portlen);
 
 #endif

@@ -41,7 +41,7 @@ static inline void tscope__live_put_num(struct tscope__text *t, double v)
  * dropped while connected; a broken connection forgets them (they were
  * for it) and sends the snapshot it was sending again, whole. */
 struct tscope__live_out {
-    char *buf; /* header + payload */
+    char *buf; /* header + payload + MAC (sealed as it goes out) */
     size_t len;
 };
 

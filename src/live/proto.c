@@ -35,6 +35,7 @@ int tscope__live_header(unsigned char *hdr, unsigned kind, size_t len)
     put16(hdr + 4, TSCOPE__LIVE_VERSION);
     put16(hdr + 6, kind);
     put32(hdr + 8, (uint32_t)len);
+    memset(hdr + 12, 0, 8);
     return 0;
 }
 
@@ -50,14 +51,16 @@ enum tscope__live_parse tscope__live_parse(const unsigned char *buf, size_t n,
     f->version = get16(buf + 4);
     f->kind = get16(buf + 6);
     f->len = get32(buf + 8);
+    f->seq = (uint64_t)get32(buf + 12) | (uint64_t)get32(buf + 16) << 32;
     if (f->version != TSCOPE__LIVE_VERSION)
         return TSCOPE__LIVE_BAD_VERSION;
     if (f->len > TSCOPE__LIVE_FRAME_MAX)
         return TSCOPE__LIVE_TOO_LARGE;
-    if (n - TSCOPE__LIVE_HEADER < f->len)
+    if (n < TSCOPE__LIVE_FRAME_BYTES(f->len))
         return TSCOPE__LIVE_MORE;
     f->payload = (const char *)buf + TSCOPE__LIVE_HEADER;
-    *used = TSCOPE__LIVE_HEADER + (size_t)f->len;
+    f->mac = buf + TSCOPE__LIVE_HEADER + f->len;
+    *used = TSCOPE__LIVE_FRAME_BYTES(f->len);
     return f->kind >= 1 && f->kind <= TSCOPE__LIVE_KIND_MAX ? TSCOPE__LIVE_OK : TSCOPE__LIVE_SKIP;
 }
 

@@ -7,10 +7,13 @@
  * process: the flat reader below, enough for commands).
  *
  * Header, little-endian: "TSLV", u16 version (TSCOPE__LIVE_VERSION), u16
- * kind (TSCOPE__LIVE_*), u32 payload length (at most TSCOPE__LIVE_FRAME_MAX).
- * A frame of an unknown kind is skipped (newer senders may add kinds); a
- * wrong magic, version or an oversized length ends the connection, since
- * nothing after it can be trusted to be a frame.
+ * kind (TSCOPE__LIVE_*), u32 payload length (at most TSCOPE__LIVE_FRAME_MAX),
+ * u64 sequence number; then the payload; then a 32-byte MAC over header and
+ * payload (auth.h says how both are made and checked: version 2 is the
+ * authenticated one).  A frame of an unknown kind is skipped (newer senders
+ * may add kinds) once its MAC and sequence are checked; a wrong magic,
+ * version or an oversized length ends the connection, since nothing after
+ * it can be trusted to be a frame.
  */
 #ifndef TSCOPE_LIVE_PROTO_H
 #define TSCOPE_LIVE_PROTO_H
@@ -19,16 +22,21 @@
 #include <stdint.h>
 
 #define TSCOPE__LIVE_MAGIC "TSLV"
-#define TSCOPE__LIVE_VERSION 1u
-#define TSCOPE__LIVE_HEADER 12u
+#define TSCOPE__LIVE_VERSION 2u
+#define TSCOPE__LIVE_HEADER 20u
+#define TSCOPE__LIVE_MAC 32u              /* the trailer: keyed BLAKE2b-256 */
 #define TSCOPE__LIVE_FRAME_MAX (1u << 20) /* payload bytes */
+/* The bytes of a frame with len payload bytes. */
+#define TSCOPE__LIVE_FRAME_BYTES(len) (TSCOPE__LIVE_HEADER + (size_t)(len) + TSCOPE__LIVE_MAC)
 
 enum tscope__live_kind {
-    TSCOPE__LIVE_HELLO = 1,    /* process -> dashboard: who it is, once per connection */
-    TSCOPE__LIVE_SNAPSHOT = 2, /* process -> dashboard: the periodic snapshot */
-    TSCOPE__LIVE_COMMAND = 3,  /* dashboard -> process: set a parameter, pause, ... */
-    TSCOPE__LIVE_ACK = 4,      /* process -> dashboard: a command's outcome */
-    TSCOPE__LIVE_KIND_MAX = 4
+    TSCOPE__LIVE_HELLO = 1,     /* process -> dashboard: who it is, once per connection */
+    TSCOPE__LIVE_SNAPSHOT = 2,  /* process -> dashboard: the periodic snapshot */
+    TSCOPE__LIVE_COMMAND = 3,   /* dashboard -> process: set a parameter, pause, ... */
+    TSCOPE__LIVE_ACK = 4,       /* process -> dashboard: a command's outcome */
+    TSCOPE__LIVE_CHALLENGE = 5, /* both ways, first: a nonce (and the dashboard's proof) */
+    TSCOPE__LIVE_PROOF = 6,     /* process -> dashboard: the process's proof */
+    TSCOPE__LIVE_KIND_MAX = 6
 };
 
 enum tscope__live_parse {
@@ -44,12 +52,15 @@ struct tscope__live_frame {
     unsigned kind, version;
     const char *payload; /* into the buffer; not NUL-terminated */
     uint32_t len;
+    uint64_t seq;
+    const unsigned char *mac; /* the trailer, TSCOPE__LIVE_MAC bytes after the payload */
 };
 
 /* Writes the header of a frame of kind with len payload bytes into
- * hdr[TSCOPE__LIVE_HEADER]; -1 when len is too large. */
+ * hdr[TSCOPE__LIVE_HEADER], sequence number 0 (tscope__live_seal sets it);
+ * -1 when len is too large. */
 int tscope__live_header(unsigned char *hdr, unsigned kind, size_t len);
-/* Looks for one frame at the start of buf[0, n). */
+/* Looks for one frame at the start of buf[0, n); *used counts its MAC. */
 enum tscope__live_parse tscope__live_parse(const unsigned char *buf, size_t n,
                                            struct tscope__live_frame *f, size_t *used);
 /* A one-line text for a parse result (the negative ones). */

@@ -1,7 +1,8 @@
 /* queue.c - the live stream's frames going out (live_int.h): snapshots in
  * a ring that drops its oldest when the dashboard is slow or absent, HELLO
  * and acknowledgements ahead of them, and how far the frame being sent
- * got. */
+ * got.  A frame waits with room for its MAC; stream.c seals it (sequence
+ * number, MAC) when it begins to go out on a connection. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,10 +31,10 @@ struct tscope__live_out tscope__live_out_make(unsigned kind, struct tscope__text
 {
     struct tscope__live_out f = {NULL, 0};
     if (!t->failed && t->len <= TSCOPE__LIVE_FRAME_MAX &&
-        (f.buf = malloc(TSCOPE__LIVE_HEADER + t->len)) != NULL) {
+        (f.buf = malloc(TSCOPE__LIVE_FRAME_BYTES(t->len))) != NULL) {
         tscope__live_header((unsigned char *)f.buf, kind, t->len);
         memcpy(f.buf + TSCOPE__LIVE_HEADER, t->p, t->len);
-        f.len = TSCOPE__LIVE_HEADER + t->len;
+        f.len = TSCOPE__LIVE_FRAME_BYTES(t->len); /* the MAC's room: sealed when it goes */
     }
     tscope__text_free(t);
     return f;

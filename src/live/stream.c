@@ -17,6 +17,15 @@
  * after a backoff (0.1 s doubling to 5 s), said once on stderr when it
  * first fails and once when it comes back.  A frame the dashboard sends
  * that is not one (proto.h) ends the connection, which is then retried.
+ *
+ * Authentication (auth.h): each connection begins with the handshake; the
+ * process sends nothing about itself (HELLO, snapshots) and carries out no
+ * command until the peer proved it knows the secret of TASKSCOPE_LIVE.  A
+ * peer that does not (a wrong proof, anything else first, no answer within
+ * HANDSHAKE_MS) is said once in one line and dropped; the retries go on
+ * with the backoff, which only a proven connection resets.  Every frame out
+ * is sealed (sequence number, MAC) as it begins to go out; every frame in
+ * is checked, and one that fails ends the connection.
  */
 #include "live.h"
 
@@ -33,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "auth.h"
 #include "debug.h"
 #include "live_int.h"
 #include "proto.h"
@@ -40,6 +50,7 @@
 #define RECV_BYTES (64u << 10) /* commands are small: a larger frame ends the connection */
 #define BACKOFF_MIN_MS 100
 #define BACKOFF_MAX_MS 5000
+#define HANDSHAKE_MS 10000 /* a peer that has not proven itself by then is dropped */
 
 /* ---- the state ---- */
 
@@ -53,10 +64,16 @@ static struct {
     struct tscope__live_queue out;
     uint64_t seq;
     struct tscope__live_rate rate;
-    int fd, connected;
+    int fd, connected; /* connected: the TCP connection is made */
     uint64_t next_try_ns;
     uint32_t backoff_ms;
-    int said_down; /* the dashboard's absence was said */
+    int said_down;     /* the dashboard's absence was said */
+    int said_unproven; /* a peer that did not prove itself was said */
+    unsigned char secret[TSCOPE__LIVE_SECRET];
+    struct tscope__live_session sess;               /* sess.proven: the peer knows the secret */
+    unsigned char hs[TSCOPE__LIVE_CHALLENGE_BYTES]; /* handshake bytes to send */
+    size_t hs_len, hs_off;
+    uint64_t hs_deadline_ns;
     unsigned char rbuf[RECV_BYTES];
     size_t rlen;
     time_t started;
@@ -67,30 +84,6 @@ static uint64_t mono_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-int tscope__live_address(const char *s, char *host, size_t hostlen, char *port, size_t portlen)
-{
-    const char *colon = strrchr(s, ':');
-    if (!colon || colon == s || !colon[1] || strlen(colon + 1) >= portlen)
-        return -1;
-    const char *h = s;
-    size_t n = (size_t)(colon - s);
-    if (h[0] == '[') { /* [v6]:port */
-        if (n < 3 || h[n - 1] != ']')
-            return -1;
-        h++;
-        n -= 2;
-    }
-    if (n >= hostlen)
-        return -1;
-    for (const char *p = colon + 1; *p; p++)
-        if (*p < '0' || *p > '9')
-            return -1;
-    memcpy(host, h, n);
-    host[n] = 0;
-    snprintf(port, portlen, "%s", colon + 1);
-    return 0;
 }
 
 /* ---- what goes out ---- */
@@ -136,9 +129,37 @@ static void disconnect(const char *why)
     L.said_down |= L.connected;
     L.connected = 0;
     L.rlen = 0;
+    L.hs_len = L.hs_off = 0;
+    L.sess.proven = 0;
     tscope__live_queue_broken(&L.out);
     L.next_try_ns = mono_ns() + (uint64_t)L.backoff_ms * 1000000u;
     L.backoff_ms = L.backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : L.backoff_ms * 2;
+}
+
+/* The peer did not prove it knows the secret: said once (not per retry),
+ * dropped, retried with the backoff. */
+static void unproven(const char *why)
+{
+    if (!L.said_unproven)
+        fprintf(stderr,
+                "taskscope: live: %s:%s did not prove it knows the secret (%s); no command of "
+                "its is carried out, the program goes on and retries in the background\n",
+                L.host, L.port, why);
+    L.said_unproven = 1;
+    L.said_down = 1; /* not "went away" as well; "connected" once a dashboard proves itself */
+    disconnect("");
+}
+
+/* The dashboard proved itself: the proof back, then HELLO and the rest. */
+static void proven(void)
+{
+    L.hs_len = TSCOPE__LIVE_PROOF_BYTES;
+    L.hs_off = 0;
+    if (L.said_down)
+        fprintf(stderr, "taskscope: live: connected to the dashboard at %s:%s\n", L.host, L.port);
+    L.said_down = L.said_unproven = 0;
+    L.backoff_ms = BACKOFF_MIN_MS;
+    hello();
 }
 
 /* Starts a non-blocking connect; the socket is writable once it is done. */
@@ -173,7 +194,6 @@ static void try_connect(void)
     }
     L.connected = 0;
     tscope__live_queue_broken(&L.out);
-    hello();
 }
 
 /* The socket became writable after connect: did it connect? */
@@ -192,26 +212,42 @@ static int connect_done(void)
         disconnect("");
         return -1;
     }
-    if (L.said_down)
-        fprintf(stderr, "taskscope: live: connected to the dashboard at %s:%s\n", L.host, L.port);
-    L.said_down = 0;
     L.connected = 1;
-    L.backoff_ms = BACKOFF_MIN_MS;
+    tscope__live_session_begin(&L.sess, TSCOPE__LIVE_SIDE_PROCESS, L.secret, L.hs);
+    L.hs_len = TSCOPE__LIVE_CHALLENGE_BYTES;
+    L.hs_off = 0;
+    L.hs_deadline_ns = mono_ns() + (uint64_t)HANDSHAKE_MS * 1000000u;
     return 0;
 }
 
-/* Sends what it can without waiting. */
+/* Sends what it can without waiting: the handshake's bytes, then (once
+ * proven) the queue's frames, each sealed with the next sequence number as
+ * it begins to go out (again if none of it went: the number is taken only
+ * by a frame whose first bytes left). */
 static void send_some(void)
 {
+    while (L.connected && L.hs_off < L.hs_len) {
+        ssize_t n = send(L.fd, L.hs + L.hs_off, L.hs_len - L.hs_off, MSG_NOSIGNAL);
+        if (n < 0) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+                disconnect(strerror(errno));
+            return;
+        }
+        L.hs_off += (size_t)n;
+    }
     struct tscope__live_out *f;
-    while (L.connected && (f = tscope__live_queue_next(&L.out))) {
+    while (L.connected && L.sess.proven && (f = tscope__live_queue_next(&L.out))) {
         size_t at = L.out.sent, len = f->len;
+        if (at == 0)
+            tscope__live_seal(&L.sess, L.sess.send_seq + 1, (unsigned char *)f->buf, len);
         ssize_t n = send(L.fd, f->buf + at, len - at, MSG_NOSIGNAL);
         if (n < 0) {
             if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
                 disconnect(strerror(errno));
             return;
         }
+        if (at == 0 && n > 0)
+            L.sess.send_seq++;
         tscope__live_queue_sent(&L.out, (size_t)n);
         if (at + (size_t)n < len) /* the socket is full */
             return;
@@ -244,11 +280,29 @@ static void receive(void)
             if (r == TSCOPE__LIVE_MORE || (r == TSCOPE__LIVE_OK && used == 0))
                 break;
             if (r < 0) {
-                disconnect(tscope__live_parse_text(r));
+                if (L.sess.proven)
+                    disconnect(tscope__live_parse_text(r));
+                else
+                    unproven(tscope__live_parse_text(r));
                 return;
             }
-            if (r == TSCOPE__LIVE_OK && f.kind == TSCOPE__LIVE_COMMAND)
-                run_command(f.payload, f.len);
+            if (!L.sess.proven) {
+                if (tscope__live_session_answer(&L.sess, &f, L.hs) != 0) {
+                    unproven(f.kind == TSCOPE__LIVE_CHALLENGE
+                                 ? "its proof is wrong: a different secret"
+                                 : "it did not answer the challenge");
+                    return;
+                }
+                proven();
+            } else {
+                const char *why;
+                if (tscope__live_open(&L.sess, L.rbuf + off, used, &f, &why) != 0) {
+                    disconnect(why);
+                    return;
+                }
+                if (r == TSCOPE__LIVE_OK && f.kind == TSCOPE__LIVE_COMMAND)
+                    run_command(f.payload, f.len);
+            }
             off += used;
         }
         memmove(L.rbuf, L.rbuf + off, L.rlen - off);
@@ -271,15 +325,22 @@ static void *live_main(void *arg)
         }
         if (L.fd < 0 && now >= L.next_try_ns)
             try_connect();
+        if (L.fd >= 0 && L.connected && !L.sess.proven && now >= L.hs_deadline_ns)
+            unproven("no answer within 10 s");
         struct pollfd p[2] = {{L.wake[0], POLLIN, 0}, {L.fd, 0, 0}};
         nfds_t np = 1;
         if (L.fd >= 0) {
-            p[1].events = (short)(POLLIN | (!L.connected || pending() ? POLLOUT : 0));
+            /* writable matters while connecting, with handshake bytes to send,
+             * or frames once proven (not before: nothing could go) */
+            int out = !L.connected || L.hs_off < L.hs_len || (L.sess.proven && pending());
+            p[1].events = (short)(POLLIN | (out ? POLLOUT : 0));
             np = 2;
         }
         uint64_t until = next;
         if (L.fd < 0 && L.next_try_ns < until)
             until = L.next_try_ns;
+        if (L.fd >= 0 && L.connected && !L.sess.proven && L.hs_deadline_ns < until)
+            until = L.hs_deadline_ns;
         now = mono_ns();
         int ms = until > now ? (int)((until - now + 999999) / 1000000) : 0;
         if (poll(p, np, ms) < 0 && errno != EINTR)
@@ -301,12 +362,11 @@ static void *live_main(void *arg)
     /* the last snapshot, given at most 0.5 s to leave */
     snapshot();
     uint64_t deadline = mono_ns() + 500000000u;
-    while (L.fd >= 0 && pending() && mono_ns() < deadline) {
+    /* only on a proven connection: the handshake needs its answers read */
+    while (L.fd >= 0 && L.connected && L.sess.proven && pending() && mono_ns() < deadline) {
         struct pollfd p = {L.fd, POLLOUT, 0};
         if (poll(&p, 1, 50) <= 0)
             continue;
-        if (!L.connected && connect_done())
-            break;
         send_some();
     }
     return NULL;
@@ -316,9 +376,15 @@ int tscope__live_start(const struct tscope__config *cfg)
 {
     if (!cfg->live[0] || L.running)
         return 0;
-    if (tscope__live_address(cfg->live, L.host, sizeof L.host, L.port, sizeof L.port)) {
-        fprintf(stderr, "taskscope: live: TASKSCOPE_LIVE=%s is not HOST:PORT; not streaming\n",
-                cfg->live);
+    char why[600];
+    if (tscope__live_value(cfg->live, L.host, sizeof L.host, L.port, sizeof L.port, L.secret)) {
+        fprintf(stderr,
+                "taskscope: live: TASKSCOPE_LIVE is not HOST:PORT/SECRET (the value `taskscope "
+                "dashboard` prints); not streaming\n");
+        return -1;
+    }
+    if (tscope__live_crypto(why, sizeof why)) {
+        fprintf(stderr, "taskscope: live: %s; not streaming\n", why);
         return -1;
     }
     L.period_ms = cfg->live_ms;
@@ -330,7 +396,9 @@ int tscope__live_start(const struct tscope__config *cfg)
     L.seq = 0;
     L.rate = (struct tscope__live_rate){0, 0};
     L.fd = -1;
-    L.connected = L.said_down = 0;
+    L.connected = L.said_down = L.said_unproven = 0;
+    L.hs_len = L.hs_off = 0;
+    L.sess.proven = 0;
     L.next_try_ns = 0;
     L.backoff_ms = BACKOFF_MIN_MS;
     L.rlen = 0;
@@ -357,6 +425,8 @@ static void close_sockets(void)
     close(L.wake[0]);
     close(L.wake[1]);
     L.wake[0] = L.wake[1] = -1;
+    tscope__live_session_clear(&L.sess);
+    memset(L.secret, 0, sizeof L.secret);
 }
 
 void tscope__live_stop(void)

@@ -1,7 +1,8 @@
 /* wire.h - what `taskscope dashboard` (cli/dashboard*.c) shares with the
  * measured processes' live stream (src/live/stream.c): the protocol's
  * frames and the flat JSON reader of commands, one definition for both
- * ends (src/live/proto.h, proto.c in libtaskscope), the growable text
+ * ends (src/live/proto.h, proto.c in libtaskscope), the handshake and the
+ * frames' MACs (src/live/auth.h, auth.c), the growable text
  * both write (core/text.h) and the UTF-8 check of JSON strings
  * (core/json_escape.h).  The dashboard is an
  * executable of its own and needs nothing else of offline.h. */
@@ -10,6 +11,7 @@
 
 #include "core/json_escape.h"
 #include "core/text.h"
+#include "live/auth.h"
 #include "live/proto.h"
 
 #endif

@@ -25,7 +25,9 @@ wait_for() {
 
 # start_dashboard NAME ARGS...: `taskscope dashboard` on free ports (output
 # in $tmp/NAME.out and .err), its two start lines checked; sets dash_pid,
-# base (http://127.0.0.1:PORT), token and ingest (the ingest port)
+# base (http://127.0.0.1:PORT), token, ingest (the ingest port), secret
+# and live (TASKSCOPE_LIVE's value: 127.0.0.1:INGEST/SECRET).  A dashboard
+# built without libsodium ends the test as skipped (exit 77, the reason).
 start_dashboard() {
   local name=$1
   shift
@@ -33,7 +35,13 @@ start_dashboard() {
     2>"$tmp/$name.err" &
   dash_pid=$!
   pids+=("$dash_pid")
-  lines() { [ "$(wc -l <"$tmp/$name.out")" -ge 2 ]; }
+  lines() {
+    if grep -qs "built without libsodium-dev" "$tmp/$name.err"; then
+      echo "skipped: $(cat "$tmp/$name.err")"
+      exit 77
+    fi
+    [ -f "$tmp/$name.out" ] && [ "$(wc -l <"$tmp/$name.out")" -ge 2 ]
+  }
   wait_for 30 "$name's start lines" lines
   local l1 l2
   l1=$(sed -n 1p "$tmp/$name.out")
@@ -42,8 +50,10 @@ start_dashboard() {
     || fail "$name: first line: $l1"
   base=http://127.0.0.1:${BASH_REMATCH[1]}
   token=${BASH_REMATCH[2]}
-  [[ $l2 =~ ^taskscope\ dashboard:\ processes\ send\ to\ 127\.0\.0\.1:([0-9]+)\ \(TASKSCOPE_LIVE=127\.0\.0\.1:([0-9]+)\)$ ]] \
+  [[ $l2 =~ ^taskscope\ dashboard:\ processes\ send\ to\ 127\.0\.0\.1:([0-9]+)\ \(TASKSCOPE_LIVE=127\.0\.0\.1:([0-9]+)/([0-9a-f]{64})\)$ ]] \
     || fail "$name: second line: $l2"
   ingest=${BASH_REMATCH[1]}
+  secret=${BASH_REMATCH[3]}
+  live=127.0.0.1:$ingest/$secret
   [ "${BASH_REMATCH[2]}" = "$ingest" ] || fail "$name: two ingest ports: $l2"
 }

@@ -2,7 +2,7 @@
  * tests/test_dashboard_bounds.sh (docs/dashboard.md, "Limits").
  *
  * usage: holdconns http PORT N [--reconnect] [--post]
- *        holdconns ingest PORT N [--hello] [--claim BYTES] [--send BYTES]
+ *        holdconns ingest HOST:PORT/SECRET N [--hello] [--claim BYTES] [--send BYTES]
  *
  * Opens N connections to 127.0.0.1:PORT and holds them open:
  *   http: each sends the start of a request ("GET / HTTP/1.1\r\nHost: x\r\n")
@@ -11,10 +11,12 @@
  *         1,000-byte body instead, then a byte of the body every second;
  *         with --reconnect, a connection the server closed is opened again
  *         (and counted again when closed);
- *   ingest: each sends (with --hello a HELLO, as a process does, then) the
- *         12-byte header of a SNAPSHOT claiming BYTES of payload (default
- *         1 MiB; 0: no frame at all) and the first SEND of them (default
- *         half), never the rest.
+ *   ingest: each sends (with --hello the handshake that proves it knows
+ *         the secret and a HELLO, as a process does, then) the header of a
+ *         SNAPSHOT claiming BYTES of payload (default 1 MiB; 0: no frame at
+ *         all) and the first SEND of them (default half), never the rest.
+ *         The handshakes go in batches of HANDSHAKE_BATCH, fewer than the
+ *         dashboard lets wait unauthenticated at once.
  * Prints "held N" once all were opened and their bytes sent (or refused by
  * a server that closed them meanwhile), then "cut K" whenever the number of
  * connections the server closed changes (flushed lines).  Runs until
@@ -34,7 +36,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "live/auth.h"
+#include "live/client.h"
 #include "live/proto.h"
+
+#define HANDSHAKE_BATCH 32
 
 static struct sockaddr_in addr;
 
@@ -62,12 +68,12 @@ static int connect_one(void)
 /* A frame's header claiming claim payload bytes into out; its size. */
 static size_t frame_header(unsigned char *out, unsigned kind, size_t claim)
 {
-    /* written by hand: a claim may be what a sender may not make */
+    /* written by hand: a claim may be what a sender may not make (its
+     * sequence number 0: the frame never ends, its MAC is never checked) */
+    memset(out, 0, TSCOPE__LIVE_HEADER);
     memcpy(out, TSCOPE__LIVE_MAGIC, 4);
     out[4] = TSCOPE__LIVE_VERSION & 0xff;
-    out[5] = 0;
     out[6] = (unsigned char)kind;
-    out[7] = 0;
     for (int i = 0; i < 4; i++)
         out[8 + i] = (unsigned char)(claim >> (8 * i));
     return TSCOPE__LIVE_HEADER;
@@ -79,8 +85,9 @@ static const char post_start[] = "POST /api/control HTTP/1.1\r\nHost: x\r\n"
                                  "Content-Length: 1000\r\n\r\n{";
 static int post;
 
-/* h's first bytes: the start of a request, or (HELLO and) a frame's header. */
-static void prepare(struct held *h, int http, int hello, size_t claim, int i)
+/* h's first bytes: the start of a request, or a frame's header (after
+ * the handshake and HELLO that connect_ingest sent). */
+static void prepare(struct held *h, int http, size_t claim)
 {
     h->sent = h->pre_len = 0;
     if (http) {
@@ -89,18 +96,64 @@ static void prepare(struct held *h, int http, int hello, size_t claim, int i)
         memcpy(h->pre, start, h->pre_len);
         return;
     }
-    if (hello) {
-        char json[256];
-        int len = snprintf(json, sizeof json,
-                           "{\"pid\":%d,\"rank\":%d,\"nranks\":1,\"host\":\"holdhost\","
-                           "\"program\":\"holdconns\",\"started\":0,\"period_ms\":100}",
-                           100000 + i, i);
-        h->pre_len += frame_header(h->pre, TSCOPE__LIVE_HELLO, (size_t)len);
-        memcpy(h->pre + h->pre_len, json, (size_t)len);
-        h->pre_len += (size_t)len;
-    }
     if (claim)
         h->pre_len += frame_header(h->pre + h->pre_len, TSCOPE__LIVE_SNAPSHOT, claim);
+}
+
+/* Opens hs[from, to) for ingest, blocking; with hello each proves it knows
+ * secret (all challenges first, then each answer: the dashboard answers
+ * them in one round) and sends a sealed HELLO.  Non-blocking afterwards.
+ * How many opened. */
+static long connect_ingest(struct held *hs, int from, int to, int hello,
+                           const unsigned char *secret)
+{
+    static struct tscope__live_session ss[HANDSHAKE_BATCH];
+    long opened = 0;
+    for (int i = from; i < to; i++) {
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        hs[i].fd = -1;
+        if (fd < 0)
+            continue;
+        if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
+            close(fd);
+            continue;
+        }
+        hs[i].fd = fd;
+        if (hello) {
+            unsigned char mine[TSCOPE__LIVE_CHALLENGE_BYTES];
+            tscope__live_session_begin(&ss[i - from], TSCOPE__LIVE_SIDE_PROCESS, secret, mine);
+            if (live_client_send(fd, mine, sizeof mine) != 0)
+                close(fd), hs[i].fd = -1;
+        }
+    }
+    for (int i = from; i < to; i++) {
+        int ok = hs[i].fd >= 0;
+        if (ok && hello) {
+            unsigned char theirs[TSCOPE__LIVE_CHALLENGE_BYTES], proof[TSCOPE__LIVE_PROOF_BYTES];
+            struct tscope__live_frame f;
+            struct tscope__live_session *s = &ss[i - from];
+            ok = live_client_their_challenge(hs[i].fd, theirs, &f) == 0 &&
+                 tscope__live_session_answer(s, &f, proof) == 0 &&
+                 live_client_send(hs[i].fd, proof, sizeof proof) == 0;
+            char json[256];
+            int len = snprintf(json, sizeof json,
+                               "{\"pid\":%d,\"rank\":%d,\"nranks\":1,\"host\":\"holdhost\","
+                               "\"program\":\"holdconns\",\"started\":0,\"period_ms\":100}",
+                               100000 + i, i);
+            size_t n = 0;
+            unsigned char *frame =
+                ok ? live_client_frame(s, TSCOPE__LIVE_HELLO, json, (size_t)len, &n) : NULL;
+            ok = frame && live_client_send(hs[i].fd, frame, n) == 0;
+            free(frame);
+            tscope__live_session_clear(s);
+        }
+        if (ok && fcntl(hs[i].fd, F_SETFL, O_NONBLOCK) != 0)
+            ok = 0;
+        if (!ok && hs[i].fd >= 0)
+            close(hs[i].fd), hs[i].fd = -1;
+        opened += ok;
+    }
+    return opened;
 }
 
 /* Sends what h still has to and the socket takes: 0, or -1 when the
@@ -126,7 +179,8 @@ static int push(struct held *h, const char *payload, size_t total)
 static void usage(void)
 {
     fprintf(stderr, "usage: holdconns http PORT N [--reconnect] [--post]\n"
-                    "       holdconns ingest PORT N [--hello] [--claim BYTES] [--send BYTES]\n");
+                    "       holdconns ingest HOST:PORT/SECRET N [--hello] [--claim BYTES] "
+                    "[--send BYTES]\n");
     exit(2);
 }
 
@@ -138,8 +192,20 @@ int main(int argc, char **argv)
     if (!http && strcmp(argv[1], "ingest") != 0)
         usage();
     addr.sin_family = AF_INET;
-    addr.sin_port = htons((uint16_t)atoi(argv[2]));
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    unsigned char secret[TSCOPE__LIVE_SECRET];
+    if (http) {
+        addr.sin_port = htons((uint16_t)atoi(argv[2]));
+    } else {
+        char host[256], port[16], why[256];
+        if (tscope__live_value(argv[2], host, sizeof host, port, sizeof port, secret) != 0)
+            usage();
+        addr.sin_port = htons((uint16_t)atoi(port));
+        if (tscope__live_crypto(why, sizeof why) != 0) {
+            fprintf(stderr, "holdconns: %s\n", why);
+            return 1;
+        }
+    }
     int n = atoi(argv[3]), hello = 0, reconnect = 0;
     size_t claim = TSCOPE__LIVE_FRAME_MAX, send_n = (size_t)-1;
     for (int i = 4; i < argc; i++) {
@@ -178,10 +244,13 @@ int main(int argc, char **argv)
 
     long cut = 0, opened = 0, said = -1;
     for (int i = 0; i < n; i++) {
-        prepare(&hs[i], http, hello, claim, i);
-        if ((hs[i].fd = connect_one()) >= 0)
+        prepare(&hs[i], http, claim);
+        if (http && (hs[i].fd = connect_one()) >= 0)
             opened++;
     }
+    for (int i = 0; !http && i < n; i += HANDSHAKE_BATCH)
+        opened +=
+            connect_ingest(hs, i, i + HANDSHAKE_BATCH < n ? i + HANDSHAKE_BATCH : n, hello, secret);
     if (!opened) {
         fprintf(stderr, "holdconns: cannot connect to port %s\n", argv[2]);
         return 1;
@@ -225,8 +294,8 @@ int main(int argc, char **argv)
             h->fd = -1;
             cut++;
             if (reconnect) {
-                prepare(h, http, hello, claim, i);
-                h->fd = connect_one();
+                prepare(h, http, claim);
+                h->fd = http ? connect_one() : -1; /* (only http reconnects) */
             }
         }
         if (cut != said) {
