@@ -57,12 +57,46 @@ void tscope_cli_report_stale(void)
     }
 }
 
-/* Rebuilds what one folder's dead process left; 0 done or nothing to do,
- * 1 failed (said). */
+static int recover_one(const char *dir, int quiet, int rc_desc, int desc_any);
+
+/* The folders of the measured descendants that run folder dir names
+ * (RUN.PROG.PID, src/export/output.h) whose process died without its
+ * outputs, each rebuilt in its own folder; *any: one was.  0, or 1: one
+ * failed (said). */
+static int recover_descendants(const char *dir, int quiet, int *any)
+{
+    struct tscope__offline_descendant *d;
+    size_t n = tscope__offline_descendants(dir, &d);
+    int rc = 0, running;
+    for (size_t i = 0; i < n; i++) {
+        long pid = tscope__offline_left_behind(d[i].dir, &running);
+        if (pid && !running) {
+            *any = 1;
+            rc |= recover_one(d[i].dir, quiet, 0, 0);
+        }
+    }
+    free(d);
+    return rc;
+}
+
+/* Rebuilds what one folder's dead process left, and its dead descendants'
+ * in their own folders; 0 done or nothing to do, 1 failed (said). */
 static int recover_folder(const char *dir, int quiet)
+{
+    int any = 0;
+    int rc_desc = recover_descendants(dir, quiet, &any);
+    return recover_one(dir, quiet, rc_desc, any);
+}
+
+/* What recover_folder does for dir itself (its ranks, for an MPI job's run
+ * folder), after its descendants' (rc_desc: what that gave, desc_any: one
+ * was rebuilt). */
+static int recover_one(const char *dir, int quiet, int rc_desc, int desc_any)
 {
     int running;
     long pid = tscope__offline_left_behind(dir, &running);
+    if (!pid && desc_any)
+        return rc_desc;
     if (!pid) {
         struct stat st;
         if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -115,6 +149,8 @@ static int recover_folder(const char *dir, int quiet)
     tscope__offline_take_markers(dir, pid, SIGKILL, 0, quiet ? NULL : stdout, &recovered, &as_of);
     if (!recovered)
         return 1; /* said (the files stay, unless there was no journal to keep) */
+    if (rc_desc)
+        return 1;
     char gp[PATH_MAX + 32];
     snprintf(gp, sizeof gp, "%s/concurrency.gp", dir);
     if (access(gp, F_OK) == 0)
