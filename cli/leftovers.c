@@ -149,15 +149,13 @@ static int recover_one(const char *dir, int quiet, int rc_desc, int desc_any)
     tscope__offline_take_markers(dir, pid, SIGKILL, 0, quiet ? NULL : stdout, &recovered, &as_of);
     if (!recovered)
         return 1; /* said (the files stay, unless there was no journal to keep) */
-    if (rc_desc)
-        return 1;
     char gp[PATH_MAX + 32];
     snprintf(gp, sizeof gp, "%s/concurrency.gp", dir);
     if (access(gp, F_OK) == 0)
         tscope_cli_render(dir, quiet); /* the pictures, as run draws them */
     printf("taskscope recover: %s: the outputs of process %ld rebuilt (it ran %.3f s)\n", dir, pid,
            as_of);
-    return 0;
+    return rc_desc;
 }
 
 static void usage(FILE *f)
@@ -168,9 +166,10 @@ static void usage(FILE *f)
                "Writes the outputs of programs measured under 'taskscope run' that died\n"
                "without writing them when their launcher could not rebuild them (it was killed\n"
                "too), from what they left in FOLDER and in /dev/shm.  An MPI job's run folder\n"
-               "recovers each of its ranks, then its global view.  Without FOLDER: every such\n"
-               "folder that /dev/shm still names.  If writing fails, what was left stays in\n"
-               "place to try again.\n"
+               "recovers each of its ranks, then its global view; a run folder also the\n"
+               "measured processes its program started that died, each in its own folder\n"
+               "(FOLDER.PROG.PID).  Without FOLDER: every such folder that /dev/shm still\n"
+               "names.  If writing fails, what was left stays in place to try again.\n"
                "\n"
                "  -q        no summary of the recovered profile\n"
                "  --clean   remove what dead processes left in /dev/shm whose folder is gone\n");

@@ -36,9 +36,11 @@
  *                   descendant), prints "child PID", waits for it, and
  *                   returns 0 - or, with kill, raises SIGKILL (its profile
  *                   then only in its mapping), with hang prints "ready" and
- *                   waits for a signal; childkill: the child is
- *                   `endings child M kill`
- *   endings child M [kill] runs M tasks and returns 0 (raises SIGKILL) */
+ *                   waits for a signal; childkill, childhang: the child is
+ *                   `endings child M kill` (`... hang`), however it ends
+ *                   the parent returns 0
+ *   endings child M [kill|hang] runs M tasks and returns 0 (raises
+ *                   SIGKILL; prints "ready" and waits for a signal) */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -360,14 +362,21 @@ int main(int argc, char **argv)
         if (!parent) {
             if (strcmp(how, "kill") == 0)
                 raise(SIGKILL);
+            if (strcmp(how, "hang") == 0) {
+                printf("ready\n");
+                fflush(stdout);
+                for (;;)
+                    pause();
+            }
             return 0;
         }
-        int childkill = strcmp(how, "childkill") == 0;
+        const char *for_child = strcmp(how, "childkill") == 0   ? "kill"
+                                : strcmp(how, "childhang") == 0 ? "hang"
+                                                                : NULL;
         fflush(stdout);
         pid_t child = fork();
         if (child == 0) {
-            execl("/proc/self/exe", "endings", "child", argv[3], childkill ? "kill" : (char *)NULL,
-                  (char *)NULL);
+            execl("/proc/self/exe", "endings", "child", argv[3], for_child, (char *)NULL);
             _exit(127);
         }
         printf("child %ld\n", (long)child);
@@ -375,8 +384,8 @@ int main(int argc, char **argv)
         int status = 0;
         if (child < 0 || waitpid(child, &status, 0) != child)
             return 1;
-        if (childkill)
-            return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL ? 0 : 1;
+        if (for_child)
+            return 0;
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
             return 1;
         if (strcmp(how, "kill") == 0)

@@ -584,6 +584,22 @@ grep -q "^taskscope: endings (pid $child, under endings) ended without writing i
 [ "$(ticks "$tmp/famc")" = 300 ] || fail "famc: the parent's changed"
 no_numbered "$tmp/famc"
 
+echo "-- the launcher killed, then the child: taskscope recover on the run's folder rebuilds the child's in its own"
+start_endings parent famd 300 200 childhang
+child=$(sed -n 's/^child //p' "$tmp/famd.out")
+kill -KILL "$tspid"
+wait "$tspid" 2>/dev/null || true
+kill -KILL "$child"
+for _ in $(seq 100); do kill -0 "$prog" 2>/dev/null || break; sleep 0.05; done # the parent then ends
+[ "$(ticks "$tmp/famd")" = 300 ] || fail "famd: the parent's: $(ticks "$tmp/famd") tasks"
+sums "$tmp/famd" >"$tmp/famd.before"
+"$ts" recover "$tmp/famd" >"$tmp/famd.rec" 2>&1 || fail "famd: recover: $(cat "$tmp/famd.rec")"
+grep -q "^taskscope recover: $tmp/famd.endings.$child: the outputs of process $child rebuilt" "$tmp/famd.rec" \
+  || fail "famd: recover: $(cat "$tmp/famd.rec")"
+[ "$(ticks "$tmp/famd.endings.$child")" = 200 ] || fail "famd: the child's, rebuilt: $(ticks "$tmp/famd.endings.$child") tasks"
+sums "$tmp/famd" | cmp -s - "$tmp/famd.before" || fail "famd: the parent's folder changed"
+no_numbered "$tmp/famd"
+
 echo "-- run -- a script: a program it starts writes into its own folder (said), one it executes into the run's"
 printf '#!/bin/sh\n"%s" child 150\necho started\n' "$endings" >"$tmp/starts.sh"
 printf '#!/bin/sh\nexec "%s" child 150\n' "$endings" >"$tmp/execs.sh"
