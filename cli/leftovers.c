@@ -57,12 +57,46 @@ void tscope_cli_report_stale(void)
     }
 }
 
-/* Rebuilds what one folder's dead process left; 0 done or nothing to do,
- * 1 failed (said). */
+static int recover_one(const char *dir, int quiet, int rc_desc, int desc_any);
+
+/* The folders of the measured descendants that run folder dir names
+ * (RUN.PROG.PID, src/export/output.h) whose process died without its
+ * outputs, each rebuilt in its own folder; *any: one was.  0, or 1: one
+ * failed (said). */
+static int recover_descendants(const char *dir, int quiet, int *any)
+{
+    struct tscope__offline_descendant *d;
+    size_t n = tscope__offline_descendants(dir, &d);
+    int rc = 0, running;
+    for (size_t i = 0; i < n; i++) {
+        long pid = tscope__offline_left_behind(d[i].dir, &running);
+        if (pid && !running) {
+            *any = 1;
+            rc |= recover_one(d[i].dir, quiet, 0, 0);
+        }
+    }
+    free(d);
+    return rc;
+}
+
+/* Rebuilds what one folder's dead process left, and its dead descendants'
+ * in their own folders; 0 done or nothing to do, 1 failed (said). */
 static int recover_folder(const char *dir, int quiet)
+{
+    int any = 0;
+    int rc_desc = recover_descendants(dir, quiet, &any);
+    return recover_one(dir, quiet, rc_desc, any);
+}
+
+/* What recover_folder does for dir itself (its ranks, for an MPI job's run
+ * folder), after its descendants' (rc_desc: what that gave, desc_any: one
+ * was rebuilt). */
+static int recover_one(const char *dir, int quiet, int rc_desc, int desc_any)
 {
     int running;
     long pid = tscope__offline_left_behind(dir, &running);
+    if (!pid && desc_any)
+        return rc_desc;
     if (!pid) {
         struct stat st;
         if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -121,7 +155,7 @@ static int recover_folder(const char *dir, int quiet)
         tscope_cli_render(dir, quiet); /* the pictures, as run draws them */
     printf("taskscope recover: %s: the outputs of process %ld rebuilt (it ran %.3f s)\n", dir, pid,
            as_of);
-    return 0;
+    return rc_desc;
 }
 
 static void usage(FILE *f)
@@ -132,9 +166,10 @@ static void usage(FILE *f)
                "Writes the outputs of programs measured under 'taskscope run' that died\n"
                "without writing them when their launcher could not rebuild them (it was killed\n"
                "too), from what they left in FOLDER and in /dev/shm.  An MPI job's run folder\n"
-               "recovers each of its ranks, then its global view.  Without FOLDER: every such\n"
-               "folder that /dev/shm still names.  If writing fails, what was left stays in\n"
-               "place to try again.\n"
+               "recovers each of its ranks, then its global view; a run folder also the\n"
+               "measured processes its program started that died, each in its own folder\n"
+               "(FOLDER.PROG.PID).  Without FOLDER: every such folder that /dev/shm still\n"
+               "names.  If writing fails, what was left stays in place to try again.\n"
                "\n"
                "  -q        no summary of the recovered profile\n"
                "  --clean   remove what dead processes left in /dev/shm whose folder is gone\n");

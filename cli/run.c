@@ -9,7 +9,11 @@
  * SIGHUP and SIGQUIT sent to it are passed on to the program (those from
  * the terminal reach the program directly, being sent to the whole
  * foreground process group), it waits for the program and exits with its
- * status, 128+N when a signal N ended it. */
+ * status, 128+N when a signal N ended it.
+ *
+ * The folder is the program's alone: a process it starts (a child it forks
+ * and executes, the program a script runs) writes into a folder of its own
+ * beside it, RUN.PROG.PID, listed here after the run's outputs. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -126,6 +130,46 @@ static const char *show_value(const char *v, char *buf, size_t len)
     else
         snprintf(buf, len, "\"%.24s...%s\" (%zu bytes)", v, v + n - 24, n);
     return buf;
+}
+
+/* The program's measured descendants (a child it forked or executed, a
+ * script's program: each in a folder of its own, RUN.PROG.PID, beside the
+ * run's; src/export/output.h): one line each, after the run's own.  The
+ * pictures and traces of each that finished are made as the run's are; a
+ * folder left empty (the process measured nothing) goes; one that died
+ * without its outputs, or still runs, is said (never touched).  Returns
+ * how many were said. */
+static int say_descendants(const char *prog, const struct tscope__offline_descendant *d, size_t n,
+                           int quiet)
+{
+    int said = 0;
+    for (size_t i = 0; i < n; i++) {
+        int running;
+        long left = tscope__offline_left_behind(d[i].dir, &running);
+        if (left && running)
+            fprintf(stderr,
+                    "taskscope: %s (pid %ld, under %s) still runs: its outputs will be in %s/\n",
+                    d[i].program, d[i].pid, prog, d[i].dir);
+        else if (left)
+            fprintf(stderr,
+                    "taskscope: %s (pid %ld, under %s) ended without writing its outputs: "
+                    "taskscope recover %s rebuilds them\n",
+                    d[i].program, d[i].pid, prog, d[i].dir);
+        else if (rmdir(d[i].dir) == 0 || errno == ENOENT)
+            continue; /* it measured nothing (or its folder is gone) */
+        said++;
+        if (left)
+            continue;
+        convert_traces(d[i].dir, quiet);
+        tscope_cli_render(d[i].dir, quiet);
+        if (quiet)
+            continue;
+        fprintf(stderr, "taskscope: outputs of %s (pid %ld, under %s) in %s/:", d[i].program,
+                d[i].pid, prog, d[i].dir);
+        list_outputs(d[i].dir);
+        fputc('\n', stderr);
+    }
+    return said;
 }
 
 static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
@@ -380,6 +424,11 @@ int tscope_cli_run(int argc, char **argv)
         setenv("TASKSCOPE_RUN_DIR", rundir, 1);
     setenv("TASKSCOPE_OUTPUT_DIR", outdir, 1);
     setenv("TASKSCOPE_OUTPUT_DIR_PREPARED", outdir, 1);
+    /* the folder is the program's, which this process is the parent of
+     * (an exec keeps it); a descendant takes its own (src/export/output.h) */
+    char self[32];
+    snprintf(self, sizeof self, "%ld", (long)getpid());
+    setenv("TASKSCOPE_LAUNCHER_PID", self, 1);
     setenv("TASKSCOPE_SUMMARY", summary ? "1" : "0", 1);
     char tmpdir[PATH_MAX];
     tscope_launch_prepare(&launch, adapter, prog, tmpdir, sizeof tmpdir);
@@ -430,6 +479,9 @@ int tscope_cli_run(int argc, char **argv)
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     int recovered;
     double as_of;
+    /* read before the markers go (their records are among them) */
+    struct tscope__offline_descendant *desc;
+    size_t ndesc = tscope__offline_descendants(outdir, &desc);
     int unfinished =
         tscope__offline_take_markers(outdir, pid, WIFSIGNALED(status) ? WTERMSIG(status) : 0,
                                      died_ns, stderr, &recovered, &as_of);
@@ -437,7 +489,11 @@ int tscope_cli_run(int argc, char **argv)
     int still;
     say_end(prog, status, unfinished, recovered, as_of, wrote,
             tscope__offline_left_behind(outdir, &still) != 0);
-    if (!wrote && !unfinished && !WIFSIGNALED(status) && code != 127) {
+    int named = -1; /* the descendants: not said yet */
+    if (!wrote && !unfinished && !WIFSIGNALED(status) && code != 127 &&
+        (named = say_descendants(base, desc, ndesc, quiet)) > 0) {
+        /* a script that runs the measured program: where its outputs went is said */
+    } else if (!wrote && !unfinished && !WIFSIGNALED(status) && code != 127) {
         /* what the program read (cfg, the same variables): nothing asked
          * for, or nothing measured */
         if (!cfg.enable)
@@ -484,5 +540,8 @@ int tscope_cli_run(int argc, char **argv)
         }
     }
     tscope_cli_render_cancel(&renderer); /* nothing was written: gnuplot is not needed */
+    if (named < 0)
+        say_descendants(base, desc, ndesc, quiet);
+    free(desc);
     return code;
 }

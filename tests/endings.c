@@ -30,7 +30,17 @@
  *                   a millisecond apart, with SIGUSR1, whose handler (on
  *                   the worker, so it stands still wherever it was, inside
  *                   an end too) copies the process's mapping to DIR/K.map:
- *                   N states a SIGKILL could have left; then SIGKILL */
+ *                   N states a SIGKILL could have left; then SIGKILL
+ *   endings parent N M [kill|hang|childkill] runs N tasks, then forks and
+ *                   executes itself as `endings child M` (a measured
+ *                   descendant), prints "child PID", waits for it, and
+ *                   returns 0 - or, with kill, raises SIGKILL (its profile
+ *                   then only in its mapping), with hang prints "ready" and
+ *                   waits for a signal; childkill, childhang: the child is
+ *                   `endings child M kill` (`... hang`), however it ends
+ *                   the parent returns 0
+ *   endings child M [kill|hang] runs M tasks and returns 0 (raises
+ *                   SIGKILL; prints "ready" and waits for a signal) */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -42,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <taskscope/taskscope.h>
@@ -338,6 +349,54 @@ int main(int argc, char **argv)
         printf("snaps %d\n", atomic_load(&snaps));
         fflush(stdout);
         raise(SIGKILL); /* what it leaves is recovered once, by the test */
+    }
+    if ((strcmp(argv[1], "parent") == 0 && argc > 3) ||
+        (strcmp(argv[1], "child") == 0 && argc > 2)) {
+        uint64_t count = strtoull(argv[2], NULL, 10);
+        for (n = 1; n <= count; n++) {
+            tscope_task_start(n, t);
+            tscope_task_end(n);
+        }
+        int parent = strcmp(argv[1], "parent") == 0;
+        const char *how = argc > 3 + parent ? argv[3 + parent] : "";
+        if (!parent) {
+            if (strcmp(how, "kill") == 0)
+                raise(SIGKILL);
+            if (strcmp(how, "hang") == 0) {
+                printf("ready\n");
+                fflush(stdout);
+                for (;;)
+                    pause();
+            }
+            return 0;
+        }
+        const char *for_child = strcmp(how, "childkill") == 0   ? "kill"
+                                : strcmp(how, "childhang") == 0 ? "hang"
+                                                                : NULL;
+        fflush(stdout);
+        pid_t child = fork();
+        if (child == 0) {
+            execl("/proc/self/exe", "endings", "child", argv[3], for_child, (char *)NULL);
+            _exit(127);
+        }
+        printf("child %ld\n", (long)child);
+        fflush(stdout);
+        int status = 0;
+        if (child < 0 || waitpid(child, &status, 0) != child)
+            return 1;
+        if (for_child)
+            return 0;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            return 1;
+        if (strcmp(how, "kill") == 0)
+            raise(SIGKILL);
+        if (strcmp(how, "hang") == 0) {
+            printf("ready\n");
+            fflush(stdout);
+            for (;;)
+                pause();
+        }
+        return 0;
     }
     if (strcmp(argv[1], "hang") == 0) {
         for (n = 1; n <= 3; n++) {

@@ -519,6 +519,107 @@ grep -q "^2,work,5000,5000,0,0,0,1," "$tmp/top1/types.csv" || fail "recover: wor
 "$ts" recover "$tmp/top1" >"$tmp/top1.rec" 2>&1 || fail "recover again: $(cat "$tmp/top1.rec")"
 grep -q "nothing to recover" "$tmp/top1.rec" || fail "recover again: $(cat "$tmp/top1.rec")"
 
+echo "-- a measured program's measured child: each process its own folder, both listed"
+# the parent (300 tasks) forks and executes the child (200): the child's
+# outputs in RUN.endings.PID beside the run's, never in the run's folder
+# (which would send the parent's to RUN.1), never over each other's
+ticks() { jq -r '[.types[] | select(.name == "tick") | .calls] | add' "$1/profile.json" 2>/dev/null; }
+no_numbered() { # dir: no DIR.N folder was made
+  [ -z "$(ls -d "$1".[0-9]* 2>/dev/null)" ] || fail "$1: a numbered folder: $(ls -d "$1".*)"
+}
+"$ts" run --no-summary -o "$tmp/fam" -- "$endings" parent 300 200 >"$tmp/fam.out" 2>"$tmp/fam.err" \
+  || fail "fam: status $?: $(cat "$tmp/fam.err")"
+child=$(sed -n 's/^child //p' "$tmp/fam.out")
+[ -n "$child" ] || fail "fam: no child: $(cat "$tmp/fam.out")"
+[ "$(ticks "$tmp/fam")" = 300 ] || fail "fam: the parent's profile: $(ticks "$tmp/fam") tasks; $(ls -A "$tmp/fam")"
+[ "$(ticks "$tmp/fam.endings.$child")" = 200 ] \
+  || fail "fam: the child's profile: $(ticks "$tmp/fam.endings.$child") tasks; $(ls -d "$tmp"/fam*)"
+no_numbered "$tmp/fam"
+grep -q "^taskscope: outputs of .*endings in $tmp/fam/: .*profile.json" "$tmp/fam.err" \
+  || fail "fam: the run's outputs not listed: $(cat "$tmp/fam.err")"
+grep -q "^taskscope: outputs of endings (pid $child, under endings) in $tmp/fam.endings.$child/: .*profile.json" \
+  "$tmp/fam.err" || fail "fam: the child's outputs not listed: $(cat "$tmp/fam.err")"
+[ -z "$(ls -A "$tmp/fam" "$tmp/fam.endings.$child" | grep '^\.')" ] \
+  || fail "fam: files left: $(ls -A "$tmp/fam" "$tmp/fam.endings.$child")"
+
+echo "-- the parent killed after its child finished: the run's end rebuilds the parent's in its folder, the child's stays"
+status=0
+"$ts" run --no-summary -o "$tmp/famk" -- "$endings" parent 300 200 kill >"$tmp/famk.out" 2>"$tmp/famk.err" \
+  || status=$?
+[ "$status" = 137 ] || fail "famk: status $status: $(cat "$tmp/famk.err")"
+child=$(sed -n 's/^child //p' "$tmp/famk.out")
+grep -q "endings was killed by signal 9 (Killed) at [0-9.]* s; its outputs were rebuilt from the crash journal" \
+  "$tmp/famk.err" || fail "famk: message: $(cat "$tmp/famk.err")"
+[ "$(ticks "$tmp/famk")" = 300 ] || fail "famk: the parent's, rebuilt: $(ticks "$tmp/famk") tasks"
+[ "$(ticks "$tmp/famk.endings.$child")" = 200 ] || fail "famk: the child's: $(ticks "$tmp/famk.endings.$child") tasks"
+grep -q '"ended_by":"SIGKILL"' "$tmp/famk/profile.json" || fail "famk: the run's profile is not the killed parent's"
+! grep -q '"ended_by":"SIGKILL"' "$tmp/famk.endings.$child/profile.json" || fail "famk: the child's profile was replaced"
+no_numbered "$tmp/famk"
+
+echo "-- the launcher killed, then the parent: taskscope recover rebuilds the parent's, never touches the child's"
+start_endings parent famr 300 200 hang
+child=$(sed -n 's/^child //p' "$tmp/famr.out")
+[ -n "$child" ] && [ "$(ticks "$tmp/famr.endings.$child")" = 200 ] \
+  || fail "famr: the child's: $(ls -d "$tmp"/famr*) $(cat "$tmp/famr.err")"
+sums() { (cd "$1" && find . -type f | sort | xargs md5sum); }
+sums "$tmp/famr.endings.$child" >"$tmp/famr.before"
+kill -KILL "$tspid"
+wait "$tspid" 2>/dev/null || true
+kill -KILL "$prog"
+for _ in $(seq 100); do kill -0 "$prog" 2>/dev/null || break; sleep 0.05; done
+"$ts" recover -q "$tmp/famr" >"$tmp/famr.rec" 2>&1 || fail "famr: recover: $(cat "$tmp/famr.rec")"
+[ "$(ticks "$tmp/famr")" = 300 ] || fail "famr: the parent's, recovered: $(ticks "$tmp/famr") tasks"
+sums "$tmp/famr.endings.$child" | cmp -s - "$tmp/famr.before" || fail "famr: the child's folder changed"
+no_numbered "$tmp/famr"
+
+echo "-- the child killed, the parent finishing: said with the command that rebuilds it in its own folder"
+"$ts" run --no-summary -o "$tmp/famc" -- "$endings" parent 300 200 childkill >"$tmp/famc.out" 2>"$tmp/famc.err" \
+  || fail "famc: status $?: $(cat "$tmp/famc.err")"
+child=$(sed -n 's/^child //p' "$tmp/famc.out")
+[ "$(ticks "$tmp/famc")" = 300 ] || fail "famc: the parent's: $(ticks "$tmp/famc") tasks"
+grep -q "^taskscope: endings (pid $child, under endings) ended without writing its outputs: taskscope recover $tmp/famc.endings.$child rebuilds them" \
+  "$tmp/famc.err" || fail "famc: not said: $(cat "$tmp/famc.err")"
+"$ts" recover -q "$tmp/famc.endings.$child" >"$tmp/famc.rec" 2>&1 || fail "famc: recover: $(cat "$tmp/famc.rec")"
+[ "$(ticks "$tmp/famc.endings.$child")" = 200 ] || fail "famc: the child's, rebuilt: $(ticks "$tmp/famc.endings.$child") tasks"
+[ "$(ticks "$tmp/famc")" = 300 ] || fail "famc: the parent's changed"
+no_numbered "$tmp/famc"
+
+echo "-- the launcher killed, then the child: taskscope recover on the run's folder rebuilds the child's in its own"
+start_endings parent famd 300 200 childhang
+child=$(sed -n 's/^child //p' "$tmp/famd.out")
+kill -KILL "$tspid"
+wait "$tspid" 2>/dev/null || true
+kill -KILL "$child"
+for _ in $(seq 100); do kill -0 "$prog" 2>/dev/null || break; sleep 0.05; done # the parent then ends
+[ "$(ticks "$tmp/famd")" = 300 ] || fail "famd: the parent's: $(ticks "$tmp/famd") tasks"
+sums "$tmp/famd" >"$tmp/famd.before"
+"$ts" recover "$tmp/famd" >"$tmp/famd.rec" 2>&1 || fail "famd: recover: $(cat "$tmp/famd.rec")"
+grep -q "^taskscope recover: $tmp/famd.endings.$child: the outputs of process $child rebuilt" "$tmp/famd.rec" \
+  || fail "famd: recover: $(cat "$tmp/famd.rec")"
+[ "$(ticks "$tmp/famd.endings.$child")" = 200 ] || fail "famd: the child's, rebuilt: $(ticks "$tmp/famd.endings.$child") tasks"
+sums "$tmp/famd" | cmp -s - "$tmp/famd.before" || fail "famd: the parent's folder changed"
+no_numbered "$tmp/famd"
+
+echo "-- run -- a script: a program it starts writes into its own folder (said), one it executes into the run's"
+printf '#!/bin/sh\n"%s" child 150\necho started\n' "$endings" >"$tmp/starts.sh"
+printf '#!/bin/sh\nexec "%s" child 150\n' "$endings" >"$tmp/execs.sh"
+chmod +x "$tmp/starts.sh" "$tmp/execs.sh"
+"$ts" run --no-summary -o "$tmp/scr" -- "$tmp/starts.sh" >"$tmp/scr.out" 2>"$tmp/scr.err" \
+  || fail "scr: status $?: $(cat "$tmp/scr.err")"
+[ "$(ls -d "$tmp"/scr.endings.* 2>/dev/null | wc -l)" = 1 ] || fail "scr: folders: $(ls -d "$tmp"/scr*)"
+sub=$(ls -d "$tmp"/scr.endings.*)
+[ "$(ticks "$sub")" = 150 ] || fail "scr: the program's: $(ticks "$sub") tasks"
+grep -q "^taskscope: outputs of endings (pid ${sub##*.}, under starts.sh) in $sub/: .*profile.json" "$tmp/scr.err" \
+  || fail "scr: not said: $(cat "$tmp/scr.err")"
+! grep -q "never started measuring" "$tmp/scr.err" || fail "scr: $(cat "$tmp/scr.err")"
+[ ! -e "$tmp/scr" ] || fail "scr: the run's folder stays: $(ls -A "$tmp/scr")"
+"$ts" run --no-summary -o "$tmp/scx" -- "$tmp/execs.sh" >"$tmp/scx.out" 2>"$tmp/scx.err" \
+  || fail "scx: status $?: $(cat "$tmp/scx.err")"
+[ "$(ticks "$tmp/scx")" = 150 ] || fail "scx: the program's: $(ticks "$tmp/scx") tasks; $(ls -d "$tmp"/scx*)"
+grep -q "^taskscope: outputs of .*execs.sh in $tmp/scx/: .*profile.json" "$tmp/scx.err" \
+  || fail "scx: not said: $(cat "$tmp/scx.err")"
+[ -z "$(find "$tmp" -maxdepth 1 -type d -name 'scx.*')" ] || fail "scx: other folders: $(ls -d "$tmp"/scx*)"
+
 echo "-- damaged parts of what a killed program left: each named, the rest recovered exactly"
 # the launcher killed, then the program (flood_h N: N tick and N work tasks
 # through handles, one more tick running); then PART is damaged and

@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,7 +25,8 @@
 
 /* 1 if dir exists and holds no entries. */
 /* Empty but for the launcher's markers of running processes
- * (.taskscope-PID.running, lifecycle.c). */
+ * (.taskscope-PID.running, lifecycle.c) and its descendants' records
+ * (.taskscope-PID.descendant, below). */
 static int dir_is_empty(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -56,15 +58,137 @@ static int make_parents(const char *want)
     return 0;
 }
 
+/* Whose the run's folder is, decided once per process (a forked child
+ * decides again: its pid differs): the process the launcher started (its
+ * parent is the launcher, TASKSCOPE_LAUNCHER_PID; an exec keeps the pid and
+ * the parent), or a descendant of it, which gets a folder of its own. */
+static struct {
+    long pid;       /* the process the answer below is for; 0: none yet */
+    int descendant; /* 1: not the process the launcher started */
+    char dir[1100]; /* the folder prepared for this process ("": none) */
+} prep;
+
+static void prep_decide(void)
+{
+    long self = (long)getpid();
+    if (prep.pid == self)
+        return;
+    prep.pid = self;
+    prep.descendant = 0;
+    prep.dir[0] = 0;
+    const char *run = getenv("TASKSCOPE_OUTPUT_DIR_PREPARED");
+    if (!run || !*run || strlen(run) >= sizeof prep.dir)
+        return;
+    const char *launcher = getenv("TASKSCOPE_LAUNCHER_PID");
+    char *end = NULL;
+    long parent = launcher && *launcher ? strtol(launcher, &end, 10) : 0;
+    if (!launcher || !*launcher || (end && !*end && parent == (long)getppid()))
+        snprintf(prep.dir, sizeof prep.dir, "%s", run); /* (without the pid: as it says) */
+    else
+        prep.descendant = 1;
+}
+
+/* The program's name as a folder name's part: [A-Za-z0-9._+-], others '_'. */
+static void name_part(char *out, size_t len)
+{
+    extern char *program_invocation_short_name;
+    const char *name = program_invocation_short_name && *program_invocation_short_name
+                           ? program_invocation_short_name
+                           : "program";
+    size_t i = 0;
+    for (; name[i] && i + 1 < len && i < 64; i++) {
+        char c = name[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '.' || c == '_' || c == '+' || c == '-';
+        out[i] = ok ? c : '_';
+    }
+    out[i] = 0;
+}
+
+/* A descendant's folder RUN.PROG.PID (RUN.PROG.PID.1, ... should an earlier
+ * process of the same pid have left one), and its record
+ * RUN/.taskscope-PID.descendant naming it for the launcher. */
+static void make_descendant_dir(const char *run)
+{
+    char prog[72], want[1024];
+    name_part(prog, sizeof prog);
+    if (strlen(run) > 900)
+        return; /* (TASKSCOPE_OUTPUT_DIR takes 1023 bytes): its outputs go where it says */
+    snprintf(want, sizeof want, "%.900s.%s.%ld", run, prog, prep.pid);
+    for (int i = 0; i < 100 && !prep.dir[0]; i++) {
+        if (i)
+            snprintf(prep.dir, sizeof prep.dir, "%s.%d", want, i);
+        else
+            snprintf(prep.dir, sizeof prep.dir, "%s", want);
+        if (mkdir(prep.dir, 0777) == 0)
+            break;
+        int err = errno;
+        prep.dir[0] = 0;
+        if (err != EEXIST) {
+            fprintf(stderr, "taskscope: error: cannot create output folder %s: %s\n", want,
+                    strerror(err));
+            return;
+        }
+    }
+    if (!prep.dir[0])
+        return;
+    /* the record: the folder, then the program's name; one write, read by
+     * the launcher once the program it started has ended */
+    char record[1200], text[1200];
+    snprintf(record, sizeof record, "%s/.taskscope-%ld.descendant", run, prep.pid);
+    int n = snprintf(text, sizeof text, "%s\n%s\n", prep.dir, prog);
+    int fd = open(record, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        if (n <= 0 || write(fd, text, (size_t)n) != n)
+            unlink(record); /* the launcher then does not list it; the outputs are there */
+        close(fd);
+    }
+}
+
+const char *tscope__output_prepared(int make)
+{
+    prep_decide();
+    if (make && prep.descendant && !prep.dir[0]) {
+        /* only while its output folder is still the run's: one the program
+         * that started it chose is its own */
+        const char *run = getenv("TASKSCOPE_OUTPUT_DIR_PREPARED");
+        const char *want = getenv("TASKSCOPE_OUTPUT_DIR");
+        if (want && strcmp(want, run) == 0)
+            make_descendant_dir(run);
+    }
+    return prep.dir[0] ? prep.dir : NULL;
+}
+
+/* The folder prepared for this process when `want` is the run's folder
+ * (the process's TASKSCOPE_OUTPUT_DIR is the launcher's) and still empty,
+ * else NULL; *again: a descendant's own folder, no longer empty (a second
+ * init), whose numbering (MINE.1, ...) a fresh folder then takes. */
+static const char *prepared_for(const char *want, const char **again)
+{
+    const char *run = getenv("TASKSCOPE_OUTPUT_DIR_PREPARED");
+    const char *mine = tscope__output_prepared(0);
+    *again = NULL;
+    if (!mine || !run || strcmp(run, want) != 0)
+        return NULL;
+    if (dir_is_empty(mine))
+        return mine;
+    if (prep.descendant)
+        *again = mine;
+    return NULL;
+}
+
 int tscope__output_make_dir(const char *want, char *out, size_t len)
 {
     /* `taskscope run` creates the folder before starting the program and
-     * names it here, so the program and the CLI agree on where output goes. */
-    const char *prepared = getenv("TASKSCOPE_OUTPUT_DIR_PREPARED");
-    if (prepared && strcmp(prepared, want) == 0 && dir_is_empty(want)) {
-        snprintf(out, len, "%s", want);
+     * names it here, so the program and the CLI agree on where output goes;
+     * a descendant of that program has its own (tscope__output_prepared) */
+    const char *again, *prepared = prepared_for(want, &again);
+    if (prepared) {
+        snprintf(out, len, "%s", prepared);
         return 0;
     }
+    if (again)
+        want = again;
     if (make_parents(want))
         return TSCOPE_EIO;
     for (int i = 0; i < 10000; i++) {
@@ -147,10 +271,10 @@ int tscope__output_make_rank_dir(const char *want, int rank, int nranks, char *o
     run[0] = 0;
     if (nranks <= 1)
         return tscope__output_make_dir(want, out, len);
-    const char *prepared = getenv("TASKSCOPE_OUTPUT_DIR_PREPARED");
+    const char *again, *prepared = prepared_for(want, &again);
     const char *prun = getenv("TASKSCOPE_RUN_DIR");
-    if (prepared && strcmp(prepared, want) == 0 && prun && *prun && dir_is_empty(want)) {
-        snprintf(out, len, "%s", want);
+    if (prepared && prun && *prun) {
+        snprintf(out, len, "%s", prepared);
         snprintf(run, runlen, "%s", prun);
         return 0;
     }

@@ -65,6 +65,20 @@ int tscope__output_write_files(const char *dir, int outputs, int sampled,
 int tscope__output_write_file(const char *dir, const char *name, tscope__writer_fn fn,
                               const struct tscope__profile *p);
 
+/* The folder `taskscope run` prepared for this process, NULL when none.
+ * The launcher names its folder (TASKSCOPE_OUTPUT_DIR_PREPARED) and itself
+ * (TASKSCOPE_LAUNCHER_PID); the folder is the program's it started (whose
+ * parent it is: an exec keeps that), never a descendant's (a child it
+ * forks or execs, a script's child).  A descendant measured while its
+ * TASKSCOPE_OUTPUT_DIR is still the run's gets a folder of its own beside
+ * the run's, RUN.PROG.PID, made when `make` is set (tscope_init) and named
+ * for the launcher in RUN/.taskscope-PID.descendant (its path, then PROG,
+ * one line each).  Without TASKSCOPE_LAUNCHER_PID the folder is the
+ * process's that reads it (set by hand, as tests and benchmarks do).
+ * Decided once per process (a forked child decides again); not thread-safe
+ * (init and finalize call it, serialised). */
+const char *tscope__output_prepared(int make);
+
 /* Creates a fresh folder named `want`, or want.1, want.2, ... if it exists
  * (never reuses an existing folder); parents are created as needed.  The
  * name used goes to out.  Returns 0 or TSCOPE_EIO (errno kept). */
@@ -76,7 +90,8 @@ int tscope__output_make_dir(const char *want, char *out, size_t len);
  * another program has it; claimed for the job by a marker file, without
  * races between ranks), run its name, and the rank writes to
  * RUN/rank-N.  Under `taskscope run` the launcher made both already
- * (TASKSCOPE_OUTPUT_DIR_PREPARED, TASKSCOPE_RUN_DIR).  0 or TSCOPE_EIO. */
+ * (TASKSCOPE_OUTPUT_DIR_PREPARED, TASKSCOPE_RUN_DIR; a descendant's own
+ * folder: tscope__output_prepared).  0 or TSCOPE_EIO. */
 int tscope__output_make_rank_dir(const char *want, int rank, int nranks, char *out, size_t len,
                                  char *run, size_t runlen);
 

@@ -40,14 +40,16 @@ static int write_outputs(const struct tscope__ending *e, const struct tscope__co
         tscope__g.outdir[0] = 0;
         return TSCOPE_EIO;
     }
-    if (!tscope__g.rundir[0] && strcmp(tscope__g.outdir, cfg->output_dir) != 0)
+    const char *prepared = tscope__output_prepared(0); /* (a descendant's own, RUN.PROG.PID) */
+    if (!tscope__g.rundir[0] && strcmp(tscope__g.outdir, cfg->output_dir) != 0 &&
+        !(prepared && strcmp(tscope__g.outdir, prepared) == 0))
         tscope__note("%s already exists; writing to %s instead\n", cfg->output_dir,
                      tscope__g.outdir);
     int rc = tscope__output_write_files(tscope__g.outdir, cfg->outputs, e->sampled, p, written,
                                         sizeof written);
-    /* under `taskscope run` the launcher lists them, pictures included: said once */
-    const char *launcher = getenv("TASKSCOPE_OUTPUT_DIR_PREPARED");
-    if (!launcher || !*launcher)
+    /* under `taskscope run` the launcher lists them, pictures included (a
+     * descendant's too): said once */
+    if (!prepared)
         tscope__note("outputs in %s/ (%s)\n", tscope__g.outdir, written);
     return rc;
 }

@@ -146,7 +146,9 @@ static void reset_threads(void)
     atomic_store(&tscope__g.unregistered_dropped, 0);
 }
 
-/* Under `taskscope run` (TASKSCOPE_OUTPUT_DIR_PREPARED set): an empty file
+/* Under `taskscope run` (a folder prepared for this process, the run's or,
+ * for a descendant of the program it started, the descendant's own:
+ * tscope__output_prepared): an empty file
  * .taskscope-PID.running in the output folder from init until finalize
  * starts writing, so that the launcher can tell a program that never started
  * measuring from one that ended without finalizing (killed, _exit); and the
@@ -156,8 +158,8 @@ static char marker[1200];
 
 static void marker_set(const struct tscope__config *cfg)
 {
-    const char *dir = getenv("TASKSCOPE_OUTPUT_DIR_PREPARED");
-    if (!dir || !*dir)
+    const char *dir = tscope__output_prepared(1);
+    if (!dir)
         return;
     snprintf(marker, sizeof marker, "%s/.taskscope-%ld.running", dir, (long)getpid());
     int fd = open(marker, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -221,7 +223,8 @@ static void fork_child(void)
     tscope__g.consumer_running = 0;
     char line[160];
     int n = snprintf(line, sizeof line,
-                     "taskscope: forked process %ld is not measured (its parent %ld still is)\n",
+                     "taskscope: forked process %ld is not measured (its parent %ld still is; a "
+                     "program it executes is, on its own)\n",
                      (long)getpid(), (long)getppid());
     if (n > 0 && write(2, line, (size_t)n) < 0)
         return;
@@ -253,8 +256,7 @@ static void trace_stop(void)
         return;
     tscope__unsubscribe(TSCOPE__SUB_TRACE); /* the consumer has stopped */
     tscope__trace_stop();
-    const char *launcher = getenv("TASKSCOPE_OUTPUT_DIR_PREPARED");
-    if (!launcher || !*launcher)
+    if (!tscope__output_prepared(0))
         tscope__note("trace in %s; convert it with: taskscope convert %s --to chrome (or otf2, "
                      "paraver)\n",
                      tscope__trace_path(), tscope__trace_path());

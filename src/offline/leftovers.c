@@ -5,7 +5,8 @@
  * /dev/shm (taskscope-PID-XXXXXX, linked from the folder).  This finds
  * them: a folder's marker of a process that never finalized, the mappings
  * in /dev/shm of processes that are gone (each mapping's header names its
- * folder), an MPI job's rank folders, the mapping of a process or folder
+ * folder), an MPI job's rank folders, the folders of a program's measured
+ * descendants (their records in the run's folder), the mapping of a process or folder
  * that `taskscope top` reads (a file is one when it starts with the
  * shards file's magic, src/profile/shard.h).  Reading only: nothing here removes
  * or rebuilds (recover.c does).
@@ -78,7 +79,9 @@ size_t tscope__offline_rank_folders(const char *run, char ***names)
     struct dirent *e;
     size_t n = 0, cap = 0;
     while (d && (e = readdir(d))) {
-        if (strncmp(e->d_name, "rank-", 5) != 0)
+        /* rank-N only: rank-N.PROG.PID is a folder of a descendant of rank N's program */
+        if (strncmp(e->d_name, "rank-", 5) != 0 || !e->d_name[5] ||
+            strspn(e->d_name + 5, "0123456789") != strlen(e->d_name + 5))
             continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 64;
@@ -94,6 +97,52 @@ size_t tscope__offline_rank_folders(const char *run, char ***names)
         closedir(d);
     if (n)
         qsort(*names, n, sizeof **names, by_rank);
+    return n;
+}
+
+static int by_pid(const void *a, const void *b)
+{
+    const struct tscope__offline_descendant *x = a, *y = b;
+    return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+size_t tscope__offline_descendants(const char *dir, struct tscope__offline_descendant **out)
+{
+    *out = NULL;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    size_t n = 0, cap = 0;
+    while (d && (e = readdir(d))) {
+        long pid;
+        char rest[16], path[PATH_MAX + 300];
+        if (sscanf(e->d_name, ".taskscope-%ld.%15s", &pid, rest) != 2 ||
+            strcmp(rest, "descendant") != 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        struct tscope__offline_descendant one = {.pid = pid};
+        int whole = fgets(one.dir, sizeof one.dir, f) && fgets(one.program, sizeof one.program, f);
+        fclose(f);
+        size_t dl = strcspn(one.dir, "\n"), pl = strcspn(one.program, "\n");
+        if (!whole || !dl || one.dir[dl] != '\n' || one.program[pl] != '\n')
+            continue; /* not written whole: nothing to name */
+        one.dir[dl] = 0;
+        one.program[pl] = 0;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 8;
+            struct tscope__offline_descendant *p = realloc(*out, cap * sizeof *p);
+            if (!p)
+                break;
+            *out = p;
+        }
+        (*out)[n++] = one;
+    }
+    if (d)
+        closedir(d);
+    if (n)
+        qsort(*out, n, sizeof **out, by_pid);
     return n;
 }
 

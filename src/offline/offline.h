@@ -74,6 +74,18 @@ long tscope__offline_left_behind(const char *dir, int *running);
  * number. */
 size_t tscope__offline_rank_folders(const char *run, char ***names);
 
+/* A measured descendant of the program a launcher started (a process it
+ * forked or executed, or a script's child), which wrote into a folder of
+ * its own beside the run's (src/export/output.h, tscope__output_prepared). */
+struct tscope__offline_descendant {
+    long pid;
+    char dir[1100];   /* its folder, RUN.PROG.PID */
+    char program[72]; /* PROG */
+};
+/* The descendants recorded in run folder dir (RUN/.taskscope-PID.descendant),
+ * by pid, into *out (allocated, the caller frees it); their number. */
+size_t tscope__offline_descendants(const char *dir, struct tscope__offline_descendant **out);
+
 /* A mapping in /dev/shm (taskscope-PID-*) of this user's process that is
  * gone: its process, the bytes its files hold, its output folder from the
  * mapping's header ("" when no header says). */
