@@ -71,6 +71,11 @@ echo "-- run the example"
 "$ts" run -o "$tmp/out" -- "$example" 200000 2 >"$tmp/stdout" 2>"$tmp/stderr" || fail "run exit $?"
 grep -q "sorted 200000 integers with 2 threads: ok" "$tmp/stdout" || fail "example output"
 grep -q "^leaf_sort " "$tmp/stderr" || fail "summary printed: $(cat "$tmp/stderr")"
+# the program's two threads; taskscope's sampler thread is listed apart, not counted
+grep -q "^taskscope profile of 'tasktree' (rank 0 of 1): 2 threads, " "$tmp/stderr" \
+  || fail "summary: threads: $(head -3 "$tmp/stderr")"
+[ "$(jq -c '[.totals.threads, [.threads[] | select(.taskscope) | .name]]' "$tmp/out/profile.json")" \
+  = '[2,["taskscope-sampler"]]' ] || fail "profile.json: threads: $(jq -c .threads "$tmp/out/profile.json")"
 grep -q "taskscope: outputs of .* in $tmp/out/" "$tmp/stderr" || fail "outputs location"
 # the pictures come from the events: a run shorter than the 1 s sampling
 # period has them too

@@ -497,7 +497,7 @@ typedef struct tscope_totals {
     uint64_t instances_cut_off; /* tasks left out because the cap was reached */
     uint64_t dependencies;      /* dependency events */
     uint64_t anomalies;         /* events that did not fit a task's state */
-    uint32_t threads;           /* threads that registered */
+    uint32_t threads;           /* the program's threads that registered (not taskscope's) */
     uint32_t types;             /* registered task types */
     double elapsed_ns;          /* since tscope_init (until finalize) */
 } tscope_totals_t;

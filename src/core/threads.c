@@ -50,6 +50,10 @@ static void make_exit_key(void)
     pthread_key_create(&exit_key, on_thread_exit);
 }
 
+/* initial-exec, as tscope__tls_self: set in own_main, read in signal handlers (signals.c, exit.c),
+ * where a first access through __tls_get_addr could allocate */
+static _Thread_local int own_thread __attribute__((tls_model("initial-exec")));
+
 static struct tscope__thread *register_self(const char *name)
 {
     pthread_once(&exit_key_once, make_exit_key);
@@ -75,6 +79,7 @@ static struct tscope__thread *register_self(const char *name)
             snprintf(t->name, sizeof t->name, "%s", name);
         else
             snprintf(t->name, sizeof t->name, "thread-%u", t->index);
+        t->own = own_thread;
         /* publishes the fresh ring to the consumer */
         atomic_store_explicit(&t->ring_freed, 0, memory_order_release);
         goto out;
@@ -115,6 +120,7 @@ static struct tscope__thread *register_self(const char *name)
         snprintf(t->name, sizeof t->name, "%s", name);
     else
         snprintf(t->name, sizeof t->name, "thread-%u", idx);
+    t->own = own_thread;
     tscope__g.threads[idx] = t;
     atomic_store_explicit(&tscope__g.nthreads, idx + 1, memory_order_release);
 out:
@@ -220,10 +226,6 @@ uint64_t tscope_task_id_next(void)
     }
     return rank | (t->id_next++ & ((1ull << ID_COUNTER_BITS) - 1));
 }
-
-/* initial-exec, as tscope__tls_self: read in signal handlers (signals.c, exit.c),
- * where a first access through __tls_get_addr could allocate */
-static _Thread_local int own_thread __attribute__((tls_model("initial-exec")));
 
 int tscope__thread_is_own(void)
 {

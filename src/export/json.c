@@ -527,6 +527,8 @@ int tscope__export_json(const struct tscope__profile *p, FILE *f)
         u64(f, "dropped", t->dropped);
         fputc(',', f);
         u64(f, "waits", t->waits);
+        if (t->own)
+            fputs(",\"taskscope\":true", f); /* its own thread, not the program's */
         fputc('}', f);
     }
     fputs("],\n \"unfinished\":[", f);

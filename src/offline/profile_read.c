@@ -679,6 +679,7 @@ static void read_all(struct reader *r, json_t *root, struct tscope__profile *p)
         p->threads[i].events = u64(r, o, w, "events");
         p->threads[i].dropped = u64(r, o, w, "dropped");
         p->threads[i].waits = u64(r, o, w, "waits");
+        p->threads[i].own = json_is_true(json_object_get(o, "taskscope"));
     }
     /* the profile lists the first TSCOPE__UNFINISHED_LIST (as the writer
      * does); totals.tasks_unfinished counts them all */

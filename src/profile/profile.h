@@ -93,6 +93,7 @@ struct tscope__pdep {
 struct tscope__pthread {
     char *name;
     uint64_t events, dropped, waits;
+    int own; /* taskscope's own thread (the sampler's), not the program's */
 };
 
 struct tscope__punfinished {

@@ -477,7 +477,9 @@ void tscope__fill_totals(struct tscope__store *s, tscope_totals_t *out)
     out->instances_cut_off = s->cut_off;
     out->dependencies = s->dependencies + s->th_dependencies;
     out->anomalies = s->anomalies;
-    out->threads = n;
+    out->threads = 0; /* the program's: taskscope's own (the sampler's) apart */
+    for (uint32_t i = 0; i < n; i++)
+        out->threads += !tscope__g.threads[i]->own;
     out->types = tscope__names_count(&tscope__types);
     uint64_t end = tscope__g.end_ticks ? tscope__g.end_ticks : tscope__clock_now();
     out->elapsed_ns = tscope__clock_ns(end - s->origin);

@@ -357,6 +357,7 @@ struct tscope__profile *tscope__profile_snapshot(void)
         p->threads[i].events = i < s->nstacks ? s->stacks[i].events : 0;
         p->threads[i].dropped = atomic_load(&tscope__g.threads[i]->dropped);
         p->threads[i].waits = atomic_load(&tscope__g.threads[i]->waits);
+        p->threads[i].own = tscope__g.threads[i]->own;
     }
     pthread_mutex_unlock(&s->lock);
     pthread_mutex_lock(&tscope__g.reg_lock);
