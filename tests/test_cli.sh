@@ -71,6 +71,30 @@ echo "-- run the example"
 "$ts" run -o "$tmp/out" -- "$example" 200000 2 >"$tmp/stdout" 2>"$tmp/stderr" || fail "run exit $?"
 grep -q "sorted 200000 integers with 2 threads: ok" "$tmp/stdout" || fail "example output"
 grep -q "^leaf_sort " "$tmp/stderr" || fail "summary printed: $(cat "$tmp/stderr")"
+# what the machine lacks: said on the first run on a machine (a marker in
+# XDG_CACHE_HOME/taskscope), not on the next, on every run with TASKSCOPE_VERBOSE=1;
+# profile.json's "notes" keep them every time
+mkdir "$tmp/cache"
+for r in 1 2 3; do
+  v=0
+  [ $r = 3 ] && v=1
+  XDG_CACHE_HOME="$tmp/cache" TASKSCOPE_VERBOSE=$v "$ts" run --no-summary -o "$tmp/notes$r" \
+    -- "$example" 1000 1 >/dev/null 2>"$tmp/notes$r.err" || fail "notes run $r"
+done
+n1=$(grep -c "^taskscope: sampler: no " "$tmp/notes1.err" || true)
+if [ "$n1" = 0 ]; then
+  echo "SKIPPED part: notes once per machine: this machine lacks nothing the sampler notes"
+else
+  grep -q " (said once per machine; TASKSCOPE_VERBOSE=1: every run)$" "$tmp/notes1.err" \
+    || fail "notes: first run: $(cat "$tmp/notes1.err")"
+  ! grep -q "^taskscope: sampler: no " "$tmp/notes2.err" || fail "notes said twice: $(cat "$tmp/notes2.err")"
+  [ "$(grep -c "^taskscope: sampler: no " "$tmp/notes3.err")" = "$n1" ] \
+    || fail "notes under TASKSCOPE_VERBOSE: $(cat "$tmp/notes3.err")"
+  for r in 1 2 3; do
+    [ "$(jq '.notes | length' "$tmp/notes$r/profile.json")" = "$n1" ] \
+      || fail "notes in profile.json of run $r: $(jq -c .notes "$tmp/notes$r/profile.json")"
+  done
+fi
 # the program's two threads; taskscope's sampler thread is listed apart, not counted
 grep -q "^taskscope profile of 'tasktree' (rank 0 of 1): 2 threads, " "$tmp/stderr" \
   || fail "summary: threads: $(head -3 "$tmp/stderr")"

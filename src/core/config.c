@@ -76,6 +76,11 @@ static int p_quiet(struct tscope__config *c, const char *v)
     return tscope__parse_bool(v, &c->quiet);
 }
 
+static int p_verbose(struct tscope__config *c, const char *v)
+{
+    return tscope__parse_bool(v, &c->verbose);
+}
+
 static int p_mode(struct tscope__config *c, const char *v)
 {
     if (strcmp(v, "profile") == 0)
@@ -611,6 +616,10 @@ static const struct var vars[] = {
      "1: taskscope prints warnings and errors only, no notes (what this machine lacks, where "
      "the outputs went); taskscope run -q sets it",
      p_quiet},
+    {"TASKSCOPE_VERBOSE", "0", "1/0, true/false, yes/no, on/off",
+     "1: the notes on what this machine lacks (hardware counters, RAPL) on every run; 0: once "
+     "per machine (a marker in ~/.cache/taskscope); profile.json's \"notes\" keep them always",
+     p_verbose},
     {"TASKSCOPE_SUMMARY_SORT", "self", "self, running, elapsed, calls, mean, name",
      "summary table order (descending, name ascending; excl and incl, the names before "
      "version 0.2, mean self and running)",

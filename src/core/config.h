@@ -54,6 +54,7 @@ struct tscope__config {
     int outputs;              /* TSCOPE__OUT_* bits */
     int summary;              /* print the summary table at finalize */
     int quiet;                /* notes silenced (tscope__note): warnings and errors only */
+    int verbose;              /* machine notes on every run, not once per machine */
     int profiler;             /* the built-in profiler consumes events */
     int trace;                /* the consumer writes the binary trace (src/trace) */
     int trace_formats;        /* TSCOPE__TRACE_* converted from it after the run */

@@ -124,6 +124,13 @@ int tscope__thread_start(pthread_t *thread, void *(*fn)(void *), void *arg, cons
 int tscope__thread_is_own(void);
 /* A note on stderr ("taskscope: " + fmt), unless TASKSCOPE_QUIET (note.c). */
 void tscope__note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A note about what this machine lacks, under a short key (a file name's
+ * word): printed once per machine (TASKSCOPE_VERBOSE: every run), kept for
+ * profile.json's "notes" always (note.c). */
+void tscope__machine_note(const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* This process's machine notes, at most cap, copied into out: how many. */
+unsigned tscope__machine_notes(char out[][512], unsigned cap);
 /* Stops one: sets *stop under lock, wakes every waiter on cond, joins
  * (sampler and policy threads; the consumer has its own). */
 void tscope__thread_stop(pthread_t thread, pthread_mutex_t *lock, pthread_cond_t *cond, int *stop);

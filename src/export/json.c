@@ -531,7 +531,16 @@ int tscope__export_json(const struct tscope__profile *p, FILE *f)
             fputs(",\"taskscope\":true", f); /* its own thread, not the program's */
         fputc('}', f);
     }
-    fputs("],\n \"unfinished\":[", f);
+    fputc(']', f);
+    if (p->nnotes) { /* what the machine lacks, printed once per machine (core/note.c) */
+        fputs(",\n \"notes\":[", f);
+        for (uint32_t i = 0; i < p->nnotes; i++) {
+            fputs(i ? ",\n  " : "\n  ", f);
+            tscope__fmt_json_string(f, p->notes[i]);
+        }
+        fputc(']', f);
+    }
+    fputs(",\n \"unfinished\":[", f);
     for (uint32_t i = 0; i < p->nunfinished; i++) {
         const struct tscope__punfinished *u = &p->unfinished[i];
         fputs(i ? ",\n  {" : "\n  {", f);

@@ -681,6 +681,15 @@ static void read_all(struct reader *r, json_t *root, struct tscope__profile *p)
         p->threads[i].waits = u64(r, o, w, "waits");
         p->threads[i].own = json_is_true(json_object_get(o, "taskscope"));
     }
+    json_t *notes = json_object_get(root, "notes"); /* optional: what the machine lacked */
+    size_t nn = json_is_array(notes) ? json_array_size(notes) : 0;
+    if (nn > 8)
+        nn = 8;
+    if (nn && (p->notes = calloc(nn, sizeof *p->notes)))
+        for (size_t i = 0; i < nn; i++)
+            if (json_is_string(json_array_get(notes, i)))
+                snprintf(p->notes[p->nnotes++], sizeof p->notes[0], "%s",
+                         json_string_value(json_array_get(notes, i)));
     /* the profile lists the first TSCOPE__UNFINISHED_LIST (as the writer
      * does); totals.tasks_unfinished counts them all */
     a = array(r, root, "unfinished", (void **)&p->unfinished, sizeof *p->unfinished, &n);

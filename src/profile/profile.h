@@ -191,6 +191,8 @@ struct tscope__profile {
     uint32_t nnodes;
     struct tscope__pthread *threads;
     uint32_t nthreads;
+    char (*notes)[512]; /* what the machine lacks (tscope__machine_note), said or not */
+    uint32_t nnotes;
     struct tscope__punfinished *unfinished; /* up to TSCOPE__UNFINISHED_LIST */
     uint32_t nunfinished;
     struct tscope__pdeptype *deptypes; /* ordered by (from, to) */

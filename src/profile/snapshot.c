@@ -37,6 +37,7 @@ void tscope__profile_free(struct tscope__profile *p)
         free(p->events[i].name);
     for (uint32_t i = 0; i < p->nthreads; i++)
         free(p->threads[i].name);
+    free(p->notes);
     free(p->types);
     free(p->counters);
     free(p->events);
@@ -365,6 +366,12 @@ struct tscope__profile *tscope__profile_snapshot(void)
         p->threads[i].name = strdup(tscope__g.threads[i]->name);
     pthread_mutex_unlock(&tscope__g.reg_lock);
     p->nthreads = ok ? nthreads : 0;
+    char notes[8][512];
+    unsigned nnotes = tscope__machine_notes(notes, 8);
+    if (ok && nnotes && (p->notes = malloc(nnotes * sizeof *p->notes))) {
+        memcpy(p->notes, notes, nnotes * sizeof *p->notes);
+        p->nnotes = nnotes;
+    }
     if (!ok) {
         tscope__profile_free(p);
         return NULL;

@@ -186,16 +186,19 @@ static void system_start(const struct tscope__config *cfg)
             B.pe_fd[i] = perf_open(PERF_TYPE_SOFTWARE, sw[i], PERF_ALONE);
     }
     if (B.pe_fd[PE_TASK_CLOCK] < 0 && !said_perf++)
-        tscope__note("sampler: perf_event_open refused software counters (%s; "
-                     "/proc/sys/kernel/perf_event_paranoid); task clock, faults and context "
-                     "switches skipped\n",
-                     strerror(errno));
+        tscope__machine_note(
+            "perf-software",
+            "sampler: perf_event_open refused software counters (%s; "
+            "/proc/sys/kernel/perf_event_paranoid); task clock, faults and context "
+            "switches skipped\n",
+            strerror(errno));
     B.pe_fd[PE_CYCLES] = perf_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, PERF_ALONE);
     B.pe_fd[PE_INSTR] = perf_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, PERF_ALONE);
     if ((B.pe_fd[PE_CYCLES] < 0 || B.pe_fd[PE_INSTR] < 0) && !said_hw++)
-        tscope__note("sampler: no hardware performance counters on this machine "
-                     "(perf_event_open: %s); hardware counters skipped\n",
-                     strerror(errno));
+        tscope__machine_note("perf-hardware",
+                             "sampler: no hardware performance counters on this machine "
+                             "(perf_event_open: %s); hardware counters skipped\n",
+                             strerror(errno));
     B.pe_prev_t = 0;
 
     B.rapl_path[0] = 0;
@@ -205,10 +208,11 @@ static void system_start(const struct tscope__config *cfg)
         snprintf(B.rapl_path, sizeof B.rapl_path, "%s", rapl);
         B.rapl_prev_t = 0;
     } else if (!said_rapl++) {
-        tscope__note("sampler: no readable RAPL energy counter (%s); power is an "
-                     "estimate: power.estimate_w = %ld CPUs x (%g W + %g W x utilization) "
-                     "(TASKSCOPE_POWER_MODEL)\n",
-                     rapl, B.ncpu, B.idle_w, B.max_w - B.idle_w);
+        tscope__machine_note("rapl",
+                             "sampler: no readable RAPL energy counter (%s); power is an "
+                             "estimate: power.estimate_w = %ld CPUs x (%g W + %g W x utilization) "
+                             "(TASKSCOPE_POWER_MODEL)\n",
+                             rapl, B.ncpu, B.idle_w, B.max_w - B.idle_w);
     }
 }
 
