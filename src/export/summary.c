@@ -40,14 +40,15 @@ int tscope__export_summary(const struct tscope__profile *p, FILE *f, const char 
     const tscope_totals_t *t = &p->totals;
     if (!strcmp(p->mode, "global")) /* a job's global view (src/global) */
         fprintf(f,
-                "taskscope global profile of '%s' (%d ranks): %u threads, %.3f s (the longest "
+                "taskscope global profile of '%s' (%d ranks): %u thread%s, %.3f s (the longest "
                 "rank)\n",
-                p->program, p->nranks, t->threads, t->elapsed_ns / 1e9);
+                p->program, p->nranks, t->threads, t->threads == 1 ? "" : "s", t->elapsed_ns / 1e9);
     else
         fprintf(f,
-                "taskscope profile of '%s' (rank %d of %d): %u threads, %.3f s, clock %s, mode "
+                "taskscope profile of '%s' (rank %d of %d): %u thread%s, %.3f s, clock %s, mode "
                 "%s\n",
-                p->program, p->rank, p->nranks, t->threads, t->elapsed_ns / 1e9, p->clock, p->mode);
+                p->program, p->rank, p->nranks, t->threads, t->threads == 1 ? "" : "s",
+                t->elapsed_ns / 1e9, p->clock, p->mode);
     fprintf(f,
             "tasks: %llu created, %llu completed, %llu cancelled, %llu unfinished; events: %llu, "
             "dropped %llu\n",
