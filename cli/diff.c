@@ -56,9 +56,14 @@ static void print(const struct tscope__profile *a, const struct tscope__profile 
     if (ea > 0)
         snprintf(head, sizeof head, ", %+.1f%%", 100.0 * (eb - ea) / ea);
     printf("run length: A %.3f ms, B %.3f ms (%+.3f ms%s)\n", ea, eb, eb - ea, head);
-    printf("%-28s %10s %10s %12s %12s %13s %13s %12s %8s\n", "task type", "calls A", "calls B",
-           "self A ms", "self B ms", "elapsed A ms", "elapsed B ms", "self +- ms", "self %");
     size_t shown = rows ? (size_t)rows : n;
+    int width = 28; /* as wide as the longest name shown: none is cut */
+    for (size_t i = 0; i < n && i < shown; i++)
+        if ((int)strlen(r[i].name) > width)
+            width = (int)strlen(r[i].name);
+    printf("%-*s %10s %10s %12s %12s %13s %13s %12s %8s\n", width, "task type", "calls A",
+           "calls B", "self A ms", "self B ms", "elapsed A ms", "elapsed B ms", "self +- ms",
+           "self %");
     for (size_t i = 0; i < n && i < shown; i++) {
         char ca[24], cb[24], sa[24], sb[24], ia[24], ib[24], pct[16];
         cell_u64(r[i].a, ca, sizeof ca);
@@ -71,7 +76,7 @@ static void print(const struct tscope__profile *a, const struct tscope__profile 
             snprintf(pct, sizeof pct, "%+.1f%%", 100.0 * r[i].impact / r[i].a->self.sum);
         else
             snprintf(pct, sizeof pct, "%s", !r[i].b ? "gone" : !r[i].a ? "new" : "-");
-        printf("%-28.28s %10s %10s %12s %12s %13s %13s %+12.3f %8s\n", r[i].name, ca, cb, sa, sb,
+        printf("%-*s %10s %10s %12s %12s %13s %13s %+12.3f %8s\n", width, r[i].name, ca, cb, sa, sb,
                ia, ib, r[i].impact / 1e6, pct);
     }
     if (n > shown)

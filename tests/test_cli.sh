@@ -1042,6 +1042,20 @@ status=0; "$ts" convert "$tmp/nothere.json" --to folded 2>"$tmp/e" || status=$?
 [ "$status" = 1 ] || fail "convert of a missing profile: $status"
 
 if [ "$has_jansson" = 1 ]; then
+  echo "-- long type names: whole in the summary, diff and the global view's table"
+  long="implicit task main (a_rather_long_file_name_of_a_stencil_code.c:123)"
+  mkdir "$tmp/longname"
+  jq -c --arg n "$long" '(.types[] | select(.name == "work") | .name) = $n' \
+    "$src/tests/golden/profile.json" >"$tmp/longname/profile.json"
+  "$ts" report "$tmp/longname" >"$tmp/long.report" 2>&1 || fail "long name: report: $(cat "$tmp/long.report")"
+  "$ts" diff "$tmp/longname/profile.json" "$tmp/longname/profile.json" >"$tmp/long.diff" 2>&1 \
+    || fail "long name: diff: $(cat "$tmp/long.diff")"
+  "$ts" merge -o "$tmp/longg" "$tmp/longname/profile.json" >"$tmp/long.merge" 2>&1 \
+    || fail "long name: merge: $(cat "$tmp/long.merge")"
+  for out in report diff merge; do
+    grep -qF "$long " "$tmp/long.$out" || fail "long name cut in $out: $(cat "$tmp/long.$out")"
+  done
+
   echo "-- merge: memory from the ranks present, never from the number a profile claims"
   # one 5 KB profile claiming rank 5 of 65536 (once: two 65536 x 65536 matrices, 24 GB
   # and killed); within 1 GiB of address space (not under AddressSanitizer or

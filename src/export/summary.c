@@ -75,12 +75,12 @@ int tscope__export_summary(const struct tscope__profile *p, FILE *f, const char 
         order[n++] = ty;
         int w = (int)strlen(ty->name);
         if (w > width)
-            width = w < 40 ? w : 40;
+            width = w; /* as wide as the longest name: none is cut */
     }
     for (uint32_t i = 0; i < p->ncounters; i++) {
         int w = (int)strlen(p->counters[i].name);
         if (p->counters[i].stats.count && w > width)
-            width = w < 40 ? w : 40;
+            width = w;
     }
     sort_key = sort ? sort : "self";
     qsort(order, n, sizeof *order, cmp_types);
@@ -93,8 +93,8 @@ int tscope__export_summary(const struct tscope__profile *p, FILE *f, const char 
     uint32_t shown = rows && rows < n ? rows : n;
     for (uint32_t i = 0; i < shown; i++) {
         const struct tscope__ptype *ty = order[i];
-        fprintf(f, "%-*.*s %10llu %13.3f %6.1f%% %12.3f %12.3f %13.3f %13.3f %15.3f %7u\n", width,
-                width, ty->name, (unsigned long long)ty->calls, ty->self.sum / 1e6,
+        fprintf(f, "%-*s %10llu %13.3f %6.1f%% %12.3f %12.3f %13.3f %13.3f %15.3f %7u\n", width,
+                ty->name, (unsigned long long)ty->calls, ty->self.sum / 1e6,
                 total > 0 ? 100.0 * ty->self.sum / total : 0.0, ty->self.mean / 1e3,
                 ty->self.stddev / 1e3, ty->running_total / 1e6, ty->elapsed_total / 1e6,
                 ty->elapsed.mean / 1e3, ty->threads);
@@ -115,7 +115,7 @@ int tscope__export_summary(const struct tscope__profile *p, FILE *f, const char 
                     "max", "mean", "stddev", "last");
         if (rows && any > rows)
             continue;
-        fprintf(f, "%-*.*s %10llu %14.6g %14.6g %14.6g %14.6g %14.6g\n", width, width, c->name,
+        fprintf(f, "%-*s %10llu %14.6g %14.6g %14.6g %14.6g %14.6g\n", width, c->name,
                 (unsigned long long)c->stats.count, c->stats.min, c->stats.max, c->stats.mean,
                 c->stats.stddev, c->stats.last);
     }

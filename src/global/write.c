@@ -45,13 +45,17 @@ static int summary(const struct tscope__profile *p, FILE *f)
         if (p->types[i].calls || p->types[i].self.sum > 0)
             order[n++] = &p->types[i];
     qsort(order, n, sizeof *order, by_self);
-    fprintf(f, "%-28s %10s %12s %32s %9s %5s\n", "type", "calls", "self total s",
-            "self s per rank: min / mean / max", "imbalance", "max@");
     unsigned rows = summary_rows ? summary_rows : n;
+    int width = 28; /* as wide as the longest name shown: none is cut */
+    for (uint32_t i = 0; i < n && i < rows; i++)
+        if ((int)strlen(order[i]->name) > width)
+            width = (int)strlen(order[i]->name);
+    fprintf(f, "%-*s %10s %12s %32s %9s %5s\n", width, "type", "calls", "self total s",
+            "self s per rank: min / mean / max", "imbalance", "max@");
     for (uint32_t i = 0; i < n && i < rows; i++) {
         const struct tscope__ptype *t = order[i];
         double mean = g->present ? (double)t->ranks.self_sum / g->present : 0;
-        fprintf(f, "%-28.28s %10llu %12.6f %10.6f / %9.6f / %9.6f %9.2f %5d\n", t->name,
+        fprintf(f, "%-*s %10llu %12.6f %10.6f / %9.6f / %9.6f %9.2f %5d\n", width, t->name,
                 (unsigned long long)t->calls, t->self.sum * 1e-9, t->ranks.self_min * 1e-9,
                 mean * 1e-9, t->ranks.self_max * 1e-9,
                 mean > 0 ? (double)t->ranks.self_max / mean : 0, t->ranks.self_max_rank);
