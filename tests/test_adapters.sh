@@ -103,7 +103,7 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
     XDG_CACHE_HOME=$tmp/cache OMP_NUM_THREADS=2 LD_DEBUG=files run_ts cache1 -- "$ex/fib" 18
     XDG_CACHE_HOME=$tmp/cache OMP_NUM_THREADS=2 LD_DEBUG=files run_ts cache2 -- "$ex/fib" 18
     check "names cache: the first run loads libdw" "$(grep -q 'file=libdw' "$tmp/cache1.stderr" && echo yes)" yes
-    check "names cache: lines kept" "$(cat "$tmp"/cache/taskscope/names-1-* | grep -c ' (fib.c:[0-9]*) ')" 5
+    check "names cache: lines kept" "$(cat "$tmp"/cache/taskscope/names-2-* | grep -c ' (fib.c:[0-9]*) ')" 5
     check "names cache: the second run does not load libdw" "$(grep -c 'file=libdw' "$tmp/cache2.stderr")" 0
     check "names cache: the same names" "$(json cache2 '[.types[].name] | sort | join(",")')" \
         "$(json cache1 '[.types[].name] | sort | join(",")')"
@@ -259,15 +259,27 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
     done
     # gcc-built: the leaves an untied generator creates keep their own line
     # (libomp's GOMP_task reported the first one inside the implicit barrier
-    # at the parallel region's line, "main (cases.c:96)", in every run)
+    # at the parallel region's line, "main (cases.c:96)", in every run), and
+    # gcc's outlined functions (generator._omp_fn.1) are named as clang's
+    # .omp_outlined. are, by the line: the same names from both compilers
+    names() { json "$1" '[.types[] | select(.created > 0 or .calls > 0) | .name] | sort | join("|")'; }
     for r in 1 2 3; do
         OMP_NUM_THREADS=4 run_ts gen-gcc -- "$progs/cases-gcc" generator 10 200
         check "gcc untied generator run $r: leaves named by their line" \
-            "$(created gen-gcc "generator._omp_fn.1 ("),$(json gen-gcc \
+            "$(created gen-gcc "task (cases.c:102)"),$(json gen-gcc \
                 '[.types[] | select(.created > 0 and (.name | startswith("main ")))] | length')" \
             "2000,0"
         clean gen-gcc
-        rm -rf "$tmp/gen-gcc.out"
+        [ "$r" = 1 ] || { rm -rf "$tmp/gen-gcc.out"; continue; }
+        OMP_NUM_THREADS=4 run_ts gen-clang -- "$progs/cases" generator 10 200
+        check "generator: gcc's task names are clang's" "$(names gen-gcc)" "$(names gen-clang)"
+        check "generator: clang's names (read)" "$(names gen-clang | grep -c "|task (cases.c:102)|")" 1
+        run_ts nested-gcc -- "$progs/cases-gcc" nested
+        run_ts nested-clang -- "$progs/cases" nested
+        check "nested: gcc's region, task and barrier names are clang's" "$(names nested-gcc)" \
+            "$(names nested-clang)"
+        check "nested: clang's names (read)" "$(names nested-clang | grep -c "|implicit task (cases.c:148)|")" 1
+        rm -rf "$tmp/gen-gcc.out" "$tmp/gen-clang.out" "$tmp/nested-gcc.out" "$tmp/nested-clang.out"
     done
     # inoutset and omp_all_memory through libomp's entry points (kmpdeps.c)
     OMP_NUM_THREADS=2 TASKSCOPE_TOOLS=eventlog TASKSCOPE_EVENTLOG="$tmp/kmp.log" \

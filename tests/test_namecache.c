@@ -26,7 +26,7 @@ static uintptr_t pc_a(void)
 static char *cache_file(void)
 {
     char cmd[4300];
-    snprintf(cmd, sizeof cmd, "ls %s/taskscope/names-1-* 2>/dev/null", dir);
+    snprintf(cmd, sizeof cmd, "ls %s/taskscope/names-2-* 2>/dev/null", dir);
     FILE *p = popen(cmd, "r");
     ASSERT(p != NULL);
     if (!fgets(file, sizeof file, p))
@@ -63,7 +63,7 @@ static void kept_and_read_back(void)
     unsigned long long off;
     unsigned sum;
     char name[200];
-    ASSERT_EQ(sscanf(text, "taskscope-names 1\n%llx %[^\n]", &off, name), 2);
+    ASSERT_EQ(sscanf(text, "taskscope-names 2\n%llx %[^\n]", &off, name), 2);
     char *last = strrchr(name, ' ');
     ASSERT(last != NULL);
     *last = 0;
@@ -106,7 +106,7 @@ static void header_damaged(void)
     char buf[256];
     FILE *f = fopen(file, "r+");
     ASSERT(f != NULL);
-    fputc('T', f); /* "Taskscope-names 1": not a file this build wrote */
+    fputc('T', f); /* "Taskscope-names 2": not a file this build wrote */
     fclose(f);
     tscope__namecache_forget();
     ASSERT_EQ(tscope__namecache_get(pc_a(), buf, sizeof buf), 0);

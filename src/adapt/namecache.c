@@ -11,7 +11,7 @@
  * names there without loading libdw.  A module without a build-id is not
  * cached.
  *
- * A file is "taskscope-names 1" and then one line per name: the offset in
+ * A file is "taskscope-names 2" and then one line per name: the offset in
  * hex, the name, and a checksum of both.  Lines are appended with one
  * write each (O_APPEND), so processes of a job that name the same code at
  * once add duplicates, not torn lines; a line that does not parse or
@@ -32,8 +32,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define CACHE_MAX (1u << 20) /* bytes of one module's file read or grown to */
-#define HEADER "taskscope-names 1\n"
+#define CACHE_MAX (1u << 20)         /* bytes of one module's file read or grown to */
+#define HEADER "taskscope-names 2\n" /* 2: gcc's outlined code named as clang's */
 #define MODULES 64
 
 struct entry {
@@ -123,7 +123,7 @@ static int file_of(const char *id, char *buf, size_t len)
     char dir[4096];
     if (folder(dir, sizeof dir))
         return -1;
-    int n = snprintf(buf, len, "%s/names-1-%s", dir, id);
+    int n = snprintf(buf, len, "%s/names-2-%s", dir, id);
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
 

@@ -141,7 +141,10 @@ static int resolve_dw(uintptr_t pc, char *buf, size_t len)
     const char *sym = dwfl_module_addrname(mod, pc);
     if (!sym)
         return -1;
-    if (sym[0] == '.') /* compiler-outlined code (.omp_outlined..N): the line says more */
+    /* compiler-outlined code, clang's .omp_outlined..N and gcc's FN._omp_fn.N
+     * (._omp_cpyfn.N its copy functions): the line says more, and both
+     * compilers' tasks get one name, "task (x.c:9)" */
+    if (sym[0] == '.' || strstr(sym, "._omp_fn.") || strstr(sym, "._omp_cpyfn."))
         sym = "";
     Dwfl_Line *line = dwfl_module_getsrc(mod, pc);
     int lineno = 0;
