@@ -295,7 +295,9 @@
           spanGaps: true, points: { show: false }, width: 1.5,
           value: (u, v, si, idx) => yfmt(legendValue(u, si, idx))
         }, s))),
-      axes: [{ label: clock ? "time (the dashboard's clock)" : 'seconds since start', labelSize: 18, size: 36 },
+      axes: [clock ? { label: "time (the dashboard's clock)", labelSize: 18, size: 36, space: 70, // one line: 17:33:50
+        values: (u, vals) => vals.map((v) => (v == null ? '' : new Date(v * 1000).toTimeString().slice(0, 8))) }
+        : { label: 'seconds since start', labelSize: 18, size: 36 },
         { size: yfmt === fmtBytes ? 78 : 60, values: yfmt === fmtBytes ? (u, vals) => vals.map(yfmt) : tickValues }]
     };
     const c = new uPlot(opts, data, box);

@@ -9,6 +9,7 @@
 //   TSE2E_A, TSE2E_B            the two processes' ids (A finished, B running)
 //   TSE2E_RATE_A, TSE2E_RATE_B  their tasks.ended_per_s (constant)
 //   CHROMIUM        the browser (/usr/bin/chromium)
+//   TSCOPE_SCREENSHOT  if set, a PNG of the page's top at the end
 // Checks: the page opens on B; the global throughput chart draws both, A's
 // line ending before B's begins, and its total is A's rate while A lived and
 // B's while B lives, never their sum, broken between them; A is listed as
@@ -133,6 +134,11 @@ const back = await until(async () => {
 if (!back) await fail(`the throughput legend after the cursor left the chart: ${JSON.stringify(await legend('global.throughput'))}`);
 ok(`with the cursor on the chart's right end the legend shows ${JSON.stringify(at)}; off it again, ${JSON.stringify(back)}`);
 
+if (process.env.TSCOPE_SCREENSHOT) {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: process.env.TSCOPE_SCREENSHOT, fullPage: false });
+  ok('screenshot in ' + process.env.TSCOPE_SCREENSHOT);
+}
 await sleep(300);
 if (consoleErrors.length) await fail('console errors: ' + consoleErrors.join(' | '));
 ok('no console errors');
