@@ -118,8 +118,10 @@ void tscope__dash_store_free(struct tscope__dash_store *s);
  * object; -2 out of memory. */
 long tscope__dash_store_hello(struct tscope__dash_store *s, long id, const char *peer,
                               const char *json, size_t n);
-/* A SNAPSHOT of process id: checked (tscope__dash_json_object), kept as
- * text (the oldest dropped beyond the history), published.  0; -1 when
+/* A SNAPSHOT of process id, received now: checked
+ * (tscope__dash_json_object), kept as text (the oldest dropped beyond the
+ * history), published with the process's origin on the dashboard's clock
+ * (its "t" and the time it was received: dashboard_store.c).  0; -1 when
  * json is not a JSON object; -2 out of memory. */
 int tscope__dash_store_snapshot(struct tscope__dash_store *s, long id, const char *json, size_t n);
 /* An ACK of process id, published as it came.  0; -1 not a JSON object. */

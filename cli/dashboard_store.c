@@ -25,6 +25,18 @@
  * (tscope__dash_store_each), at most once per snapshot, outside the lock;
  * only that parsed object is kept.
  *
+ * Every process is put on the dashboard's own clock (the page's global
+ * view, docs/dashboard.md): its origin, the dashboard's time of the
+ * process's t = 0, is the smallest (received - t) over its snapshots - the
+ * time a snapshot was received on the dashboard's monotonic clock, less the
+ * t it carries (seconds since the process's tscope_init).  So no process's
+ * own wall clock is read (hosts may disagree by seconds), a snapshot that
+ * waited in the process's queue or the network does not move it, and the
+ * origin is late by the smallest delivery delay only.  It is said as Unix
+ * time: the monotonic clock plus the wall clock's offset to it when the
+ * store was made (a wall clock set later does not move the processes
+ * apart).
+ *
  * Concurrency: one mutex guards everything; the ingest thread writes, the
  * HTTP threads read.  Work under the lock is O(1) per snapshot; the
  * history's answer takes references under the lock and copies the text
@@ -34,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dashboard.h"
 
@@ -47,6 +60,8 @@ struct proc {
     int connected;
     unsigned long long snapshots;     /* received */
     double drops, last_t;             /* of the latest snapshot */
+    double origin;                    /* the dashboard's time of t = 0, monotonic s */
+    int has_origin;                   /* a snapshot with a "t" was received */
     json_t *parsed;                   /* a recent snapshot, parsed for /metrics */
     unsigned long long parsed_n;      /* which: its number in snapshots */
     struct tscope__dash_event **ring; /* grows to the history */
@@ -59,6 +74,7 @@ struct tscope__dash_store {
     struct tscope__dash_hub *hub;
     size_t history;
     size_t memory, bytes; /* the budget of all histories; what they hold */
+    double wall_offset;   /* Unix time less the monotonic clock, at the start */
     struct proc **procs;  /* by id */
     size_t nprocs;
     long next_id;
@@ -80,7 +96,19 @@ struct tscope__dash_store *tscope__dash_store_new(size_t history, size_t memory,
     s->history = history;
     s->memory = memory;
     s->next_id = 1;
+    struct timespec wall, mono;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    clock_gettime(CLOCK_MONOTONIC, &mono);
+    s->wall_offset = (double)(wall.tv_sec - mono.tv_sec) + (wall.tv_nsec - mono.tv_nsec) * 1e-9;
     return s;
+}
+
+/* The dashboard's monotonic clock, seconds. */
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* What an event costs a history. */
@@ -147,15 +175,16 @@ static struct proc *find(struct tscope__dash_store *s, long id)
 }
 
 /* The /api/processes entry of p; store locked. */
-static json_t *proc_json(const struct proc *p)
+static json_t *proc_json(const struct tscope__dash_store *s, const struct proc *p)
 {
-    return json_pack("{sI sI sI sI ss ss ss sf sb sI sI sI sI sf}", "id", (json_int_t)p->id, "pid",
-                     (json_int_t)p->pid, "rank", (json_int_t)p->rank, "nranks",
+    return json_pack("{sI sI sI sI ss ss ss sf sb sI sI sI sI sf so}", "id", (json_int_t)p->id,
+                     "pid", (json_int_t)p->pid, "rank", (json_int_t)p->rank, "nranks",
                      (json_int_t)p->nranks, "host", p->host ? p->host : "", "program",
                      p->program ? p->program : "", "peer", p->peer ? p->peer : "", "started",
                      p->started, "connected", p->connected, "snapshots", (json_int_t)p->snapshots,
                      "kept", (json_int_t)p->count, "kept_bytes", (json_int_t)p->bytes, "drops",
-                     (json_int_t)p->drops, "last_t", p->last_t);
+                     (json_int_t)p->drops, "last_t", p->last_t, "origin",
+                     p->has_origin ? json_real(p->origin + s->wall_offset) : json_null());
 }
 
 /* An SSE event for a JSON value (NULL: none, e.g. out of memory); frees v. */
@@ -258,7 +287,7 @@ long tscope__dash_store_hello(struct tscope__dash_store *s, long id, const char 
         host = program = peer_copy = NULL;
         p->connected = 1;
         answer = p->id;
-        changed = proc_json(p);
+        changed = proc_json(s, p);
     }
     pthread_mutex_unlock(&s->lock);
     free(host);
@@ -315,13 +344,39 @@ static void top_number(void *ctx, const char *key, size_t klen, double v)
     }
 }
 
+/* Process id's origin after a snapshot with t received at now (monotonic):
+ * 1 and *origin (Unix time), 0 when it has none (no t yet), -1 unknown id.
+ * A t that is not 0 to 1e9 s (31 years) says nothing. */
+static int move_origin(struct tscope__dash_store *s, long id, const struct top *top, double now,
+                       double *origin)
+{
+    pthread_mutex_lock(&s->lock);
+    struct proc *p = find(s, id);
+    int rc = p ? 0 : -1;
+    int valid = top->has_t && top->t >= 0 && top->t < 1e9;
+    if (p && valid && (!p->has_origin || now - top->t < p->origin)) {
+        p->origin = now - top->t;
+        p->has_origin = 1;
+    }
+    if (p && p->has_origin) {
+        *origin = p->origin + s->wall_offset;
+        rc = 1;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
 int tscope__dash_store_snapshot(struct tscope__dash_store *s, long id, const char *json, size_t n)
 {
+    double now = mono_now(), origin = 0;
     struct top top = {0};
     if (tscope__dash_json_object(json, n, top_number, &top) != 0)
         return -1;
-    char head[48];
-    snprintf(head, sizeof head, "{\"id\":%ld,\"snapshot\":", id);
+    char head[96];
+    if (move_origin(s, id, &top, now, &origin) == 1)
+        snprintf(head, sizeof head, "{\"id\":%ld,\"origin\":%.4f,\"snapshot\":", id, origin);
+    else
+        snprintf(head, sizeof head, "{\"id\":%ld,\"snapshot\":", id);
     struct tscope__dash_event *e = tscope__dash_event_new("snapshot", head, json, n, "}");
     if (!e)
         return -2;
@@ -369,7 +424,7 @@ void tscope__dash_store_gone(struct tscope__dash_store *s, long id)
     struct proc *p = find(s, id);
     if (p) {
         p->connected = 0;
-        changed = proc_json(p);
+        changed = proc_json(s, p);
     }
     pthread_mutex_unlock(&s->lock);
     publish(s, event_of("process", changed));
@@ -380,7 +435,7 @@ char *tscope__dash_store_processes(struct tscope__dash_store *s, size_t *len)
     json_t *all = json_array();
     pthread_mutex_lock(&s->lock);
     for (size_t i = 0; all && i < s->nprocs; i++)
-        if (json_array_append_new(all, proc_json(s->procs[i])) != 0) {
+        if (json_array_append_new(all, proc_json(s, s->procs[i])) != 0) {
             json_decref(all);
             all = NULL;
         }

@@ -91,6 +91,9 @@ get "$base/api/history?id=1" | jq -e '[.[].seq] == [range(0;20)] and
   || fail "/api/history: $(get "$base/api/history?id=1" | head -c 600)"
 get "$base/api/processes" | jq -e '.[0] | .snapshots == 20 and .kept == 20 and .last_t == 0.95 and
   .drops == 0' >/dev/null || fail "/api/processes after 20: $(get "$base/api/processes")"
+# its origin (t = 0 on the dashboard's clock): Unix time, near the start it said (same host)
+get "$base/api/processes" | jq -e '.[0] | (.origin | type) == "number" and (.origin - .started | fabs) < 60' \
+  >/dev/null || fail "/api/processes origin: $(get "$base/api/processes")"
 [ "$(status GET "$base/api/history?id=77")" = 404 ] || fail "history of an unknown process"
 [ "$(status GET "$base/api/history?id=x")" = 400 ] || fail "history ?id=x"
 [ "$(status GET "$base/api/history")" = 400 ] || fail "history without id"
@@ -110,6 +113,7 @@ awk 'NR > 2 && (NR - 3) % 3 == 0 && !/^event: (snapshot|process|ack)$/ { exit 1 
 sed -n 's/^data: //p' "$tmp/sse1" | jq -e -s 'length == 21 and
   ([.[] | select(has("snapshot")) | .id] | unique) == [1] and
   [.[] | select(has("snapshot")) | .snapshot.seq] == [range(0;20)] and
+  all(.[] | select(has("snapshot")); (.origin | type) == "number") and
   (.[0] | .id == 1 and .connected == true and .program == "fakeproc")' >/dev/null \
   || fail "SSE events: $(head -c 800 "$tmp/sse1")"
 grep -q "^event: process$" "$tmp/sse1" || fail "no process event"

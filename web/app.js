@@ -15,11 +15,22 @@
  * counts of at most MAX_TYPES task types.
  *
  * Drawing is coalesced: events only mark the page dirty; a timer redraws
- * at most every REDRAW_MS.  The global charts share one x axis (seconds
- * since each process's start, snapshot.t), binned to the shortest sampling
- * period among the processes so that ranks sampled at the same moments
- * meet in one point; the total (sum of throughput, mean of the others)
- * holds each process's last value over its lifetime.
+ * at most every REDRAW_MS.  The global charts put every process on the
+ * dashboard's clock: a snapshot's x is its process's origin (the
+ * dashboard's Unix time of the process's t = 0, in /api/processes and in
+ * each snapshot event) plus its t, binned to the shortest sampling period
+ * among the processes so that ranks sampled at the same moments meet in
+ * one point.  The total (sum of throughput, mean of the others) counts a
+ * process only while it lived: from its first sample to its last, or to
+ * now while it is connected, holding its last value in between; a
+ * finished process's line ends there and the total breaks where none
+ * lived.  The legends show each line's value at the cursor, and its latest
+ * value while the cursor is not on the chart (the value held, for a
+ * process between its samples).
+ *
+ * The page shows the most recent process still connected (the highest id)
+ * until the user picks one; when the one shown finishes it moves to the
+ * most recent running one.
  *
  * Controls send POST /api/control with the token typed into the header
  * (kept in sessionStorage); a refusal shows its HTTP status (403: wrong
@@ -56,6 +67,7 @@
   const MAX_LATENCIES = 20000;
   let globalCharts = {}; // name -> uPlot
   let globalKey = null; // what the global charts were built for
+  let globalDrawn = []; // the processes they draw, in their order
   let procCharts = {}; // name -> uPlot
   let procKey = null;
   let controlsKey = null;
@@ -105,7 +117,7 @@
   function newProc(id) {
     return {
       id, info: { id }, t: [], s: Object.fromEntries(SERIES.map((n) => [n, []])),
-      running: new Map(), last: null, lastSeq: null, lastT: null, lastAt: 0,
+      running: new Map(), last: null, lastSeq: null, lastT: null, lastAt: 0, origin: null,
       loading: false, pending: [], color: COLORS[procs.size % COLORS.length], acks: new Map()
     };
   }
@@ -175,6 +187,7 @@
     if (!info || info.id == null) return null;
     const p = getProc(info.id);
     Object.assign(p.info, info);
+    if (typeof info.origin === 'number') p.origin = info.origin;
     dirty = true;
     return p;
   }
@@ -209,7 +222,7 @@
       const p = mergeInfo(info);
       if (p && (!known || withHistory)) loadHistory(p);
     }
-    if (selectedId == null && procs.size) select(procs.keys().next().value);
+    autoSelect();
   }
 
   /* ---- the event stream ---- */
@@ -240,6 +253,7 @@
       if (!d || d.id == null) return;
       const known = procs.has(d.id);
       const p = getProc(d.id);
+      if (typeof d.origin === 'number') p.origin = d.origin;
       if (!known) { loadHistory(p); refreshProcesses(false); }
       if (p.loading) p.pending.push(d.snapshot);
       else addSnapshot(p, d.snapshot);
@@ -251,7 +265,7 @@
       const known = procs.has(info.id);
       const p = mergeInfo(info);
       if (p && !known) loadHistory(p);
-      if (selectedId == null && p) select(p.id);
+      autoSelect();
     });
     events.addEventListener('ack', (e) => {
       const d = parse(e);
@@ -263,38 +277,71 @@
   function chartWidth(box) {
     return Math.max(260, (box.clientWidth || 600) - 4);
   }
-  function makeChart(container, name, title, series, data, yfmt) {
+  /* A chart; clock: x is the dashboard's Unix time (the global charts),
+   * else seconds since the process started. */
+  function makeChart(container, name, title, series, data, yfmt, clock) {
     const box = el('div', { class: 'chart', 'data-chart': name });
     container.append(box);
+    const xfmt = clock ? fmtClock : (v) => v.toFixed(1);
     const opts = {
       title, width: chartWidth(box), height: 190,
-      scales: { x: { time: false } },
+      scales: { x: { time: !!clock } },
       /* a legend of many processes costs the page more than all its lines
        * (each redraw lays it out again): past 8 lines only the chart */
       legend: { live: true, show: series.length <= 9 },
       cursor: { drag: { x: true, y: false } },
-      series: [{ label: 't (s)', value: (u, v) => (v == null ? '–' : v.toFixed(1)) }].concat(
+      series: [{ label: clock ? 'time' : 't (s)', value: (u, v, si, idx) => fmtOr(legendValue(u, 0, idx), xfmt) }].concat(
         series.map((s) => Object.assign({
-          spanGaps: true, points: { show: false }, width: 1.5, value: (u, v) => yfmt(v)
+          spanGaps: true, points: { show: false }, width: 1.5,
+          value: (u, v, si, idx) => yfmt(legendValue(u, si, idx))
         }, s))),
-      axes: [{ label: 'seconds since start', labelSize: 18, size: 36 },
+      axes: [clock ? { label: "time (the dashboard's clock)", labelSize: 18, size: 36, space: 70, // one line: 17:33:50
+        values: (u, vals) => vals.map((v) => (v == null ? '' : new Date(v * 1000).toTimeString().slice(0, 8))) }
+        : { label: 'seconds since start', labelSize: 18, size: 36 },
         { size: yfmt === fmtBytes ? 78 : 60, values: yfmt === fmtBytes ? (u, vals) => vals.map(yfmt) : tickValues }]
     };
-    return new uPlot(opts, data, box);
+    const c = new uPlot(opts, data, box);
+    c.tsSpans = []; // per series: [first, last] index of its life, 'exact' (no value held), or none (all)
+    return c;
+  }
+  function fmtOr(v, f) {
+    return v == null || !isFinite(v) ? '–' : f(v);
+  }
+  /* A Unix time as the browser's time of day, to the tenth of a second. */
+  function fmtClock(v) {
+    const d = new Date(v * 1000);
+    return d.toTimeString().slice(0, 8) + '.' + Math.floor(d.getMilliseconds() / 100);
+  }
+  /* What series si's legend shows at data index idx (null: the cursor is not
+   * on the chart, the latest): its value there, else the value it holds
+   * (its last one before idx) while it lives ([first, last] of c.tsSpans);
+   * null outside its life.  (The legends used to show the values at the
+   * last x, where a global chart's other processes have no sample: "–" for
+   * a live process; and "–" everywhere from when the cursor left a chart,
+   * which makes uPlot pass idx null, to the next data.) */
+  function legendValue(u, si, idx) {
+    const col = u.data && u.data[si];
+    if (!col || !col.length) return null;
+    const span = u.tsSpans && u.tsSpans[si];
+    if (span === 'exact') return col[idx == null ? col.length - 1 : idx] ?? null;
+    const first = Array.isArray(span) ? span[0] : 0;
+    const last = Array.isArray(span) ? span[1] : col.length - 1;
+    let i = idx == null ? last : idx;
+    if (i > last || i < first) return null;
+    for (; i >= first; i--) if (col[i] != null) return col[i];
+    return null;
   }
   /* The y ticks: as many decimals as the ticks' spacing needs; k, M, G for large ones. */
   function tickValues(u, vals, axisIdx, space, incr) {
     const dec = Math.max(0, Math.min(6, -Math.floor(Math.log10(incr || 1))));
     return vals.map((v) => (v == null ? '' : Math.abs(v) >= 1e4 ? fmt(v) : v.toFixed(dec)));
   }
-  /* New data for chart c; the legend shows the latest values while the
-   * cursor is not over the chart. */
-  function setData(c, data) {
+  /* New data for chart c (spans: its series' lives, see legendValue); the
+   * legend follows (uPlot updates it after setData, with the cursor's index:
+   * null, the latest values, while the cursor is not on the chart). */
+  function setData(c, data, spans) {
+    c.tsSpans = spans || [];
     c.setData(data);
-    if (c.legend.show !== false && (c.cursor.left == null || c.cursor.left < 0)) {
-      const n = data[0].length;
-      if (n) c.setLegend({ idx: n - 1 });
-    }
   }
   function destroyAll(charts, container) {
     for (const c of Object.values(charts)) c.destroy();
@@ -317,13 +364,15 @@
   }
   function procLabel(p) {
     const i = p.info;
-    return 'rank ' + (i.rank ?? '?') + ' pid ' + (i.pid ?? '?') + (i.connected === false ? ' (gone)' : '');
+    return 'rank ' + (i.rank ?? '?') + ' pid ' + (i.pid ?? '?') + (i.connected === false ? ' (finished)' : '');
   }
-  /* The global x: every process's last GLOBAL_POINTS sample times binned to
-   * the shortest sampling period (the global view shows the recent past; a
-   * process's own charts keep MAX_POINTS).  Bounding it bounds the work of
-   * each redraw, which with many processes decides how soon a new point
-   * shows. */
+  /* The global x: every process's last GLOBAL_POINTS samples on the
+   * dashboard's clock (origin + t), binned to the shortest sampling period
+   * (the global view shows the recent past; a process's own charts keep
+   * MAX_POINTS), with one more x just after each finished process's last
+   * sample, where the total says who lived on (and breaks if none did).
+   * Bounding it bounds the work of each redraw, which with many processes
+   * decides how soon a new point shows. */
   function globalGrid(list) {
     let res = Infinity;
     for (const p of list) {
@@ -341,10 +390,11 @@
     const binsOf = list.map((p, k) => {
       const out = new Array(p.t.length - from[k]);
       for (let i = from[k]; i < p.t.length; i++) {
-        const b = Math.round(p.t[i] / res);
+        const b = Math.round((p.origin + p.t[i]) / res);
         bins.add(b);
         out[i - from[k]] = b;
       }
+      if (p.info.connected === false && out.length) bins.add(out[out.length - 1] + 1);
       return out;
     });
     let sorted = Array.from(bins).sort((a, b) => a - b);
@@ -352,6 +402,9 @@
     const pos = new Map(sorted.map((b, i) => [b, i]));
     return { xs: sorted.map((b) => b * res), pos, binsOf, from };
   }
+  /* The chart's columns for spec: one per process (its samples in their
+   * bins), then the total; and their spans for the legend.  A process lives
+   * from its first sample to its last, or to the end while connected. */
   function globalData(grid, list, spec) {
     const n = grid.xs.length;
     const cols = list.map((p, k) => {
@@ -365,7 +418,10 @@
       return col;
     });
     const first = list.map((p, k) => grid.pos.get(grid.binsOf[k][0]) ?? 0);
-    const last = list.map((p, k) => grid.pos.get(grid.binsOf[k][grid.binsOf[k].length - 1]) ?? -1);
+    const last = list.map((p, k) => {
+      if (p.info.connected !== false) return n - 1;
+      return grid.pos.get(grid.binsOf[k][grid.binsOf[k].length - 1]) ?? -1;
+    });
     const hold = new Array(list.length).fill(null);
     const total = new Array(n).fill(null);
     for (let j = 0; j < n; j++) {
@@ -376,11 +432,16 @@
       }
       if (count) total[j] = spec.agg === 'sum' ? sum : sum / count;
     }
-    return [grid.xs].concat(cols, [total]);
+    const spans = [null].concat(list.map((p, k) => [first[k], last[k]]), ['exact']);
+    return { data: [grid.xs].concat(cols, [total]), spans };
+  }
+  /* The processes the global charts draw: those with samples and an origin. */
+  function globalList() {
+    return Array.from(procs.values()).filter((p) => p.t.length && typeof p.origin === 'number');
   }
   function drawGlobal() {
     const container = $('global-charts');
-    const list = Array.from(procs.values()).filter((p) => p.t.length);
+    const list = globalList();
     const key = list.map((p) => p.id + '|' + procLabel(p) + '|' + powerEstimated(p)).join(';');
     if (key !== globalKey) {
       globalCharts = destroyAll(globalCharts, container);
@@ -391,14 +452,19 @@
           label: procLabel(p) + (spec.power && powerEstimated(p) ? ' (estimate, node.power_estimate)' : ''),
           stroke: p.color, dash: spec.power && powerEstimated(p) ? [6, 3] : undefined
         }));
-        series.push({ label: (spec.agg === 'sum' ? 'total' : 'mean') + (anyEst ? ' (estimate)' : ''), stroke: TOTAL_COLOR, width: 3 });
+        // the total breaks where no process lived
+        series.push({ label: (spec.agg === 'sum' ? 'total' : 'mean') + (anyEst ? ' (estimate)' : ''), stroke: TOTAL_COLOR, width: 3, spanGaps: false });
         const title = anyEst ? 'power / maximum, estimated (node.power_estimate)' : spec.title;
         globalCharts[spec.name] = makeChart(container, 'global.' + spec.name, title, series,
-          [[]].concat(series.map(() => [])), fmt);
+          [[]].concat(series.map(() => [])), fmt, true);
       }
     }
+    globalDrawn = list;
     const grid = globalGrid(list);
-    for (const spec of GLOBAL) setData(globalCharts[spec.name], globalData(grid, list, spec));
+    for (const spec of GLOBAL) {
+      const g = globalData(grid, list, spec);
+      setData(globalCharts[spec.name], g.data, g.spans);
+    }
   }
 
   function drawProcess() {
@@ -430,8 +496,10 @@
   }
 
   /* ---- tables ---- */
+  /* "finished": its connection ended (a process that reconnects comes back
+   * as a new one). */
   function stateOf(p) {
-    if (p.info.connected === false) return 'gone';
+    if (p.info.connected === false) return 'finished';
     const dbg = p.last && p.last.debug;
     if (dbg && dbg.paused) return 'connected, paused';
     return 'connected';
@@ -450,7 +518,8 @@
     const rows = [];
     for (const p of procs.values()) {
       const i = p.info;
-      const tr = el('tr', { 'data-id': String(p.id), class: (p.id === selectedId ? 'selected ' : '') + (i.connected === false ? 'gone' : '') },
+      const tr = el('tr', { 'data-id': String(p.id), 'data-state': i.connected === false ? 'finished' : 'connected',
+        class: (p.id === selectedId ? 'selected ' : '') + (i.connected === false ? 'finished' : '') },
         el('td', {}, el('span', { class: 'swatch', style: 'background:' + p.color }), String(p.id)),
         el('td', {}, String(i.pid ?? '')), el('td', {}, String(i.rank ?? '') + (i.nranks ? '/' + i.nranks : '')),
         el('td', {}, String(i.host ?? '')), el('td', {}, String(i.program ?? '')),
@@ -458,7 +527,7 @@
         el('td', { class: 'n' }, String(i.snapshots ?? p.t.length)),
         el('td', { class: 'n' + (i.drops ? ' warn' : '') }, String(i.drops ?? (p.last ? p.last.drops ?? 0 : 0))),
         el('td', { class: 'n' }, p.lastT != null ? p.lastT.toFixed(1) : (i.last_t != null ? Number(i.last_t).toFixed(1) : '')));
-      tr.addEventListener('click', () => select(p.id));
+      tr.addEventListener('click', () => select(p.id, true));
       rows.push(tr);
     }
     body.replaceChildren(...rows);
@@ -485,13 +554,29 @@
   }
 
   /* ---- selection ---- */
-  function select(id) {
+  let chosen = false; // the user picked a process: the page no longer picks
+  /* byUser: a click (or a test); else the page's own choice (autoSelect). */
+  function select(id, byUser) {
     if (!procs.has(id)) return;
+    if (byUser) chosen = true;
     selectedId = id;
     controlsKey = null;
     breakKey = null;
     dirty = true;
     redraw();
+  }
+
+  /* Until the user picks a process: the most recent one still connected
+   * (the highest id), when none is shown or the one shown has finished;
+   * when none is connected, the most recent one. */
+  function autoSelect() {
+    if (chosen) return;
+    const cur = procs.get(selectedId);
+    if (cur && cur.info.connected !== false) return;
+    let best = null;
+    for (const p of procs.values()) if (p.info.connected !== false && (!best || p.id > best.id)) best = p;
+    if (!best && !cur) for (const p of procs.values()) if (!best || p.id > best.id) best = p;
+    if (best && best.id !== selectedId) select(best.id, false);
   }
 
   /* ---- controls ---- */
@@ -633,7 +718,7 @@
     const dbg = snap && snap.debug;
     let text;
     if (!p) text = '–';
-    else if (p.info.connected === false) text = 'gone';
+    else if (p.info.connected === false) text = 'finished';
     else if (!dbg) text = 'not reported by this process';
     else if (dbg.paused) text = 'paused (' + (dbg.held ?? 0) + ' task' + (dbg.held === 1 ? '' : 's') + ' held)';
     else {
@@ -757,7 +842,7 @@
       $('detail-title').textContent = (p.info.program ?? '') + ' — rank ' + (p.info.rank ?? '?') + ', pid ' +
         (p.info.pid ?? '?') + (p.info.host ? ' on ' + p.info.host : '');
       $('detail-state').textContent = stateOf(p);
-      $('detail-state').dataset.state = p.info.connected === false ? 'gone' : 'connected';
+      $('detail-state').dataset.state = p.info.connected === false ? 'finished' : 'connected';
       drawProcess();
       drawDetailTables(p);
       updateControls(p);
@@ -816,7 +901,27 @@
     charts: () => Object.keys(globalCharts).map((n) => 'global.' + n).concat(Object.keys(procCharts).map((n) => 'proc.' + n)),
     processes: () => Array.from(procs.values()).map((p) => Object.assign({ samples: p.t.length }, p.info)),
     selected: () => selectedId,
-    select,
+    select: (id) => select(id, true),
+    /* a global chart's data as drawn ('throughput', ...): x (the dashboard's
+     * Unix time), per process {id, label, values}, and the total (or mean) */
+    global(name) {
+      const c = globalCharts[name];
+      if (!c || !c.data) return null;
+      const list = globalDrawn;
+      return {
+        x: Array.from(c.data[0]),
+        processes: list.map((p, k) => ({ id: p.id, label: c.series[k + 1].label, values: Array.from(c.data[k + 1]) })),
+        total: Array.from(c.data[list.length + 1])
+      };
+    },
+    /* a chart's legend as shown: [label, value text] per series */
+    legend(name) {
+      const [group, chart] = name.split('.');
+      const c = (group === 'global' ? globalCharts : procCharts)[chart];
+      if (!c) return null;
+      return Array.from(c.root.querySelectorAll('.u-legend tr.u-series')).map((tr) => [
+        (tr.querySelector('.u-label') || {}).textContent || '', (tr.querySelector('.u-value') || {}).textContent || '']);
+    },
     /* the value the selected process's last snapshot reports for a parameter */
     param(name) {
       const p = procs.get(selectedId);

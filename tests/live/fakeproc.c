@@ -3,12 +3,13 @@
  * way src/live/stream.c does, with fixed, known content.
  *
  * usage: fakeproc HOST:PORT/SECRET COUNT PERIOD_MS [--rank R] [--value V]
- *                 [--linger MS] [--pad N] [--auth none|wrong|replay]
+ *                 [--rate R] [--linger MS] [--pad N] [--auth none|wrong|replay]
  *                 [--bad magic|version|large|json|replay|flip-payload|flip-mac]
  *
  * Connects, proves it knows the secret (the handshake), sends HELLO {"pid", "rank", "nranks": 1,
  * "host": "fakehost", "program": "fakeproc", "started"}, then COUNT snapshots PERIOD_MS apart (seq
- * 0.., series "node.speed" = V (default 0.81), two task types, one with a quote, a backslash and a
+ * 0.., series "node.speed" = V (default 0.81) and, with --rate R, "tasks.ended_per_s" = R, two task
+ * types, one with a quote, a backslash and a
  * line break in its name; the odd ones written over several lines; --pad N adds N series and N task
  * types, for realistic sizes: 30 gives ~4.6 KB), then waits LINGER ms (default 0) for more
  * commands.  Every COMMAND it receives is printed on stdout as one line "command: <its JSON>"
@@ -166,7 +167,8 @@ static int serve(double ms, int closed_ok)
     }
 }
 
-static void snapshot(unsigned long seq, double t, long rank, const char *value, int pad)
+static void snapshot(unsigned long seq, double t, long rank, const char *value, const char *rate,
+                     int pad)
 {
     /* the odd ones over several lines: the dashboard must keep SSE lines whole */
     const char *nl = seq % 2 ? "\n  " : "";
@@ -179,10 +181,13 @@ static void snapshot(unsigned long seq, double t, long rank, const char *value, 
                       "\"total_s\":%.6f,\"running\":0}",
                       k, (seq + 1) * (unsigned long)k, 0.0001 * (double)k, 0.0002 * (double)k);
     }
+    char ended[64] = "";
+    if (rate)
+        snprintf(ended, sizeof ended, ",\"tasks.ended_per_s\":%s", rate);
     char json[20000];
     snprintf(json, sizeof json,
              "{%s\"seq\":%lu,\"t\":%.3f,\"pid\":%ld,\"rank\":%ld,\"drops\":0,%s"
-             "\"series\":{\"node.speed\":%s,\"node.efficiency\":0.77,\"rt.tasks\":%lu%s},%s"
+             "\"series\":{\"node.speed\":%s,\"node.efficiency\":0.77,\"rt.tasks\":%lu%s%s},%s"
              "\"types\":[{\"name\":\"fib\",\"calls\":%lu,\"self_s\":%.3f,\"total_s\":%.3f,"
              "\"running\":1},"
              "{\"name\":\"odd \\\"type\\\" \\\\ x\\ny\",\"calls\":7,\"self_s\":0.5,"
@@ -191,8 +196,8 @@ static void snapshot(unsigned long seq, double t, long rank, const char *value, 
              "\"params\":[{\"name\":\"rt.thread_cap\",\"kind\":\"int\",\"value\":2,\"min\":1,"
              "\"max\":2}],"
              "\"debug\":{\"paused\":false,\"break\":null,\"held\":0}}",
-             nl, seq, t, (long)getpid(), rank, nl, value, seq * 10, series, nl, 100 * (seq + 1),
-             0.01 * (double)(seq + 1), 0.02 * (double)(seq + 1), types);
+             nl, seq, t, (long)getpid(), rank, nl, value, seq * 10, ended, series, nl,
+             100 * (seq + 1), 0.01 * (double)(seq + 1), 0.02 * (double)(seq + 1), types);
     send_frame(TSCOPE__LIVE_SNAPSHOT, json);
 }
 
@@ -318,7 +323,7 @@ int main(int argc, char **argv)
 {
     if (argc < 4) {
         fprintf(stderr, "usage: fakeproc HOST:PORT/SECRET COUNT PERIOD_MS [--rank R] [--value V] "
-                        "[--linger MS] [--pad N] [--auth none|wrong|replay] "
+                        "[--rate R] [--linger MS] [--pad N] [--auth none|wrong|replay] "
                         "[--bad magic|version|large|json|replay|flip-payload|flip-mac]\n");
         return 2;
     }
@@ -336,12 +341,14 @@ int main(int argc, char **argv)
     double period = strtod(argv[3], NULL), linger = -1;
     long rank = 0;
     int pad = 0;
-    const char *value = "0.81", *bad = NULL, *auth = NULL;
+    const char *value = "0.81", *rate = NULL, *bad = NULL, *auth = NULL;
     for (int i = 4; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--rank") == 0)
             rank = strtol(argv[i + 1], NULL, 10);
         else if (strcmp(argv[i], "--value") == 0)
             value = argv[i + 1];
+        else if (strcmp(argv[i], "--rate") == 0)
+            rate = argv[i + 1];
         else if (strcmp(argv[i], "--linger") == 0)
             linger = strtod(argv[i + 1], NULL);
         else if (strcmp(argv[i], "--bad") == 0)
@@ -404,7 +411,7 @@ int main(int argc, char **argv)
         return 3;
     }
     for (unsigned long i = 0; i < count; i++) {
-        snapshot(i, (double)i * period / 1e3, rank, value, pad);
+        snapshot(i, (double)i * period / 1e3, rank, value, rate, pad);
         serve(period, 0);
     }
     if (linger > 0 && serve(linger, 1))
