@@ -13,10 +13,15 @@
 
 #define TSCOPE__NAME_MAX 255
 
+/* A counter's attribute: its values come from the sampler, one per period
+ * (a short run has too few of them to say much: the summary leaves such
+ * counters out, saying so). */
+#define TSCOPE__COUNTER_SAMPLED 1u
+
 struct tscope__names {
     pthread_mutex_t lock;
     char **names;   /* names[id], id 1..count; names[0] unused */
-    uint8_t *attrs; /* attrs[id]: TSCOPE_TYPE_* bits (task types only) */
+    uint8_t *attrs; /* attrs[id]: TSCOPE_TYPE_* bits (task types), TSCOPE__COUNTER_* (counters) */
     uint32_t count; /* highest id handed out */
     uint32_t cap;   /* allocated entries of names */
     uint32_t *hash; /* open addressing: id, 0 = empty */

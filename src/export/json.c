@@ -445,6 +445,8 @@ int tscope__export_json(const struct tscope__profile *p, FILE *f)
         num(f, "stddev", c->stats.stddev);
         fputc(',', f);
         num(f, "last", c->stats.last);
+        if (c->sampled)
+            fputs(",\"sampled\":true", f); /* one value per sampling period */
         fputc('}', f);
     }
     fputs("],\n \"events\":[", f);

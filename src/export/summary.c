@@ -4,6 +4,11 @@
 
 #include "export.h"
 
+/* A sampled counter's values a summary line needs to say something: fewer
+ * is a run of a few sampling periods or less (min, max and mean of one
+ * to four readings, a rate from one to three intervals). */
+#define SAMPLES_MEANINGFUL 5
+
 static const char *sort_key;
 
 static int cmp_types(const void *a, const void *b)
@@ -79,7 +84,8 @@ int tscope__export_summary(const struct tscope__profile *p, FILE *f, const char 
     }
     for (uint32_t i = 0; i < p->ncounters; i++) {
         int w = (int)strlen(p->counters[i].name);
-        if (p->counters[i].stats.count && w > width)
+        if (p->counters[i].stats.count >= (p->counters[i].sampled ? SAMPLES_MEANINGFUL : 1) &&
+            w > width)
             width = w;
     }
     sort_key = sort ? sort : "self";
@@ -104,11 +110,16 @@ int tscope__export_summary(const struct tscope__profile *p, FILE *f, const char 
                 n - shown);
     free(order);
 
-    /* the counters and the unfinished tasks: at most `rows` each too */
-    uint32_t any = 0;
+    /* the counters and the unfinished tasks: at most `rows` each too; a
+     * sampled counter with fewer than SAMPLES_MEANINGFUL values (a run of
+     * about one sampling period or less) says nothing its files do not: left
+     * out, said in one line */
+    uint32_t any = 0, few = 0;
     for (uint32_t i = 0; i < p->ncounters; i++) {
         const struct tscope__pcounter *c = &p->counters[i];
-        if (!c->stats.count)
+        if (c->sampled && c->stats.count && c->stats.count < SAMPLES_MEANINGFUL)
+            few++;
+        if (!c->stats.count || (c->sampled && c->stats.count < SAMPLES_MEANINGFUL))
             continue;
         if (!any++)
             fprintf(f, "\n%-*s %10s %14s %14s %14s %14s %14s\n", width, "counter", "samples", "min",
@@ -122,6 +133,12 @@ int tscope__export_summary(const struct tscope__profile *p, FILE *f, const char 
     if (rows && any > rows)
         fprintf(f, "... %u more counters (show all with --rows 0 or TASKSCOPE_SUMMARY_ROWS=0)\n",
                 any - rows);
+    if (few)
+        fprintf(f,
+                "%s%u sampled counter%s left out: fewer than %d samples in this %.3f s run "
+                "(TASKSCOPE_SAMPLE_MS sets the period); counters.csv and profile.json have %s\n",
+                any ? "" : "\n", few, few == 1 ? "" : "s", SAMPLES_MEANINGFUL, t->elapsed_ns / 1e9,
+                few == 1 ? "it" : "them");
     for (uint32_t i = 0; i < p->nunfinished && (!rows || i < rows); i++) {
         char buf[32];
         const struct tscope__punfinished *u = &p->unfinished[i];

@@ -643,6 +643,7 @@ static void read_all(struct reader *r, json_t *root, struct tscope__profile *p)
         c->stats.mean = num(r, o, w, "mean");
         c->stats.stddev = num(r, o, w, "stddev");
         c->stats.last = num(r, o, w, "last");
+        c->sampled = json_is_true(json_object_get(o, "sampled"));
     }
     a = array(r, root, "events", (void **)&p->events, sizeof *p->events, &n);
     for (size_t i = 0; i < n && !r->failed; i++, p->nevents++) {

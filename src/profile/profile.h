@@ -42,6 +42,7 @@ struct tscope__pcounter {
     char *name;
     uint32_t id;
     tscope_counter_stats_t stats;
+    int sampled; /* from the sampler (TSCOPE__COUNTER_SAMPLED) */
 };
 
 struct tscope__pevent {

@@ -318,6 +318,7 @@ struct tscope__profile *tscope__profile_snapshot(void)
         c->id = id;
         struct tscope__welford w = tscope__store_counter(s, id);
         c->stats = tscope__welford_stats(&w);
+        c->sampled = !!(tscope__names_attrs(&tscope__counters, id) & TSCOPE__COUNTER_SAMPLED);
     }
     for (uint32_t id = 1; ok && id <= nevents; id++) {
         struct tscope__pevent *e = &p->events[p->nevents++];

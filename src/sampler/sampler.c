@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "core/core.h"
+#include "core/names.h"
 #include "sampler.h"
 #include "taskscope/sampler.h"
 
@@ -145,7 +146,8 @@ static void emit(void *ctx, const char *series, double value)
             return;
         snprintf(S.names[i], sizeof S.names[i], "%s", series);
         S.counters[i] = 0;
-        tscope_counter_register(series, &S.counters[i]);
+        if (tscope_counter_register(series, &S.counters[i]) == 0)
+            tscope__names_add_attrs(&tscope__counters, S.counters[i], TSCOPE__COUNTER_SAMPLED);
         S.nseries++;
     }
     S.hint = i + 1;
