@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "harness.h"
 #include "trace/convert.h"
@@ -46,6 +47,10 @@ static int convert(const char *dir)
     struct tscope__replay_stats st;
     if (tscope__trace_convert(path, TSCOPE__FMT_CHROME, "/dev/null", 0, &st, err, sizeof err))
         TEST_FAIL("%s", err);
+    /* written into, never replaced by a renamed file (as root a rename could) */
+    struct stat dn;
+    if (stat("/dev/null", &dn) != 0 || !S_ISCHR(dn.st_mode))
+        TEST_FAIL("/dev/null is no longer a character device after a conversion into it");
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     printf("%llu %ld\n", (unsigned long long)st.records, ru.ru_maxrss);

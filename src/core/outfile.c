@@ -3,12 +3,24 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int tscope__outfile_open(struct tscope__outfile *o, const char *path, char *err, size_t errlen)
 {
     *o = (struct tscope__outfile){.path = path};
     if (strcmp(path, "-") == 0) {
         o->f = stdout;
+        return 0;
+    }
+    /* what is there and is not a regular file (/dev/null, a FIFO, a
+     * terminal) is written into: a rename would replace it with a file */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        o->f = fopen(path, "w");
+        if (!o->f) {
+            snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+            return -1;
+        }
         return 0;
     }
     if ((size_t)snprintf(o->tmp, sizeof o->tmp, "%s.tmp", path) >= sizeof o->tmp) {

@@ -8,7 +8,9 @@
  * (a full disk: "No space left on device", a file size limit: "File too
  * large").  A writer of several files (Paraver's three) closes each, then
  * renames them all or removes them all.  "-" is standard output, written
- * in place.  Nothing here is on the per-event path: writers run at the end.
+ * in place, and so is a PATH that exists and is not a regular file
+ * (/dev/null, a FIFO, a terminal: a rename would replace the device).  Nothing here is on the
+ * per-event path: writers run at the end.
  */
 #ifndef TSCOPE_CORE_OUTFILE_H
 #define TSCOPE_CORE_OUTFILE_H
