@@ -49,6 +49,8 @@ static void usage(FILE *f)
             "                        as tasks (TASKSCOPE_PTHREAD_WAITS=1)\n"
             "  --tools LIST          tool plugins, colon-separated (TASKSCOPE_TOOLS)\n"
             "  --sample-ms N         sampler period in ms, 0 off (TASKSCOPE_SAMPLE_MS)\n"
+            "  --filter FILE         measure only the task types the filter file keeps\n"
+            "                        (TASKSCOPE_FILTER_FILE, docs/filter.md)\n"
             "\n"
             "options (each sets the TASKSCOPE_* variable named; see docs/configuration.md):\n"
             "  -o, --output DIR      output folder (TASKSCOPE_OUTPUT_DIR, default taskscope-out;\n"
@@ -253,6 +255,7 @@ int tscope_cli_run(int argc, char **argv)
                                          {"tools", required_argument, NULL, 't'},
                                          {"sample-ms", required_argument, NULL, 'S'},
                                          {"pthread-waits", no_argument, NULL, 'W'},
+                                         {"filter", required_argument, NULL, 'I'},
                                          {"quiet", no_argument, NULL, 'q'},
                                          {"trace", optional_argument, NULL, 'R'},
                                          {"live", optional_argument, NULL, 'L'},
@@ -336,6 +339,20 @@ int tscope_cli_run(int argc, char **argv)
         case 'W':
             setenv("TASKSCOPE_PTHREAD_WAITS", "1", 1);
             break;
+        case 'I': {
+            /* read here, so that a mistake stops the run before it starts */
+            struct tscope__filter *filter;
+            char err[1024];
+            if (tscope__filter_parse(optarg, &filter, err, sizeof err)) {
+                fprintf(stderr, "taskscope run: --filter %s\n", err);
+                return 2;
+            }
+            tscope__filter_free(filter);
+            char *path = realpath(optarg, NULL); /* the program may change folder */
+            setenv("TASKSCOPE_FILTER_FILE", path ? path : optarg, 1);
+            free(path);
+            break;
+        }
         case 'R':
             if (optarg && tscope_cli_check_trace("run", optarg))
                 return 2;

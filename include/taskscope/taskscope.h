@@ -219,6 +219,13 @@ int tscope_event_register(const char *name, tscope_event_t *out);
  * call once per type.  TSCOPE_ENOENT for an unknown type, TSCOPE_EINVAL for
  * bits this version does not know. */
 int tscope_type_set_attrs(tscope_type_t type, unsigned attrs);
+/* 0 when the filter file in force (TASKSCOPE_FILTER_FILE, docs/filter.md)
+ * excludes this type's tasks from measurement, else 1.  Decided once, when
+ * the type is registered (or at tscope_init for one registered before);
+ * tscope_task_create_h and tscope_task_start_h then return NULL for it,
+ * counted as filtered, and the task's time stays with the task it runs
+ * inside.  No lock: a runtime may ask per task. */
+int tscope_type_measured(tscope_type_t type);
 
 /* Returns a new task id unique across threads and ranks (rank in the top 16
  * bits).  No lock: each thread takes ids from its own block. */

@@ -58,7 +58,11 @@
 #define PTR_MASK ((1ull << 48) - 1) /* user-space addresses fit in 48 bits */
 #define ID_BITS ((1ull << 48) - 1)  /* a task id below its rank bits */
 #define DEPTH_SHIFT 48
-#define DEPTH_MAX 0x3FFFu
+#define DEPTH_MAX 0x1FFFu
+/* a task of a type the filter file excludes (tscope_type_measured): the
+ * pointer is its nearest measured ancestor's handle, for its children;
+ * nothing is recorded of it, its time stays with what it runs inside */
+#define THROUGH (1ull << 61)
 #define UNTIED (1ull << 62) /* may continue on another thread after a switch */
 #define BEGUN (1ull << 63)
 
@@ -72,12 +76,16 @@ static inline unsigned depth_of(uint64_t value)
     return (unsigned)(value >> DEPTH_SHIFT) & DEPTH_MAX;
 }
 
+static inline uint64_t pack_depth(unsigned depth)
+{
+    return (uint64_t)(depth > DEPTH_MAX ? DEPTH_MAX : depth) << DEPTH_SHIFT;
+}
+
 static inline uint64_t pack(tscope_task_t *h, unsigned depth, uint64_t begun)
 {
     if (!h)
         return 0; /* not measured */
-    return ((uint64_t)(uintptr_t)h & PTR_MASK) |
-           ((uint64_t)(depth > DEPTH_MAX ? DEPTH_MAX : depth) << DEPTH_SHIFT) | begun;
+    return ((uint64_t)(uintptr_t)h & PTR_MASK) | pack_depth(depth) | begun;
 }
 
 /* ---- task types ------------------------------------------------------------ */
@@ -246,6 +254,8 @@ struct tstate {
     uint32_t n, cap;
     uint64_t dep_parent;      /* the id of the task that created the last task with
                                  depend clauses (on_dependences follows its create) */
+    uint64_t through_id;      /* that task's id and type when the filter file */
+    uint32_t through_type;    /* excludes it (THROUGH), for its edges' count */
     unsigned dep_flags;       /* that task's TSCOPE__HAZARDS_* (a taskwait's list) */
     const void *sync_codeptr; /* of the latest sync region begun here */
 };
@@ -645,15 +655,25 @@ static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_dat
     uint32_t type = type_of(KEY(TAG_TASK, codeptr));
     if (!type) /* created inside the runtime: a taskloop's task */
         type = taskloop_type(enc);
-    tscope_task_t *h = tscope_task_create_h(tscope_task_id_next(),
-                                            enc && enc->value ? handle_of(enc->value) : NULL, type,
-                                            map_flags(flags), depth, 0);
-    task->value = pack(h, depth, (flags & ompt_task_untied) ? UNTIED : 0);
+    uint64_t id = tscope_task_id_next();
+    tscope_task_t *parent = enc && enc->value ? handle_of(enc->value) : NULL;
+    tscope_task_t *h = tscope_task_create_h(id, parent, type, map_flags(flags), depth, 0);
+    uint64_t through = 0;
+    if (__builtin_expect(!h, 0) && !tscope_type_measured(type)) {
+        /* excluded (counted by the create): its children hang on its
+         * measured ancestor, its edges are counted as filtered */
+        through = id;
+        task->value = ((uint64_t)(uintptr_t)parent & PTR_MASK) | pack_depth(depth) | THROUGH;
+    } else {
+        task->value = pack(h, depth, (flags & ompt_task_untied) ? UNTIED : 0);
+    }
     if (has_deps) { /* the parent its dependences are among (on_dependences) */
         struct tstate *st = state();
         if (st) {
-            st->dep_parent = enc && enc->value ? tscope_task_handle_id(handle_of(enc->value)) : 0;
+            st->dep_parent = parent ? tscope_task_handle_id(parent) : 0;
             st->dep_flags = 0;
+            st->through_id = through;
+            st->through_type = type;
         }
     }
 }
@@ -668,7 +688,7 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
     if (st->n && __builtin_expect(st->f[st->n - 1].untied, 0) && prior != next)
         finished_untied_slow(st, prior); /* (a switch to itself names no other task) */
     tscope_task_t *below = NULL;         /* a tied task switched out, under the next one */
-    if (prior && prior->value &&
+    if (prior && prior->value && !(prior->value & THROUGH) &&
         (status == ompt_task_complete || status == ompt_task_cancel || status == ompt_task_detach ||
          status == ompt_taskwait_complete)) {
         int i = find_task(st, handle_of(prior->value));
@@ -689,7 +709,8 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
             st->n = (uint32_t)i;
             tscope_task_yield_h(handle_of(prior->value));
         }
-    } else if (prior && prior->value && (status == ompt_task_switch || status == ompt_task_yield)) {
+    } else if (prior && prior->value && !(prior->value & THROUGH) &&
+               (status == ompt_task_switch || status == ompt_task_yield)) {
         /* A tied task left for the next one (a taskwait or a taskgroup's
          * end running a child, a taskyield, an undeferred child, a
          * barrier) stays below it on this thread's stack: its switch
@@ -698,8 +719,8 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
          * handle.) */
         below = handle_of(prior->value);
     }
-    if (!next || !next->value)
-        return;
+    if (!next || !next->value || (next->value & THROUGH))
+        return; /* not measured, or excluded: what runs here gets its time */
     uint64_t v = next->value;
     tscope_task_t *h = handle_of(v);
     if (!(v & BEGUN)) { /* the common case: a task's first run */
@@ -864,7 +885,15 @@ static void on_dependences(ompt_data_t *task, const ompt_dependence_t *deps, int
     struct tstate *st = self;
     uint64_t parent = st ? st->dep_parent : 0;
     unsigned flags = st ? st->dep_flags : 0;
-    uint64_t id = task_key(handle_of(task->value));
+    uint64_t id;
+    if (task->value & THROUGH) { /* excluded: its edges reach taskscope to be counted */
+        if (!st || !st->through_id)
+            return;
+        id = (st->through_id & ID_BITS) | ((uint64_t)st->through_type << KEY_TYPE_SHIFT);
+        st->through_id = 0;
+    } else {
+        id = task_key(handle_of(task->value));
+    }
     if (!(id & ID_BITS))
         return; /* not measured */
     struct tscope__access_item small[DEPS_ON_STACK], *list = small;

@@ -242,6 +242,14 @@ static int p_fdepth(struct tscope__config *c, const char *v)
     return 0;
 }
 
+static int p_ffile(struct tscope__config *c, const char *v)
+{
+    if (strlen(v) >= sizeof c->filter_file)
+        return -1;
+    strcpy(c->filter_file, v);
+    return 0;
+}
+
 static int p_dir(struct tscope__config *c, const char *v)
 {
     if (!*v || strlen(v) >= sizeof c->output_dir)
@@ -593,6 +601,10 @@ static const struct var vars[] = {
      "only tasks with this flag go into the instance graph", p_fflags},
     {"TASKSCOPE_FILTER_DEPTH", "0-65535", "MAX or MIN-MAX (0 to 65535)",
      "only tasks with a recursion depth in this range go into the instance graph", p_fdepth},
+    {"TASKSCOPE_FILTER_FILE", "", "a file path of up to 1023 bytes (empty: none)",
+     "the filter file: which task types are measured at all (docs/filter.md); one that cannot "
+     "be read or parsed is a warning, and every task is measured",
+     p_ffile},
     {"TASKSCOPE_OUTPUT_DIR", "taskscope-out", "a folder path of 1 to 1023 bytes",
      "where tscope_finalize writes; an existing folder is never overwritten (a numeric suffix "
      "is added and the new name printed)",

@@ -50,6 +50,7 @@ struct tscope__config {
      * four times at its start, a page fault per 4 KiB of it */
     char filter_types[TSCOPE__FILTER_TYPES_BYTES];
     int filter_ntypes;
+    char filter_file[1024]; /* TASKSCOPE_FILTER_FILE: "" none (core/filter.h) */
     char output_dir[1024];
     int outputs;              /* TSCOPE__OUT_* bits */
     int summary;              /* print the summary table at finalize */

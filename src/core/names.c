@@ -4,6 +4,7 @@
  * id stays valid for the life of the process.
  */
 #include "names.h"
+#include "filter.h"
 #include "hooks.h"
 
 #include <stdlib.h>
@@ -92,6 +93,8 @@ int tscope__names_intern(struct tscope__names *t, const char *name, uint32_t *id
     t->names[++t->count] = copy;
     *slot = t->count;
     *id = t->count;
+    if (t == &tscope__types) /* before any thread can use the id */
+        tscope__filter_decide(t->count, copy);
     if (tscope__hooks.name_added) /* under the lock: see the hook */
         tscope__hooks.name_added(t, t->count, copy);
     if (t->count * 2 > t->hash_cap)
@@ -156,8 +159,11 @@ uint32_t tscope__names_count(struct tscope__names *t)
 void tscope__names_clear(struct tscope__names *t)
 {
     pthread_mutex_lock(&t->lock);
-    for (uint32_t id = 1; id <= t->count; id++)
+    for (uint32_t id = 1; id <= t->count; id++) {
         free(t->names[id]);
+        if (t == &tscope__types && id <= TSCOPE__MAX_IDS)
+            tscope__type_excluded[id] = 0; /* the ids will name other types */
+    }
     free(t->names);
     free(t->attrs);
     free(t->hash);

@@ -197,6 +197,12 @@ static void totals(FILE *f, const struct tscope__profile *p)
     u64(f, "threads", t->threads);
     fputc(',', f);
     u64(f, "types", t->types);
+    if (p->filter) { /* only under a filter file: without one the file is as before */
+        fputc(',', f);
+        u64(f, "tasks_filtered", p->tasks_filtered);
+        fputc(',', f);
+        u64(f, "dependencies_filtered", p->deps_filtered);
+    }
     fputs("},\n", f);
 }
 

@@ -61,6 +61,12 @@ int tscope__export_summary(const struct tscope__profile *p, FILE *f, const char 
             (unsigned long long)t->tasks_cancelled, (unsigned long long)t->tasks_unfinished,
             (unsigned long long)t->events, (unsigned long long)t->events_dropped);
     tscope__fmt_loss_note(p, f, "");
+    if (p->filter)
+        fprintf(f,
+                "filter file: %llu task%s and %llu dependenc%s left out (their time counts in "
+                "the tasks they ran inside)\n",
+                (unsigned long long)p->tasks_filtered, p->tasks_filtered == 1 ? "" : "s",
+                (unsigned long long)p->deps_filtered, p->deps_filtered == 1 ? "y" : "ies");
     char how[32];
     if (p->ended_by)
         fprintf(f, "ended by %s at %.3f s; %llu task%s %s running (closed then, as unfinished)\n",

@@ -21,6 +21,7 @@
 
 #include "core/clock.h"
 #include "core/core.h"
+#include "core/filter.h"
 #include "core/names.h"
 #include "core/thread_local.h"
 #include "core/hooks.h"
@@ -106,6 +107,11 @@ int tscope_type_set_attrs(tscope_type_t type, unsigned attrs)
     if (attrs & ~(TSCOPE_TYPE_WAIT | TSCOPE_TYPE_BARRIER))
         return TSCOPE_EINVAL;
     return tscope__names_add_attrs(&tscope__types, type, attrs);
+}
+
+int tscope_type_measured(tscope_type_t type)
+{
+    return !tscope__excluded(type);
 }
 
 int tscope_counter_register(const char *name, tscope_counter_t *out)
@@ -305,6 +311,7 @@ int tscope_init(int rank, int nranks)
      * 20 us alone) */
     tscope__threads_quiesce_setup();
     tscope__g.cfg = cfg;
+    tscope__filter_install(cfg.filter_file, stderr); /* before the first event of this run */
     tscope__g.rank = rank;
     tscope__g.nranks = nranks;
     tscope__g.origin = store->origin;

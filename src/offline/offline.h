@@ -145,6 +145,9 @@ int tscope__offline_take_markers(const char *outdir, long prog_pid, int sig, uin
 /* ---- what `taskscope run` reads of the program's configuration: the
  * outputs and trace it asked for (TASKSCOPE_*) ---- */
 #include "core/config.h"
+/* ---- the filter file `run --filter` checks before it starts the program
+ * (tscope__filter_parse) ---- */
+#include "core/filter.h"
 
 /* ---- what `taskscope model` needs of the fit: the quality line ---- */
 #include "model/fit.h"

@@ -246,6 +246,11 @@ static void read_totals(struct reader *r, json_t *root, struct tscope__profile *
     o->anomalies = u64(r, t, "totals", "anomalies");
     o->threads = u32(r, t, "totals", "threads");
     o->types = u32(r, t, "totals", "types");
+    if (json_object_get(t, "tasks_filtered")) { /* optional: a run with a filter file */
+        p->filter = 1;
+        p->tasks_filtered = u64(r, t, "totals", "tasks_filtered");
+        p->deps_filtered = u64(r, t, "totals", "dependencies_filtered");
+    }
 }
 
 /* "messages" (absent before taskscope had them): per peer rank. */

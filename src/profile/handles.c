@@ -8,10 +8,13 @@
  * each event is the id-based event of events.c.  The choice is made once per run
  * (tscope_init), so a handle never changes path while it lives.  The task
  * debugger's gate sees each begin (and, while armed, each create) with its
- * type on both paths.
+ * type on both paths.  A create or start of a type the filter file
+ * excludes is one test of that type's byte and a count (filtered()): it
+ * gives no handle, so the task's other events cost the NULL test.
  */
 #include "core/clock.h"
 #include "core/core.h"
+#include "core/filter.h"
 #include "core/hooks.h"
 #include "core/thread_local.h"
 #include "producer.h"
@@ -30,6 +33,19 @@ static inline int ring_task(const tscope_task_t *task)
     return __atomic_load_n(&task->state, __ATOMIC_RELAXED) & TSCOPE__TR_RING;
 }
 
+/* A task of a type the filter file excludes (core/filter.h): no handle,
+ * nothing recorded, so its time stays with the task it runs inside; counted
+ * in the calling thread's shard.  NULL. */
+static __attribute__((noinline)) tscope_task_t *filtered(void)
+{
+    struct tscope__thread *th = enter();
+    if (th) {
+        tscope__shard_filtered(th->index);
+        leave(th);
+    }
+    return NULL;
+}
+
 static inline int gate_armed(void)
 {
     return atomic_load_explicit(&tscope__gate_armed, memory_order_relaxed);
@@ -40,6 +56,8 @@ tscope_task_t *tscope_task_create_h(uint64_t id, tscope_task_t *parent, tscope_t
 {
     if (id == 0 || type > TSCOPE__MAX_IDS || (flags & ~TSCOPE_TASK_FLAGS_ALL))
         return NULL;
+    if (__builtin_expect(__atomic_load_n(&tscope__type_excluded[type], __ATOMIC_RELAXED), 0))
+        return filtered();
     int16_t prio = priority > INT16_MAX   ? INT16_MAX
                    : priority < INT16_MIN ? INT16_MIN
                                           : (int16_t)priority;
@@ -75,6 +93,8 @@ tscope_task_t *tscope_task_start_h(uint64_t id, tscope_type_t type)
 {
     if (id == 0 || type > TSCOPE__MAX_IDS)
         return NULL;
+    if (__builtin_expect(__atomic_load_n(&tscope__type_excluded[type], __ATOMIC_RELAXED), 0))
+        return filtered();
     if (tscope__g.cfg.aggregate && __builtin_expect(gate_armed(), 0) && tscope__hooks.gate)
         tscope__hooks.gate(id, type); /* may hold the thread: outside the event */
     struct tscope__thread *th = enter();

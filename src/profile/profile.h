@@ -178,6 +178,10 @@ struct tscope__profile {
     int ended_by; /* the signal that ended the run, 0 if it ended normally */
     tscope_totals_t totals;
     uint64_t deps_cut_off;
+    /* the filter file (core/filter.h): in force (then profile.json's totals
+     * say what it left out), tasks and dependencies it left out */
+    int filter;
+    uint64_t tasks_filtered, deps_filtered;
     struct tscope__ptype *types;
     uint32_t ntypes;
     struct tscope__pcounter *counters;

@@ -159,6 +159,9 @@ int tscope__ids_event(uint32_t thread, uint64_t ts, const struct tscope__rec *r)
 uint16_t tscope__ids_type(uint32_t thread, uint64_t id);
 /* A queued event: counted, nothing else (the profile has no queue time). */
 void tscope__shard_queued(uint32_t thread);
+/* A task of a type the filter file excludes (core/filter.h), counted in
+ * thread's shard; nothing else is recorded of it (shard_events.c). */
+void tscope__shard_filtered(uint32_t thread);
 
 /* ---- the mapping (the crash journal's, lifecycle/journal.h) ----------- */
 

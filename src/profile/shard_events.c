@@ -22,6 +22,7 @@
 
 #include "acc.h"
 #include "core/clock.h"
+#include "core/filter.h"
 #include "grow.h"
 #include "producer.h"
 #include "shard.h"
@@ -139,6 +140,10 @@ static int dependency(struct tscope__shard *s, uint32_t thread, const struct tsc
         from = tscope__ids_type(thread, r->id);
     if (!to)
         to = tscope__ids_type(thread, r->arg);
+    if (__builtin_expect(tscope__excluded(from) || tscope__excluded(to), 0)) {
+        ST(s->totals.deps_filtered, LD(s->totals.deps_filtered) + 1);
+        return 2; /* dropped, counted: neither recorded nor shadowed */
+    }
     uint64_t key = ((uint64_t)from << 16 | to) + 1;
     struct tscope__u64map *m = &dmaps[thread];
     uint32_t idx = LD(s->hi_deptype);
@@ -234,11 +239,22 @@ int tscope__shard_take(const struct tscope__rec *r, uint64_t ext)
         if (rc == 0 && !(bit & TSCOPE__REC_TASK_KINDS))
             ST(s->totals.events, LD(s->totals.events) + 1);
     }
+    if (rc == 2) { /* a dependency the filter file drops */
+        leave(th);
+        return 0;
+    }
     if (rc == 0)
         shadow_ext(th, r->kind, now, r->id, r->arg, r->type, r->prio, r->depth, r->flags,
                    tscope__rec_exts(r) ? &ext : NULL);
     leave(th);
     return rc == 0 ? 0 : 1; /* no memory for an entry: the ring takes it */
+}
+
+void tscope__shard_filtered(uint32_t thread)
+{
+    struct tscope__shard *s = tscope__sh_of(thread);
+    if (s)
+        ST(s->totals.filtered, LD(s->totals.filtered) + 1);
 }
 
 /* ---- the fold -------------------------------------------------------------- */
@@ -249,10 +265,13 @@ static void fold_deps(struct tscope__store *st, struct tscope__shard *const *sha
     struct tscope__u64map idx = {0};
     st->nth_deptypes = 0;
     st->th_dependencies = st->th_deps_cut_off = 0;
+    st->th_tasks_filtered = st->th_deps_filtered = 0;
     for (uint32_t i = 0; i < n; i++) {
         struct tscope__shard *s = __atomic_load_n(&shards[i], __ATOMIC_ACQUIRE);
         if (!s)
             continue;
+        st->th_tasks_filtered += LD(s->totals.filtered);
+        st->th_deps_filtered += LD(s->totals.deps_filtered);
         struct sdeps d;
         if (tscope__sh_read_entry((const uint64_t *)&s->deps, (uint64_t *)&d, WORDS(d))) {
             st->th_dependencies += d.count;

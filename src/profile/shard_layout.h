@@ -38,6 +38,9 @@ struct stotals {
     uint64_t live;   /* the fold's: created - ended - cancelled of the types it took */
     uint64_t events; /* the events the shard took (the owner adds outside the version: one
                         word, only growing) */
+    /* tasks of types the filter file excludes, and dependencies with an end
+     * in one (core/filter.h): as events, outside the version */
+    uint64_t filtered, deps_filtered;
 };
 
 /* A counter's samples on this thread: Welford's statistics, the doubles as

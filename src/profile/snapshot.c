@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/filter.h"
 #include "core/core.h"
 #include "core/names.h"
 #include "critpath.h"
@@ -280,6 +281,9 @@ struct tscope__profile *tscope__profile_snapshot(void)
     double f = tscope__clock_ns_per_tick();
     tscope__fill_totals(s, &p->totals);
     p->deps_cut_off = s->deps_cut_off + s->th_deps_cut_off;
+    p->tasks_filtered = s->th_tasks_filtered;
+    p->deps_filtered = s->th_deps_filtered;
+    p->filter = tscope__filter_active() || p->tasks_filtered || p->deps_filtered;
     int untyped = s->ntypes > 0 && (s->types[0].created || s->types[0].calls ||
                                     s->types[0].cancelled || s->types[0].unfinished);
     p->types = calloc(ntypes + 1, sizeof *p->types);
@@ -294,9 +298,11 @@ struct tscope__profile *tscope__profile_snapshot(void)
     int ok = p->types && p->counters && p->events && p->peers && p->nodes && p->edges &&
              p->threads && p->unfinished && p->program && p->clock && p->mode && p->full_policy;
     for (uint32_t id = untyped ? 0 : 1; ok && id <= ntypes; id++) {
-        struct tscope__ptype *t = &p->types[p->ntypes++];
         tscope_type_stats_t st;
         tscope__fill_type_stats(s, id, &st);
+        if (tscope__excluded(id) && !st.created && !st.calls && !st.cancelled && !st.unfinished)
+            continue; /* the filter file's: never measured, counted in the totals */
+        struct tscope__ptype *t = &p->types[p->ntypes++];
         t->name = id ? name_of(&tscope__types, id, "type") : strdup("(untyped)");
         t->id = id;
         t->created = st.created;

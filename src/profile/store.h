@@ -281,6 +281,8 @@ struct tscope__store {
     struct tscope__deptype *th_deptypes; /* by type pair, each pair once */
     uint32_t nth_deptypes, cap_th_deptypes;
     uint64_t th_dependencies, th_deps_cut_off;
+    /* what the filter file left out (core/filter.h): tasks, dependencies */
+    uint64_t th_tasks_filtered, th_deps_filtered;
 
     /* graphs */
     struct tscope__node *nodes;
