@@ -123,7 +123,7 @@ if [ "$has_jansson" = 1 ]; then
   echo "-- the global view of the run: ranks.gp, messages.gp"
   "$ts" merge -q -o "$tmp/glob" "$tmp/run" >/dev/null 2>"$tmp/merge.err" \
     || fail "merge: $(cat "$tmp/merge.err")"
-  grep -q "^set format cb '%.3s %cB'" "$tmp/glob/messages.gp" || fail "messages.gp: colour bar labels"
+  grep -q "^set format cb '%.1s %cB'" "$tmp/glob/messages.gp" || fail "messages.gp: colour bar labels"
   grep -q "^set xlabel 'time (s)'" "$tmp/glob/ranks.gp" || fail "ranks.gp: x axis"
   grep -q "^set cblabel 'busy threads" "$tmp/glob/ranks.gp" || fail "ranks.gp: colour bar"
 else

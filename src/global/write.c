@@ -144,7 +144,7 @@ static int messages_gp(const struct tscope__profile *p, FILE *f)
             "set palette defined (%s1 '#fde725', 2 '#21918c', 3 '#440154')\n"
             "set cblabel 'bytes sent'\nset tics out\n"
             "# the colour bar's labels short (1.5 MB), so that they are never cut\n"
-            "set format cb '%%.3s %%cB'\nset rmargin 16\n",
+            "set format cb '%%.1s %%cB'\nset rmargin 16\n",
             n - 1, n - 1, pairs ? "" : "0 'white', ");
     if (!pairs)
         fputs(
