@@ -17,6 +17,7 @@
 #include "core/text.h"
 #include "export/export.h"
 #include "export/output.h"
+#include "export/palette.h"
 #include "profile/store.h"
 #include "golden.h"
 #ifdef TSCOPE_HAVE_JANSSON
@@ -773,6 +774,56 @@ static char *small_profile_json(void)
     return render(tscope__export_json, &p);
 }
 
+/* The colours' rule (export/palette.h): by self time, ties by id; the 12
+ * largest their own colour, a work type that of its rank, waits the greys in
+ * their order until the four are used; the rest grouped; no self: none. */
+static void palette_ranks_by_self(void)
+{
+    enum { N = 20 };
+    double self[N];
+    unsigned char wait[N] = {0};
+    for (int id = 0; id < N; id++)
+        self[id] = 100 + id; /* id 19 the largest */
+    self[0] = -1;            /* not a type of the run */
+    self[5] = self[6];       /* a tie: 5 before 6 */
+    wait[17] = wait[15] = wait[13] = wait[11] = wait[9] = 1;
+    wait[1] = 1; /* a small wait: grouped */
+    struct tscope__colour c[N];
+    ASSERT_EQ(tscope__palette_assign(self, wait, N, c), 0);
+    ASSERT_EQ(c[0].group, TSCOPE__COLOUR_NONE);
+    ASSERT(c[0].rgb == NULL);
+    ASSERT_EQ(c[19].rank, 0u);
+    ASSERT_STR_EQ(c[19].rgb, tscope__palette_work[0]);
+    ASSERT_EQ(c[5].rank + 1, c[6].rank);
+    /* ranks 0..11: ids 19..8; the waits among them 17, 15, 13, 11: greys in
+     * that order; 9 is the fifth: other waiting */
+    ASSERT_STR_EQ(c[17].rgb, tscope__palette_wait[0]);
+    ASSERT_STR_EQ(c[15].rgb, tscope__palette_wait[1]);
+    ASSERT_STR_EQ(c[13].rgb, tscope__palette_wait[2]);
+    ASSERT_STR_EQ(c[11].rgb, tscope__palette_wait[3]);
+    ASSERT_EQ(c[9].group, TSCOPE__COLOUR_OTHER_WAIT);
+    ASSERT_STR_EQ(c[9].rgb, TSCOPE__PALETTE_OTHER_WAIT);
+    ASSERT_EQ(c[1].group, TSCOPE__COLOUR_OTHER_WAIT);
+    ASSERT_STR_EQ(c[8].rgb, tscope__palette_work[11]); /* rank 11 */
+    ASSERT_STR_EQ(c[18].rgb, tscope__palette_work[1]);
+    ASSERT_EQ(c[7].group, TSCOPE__COLOUR_OTHER);
+    ASSERT_STR_EQ(c[2].rgb, TSCOPE__PALETTE_OTHER);
+    /* without wait marks a work type keeps its colour */
+    struct tscope__colour d[N];
+    ASSERT_EQ(tscope__palette_assign(self, NULL, N, d), 0);
+    for (int id = 1; id < N; id++)
+        if (!wait[id] && c[id].group == TSCOPE__COLOUR_OWN)
+            ASSERT_STR_EQ(d[id].rgb, c[id].rgb);
+    /* the colours are told apart: no two the same, none grey but the waits' */
+    for (int i = 0; i < TSCOPE__PALETTE_OWN; i++) {
+        ASSERT(strcmp(tscope__palette_work[i], TSCOPE__PALETTE_OTHER) != 0);
+        for (int j = 0; j < i; j++)
+            ASSERT(strcmp(tscope__palette_work[i], tscope__palette_work[j]) != 0);
+        const char *w = tscope__palette_work[i];
+        ASSERT(!(w[1] == w[3] && w[2] == w[4] && w[3] == w[5] && w[4] == w[6]));
+    }
+}
+
 /* A type marked as a wait (or a barrier) says so in profile.json, and only
  * such a type. */
 static void json_marks_waits(void)
@@ -1146,6 +1197,7 @@ int main(void)
     RUN(dot_draws_a_diamond_of_dependencies);
     RUN(dot_draws_a_chain_with_unknown_ends);
     RUN(json_marks_waits);
+    RUN(palette_ranks_by_self);
     RUN(reader_rejects_out_of_range_integers);
     RUN(reader_names_syntax_errors);
     RUN(report_tree_of_deep_profile);

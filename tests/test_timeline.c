@@ -146,9 +146,10 @@ static void exact_bins(void)
     unsetenv("TASKSCOPE_DURATION_SAMPLE");
 }
 
-/* 100,000 leaves with the default 1%: about 1,000 sampled, spread over the
- * run; 10^6 with everything sampled: thinned to at most 32768, every
- * remaining one chosen by the halved threshold. */
+/* 100,000 leaves with the default 25%: the sample full twice (8192), the
+ * fraction halved to 6.25%, about 6,250 kept, spread over the run; 10^6
+ * with everything sampled: thinned to at most 8192, every remaining one
+ * chosen by the halved threshold. */
 static void duration_sample(void)
 {
     harness_init();
@@ -161,8 +162,8 @@ static void duration_sample(void)
     }
     ASSERT_OK(tscope_flush());
     struct tscope__profile *p = tscope__profile_snapshot();
-    ASSERT(p->tl.npoints > 800 && p->tl.npoints < 1200);
-    ASSERT_NEAR(p->tl.sampled, 0.01, 1e-9);
+    ASSERT(p->tl.npoints > 5000 && p->tl.npoints < 7500);
+    ASSERT_NEAR(p->tl.sampled, 0.0625, 1e-9);
     ASSERT(p->tl.points[0].end < 200000 && p->tl.points[p->tl.npoints - 1].end > 800000);
     tscope__profile_free(p);
     ASSERT_OK(tscope_finalize());
@@ -179,7 +180,7 @@ static void duration_sample(void)
     ASSERT_OK(tscope_flush());
     p = tscope__profile_snapshot();
     ASSERT(p->tl.npoints <= TSCOPE__TL_POINTS && p->tl.npoints > TSCOPE__TL_POINTS / 4);
-    ASSERT(p->tl.sampled < 0.05); /* halved 5 times: 1/32 */
+    ASSERT(p->tl.sampled < 0.02); /* halved 7 times: 1/128 */
     ASSERT_NEAR(p->tl.sampled * 1000000, p->tl.npoints, p->tl.npoints * 0.05);
     tscope__profile_free(p);
     ASSERT_OK(tscope_finalize());

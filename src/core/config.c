@@ -590,9 +590,9 @@ static const struct var vars[] = {
     {"TASKSCOPE_INSTANCE_SAMPLE", "1", "a fraction from 0 to 1",
      "fraction of tasks recorded in the instance graph (chosen by a hash of the task id)",
      p_sample},
-    {"TASKSCOPE_DURATION_SAMPLE", "0.01", "a fraction from 0 to 1",
+    {"TASKSCOPE_DURATION_SAMPLE", "0.25", "a fraction from 0 to 1",
      "fraction of tasks in the duration scatter plot (durations.csv; chosen by the task id, at "
-     "most 32768 kept: the fraction halves when they are)",
+     "most 8192 kept: the fraction halves when they are)",
      p_duration_sample},
     {"TASKSCOPE_FILTER_TYPES", "",
      "comma-separated task type names, up to 64 and 1023 bytes (empty: all)",

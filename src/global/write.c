@@ -146,7 +146,9 @@ static int messages_gp(const struct tscope__profile *p, FILE *f)
             "set xlabel 'to rank'\nset ylabel 'from rank'\n"
             "set xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n"
             "set palette defined (%s1 '#fde725', 2 '#21918c', 3 '#440154')\n"
-            "set cblabel 'bytes'\nset tics out\n",
+            "set cblabel 'bytes sent'\nset tics out\n"
+            "# the colour bar's labels short (1.5 MB), so that they are never cut\n"
+            "set format cb '%%.1s %%cB'\nset rmargin 16\n",
             n - 1, n - 1, pairs ? "" : "0 'white', ");
     if (!pairs)
         fputs(
@@ -189,11 +191,12 @@ static int busy_gp(const struct tscope__profile *p, FILE *f)
             "set datafile separator ','\n"
             "set terminal pngcairo size 1200,%d noenhanced\n"
             "set output 'ranks.png'\n"
-            "set title 'busy threads per rank over time'\n"
+            "set title 'busy threads per rank over time (a task on the thread, waiting in one "
+            "included)'\n"
             "set xlabel 'time (s)'\nset ylabel 'rank'\n"
             "set xrange [0:%.9g]\nset yrange [%d.5:-0.5]\n"
             "set palette defined (0 'white', 1 '#fde725', 2 '#21918c', 3 '#440154')\n"
-            "set cblabel 'busy threads'\nset tics out\n",
+            "set cblabel 'busy threads (average over the bin)'\nset tics out\n",
             300 + 24 * (g->nranks < 30 ? g->nranks : 30), end > 0 ? end : 1, g->nranks - 1);
     if (g->nbins)
         fprintf(f,

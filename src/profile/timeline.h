@@ -17,8 +17,8 @@
 #include <stdint.h>
 
 #define TSCOPE__TL_BINS 512u
-#define TSCOPE__TL_SHIFT0 18u    /* first bin width: 2^18 ticks (~0.1 ms) */
-#define TSCOPE__TL_POINTS 32768u /* durations kept at most */
+#define TSCOPE__TL_SHIFT0 18u   /* first bin width: 2^18 ticks (~0.1 ms) */
+#define TSCOPE__TL_POINTS 8192u /* durations kept at most */
 
 struct tscope__tl_point {
     uint64_t id;

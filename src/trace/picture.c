@@ -15,11 +15,13 @@
 
 #include "convert.h"
 #include "core/outfile.h"
+#include "export/palette.h"
 
 #define LANES 4 /* nesting levels drawn; deeper ones share the last */
 
 struct open_stay {
     uint64_t begin;
+    uint64_t nested; /* ns of the stays nested in it: not its self time */
 };
 
 struct thread_state {
@@ -38,6 +40,7 @@ struct pic {
     uint64_t drawn, hidden;
     uint32_t deepest;
     uint8_t *type_used; /* by type id */
+    double *self;       /* by type id: the types' self time, for their colours */
     uint32_t ntype_used;
     int oom;
 };
@@ -78,7 +81,7 @@ static int slice_begin(void *ctx, uint32_t thread, uint64_t ns, uint64_t task, u
         s->s = g;
         s->cap = cap;
     }
-    s->s[s->n++].begin = ns;
+    s->s[s->n++] = (struct open_stay){ns, 0};
     return 0;
 }
 
@@ -89,24 +92,36 @@ static int slice_end(void *ctx, uint32_t thread, uint64_t ns, uint64_t task, uin
     struct thread_state *s = state(p, thread);
     if (!s || !s->n)
         return s ? 0 : -1;
-    uint64_t begin = s->s[--s->n].begin;
+    struct open_stay stay = s->s[--s->n];
     uint32_t depth = s->n;
-    if (ns - begin < p->min_ns) {
-        p->hidden++;
-        return 0;
-    }
+    if (depth)
+        s->s[depth - 1].nested += ns - stay.begin;
     if (type >= p->ntype_used) {
         uint32_t n = p->ntype_used ? p->ntype_used * 2 : 64;
         while (n <= type)
             n *= 2;
         uint8_t *g = realloc(p->type_used, n);
-        if (!g) {
+        if (g)
+            p->type_used = g;
+        double *h = g ? realloc(p->self, n * sizeof *h) : NULL;
+        if (!h) {
             p->oom = 1;
             return -1;
         }
+        p->self = h;
         memset(g + p->ntype_used, 0, n - p->ntype_used);
-        p->type_used = g;
+        for (uint32_t k = p->ntype_used; k < n; k++)
+            h[k] = -1;
         p->ntype_used = n;
+    }
+    /* the self time of every stay, drawn or not: the colours' ranks */
+    uint64_t span = ns - stay.begin;
+    p->self[type] = (p->self[type] < 0 ? 0 : p->self[type]) +
+                    (double)(span > stay.nested ? span - stay.nested : 0);
+    uint64_t begin = stay.begin;
+    if (ns - begin < p->min_ns) {
+        p->hidden++;
+        return 0;
     }
     p->type_used[type] = 1;
     s->drawn = 1;
@@ -151,6 +166,17 @@ static void put_quoted(FILE *f, const char *s)
     fputc('\'', f);
 }
 
+/* The name of a type of the trace. */
+static const char *type_name(const struct pic *p, uint32_t type, char *buf, size_t len)
+{
+    const char *name = type ? tscope__trace_name(p->t, TSCOPE__TABLE_TYPES, type) : NULL;
+    if (!name) {
+        snprintf(buf, len, type ? "type %u" : "(untyped)", type);
+        name = buf;
+    }
+    return name;
+}
+
 static void write_script(const struct pic *p, FILE *g, const char *data, const char *png,
                          const struct tscope__replay_stats *st)
 {
@@ -160,19 +186,49 @@ static void write_script(const struct pic *p, FILE *g, const char *data, const c
     for (uint32_t th = 0; th < p->nth; th++)
         threads += p->th[th].drawn;
     uint32_t lanes = p->deepest + 1 < LANES ? p->deepest + 1 : LANES;
+    /* the colours of the run's other pictures (export/palette.h), ranked by
+     * the self time of the stays; a trace carries no wait marks, so a
+     * waiting type has the work colour of its rank here */
+    struct tscope__colour *col = malloc((p->ntype_used ? p->ntype_used : 1) * sizeof *col);
+    if (col && tscope__palette_assign(p->self, NULL, p->ntype_used, col)) {
+        free(col);
+        col = NULL;
+    }
+    char buf[64];
+    unsigned own = 0, other = 0;
+    size_t longest = 0;
+    for (uint32_t type = 0; col && type < p->ntype_used; type++) {
+        if (!p->type_used[type])
+            continue;
+        if (col[type].group != TSCOPE__COLOUR_OWN) {
+            other++;
+            continue;
+        }
+        own++;
+        size_t len = strlen(type_name(p, type, buf, sizeof buf));
+        longest = len > longest ? len : longest;
+    }
+    char other_title[64];
+    snprintf(other_title, sizeof other_title, "other (%u types)", other);
+    if (other && strlen(other_title) > longest)
+        longest = strlen(other_title);
     fprintf(g,
             "# timeline.gp - written by taskscope convert: gnuplot timeline.gp -> timeline.png\n"
             "# every stay of a task on a thread, coloured by type; nested stays in lanes\n"
-            "# below their parent (%u lanes drawn); %llu stays shorter than %.3g ms left out\n"
+            "# below their parent (%u lanes drawn); %llu stays shorter than %.3g ms left out;\n"
+            "# colours: docs/output-formats.md, \"Colours\"\n",
+            lanes, (unsigned long long)p->hidden, (double)p->min_ns * 1e-6);
+    unsigned height = tscope__palette_key(g, own + (other != 0), longest, 1400,
+                                          200 + 60 * (threads ? threads : 1));
+    fprintf(g,
             "set datafile separator ','\n"
             "set terminal pngcairo size 1400,%u noenhanced\n"
             "set output '%s'\n"
             "set title 'rank %u: %llu task stays on %u threads (%s)'\n"
-            "set xlabel 'time (ms)'\nset yrange [%g:-0.6]\nset key outside right\n"
+            "set xlabel 'time (ms)'\nset yrange [%g:-0.6]\n"
             "set style fill solid 0.9 noborder\nset grid x\n",
-            lanes, (unsigned long long)p->hidden, (double)p->min_ns * 1e-6,
-            200 + 60 * (threads ? threads : 1), png, i->rank, (unsigned long long)st->slices,
-            threads, tscope__trace_status_text(i->status, i->cut), threads ? threads - 0.4 : 0.6);
+            height, png, i->rank, (unsigned long long)st->slices, threads,
+            tscope__trace_status_text(i->status, i->cut), threads ? threads - 0.4 : 0.6);
     /* row[slot + 1]: the band of a thread slot */
     fprintf(g, "array row[%u]\n", p->nth ? p->nth : 1);
     fprintf(g, "set ytics (");
@@ -196,33 +252,36 @@ static void write_script(const struct pic *p, FILE *g, const char *data, const c
     double h = 0.8 / lanes;
     fprintf(g, "lane(t,d) = row[t + 1] - 0.4 + %g * (d + 0.5)\n", h);
     fprintf(g, "plot ");
-    /* 20 colours a reader tells apart (Kelly's), cycled */
-    static const char *const colours[] = {"#F3C300", "#875692", "#F38400", "#A1CAF1", "#BE0032",
-                                          "#C2B280", "#848482", "#008856", "#E68FAC", "#0067A5",
-                                          "#F99379", "#604E97", "#F6A600", "#B3446C", "#DCD300",
-                                          "#882D17", "#8DB600", "#654522", "#E25822", "#2B3D26"};
     int first = 1;
-    unsigned k = 0;
-    char buf[64];
-    for (uint32_t type = 0; type < p->ntype_used; type++) {
-        if (!p->type_used[type])
-            continue;
-        const char *name = type ? tscope__trace_name(p->t, TSCOPE__TABLE_TYPES, type) : NULL;
-        if (!name) {
-            snprintf(buf, sizeof buf, type ? "type %u" : "(untyped)", type);
-            name = buf;
+    /* the own colours by rank, then the rest in one plot as "other" */
+    for (uint32_t rank = 0; col && rank < TSCOPE__PALETTE_OWN; rank++)
+        for (uint32_t type = 0; type < p->ntype_used; type++) {
+            if (!p->type_used[type] || col[type].rank != rank ||
+                col[type].group != TSCOPE__COLOUR_OWN)
+                continue;
+            fprintf(g,
+                    "%s'%s' using (($3+$4)/2):($5 == %u ? lane($1,$2) : NaN):(($4-$3)/2):(%g) "
+                    "with boxxyerror lc rgb '%s' title ",
+                    first ? "" : ", \\\n     ", data, type, h * 0.45, col[type].rgb);
+            tscope__palette_put_title(g, type_name(p, type, buf, sizeof buf));
+            first = 0;
         }
+    if (other) {
+        fprintf(g, "%s'%s' using (($3+$4)/2):((0", first ? "" : ", \\\n     ", data);
+        for (uint32_t type = 0; type < p->ntype_used; type++)
+            if (p->type_used[type] && col[type].group != TSCOPE__COLOUR_OWN)
+                fprintf(g, " || $5 == %u", type);
         fprintf(g,
-                "%s'%s' using (($3+$4)/2):($5 == %u ? lane($1,$2) : NaN):(($4-$3)/2):(%g) "
-                "with boxxyerror lc rgb '%s' title ",
-                first ? "" : ", \\\n     ", data, type, h * 0.45,
-                colours[k++ % (sizeof colours / sizeof colours[0])]);
-        put_quoted(g, name);
+                ") ? lane($1,$2) : NaN):(($4-$3)/2):(%g) with boxxyerror lc rgb '%s' "
+                "title '%s'",
+                h * 0.45, TSCOPE__PALETTE_OTHER, other_title);
         first = 0;
     }
     if (first)
-        fprintf(g, "'%s' using 1:(0) with points title 'no task stays'", data);
+        fprintf(g, "'%s' using 1:(0) with points title '%s'", data,
+                col ? "no task stays" : "out of memory for the colours");
     fprintf(g, "\n");
+    free(col);
 }
 
 int tscope__trace_to_timeline(struct tscope__trace *t, const char *out,
@@ -277,6 +336,7 @@ int tscope__trace_to_timeline(struct tscope__trace *t, const char *out,
         free(p.th[k].s);
     free(p.th);
     free(p.type_used);
+    free(p.self);
     return rc;
 }
 
