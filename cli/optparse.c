@@ -58,10 +58,10 @@ static int check(const struct tscope_cli_option *o, const char *v, char *expecte
     return v ? 0 : -1;
 }
 
-/* The option as given: -K or --NAME. */
-static void said(const struct tscope_cli_option *o, int as_long, char *buf, size_t len)
+/* The option as messages name it: --NAME, or -K when it has no name. */
+static void said(const struct tscope_cli_option *o, char *buf, size_t len)
 {
-    if (o->name && (as_long || !o->letter))
+    if (o->name)
         snprintf(buf, len, "--%s", o->name);
     else
         snprintf(buf, len, "-%c", o->key);
@@ -87,7 +87,7 @@ static void list(const struct tscope_cli_option *opts)
 {
     for (const struct tscope_cli_option *o = opts; o->name || o->key; o++) {
         char name[64];
-        said(o, o->name != NULL, name, sizeof name);
+        said(o, name, sizeof name);
         printf("%s %s %s\n", name, o->arg == TSCOPE_CLI_FLAG ? "-" : o->value,
                o->arg == TSCOPE_CLI_FLAG       ? "flag"
                : !o->check && !o->var          ? "any"
@@ -154,8 +154,7 @@ int tscope_cli_getopt(const char *cmd, int argc, char **argv, const struct tscop
     shorts[ns] = 0;
 
     opterr = 0;
-    int longindex = -1;
-    int c = getopt_long(argc, argv, shorts, longs, &longindex);
+    int c = getopt_long(argc, argv, shorts, longs, NULL);
     if (c == -1)
         return -1;
     if (c == TSCOPE_CLI_LISTED) {
@@ -178,7 +177,7 @@ int tscope_cli_getopt(const char *cmd, int argc, char **argv, const struct tscop
         if (o->key == (c == ':' || c == '?' ? optopt : c))
             break;
     char name[80], expected[700], value[128];
-    said(o, longindex >= 0 || as_long, name, sizeof name);
+    said(o, name, sizeof name);
     if (c == '?') { /* a value given to a flag: --tree=x */
         fprintf(stderr, "taskscope %s: %s takes no value ('%s')\n", cmd, name, arg);
         return TSCOPE_CLI_BAD;
