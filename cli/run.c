@@ -428,7 +428,7 @@ int tscope_cli_run(int argc, char **argv)
     setenv("TASKSCOPE_LAUNCHER_PID", self, 1);
     setenv("TASKSCOPE_SUMMARY", summary ? "1" : "0", 1);
     char tmpdir[PATH_MAX];
-    tscope_launch_prepare(&launch, adapter, prog, tmpdir, sizeof tmpdir);
+    tscope_launch_prepare(&launch, adapter, prog, tmpdir, sizeof tmpdir, quiet);
     /* gnuplot loads while the program runs, then draws all the pictures
      * (render.c); only when the pictures' scripts will be written */
     struct tscope_cli_renderer renderer = {-1, -1};
