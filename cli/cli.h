@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "offline/offline.h"
+#include "optparse.h"
 
 /* Each returns the process exit status. */
 int tscope_cli_run(int argc, char **argv);
@@ -48,14 +49,12 @@ void tscope_cli_render_cancel(struct tscope_cli_renderer *r);
  * line saying why not (gnuplot missing or failing). */
 int tscope_cli_render_script(const char *outdir, const char *name, int quiet);
 
-/* Shared option checks (options.c): 0, or -1 after one line on stderr,
- * "taskscope CMD: --OPT VALUE: expected ...". */
-int tscope_cli_check_sort(const char *cmd, const char *value);
-int tscope_cli_check_rows(const char *cmd, const char *value, long *rows);
-/* An option that sets a variable (--mode: TASKSCOPE_MODE, --policy,
- * --full-policy, --sample-ms), checked by the configuration's own parser
- * (tscope__config_check), so the option takes what the variable takes. */
-int tscope_cli_check_var(const char *cmd, const char *opt, const char *var, const char *value);
+/* The checks of option values several subcommands share (options.c; the
+ * type of optparse.h): --sort's keys of the summary, --trace's and
+ * --outputs' lists (the words of TASKSCOPE_TRACE and TASKSCOPE_OUTPUTS). */
+int tscope_cli_sort_key(const char *value, char *expected, size_t len);
+int tscope_cli_trace_list(const char *value, char *expected, size_t len);
+int tscope_cli_outputs_list(const char *value, char *expected, size_t len);
 
 /* Converts the binary trace in to format (TSCOPE__FMT_*, src/core/formats.h)
  * at out (NULL: next to it, the format's file - trace.json, trace-otf2,
@@ -71,10 +70,6 @@ int tscope_cli_trace_convert(const char *cmd, const char *in, int format, const 
  * unless quiet; 0, or 1 after one line. */
 int tscope_cli_job_trace_convert(const char *cmd, const char *run, const char *const *paths, int n,
                                  int format, const char *out, int quiet);
-/* --trace's and --outputs' values: 0, or -1 after one line on stderr
- * (options.c); the words are TASKSCOPE_TRACE's and TASKSCOPE_OUTPUTS'. */
-int tscope_cli_check_trace(const char *cmd, const char *value);
-int tscope_cli_check_outputs(const char *cmd, const char *value);
 /* The formats' names (core/formats.h), ", " between, into buf. */
 struct tscope__format_id;
 void tscope_cli_format_names(char *buf, size_t len, const struct tscope__format_id *ids,

@@ -62,11 +62,21 @@ static void usage(FILE *f)
                  d->file_gz ? d->file_gz : "", d->also[0] ? ", " : "", d->also);
         usage_format(f, tscope__traces[i].id, d->help, files);
     }
-    fprintf(f, "An MPI job's run folder (rank-N/trace.tsct) gives one Chrome trace of all ranks,\n"
-               "with the messages between them as arrows (RUN/trace.json), and the other\n"
-               "formats rank by rank.\n"
-               "and a saved profile (profile.json, or the folder holding it) for the tools that\n"
-               "read a call tree:\n");
+    /* which formats a job's run folder gives job-wide: the descriptors say */
+    char job[300] = "", ranks[300] = "", text[800];
+    for (unsigned i = 0; i < tscope__ntraces; i++) {
+        char *to = tscope__traces[i].desc->write_job ? job : ranks;
+        snprintf(to + strlen(to), 300 - strlen(to), "%s%s", to[0] ? ", " : "",
+                 tscope__traces[i].id->name);
+    }
+    snprintf(text, sizeof text,
+             "An MPI job's run folder (rank-N/trace.tsct) gives one trace of all ranks, with the "
+             "messages between them, in %s (in RUN/)%s%s%s.",
+             job[0] ? job : "no format", ranks[0] ? "; in " : "", ranks,
+             ranks[0] ? " rank by rank (in RUN/rank-N/)" : "");
+    tscope_cli_help_wrap(f, 0, 0, text);
+    fprintf(f, "It also converts a saved profile (profile.json, or the folder holding it) for\n"
+               "the tools that read a call tree:\n");
     for (unsigned i = 0; i < tscope__noutputs; i++) {
         if (!from_profile(i))
             continue;
@@ -83,6 +93,10 @@ static void usage(FILE *f)
                "                  output); default: next to the trace, with the names above\n"
                "  -q, --quiet     say nothing but errors\n"
                "  -h, --help      this text\n"
+               "\n"
+               "examples:\n"
+               "  taskscope convert app-traced --to otf2,paraver\n"
+               "  taskscope convert app-out --to folded -o app.folded\n"
                "\n"
                "exit status: 0 converted, 1 the trace could not be read or an output not\n"
                "written, 2 a bad option\n");
@@ -191,17 +205,62 @@ static int trace_path(const char *path, char *buf, size_t len)
     return 0;
 }
 
+#define FORMATS_MAX 8
+
+/* The formats of --to's value into formats: their number, or -1 when a
+ * word names none of them or there are more than FORMATS_MAX. */
+static int parse_to(const char *to, int *formats)
+{
+    int n = 0;
+    char item[64];
+    for (const char *p = to;;) {
+        size_t len = strcspn(p, ",");
+        snprintf(item, sizeof item, "%.*s", (int)(len < 63 ? len : 63), p);
+        int trace = tscope__trace_format(item), profile = -1;
+        for (unsigned k = 0; k < tscope__noutputs && !trace; k++)
+            if (from_profile(k) && tscope__format_is(tscope__outputs[k].id, item, strlen(item)))
+                profile = (int)k;
+        if (n >= FORMATS_MAX)
+            return -1;
+        else if (strcasecmp(item, "all") == 0) {
+            for (unsigned k = 0; k < tscope__ntraces && n < FORMATS_MAX; k++)
+                if (tscope__traces[k].id->flags & TSCOPE__FORMAT_IN_ALL)
+                    formats[n++] = tscope__traces[k].format;
+        } else if (trace)
+            formats[n++] = trace;
+        else if (profile >= 0)
+            formats[n++] = PROFILE_FMT + profile;
+        else
+            return -1;
+        if (!p[len])
+            return n;
+        p += len + 1;
+    }
+}
+
+/* --to's check (optparse.h). */
+static int check_to(const char *v, char *expected, size_t len)
+{
+    char traces[512], profiles[512];
+    tscope_cli_format_names(traces, sizeof traces, tscope__trace_ids, tscope__ntrace_ids);
+    profile_names(profiles, sizeof profiles);
+    snprintf(expected, len, "%s, all (a trace) or %s (a profile)", traces, profiles);
+    int formats[FORMATS_MAX];
+    return v && parse_to(v, formats) > 0 ? 0 : -1;
+}
+
 int tscope_cli_convert(int argc, char **argv)
 {
-    static const struct option opts[] = {{"to", required_argument, NULL, 't'},
-                                         {"output", required_argument, NULL, 'o'},
-                                         {"quiet", no_argument, NULL, 'q'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct tscope_cli_option opts[] = {
+        {"to", 't', 0, TSCOPE_CLI_VALUE, "LIST", check_to, NULL, 0},
+        {"output", 'o', 1, TSCOPE_CLI_VALUE, "P", NULL, NULL, 0},
+        {"quiet", 'q', 1, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
+        {"help", 'h', 1, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
+        {NULL, 0, 0, 0, NULL, NULL, NULL, 0}};
     const char *to = NULL, *out = NULL;
     int quiet = 0, c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
+    while ((c = tscope_cli_getopt("convert", argc, argv, opts, 0)) != -1) {
         switch (c) {
         case 't':
             to = optarg;
@@ -216,54 +275,22 @@ int tscope_cli_convert(int argc, char **argv)
             usage(stdout);
             return 0;
         default:
-            usage(stderr);
-            return 2;
+            return TSCOPE_CLI_STATUS(c);
         }
     }
     if (optind != argc - 1) {
         fprintf(stderr, "taskscope convert: %s\n",
                 optind >= argc ? "no trace given" : "one trace at a time");
-        usage(stderr);
         return 2;
     }
-    char traces[512], profiles[512];
-    tscope_cli_format_names(traces, sizeof traces, tscope__trace_ids, tscope__ntrace_ids);
-    profile_names(profiles, sizeof profiles);
     if (!to) {
-        fprintf(stderr, "taskscope convert: --to FORMAT missing (%s or all)\n", traces);
+        char expected[700];
+        check_to(NULL, expected, sizeof expected);
+        fprintf(stderr, "taskscope convert: --to FORMAT missing: expected %s\n", expected);
         return 2;
     }
-    /* the formats, checked before anything is written */
-    int formats[8], n = 0;
-    char item[64];
-    for (const char *p = to;;) {
-        size_t len = strcspn(p, ",");
-        snprintf(item, sizeof item, "%.*s", (int)(len < 63 ? len : 63), p);
-        int trace = tscope__trace_format(item), profile = -1;
-        for (unsigned k = 0; k < tscope__noutputs && !trace; k++)
-            if (from_profile(k) && tscope__format_is(tscope__outputs[k].id, item, strlen(item)))
-                profile = (int)k;
-        if (n >= 8) {
-            fprintf(stderr, "taskscope convert: --to: at most 8 formats\n");
-            return 2;
-        } else if (strcasecmp(item, "all") == 0) {
-            for (unsigned k = 0; k < tscope__ntraces && n < 8; k++)
-                if (tscope__traces[k].id->flags & TSCOPE__FORMAT_IN_ALL)
-                    formats[n++] = tscope__traces[k].format;
-        } else if (trace) {
-            formats[n++] = trace;
-        } else if (profile >= 0) {
-            formats[n++] = PROFILE_FMT + profile;
-        } else {
-            fprintf(stderr,
-                    "taskscope convert: --to %s: expected %s, all (a trace) or %s (a profile)\n",
-                    item, traces, profiles);
-            return 2;
-        }
-        if (!p[len])
-            break;
-        p += len + 1;
-    }
+    /* the formats (checked by the option's parser before anything is written) */
+    int formats[FORMATS_MAX], n = parse_to(to, formats);
     if (out && n > 1) {
         fprintf(stderr, "taskscope convert: -o names one output: give one format with it\n");
         return 2;

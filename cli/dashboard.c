@@ -70,6 +70,7 @@ int tscope_cli_dashboard(int argc, char **argv)
 #include <unistd.h>
 
 #include "dashboard.h"
+#include "optparse.h"
 
 #define TOKEN_MAX 128
 
@@ -111,91 +112,92 @@ static void usage(FILE *f)
             "exit status: 0 stopped (Ctrl-C, SIGTERM, --exit-after), 1 could not start, 2 usage\n");
 }
 
-static int parse_port(const char *opt, const char *value, unsigned *port)
+/* The checks of the options' values (optparse.h). */
+static int long_in(const char *v, long lo, long hi, long *out)
 {
     char *end;
     errno = 0;
-    long v = strtol(value, &end, 10);
-    if (!*value || *end || errno || v < 0 || v > 65535) {
-        fprintf(stderr, "taskscope dashboard: --%s %s: expected a port number 0-65535\n", opt,
-                value);
+    long n = v && *v ? strtol(v, &end, 10) : 0;
+    if (!v || !*v || *end || errno || n < lo || n > hi)
         return -1;
-    }
-    *port = (unsigned)v;
+    if (out)
+        *out = n;
     return 0;
 }
 
-static int check_token(const char *t)
+static int check_port(const char *v, char *expected, size_t len)
 {
-    size_t n = strlen(t);
+    snprintf(expected, len, "a port number 0-65535");
+    return long_in(v, 0, 65535, NULL);
+}
+
+static int check_history(const char *v, char *expected, size_t len)
+{
+    snprintf(expected, len, "a number 1-%d", TSCOPE__DASH_HISTORY_MAX);
+    return long_in(v, 1, TSCOPE__DASH_HISTORY_MAX, NULL);
+}
+
+static int check_memory(const char *v, char *expected, size_t len)
+{
+    snprintf(expected, len, "MiB, 1-%ld", (long)TSCOPE__DASH_MEMORY_MAX);
+    return long_in(v, 1, TSCOPE__DASH_MEMORY_MAX, NULL);
+}
+
+static int check_seconds(const char *v, char *expected, size_t len)
+{
+    char *end;
+    snprintf(expected, len, "seconds > 0");
+    double s = v && *v ? strtod(v, &end) : 0;
+    return v && *v && !*end && s > 0 && s <= 1e9 ? 0 : -1;
+}
+
+static int check_token(const char *t, char *expected, size_t len)
+{
+    snprintf(expected, len, "1-%d printable characters, no spaces", TOKEN_MAX);
+    size_t n = t ? strlen(t) : 0;
     int ok = n > 0 && n <= TOKEN_MAX;
     for (size_t i = 0; ok && i < n; i++)
         ok = t[i] > ' ' && t[i] <= '~';
-    if (!ok)
-        fprintf(stderr,
-                "taskscope dashboard: --token: expected 1-%d printable characters, no "
-                "spaces\n",
-                TOKEN_MAX);
     return ok ? 0 : -1;
 }
 
 /* 0 and *o, or the exit status (0 after --help, 2 after a line). */
 static int parse_options(int argc, char **argv, struct options *o, int *done)
 {
-    static const struct option opts[] = {{"port", required_argument, NULL, 'p'},
-                                         {"ingest-port", required_argument, NULL, 'i'},
-                                         {"bind", required_argument, NULL, 'b'},
-                                         {"history", required_argument, NULL, 'n'},
-                                         {"memory", required_argument, NULL, 'm'},
-                                         {"token", required_argument, NULL, 't'},
-                                         {"web", required_argument, NULL, 'w'},
-                                         {"exit-after", required_argument, NULL, 'x'},
-                                         {"secret-file", required_argument, NULL, 's'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct tscope_cli_option opts[] = {
+        {"port", 'p', 0, TSCOPE_CLI_VALUE, "PORT", check_port, NULL, 0},
+        {"ingest-port", 'i', 0, TSCOPE_CLI_VALUE, "PORT", check_port, NULL, 0},
+        {"bind", 'b', 0, TSCOPE_CLI_VALUE, "ADDRESS", NULL, NULL, 0},
+        {"history", 'n', 0, TSCOPE_CLI_VALUE, "N", check_history, NULL, 0},
+        {"memory", 'm', 0, TSCOPE_CLI_VALUE, "MIB", check_memory, NULL, 0},
+        {"token", 't', 0, TSCOPE_CLI_VALUE, "TOKEN", check_token, NULL, 1},
+        {"web", 'w', 0, TSCOPE_CLI_VALUE, "DIR", NULL, NULL, 0},
+        {"exit-after", 'x', 0, TSCOPE_CLI_VALUE, "SECONDS", check_seconds, NULL, 0},
+        {"secret-file", 's', 0, TSCOPE_CLI_VALUE, "FILE", NULL, NULL, 0},
+        {"help", 'h', 1, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
+        {NULL, 0, 0, 0, NULL, NULL, NULL, 0}};
     *o = (struct options){8740, 8741, "127.0.0.1", NULL, NULL, NULL, 3000, 1024, 0};
     *done = 0;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        char *end;
+    while ((c = tscope_cli_getopt("dashboard", argc, argv, opts, 0)) != -1) {
         switch (c) {
         case 'p':
-            if (parse_port("port", optarg, &o->port))
-                return 2;
+            o->port = (unsigned)strtol(optarg, NULL, 10);
             break;
         case 'i':
-            if (parse_port("ingest-port", optarg, &o->ingest_port))
-                return 2;
+            o->ingest_port = (unsigned)strtol(optarg, NULL, 10);
             break;
         case 'b':
             o->bind = optarg;
             break;
-        case 'n': {
-            errno = 0;
-            long v = strtol(optarg, &end, 10);
-            if (!*optarg || *end || errno || v < 1 || v > TSCOPE__DASH_HISTORY_MAX) {
-                fprintf(stderr, "taskscope dashboard: --history %s: expected a number 1-%d\n",
-                        optarg, TSCOPE__DASH_HISTORY_MAX);
-                return 2;
-            }
-            o->history = (size_t)v;
+        case 'n':
+            o->history = (size_t)strtol(optarg, NULL, 10);
             break;
-        }
-        case 'm': {
-            errno = 0;
-            long v = strtol(optarg, &end, 10);
-            if (!*optarg || *end || errno || v < 1 || v > TSCOPE__DASH_MEMORY_MAX) {
-                fprintf(stderr, "taskscope dashboard: --memory %s: expected MiB, 1-%ld\n", optarg,
-                        TSCOPE__DASH_MEMORY_MAX);
-                return 2;
-            }
-            o->memory_mib = (size_t)v;
+        case 'm':
+            o->memory_mib = (size_t)strtol(optarg, NULL, 10);
             break;
-        }
         case 't':
-            if (check_token(optarg))
-                return 2;
             o->token = optarg;
             break;
         case 'w':
@@ -205,20 +207,15 @@ static int parse_options(int argc, char **argv, struct options *o, int *done)
             o->secret_file = optarg;
             break;
         case 'x':
-            o->exit_after = strtod(optarg, &end);
-            if (!*optarg || *end || !(o->exit_after > 0) || o->exit_after > 1e9) {
-                fprintf(stderr, "taskscope dashboard: --exit-after %s: expected seconds > 0\n",
-                        optarg);
-                return 2;
-            }
+            o->exit_after = strtod(optarg, NULL);
             break;
         case 'h':
             usage(stdout);
             *done = 1;
             return 0;
         default:
-            usage(stderr);
-            return 2;
+            *done = c == TSCOPE_CLI_LISTED;
+            return TSCOPE_CLI_STATUS(c);
         }
     }
     if (optind != argc) {

@@ -20,13 +20,17 @@ static void usage(FILE *f)
     fprintf(f, "usage: taskscope diff [options] A B\n"
                "\n"
                "Compares two profiles written by taskscope (folders or profile.json files):\n"
-               "per task type, calls, self and running time in A and in B, and the change in\n"
-               "self time, largest change first.\n"
+               "per task type, calls, self time and elapsed time (totals, a recursion counted\n"
+               "once) in A and in B, and the change in self time, largest change first.\n"
                "\n"
                "options:\n"
                "  --sort KEY   order rows by impact (default: |change in self time|) or name\n"
                "  --rows N     print at most N task types (0: all; default 20)\n"
                "  -h, --help   this text\n"
+               "\n"
+               "examples:\n"
+               "  taskscope diff app-out app-traced\n"
+               "  taskscope diff --sort name --rows 0 app-out/profile.json app-traced\n"
                "\n"
                "exit status: 0 compared, 1 a profile could not be read, 2 usage\n");
 }
@@ -83,42 +87,43 @@ static void print(const struct tscope__profile *a, const struct tscope__profile 
         printf("(%zu more task types; --rows 0 shows all)\n", n - shown);
 }
 
+static int diff_sort(const char *v, char *expected, size_t len)
+{
+    snprintf(expected, len, "impact or name");
+    return v && (strcmp(v, "impact") == 0 || strcmp(v, "name") == 0) ? 0 : -1;
+}
+
 int tscope_cli_diff(int argc, char **argv)
 {
-    static const struct option opts[] = {{"sort", required_argument, NULL, 's'},
-                                         {"rows", required_argument, NULL, 'r'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct tscope_cli_option opts[] = {
+        {"sort", 's', 0, TSCOPE_CLI_VALUE, "KEY", diff_sort, NULL, 0},
+        {"rows", 'r', 0, TSCOPE_CLI_VALUE, "N", tscope_cli_count, NULL, 0},
+        {"help", 'h', 1, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
+        {NULL, 0, 0, 0, NULL, NULL, NULL, 0}};
     int by_names = 0;
     long rows = 20;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = tscope_cli_getopt("diff", argc, argv, opts, 0)) != -1) {
         switch (c) {
         case 's':
-            if (strcmp(optarg, "impact") == 0)
-                by_names = 0;
-            else if (strcmp(optarg, "name") == 0)
-                by_names = 1;
-            else {
-                fprintf(stderr, "taskscope diff: --sort %s: expected impact or name\n", optarg);
-                return 2;
-            }
+            by_names = strcmp(optarg, "name") == 0;
             break;
         case 'r':
-            if (tscope_cli_check_rows("diff", optarg, &rows))
-                return 2;
+            rows = strtol(optarg, NULL, 10);
             break;
         case 'h':
             usage(stdout);
             return 0;
         default:
-            usage(stderr);
-            return 2;
+            return TSCOPE_CLI_STATUS(c);
         }
     }
     if (optind != argc - 2) {
-        usage(stderr);
+        fprintf(stderr,
+                "taskscope diff: two profiles expected, %d given (taskscope diff [options] "
+                "A B)\n",
+                argc - optind);
         return 2;
     }
     char err[1200];

@@ -5,6 +5,7 @@
  * `run` and `convert` against the list. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "offline/offline.h"
@@ -57,7 +58,14 @@ static void trace_table(FILE *f)
 
 int tscope_cli_formats(int argc, char **argv)
 {
-    if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+    static const struct tscope_cli_option opts[] = {
+        {"help", 'h', 1, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
+        {NULL, 0, 0, 0, NULL, NULL, NULL, 0}};
+    int c;
+    optind = 1;
+    while ((c = tscope_cli_getopt("formats", argc, argv, opts, 0)) != -1) {
+        if (c != 'h')
+            return TSCOPE_CLI_STATUS(c);
         printf("usage: taskscope formats\n"
                "\n"
                "Prints the output formats (run --outputs, TASKSCOPE_OUTPUTS) and the trace\n"
@@ -66,8 +74,8 @@ int tscope_cli_formats(int argc, char **argv)
                "docs/tracing.md.\n");
         return 0;
     }
-    if (argc > 1) {
-        fprintf(stderr, "taskscope formats: no arguments expected\n");
+    if (optind < argc) {
+        fprintf(stderr, "taskscope formats: no arguments expected ('%s')\n", argv[optind]);
         return 2;
     }
     printf("output formats (run --outputs, TASKSCOPE_OUTPUTS):\n\n");

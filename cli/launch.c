@@ -255,7 +255,7 @@ static int libomp_as_libgomp(char *dir, size_t len)
  * libomp (libomp_as_libgomp); a program that loads no OpenMP runtime is
  * told that the tool waits for one.  0, or -1 when it runs unprofiled. */
 static int ompt_prepare(const struct tscope_launch *l, const char *prog, char *tmpdir,
-                        size_t tmplen)
+                        size_t tmplen, int quiet)
 {
     if (l->kind == 1 && !(l->has & (TSCOPE_PROG_LIBOMP | TSCOPE_PROG_LIBGOMP)))
         fprintf(stderr,
@@ -271,10 +271,11 @@ static int ompt_prepare(const struct tscope_launch *l, const char *prog, char *t
                     prog);
             return -1;
         }
-        fprintf(stderr,
-                "taskscope: %s was built with GCC's OpenMP (libgomp, no tools interface): it runs "
-                "on LLVM's libomp instead, which implements the same GOMP_ entry points\n",
-                prog);
+        if (!quiet) /* a note: it is measured */
+            fprintf(stderr,
+                    "taskscope: %s was built with GCC's OpenMP (libgomp, no tools interface): it "
+                    "runs on LLVM's libomp instead, which implements the same GOMP_ entry points\n",
+                    prog);
         list_add("LD_LIBRARY_PATH", tmpdir, 1);
     }
     return 0;
@@ -295,7 +296,8 @@ static const struct adapter {
     const char *var; /* the colon-separated list that names it to the program */
     int first;       /* in front of the user's own entries (else after them) */
     /* what else it needs (NULL: nothing); 0, or -1 when the program runs unprofiled */
-    int (*prepare)(const struct tscope_launch *l, const char *prog, char *tmpdir, size_t tmplen);
+    int (*prepare)(const struct tscope_launch *l, const char *prog, char *tmpdir, size_t tmplen,
+                   int quiet);
 } adapters[] = {
     /* it links libtaskscope: it reports its own tasks */
     {TSCOPE_ADAPT_NONE, 0, TSCOPE_PROG_TASKSCOPE, 0, NULL, NULL, 0, NULL},
@@ -313,21 +315,21 @@ static const struct adapter {
 /* Puts adapter a into the program's environment.  0, or -1 when it could
  * not be (said on stderr). */
 static int put_in(const struct adapter *a, const struct tscope_launch *l, const char *prog,
-                  char *tmpdir, size_t tmplen)
+                  char *tmpdir, size_t tmplen, int quiet)
 {
     char lib[PATH_MAX];
     if (!a->lib)
         return 0;
     if (adapter_path(a->lib, prog, lib, sizeof lib))
         return -1; /* (the OMPT tool: built without omp-tools.h, say) */
-    if (a->prepare && a->prepare(l, prog, tmpdir, tmplen))
+    if (a->prepare && a->prepare(l, prog, tmpdir, tmplen, quiet))
         return -1;
     list_add(a->var, lib, a->first);
     return 0;
 }
 
 int tscope_launch_prepare(const struct tscope_launch *l, int adapter, const char *prog,
-                          char *tmpdir, size_t tmplen)
+                          char *tmpdir, size_t tmplen, int quiet)
 {
     tmpdir[0] = 0;
     size_t n = sizeof adapters / sizeof *adapters;
@@ -345,7 +347,8 @@ int tscope_launch_prepare(const struct tscope_launch *l, int adapter, const char
     }
     for (size_t i = 0; i < n; i++)
         if (adapters[i].on_top && (l->has & adapters[i].when) && !(l->has & adapters[i].unless))
-            put_in(&adapters[i], l, prog, tmpdir, tmplen); /* failed: said; the rest goes on */
+            put_in(&adapters[i], l, prog, tmpdir, tmplen,
+                   quiet); /* failed: said; the rest goes on */
     if ((l->has & TSCOPE_PROG_OTHER_MPI) &&
         !(l->has & (TSCOPE_PROG_LIBMPI | TSCOPE_PROG_MPI_ADAPTER)))
         fprintf(stderr,
@@ -360,7 +363,7 @@ int tscope_launch_prepare(const struct tscope_launch *l, int adapter, const char
         );
     for (size_t i = 0; i < n; i++)
         if (!adapters[i].on_top && adapters[i].adapter == adapter)
-            return put_in(&adapters[i], l, prog, tmpdir, tmplen);
+            return put_in(&adapters[i], l, prog, tmpdir, tmplen, quiet);
     return 0;
 }
 

@@ -36,11 +36,12 @@ int tscope_launch_inspect(const char *prog, struct tscope_launch *l);
 
 /* Sets up this process's environment so that the program, once executed,
  * loads the adapter (chosen by `adapter`, or by what it loads), saying in
- * one line on stderr what was arranged when it is not the plain case.
+ * one line on stderr what was arranged when it is not the plain case
+ * (unless quiet: then only what goes wrong).
  * tmpdir receives a folder to remove afterwards ("" for none).  0, or -1
  * when the program will run unprofiled (said on stderr). */
 int tscope_launch_prepare(const struct tscope_launch *l, int adapter, const char *prog,
-                          char *tmpdir, size_t tmplen);
+                          char *tmpdir, size_t tmplen, int quiet);
 
 /* Removes what tscope_launch_prepare made. */
 void tscope_launch_cleanup(const char *tmpdir);

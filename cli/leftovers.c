@@ -171,16 +171,20 @@ static void usage(FILE *f)
                "(FOLDER.PROG.PID).  Without FOLDER: every such folder that /dev/shm still\n"
                "names.  If writing fails, what was left stays in place to try again.\n"
                "\n"
-               "  -q        no summary of the recovered profile\n"
-               "  --clean   remove what dead processes left in /dev/shm whose folder is gone\n");
+               "  -q, --quiet  no summary of the recovered profile\n"
+               "  --clean      remove what dead processes left in /dev/shm whose folder is gone\n");
 }
 
 int tscope_cli_recover_cmd(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"clean", no_argument, NULL, 'c'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    static const struct tscope_cli_option opts[] = {
+        {"clean", 'c', 0, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
+        {"quiet", 'q', 1, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
+        {"help", 'h', 1, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
+        {NULL, 0, 0, 0, NULL, NULL, NULL, 0}};
     int clean = 0, quiet = 0, c;
-    while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+    optind = 1;
+    while ((c = tscope_cli_getopt("recover", argc, argv, opts, 0)) != -1) {
         if (c == 'c')
             clean = 1;
         else if (c == 'q')
@@ -188,15 +192,13 @@ int tscope_cli_recover_cmd(int argc, char **argv)
         else if (c == 'h') {
             usage(stdout);
             return 0;
-        } else {
-            usage(stderr);
-            return 2;
-        }
+        } else
+            return TSCOPE_CLI_STATUS(c);
     }
     int rc = 0;
     if (optind < argc) {
         if (clean) {
-            usage(stderr);
+            fprintf(stderr, "taskscope recover: --clean takes no folder\n");
             return 2;
         }
         for (int i = optind; i < argc; i++)

@@ -131,23 +131,23 @@ static int expand(const char *arg, struct found *f)
 
 int tscope_cli_merge(int argc, char **argv)
 {
-    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
-                                         {"rows", required_argument, NULL, 'r'},
-                                         {"quiet", no_argument, NULL, 'q'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct tscope_cli_option opts[] = {
+        {"output", 'o', 1, TSCOPE_CLI_VALUE, "DIR", NULL, NULL, 0},
+        {"rows", 'r', 0, TSCOPE_CLI_VALUE, "N", tscope_cli_count, NULL, 0},
+        {"quiet", 'q', 1, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
+        {"help", 'h', 1, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
+        {NULL, 0, 0, 0, NULL, NULL, NULL, 0}};
     const char *out = NULL;
     long rows = 20;
     int quiet = 0, c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
+    while ((c = tscope_cli_getopt("merge", argc, argv, opts, 0)) != -1) {
         switch (c) {
         case 'o':
             out = optarg;
             break;
         case 'r':
-            if (tscope_cli_check_rows("merge", optarg, &rows))
-                return 2;
+            rows = strtol(optarg, NULL, 10);
             break;
         case 'q':
             quiet = 1;
@@ -156,13 +156,11 @@ int tscope_cli_merge(int argc, char **argv)
             usage(stdout);
             return 0;
         default:
-            usage(stderr);
-            return 2;
+            return TSCOPE_CLI_STATUS(c);
         }
     }
     if (optind >= argc) {
-        fprintf(stderr, "taskscope merge: no folder given\n");
-        usage(stderr);
+        fprintf(stderr, "taskscope merge: no folder given (taskscope merge [options] FOLDER...)\n");
         return 2;
     }
     struct found f = {0};

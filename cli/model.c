@@ -295,39 +295,77 @@ static int param_of(const char *m, char *buf, size_t len)
     return 0;
 }
 
+/* --range NAME=LO:HI (NAME= optional): 0 with *lo and *hi, else -1. */
+static int parse_range(const char *r, double *lo, double *hi)
+{
+    const char *eq = strchr(r, '=');
+    char *end, *end2 = NULL;
+    *lo = strtod(eq ? eq + 1 : r, &end);
+    *hi = *end == ':' ? strtod(end + 1, &end2) : NAN;
+    return end == (eq ? eq + 1 : r) || *end != ':' || end2 == end + 1 || *end2 || !(*lo <= *hi) ? -1
+                                                                                                : 0;
+}
+
+static int check_range(const char *v, char *expected, size_t len)
+{
+    double lo, hi;
+    snprintf(expected, len, "NAME=LO:HI with LO <= HI");
+    return v && parse_range(v, &lo, &hi) == 0 ? 0 : -1;
+}
+
+static int check_format(const char *v, char *expected, size_t len)
+{
+    snprintf(expected, len, "text, json, jsonl, talpas or auto");
+    return v && tscope_mformat_parse(v) >= 0 ? 0 : -1;
+}
+
+static int check_terms(const char *v, char *expected, size_t len)
+{
+    snprintf(expected, len, "1, 2 or 3");
+    return v && (!strcmp(v, "1") || !strcmp(v, "2") || !strcmp(v, "3")) ? 0 : -1;
+}
+
 static int compose(int argc, char **argv)
 {
     const char *models = NULL, *expr = NULL, *param = "p";
     const char *at[32];
     int nat = 0;
     double lo = NAN, hi = NAN; /* --range: the measured range of every component */
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--models") == 0 && i + 1 < argc)
-            models = argv[++i];
-        else if (strcmp(argv[i], "--at") == 0 && i + 1 < argc && nat < 32)
-            at[nat++] = argv[++i];
-        else if (strcmp(argv[i], "--range") == 0 && i + 1 < argc) {
-            const char *r = argv[++i], *eq = strchr(r, '=');
-            char *end, *end2 = NULL;
-            lo = strtod(eq ? eq + 1 : r, &end);
-            hi = *end == ':' ? strtod(end + 1, &end2) : NAN;
-            if (end == (eq ? eq + 1 : r) || *end != ':' || end2 == end + 1 || *end2 ||
-                !(lo <= hi)) {
-                fprintf(stderr,
-                        "taskscope model compose: --range '%s': expected NAME=LO:HI with LO <= "
-                        "HI\n",
-                        r);
+    static const struct tscope_cli_option opts[] = {
+        {"models", 'm', 0, TSCOPE_CLI_VALUE, "FILE", NULL, NULL, 0},
+        {"at", 'a', 0, TSCOPE_CLI_VALUE, "NAME=VALUE", NULL, NULL, 0},
+        {"range", 'r', 0, TSCOPE_CLI_VALUE, "NAME=LO:HI", check_range, NULL, 0},
+        {"help", 'h', 1, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
+        {NULL, 0, 0, 0, NULL, NULL, NULL, 0}};
+    int c;
+    optind = 1;
+    while ((c = tscope_cli_getopt("model compose", argc, argv, opts, 0)) != -1) {
+        switch (c) {
+        case 'm':
+            models = optarg;
+            break;
+        case 'a':
+            if (nat == 32) {
+                fprintf(stderr, "taskscope model compose: --at: at most 32\n");
                 return 2;
             }
-        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            at[nat++] = optarg;
+            break;
+        case 'r':
+            parse_range(optarg, &lo, &hi);
+            break;
+        case 'h':
             usage(stdout);
             return 0;
-        } else if (!expr && argv[i][0] != '-')
-            expr = argv[i];
-        else {
-            fprintf(stderr, "taskscope model compose: unexpected argument '%s'\n", argv[i]);
-            return 2;
+        default:
+            return TSCOPE_CLI_STATUS(c);
         }
+    }
+    if (optind < argc)
+        expr = argv[optind++];
+    if (optind < argc) {
+        fprintf(stderr, "taskscope model compose: unexpected argument '%s'\n", argv[optind]);
+        return 2;
     }
     if (!expr || !models) {
         fprintf(stderr, "taskscope model compose: needs EXPR and --models FILE\n");
@@ -433,11 +471,15 @@ int tscope_cli_model(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "compose") == 0)
         return compose(argc - 1, argv + 1);
-    static const struct option opts[] = {
-        {"format", required_argument, NULL, 'f'}, {"no-cv", no_argument, NULL, 'n'},
-        {"terms", required_argument, NULL, 't'},  {"predict", required_argument, NULL, 'p'},
-        {"param", required_argument, NULL, 'P'},  {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    static const struct tscope_cli_option opts[] = {
+        {"format", 'f', 0, TSCOPE_CLI_VALUE, "F", check_format, NULL, 0},
+        {"no-cv", 'n', 0, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
+        {"terms", 't', 0, TSCOPE_CLI_VALUE, "N", check_terms, NULL, 0},
+        {"predict", 'p', 0, TSCOPE_CLI_VALUE, "X=V", NULL, NULL, 0},
+        {"param", 'P', 0, TSCOPE_CLI_VALUE, "NAME=VALUE", NULL, NULL, 0},
+        {"json", 'j', 0, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
+        {"help", 'h', 1, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
+        {NULL, 0, 0, 0, NULL, NULL, NULL, 0}};
     tscope_mfit_opts_t fo = {sizeof fo, 1, 1};
     int format = TSCOPE_MFORMAT_AUTO, json = 0, c;
     const char *predict_text[32];
@@ -451,28 +493,18 @@ int tscope_cli_model(int argc, char **argv)
         return 1;
     }
     optind = 1;
-    opterr = 0;
-    /* "+": stop at the first operand, so that --param X PROFILE pairs keep their order */
-    while (!rc && (c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+    /* stop at the first operand, so that --param X PROFILE pairs keep their order */
+    while (!rc &&
+           (c = tscope_cli_getopt("model", argc, argv, opts, TSCOPE_CLI_STOP_AT_OPERAND)) != -1) {
         switch (c) {
         case 'f':
-            if ((format = tscope_mformat_parse(optarg)) < 0) {
-                fprintf(stderr,
-                        "taskscope model: --format: unknown format '%s' (text, json, "
-                        "jsonl, talpas, auto)\n",
-                        optarg);
-                rc = 2;
-            }
+            format = tscope_mformat_parse(optarg);
             break;
         case 'n':
             fo.crossvalidation = 0;
             break;
         case 't':
             fo.max_terms = (unsigned)atoi(optarg);
-            if (fo.max_terms < 1 || fo.max_terms > 3) {
-                fprintf(stderr, "taskscope model: --terms: 1, 2 or 3\n");
-                rc = 2;
-            }
             break;
         case 'p':
             if (npredict < 32)
@@ -495,18 +527,15 @@ int tscope_cli_model(int argc, char **argv)
             free(labels);
             free(paths);
             return 0;
-        default: /* getopt's own message would name "model", not taskscope model */
-            fprintf(stderr,
-                    "taskscope model: %s: unknown option, or its value is missing (taskscope "
-                    "model --help lists them)\n",
-                    argv[optind - 1]);
-            rc = 2;
+        default:
+            free(labels);
+            free(paths);
+            return TSCOPE_CLI_STATUS(c);
         }
     }
     if (!rc && nlabels == 0 && optind >= argc) {
         fprintf(stderr, "taskscope model: no input: give Extra-P input files or --param/profile "
-                        "pairs\n");
-        usage(stderr);
+                        "pairs (taskscope model --help)\n");
         rc = 2;
     }
     if (!rc && nlabels > 0 && optind < argc) {

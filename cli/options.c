@@ -1,8 +1,6 @@
-/* options.c - the checks of options that several subcommands share (run,
- * report, diff), so that a bad value gets the same one-line message and
- * exit status 2 from each, before anything runs.  An option that sets a
- * TASKSCOPE_ variable is checked by that variable's own parser
- * (core/config.c), and the words of --outputs and --trace are the
+/* options.c - what the values of options that several subcommands share
+ * may be (the checks of their option tables, optparse.h), and the help's
+ * line wrapping.  The words of --outputs and --trace are the
  * configuration's, which come from the list of formats (core/formats.h):
  * one definition of what a value may be. */
 #include <stdio.h>
@@ -12,59 +10,22 @@
 #include "cli.h"
 #include "offline/offline.h"
 
-static int one_of(const char *cmd, const char *opt, const char *v, const char *const *ok,
-                  const char *expected)
-{
-    for (; *ok; ok++)
-        if (strcmp(v, *ok) == 0)
-            return 0;
-    fprintf(stderr, "taskscope %s: %s %s: expected %s\n", cmd, opt, v, expected);
-    return -1;
-}
-
-int tscope_cli_check_sort(const char *cmd, const char *v)
+int tscope_cli_sort_key(const char *v, char *expected, size_t len)
 {
     /* excl and incl: the names before self and running */
     static const char *const ok[] = {"self", "running", "elapsed", "calls", "mean",
                                      "name", "excl",    "incl",    NULL};
-    return one_of(cmd, "--sort", v, ok, "self, running, elapsed, calls, mean or name");
-}
-
-int tscope_cli_check_rows(const char *cmd, const char *v, long *rows)
-{
-    char *end;
-    long n = strtol(v, &end, 10);
-    if (end == v || *end || n < 0) {
-        fprintf(stderr, "taskscope %s: --rows %s: expected a number >= 0\n", cmd, v);
-        return -1;
-    }
-    if (rows)
-        *rows = n;
-    return 0;
-}
-
-int tscope_cli_check_var(const char *cmd, const char *opt, const char *var, const char *v)
-{
-    const char *accepted;
-    int rc = tscope__config_check(var, v, &accepted);
-    if (rc == 0)
-        return 0;
-    /* "a, b, c" said as "a, b or c" */
-    const char *last = strstr(accepted, ", "), *at;
-    while (last && (at = strstr(last + 2, ", ")))
-        last = at;
-    if (last && !strchr(last + 2, ' ') && !strchr(accepted, '('))
-        fprintf(stderr, "taskscope %s: %s %s: expected %.*s or %s\n", cmd, opt, v,
-                (int)(last - accepted), accepted, last + 2);
-    else
-        fprintf(stderr, "taskscope %s: %s %s: expected %s\n", cmd, opt, v, accepted);
+    snprintf(expected, len, "self, running, elapsed, calls, mean or name");
+    for (const char *const *k = ok; v && *k; k++)
+        if (strcmp(v, *k) == 0)
+            return 0;
     return -1;
 }
 
-/* Each comma-separated word of v, checked by word_ok; 0, or -1 after one
- * line naming the first bad one. */
-static int check_words(const char *cmd, const char *opt, const char *v,
-                       int (*word_ok)(const char *w, size_t n), const char *expected)
+/* Each comma-separated word of v, checked by word_ok; 0, or -1 when one is
+ * not a word (the first such one into bad). */
+static int check_words(const char *v, int (*word_ok)(const char *w, size_t n), char *bad,
+                       size_t len)
 {
     for (const char *p = v;;) {
         size_t n = strcspn(p, ",");
@@ -72,12 +33,11 @@ static int check_words(const char *cmd, const char *opt, const char *v,
             p++;
             n--;
         }
-        size_t len = n;
-        while (len && p[len - 1] == ' ')
-            len--;
-        if (len && !word_ok(p, len)) {
-            fprintf(stderr, "taskscope %s: %s %.*s: expected %s\n", cmd, opt, (int)len, p,
-                    expected);
+        size_t wl = n;
+        while (wl && p[wl - 1] == ' ')
+            wl--;
+        if (wl && !word_ok(p, wl)) {
+            snprintf(bad, len, "%.*s", (int)wl, p);
             return -1;
         }
         if (!p[n])
@@ -105,28 +65,30 @@ void tscope_cli_format_names(char *buf, size_t len, const struct tscope__format_
         snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? ", " : "", ids[i].name);
 }
 
-int tscope_cli_check_trace(const char *cmd, const char *v)
+int tscope_cli_trace_list(const char *v, char *expected, size_t len)
 {
-    char names[512], expected[600];
+    char names[512], bad[64] = "";
     tscope_cli_format_names(names, sizeof names, tscope__trace_ids, tscope__ntrace_ids);
-    snprintf(expected, sizeof expected,
-             "a comma-separated list of %s, all (or on: the binary trace only)", names);
-    return check_words(cmd, "--trace", v, trace_word, expected);
+    int rc = v ? check_words(v, trace_word, bad, sizeof bad) : -1;
+    snprintf(expected, len,
+             "a comma-separated list of %s, all (or on: the binary trace only)%s%s%s", names,
+             bad[0] ? "; '" : "", bad, bad[0] ? "' is none" : "");
+    return rc;
 }
 
-int tscope_cli_check_outputs(const char *cmd, const char *v)
+int tscope_cli_outputs_list(const char *v, char *expected, size_t len)
 {
-    char names[512], expected[600];
+    char names[512], bad[64] = "";
     tscope_cli_format_names(names, sizeof names, tscope__output_ids, tscope__noutput_ids);
-    snprintf(expected, sizeof expected, "a comma-separated list of %s, tasks, all or none", names);
-    if (check_words(cmd, "--outputs", v, output_word, expected))
-        return -1;
     const char *accepted;
-    if (tscope__config_check("TASKSCOPE_OUTPUTS", v, &accepted) == 0)
-        return 0;
-    /* every word is one, but there is none: "" or ",," */
-    fprintf(stderr, "taskscope %s: --outputs '%s': expected %s\n", cmd, v, expected);
-    return -1;
+    /* every word one, and at least one word (not "" or ",,") */
+    int rc = !v || check_words(v, output_word, bad, sizeof bad) ||
+                     tscope__config_check("TASKSCOPE_OUTPUTS", v, &accepted) != 0
+                 ? -1
+                 : 0;
+    snprintf(expected, len, "a comma-separated list of %s, tasks, all or none%s%s%s", names,
+             bad[0] ? "; '" : "", bad, bad[0] ? "' is none" : "");
+    return rc;
 }
 
 void tscope_cli_help_wrap(FILE *f, int indent, int col, const char *text)

@@ -25,32 +25,35 @@ static void usage(FILE *f)
             "               work; --rows: its last N steps) instead of the summary\n"
             "  -h, --help   this text\n"
             "\n"
+            "examples:\n"
+            "  taskscope report app-out\n"
+            "  taskscope report --sort calls --rows 5 --tree app-out/profile.json\n"
+            "  taskscope report --deps --rows 10 app-out\n"
+            "\n"
             "exit status: 0 printed, 1 the profile could not be read, 2 a bad option\n");
 }
 
 int tscope_cli_report(int argc, char **argv)
 {
-    static const struct option opts[] = {{"sort", required_argument, NULL, 's'},
-                                         {"rows", required_argument, NULL, 'r'},
-                                         {"tree", no_argument, NULL, 't'},
-                                         {"dot", no_argument, NULL, 'd'},
-                                         {"deps", no_argument, NULL, 'D'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct tscope_cli_option opts[] = {
+        {"sort", 's', 0, TSCOPE_CLI_VALUE, "KEY", tscope_cli_sort_key, NULL, 0},
+        {"rows", 'r', 0, TSCOPE_CLI_VALUE, "N", tscope_cli_count, NULL, 0},
+        {"tree", 't', 0, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
+        {"dot", 'd', 0, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
+        {"deps", 'D', 0, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
+        {"help", 'h', 1, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
+        {NULL, 0, 0, 0, NULL, NULL, NULL, 0}};
     const char *sort = "self";
     long rows = 20;
     int tree = 0, dot = 0, deps = 0, c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = tscope_cli_getopt("report", argc, argv, opts, 0)) != -1) {
         switch (c) {
         case 's':
-            if (tscope_cli_check_sort("report", optarg))
-                return 2;
             sort = optarg;
             break;
         case 'r':
-            if (tscope_cli_check_rows("report", optarg, &rows))
-                return 2;
+            rows = strtol(optarg, NULL, 10);
             break;
         case 't':
             tree = 1;
@@ -65,12 +68,12 @@ int tscope_cli_report(int argc, char **argv)
             usage(stdout);
             return 0;
         default:
-            usage(stderr);
-            return 2;
+            return TSCOPE_CLI_STATUS(c);
         }
     }
     if (optind != argc - 1) {
-        usage(stderr);
+        fprintf(stderr, "taskscope report: %s (taskscope report [options] FOLDER|PROFILE.json)\n",
+                optind >= argc ? "no profile given" : "one profile at a time");
         return 2;
     }
     if (deps && (dot || tree)) {

@@ -89,6 +89,14 @@ static void usage(FILE *f)
                "      --off             run with measurement off (TASKSCOPE_ENABLE=0)\n"
                "  -h, --help            this text\n"
                "\n"
+               "examples:\n"
+               "  taskscope run -o app-out -- ./app\n"
+               "      measure ./app: the summary when it ends, the outputs in app-out/\n"
+               "  taskscope run -o app-traced --trace --sort calls --rows 5 -- ./app\n"
+               "      also trace every event (app-traced/trace.json for Perfetto); 5 rows\n"
+               "  taskscope run -q --outputs json,folded --sample-ms 0 -o app-quiet -- ./app\n"
+               "      only profile.json and the folded stacks, no sampler, nothing said\n"
+               "\n"
                "exit status: the program's (128+N when signal N ended it); 127 the program was\n"
                "not found, 126 it is not executable, 2 a bad option, 1 taskscope itself failed\n");
 }
@@ -174,6 +182,15 @@ static int say_descendants(const char *prog, const struct tscope__offline_descen
     return said;
 }
 
+/* --live's value: TASKSCOPE_LIVE's, which 'taskscope dashboard' prints. */
+static int live_value(const char *v, char *expected, size_t len)
+{
+    const char *accepted;
+    snprintf(expected, len,
+             "HOST:PORT/SECRET, the whole TASKSCOPE_LIVE value 'taskscope dashboard' prints");
+    return v && tscope__config_check("TASKSCOPE_LIVE", v, &accepted) == 0 ? 0 : -1;
+}
+
 static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 /* The signals the launcher waits for: those it passes on, and SIGCHLD. */
@@ -240,72 +257,53 @@ static void say_end(const char *prog, int status, int unfinished, int recovered,
 
 int tscope_cli_run(int argc, char **argv)
 {
-    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
-                                         {"outputs", required_argument, NULL, 'O'},
-                                         {"mode", required_argument, NULL, 'm'},
-                                         {"policy", required_argument, NULL, 'p'},
-                                         {"full-policy", required_argument, NULL, 'F'},
-                                         {"sort", required_argument, NULL, 's'},
-                                         {"rows", required_argument, NULL, 'r'},
-                                         {"no-summary", no_argument, NULL, 'n'},
-                                         {"off", no_argument, NULL, 'x'},
-                                         {"ompt", no_argument, NULL, 'P'},
-                                         {"pthread", no_argument, NULL, 'T'},
-                                         {"no-preload", no_argument, NULL, 'N'},
-                                         {"tools", required_argument, NULL, 't'},
-                                         {"sample-ms", required_argument, NULL, 'S'},
-                                         {"pthread-waits", no_argument, NULL, 'W'},
-                                         {"filter", required_argument, NULL, 'I'},
-                                         {"quiet", no_argument, NULL, 'q'},
-                                         {"trace", optional_argument, NULL, 'R'},
-                                         {"live", optional_argument, NULL, 'L'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct tscope_cli_option opts[] = {
+        {"output", 'o', 1, TSCOPE_CLI_VALUE, "DIR", NULL, "TASKSCOPE_OUTPUT_DIR", 0},
+        {"outputs", 'O', 0, TSCOPE_CLI_VALUE, "LIST", tscope_cli_outputs_list, NULL, 0},
+        {"mode", 'm', 0, TSCOPE_CLI_VALUE, "MODE", NULL, "TASKSCOPE_MODE", 0},
+        {"policy", 'p', 0, TSCOPE_CLI_VALUE, "NAME", NULL, "TASKSCOPE_POLICY", 0},
+        {"full-policy", 'F', 0, TSCOPE_CLI_VALUE, "P", NULL, "TASKSCOPE_FULL_POLICY", 0},
+        {"sort", 's', 0, TSCOPE_CLI_VALUE, "KEY", tscope_cli_sort_key, NULL, 0},
+        {"rows", 'r', 0, TSCOPE_CLI_VALUE, "N", tscope_cli_count, NULL, 0},
+        {"no-summary", 'n', 0, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
+        {"off", 'x', 0, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
+        {"ompt", 'P', 0, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
+        {"pthread", 'T', 0, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
+        {"no-preload", 'N', 0, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
+        {"tools", 't', 0, TSCOPE_CLI_VALUE, "LIST", NULL, NULL, 0},
+        {"sample-ms", 'S', 0, TSCOPE_CLI_VALUE, "N", NULL, "TASKSCOPE_SAMPLE_MS", 0},
+        {"pthread-waits", 'W', 0, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
+        {"filter", 'I', 0, TSCOPE_CLI_VALUE, "FILE", NULL, NULL, 0},
+        {"quiet", 'q', 1, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
+        {"trace", 'R', 0, TSCOPE_CLI_OPTIONAL, "LIST", tscope_cli_trace_list, NULL, 0},
+        {"live", 'L', 0, TSCOPE_CLI_OPTIONAL, "VALUE", live_value, NULL, 0},
+        {"help", 'h', 1, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
+        {NULL, 0, 0, 0, NULL, NULL, NULL, 0}};
     int summary = 1, c, adapter = TSCOPE_ADAPT_AUTO;
     const char *dir = getenv("TASKSCOPE_OUTPUT_DIR");
     optind = 1;
     int quiet = 0;
-    while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
+    while ((c = tscope_cli_getopt("run", argc, argv, opts, TSCOPE_CLI_STOP_AT_OPERAND)) != -1) {
         switch (c) {
-        case 'o': {
-            const char *accepted;
-            if (tscope__config_check("TASKSCOPE_OUTPUT_DIR", optarg, &accepted) != 0) {
-                char shown[96];
-                fprintf(stderr, "taskscope run: --output %s: expected %s\n",
-                        show_value(optarg, shown, sizeof shown), accepted);
-                return 2;
-            }
+        case 'o':
             dir = optarg;
             break;
-        }
         case 'O':
-            if (tscope_cli_check_outputs("run", optarg))
-                return 2;
             setenv("TASKSCOPE_OUTPUTS", optarg, 1);
             break;
         case 'm':
-            if (tscope_cli_check_var("run", "--mode", "TASKSCOPE_MODE", optarg))
-                return 2;
             setenv("TASKSCOPE_MODE", optarg, 1);
             break;
         case 'p':
-            if (tscope_cli_check_var("run", "--policy", "TASKSCOPE_POLICY", optarg))
-                return 2;
             setenv("TASKSCOPE_POLICY", optarg, 1);
             break;
         case 'F':
-            if (tscope_cli_check_var("run", "--full-policy", "TASKSCOPE_FULL_POLICY", optarg))
-                return 2;
             setenv("TASKSCOPE_FULL_POLICY", optarg, 1);
             break;
         case 's':
-            if (tscope_cli_check_sort("run", optarg))
-                return 2;
             setenv("TASKSCOPE_SUMMARY_SORT", optarg, 1);
             break;
         case 'r':
-            if (tscope_cli_check_rows("run", optarg, NULL))
-                return 2;
             setenv("TASKSCOPE_SUMMARY_ROWS", optarg, 1);
             break;
         case 'n':
@@ -332,8 +330,6 @@ int tscope_cli_run(int argc, char **argv)
             setenv("TASKSCOPE_TOOLS", optarg, 1);
             break;
         case 'S':
-            if (tscope_cli_check_var("run", "--sample-ms", "TASKSCOPE_SAMPLE_MS", optarg))
-                return 2;
             setenv("TASKSCOPE_SAMPLE_MS", optarg, 1);
             break;
         case 'W':
@@ -354,23 +350,19 @@ int tscope_cli_run(int argc, char **argv)
             break;
         }
         case 'R':
-            if (optarg && tscope_cli_check_trace("run", optarg))
-                return 2;
             setenv("TASKSCOPE_TRACE", optarg ? optarg : "chrome", 1);
             break;
         case 'L': { /* plain --live: the value TASKSCOPE_LIVE holds already */
             const char *to = optarg ? optarg : getenv("TASKSCOPE_LIVE");
-            const char *accepted;
+            char expected[200];
             if (!to || !*to) {
                 fprintf(stderr, "taskscope run: --live needs the value 'taskscope dashboard' "
                                 "prints: --live=HOST:PORT/SECRET, or TASKSCOPE_LIVE set to it\n");
                 return 2;
             }
-            if (tscope__config_check("TASKSCOPE_LIVE", to, &accepted) != 0) {
-                fprintf(stderr,
-                        "taskscope run: %s%s: expected HOST:PORT/SECRET, the whole "
-                        "TASKSCOPE_LIVE value 'taskscope dashboard' prints\n",
-                        optarg ? "--live=" : "--live with TASKSCOPE_LIVE=", to);
+            if (!optarg && live_value(to, expected, sizeof expected) != 0) {
+                fprintf(stderr, "taskscope run: --live with TASKSCOPE_LIVE=%s: expected %s\n", to,
+                        expected);
                 return 2;
             }
             setenv("TASKSCOPE_LIVE", to, 1);
@@ -380,13 +372,11 @@ int tscope_cli_run(int argc, char **argv)
             usage(stdout);
             return 0;
         default:
-            usage(stderr);
-            return 2;
+            return TSCOPE_CLI_STATUS(c);
         }
     }
     if (optind >= argc) {
         fprintf(stderr, "taskscope run: no program given\n");
-        usage(stderr);
         return 2;
     }
     /* a variable the library would refuse: as the library does, one
@@ -419,6 +409,11 @@ int tscope_cli_run(int argc, char **argv)
         quiet = 1;
         setenv("TASKSCOPE_QUIET", "1", 1);
     }
+    /* a TASKSCOPE_* variable nobody reads: said once, here, for the job
+     * (rank 0), and not again by the program's library */
+    if (rank == 0)
+        tscope__config_check_environ(stderr);
+    setenv("TASKSCOPE_ENV_CHECKED", "1", 1);
     struct tscope_launch launch;
     int err = tscope_launch_inspect(prog, &launch);
     if (err) { /* as a shell says it */
@@ -433,7 +428,9 @@ int tscope_cli_run(int argc, char **argv)
                 strerror(errno));
         return 1;
     }
-    if (nranks > 1 && rank == 0 && strcmp(rundir, dir) != 0)
+    if (quiet)
+        ; /* where the outputs went is not said either */
+    else if (nranks > 1 && rank == 0 && strcmp(rundir, dir) != 0)
         fprintf(stderr, "taskscope: %s is another run's; writing to %s instead\n", dir, rundir);
     else if (nranks <= 1 && strcmp(outdir, dir) != 0)
         fprintf(stderr, "taskscope: %s already exists; writing to %s instead\n", dir, outdir);
@@ -448,7 +445,7 @@ int tscope_cli_run(int argc, char **argv)
     setenv("TASKSCOPE_LAUNCHER_PID", self, 1);
     setenv("TASKSCOPE_SUMMARY", summary ? "1" : "0", 1);
     char tmpdir[PATH_MAX];
-    tscope_launch_prepare(&launch, adapter, prog, tmpdir, sizeof tmpdir);
+    tscope_launch_prepare(&launch, adapter, prog, tmpdir, sizeof tmpdir, quiet);
     /* gnuplot loads while the program runs, then draws all the pictures
      * (render.c); only when the pictures' scripts will be written */
     struct tscope_cli_renderer renderer = {-1, -1};
@@ -513,7 +510,9 @@ int tscope_cli_run(int argc, char **argv)
     } else if (!wrote && !unfinished && !WIFSIGNALED(status) && code != 127) {
         /* what the program read (cfg, the same variables): nothing asked
          * for, or nothing measured */
-        if (!cfg.enable)
+        if (quiet && (!cfg.enable || !cfg.profiler || (!cfg.outputs && !cfg.trace)))
+            ; /* nothing was asked for: nothing to say */
+        else if (!cfg.enable)
             fprintf(stderr, "taskscope: no outputs written: measurement is off "
                             "(TASKSCOPE_ENABLE=0)\n");
         else if (!cfg.profiler)

@@ -24,8 +24,10 @@ static void usage(FILE *f)
             "                                    refreshed every second\n"
             "  recover [FOLDER...]               the outputs of programs that died with no one to\n"
             "                                    write them (their launcher was killed too)\n"
-            "  convert TRACE --to FORMAT         a trace (or a profile's task tree) for other\n"
-            "                                    tools ('taskscope formats' lists the formats)\n"
+            "  convert TRACE|PROFILE --to FORMAT a trace for other tools (Chrome/Perfetto, OTF2,\n"
+            "                                    Paraver, ...), or a profile's task tree (TAU,\n"
+            "                                    Hatchet, folded stacks, ...): 'taskscope\n"
+            "                                    formats' lists the formats\n"
             "  model [options] FILE...           performance models (Extra-P inputs or labelled\n"
             "                                    profiles); 'model compose' composes them\n"
             "  dashboard [options]               the live view of running processes in the\n"
@@ -63,6 +65,45 @@ static int run_dashboard(char **argv)
     return 1;
 }
 
+static int version(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    printf("taskscope %s\n", tscope_version_string());
+    return 0;
+}
+
+static int help(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    usage(stdout);
+    return 0;
+}
+
+/* The commands, as typed; dashboard's runs another executable. */
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} commands[] = {
+    {"run", tscope_cli_run},
+    {"report", tscope_cli_report},
+    {"diff", tscope_cli_diff},
+    {"merge", tscope_cli_merge},
+    {"top", tscope_cli_top},
+    {"recover", tscope_cli_recover_cmd},
+    {"convert", tscope_cli_convert},
+    {"model", tscope_cli_model},
+    {"formats", tscope_cli_formats},
+    {"dashboard", NULL},
+    {"version", version},
+    {"--version", version},
+    {"help", help},
+    {"--help", help},
+    {"-h", help},
+};
+#define NCOMMANDS (sizeof commands / sizeof *commands)
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -70,35 +111,23 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *cmd = argv[1];
-    if (strcmp(cmd, "run") == 0)
-        return tscope_cli_run(argc - 1, argv + 1);
-    if (strcmp(cmd, "report") == 0)
-        return tscope_cli_report(argc - 1, argv + 1);
-    if (strcmp(cmd, "diff") == 0)
-        return tscope_cli_diff(argc - 1, argv + 1);
-    if (strcmp(cmd, "merge") == 0)
-        return tscope_cli_merge(argc - 1, argv + 1);
-    if (strcmp(cmd, "top") == 0)
-        return tscope_cli_top(argc - 1, argv + 1);
-    if (strcmp(cmd, "recover") == 0)
-        return tscope_cli_recover_cmd(argc - 1, argv + 1);
-    if (strcmp(cmd, "convert") == 0)
-        return tscope_cli_convert(argc - 1, argv + 1);
-    if (strcmp(cmd, "model") == 0)
-        return tscope_cli_model(argc - 1, argv + 1);
-    if (strcmp(cmd, "formats") == 0)
-        return tscope_cli_formats(argc - 1, argv + 1);
-    if (strcmp(cmd, "dashboard") == 0)
-        return run_dashboard(argv + 1);
-    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
-        printf("taskscope %s\n", tscope_version_string());
-        return 0;
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        if (strcmp(cmd, commands[i].name) != 0)
+            continue;
+        if (!commands[i].run)
+            return run_dashboard(argv + 1);
+        return commands[i].run(argc - 1, argv + 1);
     }
-    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-        usage(stdout);
-        return 0;
-    }
-    fprintf(stderr, "taskscope: unknown command '%s'\n", cmd);
-    usage(stderr);
+    const char *names[NCOMMANDS];
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        names[i] = commands[i].name[0] == '-' ? NULL : commands[i].name;
+    const char *close = tscope__closest(cmd, strlen(cmd), names, NCOMMANDS);
+    if (close)
+        fprintf(stderr,
+                "taskscope: unknown command '%s' (did you mean %s?); taskscope --help lists "
+                "them\n",
+                cmd, close);
+    else
+        fprintf(stderr, "taskscope: unknown command '%s'; taskscope --help lists them\n", cmd);
     return 2;
 }

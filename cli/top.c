@@ -188,46 +188,55 @@ static int look_at(const char *path, struct look *l, char *why, size_t len)
     return 0;
 }
 
+/* -n's and -d's checks (optparse.h) */
+static int top_count(const char *v, char *expected, size_t len)
+{
+    char *end;
+    snprintf(expected, len, "a count of 1 or more");
+    return v && *v && strtol(v, &end, 10) >= 1 && !*end ? 0 : -1;
+}
+
+static int top_every(const char *v, char *expected, size_t len)
+{
+    char *end;
+    snprintf(expected, len, "seconds from 0.05 to 3600");
+    double s = v && *v ? strtod(v, &end) : 0;
+    return v && *v && !*end && s >= 0.05 && s <= 3600 ? 0 : -1;
+}
+
 int tscope_cli_top(int argc, char **argv)
 {
-    static const struct option opts[] = {{"rows", required_argument, NULL, 'r'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct tscope_cli_option opts[] = {
+        {NULL, 'n', 1, TSCOPE_CLI_VALUE, "COUNT", top_count, NULL, 0},
+        {NULL, 'd', 1, TSCOPE_CLI_VALUE, "SECONDS", top_every, NULL, 0},
+        {"rows", 'r', 0, TSCOPE_CLI_VALUE, "N", tscope_cli_count, NULL, 0},
+        {"help", 'h', 1, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
+        {NULL, 0, 0, 0, NULL, NULL, NULL, 0}};
     long count = 0, rows = -1;
     double every = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "n:d:h", opts, NULL)) != -1) {
-        char *end;
+    optind = 1;
+    while ((c = tscope_cli_getopt("top", argc, argv, opts, 0)) != -1) {
         switch (c) {
         case 'n':
-            count = strtol(optarg, &end, 10);
-            if (*end || count < 1) {
-                fprintf(stderr, "taskscope top: -n %s: expected a count of 1 or more\n", optarg);
-                return 2;
-            }
+            count = strtol(optarg, NULL, 10);
             break;
         case 'd':
-            every = strtod(optarg, &end);
-            if (*end || !(every >= 0.05 && every <= 3600)) {
-                fprintf(stderr, "taskscope top: -d %s: expected seconds from 0.05 to 3600\n",
-                        optarg);
-                return 2;
-            }
+            every = strtod(optarg, NULL);
             break;
         case 'r':
-            if (tscope_cli_check_rows("top", optarg, &rows))
-                return 2;
+            rows = strtol(optarg, NULL, 10);
             break;
         case 'h':
             usage(stdout);
             return 0;
         default:
-            usage(stderr);
-            return 2;
+            return TSCOPE_CLI_STATUS(c);
         }
     }
     if (optind != argc - 1) {
-        usage(stderr);
+        fprintf(stderr, "taskscope top: %s (taskscope top [options] PID|FOLDER)\n",
+                optind >= argc ? "no process given" : "one process at a time");
         return 2;
     }
     const char *arg = argv[optind];

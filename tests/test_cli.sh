@@ -1360,7 +1360,7 @@ grep -qx 'pipe(small, big) = -30000.0 + 6.0 \* n^(1) \* log2(n)^(1)' "$tmp/c3" |
 "$ts" model compose 'pipe(small, big)' --models "$tmp/tie.txt" >"$tmp/c4" || fail "compose without --range"
 grep -qx 'pipe(small, big) = 500.0 + 0.01 \* n^(1) \* log2(n)^(1)' "$tmp/c4" || fail "compose without --range: $(cat "$tmp/c4")"
 "$ts" model compose 'pipe(small, big)' --models "$tmp/tie.txt" --range n=5 2>"$tmp/e7" && fail "bad --range accepted"
-grep -qx "taskscope model compose: --range 'n=5': expected NAME=LO:HI with LO <= HI" "$tmp/e7" || fail "--range error: $(cat "$tmp/e7")"
+grep -qx "taskscope model compose: --range n=5: expected NAME=LO:HI with LO <= HI" "$tmp/e7" || fail "--range error: $(cat "$tmp/e7")"
 # the parameter is found under a logarithm too (a first model with log2(n) terms only), and
 # call paths as Extra-P names them compose: main(), main->solve, or any name in quotes
 printf 'logs: 1 + 2 * log2(n)^(1)\nmain(): 3 + 1 * n^(1)\nmain->solve: 2 * n^(2)\nx y [time]: 5\n' >"$tmp/paths.txt"

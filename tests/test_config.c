@@ -206,6 +206,53 @@ static void describe_lists_every_variable(void)
     free(buf);
 }
 
+/* The distance behind every "did you mean": swaps of neighbours count
+ * one, case does not count, a far word gets no guess. */
+static void closest_names(void)
+{
+    ASSERT_EQ(tscope__edit_distance("trcae", 5, "trace", 5), 1);
+    ASSERT_EQ(tscope__edit_distance("SAMPL_MS", 8, "SAMPLE_MS", 9), 1);
+    ASSERT_EQ(tscope__edit_distance("Rows", 4, "rows", 4), 0);
+    ASSERT_EQ(tscope__edit_distance("", 0, "abc", 3), 3);
+    ASSERT_EQ(tscope__edit_distance("kitten", 6, "sitting", 7), 3);
+    const char *names[] = {"trace", "tools", NULL, "output", "outputs"};
+    ASSERT_STR_EQ(tscope__closest("trcae", 5, names, 5), "trace");
+    ASSERT_STR_EQ(tscope__closest("uotput", 6, names, 5), "output");
+    ASSERT(tscope__closest("zzzzz", 5, names, 5) == NULL);
+    ASSERT(tscope__closest("xy", 2, names, 5) == NULL); /* short: at most one edit */
+}
+
+/* A TASKSCOPE_* variable nobody reads: one warning with the close name;
+ * none for the known ones, none once the launcher checked, none on a rank
+ * other than 0. */
+static void unknown_variables(void)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *w = open_memstream(&text, &len);
+    ASSERT_EQ(tscope__config_check_environ(w), 0);
+    setenv("TASKSCOPE_SAMPL_MS", "5", 1);
+    setenv("TASKSCOPE_RUN_DIR", "x", 1); /* the launcher's: known */
+    ASSERT_EQ(tscope__config_check_environ(w), 1);
+    fclose(w);
+    ASSERT_STR_EQ(text, "taskscope: warning: TASKSCOPE_SAMPL_MS is not a taskscope variable (did "
+                        "you mean TASKSCOPE_SAMPLE_MS?)\n");
+    free(text);
+    ASSERT(tscope__config_known("TASKSCOPE_SAMPLE_MS") &&
+           tscope__config_known("TASKSCOPE_RUN_DIR"));
+    ASSERT(!tscope__config_known("TASKSCOPE_SAMPL_MS"));
+    setenv("TASKSCOPE_ENV_CHECKED", "1", 1);
+    ASSERT_EQ(tscope__config_check_environ(NULL), 0);
+    unsetenv("TASKSCOPE_ENV_CHECKED");
+    setenv("PMI_RANK", "1", 1);
+    setenv("PMI_SIZE", "2", 1);
+    ASSERT_EQ(tscope__config_check_environ(NULL), 0);
+    unsetenv("PMI_RANK");
+    unsetenv("PMI_SIZE");
+    unsetenv("TASKSCOPE_SAMPL_MS");
+    unsetenv("TASKSCOPE_RUN_DIR");
+}
+
 int main(void)
 {
     RUN(defaults);
@@ -216,5 +263,7 @@ int main(void)
     RUN(bad_values_warn_once_and_use_defaults);
     RUN(infinite_weights_are_refused);
     RUN(describe_lists_every_variable);
+    RUN(closest_names);
+    RUN(unknown_variables);
     return 0;
 }

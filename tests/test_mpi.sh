@@ -318,6 +318,18 @@ else
     echo "SKIPPED part: MPI + OpenMP nesting: no examples/stencil (built only with clang's OpenMP)"
 fi
 
+# ---- a misspelled TASKSCOPE_* variable: one warning for the job, not one
+# per rank, under taskscope run and with the library alone (rank 0 speaks)
+TASKSCOPE_SAMPL_MS=5 mpirun --allow-run-as-root --oversubscribe -x TASKSCOPE_SAMPL_MS -np $np \
+    "$ts" run -q -o "$tmp/typo" -- "$prog" ring 2 100 >/dev/null 2>"$tmp/typo.stderr"
+check "misspelled variable under taskscope run: one warning" \
+    "$(grep -c '^taskscope: warning: TASKSCOPE_SAMPL_MS is not a taskscope variable (did you mean TASKSCOPE_SAMPLE_MS?)$' "$tmp/typo.stderr")" 1
+TASKSCOPE_SAMPL_MS=5 mpirun --allow-run-as-root --oversubscribe -x TASKSCOPE_SAMPL_MS \
+    -x TASKSCOPE_OUTPUT_DIR="$tmp/typo-lib" -x TASKSCOPE_SUMMARY=0 -np $np "$remote" \
+    >/dev/null 2>"$tmp/typo-lib.stderr"
+check "misspelled variable, the library alone: one warning" \
+    "$(grep -c 'TASKSCOPE_SAMPL_MS is not a taskscope variable' "$tmp/typo-lib.stderr")" 1
+
 # ---- the launcher in front of mpirun: refused, with the right order
 "$ts" run -- mpirun -np 2 true 2>"$tmp/order.err"
 check "run -- mpirun: usage error" "$?" 2

@@ -720,3 +720,72 @@ void tscope__config_describe(FILE *out)
         fprintf(out, "| `%s` | `%s` | %s | %s |\n", vars[i].name, vars[i].def, vars[i].accepted,
                 vars[i].meaning);
 }
+
+/* The TASKSCOPE_* variables read outside the table: the launcher's
+ * messages to the library it starts, the adapters', the dashboard's, the
+ * bundled plugins' (tools/) and those only the tests set. */
+static const char *const others[] = {
+    "TASKSCOPE_OUTPUT_DIR_PREPARED",   /* taskscope run: the folder it made */
+    "TASKSCOPE_RUN_DIR",               /* taskscope run: an MPI job's run folder */
+    "TASKSCOPE_LAUNCHER_PID",          /* taskscope run: whose program this is */
+    "TASKSCOPE_ENV_CHECKED",           /* taskscope run: this check was done */
+    "TASKSCOPE_PTHREAD_WAITS",         /* the pthread adapter */
+    "TASKSCOPE_WEB_DIR",               /* taskscope dashboard: the page's folder */
+    "TASKSCOPE_DASHBOARD_DEADLINE_MS", /* taskscope dashboard: tests' deadline */
+    "TASKSCOPE_EVENTLOG",              /* tools/eventlog.c */
+    "TASKSCOPE_EVENTLOG_DELIVERY",     /* tools/eventlog.c */
+    "TASKSCOPE_DUMMY_DELIVERY",        /* tools/dummy.c */
+};
+
+#define NVARS (sizeof vars / sizeof vars[0])
+#define NOTHERS (sizeof others / sizeof others[0])
+
+int tscope__config_known(const char *name)
+{
+    for (size_t i = 0; i < NVARS; i++)
+        if (strcmp(vars[i].name, name) == 0)
+            return 1;
+    for (size_t i = 0; i < NOTHERS; i++)
+        if (strcmp(others[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+extern char **environ;
+
+int tscope__config_check_environ(FILE *warn)
+{
+    int rank = 0;
+    const char *checked = getenv("TASKSCOPE_ENV_CHECKED");
+    if ((checked && *checked) || (tscope_rank_from_env(&rank, NULL) && rank != 0))
+        return 0;
+    /* compared without the common prefix: only the rest can be mistyped */
+    const char *names[NVARS + NOTHERS];
+    for (size_t i = 0; i < NVARS; i++)
+        names[i] = vars[i].name + 10;
+    for (size_t i = 0; i < NOTHERS; i++)
+        names[NVARS + i] = others[i] + 10;
+    int warnings = 0;
+    for (char **e = environ; e && *e; e++) {
+        if (strncmp(*e, "TASKSCOPE_", 10) != 0)
+            continue;
+        size_t n = strcspn(*e, "=");
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)(n < 127 ? n : 127), *e);
+        if (tscope__config_known(name))
+            continue;
+        const char *close = tscope__closest(name + 10, strlen(name + 10), names, NVARS + NOTHERS);
+        if (warn && close)
+            fprintf(warn,
+                    "taskscope: warning: %s is not a taskscope variable (did you mean "
+                    "TASKSCOPE_%s?)\n",
+                    name, close);
+        else if (warn)
+            fprintf(warn,
+                    "taskscope: warning: %s is not a taskscope variable (docs/configuration.md "
+                    "lists them)\n",
+                    name);
+        warnings++;
+    }
+    return warnings;
+}

@@ -111,6 +111,27 @@ int tscope__config_trace_word(const char *w, size_t n, int *on, int *formats);
  * take). */
 int tscope__config_check(const char *name, const char *value, const char **accepted);
 
+/* The TASKSCOPE_* variables in the environment that no part of taskscope
+ * reads (the table above, the adapters', the launcher's, the bundled
+ * plugins' and the tests' own, config.c): one warning line each on warn,
+ * naming the closest known variable when one is close.  Does nothing when
+ * TASKSCOPE_ENV_CHECKED is set (`taskscope run` checked before the
+ * program started, and sets it) or when this process is not rank 0 of an
+ * MPI job (the environment says so: one warning per job).  Returns the
+ * number of warnings. */
+int tscope__config_check_environ(FILE *warn);
+/* Whether name (a whole TASKSCOPE_* name) is one taskscope reads. */
+int tscope__config_known(const char *name);
+
+/* closest.c: the edit distance between a (na bytes) and b (nb), swaps of
+ * neighbours counted as one, case-insensitive; whether distance is close
+ * enough for a word of len bytes to be a typo; and the name among names
+ * (count, NULL entries skipped) closest to word (n bytes) when close
+ * enough, else NULL. */
+unsigned tscope__edit_distance(const char *a, size_t na, const char *b, size_t nb);
+int tscope__close_enough(unsigned distance, size_t len);
+const char *tscope__closest(const char *word, size_t n, const char *const *names, size_t count);
+
 /* Writes the table of variables (name, default, accepted values, meaning) as
  * Markdown rows; used to keep docs/configuration.md honest. */
 void tscope__config_describe(FILE *out);

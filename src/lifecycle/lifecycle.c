@@ -289,6 +289,10 @@ int tscope_init(int rank, int nranks)
     }
     struct tscope__config cfg;
     tscope__config_load(&cfg, stderr);
+    /* once per process, and once per job: rank 0's (config.c) */
+    static int environ_checked;
+    if (rank == 0 && !environ_checked++)
+        tscope__config_check_environ(stderr);
     cfg.aggregate = !cfg.profiler                    ? TSCOPE__AGG_NONE
                     : cfg.mode == TSCOPE__MODE_NAIVE ? TSCOPE__AGG_LOCKED
                                                      : TSCOPE__AGG_THREAD;
