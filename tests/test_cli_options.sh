@@ -31,8 +31,9 @@ cmds="$cmds
 model compose"
 
 # options that take any value (paths, names, labels): nothing to refuse;
-# a new option is either checked or added here
-free=" run:--tools convert:--output merge:--output model:--predict model:--param
+# a new option is either checked or added here (run --filter: a path, whose
+# file run reads itself to name the file and line of a mistake: test_filter)
+free=" run:--tools run:--filter convert:--output merge:--output model:--predict model:--param
   model-compose:--models model-compose:--at dashboard:--bind dashboard:--web
   dashboard:--secret-file "
 # the value a check must refuse where @@bad is a fine one (a path)

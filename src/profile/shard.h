@@ -165,8 +165,9 @@ void tscope__shard_filtered(uint32_t thread);
 
 /* ---- the mapping (the crash journal's, lifecycle/journal.h) ----------- */
 
-#define TSCOPE__SHFILE_MAGIC "taskscope-sh-8"
-#define TSCOPE__SHFILE_VERSION 8
+/* 9: the filter file's counts in a shard's totals */
+#define TSCOPE__SHFILE_MAGIC "taskscope-sh-9"
+#define TSCOPE__SHFILE_VERSION 9
 #define TSCOPE__SHBLOCK_MAGIC 0x31485354u /* "TSH1" */
 
 /* The mapping's first page.  Pointers inside the shards are the
