@@ -51,7 +51,7 @@ static struct {
     char base[1100]; /* DIR/.taskscope-PID */
     char dir[1024];  /* DIR */
     uint64_t ring_records, ring_offset;
-    int slot_warned;
+    _Atomic int slot_warned; /* a slot's failure said (threads race to say it) */
 } J;
 
 /* The mapping (the thread slots, names, configuration and the shards):
@@ -148,7 +148,7 @@ static int slot_back(void *ring, size_t bytes)
                   ? EBADF
                   : posix_fallocate(A.fd, (off_t)((char *)ring - A.base), (off_t)bytes);
     pthread_mutex_unlock(&A.lock);
-    if (err && err != EBADF && !J.slot_warned++) /* EBADF: the journal stopped */
+    if (err && err != EBADF && !atomic_exchange(&J.slot_warned, 1)) /* EBADF: the journal stopped */
         fprintf(stderr,
                 "taskscope: warning: cannot give a thread's ring its pages in %s.map (%s); a "
                 "SIGKILL would lose what such rings hold\n",
@@ -183,7 +183,7 @@ static void *slot_memory(uint32_t index, size_t thread_bytes, uint64_t *ring_rec
                          J.ring_offset + records * sizeof(struct tscope__rec), J.ring_offset);
     pthread_mutex_unlock(&A.lock);
     if (!p) {
-        if (!J.slot_warned++)
+        if (!atomic_exchange(&J.slot_warned, 1))
             fprintf(stderr,
                     "taskscope: warning: cannot put thread slot %u in %s.map; a SIGKILL would "
                     "lose what such threads record\n",
@@ -402,7 +402,7 @@ int tscope__journal_start(const char *dir, uint64_t ring_records)
     /* a slot's ring follows its thread struct (64-byte aligned, like the
      * block that holds both) */
     J.ring_offset = TSCOPE__SLOT_RING_OFFSET;
-    J.slot_warned = 0;
+    atomic_store(&J.slot_warned, 0);
     if (shards_start()) {
         fprintf(stderr,
                 "taskscope: warning: cannot start the crash journal (%s.map: %s); measuring goes "
