@@ -408,9 +408,9 @@ int tscope__export_scatter_gp(const struct tscope__profile *p, FILE *f)
         if (seen[id] && col[id].group == TSCOPE__COLOUR_OTHER_WAIT) {
             fprintf(f, "strcol(3) eq \"");
             put_plain(f, tscope__profile_type_name(p, id, buf, sizeof buf), "\"\\'");
-            fprintf(f, "\" ? 0x%s : ", TSCOPE__PALETTE_OTHER_WAIT + 1);
+            fprintf(f, "\" ? 0x%s : ", &TSCOPE__PALETTE_OTHER_WAIT[1]);
         }
-    fprintf(f, "0x%s) with points pt 7 ps 0.8 lc rgb variable notitle", TSCOPE__PALETTE_OTHER + 1);
+    fprintf(f, "0x%s) with points pt 7 ps 0.8 lc rgb variable notitle", &TSCOPE__PALETTE_OTHER[1]);
     for (unsigned k = 0; k < n + 2; k++) {
         const char *rgb = k < n    ? col[own[k]].rgb
                           : k == n ? TSCOPE__PALETTE_OTHER
