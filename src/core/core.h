@@ -55,7 +55,8 @@ struct tscope__thread {
      * thread whose events its shard takes never writes it); -1: they could
      * not be had, and the ring is in ordinary memory (a recovery skips it) */
     int slot_backed;
-    int own; /* one of taskscope's own threads (the sampler's): not counted as the program's */
+    _Atomic int own; /* one of taskscope's own threads (the sampler's): not the program's (a
+                      * reused slot is written while the totals read it) */
 };
 
 #define TSCOPE__THREADS_MAX 65536
