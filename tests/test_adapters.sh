@@ -281,6 +281,19 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
         check "nested: clang's names (read)" "$(names nested-clang | grep -c "|implicit task (cases.c:148)|")" 1
         rm -rf "$tmp/gen-gcc.out" "$tmp/gen-clang.out" "$tmp/nested-gcc.out" "$tmp/nested-clang.out"
     done
+    # gcc -O2 ends quicksort with `jmp GOMP_taskwait`: the runtime reports
+    # the caller's return address (inside libomp, where the task body is
+    # called), and the taskwait was named after the parallel region,
+    # "taskwait main (qsort.c:66)"; it is named after its own line
+    tw=$(grep -n '^#pragma omp taskwait' "$here/omp/qsort.c" | cut -d: -f1)
+    check "qsort-gcc: gcc made the taskwait a tail jump" \
+        "$(objdump -d "$progs/qsort-gcc" | awk '/<quicksort>:/,/^$/' | grep -c 'jmp.*<GOMP_taskwait@plt>')" 1
+    OMP_NUM_THREADS=2 run_ts qs-gcc -- "$progs/qsort-gcc" 100000
+    check "qsort-gcc: the taskwait named by its function and line, every call" \
+        "$(json qs-gcc '[.types[] | select(.calls > 0 and (.name | startswith("taskwait")))
+            | "\(.name)=\(.calls)"] | join(",")')" "taskwait quicksort (qsort.c:$tw)=$(cat "$tmp/qs-gcc.stdout")"
+    clean qs-gcc
+    rm -rf "$tmp/qs-gcc.out"
     # inoutset and omp_all_memory through libomp's entry points (kmpdeps.c)
     OMP_NUM_THREADS=2 TASKSCOPE_TOOLS=eventlog TASKSCOPE_EVENTLOG="$tmp/kmp.log" \
         run_ts kmp -- "$progs/kmpdeps"

@@ -49,6 +49,7 @@
 #include "hazards.h"
 #include "lifecycle.h"
 #include "srcloc.h"
+#include "tailcall.h"
 #include "taskscope/policy.h"
 #include "taskscope/taskscope.h"
 #include "typecache.h"
@@ -101,7 +102,10 @@ enum tag {
     TAG_SYNC = 16,        /* + ompt_sync_region_t */
     TAG_REGION_SYNC = 32, /* + ompt_sync_region_t, at an address inside the
                              runtime: by the parallel region's type */
-    TAG_WORK = 48         /* + ompt_work_t */
+    TAG_WORK = 48,        /* + ompt_work_t */
+    TAG_TASK_SYNC = 64    /* + ompt_sync_region_t, at an address inside the
+                             runtime: by the encountering task's type (low
+                             28 bits) and its region's (above) */
 };
 #define KEY(tag, v) (((uint64_t)(tag) << 56) | ((uint64_t)(v) & ((1ull << 56) - 1)))
 
@@ -127,6 +131,22 @@ static const char *sync_name(int kind)
         return "barrier (teams)";
     default:
         return "barrier";
+    }
+}
+
+/* The word in the runtime entries of a sync region kind (tailcall.h); NULL
+ * for kinds the program does not call by name. */
+static const char *sync_word(int kind)
+{
+    switch (kind) {
+    case ompt_sync_region_taskwait:
+        return "taskwait";
+    case ompt_sync_region_taskgroup:
+        return "taskgroup";
+    case ompt_sync_region_barrier_explicit:
+        return "barrier";
+    default:
+        return NULL;
     }
 }
 
@@ -198,6 +218,53 @@ static void region_location(uint32_t parallel_type, char *buf, size_t len)
     snprintf(buf, len, "%.*s", (int)len - 1, p);
 }
 
+/* The outlined function (gcc's FN._omp_fn.N) of task and parallel region
+ * types, where its creation showed it (tailcall.h): a sync region a task
+ * reaches by a tail jump is named after that jump.  Used by make_type
+ * only, under the type cache's lock. */
+#define OUTLINED 1024
+static struct {
+    uint32_t type;
+    const void *fn;
+} outlined[OUTLINED];
+static unsigned n_outlined;
+
+static void outlined_put(uint32_t type, const void *fn)
+{
+    if (type && fn && n_outlined < OUTLINED)
+        outlined[n_outlined++] = (__typeof__(outlined[0])){type, fn};
+}
+
+static const void *outlined_of(uint32_t type)
+{
+    for (unsigned i = 0; i < n_outlined; i++)
+        if (outlined[i].type == type)
+            return outlined[i].fn;
+    return NULL;
+}
+
+static uint32_t make_type(uint64_t key, void *arg);
+
+/* A sync region reported from inside the runtime, in a task of type
+ * `task` (its region's type `parallel`): gcc tail-jumped to the runtime
+ * from the task's function or one it tail-jumps to; the construct is
+ * named after that jump, or else by its region as before. */
+static uint32_t make_task_sync(int kind, uint32_t task, uint32_t parallel)
+{
+    const void *fn = outlined_of(task);
+    char name[512], loc[256];
+    if (!fn && tscope_type_name(task, name, sizeof name) == 0 &&
+        strncmp(name, "implicit task ", 14) == 0)
+        fn = outlined_of(parallel); /* the region's body runs in its implicit task */
+    const void *at = tscope__tail_site(fn, sync_word(kind));
+    if (at) {
+        tscope__srcloc(at, 0, loc, sizeof loc);
+        snprintf(name, sizeof name, "%s %s", sync_name(kind), loc);
+        return register_wait(name, kind);
+    }
+    return parallel ? make_type(KEY(TAG_REGION_SYNC + kind, parallel), NULL) : type_in_runtime();
+}
+
 /* typecache maker: a key -> a registered type (0: a task created inside the
  * OpenMP runtime, named by its taskloop instead). */
 static uint32_t make_type(uint64_t key, void *arg)
@@ -207,6 +274,9 @@ static uint32_t make_type(uint64_t key, void *arg)
     uint64_t v = key & ((1ull << 56) - 1);
     const void *addr = (const void *)(uintptr_t)v;
     char loc[256], name[512];
+    if (tag >= TAG_TASK_SYNC)
+        return make_task_sync((int)(tag - TAG_TASK_SYNC), (uint32_t)(v & 0xfffffff),
+                              (uint32_t)(v >> 28));
     if (tag == TAG_IMPLICIT || (tag >= TAG_REGION_SYNC && tag < TAG_WORK)) {
         region_location((uint32_t)v, loc, sizeof loc);
         snprintf(name, sizeof name, "%s %s",
@@ -218,12 +288,24 @@ static uint32_t make_type(uint64_t key, void *arg)
     if ((tag == TAG_TASK || (tag >= TAG_SYNC && tag < TAG_REGION_SYNC)) && runtime_code &&
         tscope__srcloc_same_object(addr, runtime_code))
         return 0; /* inside the runtime: the caller names it otherwise */
-    tscope__srcloc(addr, 1, loc, sizeof loc);
-    if (tag == TAG_TASK) /* "fib (fib.c:17)", or "task (x.c:9)" in outlined code */
+    const void *tail = tag >= TAG_SYNC && tag < TAG_REGION_SYNC
+                           ? tscope__tail_behind_call(addr, sync_word((int)(tag - TAG_SYNC)))
+                           : NULL;
+    if (tail) /* the call's callee tail-jumps to the runtime: named there */
+        tscope__srcloc(tail, 0, loc, sizeof loc);
+    else
+        tscope__srcloc(addr, 1, loc, sizeof loc);
+    if (tag == TAG_TASK) { /* "fib (fib.c:17)", or "task (x.c:9)" in outlined code */
         snprintf(name, sizeof name, "%s%s", loc[0] == '(' ? "task " : "", loc);
-    else if (tag == TAG_PARALLEL)
+        uint32_t t = register_name(name);
+        outlined_put(t, tscope__tail_outlined(addr));
+        return t;
+    } else if (tag == TAG_PARALLEL) {
         snprintf(name, sizeof name, "parallel %s", loc);
-    else if (tag == TAG_TASKLOOP)
+        uint32_t t = register_name(name);
+        outlined_put(t, tscope__tail_outlined(addr));
+        return t;
+    } else if (tag == TAG_TASKLOOP)
         snprintf(name, sizeof name, "taskloop %s", loc);
     else if (tag >= TAG_WORK)
         snprintf(name, sizeof name, "%s %s", work_name((int)(tag - TAG_WORK)), loc);
@@ -823,10 +905,13 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t ep, om
     if (st)
         st->sync_codeptr = codeptr;
     uint32_t type = type_of(KEY(TAG_SYNC + kind, codeptr));
-    if (!type) /* reported at an address inside libomp: name it by its region */
-        type = parallel && parallel->value
-                   ? type_of(KEY(TAG_REGION_SYNC + kind, parallel->value >> 48))
-                   : type_in_runtime();
+    if (!type) { /* reported at an address inside libomp: by the task it is in */
+        uint64_t pt = parallel && parallel->value ? parallel->value >> 48 : 0;
+        uint64_t tt = task && task->value && !(task->value & THROUGH)
+                          ? tscope_task_handle_type(handle_of(task->value)) & 0xfffffff
+                          : 0;
+        type = tt || pt ? type_of(KEY(TAG_TASK_SYNC + kind, pt << 28 | tt)) : type_in_runtime();
+    }
     start_construct(st, type, F_SYNC, NULL);
 }
 

@@ -14,6 +14,7 @@
  * load it at all.
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,6 +38,7 @@
     X(dwfl_report_end)                                                                             \
     X(dwfl_addrmodule)                                                                             \
     X(dwfl_module_addrname)                                                                        \
+    X(dwfl_module_addrinfo)                                                                        \
     X(dwfl_module_getsrc)                                                                          \
     X(dwfl_lineinfo)                                                                               \
     X(dwfl_module_getdwarf)                                                                        \
@@ -76,6 +78,7 @@ static const char *base_name(const char *path)
 #define dwfl_report_end p_dwfl_report_end
 #define dwfl_addrmodule p_dwfl_addrmodule
 #define dwfl_module_addrname p_dwfl_module_addrname
+#define dwfl_module_addrinfo p_dwfl_module_addrinfo
 #define dwfl_module_getsrc p_dwfl_module_getsrc
 #define dwfl_lineinfo p_dwfl_lineinfo
 #define dwfl_module_getdwarf p_dwfl_module_getdwarf
@@ -124,6 +127,24 @@ static const char *line_by_units(Dwfl_Module *mod, uintptr_t pc, int *lineno)
         off = next;
     }
     return NULL;
+}
+
+/* The function symbol around pc from libdwfl's full symbol table: 0, or
+ * -1 when there is none. */
+static int symbol_dw(uintptr_t pc, uintptr_t *start, size_t *size, char *name, size_t len)
+{
+    Dwfl_Module *mod = dwfl ? dwfl_addrmodule(dwfl, pc) : NULL;
+    if (!mod && (report_modules() || !(mod = dwfl_addrmodule(dwfl, pc))))
+        return -1;
+    GElf_Off off = 0;
+    GElf_Sym sym;
+    const char *s = dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL);
+    if (!s || GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+        return -1;
+    *start = pc - off;
+    *size = sym.st_size;
+    snprintf(name, len, "%s", s);
+    return 0;
 }
 
 /* Symbol and line from libdwfl: 1 with the line, 0 the symbol alone, -1
@@ -191,6 +212,29 @@ void tscope__srcloc(const void *addr, int ret, char *buf, size_t len)
                  (unsigned long)(pc - (uintptr_t)info.dli_fbase));
     else
         snprintf(buf, len, "0x%lx", (unsigned long)pc);
+}
+
+int tscope__srcloc_symbol(const void *addr, uintptr_t *start, size_t *size, char *name, size_t len)
+{
+    uintptr_t pc = (uintptr_t)addr;
+    if (!pc || !len)
+        return -1;
+#ifdef TSCOPE_HAVE_LIBDW
+    pthread_mutex_lock(&lock);
+    int rc = dw_load() ? -1 : symbol_dw(pc, start, size, name, len);
+    pthread_mutex_unlock(&lock);
+    if (rc == 0)
+        return 0;
+#endif
+    Dl_info info;
+    const ElfW(Sym) *sym = NULL;
+    if (!dladdr1((void *)pc, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym || !info.dli_saddr ||
+        ELF64_ST_TYPE(sym->st_info) != STT_FUNC)
+        return -1;
+    *start = (uintptr_t)info.dli_saddr;
+    *size = sym->st_size;
+    snprintf(name, len, "%s", info.dli_sname ? info.dli_sname : "");
+    return 0;
 }
 
 int tscope__srcloc_same_object(const void *addr, const void *in)
