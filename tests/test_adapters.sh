@@ -115,7 +115,7 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
     # under one lock); every task created is accounted for once, the tree
     # holds the types' calls
     for agg in profile naive; do
-        OMP_NUM_THREADS=2 TASKSCOPE_MODE=$agg "$ts" run -o "$tmp/kill$agg.out" --no-summary \
+        OMP_NUM_THREADS=2 TASKSCOPE_MODE=$agg TASKSCOPE_SAMPLE_MS=50 "$ts" run -o "$tmp/kill$agg.out" --no-summary \
             -- "$ex/fib" 45 >/dev/null 2>"$tmp/kill$agg.stderr" &
         tspid=$!
         prog=
@@ -138,6 +138,15 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
             ([.tree[] | select(.type | startswith("fib (")) | .calls] | add) ==
             ([.types[] | select(.name | startswith("fib (")) | .calls] | add)')" true
         check "fib killed ($agg): anomalies" "$(json kill$agg .totals.anomalies)" 0
+        # what a name's attributes say survives too (blocks of their own in
+        # the mapping): the taskwait is a wait, the sampler's counters sampled
+        check "fib killed ($agg): the taskwait type still a wait" \
+            "$(json kill$agg '[.types[] | select(.name | startswith("taskwait")) | .wait] | unique')" \
+            '[
+  true
+]'
+        check "fib killed ($agg): the sampler's counters still marked sampled" \
+            "$(json kill$agg '[.counters[] | select(.name == "proc.rss_bytes") | .sampled] | .[0]')" true
     done
 
     # at one thread a task's children (and its taskwait) run nested in it:

@@ -63,6 +63,9 @@ struct tscope__hooks {
      *   between rounds, no lock held. */
     void (*on_wake_async)(void);
     void (*name_added)(const void *table, uint32_t id, const char *name);
+    /* - attrs_added: a name's attributes grew (a wait type, a sampled
+     *   counter) to `attrs`, under that table's lock. */
+    void (*attrs_added)(const void *table, uint32_t id, unsigned attrs);
     /* - durable: `bytes` of zeroed memory in a file that outlives the
      *   process (the mapping), tagged with kind, owner (thread slot)
      *   and index for the reader; NULL: ordinary memory.  Never freed;

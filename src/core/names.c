@@ -134,8 +134,11 @@ int tscope__names_add_attrs(struct tscope__names *t, uint32_t id, unsigned attrs
     pthread_mutex_lock(&t->lock);
     if (id == 0 || id > t->count)
         rc = TSCOPE_ENOENT;
-    else
+    else if ((t->attrs[id] | attrs) != t->attrs[id]) {
         t->attrs[id] |= (uint8_t)attrs;
+        if (tscope__hooks.attrs_added) /* under the lock, as name_added */
+            tscope__hooks.attrs_added(t, id, t->attrs[id]);
+    }
     pthread_mutex_unlock(&t->lock);
     return rc;
 }

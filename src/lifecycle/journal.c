@@ -81,6 +81,7 @@ static struct {
 #define BACK_AHEAD (16u << 10)
 
 static void shard_name(uint32_t table, uint32_t id, const char *name);
+static void shard_attrs(uint32_t table, uint32_t id, unsigned attrs);
 static void *block(uint32_t kind, uint32_t owner, uint32_t index, size_t bytes);
 static void *block_part(uint32_t kind, uint32_t owner, uint32_t index, size_t bytes, size_t backed);
 
@@ -136,6 +137,15 @@ static void name_added(const void *table, uint32_t id, const char *name)
     uint16_t t = table == &tscope__types ? 0 : table == &tscope__counters ? 1 : 2;
     if (A.base)
         shard_name(t, id, name);
+}
+
+static void attrs_added(const void *table, uint32_t id, unsigned attrs)
+{
+    if (!atomic_load_explicit(&J.on, memory_order_relaxed))
+        return;
+    uint16_t t = table == &tscope__types ? 0 : table == &tscope__counters ? 1 : 2;
+    if (A.base)
+        shard_attrs(t, id, attrs);
 }
 
 /* The pages of a slot's ring, at its first write (slot_memory left them
@@ -302,6 +312,22 @@ static void shard_name(uint32_t table, uint32_t id, const char *name)
     pthread_mutex_unlock(&A.lock);
 }
 
+/* A name's attributes in the mapping (name tables' lock held, or before
+ * events), so a recovered run keeps its wait types and sampled counters. */
+static void shard_attrs(uint32_t table, uint32_t id, unsigned attrs)
+{
+    pthread_mutex_lock(&A.lock);
+    struct tscope__shblock *b =
+        A.base ? reserve(TSCOPE__SHB_ATTRS, table, id, sizeof(struct tscope__shattrs)) : NULL;
+    if (b) {
+        struct tscope__shattrs *a = (struct tscope__shattrs *)(b + 1);
+        a->attrs = attrs;
+        a->sum = tscope__shattrs_sum(table, id, attrs);
+        publish(b);
+    }
+    pthread_mutex_unlock(&A.lock);
+}
+
 static int durable_owns(const void *p)
 {
     return A.base && (const char *)p >= A.base && (const char *)p < A.base + SHARDS_WINDOW;
@@ -378,8 +404,12 @@ static int shards_start(void)
     char buf[TSCOPE__NAME_MAX + 1];
     for (uint32_t t = 0; t < 3; t++)
         for (uint32_t id = 1, n = tscope__names_count(tables[t]); id <= n; id++)
-            if (tscope__names_get(tables[t], id, buf, sizeof buf) == 0)
+            if (tscope__names_get(tables[t], id, buf, sizeof buf) == 0) {
                 shard_name(t, id, buf);
+                unsigned attrs = tscope__names_attrs(tables[t], id);
+                if (attrs)
+                    shard_attrs(t, id, attrs);
+            }
     return 0;
 }
 
@@ -415,6 +445,7 @@ int tscope__journal_start(const char *dir, uint64_t ring_records)
     tscope__hooks.slot_memory = slot_memory;
     tscope__hooks.slot_back = slot_back;
     tscope__hooks.name_added = name_added;
+    tscope__hooks.attrs_added = attrs_added;
     tscope__hooks.durable = durable;
     tscope__hooks.durable_owns = durable_owns;
     tscope__hooks.after_round = refresh_clock;

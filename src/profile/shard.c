@@ -2064,6 +2064,7 @@ static void shard_blocks(const struct tscope__shblock *b, void *payload, void *a
     case TSCOPE__SHB_SLOT:
     case TSCOPE__SHB_CONFIG:
     case TSCOPE__SHB_NAME:
+    case TSCOPE__SHB_ATTRS:
     case TSCOPE__SHB_HEAD:
         return;
     default:
@@ -2215,6 +2216,17 @@ static void ids_used(const struct tscope__shblock *b, void *payload, void *arg)
     }
 }
 
+/* each_block: a whole attributes block adds to its name's (the names are
+ * interned by then; an id not named is ignored). */
+static void take_attrs(const struct tscope__shblock *b, void *payload, void *arg)
+{
+    struct tscope__names **tables = arg;
+    const struct tscope__shattrs *a = payload;
+    if (b->kind == TSCOPE__SHB_ATTRS && b->owner < 3 && b->bytes >= sizeof *a &&
+        a->sum == tscope__shattrs_sum(b->owner, b->index, a->attrs))
+        tscope__names_add_attrs(tables[b->owner], b->index, a->attrs);
+}
+
 uint32_t tscope__shards_recover_names(void)
 {
     struct tscope__names *tables[3] = {&tscope__types, &tscope__counters, &tscope__events};
@@ -2236,6 +2248,8 @@ uint32_t tscope__shards_recover_names(void)
         }
         damaged += w.missing + w.damaged;
     }
+    if (rec.map)
+        each_block(take_attrs, tables);
     return damaged;
 }
 

@@ -166,8 +166,8 @@ void tscope__shard_filtered(uint32_t thread);
 /* ---- the mapping (the crash journal's, lifecycle/journal.h) ----------- */
 
 /* 9: the filter file's counts in a shard's totals */
-#define TSCOPE__SHFILE_MAGIC "taskscope-sh-9"
-#define TSCOPE__SHFILE_VERSION 9
+#define TSCOPE__SHFILE_MAGIC "taskscope-sh-10"
+#define TSCOPE__SHFILE_VERSION 10
 #define TSCOPE__SHBLOCK_MAGIC 0x31485354u /* "TSH1" */
 
 /* The mapping's first page.  Pointers inside the shards are the
@@ -245,7 +245,9 @@ enum {
                               whose first page is damaged; its clock factor kept up too */
     TSCOPE__SHB_DIR,       /* the far part of a shard's directory of chunks (index: their
                               kind): pointers to its chunks DIR_NEAR.. */
-    TSCOPE__SHB_LAST = TSCOPE__SHB_DIR
+    TSCOPE__SHB_ATTRS,     /* a name's attributes (struct tscope__shattrs; owner and
+                              index as a name's): a wait type, a sampled counter */
+    TSCOPE__SHB_LAST = TSCOPE__SHB_ATTRS
 };
 
 /* The configuration block's payload, under its checksum. */
@@ -266,6 +268,19 @@ static inline uint32_t tscope__shname_sum(uint32_t table, uint32_t id, const cha
     uint32_t h = tscope__sum32(TSCOPE__SUM32_START, &table, sizeof table);
     h = tscope__sum32(h, &id, sizeof id);
     return tscope__sum32(h, name, len);
+}
+
+/* An attributes block's payload (the latest of a name's wins: they only
+ * grow); its checksum covers table, id and attrs. */
+struct tscope__shattrs {
+    uint32_t attrs;
+    uint32_t sum;
+};
+static inline uint32_t tscope__shattrs_sum(uint32_t table, uint32_t id, uint32_t attrs)
+{
+    uint32_t h = tscope__sum32(TSCOPE__SUM32_START, &table, sizeof table);
+    h = tscope__sum32(h, &id, sizeof id);
+    return tscope__sum32(h, &attrs, sizeof attrs);
 }
 
 /* 1 when name block b is whole: its name fits the block, its id is one a
