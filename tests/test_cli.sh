@@ -1132,6 +1132,11 @@ echo "-- a program that never calls tscope_finalize still gets its outputs"
 "$ts" run --no-summary -o "$tmp/forgot" -- "$forgetful" 2>"$tmp/stderr6" || fail "forgetful failed"
 grep -q "exited without tscope_finalize(); finalizing now" "$tmp/stderr6" || fail "at-exit note: $(cat "$tmp/stderr6")"
 grep -q '"name":"forgotten","created":1,"calls":1' "$tmp/forgot/profile.json" || fail "at-exit profile"
+# a program that knows nothing of taskscope (the pthread adapter started and
+# ends measurement): no note about a tscope_finalize it could not call
+"$ts" run --no-summary -o "$tmp/plain" -- "$(command -v true)" 2>"$tmp/stderr6b" || fail "true failed"
+grep -q "exited without tscope_finalize" "$tmp/stderr6b" && fail "at-exit note for a plain program: $(cat "$tmp/stderr6b")"
+grep -q '"name":"true"' "$tmp/plain/profile.json" || fail "plain program's profile: $(head -c 300 "$tmp/plain/profile.json")"
 
 echo "-- unwritable output folder: one error line, the program still succeeds"
 TASKSCOPE_OUTPUT_DIR=/proc/taskscope-forbidden/x "$example" 5000 1 >/dev/null 2>"$tmp/stderr5" \

@@ -99,9 +99,12 @@ int tscope__export_summary(const struct tscope__profile *p, FILE *f, const char 
     double total = tscope__profile_total_self(p);
     /* self: the task's own running; running: with what nested inside it on
      * its thread; elapsed: begin to end (totals count recursion once) */
-    fprintf(f, "\n%-*s %10s %13s %7s %12s %12s %13s %13s %15s %7s\n", width, "task type", "calls",
-            "self total ms", "self %", "self mean us", "self sd us", "running ms", "elapsed ms",
-            "elapsed mean us", "threads");
+    if (n) /* no header without rows (a run that ended before its first task) */
+        fprintf(f, "\n%-*s %10s %13s %7s %12s %12s %13s %13s %15s %7s\n", width, "task type",
+                "calls", "self total ms", "self %", "self mean us", "self sd us", "running ms",
+                "elapsed ms", "elapsed mean us", "threads");
+    else
+        fputs("\nno task was measured\n", f);
     uint32_t shown = rows && rows < n ? rows : n;
     for (uint32_t i = 0; i < shown; i++) {
         const struct tscope__ptype *ty = order[i];

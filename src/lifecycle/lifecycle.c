@@ -268,11 +268,20 @@ static void trace_stop(void)
                      tscope__trace_path(), tscope__trace_path());
 }
 
-/* A program that exits without tscope_finalize still gets its outputs. */
+static _Atomic int n_at_finalize, init_again;
+
+/* A program that exits without tscope_finalize still gets its outputs.
+ * The note is for a program that called tscope_init itself: an adapter
+ * that started measurement arms its own exit handler and a finalize hook,
+ * but a preloaded one arms them in its constructor, before the C library
+ * registers the loader's, so this (the library's destructor) runs first;
+ * then the session is the adapter's unless someone called tscope_init
+ * again (the program, while the adapter measured). */
 static void finalize_at_exit(void)
 {
     if (tscope__g.initialised) {
-        tscope__note("the program exited without tscope_finalize(); finalizing now\n");
+        if (!atomic_load(&n_at_finalize) || atomic_load(&init_again))
+            tscope__note("the program exited without tscope_finalize(); finalizing now\n");
         tscope_finalize();
     }
 }
@@ -284,6 +293,7 @@ int tscope_init(int rank, int nranks)
     pthread_mutex_lock(&life_lock);
     int rc = 0;
     if (tscope__g.initialised) {
+        atomic_store(&init_again, 1);
         rc = TSCOPE_ESTATE;
         goto out;
     }
@@ -393,7 +403,6 @@ static void final_drain(void)
 }
 
 static void (*at_finalize[8])(void);
-static _Atomic int n_at_finalize;
 
 int tscope_atfinalize(void (*fn)(void))
 {
