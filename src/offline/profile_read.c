@@ -594,7 +594,7 @@ static void read_thread_types(struct reader *r, json_t *o, const char *w, struct
             break;
         struct tscope__pthread_type *y = &t->types[i];
         y->type = u32(r, x, e, "type_id");
-        y->calls = u64(r, x, e, "calls");
+        y->calls = int_in(r, x, e, "calls", 1, INT64_MAX); /* only types it completed tasks of */
         y->self = num(r, x, e, "self_ns");
         y->running = num(r, x, e, "running_ns");
         y->elapsed = num(r, x, e, "elapsed_ns");
