@@ -18,7 +18,9 @@ static int by_self(const void *a, const void *b)
 {
     const struct tscope__ptype *x = *(const struct tscope__ptype *const *)a;
     const struct tscope__ptype *y = *(const struct tscope__ptype *const *)b;
-    return x->self.sum < y->self.sum ? 1 : x->self.sum > y->self.sum ? -1 : 0;
+    if (x->self.sum != y->self.sum)
+        return x->self.sum < y->self.sum ? 1 : -1;
+    return x->id < y->id ? -1 : x->id > y->id; /* ties in one order, the run's and report's */
 }
 
 static double mb(uint64_t bytes)
