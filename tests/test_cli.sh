@@ -681,6 +681,9 @@ killed_pair() { # dir, N (FLOOD: flood_h, or flood for tasks by id)
 exact() { # dir, N: the counts of flood_h N, recovered
   grep -q "^1,tick,$(($2 + 1)),$2,0,0,1,1," "$tmp/$1/types.csv" || fail "$1: tick: $(cat "$tmp/$1/types.csv")"
   grep -q "^2,work,$2,$2,0,0,0,1," "$tmp/$1/types.csv" || fail "$1: work: $(cat "$tmp/$1/types.csv")"
+  # the per-thread figures (report --threads) rebuilt too: the threads' work calls add up
+  [ "$(jq '[.threads[].types[]? | select(.type == "work") | .calls] | add' "$tmp/$1/profile.json")" = "$2" ] \
+    || fail "$1: per-thread work calls: $(jq -c '[.threads[] | {name, types}]' "$tmp/$1/profile.json")"
 }
 # the mapping cut short (a full /dev/shm, a copy that stopped): said in one
 # line with what is missing, the blocks before the cut recovered
@@ -1169,6 +1172,37 @@ else
   [ "$(awk '/^counter /{c=1;next} c&&/^\.\.\. [0-9]+ more counters/{m=1;next} c&&/ left out: /{next} c&&NF==0{c=0} c{n++} END{print n+0, m+0}' "$tmp/r3")" = "1 1" ] \
     || fail "rows limit on counters: $(cat "$tmp/r3")"
   "$ts" report --tree "$tmp/out" | grep -q "leaf_sort  calls 64" || fail "report --tree"
+
+  echo "-- report --threads: a table per program thread whose calls add up to the type's"
+  # the threads' own shards (profile mode) and the rings' replay (naive mode)
+  for mode in profile naive; do
+    "$ts" run -q --mode $mode -o "$tmp/thr-$mode" -- "$example" 200000 2 >/dev/null 2>&1 \
+      || fail "threads $mode: run"
+    "$ts" report --threads --rows 0 "$tmp/thr-$mode" >"$tmp/thr.txt" 2>&1 || fail "report --threads: $(cat "$tmp/thr.txt")"
+    [ "$(grep -c '^thread [0-9]* (' "$tmp/thr.txt")" = 2 ] || fail "threads $mode: two tables: $(cat "$tmp/thr.txt")"
+    grep -q "^per thread: 2 threads of the program (taskscope's own left out: [0-9]* taskscope-sampler)$" \
+      "$tmp/thr.txt" || fail "threads $mode: header: $(cat "$tmp/thr.txt")"
+    # the type table's calls (9 figures after the name) = the sum of the
+    # thread tables' (6 figures after the name), per type, in the text
+    sums=$(awk '/^task type .* threads$/ {t = 1; next} /^task type / {h = 1; next} NF == 0 {t = h = 0}
+                t {n = $1; for (i = 2; i <= NF - 9; i++) n = n " " $i; type[n] = $(NF - 8)}
+                h {n = $1; for (i = 2; i <= NF - 6; i++) n = n " " $i; thr[n] += $(NF - 5); k++}
+                END {for (n in type) if (type[n] != thr[n] + 0) print "type " n ": " type[n] " calls, threads " thr[n] + 0;
+                     if (!k) print "no thread rows"}' "$tmp/thr.txt")
+    [ -z "$sums" ] || fail "threads $mode: $sums: $(cat "$tmp/thr.txt")"
+    # profile.json: each thread's types, and their calls add up to the type's
+    [ "$(jq -c '[.types[] | select(.calls > 0) | {(.name): .calls}] | add' "$tmp/thr-$mode/profile.json")" = \
+      "$(jq -c '[.threads[] | .types[]? | {n: .type, c: .calls}] | sort_by(.n) | group_by(.n)
+                | map({(.[0].n): (map(.c) | add)}) | add' "$tmp/thr-$mode/profile.json" |
+         jq -c --slurpfile p "$tmp/thr-$mode/profile.json" '. as $s | [$p[0].types[] | select(.calls > 0) | {(.name): $s[.name]}] | add')" ] \
+      || fail "threads $mode: profile.json: $(jq -c '.threads' "$tmp/thr-$mode/profile.json")"
+  done
+  "$ts" report --threads --sort calls --rows 1 "$tmp/thr-profile" | grep -q "^\.\.\. [0-9]* more task types (show all with --rows 0)$" \
+    || fail "report --threads --rows 1"
+  status=0
+  "$ts" report --threads --dot "$tmp/thr-profile" >/dev/null 2>"$tmp/e" || status=$?
+  [ "$status" = 2 ] && [ "$(cat "$tmp/e")" = "taskscope report: --threads cannot be combined with --dot" ] \
+    || fail "report --threads --dot: $status $(cat "$tmp/e")"
 
   echo "-- diff: two profiles with known differences"
   # B: 'work' takes twice the self time, 'main' is renamed, the run is longer

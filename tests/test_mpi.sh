@@ -81,8 +81,23 @@ check "ring: the global message matrix (bytes, rank to rank)" \
 check "ring: the global summary printed by rank 0 only" \
     "$(grep -c 'global view of' "$tmp/ring.stderr")" 1
 
-check "ring: taskscope report RUN reads its global view" \
-    "$("$ts" report "$tmp/ring" 2>&1 | grep -c "global profile of 'mpicases' (4 ranks)")" 1
+# taskscope report on the run folder (and on its global/) prints the global
+# summary the run printed at its end, line for line: the same function on
+# the global profile.json read back (every line is the same; the run's
+# "global view in DIR/" line after it is not part of the summary)
+sed -n '/^taskscope: global view of /,/^taskscope: global view in /p' "$tmp/ring.stderr" | sed '$d' \
+    >"$tmp/ring.summary"
+check "ring: the run printed a global summary of 6 types and 4 ranks" "$(wc -l <"$tmp/ring.summary")" 13
+for dir in ring ring/global; do
+    "$ts" report "$tmp/$dir" >"$tmp/ring.report" 2>"$tmp/ring.report.err"
+    check "ring: taskscope report $dir prints the run's global summary" \
+        "$(diff "$tmp/ring.summary" "$tmp/ring.report" && echo same)$(cat "$tmp/ring.report.err")" same
+done
+"$ts" report --rows 2 "$tmp/ring" >"$tmp/ring.report" 2>/dev/null
+check "ring: report --rows 2 RUN: two types of the global summary, then the ranks" \
+    "$(grep -c '^MPI_\|^mpicases' "$tmp/ring.report") $(grep -c '^(4 more types' "$tmp/ring.report") $(grep -c '^ *[0-3]  *42 ' "$tmp/ring.report")" "2 1 4"
+check "ring: report RUN/rank-1 is that rank's own profile" \
+    "$("$ts" report "$tmp/ring/rank-1" 2>&1 | grep -c "^taskscope profile of 'mpicases' (rank 1 of 4)")" 1
 
 # ---- every type's global totals are the sums of the ranks' own
 for f in calls created '.self_ns.sum' '.elapsed_ns.sum' '.running_ns.total'; do

@@ -15,6 +15,10 @@
  * (excl and incl: self and running); rows: 0 for all types. */
 int tscope__export_summary(const struct tscope__profile *p, FILE *f, const char *sort,
                            unsigned rows);
+/* The per-thread tables (threads.c; report --threads): for each of the
+ * program's threads its types, sorted and limited as the summary's. */
+int tscope__export_threads(const struct tscope__profile *p, FILE *f, const char *sort,
+                           unsigned rows);
 /* types.csv and counters.csv. */
 int tscope__export_csv_types(const struct tscope__profile *p, FILE *f);
 int tscope__export_csv_counters(const struct tscope__profile *p, FILE *f);

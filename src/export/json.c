@@ -220,6 +220,31 @@ static void type_ranks(FILE *f, const struct tscope__profile *p, const struct ts
             (unsigned long long)r->calls_max);
 }
 
+/* A thread's share of the types it completed tasks of (report --threads):
+ * calls, self, running and elapsed as the type's totals count them. */
+static void thread_types(FILE *f, const struct tscope__profile *p, const struct tscope__pthread *t)
+{
+    char buf[32];
+    fputs(",\"types\":[", f);
+    for (uint32_t i = 0; i < t->ntypes; i++) {
+        const struct tscope__pthread_type *e = &t->types[i];
+        fputs(i ? ",{" : "{", f);
+        u64(f, "type_id", e->type);
+        fputc(',', f);
+        str(f, "type", tscope__profile_type_name(p, e->type, buf, sizeof buf));
+        fputc(',', f);
+        u64(f, "calls", e->calls);
+        fputc(',', f);
+        num(f, "self_ns", e->self);
+        fputc(',', f);
+        num(f, "running_ns", e->running);
+        fputc(',', f);
+        num(f, "elapsed_ns", e->elapsed);
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
 /* The message matrix of g, whole ("bytes" or "messages": a row per rank,
  * zeros and all) up to TSCOPE__GLOBAL_DENSE_MAX ranks. */
 static void matrix(FILE *f, const struct tscope__pglobal *g, int of_bytes)
@@ -537,6 +562,8 @@ int tscope__export_json(const struct tscope__profile *p, FILE *f)
         u64(f, "waits", t->waits);
         if (t->own)
             fputs(",\"taskscope\":true", f); /* its own thread, not the program's */
+        if (t->ntypes)                       /* only a thread that completed tasks */
+            thread_types(f, p, t);
         fputc('}', f);
     }
     fputc(']', f);

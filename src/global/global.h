@@ -27,6 +27,14 @@
  * the caller bounds nranks by the ranks it found (cli/merge.c). */
 struct tscope__profile *tscope__global_merge(struct tscope__profile *const *ps, int nranks);
 
+/* The global summary of g: its types by total self time with each rank's
+ * share (min / mean / max, the imbalance, the rank with the most), at most
+ * rows of them (0: all), then the ranks.  What the run prints at its end,
+ * summary.txt holds (all types) and `taskscope report` prints of a global
+ * profile.json read back (g->global from its "global" and "ranks", each
+ * type's ranks from its "ranks").  0, TSCOPE_ENOMEM or TSCOPE_EIO. */
+int tscope__global_summary(const struct tscope__profile *g, FILE *f, unsigned rows);
+
 /* Writes a global profile into dir (created if needed): profile.json,
  * summary.txt, ranks.csv, messages.csv and messages.gp (the message
  * matrix: whole up to TSCOPE__GLOBAL_DENSE_MAX ranks, else its pairs),

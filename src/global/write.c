@@ -1,7 +1,8 @@
 /* write.c - the files of a job's global view (global.h): profile.json (the
  * profile schema, plus the ranks), the summary, the ranks' table, the
  * message matrix and the ranks x time heat map with their gnuplot scripts
- * (rendered by `taskscope run`, `merge` and `report`). */
+ * (rendered by `taskscope run`, `merge` and `report`); the summary is
+ * also what `taskscope report` prints of a global profile read back. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,13 +14,13 @@
 #include "export/output.h"
 #include "global.h"
 
-static unsigned summary_rows;
-
 static int by_self(const void *a, const void *b)
 {
     const struct tscope__ptype *x = *(const struct tscope__ptype *const *)a;
     const struct tscope__ptype *y = *(const struct tscope__ptype *const *)b;
-    return x->self.sum < y->self.sum ? 1 : x->self.sum > y->self.sum ? -1 : 0;
+    if (x->self.sum != y->self.sum)
+        return x->self.sum < y->self.sum ? 1 : -1;
+    return x->id < y->id ? -1 : x->id > y->id; /* ties in one order, the run's and report's */
 }
 
 static double mb(uint64_t bytes)
@@ -27,9 +28,7 @@ static double mb(uint64_t bytes)
     return (double)bytes / 1e6;
 }
 
-/* The global summary: types by total self time with each rank's share,
- * then the ranks. */
-static int summary(const struct tscope__profile *p, FILE *f)
+int tscope__global_summary(const struct tscope__profile *p, FILE *f, unsigned rows)
 {
     const struct tscope__pglobal *g = p->global;
     fprintf(f, "taskscope: global view of %s, %d rank%s", p->program, g->nranks,
@@ -45,7 +44,7 @@ static int summary(const struct tscope__profile *p, FILE *f)
         if (p->types[i].calls || p->types[i].self.sum > 0)
             order[n++] = &p->types[i];
     qsort(order, n, sizeof *order, by_self);
-    unsigned rows = summary_rows ? summary_rows : n;
+    rows = rows ? rows : n;
     int width = 28; /* as wide as the longest name shown: none is cut */
     for (uint32_t i = 0; i < n && i < rows; i++)
         if ((int)strlen(order[i]->name) > width)
@@ -77,6 +76,12 @@ static int summary(const struct tscope__profile *p, FILE *f)
                 mb(x->msgs.recv_bytes + x->msgs.coll_recv_bytes));
     }
     return ferror(f) ? TSCOPE_EIO : 0;
+}
+
+/* summary.txt: every type. */
+static int summary_file(const struct tscope__profile *p, FILE *f)
+{
+    return tscope__global_summary(p, f, 0);
 }
 
 static int ranks_csv(const struct tscope__profile *p, FILE *f)
@@ -289,12 +294,10 @@ static int taskgraph_dot(const struct tscope__profile *p, FILE *f)
 
 int tscope__global_write(const struct tscope__profile *g, const char *dir, FILE *say, unsigned rows)
 {
-    summary_rows = rows;
     if (say) {
-        summary(g, say);
+        tscope__global_summary(g, say, rows);
         fflush(say);
     }
-    summary_rows = 0; /* the file has them all */
     if (!dir)
         return 0;
     if (mkdir(dir, 0777) && errno != EEXIST) {
@@ -306,7 +309,7 @@ int tscope__global_write(const struct tscope__profile *g, const char *dir, FILE 
         const char *name;
         tscope__writer_fn fn;
     } files[] = {{"profile.json", tscope__export_json},
-                 {"summary.txt", summary},
+                 {"summary.txt", summary_file},
                  {"ranks.csv", ranks_csv},
                  {"messages.csv", messages_csv},
                  {"messages.gp", messages_gp},

@@ -570,6 +570,119 @@ static void read_critical_path(struct reader *r, json_t *root, struct tscope__pr
     }
 }
 
+/* threads[i].types (optional: a thread that completed tasks has it, files
+ * before it have none): the thread's share of each type, by type id. */
+static void read_thread_types(struct reader *r, json_t *o, const char *w, struct tscope__pthread *t)
+{
+    json_t *a = json_object_get(o, "types");
+    if (!a)
+        return;
+    char path[96], e[128];
+    snprintf(path, sizeof path, "%s.types", w);
+    if (!json_is_array(a)) {
+        fail(r, "field '%s' has the wrong type (expected an array)", path);
+        return;
+    }
+    size_t n = json_array_size(a);
+    if (n > UINT32_MAX || !(t->types = calloc(n + 1, sizeof *t->types))) {
+        fail(r, "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < n && !r->failed; i++, t->ntypes++) {
+        json_t *x = element(r, a, path, i, e, sizeof e);
+        if (!x)
+            break;
+        struct tscope__pthread_type *y = &t->types[i];
+        y->type = u32(r, x, e, "type_id");
+        y->calls = int_in(r, x, e, "calls", 1, INT64_MAX); /* only types it completed tasks of */
+        y->self = num(r, x, e, "self_ns");
+        y->running = num(r, x, e, "running_ns");
+        y->elapsed = num(r, x, e, "elapsed_ns");
+        if (i && !r->failed && y->type <= t->types[i - 1].type)
+            fail(r, "%s: type ids must ascend", e);
+    }
+}
+
+/* A global profile's type over the ranks (optional: "ranks", only in a
+ * job's global profile.json): each rank's self time total, min / max and
+ * the rank with the most, calls min / max.  The sum over the ranks is the
+ * type's self_ns sum (src/global adds the ranks' whole ns), so the mean
+ * the writer put beside them is not read. */
+static void read_type_ranks(struct reader *r, json_t *o, const char *w, struct tscope__ptype *t)
+{
+    json_t *x = json_object_get(o, "ranks");
+    if (!x)
+        return;
+    char path[96], self[112], calls[112];
+    snprintf(path, sizeof path, "%s.ranks", w);
+    snprintf(self, sizeof self, "%s.self_ns", path);
+    snprintf(calls, sizeof calls, "%s.calls", path);
+    json_t *s = field(r, o, w, "ranks", is_object, "an object");
+    json_t *so = s ? field(r, s, path, "self_ns", is_object, "an object") : NULL;
+    json_t *co = s ? field(r, s, path, "calls", is_object, "an object") : NULL;
+    if (!so || !co)
+        return;
+    t->ranks.self_min = (int64_t)u64(r, so, self, "min");
+    t->ranks.self_max = (int64_t)u64(r, so, self, "max");
+    t->ranks.self_max_rank = (int)int_in(r, so, self, "max_rank", 0, 65535);
+    t->ranks.self_sum = tscope__ns_whole(t->self.sum);
+    t->ranks.calls_min = u64(r, co, calls, "min");
+    t->ranks.calls_max = u64(r, co, calls, "max");
+}
+
+/* A job's global profile (optional: "global" and "ranks", written by
+ * src/global): the ranks present and each rank's totals and messages,
+ * what the global summary shows (tscope__global_summary).  The message
+ * matrix, the ranks' timeline and the remote dependencies are not read:
+ * messages.csv, ranks_busy.csv and taskgraph.dot beside it hold them. */
+static void read_global(struct reader *r, json_t *root, struct tscope__profile *p)
+{
+    json_t *o = json_object_get(root, "global");
+    if (!o || r->failed)
+        return;
+    if (!json_is_object(o)) {
+        fail(r, "field 'global' has the wrong type (expected an object)");
+        return;
+    }
+    struct tscope__pglobal *g = p->global = calloc(1, sizeof *p->global);
+    if (!g) {
+        fail(r, "out of memory");
+        return;
+    }
+    g->nranks = (int)int_in(r, o, "global", "nranks", 1, 65536);
+    g->present = (int)int_in(r, o, "global", "ranks_present", 0, (uint64_t)g->nranks);
+    size_t n;
+    char w[64];
+    json_t *a = array(r, root, "ranks", (void **)&g->ranks, sizeof *g->ranks, &n);
+    if (a && n != (size_t)g->nranks)
+        fail(r, "field 'ranks' has %zu elements (expected global.nranks, %d)", n, g->nranks);
+    for (size_t i = 0; i < n && !r->failed; i++) {
+        json_t *e = element(r, a, "ranks", i, w, sizeof w);
+        if (!e)
+            break;
+        struct tscope__prank *x = &g->ranks[i];
+        x->rank = (int)int_in(r, e, w, "rank", i, i); /* in rank order */
+        x->present = json_is_true(field(r, e, w, "present", is_boolean, "true or false"));
+        x->tasks = u64(r, e, w, "tasks");
+        x->events = u64(r, e, w, "events");
+        x->anomalies = u64(r, e, w, "anomalies");
+        x->unfinished = u64(r, e, w, "unfinished");
+        x->threads = u64(r, e, w, "threads");
+        x->self_ns = (int64_t)u64(r, e, w, "self_ns");
+        x->elapsed_ns = (int64_t)u64(r, e, w, "elapsed_ns");
+        tscope_peer_stats_t *m = &x->msgs;
+        m->peer = -1; /* summed over its peers */
+        m->sent = u64(r, e, w, "sent");
+        m->sent_bytes = u64(r, e, w, "sent_bytes");
+        m->recv = u64(r, e, w, "recv");
+        m->recv_bytes = u64(r, e, w, "recv_bytes");
+        m->coll_sent = u64(r, e, w, "coll_sent");
+        m->coll_sent_bytes = u64(r, e, w, "coll_sent_bytes");
+        m->coll_recv = u64(r, e, w, "coll_recv");
+        m->coll_recv_bytes = u64(r, e, w, "coll_recv_bytes");
+    }
+}
+
 /* "ended_by" (optional: only a run ended by a signal or _exit has it). */
 static void read_ended_by(struct reader *r, json_t *root, struct tscope__profile *p)
 {
@@ -633,6 +746,7 @@ static void read_all(struct reader *r, json_t *root, struct tscope__profile *p)
             t->running = stats(r, o, w, "running_ns", &t->running_total);
             t->elapsed = stats(r, o, w, "elapsed_ns", &t->elapsed_total);
         }
+        read_type_ranks(r, o, w, t);
         if (i && !r->failed && t->id <= p->types[i - 1].id)
             fail(r, "%s: type ids must ascend", w);
     }
@@ -686,6 +800,7 @@ static void read_all(struct reader *r, json_t *root, struct tscope__profile *p)
         p->threads[i].dropped = u64(r, o, w, "dropped");
         p->threads[i].waits = u64(r, o, w, "waits");
         p->threads[i].own = json_is_true(json_object_get(o, "taskscope"));
+        read_thread_types(r, o, w, &p->threads[i]);
     }
     json_t *notes = json_object_get(root, "notes"); /* optional: what the machine lacked */
     size_t nn = json_is_array(notes) ? json_array_size(notes) : 0;
@@ -708,6 +823,7 @@ static void read_all(struct reader *r, json_t *root, struct tscope__profile *p)
     }
     read_messages(r, root, p);
     read_timeline(r, root, p);
+    read_global(r, root, p);
     if (r->version == 1) /* no dependencies or instance graph before version 2 */
         return;
     read_deptypes(r, root, p);

@@ -33,6 +33,8 @@ void tscope__store_flush_leaves(struct tscope__store *s)
         ta->running_total += b->acc.sum;
     if (!b->nested)
         ta->elapsed_total += b->acc.sum;
+    tscope__stack_count(s, b->thread, 0, b->type, n, b->acc.sum, b->inside ? 0 : b->acc.sum,
+                        b->nested ? 0 : b->acc.sum);
     struct tscope__node *node = &s->nodes[b->node];
     node->calls += n;
     node->self += b->acc.sum;

@@ -91,10 +91,23 @@ struct tscope__pdep {
     uint64_t addr;
 };
 
+/* A thread's share of a type: the tasks of the type it completed (a task
+ * counts on the thread slot whose shard ended it, or, through the rings, of
+ * its first begin), their self time, and running and elapsed as the type's
+ * totals count them (recursion once).  Over the threads they add up to the
+ * type's calls, self sum, running_total and elapsed_total. */
+struct tscope__pthread_type {
+    uint32_t type;
+    uint64_t calls;
+    double self, running, elapsed;
+};
+
 struct tscope__pthread {
     char *name;
     uint64_t events, dropped, waits;
     int own; /* taskscope's own thread (the sampler's), not the program's */
+    struct tscope__pthread_type *types; /* by type id, the types it completed tasks of */
+    uint32_t ntypes;
 };
 
 struct tscope__punfinished {

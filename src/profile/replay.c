@@ -197,6 +197,21 @@ struct tscope__tstack *tscope__stack_of(struct tscope__store *s, uint32_t thread
     return &s->stacks[thread];
 }
 
+void tscope__stack_count(struct tscope__store *s, uint32_t thread, int grow, uint16_t type,
+                         uint64_t calls, uint64_t self, uint64_t running, uint64_t elapsed)
+{
+    struct tscope__tstack *st = thread < s->nstacks ? &s->stacks[thread]
+                                : grow              ? tscope__stack_of(s, thread)
+                                                    : NULL;
+    if (!st || tscope__grow(&st->types, &st->ntypes, type, sizeof *st->types))
+        return;
+    struct tscope__thread_type *e = &st->types[type];
+    e->calls += calls;
+    e->self += self;
+    e->running += running;
+    e->elapsed += elapsed;
+}
+
 static int stack_push(struct tscope__store *s, struct tscope__tstack *st, uint32_t slot,
                       uint64_t ts)
 {

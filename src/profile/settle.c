@@ -173,6 +173,8 @@ void tscope__settle_count_done(struct tscope__store *s, const struct tscope__tas
     ta->running_total += t->running_top;
     if (!(t->bits & TSCOPE__T_NESTED))
         ta->elapsed_total += elapsed;
+    tscope__stack_count(s, t->thread, 0, t->type, 1, t->self, t->running_top,
+                        (t->bits & TSCOPE__T_NESTED) ? 0 : elapsed);
     struct tscope__node *n = &s->nodes[t->node == TSCOPE__NONE ? 0 : t->node];
     n->calls++;
     n->self += t->self;

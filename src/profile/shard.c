@@ -1432,6 +1432,10 @@ static void fold_one(struct tscope__store *st, struct tscope__shard *s)
         sacc_fold(&ta->self, &now.self, &was->self);
         sacc_fold(&ta->running, &now.running, &was->running);
         sacc_fold(&ta->elapsed, &now.elapsed, &was->elapsed);
+        if (now.calls != was->calls) /* the slot's share: what its threads ended */
+            tscope__stack_count(
+                st, s->index, 1, (uint16_t)i, now.calls - was->calls, now.self.sum - was->self.sum,
+                now.running_total - was->running_total, now.elapsed_total - was->elapsed_total);
         if (now.seen && !was->seen)
             tscope__type_saw_thread(st, i, s->index);
         *was = now;

@@ -36,8 +36,10 @@ void tscope__profile_free(struct tscope__profile *p)
         free(p->counters[i].name);
     for (uint32_t i = 0; i < p->nevents; i++)
         free(p->events[i].name);
-    for (uint32_t i = 0; i < p->nthreads; i++)
+    for (uint32_t i = 0; i < p->nthreads; i++) {
         free(p->threads[i].name);
+        free(p->threads[i].types);
+    }
     free(p->notes);
     free(p->types);
     free(p->counters);
@@ -255,6 +257,26 @@ static int copy_graphs(const struct tscope__store *s, struct tscope__profile *p,
     return 1;
 }
 
+/* A thread slot's share of each type it completed tasks of (the store's
+ * ticks, f ns each), by type id.  0 without memory. */
+static int thread_types(const struct tscope__tstack *st, struct tscope__pthread *o, double f)
+{
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < st->ntypes; t++)
+        n += st->types[t].calls != 0;
+    if (!n)
+        return 1;
+    if (!(o->types = calloc(n, sizeof *o->types)))
+        return 0;
+    for (uint32_t t = 0; t < st->ntypes; t++) {
+        const struct tscope__thread_type *e = &st->types[t];
+        if (e->calls)
+            o->types[o->ntypes++] = (struct tscope__pthread_type){
+                t, e->calls, (double)e->self * f, (double)e->running * f, (double)e->elapsed * f};
+    }
+    return 1;
+}
+
 struct tscope__profile *tscope__profile_snapshot(void)
 {
     struct tscope__store *s = tscope__g.store;
@@ -366,6 +388,7 @@ struct tscope__profile *tscope__profile_snapshot(void)
         p->threads[i].dropped = atomic_load(&tscope__g.threads[i]->dropped);
         p->threads[i].waits = atomic_load(&tscope__g.threads[i]->waits);
         p->threads[i].own = tscope__g.threads[i]->own;
+        ok = i >= s->nstacks || thread_types(&s->stacks[i], &p->threads[i], f);
     }
     pthread_mutex_unlock(&s->lock);
     pthread_mutex_lock(&tscope__g.reg_lock);
@@ -380,6 +403,8 @@ struct tscope__profile *tscope__profile_snapshot(void)
         p->nnotes = nnotes;
     }
     if (!ok) {
+        for (uint32_t i = 0; p->threads && i < nthreads; i++)
+            free(p->threads[i].types); /* nthreads is 0: the free does not see them */
         tscope__profile_free(p);
         return NULL;
     }

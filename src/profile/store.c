@@ -45,6 +45,7 @@ void tscope__store_free(struct tscope__store *s)
     for (uint32_t i = 0; i < s->nstacks; i++) {
         free(s->stacks[i].seg);
         free(s->stacks[i].open);
+        free(s->stacks[i].types);
     }
     for (uint32_t i = 0; i < s->ntypes; i++)
         free(s->types[i].seen);

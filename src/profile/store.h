@@ -107,13 +107,22 @@ struct tscope__segment {
     uint64_t self_acc;   /* self ticks of this segment so far */
 };
 
+/* A thread slot's share of a type (the per-thread tables, profile.h's
+ * struct tscope__pthread_type), in ticks: the tasks it completed, their
+ * self time, running and elapsed as the type's totals count them. */
+struct tscope__thread_type {
+    uint64_t calls, self, running, elapsed;
+};
+
 struct tscope__tstack {
     struct tscope__segment *seg;
     uint32_t n, cap;
     uint64_t events;
-    uint32_t *open;      /* open segments per type (the recursion rule) */
-    uint32_t nopen;      /* allocated entries of open */
-    uint64_t busy_since; /* when the stack last became non-empty (timeline.h) */
+    uint32_t *open;                    /* open segments per type (the recursion rule) */
+    uint32_t nopen;                    /* allocated entries of open */
+    uint64_t busy_since;               /* when the stack last became non-empty (timeline.h) */
+    struct tscope__thread_type *types; /* by type id: what the slot's threads completed */
+    uint32_t ntypes;
 };
 
 /* Per type: self, running and elapsed (begin to end) of each ended task;
@@ -399,6 +408,13 @@ void tscope__store_complete(struct tscope__store *s, uint64_t end);
 void tscope__replay_apply(struct tscope__store *s, uint32_t thread, const struct tscope__rec *r);
 /* The replay stack of a thread (grown on demand); NULL without memory. */
 struct tscope__tstack *tscope__stack_of(struct tscope__store *s, uint32_t thread);
+/* Counts completed tasks of `type` in thread slot `thread`'s share (ticks;
+ * running and elapsed as the type's totals count them).  The slot's stack
+ * is made when grow is set, else a slot without one counts nothing (the
+ * replay's callers hold pointers into the stacks; a task that ran through
+ * the rings had its stack made at its begin).  Dropped without memory. */
+void tscope__stack_count(struct tscope__store *s, uint32_t thread, int grow, uint16_t type,
+                         uint64_t calls, uint64_t self, uint64_t running, uint64_t elapsed);
 uint32_t tscope__task_find(struct tscope__store *s, uint64_t id);
 void tscope__task_free(struct tscope__store *s, uint32_t slot);
 /* Removes the id -> slot mapping if this slot holds it. */

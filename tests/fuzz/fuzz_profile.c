@@ -13,8 +13,9 @@
  *     type pairs ascending, each count at least its hazards and remote
  *     edges together; task ids not 0, task states and dependency kinds
  *     known values, remote 0 or 1, ranks 0 to 65535), every name present; the renderers of
- * `taskscope report` (summary with each sort key, --tree, --dot) and the CSV files run on it
- * without error;
+ * `taskscope report` (summary and --threads with each sort key, a global profile's global
+ * summary, --tree, --dot) and the CSV files run on it without error; a global profile's
+ * ranks are in order, as many as it says; a thread's types ascend, each with calls;
  *   - the round trip: the profile written back as profile.json
  *     (tscope__export_json) reads again, and writing that one gives the
  *     same JSON document (compared as JSON values, so -0 and 0 are one).
@@ -64,8 +65,18 @@ static void check_profile(const struct tscope__profile *p)
         FUZZ_ASSERT(p->counters[i].name);
     for (uint32_t i = 0; i < p->nevents; i++)
         FUZZ_ASSERT(p->events[i].name);
-    for (uint32_t i = 0; i < p->nthreads; i++)
+    for (uint32_t i = 0; i < p->nthreads; i++) {
         FUZZ_ASSERT(p->threads[i].name);
+        for (uint32_t k = 0; k < p->threads[i].ntypes; k++) /* ids ascending, calls >= 1 */
+            FUZZ_ASSERT(p->threads[i].types[k].calls >= 1 &&
+                        (k == 0 || p->threads[i].types[k].type > p->threads[i].types[k - 1].type));
+    }
+    if (p->global) { /* a global profile: its ranks in order, as many as it says */
+        FUZZ_ASSERT(p->global->nranks >= 1 && p->global->present >= 0 &&
+                    p->global->present <= p->global->nranks && p->global->ranks);
+        for (int i = 0; i < p->global->nranks; i++)
+            FUZZ_ASSERT(p->global->ranks[i].rank == i);
+    }
     for (uint32_t i = 0; i < p->nnodes; i++)
         FUZZ_ASSERT(i == 0 ? p->nodes[i].parent == UINT32_MAX : p->nodes[i].parent < i);
     FUZZ_ASSERT(p->nunfinished <= TSCOPE__UNFINISHED_LIST);
@@ -96,8 +107,12 @@ static void render(const struct tscope__profile *p)
 {
     static const char *const sorts[] = {"self", "running", "elapsed", "calls", "mean", "name"};
     FILE *f = sink();
-    for (size_t i = 0; i < sizeof sorts / sizeof sorts[0]; i++)
+    for (size_t i = 0; i < sizeof sorts / sizeof sorts[0]; i++) {
         FUZZ_ASSERT(tscope__export_summary(p, f, sorts[i], i == 0 ? 20 : 0) == 0);
+        FUZZ_ASSERT(tscope__export_threads(p, f, sorts[i], i == 0 ? 3 : 0) == 0); /* --threads */
+    }
+    if (p->global) /* report of an MPI run folder */
+        FUZZ_ASSERT(tscope__global_summary(p, f, 0) == 0 && tscope__global_summary(p, f, 2) == 0);
     FUZZ_ASSERT(tscope__export_tree(p, f) == 0);
     FUZZ_ASSERT(tscope__export_dot(p, f) == 0);
     FUZZ_ASSERT(tscope__export_csv_types(p, f) == 0);
