@@ -16,7 +16,8 @@
 # docs/*.md by name.  Its blocks run in the order they appear, each as a
 # script of its own (bash -e -o pipefail) in the copy's root, sharing only
 # the files the page's earlier blocks made (an `export` does not carry to the
-# next block), limited to 300 s.  Whatever a block left running (a command
+# next block), limited to 300 s (TSCOPE_DOCS_ONE_CLONE=1: all pages in one
+# copy, one after the other, as one reader in one clone).  Whatever a block left running (a command
 # put in the background with &) is stopped when it ends.  As root, `mpirun`
 # is given --allow-run-as-root (a page with an mpirun block must say that
 # flag is needed as root).
@@ -231,9 +232,12 @@ for md in "${pages[@]}"; do
   page=${md#"$src"/}
   grep -q '^[0-9]' "$tmp/list.$b" || continue
   dir="$tmp/pages/$b"
+  # TSCOPE_DOCS_ONE_CLONE=1: all pages in one clone, one after the other, as a
+  # reader who follows them all in one clone does
+  [ "${TSCOPE_DOCS_ONE_CLONE:-0}" = 1 ] && dir="$tmp/pages/all"
   # a clone that shares base's objects: the page's files, as a fresh clone has them
-  git clone -q --shared "$base" "$dir" && echo /build >>"$dir/.git/info/exclude" &&
-    ln -s "$build" "$dir/build" || { fail "$page: cannot make its copy of the tree"; continue; }
+  [ -d "$dir" ] || { git clone -q --shared "$base" "$dir" && echo /build >>"$dir/.git/info/exclude" &&
+    ln -s "$build" "$dir/build"; } || { fail "$page: cannot make its copy of the tree"; continue; }
   echo "== $page"
   while IFS=$'\t' read -r n line kind; do
     [ "$n" = ERROR ] && continue
