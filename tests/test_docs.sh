@@ -32,6 +32,8 @@
 #                                             saying so
 #   <!-- doc-test: needs mpi -->              runs only when BUILD_DIR has the MPI example
 #                                             and mpirun is there
+# (a block that runs programs of build/bench/ is skipped, saying so, when the
+# build has no benchmarks: TSCOPE_BUILD_BENCH=OFF)
 #   <!-- doc-test: short (REASON): COMMAND --> COMMAND runs instead of the block (a long
 #                                             benchmark in a short form, the setup's build);
 #                                             REASON and COMMAND are printed
@@ -269,6 +271,11 @@ for md in "${pages[@]}"; do
       continue
     fi
     [ -s "$script" ] || { fail "$page:$line: a block with no command"; continue; }
+    if grep -q 'build/bench/' "$script" && [ ! -d "$build/bench" ]; then
+      echo "   SKIPPED $page:$line: (needs the benchmarks: a build with TSCOPE_BUILD_BENCH, on by default)"
+      skipped=$((skipped + 1))
+      continue
+    fi
     run_block "$dir" "$script" "$block.out" "$limit" "$waitall"
     if [ "$rc" != 0 ]; then
       [ "$rc" = 124 ] && what="runs past ${limit} s" || what="exits with status $rc"
