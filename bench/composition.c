@@ -135,7 +135,9 @@ static size_t sorted_arrays(size_t n)
         qsort(work + i * n, n, sizeof *work, cmp_int);
     double each = (bench_now_s() - t0) / (double)pilot;
     size_t want = each > 0 ? (size_t)ceil(0.25 / each) : most;
-    count[s] = want < 16 ? 16 : want > most ? most : want;
+    if (want < 16)
+        want = 16;
+    count[s] = want > most ? most : want; /* never past the pristine copy */
     return count[s];
 }
 
