@@ -13,6 +13,8 @@
 #include "record.h"
 #include "taskscope/taskscope.h"
 
+_Atomic uint32_t tscope__names_attrs_gen;
+
 struct tscope__names tscope__types = {.lock = PTHREAD_MUTEX_INITIALIZER};
 struct tscope__names tscope__counters = {.lock = PTHREAD_MUTEX_INITIALIZER};
 struct tscope__names tscope__events = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -137,6 +139,8 @@ int tscope__names_add_attrs(struct tscope__names *t, uint32_t id, unsigned attrs
     else
         t->attrs[id] |= (uint8_t)attrs;
     pthread_mutex_unlock(&t->lock);
+    if (!rc)
+        atomic_fetch_add_explicit(&tscope__names_attrs_gen, 1, memory_order_release);
     return rc;
 }
 
@@ -172,4 +176,5 @@ void tscope__names_clear(struct tscope__names *t)
     t->hash = NULL;
     t->count = t->cap = t->hash_cap = 0;
     pthread_mutex_unlock(&t->lock);
+    atomic_fetch_add_explicit(&tscope__names_attrs_gen, 1, memory_order_release);
 }
