@@ -50,7 +50,7 @@ if msg=$(verdict "$tmp/api" "api" 2>"$tmp/api.v"); then ok "api: the waiting thr
 grep -q "^set title 'rank 0: threads x time, the fraction of each bin a thread was working (waits excluded)'" \
   "$tmp/api/heatmap.gp" && ok "heatmap.gp: its title says waits are excluded" ||
   fail "heatmap.gp: title $(grep '^set title' "$tmp/api/heatmap.gp")"
-grep -q "^set cblabel 'working (fraction of the bin)'" "$tmp/api/heatmap.gp" ||
+grep -q "^set cblabel 'working'$" "$tmp/api/heatmap.gp" ||
   fail "heatmap.gp: colour bar $(grep '^set cblabel' "$tmp/api/heatmap.gp")"
 untyped "$tmp/api" "api"
 if command -v jq >/dev/null; then

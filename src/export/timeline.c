@@ -297,7 +297,7 @@ int tscope__export_heatmap_gp(const struct tscope__profile *p, FILE *f)
             "set title 'rank %d: threads x time, the fraction of each bin a thread was working "
             "(waits excluded)'\n"
             "set xlabel 'time (s)'\nset ylabel 'thread'\nset xrange [0:*]\n"
-            "set yrange [-0.5:%g]\nset cbrange [0:1]\nset cblabel 'working (fraction of the bin)'\n"
+            "set yrange [-0.5:%g]\nset cbrange [0:1]\nset cblabel 'working'\n"
             "set palette defined (0 'white', 0.5 'orange', 1 'dark-red')\n"
             "set style fill solid noborder\nunset key\n",
             tl->bin_ns * 1e-9, 160 + 30 * (n ? n : 1), p->rank, n ? n - 0.5 : 0.5);
