@@ -84,7 +84,8 @@ static struct tscope__colour *colours(const tscope_type_stats_t *st, size_t got,
         self[id] = -1;
     for (size_t i = 0; i < got; i++) {
         self[st[i].type] = st[i].self_ns.sum;
-        wait[st[i].type] = (tscope__names_attrs(&tscope__types, st[i].type) & TSCOPE_TYPE_WAIT) != 0;
+        wait[st[i].type] =
+            (tscope__names_attrs(&tscope__types, st[i].type) & TSCOPE_TYPE_WAIT) != 0;
     }
     int rc = tscope__palette_assign(self, wait, n, out);
     free(self);

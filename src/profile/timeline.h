@@ -42,7 +42,7 @@ struct tscope__timeline {
     uint32_t nthread;
     uint64_t **wait; /* per thread slot: the part of its busy time a waiting type had its top */
     uint32_t nwait;
-    uint8_t *waits;     /* per type id: 0 not known yet, 1 works, 2 waits (tscope__tl_waits) */
+    uint8_t *waits; /* per type id: 0 not known yet, 1 works, 2 waits (tscope__tl_waits) */
     uint32_t nwaits;
     uint32_t waits_gen; /* tscope__names_attrs_gen when waits[] was filled */
     struct tscope__tl_point *pts;

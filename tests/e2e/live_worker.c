@@ -5,10 +5,11 @@
  *
  * Rounds of recursive tasks ("split" spawns two children down to "leaf"
  * tasks that spin for about 50 us) run until SECONDS have passed or SIGTERM
- * or SIGINT arrives; the main thread waits for each in a task of a waiting
- * type ("round wait", TSCOPE_TYPE_WAIT: grey on the page).  Between rounds the main thread reads the thread cap
- * and prints "live_worker: rt.thread_cap = N" when it changed (and once at
- * the start): the program's own word that a control from the page took
+ * or SIGINT arrives; the main thread waits for each in a task of a
+ * waiting type ("round wait", TSCOPE_TYPE_WAIT: grey on the page).
+ * Between rounds the main thread reads the thread cap and prints
+ * "live_worker: rt.thread_cap = N" when it changed (and once at the
+ * start): the program's own word that a control from the page took
  * effect.
  *
  * usage: live_worker [seconds (default 60)] [threads (default 2)]
