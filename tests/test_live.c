@@ -576,6 +576,14 @@ static void streamer(void)
     ASSERT_OK(tscope_init(0, 1));
     ASSERT_OK(tscope_type_register("work", &t_work));
     ASSERT_OK(tscope_type_register("special", &t_special));
+    /* a waiting type, used once: grey in the snapshots as in the pictures */
+    tscope_type_t t_waiting;
+    ASSERT_OK(tscope_type_register("waiting", &t_waiting));
+    ASSERT_OK(tscope_type_set_attrs(t_waiting, TSCOPE_TYPE_WAIT));
+    uint64_t wid = tscope_task_id_next();
+    ASSERT_OK(tscope_task_start(wid, t_waiting));
+    usleep(2000);
+    ASSERT_OK(tscope_task_end(wid));
     tscope_param_desc_t d = {.struct_size = sizeof d,
                              .name = "test.knob",
                              .kind = TSCOPE_PARAM_INT,
@@ -595,7 +603,7 @@ static void streamer(void)
     ASSERT_OK(pthread_create(&th, NULL, worker, NULL));
     /* snapshots: seq grows, types counted, the parameter described */
     long long seq0 = -1, seq = -1;
-    int with_calls = 0, with_param = 0, with_rate = 0;
+    int with_calls = 0, with_param = 0, with_rate = 0, with_colours = 0;
     for (int i = 0; i < 30; i++) {
         json_t *s = parse(next_of(fd, TSCOPE__LIVE_SNAPSHOT));
         seq = json_integer_value(json_object_get(s, "seq"));
@@ -610,6 +618,27 @@ static void streamer(void)
                 with_calls = 1;
             /* registered, not used yet: left out */
             ASSERT(strcmp(json_string_value(json_object_get(ty, "name")), "special") != 0);
+        }
+        /* each type's colour by the pictures' rule (export/palette.h): the
+         * waiting type a grey, the working one a colour, and they differ */
+        const char *cw = NULL, *cg = NULL;
+        json_array_foreach(json_object_get(s, "types"), k, ty)
+        {
+            const char *name = json_string_value(json_object_get(ty, "name"));
+            const char *c = json_string_value(json_object_get(ty, "color"));
+            ASSERT(c && strlen(c) == 7 && c[0] == '#');
+            int wait = json_is_true(json_object_get(ty, "wait"));
+            ASSERT_EQ(wait, strcmp(name, "waiting") == 0);
+            int grey = strncmp(c + 1, c + 3, 2) == 0 && strncmp(c + 3, c + 5, 2) == 0;
+            ASSERT_EQ(grey, wait);
+            if (!strcmp(name, "work"))
+                cw = c;
+            else if (wait)
+                cg = c;
+        }
+        if (cw && cg) {
+            ASSERT(strcmp(cw, cg) != 0);
+            with_colours = 1;
         }
         /* tasks ended per second: from the second snapshot on, >= 0 */
         json_t *rate = json_object_get(json_object_get(s, "series"), "tasks.ended_per_s");
@@ -631,6 +660,7 @@ static void streamer(void)
         json_decref(s);
     }
     ASSERT(with_calls);
+    ASSERT(with_colours);
     ASSERT(with_rate);
     ASSERT_EQ(with_param, 4);
 

@@ -266,6 +266,23 @@ if command -v gnuplot >/dev/null; then
         "$(ls "$tmp/work/global"/*.png 2>/dev/null | wc -l)" 2
 fi
 
+# ---- waiting drawn as waiting: rank 0 computes 300 ms while rank 1 waits
+# for it in MPI_Recv; ranks_busy.csv (ranks.png) has working threads,
+# waits excluded: rank 1 about 0, rank 0 well above it
+mpi recv recv 300
+check "recv: exit status" "$status" 0
+avg() { # rank: its average working threads over the bins of ranks_busy.csv
+    awk -F, -v r="$1" '!/^#/ && $1 == r {s = 0; for (i = 2; i <= NF; i++) s += $i; printf "%.3f", s / (NF - 1)}' \
+        "$tmp/recv/global/ranks_busy.csv"
+}
+check "recv: rank 1 waiting in MPI_Recv is not working in ranks_busy.csv" \
+    "$(awk -v a="$(avg 1)" 'BEGIN {print (a < 0.05)}')" 1
+check "recv: rank 0 computing is ($(avg 0))" "$(awk -v a="$(avg 0)" 'BEGIN {print (a > 0.15)}')" 1
+check "recv: rank 1's MPI_Recv is waiting time in profile.json (wait_ns)" \
+    "$(rj recv 1 '(.timeline.wait_ns | add) as $w | [.types[] | select(.name == "MPI_Recv") | .self_ns.sum][0] as $r | ($w >= $r * 0.99 and $r > 2e8)')" true
+check "recv: the global ranks_timeline has wait_ns for every rank" \
+    "$(gj recv '.ranks_timeline.wait_ns | length')" 4
+
 # ---- remote dependencies (tscope_dep_remote, as DASH reports them): every
 # rank's "consume" waits for the "produce" of the rank to its left, rank 0's
 # "consume_out" twice for rank 1's (direction out)

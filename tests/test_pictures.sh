@@ -118,6 +118,8 @@ points=$(grep -vc '^#\|^end_s' "$tmp/run/durations.csv")
 [ "$points" = 168 ] || fail "durations.csv: $points points of 168 tasks, all sampled"
 grep -q "^set xlabel 'time (ms)'" "$tmp/run/timeline.gp" || fail "timeline.gp: x axis"
 grep -q "^set xlabel 'time (s)'" "$tmp/run/heatmap.gp" || fail "heatmap.gp: x axis"
+grep -q "^set title 'rank 0: threads x time, the fraction of each bin a thread was working (waits excluded)'" \
+  "$tmp/run/heatmap.gp" || fail "heatmap.gp: title without waits excluded"
 
 if [ "$has_jansson" = 1 ]; then
   echo "-- the global view of the run: ranks.gp, messages.gp"
@@ -125,7 +127,8 @@ if [ "$has_jansson" = 1 ]; then
     || fail "merge: $(cat "$tmp/merge.err")"
   grep -q "^set format cb '%.1s %cB'" "$tmp/glob/messages.gp" || fail "messages.gp: colour bar labels"
   grep -q "^set xlabel 'time (s)'" "$tmp/glob/ranks.gp" || fail "ranks.gp: x axis"
-  grep -q "^set cblabel 'busy threads" "$tmp/glob/ranks.gp" || fail "ranks.gp: colour bar"
+  grep -q "^set cblabel 'working threads" "$tmp/glob/ranks.gp" || fail "ranks.gp: colour bar"
+  grep -q "^set title 'working threads per rank over time (waits excluded" "$tmp/glob/ranks.gp" || fail "ranks.gp: title"
 else
   echo "SKIPPED the global view: built without jansson (merge reads profile.json)"
 fi

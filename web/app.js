@@ -117,7 +117,7 @@
   function newProc(id) {
     return {
       id, info: { id }, t: [], s: Object.fromEntries(SERIES.map((n) => [n, []])),
-      running: new Map(), last: null, lastSeq: null, lastT: null, lastAt: 0, origin: null,
+      running: new Map(), typeColors: new Map(), last: null, lastSeq: null, lastT: null, lastAt: 0, origin: null,
       loading: false, pending: [], color: COLORS[procs.size % COLORS.length], acks: new Map()
     };
   }
@@ -156,6 +156,7 @@
     for (const ty of Array.isArray(snap.types) ? snap.types : []) {
       if (!ty || typeof ty.name !== 'string' || seen.has(ty.name)) continue;
       seen.add(ty.name);
+      if (typeof ty.color === 'string' && /^#[0-9a-fA-F]{6}$/.test(ty.color)) p.typeColors.set(ty.name, ty.color);
       let col = p.running.get(ty.name);
       if (!col) {
         if (p.running.size >= MAX_TYPES) continue;
@@ -472,7 +473,10 @@
     const container = $('proc-charts');
     if (!p) { procCharts = destroyAll(procCharts, container); procKey = null; return; }
     const types = Array.from(p.running.keys());
-    const key = p.id + '#' + types.join('|');
+    // a type's colour is the pictures' (the snapshot's "color": by self time,
+    // waits grey, src/export/palette.c); the chart is made again when one changes
+    const typeColor = (name, i) => p.typeColors.get(name) || COLORS[i % COLORS.length];
+    const key = p.id + '#' + types.map((name, i) => name + '=' + typeColor(name, i)).join('|');
     if (key !== procKey) {
       procCharts = destroyAll(procCharts, container);
       procKey = key;
@@ -485,7 +489,7 @@
       procCharts.io = makeChart(container, 'proc.io', 'I/O, bytes/s (proc.io_read/write_bytes_per_s)',
         [{ label: 'read', stroke: COLORS[2] }, { label: 'written', stroke: COLORS[3] }], [[], [], []], fmtBytes);
       procCharts.concurrency = makeChart(container, 'proc.concurrency', 'running tasks by type',
-        types.map((name, i) => ({ label: name, stroke: COLORS[i % COLORS.length] })),
+        types.map((name, i) => ({ label: name, stroke: typeColor(name, i) })),
         [[]].concat(types.map(() => [])), fmt);
     }
     setData(procCharts.cpu, [p.t, p.s['proc.cpu_cores_used']]);
@@ -537,7 +541,8 @@
     const snap = p.last || {};
     const types = Array.isArray(snap.types) ? snap.types : [];
     $('types-table').querySelector('tbody').replaceChildren(...types.map((ty) => el('tr', {},
-      el('td', { class: 'name' }, String(ty.name)), el('td', {}, fmt(ty.calls)), el('td', {}, fmtNum(ty.self_s)),
+      el('td', { class: 'name' }, el('span', { class: 'swatch', style: 'background:' + (p.typeColors.get(ty.name) || 'transparent') }),
+        String(ty.name)), el('td', {}, fmt(ty.calls)), el('td', {}, fmtNum(ty.self_s)),
       el('td', {}, fmtNum(ty.total_s)), el('td', {}, fmt(runningOf(ty, snap.series))))));
     // the runtime's own counters first; those that repeat a sampler series below them
     const counters = snap.counters && typeof snap.counters === 'object' ? Object.entries(snap.counters) : [];
@@ -913,6 +918,12 @@
         processes: list.map((p, k) => ({ id: p.id, label: c.series[k + 1].label, values: Array.from(c.data[k + 1]) })),
         total: Array.from(c.data[list.length + 1])
       };
+    },
+    /* the selected process's "running tasks by type" chart: [type, colour drawn] per series */
+    typeStrokes() {
+      const c = procCharts.concurrency;
+      if (!c) return [];
+      return c.series.slice(1).map((s, i) => [s.label, typeof s.stroke === 'function' ? s.stroke(c, i + 1) : s.stroke]);
     },
     /* a chart's legend as shown: [label, value text] per series */
     legend(name) {

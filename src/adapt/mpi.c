@@ -384,6 +384,26 @@ static int g_gatherv(void *ctx, const void *in, size_t bytes, void *out, const s
 
 /* ---- init and finalize ----------------------------------------------------- */
 
+/* A call that waits for other ranks: a blocking receive or probe, a wait for
+ * requests, a barrier, a collective (TSCOPE_TYPE_WAIT: its time is waiting,
+ * not work, in the pictures).  Sends, non-blocking calls and tests are not. */
+static int waits(int c)
+{
+    switch (c) {
+    case C_RECV:
+    case C_SENDRECV:
+    case C_SENDRECV_REPLACE:
+    case C_PROBE:
+    case C_WAIT:
+    case C_WAITALL:
+    case C_WAITANY:
+    case C_WAITSOME:
+        return 1;
+    default:
+        return c >= C_BARRIER; /* the barrier and the collectives after it */
+    }
+}
+
 static void started_mpi(void)
 {
     mpi_up = 1;
@@ -394,6 +414,8 @@ static void started_mpi(void)
         return;
     for (int c = 0; c < NCALLS; c++) {
         tscope_type_register(call_names[c], &types[c]);
+        if (types[c] && waits(c)) /* drawn as waiting, not work (heatmap.png, ranks.png) */
+            tscope_type_set_attrs(types[c], TSCOPE_TYPE_WAIT);
         if (c == C_ALLREDUCE || c == C_REDUCE_SCATTER || c == C_REDUCE_SCATTER_BLOCK ||
             c == C_SCAN || c == C_EXSCAN) {
             char name[64];
@@ -405,12 +427,14 @@ static void started_mpi(void)
 }
 
 /* MPI_Init's own time, when an adapter (OpenMP, pthreads) or the program
- * measures already: a task of type "MPI_Init" (0: none). */
+ * measures already: a task of type "MPI_Init" (0: none), a waiting type
+ * (TSCOPE_TYPE_WAIT) as the calls that wait for other ranks are. */
 static tscope_task_t *init_begin(const char *name)
 {
     tscope_type_t t = 0;
     if (!tscope_is_enabled() || tscope_type_register(name, &t))
         return NULL;
+    tscope_type_set_attrs(t, TSCOPE_TYPE_WAIT); /* mostly waiting for the other ranks */
     return tscope_task_start_h(tscope_task_id_next(), t);
 }
 

@@ -13,6 +13,8 @@
 #include "record.h"
 #include "taskscope/taskscope.h"
 
+_Atomic uint32_t tscope__names_attrs_gen;
+
 struct tscope__names tscope__types = {.lock = PTHREAD_MUTEX_INITIALIZER};
 struct tscope__names tscope__counters = {.lock = PTHREAD_MUTEX_INITIALIZER};
 struct tscope__names tscope__events = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -140,6 +142,8 @@ int tscope__names_add_attrs(struct tscope__names *t, uint32_t id, unsigned attrs
             tscope__hooks.attrs_added(t, id, t->attrs[id]);
     }
     pthread_mutex_unlock(&t->lock);
+    if (!rc)
+        atomic_fetch_add_explicit(&tscope__names_attrs_gen, 1, memory_order_release);
     return rc;
 }
 
@@ -175,4 +179,5 @@ void tscope__names_clear(struct tscope__names *t)
     t->hash = NULL;
     t->count = t->cap = t->hash_cap = 0;
     pthread_mutex_unlock(&t->lock);
+    atomic_fetch_add_explicit(&tscope__names_attrs_gen, 1, memory_order_release);
 }

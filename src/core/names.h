@@ -8,6 +8,7 @@
 #define TSCOPE_CORE_NAMES_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,6 +46,10 @@ uint32_t tscope__names_count(struct tscope__names *t);
 /* Forgets every name (ids start at 1 again): for a process that reads
  * another's tables (crash recovery), never while events flow. */
 void tscope__names_clear(struct tscope__names *t);
+
+/* Bumped whenever an attribute is added or the names are forgotten: a
+ * cache of attributes (profile/timeline.h's waiting types) asks again. */
+extern _Atomic uint32_t tscope__names_attrs_gen;
 
 /* The process-wide tables. */
 extern struct tscope__names tscope__types, tscope__counters, tscope__events;

@@ -81,6 +81,9 @@ int64_t tscope__ns_whole(double ns);
 /* The threads' busy time in timeline bin b, in whole ns (profile.json's
  * "timeline"; the global view's heat map). */
 int64_t tscope__profile_busy_bin(const struct tscope__profile *p, uint32_t b);
+/* The part of it the threads waited (a waiting type on top: taskwait,
+ * barriers, MPI waits), in whole ns ("wait_ns" beside "busy_ns"). */
+int64_t tscope__profile_wait_bin(const struct tscope__profile *p, uint32_t b);
 /* One line noting dropped events/cut-offs, prefixed by `prefix`, or nothing. */
 void tscope__fmt_loss_note(const struct tscope__profile *p, FILE *f, const char *prefix);
 /* What ended the run (p->ended_by != 0): "SIGSEGV", "_exit", ... */

@@ -57,6 +57,15 @@ int64_t tscope__profile_busy_bin(const struct tscope__profile *p, uint32_t b)
     return tscope__ns_whole(busy);
 }
 
+int64_t tscope__profile_wait_bin(const struct tscope__profile *p, uint32_t b)
+{
+    double wait = 0;
+    for (uint32_t t = 0; t < p->tl.nwait; t++)
+        if (p->tl.wait[t])
+            wait += p->tl.wait[t][b];
+    return tscope__ns_whole(wait);
+}
+
 double tscope__profile_total_self(const struct tscope__profile *p)
 {
     double total = 0;

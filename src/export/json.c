@@ -324,6 +324,13 @@ static void global(FILE *f, const struct tscope__pglobal *g)
             fprintf(f, "%s%lld", b ? "," : "", (long long)g->busy[(size_t)i * g->nbins + b]);
         fputc(']', f);
     }
+    fputs("],\"wait_ns\":[", f);
+    for (int i = 0; i < g->nranks; i++) {
+        fputs(i ? ",\n  [" : "\n  [", f);
+        for (uint32_t b = 0; b < g->nbins; b++)
+            fprintf(f, "%s%lld", b ? "," : "", (long long)g->wait[(size_t)i * g->nbins + b]);
+        fputc(']', f);
+    }
     fputs("]},\n \"remote_dependencies\":[", f);
     for (uint32_t i = 0; i < g->nrdeps; i++) {
         const struct tscope__prdep *d = &g->rdeps[i];
@@ -597,6 +604,9 @@ int tscope__export_json(const struct tscope__profile *p, FILE *f)
     fputs(",\"busy_ns\":[", f);
     for (uint32_t b = 0; b < p->tl.nbins; b++)
         fprintf(f, "%s%lld", b ? "," : "", (long long)tscope__profile_busy_bin(p, b));
+    fputs("],\"wait_ns\":[", f);
+    for (uint32_t b = 0; b < p->tl.nbins; b++)
+        fprintf(f, "%s%lld", b ? "," : "", (long long)tscope__profile_wait_bin(p, b));
     fputs("]}", f);
     if (p->global)
         global(f, p->global);

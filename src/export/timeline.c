@@ -7,7 +7,9 @@
  *                          cap (threads, left axis) and the power (right
  *                          axis) from samples.csv when the sampler ran
  *   threads.csv / heatmap.gp  per thread, the fraction of each bin it was
- *                          busy with tasks (one rank: threads x time)
+ *                          working (a task on it, waiting types - taskwait,
+ *                          barriers, MPI waits - excluded; one rank:
+ *                          threads x time), then the fraction it waited
  *   durations.csv / scatter.gp  a sample of task durations over time, per
  *                          type, as APEX's scatter plot
  */
@@ -243,21 +245,37 @@ static const char *thread_name(const struct tscope__profile *p, uint32_t t)
                                                                           : "thread";
 }
 
+/* The ns thread slot t waited in bin b (a waiting type on its top). */
+static double waited(const struct tscope__ptimeline *tl, uint32_t t, uint32_t b)
+{
+    return t < tl->nwait && tl->wait[t] ? tl->wait[t][b] : 0;
+}
+
 int tscope__export_threads_csv(const struct tscope__profile *p, FILE *f)
 {
     const struct tscope__ptimeline *tl = &p->tl;
     uint32_t ids[1024];
     unsigned n = threads_that_ran(p, ids, 1024);
+    char name[300];
     fprintf(f, "time_s,bin_s");
     for (unsigned k = 0; k < n; k++) {
         fputc(',', f);
         put_name(f, thread_name(p, ids[k]));
     }
+    for (unsigned k = 0; k < n; k++) {
+        fputc(',', f);
+        snprintf(name, sizeof name, "%s (waiting)", thread_name(p, ids[k]));
+        put_name(f, name);
+    }
     fputc('\n', f);
     for (uint32_t b = 0; b < tl->nbins && tl->bin_ns > 0; b++) {
         fprintf(f, "%.9g,%.9g", b * tl->bin_ns * 1e-9, tl->bin_ns * 1e-9);
+        for (unsigned k = 0; k < n; k++) { /* working: busy less waiting */
+            double work = tl->thread[ids[k]][b] - waited(tl, ids[k], b);
+            fprintf(f, ",%.4g", (work > 0 ? work : 0) / tl->bin_ns);
+        }
         for (unsigned k = 0; k < n; k++)
-            fprintf(f, ",%.4g", tl->thread[ids[k]][b] / tl->bin_ns);
+            fprintf(f, ",%.4g", waited(tl, ids[k], b) / tl->bin_ns);
         fputc('\n', f);
     }
     return ferror(f) ? TSCOPE_EIO : 0;
@@ -270,14 +288,16 @@ int tscope__export_heatmap_gp(const struct tscope__profile *p, FILE *f)
     unsigned n = threads_that_ran(p, ids, 1024);
     fprintf(f,
             "# heatmap.gp - written by taskscope: gnuplot heatmap.gp -> heatmap.png\n"
-            "# threads x time: the fraction of each bin (%.6g s) a thread was busy with tasks\n"
+            "# threads x time: the fraction of each bin (%.6g s) a thread was working: a task on\n"
+            "# it, waiting in one (taskwait, barriers, MPI waits) excluded (threads.csv has the\n"
+            "# waiting fractions after the working ones)\n"
             "set datafile separator ','\n"
             "set terminal pngcairo size 1200,%u noenhanced\n"
             "set output 'heatmap.png'\n"
-            "set title 'rank %d: threads x time, the fraction of each bin a task was on the "
-            "thread (waiting in one included)'\n"
+            "set title 'rank %d: threads x time, the fraction of each bin a thread was working "
+            "(waits excluded)'\n"
             "set xlabel 'time (s)'\nset ylabel 'thread'\nset xrange [0:*]\n"
-            "set yrange [-0.5:%g]\nset cbrange [0:1]\nset cblabel 'busy (fraction of the bin)'\n"
+            "set yrange [-0.5:%g]\nset cbrange [0:1]\nset cblabel 'working'\n"
             "set palette defined (0 'white', 0.5 'orange', 1 'dark-red')\n"
             "set style fill solid noborder\nunset key\n",
             tl->bin_ns * 1e-9, 160 + 30 * (n ? n : 1), p->rank, n ? n - 0.5 : 0.5);

@@ -99,6 +99,7 @@ struct rank_rec {
     double bin_ns;
     uint32_t nbins;
     int64_t bins[TL_MAX];   /* busy thread-ns per bin */
+    int64_t wait[TL_MAX];   /* the part of it waiting (a waiting type on top) */
     struct type_rec *types; /* one per agreed name */
 };
 
@@ -244,7 +245,7 @@ enum { FIG_FIELDS = 17 }; /* the int64 values of rank_rec.fig on the wire */
 /* The int64 values of a record of nsent cells on the wire. */
 static size_t record_len(size_t nsent, uint32_t ntypes)
 {
-    return FIG_FIELDS + 1 + 3 * nsent + 2 + TL_MAX + 4 * (size_t)ntypes;
+    return FIG_FIELDS + 1 + 3 * nsent + 2 + 2 * TL_MAX + 4 * (size_t)ntypes;
 }
 
 static int record_alloc(struct rank_rec *r, uint32_t ntypes)
@@ -272,6 +273,7 @@ static void record_clear(struct rank_rec *r, int rank, uint32_t ntypes)
     r->bin_ns = 0;
     r->nbins = 0;
     memset(r->bins, 0, sizeof r->bins);
+    memset(r->wait, 0, sizeof r->wait);
     memset(r->types, 0, (size_t)ntypes * sizeof *r->types);
 }
 
@@ -321,6 +323,8 @@ static void record_pack(const struct rank_rec *r, uint32_t ntypes, int64_t *w)
     *w++ = dbits(r->bin_ns);
     *w++ = r->nbins;
     memcpy(w, r->bins, sizeof r->bins);
+    w += TL_MAX;
+    memcpy(w, r->wait, sizeof r->wait);
     w += TL_MAX;
     for (uint32_t k = 0; k < ntypes; k++) {
         *w++ = r->types[k].self_ns;
@@ -374,6 +378,11 @@ static int record_unpack(struct rank_rec *r, uint32_t ntypes, int nranks, const 
         r->nbins = TL_MAX;
     memcpy(r->bins, w, sizeof r->bins);
     w += TL_MAX;
+    memcpy(r->wait, w, sizeof r->wait);
+    w += TL_MAX;
+    for (uint32_t b = 0; b < TL_MAX; b++)
+        if (r->wait[b] < 0 || r->wait[b] > r->bins[b])
+            r->wait[b] = r->wait[b] < 0 ? 0 : r->bins[b]; /* never more than busy */
     for (uint32_t k = 0; k < ntypes; k++, w += 4)
         r->types[k] = (struct type_rec){w[0], bitsd(w[1]), bitsd(w[2]), bitsd(w[3])};
     return 0;
@@ -530,8 +539,11 @@ static int rank_cut(const struct tscope__profile *p, int rank, int nranks, const
     }
     rec->nbins = p->tl.nbins < TL_MAX ? p->tl.nbins : TL_MAX;
     rec->bin_ns = rec->nbins ? p->tl.bin_ns : 0;
-    for (uint32_t b = 0; b < rec->nbins; b++)
+    for (uint32_t b = 0; b < rec->nbins; b++) {
         rec->bins[b] = tscope__profile_busy_bin(p, b);
+        int64_t w = tscope__profile_wait_bin(p, b);
+        rec->wait[b] = w < rec->bins[b] ? w : rec->bins[b];
+    }
     return row_cut(p, nranks, rec);
 }
 
@@ -561,8 +573,8 @@ static void stats_of(tscope_stats_t *s, int64_t n, int64_t sum, int64_t mn, int6
     s->stddev = var > 0 ? sqrt(var) : 0;
 }
 
-/* The ranks' busy time in TSCOPE__GLOBAL_BINS common bins over the
- * longest rank: each rank's bins spread over the common ones they
+/* The ranks' busy and waiting time in TSCOPE__GLOBAL_BINS common bins over
+ * the longest rank: each rank's bins spread over the common ones they
  * overlap, in proportion. */
 static void common_bins(struct tscope__pglobal *g, const struct rank_rec *const *recs, int nranks)
 {
@@ -580,20 +592,25 @@ static void common_bins(struct tscope__pglobal *g, const struct rank_rec *const 
         if (!recs[r])
             continue;
         double bw = recs[r]->bin_ns;
-        double acc[TSCOPE__GLOBAL_BINS] = {0};
+        double acc[TSCOPE__GLOBAL_BINS] = {0}, wacc[TSCOPE__GLOBAL_BINS] = {0};
         for (uint32_t b = 0; b < recs[r]->nbins && bw > 0; b++) {
             double lo = (double)b * bw, hi = lo + bw, v = (double)recs[r]->bins[b];
+            double wv = (double)recs[r]->wait[b];
             for (uint32_t c = (uint32_t)(lo / g->bin_ns); c < g->nbins; c++) {
                 double clo = c * g->bin_ns, chi = clo + g->bin_ns;
                 if (clo >= hi)
                     break;
                 double o = (hi < chi ? hi : chi) - (lo > clo ? lo : clo);
-                if (o > 0)
+                if (o > 0) {
                     acc[c] += v * o / bw;
+                    wacc[c] += wv * o / bw;
+                }
             }
         }
-        for (uint32_t c = 0; c < g->nbins; c++)
+        for (uint32_t c = 0; c < g->nbins; c++) {
             g->busy[(size_t)r * g->nbins + c] = tscope__ns_whole(acc[c]);
+            g->wait[(size_t)r * g->nbins + c] = tscope__ns_whole(wacc[c]);
+        }
     }
 }
 
@@ -629,9 +646,10 @@ static struct tscope__profile *build(const char *program, const struct names *nm
     g->ranks = calloc((size_t)nranks, sizeof *g->ranks);
     g->matrix = calloc(npairs + 1, sizeof *g->matrix);
     g->busy = calloc((size_t)nranks * TSCOPE__GLOBAL_BINS, sizeof *g->busy);
+    g->wait = calloc((size_t)nranks * TSCOPE__GLOBAL_BINS, sizeof *g->wait);
     if (!p->program || !p->clock || !p->mode || !p->full_policy || !p->types || !p->counters ||
         !p->events || !p->peers || !p->edges || !p->nodes || !p->threads || !p->unfinished ||
-        !g->ranks || !g->matrix || !g->busy) {
+        !g->ranks || !g->matrix || !g->busy || !g->wait) {
         tscope__profile_free(p);
         return NULL;
     }

@@ -168,12 +168,16 @@ static int messages_gp(const struct tscope__profile *p, FILE *f)
     return ferror(f) ? TSCOPE_EIO : 0;
 }
 
-/* Average busy threads of each rank per common time bin. */
+/* Average working threads of each rank per common time bin: busy, less the
+ * time a waiting type (an MPI wait, a barrier, a taskwait) had the top. */
 static int busy_csv(const struct tscope__profile *p, FILE *f)
 {
     const struct tscope__pglobal *g = p->global;
     /* the header is a comment: gnuplot's matrix reads rows after it */
-    fprintf(f, "# average busy threads per rank in bins of %.9g s\n# rank\\time_s",
+    fprintf(f,
+            "# average working threads per rank in bins of %.9g s (a task on the thread, "
+            "waiting in one - MPI waits, barriers, taskwaits - excluded; profile.json's "
+            "ranks_timeline has busy_ns and wait_ns)\n# rank\\time_s",
             g->bin_ns * 1e-9);
     for (uint32_t b = 0; b < g->nbins; b++)
         fprintf(f, ",%.6g", (b + 0.5) * g->bin_ns * 1e-9);
@@ -181,7 +185,11 @@ static int busy_csv(const struct tscope__profile *p, FILE *f)
     for (int r = 0; r < g->nranks; r++) {
         fprintf(f, "%d", r);
         for (uint32_t b = 0; b < g->nbins; b++)
-            fprintf(f, ",%.6g", g->bin_ns > 0 ? g->busy[(size_t)r * g->nbins + b] / g->bin_ns : 0);
+            fprintf(f, ",%.6g",
+                    g->bin_ns > 0 ? (double)(g->busy[(size_t)r * g->nbins + b] -
+                                             g->wait[(size_t)r * g->nbins + b]) /
+                                        g->bin_ns
+                                  : 0);
         fputc('\n', f);
     }
     return ferror(f) ? TSCOPE_EIO : 0;
@@ -196,12 +204,12 @@ static int busy_gp(const struct tscope__profile *p, FILE *f)
             "set datafile separator ','\n"
             "set terminal pngcairo size 1200,%d noenhanced\n"
             "set output 'ranks.png'\n"
-            "set title 'busy threads per rank over time (a task on the thread, waiting in one "
-            "included)'\n"
+            "set title 'working threads per rank over time (waits excluded: MPI waits, "
+            "barriers, taskwaits)'\n"
             "set xlabel 'time (s)'\nset ylabel 'rank'\n"
             "set xrange [0:%.9g]\nset yrange [%d.5:-0.5]\n"
             "set palette defined (0 'white', 1 '#fde725', 2 '#21918c', 3 '#440154')\n"
-            "set cblabel 'busy threads (average over the bin)'\nset tics out\n",
+            "set cblabel 'working threads (average over the bin)'\nset tics out\n",
             300 + 24 * (g->nranks < 30 ? g->nranks : 30), end > 0 ? end : 1, g->nranks - 1);
     if (g->nbins)
         fprintf(f,

@@ -10,6 +10,8 @@
 
 #include "core/clock.h"
 #include "core/core.h"
+#include "core/names.h"
+#include "export/palette.h"
 #include "debug.h"
 #include "live_int.h"
 #include "policy/params.h"
@@ -59,6 +61,42 @@ static int by_self(const void *a, const void *b)
     return (x->self_ns.sum < y->self_ns.sum) - (x->self_ns.sum > y->self_ns.sum);
 }
 
+/* The colours of the queried types (st, got of them) by the pictures' rule
+ * (export/palette.h: ranked by self time, the largest 12 with their own
+ * colour, waits in greys), so that a type has on the dashboard the colour
+ * the pictures of the run give it when its ranks stay as they are now.
+ * NULL on memory exhaustion; *wait_of[i] says whether st[i] waits. */
+static struct tscope__colour *colours(const tscope_type_stats_t *st, size_t got,
+                                      unsigned char **wait_of)
+{
+    uint32_t n = 1;
+    for (size_t i = 0; i < got; i++)
+        if (st[i].type + 1 > n)
+            n = st[i].type + 1;
+    double *self = malloc(n * sizeof *self);
+    unsigned char *wait = calloc(n, 1);
+    struct tscope__colour *out = malloc(n * sizeof *out);
+    if (!self || !wait || !out) {
+        free(self), free(wait), free(out);
+        return NULL;
+    }
+    for (uint32_t id = 0; id < n; id++)
+        self[id] = -1;
+    for (size_t i = 0; i < got; i++) {
+        self[st[i].type] = st[i].self_ns.sum;
+        wait[st[i].type] =
+            (tscope__names_attrs(&tscope__types, st[i].type) & TSCOPE_TYPE_WAIT) != 0;
+    }
+    int rc = tscope__palette_assign(self, wait, n, out);
+    free(self);
+    if (rc) {
+        free(wait), free(out);
+        return NULL;
+    }
+    *wait_of = wait;
+    return out;
+}
+
 static void put_types(struct tscope__text *t)
 {
     size_t n = 0;
@@ -69,6 +107,8 @@ static void put_types(struct tscope__text *t)
         if (st && tscope_query_types(st, n, &got) == 0) {
             got = got < n ? got : n;
             qsort(st, got, sizeof *st, by_self);
+            unsigned char *wait = NULL;
+            struct tscope__colour *col = colours(st, got, &wait);
             /* types registered and never used (an adapter registers every
              * MPI call's type up front) are left out, unless running now */
             uint16_t run[64];
@@ -91,8 +131,14 @@ static void put_types(struct tscope__text *t)
                 tscope__live_put_num(t, st[i].self_ns.sum * 1e-9);
                 tscope__live_put(t, ",\"total_s\":");
                 tscope__live_put_num(t, st[i].running_ns.sum * 1e-9);
+                if (col && col[st[i].type].rgb)
+                    tscope__live_put(t, ",\"color\":\"%s\"", col[st[i].type].rgb);
+                if (wait && wait[st[i].type])
+                    tscope__live_put(t, ",\"wait\":true");
                 tscope__live_put(t, "}");
             }
+            free(col);
+            free(wait);
         }
         free(st);
     }

@@ -319,6 +319,30 @@ static void read_timeline(struct reader *r, json_t *root, struct tscope__profile
     }
     p->tl.bin_ns = bin;
     p->tl.nbins = (uint32_t)n;
+    /* "wait_ns" (absent in older files): the part of it the threads waited */
+    json_t *w = json_object_get(t, "wait_ns");
+    if (!w)
+        return;
+    if (!json_is_array(w) || json_array_size(w) != n) {
+        fail(r, "field 'timeline.wait_ns' is not an array of %zu bins (as busy_ns)", n);
+        return;
+    }
+    p->tl.wait = calloc(1, sizeof *p->tl.wait);
+    double *wrow = p->tl.wait ? malloc(n * sizeof *wrow) : NULL;
+    if (!wrow) {
+        fail(r, "out of memory");
+        return;
+    }
+    p->tl.wait[0] = wrow;
+    p->tl.nwait = 1;
+    for (size_t i = 0; i < n; i++) {
+        json_t *v = json_array_get(w, i);
+        if (!json_is_integer(v) || json_integer_value(v) < 0) {
+            fail(r, "field 'timeline.wait_ns[%zu]' is not an integer of at least 0", i);
+            return;
+        }
+        wrow[i] = (double)json_integer_value(v);
+    }
 }
 
 /* tree[i].parent: null for the root (node 0), else an earlier node. */

@@ -47,10 +47,15 @@ void tscope__store_flush_leaves(struct tscope__store *s)
     if (b->tl_bin != UINT32_MAX) {
         struct tscope__timeline *tl = &s->tl;
         tscope__tl_add_at(tl, &tl->type, &tl->ntype, b->type, b->tl_bin, b->acc.sum);
+        if (tscope__tl_waits(tl, b->type)) /* a waiting leaf: the thread waited */
+            tscope__tl_add_at(tl, &tl->wait, &tl->nwait, b->thread, b->tl_bin, b->acc.sum);
         if (b->tl_top)
             tscope__tl_add_at(tl, &tl->thread, &tl->nthread, b->thread, b->tl_bin, b->acc.sum);
-        else if (b->tl_gap)
+        else if (b->tl_gap) {
             tscope__tl_add_at(tl, &tl->type, &tl->ntype, b->tl_ptype, b->tl_bin, b->tl_gap);
+            if (tscope__tl_waits(tl, b->tl_ptype))
+                tscope__tl_add_at(tl, &tl->wait, &tl->nwait, b->thread, b->tl_bin, b->tl_gap);
+        }
     }
     s->created += n;
     s->completed += n;
@@ -91,10 +96,10 @@ int tscope__store_apply_leaf(struct tscope__store *s, uint32_t thread,
         tscope__store_flush_leaves(s); /* before an add below may widen the bins */
     if (!one_bin) {
         if (st->n)
-            tscope__tl_self(tl, st->seg[st->n - 1].type, from, start->ts);
+            tscope__tl_self_on(tl, st->seg[st->n - 1].type, thread, from, start->ts);
         else
             tscope__tl_busy(tl, thread, start->ts, end->ts);
-        tscope__tl_self(tl, start->type, start->ts, end->ts);
+        tscope__tl_self_on(tl, start->type, thread, start->ts, end->ts);
     }
     tscope__tl_point(tl, start->id, end->ts, end->ts - start->ts, start->type);
     if (st->n)

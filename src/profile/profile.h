@@ -118,7 +118,8 @@ struct tscope__punfinished {
 
 /* The run over time (profile/timeline.h), in ns: bins of bin_ns from the
  * run's start; per type id (rows, NULL when it never ran) the self time in
- * each bin, per thread slot the busy time; a sample of task durations. */
+ * each bin, per thread slot the busy time and the part of it a waiting
+ * type (TSCOPE_TYPE_WAIT) had the thread's top; a sample of task durations. */
 struct tscope__ppoint {
     double end;      /* ns since the start */
     double duration; /* elapsed ns */
@@ -132,6 +133,8 @@ struct tscope__ptimeline {
     uint32_t ntype;
     double **thread; /* [nthread][nbins] */
     uint32_t nthread;
+    double **wait; /* [nwait][nbins]: the part of a thread's busy time it waited */
+    uint32_t nwait;
     struct tscope__ppoint *points; /* by end time */
     uint32_t npoints;
     double sampled; /* the fraction of tasks the points are */
@@ -178,6 +181,7 @@ struct tscope__pglobal {
     double bin_ns;
     uint32_t nbins;
     int64_t *busy;               /* nranks * nbins: thread-ns busy */
+    int64_t *wait;               /* nranks * nbins: the part of busy waiting */
     struct tscope__prdep *rdeps; /* ordered by ranks, then names */
     uint32_t nrdeps;
 };

@@ -222,7 +222,7 @@ static int stack_push(struct tscope__store *s, struct tscope__tstack *st, uint32
     if (st->n) {
         struct tscope__segment *top = &st->seg[st->n - 1];
         top->self_acc += ts - top->self_since;
-        tscope__tl_self(&s->tl, top->type, top->self_since, ts);
+        tscope__tl_self_on(&s->tl, top->type, (uint32_t)(st - s->stacks), top->self_since, ts);
     } else {
         st->busy_since = ts;
     }
@@ -248,7 +248,7 @@ static void stack_close(struct tscope__store *s, struct tscope__tstack *st, uint
     int was_top = i == st->n - 1;
     if (was_top) {
         g.self_acc += ts - g.self_since;
-        tscope__tl_self(&s->tl, g.type, g.self_since, ts);
+        tscope__tl_self_on(&s->tl, g.type, (uint32_t)(st - s->stacks), g.self_since, ts);
     }
     struct tscope__task *t = &s->tasks[g.slot];
     t->self += g.self_acc;

@@ -1205,12 +1205,15 @@ static void sacc_fold(struct tscope__acc *to, const struct sacc *now, const stru
  * timeline (store lock held; bins only grow, and widen only under it). */
 static void fold_bins(struct tscope__store *st, uint32_t shift, uint32_t lo, uint32_t used,
                       const uint64_t *bins, uint64_t *f, uint64_t ***arrays, uint32_t *n,
-                      uint32_t index)
+                      uint32_t index, int64_t wait_thread)
 {
     for (uint32_t b = lo; b < used && b < TSCOPE__TL_BINS; b++) {
         uint64_t now = LD(bins[b]);
         if (now != f[b]) {
             tscope__tl_add_bin(&st->tl, arrays, n, index, shift, b, now - f[b]);
+            if (wait_thread >= 0) /* a waiting type's self time: the thread waited */
+                tscope__tl_add_bin(&st->tl, &st->tl.wait, &st->tl.nwait, (uint32_t)wait_thread,
+                                   shift, b, now - f[b]);
             f[b] = now;
         }
     }
@@ -1266,7 +1269,7 @@ static void fold_timeline(struct tscope__store *st, struct tscope__shard *s)
                 continue;
             uint32_t hi = (k + 1) * TL_BLK < used ? (k + 1) * TL_BLK : used;
             fold_bins(st, shift, k * TL_BLK, hi, s->tl_type[t], f->tl_type[t], &st->tl.type,
-                      &st->tl.ntype, t);
+                      &st->tl.ntype, t, tscope__tl_waits(&st->tl, t) ? (int64_t)s->index : -1);
             TLC(f->tl_count, fcap, t, k) = c[k];
         }
     }
@@ -1276,7 +1279,7 @@ static void fold_timeline(struct tscope__store *st, struct tscope__shard *s)
             return;
         used = LD_ACQ(s->tl_used);
         fold_bins(st, shift, 0, used, s->tl_busy, f->tl_busy, &st->tl.thread, &st->tl.nthread,
-                  s->index);
+                  s->index, -1);
         f->busy_count = c;
     }
 }

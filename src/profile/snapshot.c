@@ -60,13 +60,17 @@ void tscope__profile_free(struct tscope__profile *p)
         free(p->tl.type[i]);
     for (uint32_t i = 0; i < p->tl.nthread; i++)
         free(p->tl.thread[i]);
+    for (uint32_t i = 0; i < p->tl.nwait; i++)
+        free(p->tl.wait[i]);
     free(p->tl.type);
     free(p->tl.thread);
+    free(p->tl.wait);
     free(p->tl.points);
     if (p->global) {
         free(p->global->ranks);
         free(p->global->matrix);
         free(p->global->busy);
+        free(p->global->wait);
         for (uint32_t i = 0; i < p->global->nrdeps; i++) {
             free(p->global->rdeps[i].from);
             free(p->global->rdeps[i].to);
@@ -179,6 +183,9 @@ static int copy_timeline(const struct tscope__store *s, struct tscope__profile *
     if (!copy_bins(tl->thread, tl->nthread, o->nbins, f, &o->thread))
         return 0;
     o->nthread = tl->nthread;
+    if (!copy_bins(tl->wait, tl->nwait, o->nbins, f, &o->wait))
+        return 0;
+    o->nwait = tl->nwait;
     o->sampled = ldexp((double)tl->threshold, -64);
     if (tl->npts && !(o->points = malloc(tl->npts * sizeof *o->points)))
         return 0;

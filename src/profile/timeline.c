@@ -3,6 +3,9 @@
  * several bins, the duration sample thinned when full. */
 #include "timeline.h"
 
+#include "core/names.h"
+#include "taskscope/taskscope.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +32,8 @@ void tscope__tl_free(struct tscope__timeline *tl)
 {
     free_arrays(tl->type, tl->ntype);
     free_arrays(tl->thread, tl->nthread);
+    free_arrays(tl->wait, tl->nwait);
+    free(tl->waits);
     free(tl->pts);
     memset(tl, 0, sizeof *tl);
 }
@@ -50,6 +55,7 @@ static void widen_all(struct tscope__timeline *tl)
 {
     widen(tl->type, tl->ntype);
     widen(tl->thread, tl->nthread);
+    widen(tl->wait, tl->nwait);
     tl->shift++;
     tl->used = (tl->used + 1) / 2;
 }
@@ -124,4 +130,29 @@ void tscope__tl_add_bin(struct tscope__timeline *tl, uint64_t ***arrays, uint32_
         widen_all(tl);
     tscope__tl_add_at(tl, arrays, n, index, (uint32_t)(((uint64_t)bin << shift) >> tl->shift),
                       ticks);
+}
+
+int tscope__tl_waits_slow(struct tscope__timeline *tl, uint32_t type)
+{
+    uint32_t gen = atomic_load_explicit(&tscope__names_attrs_gen, memory_order_acquire);
+    if (gen != tl->waits_gen) { /* an attribute changed: ask again */
+        if (tl->waits)
+            memset(tl->waits, 0, tl->nwaits);
+        tl->waits_gen = gen;
+    }
+    int waits = (tscope__names_attrs(&tscope__types, type) & TSCOPE_TYPE_WAIT) != 0;
+    if (type >= tl->nwaits && type < (1u << 16)) {
+        uint32_t cap = tl->nwaits ? tl->nwaits : 64;
+        while (cap <= type)
+            cap *= 2;
+        uint8_t *w = realloc(tl->waits, cap);
+        if (!w)
+            return waits; /* asked again next time */
+        memset(w + tl->nwaits, 0, cap - tl->nwaits);
+        tl->waits = w;
+        tl->nwaits = cap;
+    }
+    if (type < tl->nwaits)
+        tl->waits[type] = waits ? 2 : 1;
+    return waits;
 }

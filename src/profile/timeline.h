@@ -2,8 +2,10 @@
  * store replays (not from samples): per task type, the self time its tasks
  * ran in each time bin (so ticks / bin width = the threads running that
  * type, on average over the bin: the concurrency view), per thread the time
- * it was busy in each bin (the heat map), and a sample of task durations
- * with their end times (the scatter plot).
+ * it was busy in each bin and the part of it a waiting type
+ * (TSCOPE_TYPE_WAIT: taskwait, barriers, MPI waits) had its top (the heat
+ * map draws the rest: work), and a sample of task durations with their end
+ * times (the scatter plot).
  *
  * Memory is bounded whatever the run's length: TSCOPE__TL_BINS bins whose
  * width (a power of two of clock ticks) doubles when the run outgrows them,
@@ -14,7 +16,10 @@
 #ifndef TSCOPE_PROFILE_TIMELINE_H
 #define TSCOPE_PROFILE_TIMELINE_H
 
+#include <stdatomic.h>
 #include <stdint.h>
+
+#include "core/names.h"
 
 #define TSCOPE__TL_BINS 512u
 #define TSCOPE__TL_SHIFT0 18u   /* first bin width: 2^18 ticks (~0.1 ms) */
@@ -35,6 +40,11 @@ struct tscope__timeline {
     uint32_t ntype;
     uint64_t **thread;
     uint32_t nthread;
+    uint64_t **wait; /* per thread slot: the part of its busy time a waiting type had its top */
+    uint32_t nwait;
+    uint8_t *waits; /* per type id: 0 not known yet, 1 works, 2 waits (tscope__tl_waits) */
+    uint32_t nwaits;
+    uint32_t waits_gen; /* tscope__names_attrs_gen when waits[] was filled */
     struct tscope__tl_point *pts;
     uint32_t npts;
     uint64_t threshold; /* ids with tscope__mix64(id) < threshold are sampled */
@@ -102,6 +112,29 @@ static inline void tscope__tl_busy(struct tscope__timeline *tl, uint32_t thread,
                                    uint64_t to)
 {
     tscope__tl_add(tl, &tl->thread, &tl->nthread, thread, from, to);
+}
+
+/* 1 when type waits (TSCOPE_TYPE_WAIT), from the type table's attributes,
+ * remembered per type until an attribute changes anywhere. */
+int tscope__tl_waits_slow(struct tscope__timeline *tl, uint32_t type);
+static inline int tscope__tl_waits(struct tscope__timeline *tl, uint32_t type)
+{
+    if (__builtin_expect(type < tl->nwaits && tl->waits[type] &&
+                             tl->waits_gen == atomic_load_explicit(&tscope__names_attrs_gen,
+                                                                   memory_order_relaxed),
+                         1))
+        return tl->waits[type] == 2;
+    return tscope__tl_waits_slow(tl, type);
+}
+
+/* A task of `type` had the top of thread `thread` in [from, to): its self
+ * time, and the thread's waiting time when the type waits. */
+static inline void tscope__tl_self_on(struct tscope__timeline *tl, uint32_t type, uint32_t thread,
+                                      uint64_t from, uint64_t to)
+{
+    tscope__tl_self(tl, type, from, to);
+    if (to > from && tscope__tl_waits(tl, type))
+        tscope__tl_add(tl, &tl->wait, &tl->nwait, thread, from, to);
 }
 
 /* A task ended: kept in the duration sample if its id hash is chosen. */

@@ -136,6 +136,26 @@ const graph = await until(async () => {
 if (!graph) await fail('the task graph does not show split -> split and split -> leaf: ' + JSON.stringify(await page.evaluate(() => window.tsDashboard.graph())));
 ok(`the task graph shows ${graph.types.length} types and the edges ${graph.edges.join(', ')}`);
 
+// 2c. each type in the colour the pictures give it (the snapshot's "color",
+// src/export/palette.c): the waiting type ("round wait", tests/e2e/live_worker)
+// grey, split and leaf in two colours that are not grey
+if (applied) {
+  const grey = (c) => /^#([0-9a-f]{2})\1\1$/i.test(String(c));
+  const strokes = await until(async () => {
+    const st = new Map(await page.evaluate(() => window.tsDashboard.typeStrokes()));
+    return st.has('split') && st.has('leaf') && st.has('round wait') ? st : null;
+  }, 15000);
+  if (!strokes) await fail('the running-tasks chart lacks split, leaf or round wait: ' + JSON.stringify(await page.evaluate(() => window.tsDashboard.typeStrokes())));
+  const snapTypes = (await page.evaluate(() => (window.tsDashboard.lastSnapshot() || {}).types)) || [];
+  const wanted = new Map(snapTypes.map((t) => [t.name, t.color]));
+  const s = strokes.get('split'), l = strokes.get('leaf'), w = strokes.get('round wait');
+  if (!grey(w) || grey(s) || grey(l) || s === l)
+    await fail(`type colours: split ${s}, leaf ${l}, round wait ${w} (want a grey wait and two distinct colours)`);
+  if (!wanted.get('round wait') || !grey(wanted.get('round wait')))
+    await fail(`the snapshot's colour of round wait is ${wanted.get('round wait')}, not a grey`);
+  ok(`the types in the pictures' colours: split ${s}, leaf ${l}, round wait ${w} (grey)`);
+}
+
 if (screenshot) {
   await sleep(8000); // more points: about 12 s of the process
   await page.evaluate(() => window.scrollTo(0, 0)); // the fixed header at the top

@@ -5,9 +5,11 @@
  *
  * Rounds of recursive tasks ("split" spawns two children down to "leaf"
  * tasks that spin for about 50 us) run until SECONDS have passed or SIGTERM
- * or SIGINT arrives.  Between rounds the main thread reads the thread cap
- * and prints "live_worker: rt.thread_cap = N" when it changed (and once at
- * the start): the program's own word that a control from the page took
+ * or SIGINT arrives; the main thread waits for each in a task of a
+ * waiting type ("round wait", TSCOPE_TYPE_WAIT: grey on the page).
+ * Between rounds the main thread reads the thread cap and prints
+ * "live_worker: rt.thread_cap = N" when it changed (and once at the
+ * start): the program's own word that a control from the page took
  * effect.
  *
  * usage: live_worker [seconds (default 60)] [threads (default 2)]
@@ -20,7 +22,7 @@
 #include <taskscope/rt.h>
 #include <taskscope/taskscope.h>
 
-static tscope_type_t t_split, t_leaf;
+static tscope_type_t t_split, t_leaf, t_wait;
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
@@ -77,6 +79,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "live_worker: tscope_init: %s (running unmeasured)\n", tscope_strerror(rc));
     tscope_type_register("split", &t_split);
     tscope_type_register("leaf", &t_leaf);
+    /* the main thread's wait for each round: a waiting type (grey on the page) */
+    if (tscope_type_register("round wait", &t_wait) == 0)
+        tscope_type_set_attrs(t_wait, TSCOPE_TYPE_WAIT);
     if (tscope_rt_init((unsigned)threads)) {
         fprintf(stderr, "live_worker: cannot start the runtime\n");
         return 1;
@@ -93,7 +98,10 @@ int main(int argc, char **argv)
             shown = cap;
         }
         tscope_rt_spawn(split, (void *)(size_t)0, &o, NULL);
+        tscope_task_t *w = t_wait ? tscope_task_start_h(tscope_task_id_next(), t_wait) : NULL;
         tscope_rt_taskwait();
+        if (w)
+            tscope_task_end_h(w);
         rounds++;
     }
     tscope_rt_finalize();

@@ -12,6 +12,8 @@
  *                           (MPI_Comm_split): an MPI_Alltoall of 100 ints in
  *                           each, and 8 bytes from its rank 0 to its rank 1
  *   mpicases work MS        busy MS x (rank + 1) milliseconds, then a barrier
+ *   mpicases recv MS        rank 0 busy MS milliseconds, then MPI_Send to rank 1,
+ *                           which waits for it in MPI_Recv
  *   mpicases abort          rank 1 calls MPI_Abort after some work; the
  *                           others wait in a barrier */
 #include <mpi.h>
@@ -106,6 +108,16 @@ int main(int argc, char **argv)
         busy((argc > 2 ? atof(argv[2]) : 20) * (rank + 1));
         MPI_Barrier(MPI_COMM_WORLD);
         printf("rank %d worked\n", rank);
+    } else if (!strcmp(mode, "recv")) {
+        /* rank 0 computes while rank 1 waits for it in MPI_Recv */
+        double x = 1;
+        if (rank == 0) {
+            busy(argc > 2 ? atof(argv[2]) : 200);
+            MPI_Send(&x, 1, MPI_DOUBLE, 1, 7, MPI_COMM_WORLD);
+        } else if (rank == 1) {
+            MPI_Recv(&x, 1, MPI_DOUBLE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+        printf("rank %d done\n", rank);
     } else if (!strcmp(mode, "abort")) {
         busy(20);
         if (rank == 1) {
