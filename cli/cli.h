@@ -25,7 +25,7 @@ int tscope_cli_recover_cmd(int argc, char **argv);
 void tscope_cli_report_stale(void);
 int tscope_cli_dashboard(int argc, char **argv); /* in taskscope-dashboard */
 
-/* Renders the pictures of a run (concurrency.png, heatmap.png, scatter.png)
+/* Renders the pictures of a run (concurrency.svg, heatmap.svg, scatter.svg)
  * in outdir from the scripts and data the library wrote (render.c), all in
  * one gnuplot process; failures on stderr, one line each; quiet: no note
  * when gnuplot is missing. */

@@ -56,7 +56,7 @@ int tscope_cli_trace_convert(const char *cmd, const char *in, int format, const 
         if (slash)
             snprintf(dir, sizeof dir, "%.*s", (int)(slash - out), out);
         if (tscope_cli_render_script(dir, slash ? slash + 1 : out, quiet) == 0 && !quiet)
-            fprintf(stderr, "taskscope: %s/timeline.png drawn\n", dir);
+            fprintf(stderr, "taskscope: %s/timeline.%s drawn\n", dir, tscope__pictures_ext());
     }
     return 0;
 }

@@ -1,20 +1,22 @@
-/* render.c - the pictures of a run (concurrency.png, heatmap.png,
- * scatter.png; messages.png and ranks.png in an MPI job's global/) rendered
+/* render.c - the pictures of a run (concurrency, heatmap, scatter;
+ * messages and ranks in an MPI job's global/; SVG, or PNG under
+ * TASKSCOPE_PICTURES=png: each script names its file) rendered
  * from the gnuplot scripts and data files the library wrote into an output
  * folder (src/export/timeline.c): at the end of `taskscope run`, and again
  * by `taskscope report FOLDER`.
  *
  * One gnuplot process draws them all: it reads `load 'NAME.gp'`, `unset
- * output` (the PNG is complete once its output is closed) and `reset
+ * output` (the picture is complete once its output is closed) and `reset
  * session` (the next script starts from gnuplot's defaults, as if run
  * alone) per script from a pipe.  A gnuplot start costs ~20 ms of loading
- * here and each PNG ~30-60 ms, so one process for all of them, started
+ * here and each PNG ~30-60 ms (an SVG a few), so one process for all of them, started
  * while the program still runs (tscope_cli_render_start before the
  * program is forked), leaves only the drawing after the program's end.
  *
  * Pictures are whole or absent: gnuplot exits 0 even when a full disk cut
- * its PNG, so each PNG must end with the IEND chunk.  When the shared
- * process failed (a non-zero status, or a PNG that is not whole), the
+ * its file, so a PNG must end with the IEND chunk, an SVG with its closing
+ * tag.  When the shared process failed (a non-zero status, or a picture
+ * that is not whole), the
  * scripts concerned are run again one process each, as a user would run
  * them, and a picture that still fails is removed and said, one line. */
 #include <errno.h>
@@ -65,24 +67,41 @@ static pid_t gnuplot_fork(const char *outdir, const char *script, int stdin_fd)
     _exit(127);
 }
 
-/* 1 if path is a whole PNG file: it ends with the IEND chunk.  gnuplot
- * exits with 0 even when the disk is full or a file size limit cut its
- * output short. */
+/* 1 if path is a whole picture: a PNG ends with the IEND chunk, an SVG
+ * with its closing tag (and gnuplot's two newlines).  gnuplot exits with 0
+ * even when the disk is full or a file size limit cut its output short. */
 static int png_whole(const char *path)
 {
     static const unsigned char iend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
+    static const char svg_end[] = "</svg>\n\n";
+    size_t n = strlen(path);
+    int svg = n > 4 && strcmp(path + n - 4, ".svg") == 0;
+    size_t want = svg ? sizeof svg_end - 1 : sizeof iend;
     unsigned char tail[12];
     FILE *f = fopen(path, "rb");
-    int ok = f && fseek(f, -12, SEEK_END) == 0 && fread(tail, 1, 12, f) == 12 &&
-             memcmp(tail, iend, 12) == 0;
+    int ok = f && fseek(f, -(long)want, SEEK_END) == 0 && fread(tail, 1, want, f) == want &&
+             memcmp(tail, svg ? (const void *)svg_end : (const void *)iend, want) == 0;
     if (f)
         fclose(f);
     return ok;
 }
 
+/* The picture a script draws: the file its `set output` line names
+ * (pictures.h writes it), in outdir; NAME.svg when the line is not there. */
 static void png_of(char *png, size_t len, const char *outdir, const char *script)
 {
-    snprintf(png, len, "%s/%.*s.png", outdir, (int)(strlen(script) - 3), script);
+    char gp[PATH_MAX + 32], line[512], name[256] = "";
+    snprintf(gp, sizeof gp, "%s/%s", outdir, script);
+    FILE *f = fopen(gp, "r");
+    while (f && !name[0] && fgets(line, sizeof line, f))
+        if (sscanf(line, "set output '%255[^']'", name) != 1)
+            name[0] = 0;
+    if (f)
+        fclose(f);
+    if (name[0] && !strchr(name, '/'))
+        snprintf(png, len, "%s/%s", outdir, name);
+    else
+        snprintf(png, len, "%s/%.*s.svg", outdir, (int)(strlen(script) - 3), script);
 }
 
 static int script_there(const char *outdir, const char *script)

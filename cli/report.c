@@ -24,7 +24,7 @@ static void usage(FILE *f)
             "usage: taskscope report [options] FOLDER|PROFILE.json\n"
             "\n"
             "Prints the summary table of a profile written by taskscope; given a folder,\n"
-            "also renders its pictures again (concurrency.png, heatmap.png; gnuplot).\n"
+            "also renders its pictures again (concurrency.svg, heatmap.svg; gnuplot).\n"
             "An MPI job's run folder (or its global/ folder): the global summary the run\n"
             "printed at its end, its types by self time over the ranks (min / mean / max,\n"
             "imbalance), then the ranks; RUN/rank-N: that rank's own profile.\n"

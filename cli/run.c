@@ -540,7 +540,7 @@ int tscope_cli_run(int argc, char **argv)
         if (!quiet && nranks > 1) {
             fprintf(stderr,
                     "taskscope: outputs of %s's %d ranks in %s/: rank-N/ (each rank's), global/ "
-                    "(the job's: summary.txt, profile.json, messages.png, ranks.png)\n"
+                    "(the job's: summary.txt, profile.json, messages.svg, ranks.svg)\n"
                     "taskscope: re-render with: taskscope report %s/global; rebuild the global "
                     "view with: taskscope merge %s\n",
                     prog, nranks, rundir, rundir, rundir);

@@ -111,6 +111,12 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *cmd = argv[1];
+    /* the pictures merge, convert and report's global view write scripts
+     * for, in the format the run's were (TASKSCOPE_PICTURES; a bad value is
+     * the run's to report) */
+    struct tscope__config cfg;
+    tscope__config_load(&cfg, NULL);
+    tscope__pictures_use(cfg.pictures);
     for (size_t i = 0; i < NCOMMANDS; i++) {
         if (strcmp(cmd, commands[i].name) != 0)
             continue;

@@ -109,9 +109,20 @@ done
 head -1 "$tmp/out/concurrency.csv" | grep -q "^time_s,bin_s,.*leaf_sort.*,threads_busy$" \
   || fail "concurrency.csv header"
 if command -v gnuplot >/dev/null; then
-  for png in concurrency heatmap scatter; do
-    [ -s "$tmp/out/$png.png" ] || fail "$png.png not rendered: $(cat "$tmp/stderr")"
+  for pic in concurrency heatmap scatter; do # SVG by default, whole
+    [ "$(tail -c 8 "$tmp/out/$pic.svg")" = "</svg>" ] || fail "$pic.svg not rendered whole: $(cat "$tmp/stderr")"
   done
+  # TASKSCOPE_PICTURES=png: PNGs from the same scripts' pngcairo terminal
+  TASKSCOPE_PICTURES=png "$ts" run -q -o "$tmp/pngs" --no-summary -- "$example" 1000 1 >/dev/null 2>"$tmp/pngs.err" \
+    || fail "run with png pictures: $(cat "$tmp/pngs.err")"
+  for pic in concurrency heatmap scatter; do
+    [ "$(tail -c 8 "$tmp/pngs/$pic.png" | od -An -tx1 | tr -d ' \n')" = "49454e44ae426082" ] \
+      || fail "png: $pic.png not whole: $(cat "$tmp/pngs.err")"
+    grep -q "^set terminal pngcairo size" "$tmp/pngs/$pic.gp" || fail "png: $pic.gp's terminal"
+    [ ! -e "$tmp/pngs/$pic.svg" ] || fail "png: $pic.svg drawn too"
+  done
+  TASKSCOPE_PICTURES=gif "$ts" run -o "$tmp/gif" --no-summary -- "$example" 1000 1 >/dev/null 2>"$tmp/gif.err"
+  grep -q "TASKSCOPE_PICTURES.*gif.*svg, png" "$tmp/gif.err" || fail "bad TASKSCOPE_PICTURES: $(cat "$tmp/gif.err")"
 fi
 for f in profile.json types.csv counters.csv taskgraph.dot tasktree.txt; do
   [ -s "$tmp/out/$f" ] || fail "missing $f"
@@ -122,8 +133,8 @@ TASKSCOPE_DURATION_SAMPLE=0 "$ts" run -o "$tmp/notask" --no-summary -- "$example
   >/dev/null 2>"$tmp/notask.err" || fail "run with an empty duration sample: $?"
 [ "$(wc -l <"$tmp/notask/durations.csv")" = 2 ] || fail "durations.csv not empty: $(cat "$tmp/notask/durations.csv")"
 if command -v gnuplot >/dev/null; then
-  for png in concurrency heatmap scatter; do
-    [ -s "$tmp/notask/$png.png" ] || fail "no task: $png.png not rendered: $(cat "$tmp/notask.err")"
+  for pic in concurrency heatmap scatter; do
+    [ -s "$tmp/notask/$pic.svg" ] || fail "no task: $pic.svg not rendered: $(cat "$tmp/notask.err")"
   done
   grep -q "gnuplot failed" "$tmp/notask.err" && fail "no task: $(cat "$tmp/notask.err")"
 fi
@@ -161,13 +172,13 @@ grep -q "'samples.csv' using 1:[0-9]* with steps lw 2 lc rgb 'black' title 'thre
 grep -q "set y2range \[0:(STATS_max > 0 ? STATS_max \* 1.15 : 1)\]" "$tmp/sampled/concurrency.gp" \
   || fail "concurrency.gp: power axis"
 if command -v gnuplot >/dev/null; then
-  [ -s "$tmp/sampled/concurrency.png" ] || fail "concurrency.png not rendered: $(cat "$tmp/se")"
-  [ -s "$tmp/sampled/heatmap.png" ] || fail "heatmap.png not rendered: $(cat "$tmp/se")"
+  [ -s "$tmp/sampled/concurrency.svg" ] || fail "concurrency.svg not rendered: $(cat "$tmp/se")"
+  [ -s "$tmp/sampled/heatmap.svg" ] || fail "heatmap.svg not rendered: $(cat "$tmp/se")"
   if [ "$has_jansson" = 1 ]; then # "re-render with: taskscope report DIR" does render
-    for png in concurrency heatmap scatter; do mv "$tmp/sampled/$png.png" "$tmp/$png.first.png"; done
+    for pic in concurrency heatmap scatter; do mv "$tmp/sampled/$pic.svg" "$tmp/$pic.first.svg"; done
     "$ts" report "$tmp/sampled" >/dev/null 2>"$tmp/re" || fail "report of the sampled run: $(cat "$tmp/re")"
-    for png in concurrency heatmap scatter; do
-      cmp -s "$tmp/$png.first.png" "$tmp/sampled/$png.png" || fail "report did not render $png.png again"
+    for pic in concurrency heatmap scatter; do
+      cmp -s "$tmp/$pic.first.svg" "$tmp/sampled/$pic.svg" || fail "report did not render $pic.svg again"
     done
   fi
 else
@@ -298,15 +309,15 @@ for f in $(sed -n "s|.*writing $tmp/fsize/\([^ ]*\) failed.*|\1|p" "$tmp/fsize.e
   [ ! -e "$tmp/fsize/$f" ] || fail "fsize: failed $f left behind"
 done
 # a picture is whole or absent, and one that could not be made is said
-for png in "$tmp"/fsize/*.png; do
-  [ -e "$png" ] || continue
-  [ "$(tail -c 8 "$png" | od -An -tx1 | tr -d ' \n')" = "49454e44ae426082" ] || fail "fsize: cut $png"
+for pic in "$tmp"/fsize/*.svg; do
+  [ -e "$pic" ] || continue
+  [ "$(tail -c 8 "$pic")" = "</svg>" ] || fail "fsize: cut $pic"
 done
 # (or, when its data did not fit either, not even its script is written)
 if grep -q "writing $tmp/fsize/concurrency.csv failed" "$tmp/fsize.err"; then
   [ ! -e "$tmp/fsize/concurrency.gp" ] || fail "fsize: concurrency.gp without its data"
 elif command -v gnuplot >/dev/null; then
-  [ ! -e "$tmp/fsize/concurrency.png" ] || fail "fsize: concurrency.png did fit?"
+  [ ! -e "$tmp/fsize/concurrency.svg" ] || fail "fsize: concurrency.svg did fit?"
   grep -q "gnuplot failed on $tmp/fsize/concurrency.gp" \
     "$tmp/fsize.err" || fail "fsize: picture message: $(cat "$tmp/fsize.err")"
 fi
@@ -1107,8 +1118,8 @@ if [ "$has_jansson" = 1 ]; then
   [ "$(cat "$tmp/claimg300/messages.csv")" = "$(printf 'from,to,bytes,messages\n5,299,64,2')" ] \
     || fail "merge of rank 5 of 300: messages.csv: $(cat "$tmp/claimg300/messages.csv")"
   if command -v gnuplot >/dev/null; then
-    [ -s "$tmp/claimg300/messages.png" ] && ! grep -q "gnuplot failed" "$tmp/claim300.err" \
-      || fail "merge of rank 5 of 300: messages.png: $(cat "$tmp/claim300.err")"
+    [ -s "$tmp/claimg300/messages.svg" ] && ! grep -q "gnuplot failed" "$tmp/claim300.err" \
+      || fail "merge of rank 5 of 300: messages.svg: $(cat "$tmp/claim300.err")"
   fi
 fi
 

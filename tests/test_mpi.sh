@@ -263,11 +263,11 @@ check "work: ranks x time and message pictures' data" \
     "$(wc -l <"$tmp/work/global/ranks_busy.csv") $(wc -l <"$tmp/work/global/messages.csv")" "6 5"
 if command -v gnuplot >/dev/null; then
     check "work: the global pictures rendered" \
-        "$(ls "$tmp/work/global"/*.png 2>/dev/null | wc -l)" 2
+        "$(ls "$tmp/work/global"/*.svg 2>/dev/null | wc -l)" 2
 fi
 
 # ---- waiting drawn as waiting: rank 0 computes 300 ms while rank 1 waits
-# for it in MPI_Recv; ranks_busy.csv (ranks.png) has working threads,
+# for it in MPI_Recv; ranks_busy.csv (ranks.svg) has working threads,
 # waits excluded: rank 1 about 0, rank 0 well above it
 mpi recv recv 300
 check "recv: exit status" "$status" 0

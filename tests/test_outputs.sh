@@ -39,7 +39,7 @@ limited() {
 for to in chrome timeline paraver otf2 gz; do
   case $to in
     chrome) args=(--to chrome) file=trace.json left="trace.json" ;;
-    timeline) args=(--to timeline) file=timeline.csv left="timeline.csv timeline.gp timeline.png" ;;
+    timeline) args=(--to timeline) file=timeline.csv left="timeline.csv timeline.gp timeline.svg" ;;
     paraver) args=(--to paraver) file=trace.prv left="trace.prv trace.pcf trace.row" ;;
     otf2) args=(--to otf2) file=trace-otf2 left="trace-otf2" ;;
     gz) args=(--to chrome -o "$tmp/tr/trace.json.gz") file=trace.json.gz left="trace.json.gz" ;;
@@ -72,10 +72,10 @@ done
 if command -v gnuplot >/dev/null; then
   limited 4 "$tmp/png.err" "$ts" convert "$tmp/tr/trace.tsct" --to timeline
   if grep -q "gnuplot failed on $tmp/tr/timeline.gp" "$tmp/png.err"; then
-    grep -q "timeline.png drawn" "$tmp/png.err" && fail "png: failed and said drawn: $(cat "$tmp/png.err")"
-    [ ! -e "$tmp/tr/timeline.png" ] || fail "png: partial timeline.png left"
-  elif grep -q "timeline.png drawn" "$tmp/png.err"; then
-    [ -s "$tmp/tr/timeline.png" ] || fail "png: said drawn, not there"
+    grep -q "timeline.svg drawn" "$tmp/png.err" && fail "png: failed and said drawn: $(cat "$tmp/png.err")"
+    [ ! -e "$tmp/tr/timeline.svg" ] || fail "png: partial timeline.svg left"
+  elif grep -q "timeline.svg drawn" "$tmp/png.err"; then
+    [ -s "$tmp/tr/timeline.svg" ] || fail "png: said drawn, not there"
   fi
   rm -f "$tmp/tr/timeline".*
 fi
@@ -109,7 +109,7 @@ for pair in concurrency.csv:concurrency.gp threads.csv:heatmap.gp durations.csv:
   grep -q "writing $tmp/small/$data failed: File too large" "$tmp/small.err" || continue
   pairs=$((pairs + 1))
   [ ! -e "$tmp/small/$script" ] || fail "small: $script written without its $data"
-  [ ! -e "$tmp/small/${script%.gp}.png" ] || fail "small: ${script%.gp}.png drawn without its $data"
+  [ ! -e "$tmp/small/${script%.gp}.svg" ] || fail "small: ${script%.gp}.svg drawn without its $data"
   grep "outputs of" "$tmp/small.err" | grep -q " $script\b" && fail "small: $script listed"
 done
 # concurrency.csv and threads.csv of this run are over 1 KiB on every machine

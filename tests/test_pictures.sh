@@ -91,7 +91,7 @@ for gp in concurrency scatter timeline; do
   f=$tmp/run/$gp.gp
   grep -q "^set key below" "$f" || fail "$gp.gp: the legend is not below the plot"
   grep -q "outside right" "$f" && fail "$gp.gp: a legend beside the plot"
-  read -r width height < <(sed -n "s/^set terminal pngcairo size \([0-9]*\),\([0-9]*\).*/\1 \2/p" "$f")
+  read -r width height < <(sed -n "s/^set terminal [a-z]* size \([0-9]*\),\([0-9]*\).*/\1 \2/p" "$f")
   cols=$(sed -n "s/^set key .*maxcols \([0-9]*\).*/\1/p" "$f")
   entries=$(wc -l <"$tmp/$gp.pairs")
   longest=$(cut -f1 "$tmp/$gp.pairs" | awk '{ if (length($0) > m) m = length($0) } END { print m }')
@@ -136,22 +136,22 @@ fi
 if command -v gnuplot >/dev/null; then
   echo "-- every script draws its picture"
   for gp in concurrency scatter timeline heatmap; do
-    rm -f "$tmp/run/$gp.png"
+    rm -f "$tmp/run/$gp.svg"
     (cd "$tmp/run" && gnuplot "$gp.gp") >"$tmp/$gp.gnuplot" 2>&1 || fail "gnuplot $gp.gp: $(cat "$tmp/$gp.gnuplot")"
-    [ -s "$tmp/run/$gp.png" ] || fail "$gp.png not drawn"
+    [ -s "$tmp/run/$gp.svg" ] || fail "$gp.svg not drawn"
   done
   # as drawn: below the plot's frame (tic labels, the x label: 50 px, and
   # the legend) at most a quarter of the picture and those 50 px
   for gp in concurrency scatter timeline; do
-    height=$(sed -n "s/^set terminal pngcairo size [0-9]*,\([0-9]*\).*/\1/p" "$tmp/run/$gp.gp")
+    height=$(sed -n "s/^set terminal [a-z]* size [0-9]*,\([0-9]*\).*/\1/p" "$tmp/run/$gp.gp")
     at=$(cd "$tmp/run" && gnuplot -e "load '$gp.gp'; print GPVAL_TERM_YMIN, GPVAL_TERM_YSIZE" 2>&1 >/dev/null | tail -1)
     awk -v at="$at" -v h="$height" 'BEGIN { split(at, v, " "); exit !(v[2] > 0 && v[1] / v[2] * h - 50 <= h / 4) }' \
-      || fail "$gp.png: the legend below the plot takes more than a quarter of $height px ($at)"
+      || fail "$gp.svg: the legend below the plot takes more than a quarter of $height px ($at)"
   done
   if [ "$has_jansson" = 1 ]; then
     for gp in ranks messages; do
       (cd "$tmp/glob" && gnuplot "$gp.gp") >"$tmp/$gp.gnuplot" 2>&1 || fail "gnuplot $gp.gp: $(cat "$tmp/$gp.gnuplot")"
-      [ -s "$tmp/glob/$gp.png" ] || fail "$gp.png not drawn"
+      [ -s "$tmp/glob/$gp.svg" ] || fail "$gp.svg not drawn"
     done
   fi
 else

@@ -198,7 +198,7 @@ static void fixed_log_picture(void)
     free(text);
     text = test_slurp(gp);
     ASSERT(strstr(text, "title 'child \"quoted\"'") != NULL);
-    ASSERT(strstr(text, "set output 'timeline.png'") != NULL);
+    ASSERT(strstr(text, "set output 'timeline.svg'") != NULL);
     free(text);
 }
 

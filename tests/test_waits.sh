@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_waits.sh - waiting drawn as waiting (issue 31, point 1): a thread
 # that waits (a task of a waiting type, TSCOPE_TYPE_WAIT, on its top: a
-# taskwait, a barrier, an MPI wait) is not working in heatmap.png's data
+# taskwait, a barrier, an MPI wait) is not working in heatmap.svg's data
 # (threads.csv: the working fractions, then the waiting ones), heatmap.gp
 # says so, profile.json's timeline has the waiting time beside the busy
 # time; and every task having a type, concurrency.csv has no "(untyped)"

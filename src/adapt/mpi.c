@@ -414,7 +414,7 @@ static void started_mpi(void)
         return;
     for (int c = 0; c < NCALLS; c++) {
         tscope_type_register(call_names[c], &types[c]);
-        if (types[c] && waits(c)) /* drawn as waiting, not work (heatmap.png, ranks.png) */
+        if (types[c] && waits(c)) /* drawn as waiting, not work (heatmap.svg, ranks.svg) */
             tscope_type_set_attrs(types[c], TSCOPE_TYPE_WAIT);
         if (c == C_ALLREDUCE || c == C_REDUCE_SCATTER || c == C_REDUCE_SCATTER_BLOCK ||
             c == C_SCAN || c == C_EXSCAN) {

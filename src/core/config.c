@@ -92,6 +92,17 @@ static int p_mode(struct tscope__config *c, const char *v)
     return 0;
 }
 
+static int p_pictures(struct tscope__config *c, const char *v)
+{
+    if (strcmp(v, "svg") == 0)
+        c->pictures = 0;
+    else if (strcmp(v, "png") == 0)
+        c->pictures = 1;
+    else
+        return -1;
+    return 0;
+}
+
 static int p_policy(struct tscope__config *c, const char *v)
 {
     if (strcmp(v, "wait") == 0)
@@ -615,6 +626,10 @@ static const struct var vars[] = {
      "written anyway when the run recorded dependencies; none: no files (an empty list names "
      "nothing: a warning, and the default)",
      p_outputs},
+    {"TASKSCOPE_PICTURES", "svg", "svg, png",
+     "the pictures' format (concurrency, heatmap, scatter; an MPI job's messages and ranks; "
+     "convert's timeline): svg takes gnuplot a few ms a picture, png (pngcairo) 30-60 ms",
+     p_pictures},
     {"TASKSCOPE_TRACE", "0", tscope__trace_accepted,
      "trace every event: the consumer writes trace.tsct (binary, docs/tracing.md) in the output "
      "folder; the formats named are converted from it when the run ends (by taskscope run; "

@@ -53,6 +53,7 @@ struct tscope__config {
     char filter_file[1024]; /* TASKSCOPE_FILTER_FILE: "" none (core/filter.h) */
     char output_dir[1024];
     int outputs;              /* TSCOPE__OUT_* bits */
+    int pictures;             /* 0: svg, 1: png (export/pictures.h) */
     int summary;              /* print the summary table at finalize */
     int quiet;                /* notes silenced (tscope__note): warnings and errors only */
     int verbose;              /* machine notes on every run, not once per machine */

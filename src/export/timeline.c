@@ -1,7 +1,7 @@
 /* timeline.c - the pictures of the run over time, computed from the exact
  * begin and end times of the tasks (profile/timeline.h), as data files and
  * the gnuplot scripts that draw them (`taskscope run` and `taskscope report
- * FOLDER` render them to PNG when gnuplot is installed):
+ * FOLDER` render them when gnuplot is installed; SVG or PNG, pictures.h):
  *   concurrency.csv / .gp  threads running each task type, per time bin
  *                          (self time / bin width), stacked, with the thread
  *                          cap (threads, left axis) and the power (right
@@ -19,6 +19,7 @@
 
 #include "export.h"
 #include "palette.h"
+#include "pictures.h"
 #include "sampler/sampler.h"
 
 #define SCATTER_DRAWN 2000u /* points the scatter draws at most */
@@ -169,22 +170,19 @@ int tscope__export_concurrency_gp(const struct tscope__profile *p, FILE *f)
             longest = s[j].len;
     }
     fprintf(f,
-            "# concurrency.gp - written by taskscope: gnuplot concurrency.gp -> concurrency.png\n"
+            "# concurrency.gp - written by taskscope: gnuplot concurrency.gp -> concurrency.%s\n"
             "# threads running each task type (self time per bin / bin width), from the exact\n"
             "# begin and end times of the tasks, stacked: work in colours, waiting in greys\n"
             "# above it; bins of %.6g s; colours: docs/output-formats.md, \"Colours\"\n",
-            p->tl.bin_ns * 1e-9);
+            tscope__pictures_ext(), p->tl.bin_ns * 1e-9);
     unsigned height = tscope__palette_key(f, entries, longest, 1200, 600);
-    fprintf(f,
-            "set datafile separator ','\n"
-            "set terminal pngcairo size 1200,%u noenhanced\n"
-            "set output 'concurrency.png'\n"
-            "set title 'threads running each task type: work in colours, waiting in greys'\n"
-            "set xlabel 'time (s)'\nset ylabel 'threads (self time / bin width)'\n"
-            "set style fill solid 0.8 noborder\n"
-            "set yrange [0:*]\n"
-            "set xrange [0:*]\n",
-            height);
+    fputs("set datafile separator ','\n", f);
+    tscope__pictures_terminal(f, "concurrency", 1200, height);
+    fprintf(f, "set title 'threads running each task type: work in colours, waiting in greys'\n"
+               "set xlabel 'time (s)'\nset ylabel 'threads (self time / bin width)'\n"
+               "set style fill solid 0.8 noborder\n"
+               "set yrange [0:*]\n"
+               "set xrange [0:*]\n");
     if (power)
         fprintf(f,
                 "stats 'samples.csv' using %u nooutput\n"
@@ -287,20 +285,21 @@ int tscope__export_heatmap_gp(const struct tscope__profile *p, FILE *f)
     uint32_t ids[1024];
     unsigned n = threads_that_ran(p, ids, 1024);
     fprintf(f,
-            "# heatmap.gp - written by taskscope: gnuplot heatmap.gp -> heatmap.png\n"
+            "# heatmap.gp - written by taskscope: gnuplot heatmap.gp -> heatmap.%s\n"
             "# threads x time: the fraction of each bin (%.6g s) a thread was working: a task on\n"
             "# it, waiting in one (taskwait, barriers, MPI waits) excluded (threads.csv has the\n"
             "# waiting fractions after the working ones)\n"
-            "set datafile separator ','\n"
-            "set terminal pngcairo size 1200,%u noenhanced\n"
-            "set output 'heatmap.png'\n"
+            "set datafile separator ','\n",
+            tscope__pictures_ext(), tl->bin_ns * 1e-9);
+    tscope__pictures_terminal(f, "heatmap", 1200, 160 + 30 * (n ? n : 1));
+    fprintf(f,
             "set title 'rank %d: threads x time, the fraction of each bin a thread was working "
             "(waits excluded)'\n"
             "set xlabel 'time (s)'\nset ylabel 'thread'\nset xrange [0:*]\n"
             "set yrange [-0.5:%g]\nset cbrange [0:1]\nset cblabel 'working'\n"
             "set palette defined (0 'white', 0.5 'orange', 1 'dark-red')\n"
             "set style fill solid noborder\nunset key\n",
-            tl->bin_ns * 1e-9, 160 + 30 * (n ? n : 1), p->rank, n ? n - 0.5 : 0.5);
+            p->rank, n ? n - 0.5 : 0.5);
     fprintf(f, "set ytics (");
     for (unsigned t = 0; t < n; t++) {
         const char *name = thread_name(p, ids[t]);
@@ -390,20 +389,21 @@ int tscope__export_scatter_gp(const struct tscope__profile *p, FILE *f)
         longest = strlen(other_title);
     if (other_wait && strlen(other_wait_title) > longest)
         longest = strlen(other_wait_title);
-    fprintf(f, "# scatter.gp - written by taskscope: gnuplot scatter.gp -> scatter.png\n"
-               "# the elapsed time of each sampled task (its begin to its end, waiting\n"
-               "# included) at its end; colours: docs/output-formats.md, \"Colours\"\n");
+    fprintf(f,
+            "# scatter.gp - written by taskscope: gnuplot scatter.gp -> scatter.%s\n"
+            "# the elapsed time of each sampled task (its begin to its end, waiting\n"
+            "# included) at its end; colours: docs/output-formats.md, \"Colours\"\n",
+            tscope__pictures_ext());
     unsigned height =
         tscope__palette_key(f, n + (other != 0) + (other_wait != 0), longest, 1200, 600);
+    fputs("set datafile separator ','\n", f);
+    tscope__pictures_terminal(f, "scatter", 1200, height);
     fprintf(f,
-            "set datafile separator ','\n"
-            "set terminal pngcairo size 1200,%u noenhanced\n"
-            "set output 'scatter.png'\n"
             "set title 'elapsed time of each task, begin to end (%u tasks: %.3g%% of them, chosen "
             "by id%s)'\n"
             "set xlabel 'end time (s)'\nset ylabel 'elapsed time, begin to end (ms)'\n"
             "set logscale y\nset xrange [0:*]\n",
-            height, p->tl.npoints, p->tl.sampled * 100, drawn);
+            p->tl.npoints, p->tl.sampled * 100, drawn);
     if (!p->tl.npoints) { /* gnuplot refuses a plot with no valid point: an empty frame, said */
         fprintf(f, "set xrange [0:1]\nset yrange [0.001:1]\nset key off\n"
                    "set label 'no task in the sample' at graph 0.5,0.5 center\n"

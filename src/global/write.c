@@ -12,6 +12,7 @@
 
 #include "export/export.h"
 #include "export/output.h"
+#include "export/pictures.h"
 #include "global.h"
 
 static int by_self(const void *a, const void *b)
@@ -143,10 +144,11 @@ static int messages_gp(const struct tscope__profile *p, FILE *f)
     const struct tscope__pglobal *g = p->global;
     int n = g->nranks, pairs = n > TSCOPE__GLOBAL_DENSE_MAX;
     fprintf(f,
-            "# messages.gp - written by taskscope: gnuplot messages.gp -> messages.png\n"
-            "set datafile separator ','\n"
-            "set terminal pngcairo size 900,800 noenhanced\n"
-            "set output 'messages.png'\n"
+            "# messages.gp - written by taskscope: gnuplot messages.gp -> messages.%s\n"
+            "set datafile separator ','\n",
+            tscope__pictures_ext());
+    tscope__pictures_terminal(f, "messages", 900, 800);
+    fprintf(f,
             "set title 'bytes sent, rank to rank (point to point and collective shares)'\n"
             "set xlabel 'to rank'\nset ylabel 'from rank'\n"
             "set xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n"
@@ -200,17 +202,19 @@ static int busy_gp(const struct tscope__profile *p, FILE *f)
     const struct tscope__pglobal *g = p->global;
     double end = g->nbins * g->bin_ns * 1e-9;
     fprintf(f,
-            "# ranks.gp - written by taskscope: gnuplot ranks.gp -> ranks.png\n"
-            "set datafile separator ','\n"
-            "set terminal pngcairo size 1200,%d noenhanced\n"
-            "set output 'ranks.png'\n"
+            "# ranks.gp - written by taskscope: gnuplot ranks.gp -> ranks.%s\n"
+            "set datafile separator ','\n",
+            tscope__pictures_ext());
+    tscope__pictures_terminal(f, "ranks", 1200,
+                              (unsigned)(300 + 24 * (g->nranks < 30 ? g->nranks : 30)));
+    fprintf(f,
             "set title 'working threads per rank over time (waits excluded: MPI waits, "
             "barriers, taskwaits)'\n"
             "set xlabel 'time (s)'\nset ylabel 'rank'\n"
             "set xrange [0:%.9g]\nset yrange [%d.5:-0.5]\n"
             "set palette defined (0 'white', 1 '#fde725', 2 '#21918c', 3 '#440154')\n"
             "set cblabel 'working threads (average over the bin)'\nset tics out\n",
-            300 + 24 * (g->nranks < 30 ? g->nranks : 30), end > 0 ? end : 1, g->nranks - 1);
+            end > 0 ? end : 1, g->nranks - 1);
     if (g->nbins)
         fprintf(f,
                 "plot 'ranks_busy.csv' matrix rowheaders using ($1 + 0.5) * %.9g:2:3 "

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "export/pictures.h"
 #include "export/export.h"
 #include "export/output.h"
 #include "profile/profile.h"
@@ -103,6 +104,7 @@ int tscope__settle_snapshot_write(struct tscope__store *s, struct tscope__ending
         tscope__export_summary(p, e->summary, cfg->summary_sort, cfg->summary_rows);
         fflush(e->summary);
     }
+    tscope__pictures_use(cfg->pictures); /* the process's (a recovery's: the dead one's) */
     int rc = cfg->outputs ? write_outputs(e, cfg, p) : 0;
     tscope__profile_free(p);
     return rc;

@@ -27,6 +27,7 @@
 #include "core/hooks.h"
 #include "export/export.h"
 #include "export/output.h"
+#include "export/pictures.h"
 #include "profile/profile.h"
 #include "live/live.h"
 #include "policy/policy.h"
@@ -299,6 +300,7 @@ int tscope_init(int rank, int nranks)
     }
     struct tscope__config cfg;
     tscope__config_load(&cfg, stderr);
+    tscope__pictures_use(cfg.pictures); /* also for the MPI global view's */
     /* once per process, and once per job: rank 0's (config.c) */
     static int environ_checked;
     if (rank == 0 && !environ_checked++)

@@ -55,6 +55,9 @@ struct tscope__offline_diff_row *tscope__offline_diff(const struct tscope__profi
  * _make_rank_dir). */
 #include "export/export.h"
 #include "export/output.h"
+/* the pictures' format (TASKSCOPE_PICTURES) for the scripts merge and
+ * convert write */
+#include "export/pictures.h"
 /* The critical path of a profile's instance graph (report --deps). */
 #include "profile/critpath.h"
 /* The global view of a job: ranks' profiles merged, written (merge). */

@@ -152,7 +152,7 @@ int tscope__trace_job_to_paraver(const char *const *paths, int n, const char *ou
                                  size_t errlen);
 
 /* The picture (picture.c): out is the gnuplot script; timeline.csv goes
- * next to it, and the script draws timeline.png there. */
+ * next to it, and the script draws timeline.svg there. */
 int tscope__trace_to_timeline(struct tscope__trace *t, const char *out,
                               struct tscope__replay_stats *st, char *err, size_t errlen);
 

@@ -2,7 +2,7 @@
  * the threads (one band each), every stay of a task a box coloured by its
  * type, nested stays in lanes below their parent, as a trace viewer shows
  * it.  Writes timeline.csv (one line per stay) and timeline.gp; gnuplot
- * renders timeline.png (taskscope convert does when gnuplot is there).
+ * renders timeline.svg (taskscope convert does when gnuplot is there).
  *
  * Stays shorter than 1/20000 of the run would be thinner than a pixel:
  * they are counted and left out, so the data stays small for any trace.
@@ -16,6 +16,7 @@
 #include "convert.h"
 #include "core/outfile.h"
 #include "export/palette.h"
+#include "export/pictures.h"
 
 #define LANES 4 /* nesting levels drawn; deeper ones share the last */
 
@@ -177,7 +178,7 @@ static const char *type_name(const struct pic *p, uint32_t type, char *buf, size
     return name;
 }
 
-static void write_script(const struct pic *p, FILE *g, const char *data, const char *png,
+static void write_script(const struct pic *p, FILE *g, const char *data,
                          const struct tscope__replay_stats *st)
 {
     const struct tscope__trace_info *i = tscope__trace_info(p->t);
@@ -213,21 +214,20 @@ static void write_script(const struct pic *p, FILE *g, const char *data, const c
     if (other && strlen(other_title) > longest)
         longest = strlen(other_title);
     fprintf(g,
-            "# timeline.gp - written by taskscope convert: gnuplot timeline.gp -> timeline.png\n"
+            "# timeline.gp - written by taskscope convert: gnuplot timeline.gp -> timeline.%s\n"
             "# every stay of a task on a thread, coloured by type; nested stays in lanes\n"
             "# below their parent (%u lanes drawn); %llu stays shorter than %.3g ms left out;\n"
             "# colours: docs/output-formats.md, \"Colours\"\n",
-            lanes, (unsigned long long)p->hidden, (double)p->min_ns * 1e-6);
+            tscope__pictures_ext(), lanes, (unsigned long long)p->hidden, (double)p->min_ns * 1e-6);
     unsigned height = tscope__palette_key(g, own + (other != 0), longest, 1400,
                                           200 + 60 * (threads ? threads : 1));
+    fputs("set datafile separator ','\n", g);
+    tscope__pictures_terminal(g, "timeline", 1400, height);
     fprintf(g,
-            "set datafile separator ','\n"
-            "set terminal pngcairo size 1400,%u noenhanced\n"
-            "set output '%s'\n"
             "set title 'rank %u: %llu task stays on %u threads (%s)'\n"
             "set xlabel 'time (ms)'\nset yrange [%g:-0.6]\n"
             "set style fill solid 0.9 noborder\nset grid x\n",
-            height, png, i->rank, (unsigned long long)st->slices, threads,
+            i->rank, (unsigned long long)st->slices, threads,
             tscope__trace_status_text(i->status, i->cut), threads ? threads - 0.4 : 0.6);
     /* row[slot + 1]: the band of a thread slot */
     fprintf(g, "array row[%u]\n", p->nth ? p->nth : 1);
@@ -288,12 +288,11 @@ int tscope__trace_to_timeline(struct tscope__trace *t, const char *out,
                               struct tscope__replay_stats *st, char *err, size_t errlen)
 {
     /* out: the script; the data and the picture next to it */
-    char data[1100], png[1100], dir[1024] = ".";
+    char data[1100], dir[1024] = ".";
     const char *slash = strrchr(out, '/');
     if (slash)
         snprintf(dir, sizeof dir, "%.*s", (int)(slash - out), out);
     snprintf(data, sizeof data, "%s/timeline.csv", dir);
-    snprintf(png, sizeof png, "timeline.png");
     struct pic p = {.t = t};
     const struct tscope__trace_info *i = tscope__trace_info(t);
     double span = (double)(i->last_ts - i->first_ts) * i->ns_per_tick;
@@ -317,7 +316,7 @@ int tscope__trace_to_timeline(struct tscope__trace *t, const char *out,
     if (rc == 0 && tscope__outfile_open(&gp, out, err, errlen))
         rc = -1;
     if (rc == 0) {
-        write_script(&p, gp.f, "timeline.csv", png, st);
+        write_script(&p, gp.f, "timeline.csv", st);
         if (ferror(gp.f))
             tscope__outfile_fail(&gp);
         rc = tscope__outfile_close(&gp, 1, err, errlen);
@@ -353,7 +352,7 @@ const struct tscope__trace_format tscope__trace_timeline = {
     "a picture of the threads over time",
     "timeline.gp",
     NULL,
-    "timeline.csv, timeline.png when gnuplot is installed",
+    "timeline.csv, timeline.svg (or .png) when gnuplot is installed",
     NULL,
     TSCOPE__TRACE_FORMAT_DRAWN,
     write_trace,
