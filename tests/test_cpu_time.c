@@ -6,7 +6,8 @@
  * - a task that yields on one thread and is resumed on another (an untied
  *   task that moved): its CPU time is the sum of both segments';
  * - a task with a child nested on its thread: the child's CPU time is not
- *   in its parent's (self CPU time, as self time);
+ *   in its parent's (self CPU time, as self time), nor is that of a child
+ *   cancelled while it ran;
  * - the outputs: profile.json's "cpu_time" and "cpu_ns", types.csv's cpu
  *   columns, `taskscope report`'s cpu column (the reader) - and without
  *   the variable none of them. */
@@ -137,6 +138,9 @@ static void one_run(int cpu_time, const char *dir)
     ASSERT_OK(tscope_type_register("moved", &moved));
     ASSERT_OK(tscope_type_register("outer", &outer));
     ASSERT_OK(tscope_type_register("inner", &inner));
+    tscope_type_t waits, dropped;
+    ASSERT_OK(tscope_type_register("waits", &waits));
+    ASSERT_OK(tscope_type_register("dropped", &dropped));
     uint64_t id = 1;
     for (int i = 0; i < 4; i++) {
         own_open(&own_spinning);
@@ -158,6 +162,15 @@ static void one_run(int cpu_time, const char *dir)
     own_close(&own_inner);
     pause_for(5 * MS);
     ASSERT_OK(tscope_task_end(50));
+    /* waits sleeps 10 ms around a child that spins 10 ms and is cancelled */
+    ASSERT_OK(tscope_task_start(60, waits));
+    pause_for(5 * MS);
+    ASSERT_OK(tscope_task_create(61, 60, dropped, 0, 1, 0));
+    ASSERT_OK(tscope_task_begin(61, 0));
+    spin(10 * MS);
+    ASSERT_OK(tscope_task_cancel(61));
+    pause_for(5 * MS);
+    ASSERT_OK(tscope_task_end(60));
     /* 15 ms here, yield, 15 ms on another thread */
     ASSERT_OK(tscope_task_create(100, 0, moved, 0, 0, 0));
     own_open(&own_moved);
@@ -193,6 +206,13 @@ static void one_run(int cpu_time, const char *dir)
         spins_on_cpu(in, &own_inner);
         ASSERT(ou->self.sum >= 10 * MS);
         ASSERT(ou->cpu.sum < 0.2 * ou->self.sum);
+        const struct tscope__ptype *wa = type_of(p, "waits");
+        ASSERT_EQ(wa->calls, 1);
+        ASSERT_EQ(type_of(p, "dropped")->cancelled, 1);
+        ASSERT(wa->self.sum >= 10 * MS);
+        if (wa->cpu.sum >= 0.2 * wa->self.sum)
+            TEST_FAIL("waits: CPU time %.3f ms of self time %.3f ms (its cancelled child's?)",
+                      wa->cpu.sum / 1e6, wa->self.sum / 1e6);
     } else {
         ASSERT_EQ(sp->cpu.count, 0);
         ASSERT(sp->cpu.sum == 0);

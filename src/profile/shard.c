@@ -1219,9 +1219,10 @@ int tscope__shard_cancel(uint32_t thread, uint64_t ts, struct tscope_task *t)
     if (!s || !tscope__shard_live(t)) /* ended already, or of an earlier tscope_init */
         return TSCOPE_EINVAL;
     count_event(s);
-    close_here(s, t, ts, 0); /* running here: cancelling ends it (not counted: no CPU time) */
+    int cpu = sh.cpu;          /* (off the hot path: one body) */
+    close_here(s, t, ts, cpu); /* running here: cancelling ends it */
     struct stype *e = type_entry(s, t->type);
-    journal_end(s, t, e, NULL, 0, 0);
+    journal_end(s, t, e, NULL, 0, cpu);
     if (e) {
         w_begin(&e->ver);
         ADD(e->cancelled, 1);
