@@ -52,6 +52,16 @@ static void cell_ms(const struct tscope__ptype *t, int elapsed, char *buf, size_
         snprintf(buf, len, "-");
 }
 
+/* --cpu-time's self CPU time ("-" where its run had it off) */
+static void cell_cpu(const struct tscope__profile *p, const struct tscope__ptype *t, char *buf,
+                     size_t len)
+{
+    if (t && p->cpu_time)
+        snprintf(buf, len, "%.3f", t->cpu.sum / 1e6);
+    else
+        snprintf(buf, len, "-");
+}
+
 static void print(const struct tscope__profile *a, const struct tscope__profile *b,
                   const struct tscope__offline_diff_row *r, size_t n, long rows)
 {
@@ -65,9 +75,12 @@ static void print(const struct tscope__profile *a, const struct tscope__profile 
     for (size_t i = 0; i < n && i < shown; i++)
         if ((int)strlen(r[i].name) > width)
             width = (int)strlen(r[i].name);
-    printf("%-*s %10s %10s %12s %12s %13s %13s %12s %8s\n", width, "task type", "calls A",
-           "calls B", "self A ms", "self B ms", "elapsed A ms", "elapsed B ms", "self +- ms",
-           "self %");
+    int cpu = a->cpu_time || b->cpu_time; /* the columns only then: the table as it was */
+    printf("%-*s %10s %10s %12s %12s", width, "task type", "calls A", "calls B", "self A ms",
+           "self B ms");
+    if (cpu)
+        printf(" %12s %12s", "cpu A ms", "cpu B ms");
+    printf(" %13s %13s %12s %8s\n", "elapsed A ms", "elapsed B ms", "self +- ms", "self %");
     for (size_t i = 0; i < n && i < shown; i++) {
         char ca[24], cb[24], sa[24], sb[24], ia[24], ib[24], pct[16];
         cell_u64(r[i].a, ca, sizeof ca);
@@ -80,8 +93,14 @@ static void print(const struct tscope__profile *a, const struct tscope__profile 
             snprintf(pct, sizeof pct, "%+.1f%%", 100.0 * r[i].impact / r[i].a->self.sum);
         else
             snprintf(pct, sizeof pct, "%s", !r[i].b ? "gone" : !r[i].a ? "new" : "-");
-        printf("%-*s %10s %10s %12s %12s %13s %13s %+12.3f %8s\n", width, r[i].name, ca, cb, sa, sb,
-               ia, ib, r[i].impact / 1e6, pct);
+        printf("%-*s %10s %10s %12s %12s", width, r[i].name, ca, cb, sa, sb);
+        if (cpu) {
+            char pa[24], pb[24];
+            cell_cpu(a, r[i].a, pa, sizeof pa);
+            cell_cpu(b, r[i].b, pb, sizeof pb);
+            printf(" %12s %12s", pa, pb);
+        }
+        printf(" %13s %13s %+12.3f %8s\n", ia, ib, r[i].impact / 1e6, pct);
     }
     if (n > shown)
         printf("(%zu more task types; --rows 0 shows all)\n", n - shown);

@@ -51,6 +51,8 @@ static void usage(FILE *f)
             "  --sample-ms N         sampler period in ms, 0 off (TASKSCOPE_SAMPLE_MS)\n"
             "  --filter FILE         measure only the task types the filter file keeps\n"
             "                        (TASKSCOPE_FILTER_FILE, docs/filter.md)\n"
+            "  --cpu-time            each task type's CPU time (the thread CPU clock) beside\n"
+            "                        its wall time in every output (TASKSCOPE_CPU_TIME=1)\n"
             "\n"
             "options (each sets the TASKSCOPE_* variable named; see docs/configuration.md):\n"
             "  -o, --output DIR      output folder (TASKSCOPE_OUTPUT_DIR, default taskscope-out;\n"
@@ -274,6 +276,7 @@ int tscope_cli_run(int argc, char **argv)
         {"sample-ms", 'S', 0, TSCOPE_CLI_VALUE, "N", NULL, "TASKSCOPE_SAMPLE_MS", 0},
         {"pthread-waits", 'W', 0, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
         {"filter", 'I', 0, TSCOPE_CLI_VALUE, "FILE", NULL, NULL, 0},
+        {"cpu-time", 'C', 0, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
         {"quiet", 'q', 1, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
         {"trace", 'R', 0, TSCOPE_CLI_OPTIONAL, "LIST", tscope_cli_trace_list, NULL, 0},
         {"live", 'L', 0, TSCOPE_CLI_OPTIONAL, "VALUE", live_value, NULL, 0},
@@ -334,6 +337,9 @@ int tscope_cli_run(int argc, char **argv)
             break;
         case 'W':
             setenv("TASKSCOPE_PTHREAD_WAITS", "1", 1);
+            break;
+        case 'C':
+            setenv("TASKSCOPE_CPU_TIME", "1", 1);
             break;
         case 'I': {
             /* read here, so that a mistake stops the run before it starts */

@@ -446,6 +446,13 @@ echo "-- SIGKILL with the smallest ring (TASKSCOPE_RING_SIZE=64): every thread's
 # (it once had to be a whole number of pages, and slot 1 and up were lost)
 kill9_run kill9small 20000 TASKSCOPE_RING_SIZE=64
 ! grep -q "cannot put thread slot" "$tmp/kill9small.err" || fail "kill9small: $(cat "$tmp/kill9small.err")"
+echo "-- SIGKILL with --cpu-time (TASKSCOPE_CPU_TIME=1): the tasks' CPU time recovered too"
+kill9_run kill9cpu 20000 TASKSCOPE_CPU_TIME=1
+jq -e '.cpu_time == true and ([.types[] | select(.name == "work") | .cpu_ns.count] == [20000]) and
+  ([.types[] | select(.name == "work") | .cpu_ns.sum > 0] == [true])' "$tmp/kill9cpu/profile.json" >/dev/null ||
+  fail "kill9cpu: $(jq -c '[.cpu_time, .types]' "$tmp/kill9cpu/profile.json")"
+grep -v '^#' "$tmp/kill9cpu/types.csv" | head -1 | grep -q ',cpu_sum_ns,cpu_min_ns,cpu_max_ns,cpu_mean_ns,cpu_stddev_ns$' ||
+  fail "kill9cpu: types.csv: $(head -2 "$tmp/kill9cpu/types.csv")"
 echo "-- SIGKILL with the smallest ring, four threads, by id and through handles: every task recovered"
 for how in flood flood_h; do
   d=kill9s4${how#flood}
@@ -877,13 +884,13 @@ flip "$shfile" $((types_at + 3 * 144)) 1
 "$ts" recover -q "$tmp/fcount" >"$tmp/fcount.rec" 2>&1 || fail "fcount: $(cat "$tmp/fcount.rec")"
 part_line fcount "thread $worker: task types (a damaged count, set again from what agrees with it)"
 exact fcount 3000
-# the calls of the worker's 'work' type (entry 2 of 216 bytes: version,
+# the calls of the worker's 'work' type (entry 2 of 264 bytes: version,
 # created, calls, ...): outvoted by its statistics' three sample counts
 killed_pair fcalls 3000
 shard_at fcalls
-[ "$(u64 "$shfile" $((tblock + 64 + 2 * 216 + 16)))" = 3000 ] \
+[ "$(u64 "$shfile" $((tblock + 64 + 2 * 264 + 16)))" = 3000 ] \
   || fail "fcalls: the calls of 'work' are not where the layout says"
-flip "$shfile" $((tblock + 64 + 2 * 216 + 16 + 1)) 4
+flip "$shfile" $((tblock + 64 + 2 * 264 + 16 + 1)) 4
 "$ts" recover -q "$tmp/fcalls" >"$tmp/fcalls.rec" 2>&1 || fail "fcalls: $(cat "$tmp/fcalls.rec")"
 part_line fcalls "thread $worker: task types (a damaged count, set again from what agrees with it)"
 exact fcalls 3000

@@ -81,6 +81,11 @@ static int p_verbose(struct tscope__config *c, const char *v)
     return tscope__parse_bool(v, &c->verbose);
 }
 
+static int p_cpu_time(struct tscope__config *c, const char *v)
+{
+    return tscope__parse_bool(v, &c->cpu_time);
+}
+
 static int p_mode(struct tscope__config *c, const char *v)
 {
     if (strcmp(v, "profile") == 0)
@@ -598,6 +603,11 @@ static const struct var vars[] = {
      "deepest path of the task tree; deeper tasks count in the node of their type at that "
      "depth (as TAU_CALLPATH_DEPTH)",
      p_tree_depth},
+    {"TASKSCOPE_CPU_TIME", "0", "1/0, true/false, yes/no, on/off",
+     "1: each task's CPU time (the thread CPU clock read at its begin, end and every switch, "
+     "summed over the segments it ran, wherever they ran) beside its wall time in every output; "
+     "costs a clock read at each of them (docs/performance.md)",
+     p_cpu_time},
     {"TASKSCOPE_INSTANCE_SAMPLE", "1", "a fraction from 0 to 1",
      "fraction of tasks recorded in the instance graph (chosen by a hash of the task id)",
      p_sample},

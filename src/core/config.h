@@ -39,6 +39,7 @@ struct tscope__config {
     uint32_t batch;     /* records per ring per store-lock hold */
     uint64_t instance_cap;
     int tree_fold;       /* fold recursive paths of the task tree */
+    int cpu_time;        /* each task's CPU time from the thread CPU clock (shard.c) */
     uint32_t tree_depth; /* deepest task-tree path; 0: no limit */
     double instance_sample;
     double duration_sample; /* fraction of tasks in the duration scatter plot */

@@ -428,6 +428,8 @@ int tscope__export_json(const struct tscope__profile *p, FILE *f)
         fputc(',', f);
         str(f, "ended_by", tscope__fmt_ended_by(p, sig, sizeof sig));
     }
+    if (p->cpu_time) /* only then (--cpu-time): the types' cpu_ns */
+        fputs(",\"cpu_time\":true", f);
     fputs(",\n", f);
     totals(f, p);
 
@@ -456,6 +458,10 @@ int tscope__export_json(const struct tscope__profile *p, FILE *f)
         stats(f, "running_ns", &t->running, t->running_total);
         fputc(',', f);
         stats(f, "elapsed_ns", &t->elapsed, t->elapsed_total);
+        if (p->cpu_time) {
+            fputc(',', f);
+            stats(f, "cpu_ns", &t->cpu, t->cpu.sum);
+        }
         if (t->attrs & TSCOPE_TYPE_WAIT) /* only then: other types stay as they were */
             fputs(",\"wait\":true", f);
         if (t->attrs & TSCOPE_TYPE_BARRIER)

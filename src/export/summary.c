@@ -99,19 +99,29 @@ int tscope__export_summary(const struct tscope__profile *p, FILE *f, const char 
     double total = tscope__profile_total_self(p);
     /* self: the task's own running; running: with what nested inside it on
      * its thread; elapsed: begin to end (totals count recursion once) */
-    if (n) /* no header without rows (a run that ended before its first task) */
-        fprintf(f, "\n%-*s %10s %13s %7s %12s %12s %13s %13s %15s %7s\n", width, "task type",
-                "calls", "self total ms", "self %", "self mean us", "self sd us", "running ms",
-                "elapsed ms", "elapsed mean us", "threads");
-    else
+    if (n) { /* no header without rows (a run that ended before its first task) */
+        fprintf(f, "\n%-*s %10s %13s %7s %12s %12s", width, "task type", "calls", "self total ms",
+                "self %", "self mean us", "self sd us");
+        /* --cpu-time: the self time's CPU time, and its share of the self time
+         * (a task that waits has little) */
+        if (p->cpu_time)
+            fprintf(f, " %12s %8s", "cpu total ms", "cpu/self");
+        fprintf(f, " %13s %13s %15s %7s\n", "running ms", "elapsed ms", "elapsed mean us",
+                "threads");
+    } else {
         fputs("\nno task was measured\n", f);
+    }
     uint32_t shown = rows && rows < n ? rows : n;
     for (uint32_t i = 0; i < shown; i++) {
         const struct tscope__ptype *ty = order[i];
-        fprintf(f, "%-*s %10llu %13.3f %6.1f%% %12.3f %12.3f %13.3f %13.3f %15.3f %7u\n", width,
-                ty->name, (unsigned long long)ty->calls, ty->self.sum / 1e6,
+        fprintf(f, "%-*s %10llu %13.3f %6.1f%% %12.3f %12.3f", width, ty->name,
+                (unsigned long long)ty->calls, ty->self.sum / 1e6,
                 total > 0 ? 100.0 * ty->self.sum / total : 0.0, ty->self.mean / 1e3,
-                ty->self.stddev / 1e3, ty->running_total / 1e6, ty->elapsed_total / 1e6,
+                ty->self.stddev / 1e3);
+        if (p->cpu_time)
+            fprintf(f, " %12.3f %7.1f%%", ty->cpu.sum / 1e6,
+                    ty->self.sum > 0 ? 100.0 * ty->cpu.sum / ty->self.sum : 0.0);
+        fprintf(f, " %13.3f %13.3f %15.3f %7u\n", ty->running_total / 1e6, ty->elapsed_total / 1e6,
                 ty->elapsed.mean / 1e3, ty->threads);
     }
     if (shown < n)

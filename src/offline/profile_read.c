@@ -735,6 +735,10 @@ static void read_all(struct reader *r, json_t *root, struct tscope__profile *p)
     p->mode = str(r, root, "", "mode");
     p->full_policy = str(r, root, "", "full_policy");
     read_ended_by(r, root, p);
+    json_t *cpu = json_object_get(root, "cpu_time"); /* optional: a run with --cpu-time */
+    if (cpu && !json_is_boolean(cpu))
+        fail(r, "field 'cpu_time' has the wrong type (expected true or false)");
+    p->cpu_time = json_is_true(cpu);
     /* what tscope_init accepts */
     p->nranks = (int)int_in(r, root, "", "nranks", 1, 65536);
     p->rank = (int)int_in(r, root, "", "rank", 0, p->nranks > 0 ? (uint64_t)p->nranks - 1 : 0);
@@ -771,6 +775,8 @@ static void read_all(struct reader *r, json_t *root, struct tscope__profile *p)
             t->elapsed = stats(r, o, w, "elapsed_ns", &t->elapsed_total);
         }
         read_type_ranks(r, o, w, t);
+        if (p->cpu_time) /* then every type has it */
+            t->cpu = stats(r, o, w, "cpu_ns", NULL);
         if (i && !r->failed && t->id <= p->types[i - 1].id)
             fail(r, "%s: type ids must ascend", w);
     }

@@ -32,6 +32,7 @@ struct tscope__ptype {
     uint32_t id;
     uint64_t created, calls, yields, cancelled, unfinished;
     tscope_stats_t self, running, elapsed; /* taskscope.h's three times */
+    tscope_stats_t cpu;                    /* self CPU time (the profile's cpu_time) */
     double running_total, elapsed_total;   /* recursion counted once */
     uint32_t threads;
     unsigned attrs;              /* TSCOPE_TYPE_* (TSCOPE_TYPE_WAIT: its tasks wait) */
@@ -199,6 +200,9 @@ struct tscope__profile {
      * say what it left out), tasks and dependencies it left out */
     int filter;
     uint64_t tasks_filtered, deps_filtered;
+    /* each task's CPU time was measured (TASKSCOPE_CPU_TIME): the types'
+     * cpu, and the outputs say it (without it they are as before) */
+    int cpu_time;
     struct tscope__ptype *types;
     uint32_t ntypes;
     struct tscope__pcounter *counters;

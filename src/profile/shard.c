@@ -223,6 +223,7 @@ static struct {
     pthread_mutex_t lock; /* shards[] creation, record chunks, spare records, sets */
     struct tscope__store *store;
     uint64_t origin;    /* the store's timeline origin */
+    int cpu;            /* TASKSCOPE_CPU_TIME: each task's CPU time (cpu_switch) */
     int32_t inst_limit; /* the deepest tree depth the instance graph can take, -1 none (relaxed) */
     int instances;      /* an instance graph at all (TASKSCOPE_INSTANCE_CAP > 0) */
     int filtered;       /* an instance filter is set (tscope__inst_filtered) */
@@ -628,7 +629,36 @@ static inline void tl_point(struct tscope__shard *s, const struct tscope_task *t
 
 /* ---- the replay stack ---------------------------------------------------- */
 
-static int push(struct tscope__shard *s, struct tscope_task *t, uint64_t ts)
+/* The functions of the stack and the task events take `cpu`, a constant at
+ * each call (the event functions test sh.cpu once and call their body with
+ * 1 or 0, always inlined): without TASKSCOPE_CPU_TIME an event has that one
+ * branch and none of the rest. */
+#define INLINE static inline __attribute__((always_inline))
+
+/* The thread CPU clock, ns.  CLOCK_THREAD_CPUTIME_ID is the only clock of a
+ * thread's own CPU time that counts what the kernel does for it too
+ * (getrusage(RUSAGE_THREAD) is another system call, in us; no vDSO has it). */
+static inline uint64_t cpu_now(void)
+{
+    struct timespec c;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
+    return (uint64_t)c.tv_sec * 1000000000u + (uint64_t)c.tv_nsec;
+}
+
+/* A switch on this thread (a segment opens or the top one closes): the CPU
+ * time since the last one goes to the task on top, as its self time does
+ * (on the thread that ran it: an untied task that moves sums its segments'
+ * CPU time wherever they ran).  The owner's only: a fold or a recovery
+ * closes segments without it (they are unfinished tasks, not counted). */
+static inline void cpu_switch(struct tscope__shard *s)
+{
+    uint64_t now = cpu_now();
+    if (s->n)
+        s->seg[s->n - 1].t->cpu += now - s->cpu_since;
+    s->cpu_since = now;
+}
+
+INLINE int push(struct tscope__shard *s, struct tscope_task *t, uint64_t ts, int cpu)
 {
     uint16_t type = t->type;
     if (__builtin_expect(s->n == s->cap || type >= s->nopen, 0)) {
@@ -636,6 +666,8 @@ static int push(struct tscope__shard *s, struct tscope_task *t, uint64_t ts)
             dgrow(&s->open, &s->nopen, type, sizeof *s->open, TSCOPE__SHB_OPEN, s->index))
             return TSCOPE_ENOMEM;
     }
+    if (cpu)
+        cpu_switch(s);
     if (s->n) {
         struct segment *top = &s->seg[s->n - 1];
         top->self_acc += ts - top->self_since;
@@ -650,10 +682,12 @@ static int push(struct tscope__shard *s, struct tscope_task *t, uint64_t ts)
 }
 
 /* Closes segment i at ts (replay.c's stack_close). */
-static void close_segment(struct tscope__shard *s, uint32_t i, uint64_t ts)
+INLINE void close_segment(struct tscope__shard *s, uint32_t i, uint64_t ts, int cpu)
 {
-    struct segment g = s->seg[i];
     int was_top = i == s->n - 1;
+    if (cpu && was_top)
+        cpu_switch(s);
+    struct segment g = s->seg[i];
     if (was_top) {
         g.self_acc += ts - g.self_since;
         tl_self(s, g.type, g.self_since, ts);
@@ -679,11 +713,11 @@ static void close_segment(struct tscope__shard *s, uint32_t i, uint64_t ts)
 }
 
 /* Closes t's segment here; 0, or -1 when t does not run here. */
-static int close_here(struct tscope__shard *s, struct tscope_task *t, uint64_t ts)
+INLINE int close_here(struct tscope__shard *s, struct tscope_task *t, uint64_t ts, int cpu)
 {
     for (uint32_t i = s->n; i-- > 0;)
         if (s->seg[i].t == t) {
-            close_segment(s, i, ts);
+            close_segment(s, i, ts, cpu);
             return 0;
         }
     return -1;
@@ -873,7 +907,7 @@ static inline void journal_open(struct send *j)
  * every store made, in the page cache), hence the compiler fences.  About
  * 30 loads and stores an end. */
 static inline void journal_end(struct tscope__shard *s, const struct tscope_task *t,
-                               const struct stype *e, const struct snode *n, uint32_t node)
+                               const struct stype *e, const struct snode *n, uint32_t node, int cpu)
 {
     struct send *j = &s->ending;
     j->rec = (struct tscope_task *)t;
@@ -889,6 +923,8 @@ static inline void journal_end(struct tscope__shard *s, const struct tscope_task
         j->n_self = e->self.n;
         j->n_running = e->running.n;
         j->n_elapsed = e->elapsed.n;
+        if (cpu) /* else 0, as the entry's count */
+            j->n_cpu = e->cpu.n;
     }
     j->node = n ? node : TSCOPE__NONE;
     if (n) {
@@ -938,7 +974,7 @@ static struct tscope_task *make(struct tscope__shard *s, uint64_t ts, uint64_t i
     t->id = id;
     t->create_ts = ts;
     t->begin_ts = 0;
-    t->self = t->running = t->running_top = 0;
+    t->self = t->running = t->running_top = t->cpu = 0;
     t->thread = 0; /* until its first begin (settle.c's instance of a task never run) */
     t->yields = t->resumes = 0;
     t->type = type;
@@ -1004,7 +1040,7 @@ struct tscope_task *tscope__shard_create(uint32_t thread, uint64_t ts, uint64_t 
     return t;
 }
 
-static int begin_here(struct tscope__shard *s, struct tscope_task *t, uint64_t ts)
+INLINE int begin_here(struct tscope__shard *s, struct tscope_task *t, uint64_t ts, int cpu)
 {
     if (LD(t->state) & TSCOPE__TR_BEGUN) {
         count_total(s, &s->totals.anomalies); /* begun twice: a resume was meant */
@@ -1013,7 +1049,7 @@ static int begin_here(struct tscope__shard *s, struct tscope_task *t, uint64_t t
     ST(t->state, (uint16_t)(LD(t->state) | TSCOPE__TR_BEGUN));
     t->begin_ts = ts;
     t->thread = s->index;
-    if (push(s, t, ts)) {
+    if (push(s, t, ts, cpu)) {
         count_total(s, &s->totals.anomalies);
         return TSCOPE_ENOMEM;
     }
@@ -1028,8 +1064,12 @@ struct tscope_task *tscope__shard_start(uint32_t thread, uint64_t ts, uint64_t i
         return NULL;
     count_event(s);
     struct tscope_task *t = make(s, ts, id, s->n ? s->seg[s->n - 1].t : NULL, type);
-    if (t)
-        begin_here(s, t, ts);
+    if (t) {
+        if (__builtin_expect(sh.cpu, 0))
+            begin_here(s, t, ts, 1);
+        else
+            begin_here(s, t, ts, 0);
+    }
     return t;
 }
 
@@ -1058,12 +1098,12 @@ int tscope__shard_begin(uint32_t thread, uint64_t ts, struct tscope_task *t)
     if (!s || !tscope__shard_live(t)) /* ended already, or of an earlier tscope_init */
         return TSCOPE_EINVAL;
     count_event(s);
-    return begin_here(s, t, ts);
+    return __builtin_expect(sh.cpu, 0) ? begin_here(s, t, ts, 1) : begin_here(s, t, ts, 0);
 }
 
 /* A task's numbers into this shard's statistics (settle.c's count_done). */
-static void count_done(struct tscope__shard *s, const struct tscope_task *t, uint64_t end,
-                       struct stype *e, struct snode *n)
+INLINE void count_done(struct tscope__shard *s, const struct tscope_task *t, uint64_t end,
+                       struct stype *e, struct snode *n, int cpu)
 {
     uint64_t elapsed = end > t->begin_ts ? end - t->begin_ts : 0;
     if (e) {
@@ -1073,6 +1113,8 @@ static void count_done(struct tscope__shard *s, const struct tscope_task *t, uin
         sacc_add(&e->self, t->self);
         sacc_add(&e->running, t->running);
         sacc_add(&e->elapsed, elapsed);
+        if (cpu)
+            sacc_add(&e->cpu, t->cpu);
         ADD(e->running_total, t->running_top);
         if (!(LD(t->state) & TSCOPE__TR_NESTED))
             ADD(e->elapsed_total, elapsed);
@@ -1104,26 +1146,34 @@ static void release_ended(struct tscope__shard *s, struct tscope_task *t)
         rec_release(s, t);
 }
 
-int tscope__shard_end(uint32_t thread, uint64_t ts, struct tscope_task *t)
+INLINE void end_here(struct tscope__shard *s, uint64_t ts, struct tscope_task *t, int cpu)
 {
-    struct tscope__shard *s = tscope__sh_of(thread);
-    if (!s || !tscope__shard_live(t)) /* ended already, or of an earlier tscope_init */
-        return TSCOPE_EINVAL;
-    count_event(s);
     if (__builtin_expect(s->n && s->seg[s->n - 1].t == t, 1))
-        close_segment(s, s->n - 1, ts);
-    else if (close_here(s, t, ts))
+        close_segment(s, s->n - 1, ts, cpu);
+    else if (close_here(s, t, ts, cpu))
         count_total(s, &s->totals.anomalies); /* not running here */
     if (t->open || t->yields != t->resumes)
         count_total(s, &s->totals.anomalies); /* still open elsewhere: ended all the same */
     struct stype *e = type_entry(s, t->type);
     uint32_t node = t->node == TSCOPE__NONE ? 0 : t->node;
     struct snode *n = node_entry(s, node);
-    journal_end(s, t, e, n, node);
-    count_done(s, t, ts, e, n);
+    journal_end(s, t, e, n, node, cpu);
+    count_done(s, t, ts, e, n, cpu);
     instance_out(s, t, ts, TSCOPE_TASK_DONE);
     release_ended(s, t);
     journal_done(s);
+}
+
+int tscope__shard_end(uint32_t thread, uint64_t ts, struct tscope_task *t)
+{
+    struct tscope__shard *s = tscope__sh_of(thread);
+    if (!s || !tscope__shard_live(t)) /* ended already, or of an earlier tscope_init */
+        return TSCOPE_EINVAL;
+    count_event(s);
+    if (__builtin_expect(sh.cpu, 0))
+        end_here(s, ts, t, 1);
+    else
+        end_here(s, ts, t, 0);
     return 0;
 }
 
@@ -1133,7 +1183,7 @@ int tscope__shard_yield(uint32_t thread, uint64_t ts, struct tscope_task *t)
     if (!s || !tscope__shard_live(t)) /* ended already, or of an earlier tscope_init */
         return TSCOPE_EINVAL;
     count_event(s);
-    if (close_here(s, t, ts)) {
+    if (__builtin_expect(sh.cpu, 0) ? close_here(s, t, ts, 1) : close_here(s, t, ts, 0)) {
         count_total(s, &s->totals.anomalies);
         return TSCOPE_EINVAL;
     }
@@ -1147,7 +1197,7 @@ int tscope__shard_resume(uint32_t thread, uint64_t ts, struct tscope_task *t)
     if (!s || !tscope__shard_live(t)) /* ended already, or of an earlier tscope_init */
         return TSCOPE_EINVAL;
     count_event(s);
-    if (push(s, t, ts)) {
+    if (__builtin_expect(sh.cpu, 0) ? push(s, t, ts, 1) : push(s, t, ts, 0)) {
         count_total(s, &s->totals.anomalies);
         return TSCOPE_ENOMEM;
     }
@@ -1169,9 +1219,10 @@ int tscope__shard_cancel(uint32_t thread, uint64_t ts, struct tscope_task *t)
     if (!s || !tscope__shard_live(t)) /* ended already, or of an earlier tscope_init */
         return TSCOPE_EINVAL;
     count_event(s);
-    close_here(s, t, ts); /* running here: cancelling ends it */
+    int cpu = sh.cpu;          /* (off the hot path: one body) */
+    close_here(s, t, ts, cpu); /* running here: cancelling ends it */
     struct stype *e = type_entry(s, t->type);
-    journal_end(s, t, e, NULL, 0);
+    journal_end(s, t, e, NULL, 0, cpu);
     if (e) {
         w_begin(&e->ver);
         ADD(e->cancelled, 1);
@@ -1439,6 +1490,7 @@ static void fold_one(struct tscope__store *st, struct tscope__shard *s)
             tscope__stack_count(
                 st, s->index, 1, (uint16_t)i, now.calls - was->calls, now.self.sum - was->self.sum,
                 now.running_total - was->running_total, now.elapsed_total - was->elapsed_total);
+        sacc_fold(&ta->cpu, &now.cpu, &was->cpu);
         if (now.seen && !was->seen)
             tscope__type_saw_thread(st, i, s->index);
         *was = now;
@@ -1571,7 +1623,7 @@ void tscope__shards_retire(struct tscope__store *st, uint32_t thread, uint64_t e
         return;
     store_locked = 1;
     while (s->n) /* what it left running is unfinished (the store's thread_gone) */
-        close_segment(s, s->n - 1, end);
+        close_segment(s, s->n - 1, end, 0);
     store_locked = 0;
     fold_log(st, s);
     below_take(st, s, 1); /* the owner is gone: its pending count goes in here */
@@ -1605,7 +1657,7 @@ void tscope__shards_complete(struct tscope__store *st, uint64_t end)
         while (s && s->n) { /* what still runs ends here (its time in the timeline) */
             struct tscope_task *t = s->seg[s->n - 1].t;
             ST(t->state, (uint16_t)(LD(t->state) | TSCOPE__TR_RAN_TO_END));
-            close_segment(s, s->n - 1, end);
+            close_segment(s, s->n - 1, end, 0);
         }
         if (s) {
             fold_log(st, s);
@@ -1691,6 +1743,7 @@ static void take_store(struct tscope__store *st)
     ST(sh.pt_threshold, st->tl.threshold);
     tscope__shards_set_limit(st);
     sh.instances = st->cfg.instance_cap > 0;
+    sh.cpu = st->cfg.cpu_time;
     sh.filtered = tscope__inst_filtered(st);
     if (atomic_load_explicit(&sh.verdicts, memory_order_relaxed)) /* 64 KiB: not at every init */
         for (uint32_t i = 0; i <= TSCOPE__MAX_IDS; i++)
@@ -2334,6 +2387,7 @@ static void undo_ending(struct tscope__shard *s, uint32_t owner)
             e->self.n = j->n_self;
             e->running.n = j->n_running;
             e->elapsed.n = j->n_elapsed;
+            e->cpu.n = j->n_cpu;
         }
         e->ver = j->type_ver;
     }

@@ -46,9 +46,10 @@ struct tscope_task {
     uint64_t keep_anc; /* its nearest ancestor that may enter the instance graph, or 0 */
     uint64_t create_ts, begin_ts;
     uint64_t self, running, running_top; /* ticks over closed segments (replay.c's meaning) */
-    uint32_t node, edge;                 /* tree node, and the type-level edge it counts in */
-    uint32_t anc;                        /* the set of its ancestors' types (shard.c's registry) */
-    uint32_t thread;                     /* thread of its first begin */
+    uint64_t cpu;        /* ns of the thread CPU clock while on top (TASKSCOPE_CPU_TIME; else 0) */
+    uint32_t node, edge; /* tree node, and the type-level edge it counts in */
+    uint32_t anc;        /* the set of its ancestors' types (shard.c's registry) */
+    uint32_t thread;     /* thread of its first begin */
     uint32_t yields, resumes;
     uint16_t type, depth, tdepth;
     int16_t prio;
@@ -165,9 +166,11 @@ void tscope__shard_filtered(uint32_t thread);
 
 /* ---- the mapping (the crash journal's, lifecycle/journal.h) ----------- */
 
-/* 9: the filter file's counts in a shard's totals */
-#define TSCOPE__SHFILE_MAGIC "taskscope-sh-10"
-#define TSCOPE__SHFILE_VERSION 10
+/* 11: a name's attributes (TSCOPE__SHB_ATTRS blocks); 10: CPU time
+ * (TASKSCOPE_CPU_TIME) in a type entry, a task record and a shard; 9: the
+ * filter file's counts in a shard's totals */
+#define TSCOPE__SHFILE_MAGIC "taskscope-sh-11"
+#define TSCOPE__SHFILE_VERSION 11
 #define TSCOPE__SHBLOCK_MAGIC 0x31485354u /* "TSH1" */
 
 /* The mapping's first page.  Pointers inside the shards are the

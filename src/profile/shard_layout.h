@@ -23,6 +23,7 @@ struct stype {
     uint64_t ver;
     uint64_t created, calls, yields, cancelled, unfinished, running_total, elapsed_total, seen;
     struct sacc self, running, elapsed;
+    struct sacc cpu; /* self CPU time, ns (TASKSCOPE_CPU_TIME; else empty) */
 };
 
 struct snode {
@@ -183,7 +184,8 @@ struct tscope__shard {
     struct chunks log;
     uint64_t log_n;
     struct stotals totals;
-    uint32_t top; /* the type running on top + 1, 0: idle (tscope__shards_running) */
+    uint32_t top;       /* the type running on top + 1, 0: idle (tscope__shards_running) */
+    uint64_t cpu_since; /* the thread CPU clock at the last switch (shard.c's cpu_switch) */
     /* the timeline (timeline.h, this thread's part): the owner adds to the
      * bins without a lock; arrays are made, and the bins widened, by the
      * owner under the store lock, which every fold holds */
@@ -220,6 +222,7 @@ struct tscope__shard {
         uint16_t state;
         uint16_t create;
         uint64_t type_ver, created, calls, yields, cancelled, n_self, n_running, n_elapsed;
+        uint64_t n_cpu;
         uint64_t node_ver, node_calls;
         uint64_t edge_was;
         struct sbelow below_was;

@@ -313,6 +313,7 @@ struct tscope__profile *tscope__profile_snapshot(void)
     p->tasks_filtered = s->th_tasks_filtered;
     p->deps_filtered = s->th_deps_filtered;
     p->filter = tscope__filter_active() || p->tasks_filtered || p->deps_filtered;
+    p->cpu_time = s->cfg.cpu_time;
     int untyped = s->ntypes > 0 && (s->types[0].created || s->types[0].calls ||
                                     s->types[0].cancelled || s->types[0].unfinished);
     p->types = calloc(ntypes + 1, sizeof *p->types);
@@ -345,6 +346,8 @@ struct tscope__profile *tscope__profile_snapshot(void)
         t->running_total = st.running_total_ns;
         t->elapsed_total = st.elapsed_total_ns;
         t->threads = st.threads;
+        if (id < s->ntypes)
+            t->cpu = tscope__acc_stats(&s->types[id].cpu, 1); /* ns already */
         t->attrs = tscope__names_attrs(&tscope__types, id);
     }
     for (uint32_t id = 1; ok && id <= ncounters; id++) {

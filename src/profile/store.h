@@ -132,6 +132,7 @@ struct tscope__tstack {
 struct tscope__type_acc {
     uint64_t created, calls, yields, cancelled, unfinished;
     struct tscope__acc self, running, elapsed;
+    struct tscope__acc cpu; /* self CPU time in ns (TASKSCOPE_CPU_TIME, the shards') */
     uint64_t running_total, elapsed_total;
     uint8_t *seen; /* bitmap of thread indexes */
     uint32_t seen_bytes;
