@@ -50,6 +50,20 @@ gj() { # name, jq filter on the global profile
     jq -r "$2" "$tmp/$1/global/profile.json" 2>/dev/null
 }
 
+# ---- a filter file leaving out MPI_Isend: every rank counts its own, the
+# global view sums them and says so in its summary (report reads it back)
+printf 'TASKSCOPE_TYPE_NAMES_BEGIN\n  EXCLUDE MPI_Isend\nTASKSCOPE_TYPE_NAMES_END\n' >"$tmp/isend.filter"
+mpirun --allow-run-as-root --oversubscribe -np $np "$ts" run --filter "$tmp/isend.filter" -o "$tmp/filtered" \
+    -- "$prog" ring 10 1000 >"$tmp/filtered.stdout" 2>"$tmp/filtered.stderr"
+check "filtered: exit status" "$?" 0
+check "filtered: each rank's count" "$(for r in 0 1 2 3; do rj filtered $r .totals.tasks_filtered; done | tr '\n' ' ')" \
+    "10 10 10 10 "
+check "filtered: the global count" "$(gj filtered .totals.tasks_filtered)" 40
+check "filtered: said in the global summary" \
+    "$(grep -c '^filter file: 40 tasks and 0 dependencies left out, all ranks' "$tmp/filtered.stderr")" 1
+check "filtered: report on the run folder says it too" \
+    "$("$ts" report "$tmp/filtered" 2>/dev/null | grep -c '^filter file: 40 tasks')" 1
+
 # ---- a ring: 10 MPI_Sendrecv and 10 MPI_Isend/Irecv pairs of 1000 bytes
 mpi ring ring 10 1000
 check "ring: exit status" "$status" 0

@@ -71,6 +71,9 @@ enum {
     T_DEPS,
     T_DEPS_CUT,
     T_ANOMALIES,
+    T_FILTERED,      /* tasks the filter file left out */
+    T_DEPS_FILTERED, /* ... and their dependencies */
+    T_FILTER_ON,     /* ranks measured under a filter file */
     T_THREADS,
     T_PRESENT,
     NT_SUM
@@ -512,6 +515,9 @@ static int rank_cut(const struct tscope__profile *p, int rank, int nranks, const
     ts[T_DEPS] = (int64_t)tt->dependencies;
     ts[T_DEPS_CUT] = (int64_t)p->deps_cut_off;
     ts[T_ANOMALIES] = (int64_t)tt->anomalies;
+    ts[T_FILTERED] = (int64_t)p->tasks_filtered;
+    ts[T_DEPS_FILTERED] = (int64_t)p->deps_filtered;
+    ts[T_FILTER_ON] = p->filter != 0;
     ts[T_THREADS] = tt->threads;
     ts[T_PRESENT] = 1;
     v->max[(size_t)T * NX_TYPE] = tscope__ns_whole(tt->elapsed_ns);
@@ -714,6 +720,9 @@ static struct tscope__profile *build(const char *program, const struct names *nm
     o->dependencies = (uint64_t)ts[T_DEPS];
     p->deps_cut_off = (uint64_t)ts[T_DEPS_CUT];
     o->anomalies = (uint64_t)ts[T_ANOMALIES];
+    p->tasks_filtered = (uint64_t)ts[T_FILTERED];
+    p->deps_filtered = (uint64_t)ts[T_DEPS_FILTERED];
+    p->filter = ts[T_FILTER_ON] > 0;
     o->threads = (uint32_t)ts[T_THREADS];
     o->types = p->ntypes;
     o->elapsed_ns = (double)v->max[(size_t)T * NX_TYPE];

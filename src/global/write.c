@@ -37,6 +37,12 @@ int tscope__global_summary(const struct tscope__profile *p, FILE *f, unsigned ro
     if (g->present < g->nranks)
         fprintf(f, " (%d present)", g->present);
     fprintf(f, ", %.3f s (the longest rank)\n", p->totals.elapsed_ns * 1e-9);
+    if (p->filter) /* the ranks' counts summed */
+        fprintf(f,
+                "filter file: %llu task%s and %llu dependenc%s left out, all ranks (their time "
+                "counts in the tasks they ran inside)\n",
+                (unsigned long long)p->tasks_filtered, p->tasks_filtered == 1 ? "" : "s",
+                (unsigned long long)p->deps_filtered, p->deps_filtered == 1 ? "y" : "ies");
     const struct tscope__ptype **order = malloc((p->ntypes + 1) * sizeof *order);
     if (!order)
         return TSCOPE_ENOMEM;
