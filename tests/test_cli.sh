@@ -1155,9 +1155,16 @@ grep -q "exited without tscope_finalize(); finalizing now" "$tmp/stderr6" || fai
 grep -q '"name":"forgotten","created":1,"calls":1' "$tmp/forgot/profile.json" || fail "at-exit profile"
 # a program that knows nothing of taskscope (the pthread adapter started and
 # ends measurement): no note about a tscope_finalize it could not call
-"$ts" run --no-summary -o "$tmp/plain" -- "$(command -v true)" 2>"$tmp/stderr6b" || fail "true failed"
-grep -q "exited without tscope_finalize" "$tmp/stderr6b" && fail "at-exit note for a plain program: $(cat "$tmp/stderr6b")"
-grep -q '"name":"true"' "$tmp/plain/profile.json" || fail "plain program's profile: $(head -c 300 "$tmp/plain/profile.json")"
+case $(ldd "$ts") in
+  *libasan* | *libtsan*)
+    echo "SKIPPED the plain program's at-exit note: a sanitizer build's adapter does not load into an uninstrumented program"
+    ;;
+  *)
+    "$ts" run --no-summary -o "$tmp/plain" -- "$(command -v true)" 2>"$tmp/stderr6b" || fail "true failed"
+    grep -q "exited without tscope_finalize" "$tmp/stderr6b" && fail "at-exit note for a plain program: $(cat "$tmp/stderr6b")"
+    grep -q '"name":"true"' "$tmp/plain/profile.json" || fail "plain program's profile: $(head -c 300 "$tmp/plain/profile.json")"
+    ;;
+esac
 
 echo "-- unwritable output folder: one error line, the program still succeeds"
 TASKSCOPE_OUTPUT_DIR=/proc/taskscope-forbidden/x "$example" 5000 1 >/dev/null 2>"$tmp/stderr5" \

@@ -36,7 +36,9 @@ verdict() {
 }
 
 untyped() { # DIR WHAT: no "(untyped)" column in concurrency.csv
-  if head -1 "$1/concurrency.csv" | grep -q "(untyped)"; then
+  if [ ! -s "$1/concurrency.csv" ]; then
+    fail "$2: no concurrency.csv"
+  elif head -1 "$1/concurrency.csv" | grep -q "(untyped)"; then
     fail "$2: concurrency.csv has an (untyped) column: $(head -1 "$1/concurrency.csv")"
   else
     ok "$2: no (untyped) column in concurrency.csv"
@@ -62,7 +64,21 @@ if command -v jq >/dev/null; then
     fail "profile.json: timeline $(jq -c '.timeline | {w: (.wait_ns | add), b: (.busy_ns | add)}' "$tmp/api/profile.json")"
 fi
 
-if [ -n "$omp" ] && [ -x "$omp" ]; then
+# the OpenMP program is built without sanitizers, as a user's: an ASan
+# build's tool needs the ASan runtime loaded first (as test_adapters does);
+# a TSan build's cannot run in it (TSan must instrument the program)
+case $(ldd "$ts") in
+  *libtsan*) tsan=1 ;;
+  *libasan*)
+    tsan=0
+    export LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
+    export ASAN_OPTIONS=detect_leaks=0 # libomp keeps its thread pool at exit
+    ;;
+  *) tsan=0 ;;
+esac
+if [ "$tsan" = 1 ]; then
+  echo "SKIPPED the OpenMP cases: a ThreadSanitizer build's OMPT tool cannot run in an uninstrumented OpenMP program"
+elif [ -n "$omp" ] && [ -x "$omp" ]; then
   echo "-- OpenMP: thread 1 waits at a barrier for thread 0's task"
   "$ts" run -q -o "$tmp/omp" -- "$omp" barrier >/dev/null 2>"$tmp/omp.err" || fail "run: $(cat "$tmp/omp.err")"
   if msg=$(verdict "$tmp/omp" "omp barrier" 2>"$tmp/omp.v"); then ok "omp: the thread at the barrier is not working"; else
