@@ -289,8 +289,13 @@ avg() { # rank: its average working threads over the bins of ranks_busy.csv
     awk -F, -v r="$1" '!/^#/ && $1 == r {s = 0; for (i = 2; i <= NF; i++) s += $i; printf "%.3f", s / (NF - 1)}' \
         "$tmp/recv/global/ranks_busy.csv"
 }
-check "recv: rank 1 waiting in MPI_Recv is not working in ranks_busy.csv" \
-    "$(awk -v a="$(avg 1)" 'BEGIN {print (a < 0.05)}')" 1
+if [ $asan = 0 ]; then
+    check "recv: rank 1 waiting in MPI_Recv is not working in ranks_busy.csv" \
+        "$(awk -v a="$(avg 1)" 'BEGIN {print (a < 0.05)}')" 1
+else
+    echo "SKIP: recv: rank 1 not working: under AddressSanitizer its pthread_create interceptor" \
+        "hides who creates a thread, so Open MPI's own threads count as working tasks ($(avg 1))"
+fi
 check "recv: rank 0 computing is ($(avg 0))" "$(awk -v a="$(avg 0)" 'BEGIN {print (a > 0.15)}')" 1
 check "recv: rank 1's MPI_Recv is waiting time in profile.json (wait_ns)" \
     "$(rj recv 1 '(.timeline.wait_ns | add) as $w | [.types[] | select(.name == "MPI_Recv") | .self_ns.sum][0] as $r | ($w >= $r * 0.99 and $r > 2e8)')" true
