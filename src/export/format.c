@@ -48,22 +48,24 @@ int64_t tscope__ns_whole(double ns)
     return ns >= 0.5 && ns < 9e18 ? (int64_t)(ns + 0.5) : 0;
 }
 
+/* Bin b summed over the threads' rows (a thread without one adds 0). */
+static int64_t threads_bin(double *const *rows, uint32_t n, uint32_t b)
+{
+    double sum = 0;
+    for (uint32_t t = 0; t < n; t++)
+        if (rows[t])
+            sum += rows[t][b];
+    return tscope__ns_whole(sum);
+}
+
 int64_t tscope__profile_busy_bin(const struct tscope__profile *p, uint32_t b)
 {
-    double busy = 0;
-    for (uint32_t t = 0; t < p->tl.nthread; t++)
-        if (p->tl.thread[t])
-            busy += p->tl.thread[t][b];
-    return tscope__ns_whole(busy);
+    return threads_bin(p->tl.thread, p->tl.nthread, b);
 }
 
 int64_t tscope__profile_wait_bin(const struct tscope__profile *p, uint32_t b)
 {
-    double wait = 0;
-    for (uint32_t t = 0; t < p->tl.nwait; t++)
-        if (p->tl.wait[t])
-            wait += p->tl.wait[t][b];
-    return tscope__ns_whole(wait);
+    return threads_bin(p->tl.wait, p->tl.nwait, b);
 }
 
 double tscope__profile_total_self(const struct tscope__profile *p)
