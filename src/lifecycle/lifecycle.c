@@ -430,6 +430,7 @@ int tscope_finalize(void)
         pthread_mutex_unlock(&life_lock);
         return TSCOPE_ESTATE;
     }
+    atomic_store(&init_again, 0); /* a later session starts counting afresh */
     tscope__signals_remove();
     tscope__policy_stop_all();
     tscope__live_stop();    /* its last snapshot: before the sampler stops */
