@@ -51,6 +51,7 @@ int main(void)
     volatile double x = 0;
     for (double end = now_ms() + 300; now_ms() < end;)
         x += 1;
+    (void)x;
     tscope_task_end_h(h);
     atomic_store(&done, 1);
     pthread_join(other, NULL);
