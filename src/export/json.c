@@ -250,14 +250,15 @@ static void thread_types(FILE *f, const struct tscope__profile *p, const struct 
 static void matrix(FILE *f, const struct tscope__pglobal *g, int of_bytes)
 {
     fprintf(f, "\"%s\":[", of_bytes ? "bytes" : "messages");
-    const struct tscope__pmsgpair *x = g->matrix, *end = g->matrix + g->nmatrix;
+    size_t k = 0; /* the next pair (by from, to); none in a profile read back */
     for (int i = 0; i < g->nranks; i++) {
         fputs(i ? ",\n  [" : "\n  [", f);
         for (int j = 0; j < g->nranks; j++) {
-            int here = x < end && x->from == i && x->to == j;
+            const struct tscope__pmsgpair *x = k < g->nmatrix ? &g->matrix[k] : NULL;
+            int here = x && x->from == i && x->to == j;
             fprintf(f, "%s%llu", j ? "," : "",
                     here ? (unsigned long long)(of_bytes ? x->bytes : x->msgs) : 0ULL);
-            x += here;
+            k += (size_t)here;
         }
         fputc(']', f);
     }
