@@ -634,6 +634,8 @@ static void read_thread_types(struct reader *r, json_t *o, const char *w, struct
  * the writer put beside them is not read. */
 static void read_type_ranks(struct reader *r, json_t *o, const char *w, struct tscope__ptype *t)
 {
+    /* the mean over the ranks comes from the type's own sum, "ranks" or not */
+    t->ranks.self_sum = tscope__ns_whole(t->self.sum);
     json_t *x = json_object_get(o, "ranks");
     if (!x)
         return;
@@ -649,7 +651,6 @@ static void read_type_ranks(struct reader *r, json_t *o, const char *w, struct t
     t->ranks.self_min = (int64_t)u64(r, so, self, "min");
     t->ranks.self_max = (int64_t)u64(r, so, self, "max");
     t->ranks.self_max_rank = (int)int_in(r, so, self, "max_rank", 0, 65535);
-    t->ranks.self_sum = tscope__ns_whole(t->self.sum);
     t->ranks.calls_min = u64(r, co, calls, "min");
     t->ranks.calls_max = u64(r, co, calls, "max");
 }
