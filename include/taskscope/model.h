@@ -154,6 +154,78 @@ int tscope_model_compose(const char *expr, tscope_model_lookup_fn lookup, void *
  * last tie-break is the coefficients, so the order is total). */
 int tscope_model_compare(const tscope_model_t *a, const tscope_model_t *b);
 
+/* ---- contention: composition that knows what threads share ------------- */
+
+/* The synthetic co-runners a calibration measures components next to
+ * (src/model/probe.c): a memory-bandwidth stream and a cache-sharing probe. */
+enum { TSCOPE_PROBE_STREAM, TSCOPE_PROBE_CACHE, TSCOPE_NPROBES };
+#define TSCOPE_CONTENTION_MAX_COPIES 16
+
+/* One measurement of a calibration, as a line of a measurements file
+ * ("COMPONENT<tab>KIND<tab>N<tab>VALUE"; docs/modeling.md lists the kinds).
+ * Component "-" holds what belongs to the machine, not to one component. */
+typedef struct tscope_cmeas {
+    char component[64];
+    char kind[32];
+    double n, value;
+} tscope_cmeas_t;
+
+/* What the calibration fitted for one component, each a single-parameter
+ * model in the size (a constant where the measurements do not vary):
+ *   sens[p][k-1]  its slowdown next to k copies of probe p (>= 1)
+ *   demand[p]     how much it slows probe p, in copies of probe p (>= 0)
+ *   handover      time added per element when its input was just written
+ *                 on another core (>= 0; a constant 0 when not measured)
+ *   writes        how much of its element it leaves written, 0 .. 1 */
+typedef struct tscope_ccomp {
+    char name[64];
+    unsigned copies[TSCOPE_NPROBES];
+    tscope_model_t sens[TSCOPE_NPROBES][TSCOPE_CONTENTION_MAX_COPIES];
+    tscope_model_t demand[TSCOPE_NPROBES], handover, writes;
+} tscope_ccomp_t;
+
+typedef struct tscope_contention {
+    double queue_in, queue_out; /* per element a stage pays to pop / push a queue */
+    unsigned cores;             /* of the calibrated machine; 0: unknown */
+    size_t ncomp;
+    tscope_ccomp_t *comp;
+} tscope_contention_t;
+
+/* Reads a measurements file (lines as above, '#' comments).  *out is
+ * malloc'ed.  0, or TSCOPE_EINVAL / TSCOPE_ENOMEM with "FILE:LINE: problem". */
+int tscope_contention_read(const char *path, tscope_cmeas_t **out, size_t *n, char *err,
+                           size_t errlen);
+/* Writes measurements in that format; 0 or TSCOPE_EIO. */
+int tscope_contention_write(const char *path, const tscope_cmeas_t *m, size_t n);
+/* Fits the contention table of measurements.  0, or TSCOPE_EINVAL /
+ * TSCOPE_ENOMEM with a message. */
+int tscope_contention_fit(const tscope_cmeas_t *m, size_t n, tscope_contention_t *out, char *err,
+                          size_t errlen);
+void tscope_contention_free(tscope_contention_t *c);
+
+/* Evaluates a composition at parameter value p, with contention when ct is
+ * not NULL:
+ *   tpool(T, E)      E / T, each worker slowed by what the other T-1 share
+ *   pipe(E1, ...)    the slowest stage by value at p, each stage slowed by
+ *                    the others (weighted by how busy they are), plus the
+ *                    handover of its input and the queue's costs
+ * Without ct the value is that of tscope_model_compose's model at p.  When
+ * explain is not NULL it receives one line per component and pipeline
+ * naming the terms used and their values.  0, or an error as
+ * tscope_model_compose's. */
+int tscope_model_compose_at(const char *expr, tscope_model_lookup_fn lookup, void *data,
+                            const tscope_contention_t *ct, double p, double *value, char *explain,
+                            size_t explainlen, char *err, size_t errlen);
+
+/* Synthetic co-runners: copies threads of probe kind running until stopped
+ * (each on its own buffer).  progress() is the work done so far by all copies
+ * (in the probe's units: the stream's integers, the cache probe's reads);
+ * divide a difference by its time for a rate. */
+typedef struct tscope_probe tscope_probe_t;
+int tscope_probe_start(int kind, unsigned copies, tscope_probe_t **out);
+double tscope_probe_progress(const tscope_probe_t *p);
+void tscope_probe_stop(tscope_probe_t *p);
+
 #ifdef __cplusplus
 }
 #endif

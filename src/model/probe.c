@@ -1,0 +1,124 @@
+/* probe.c - the synthetic co-runners of a contention calibration
+ * (contention.c): threads that stand for what a component's neighbours
+ * share with it, run until stopped, and count their work so that a
+ * calibration sees how much a component slows them.
+ *
+ *   stream  sequential read-modify-write of a 128 MiB buffer per copy
+ *           (memory bandwidth); progress in integers
+ *   cache   random read-modify-writes in a 16 MiB buffer per copy (past a
+ *           core's own L2, the shared cache and its traffic); progress in
+ *           accesses
+ *
+ * Each copy touches its whole buffer before tscope_probe_start returns, so
+ * no page fault falls in a measured window.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "taskscope/model.h"
+
+enum { STREAM_INTS = 32u << 20, CACHE_INTS = 4u << 20, CHUNK = 4096 };
+
+struct copy {
+    pthread_t th;
+    struct tscope_probe *p;
+    int *buf;
+    size_t n;
+    _Atomic uint64_t done;
+    uint64_t seed;
+};
+
+struct tscope_probe {
+    int kind;
+    unsigned ncopies, started;
+    _Atomic int stop;
+    _Atomic unsigned ready;
+    struct copy *copies;
+};
+
+static void *run(void *arg)
+{
+    struct copy *c = arg;
+    volatile int *b = c->buf;
+    for (size_t i = 0; i < c->n; i += 1024) /* every page, before the window */
+        b[i] = (int)i;
+    atomic_fetch_add(&c->p->ready, 1);
+    uint64_t r = c->seed | 1;
+    size_t pos = 0;
+    while (!atomic_load_explicit(&c->p->stop, memory_order_relaxed)) {
+        if (c->p->kind == TSCOPE_PROBE_STREAM) {
+            for (size_t i = 0; i < CHUNK; i++)
+                c->buf[pos + i]++;
+            pos = pos + CHUNK >= c->n ? 0 : pos + CHUNK;
+        } else {
+            for (size_t i = 0; i < CHUNK; i++) {
+                r ^= r << 13;
+                r ^= r >> 7;
+                r ^= r << 17;
+                c->buf[r & (c->n - 1)]++;
+            }
+        }
+        atomic_fetch_add_explicit(&c->done, CHUNK, memory_order_relaxed);
+    }
+    return NULL;
+}
+
+int tscope_probe_start(int kind, unsigned copies, tscope_probe_t **out)
+{
+    *out = NULL;
+    if (kind < 0 || kind >= TSCOPE_NPROBES || copies < 1 || copies > TSCOPE_CONTENTION_MAX_COPIES)
+        return TSCOPE_EINVAL;
+    struct tscope_probe *p = calloc(1, sizeof *p);
+    if (!p || !(p->copies = calloc(copies, sizeof *p->copies))) {
+        free(p);
+        return TSCOPE_ENOMEM;
+    }
+    p->kind = kind;
+    p->ncopies = copies;
+    int rc = 0;
+    for (unsigned i = 0; i < copies && !rc; i++) {
+        struct copy *c = &p->copies[i];
+        c->p = p;
+        c->n = kind == TSCOPE_PROBE_STREAM ? STREAM_INTS : CACHE_INTS;
+        c->seed = 0x9e3779b97f4a7c15ull * (i + 1);
+        if (!(c->buf = malloc(c->n * sizeof *c->buf)))
+            rc = TSCOPE_ENOMEM;
+        else if (pthread_create(&c->th, NULL, run, c))
+            rc = TSCOPE_ENOMEM;
+        else
+            p->started++;
+    }
+    if (rc) {
+        tscope_probe_stop(p);
+        return rc;
+    }
+    while (atomic_load(&p->ready) < copies)
+        sched_yield();
+    *out = p;
+    return 0;
+}
+
+double tscope_probe_progress(const tscope_probe_t *p)
+{
+    double sum = 0;
+    for (unsigned i = 0; i < p->ncopies; i++)
+        sum += (double)atomic_load_explicit(&p->copies[i].done, memory_order_relaxed);
+    return sum;
+}
+
+void tscope_probe_stop(tscope_probe_t *p)
+{
+    if (!p)
+        return;
+    atomic_store(&p->stop, 1);
+    for (unsigned i = 0; i < p->started; i++)
+        pthread_join(p->copies[i].th, NULL);
+    for (unsigned i = 0; i < p->ncopies; i++)
+        free(p->copies[i].buf);
+    free(p->copies);
+    free(p);
+}
