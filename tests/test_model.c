@@ -6,6 +6,7 @@
 #include <taskscope/model.h>
 #include <unistd.h>
 
+#include "model/contention.h"
 #include "model/fit.h"
 #include "test.h"
 
@@ -890,6 +891,261 @@ static void test_compose(void)
     ASSERT(strstr(err, "expected ','"));
 }
 
+/* ---- contention: calibration and the contention-aware operators --------- */
+
+static tscope_cmeas_t synth[512];
+static size_t nsynth;
+
+static void synth_add(const char *comp, const char *kind, double n, double v)
+{
+    ASSERT(nsynth < sizeof synth / sizeof *synth);
+    tscope_cmeas_t *m = &synth[nsynth++];
+    memset(m, 0, sizeof *m);
+    snprintf(m->component, sizeof m->component, "%s", comp);
+    snprintf(m->kind, sizeof m->kind, "%s", kind);
+    m->n = n;
+    m->value = v;
+}
+
+static double syn_inc(double n)
+{
+    return 100 + 0.2 * n;
+}
+
+static double syn_qsort(double n)
+{
+    return 50 + 0.5 * n * log2(n);
+}
+
+/* The factors synthetic measurements are made with: inc slowed 1.5x by a
+ * stream (2.25x by two), qsort (1 + 0.05 log2 n)x; inc slows a stream as much
+ * as half a stream does, qsort not at all; qsort's input costs 0.05 n more
+ * when just written elsewhere; inc leaves 3/4 of its element written. */
+static double syn_sens_qsort(double n)
+{
+    return 1 + 0.05 * log2(n);
+}
+
+static void synth_table(tscope_contention_t *ct)
+{
+    nsynth = 0;
+    synth_add("-", "slows:stream", 0, 1.8);
+    synth_add("-", "slows:stream", 0, 1.8);
+    synth_add("-", "slows:cache", 0, 1.2);
+    synth_add("-", "queue-in", 0, 30);
+    synth_add("-", "queue-out", 0, 20);
+    synth_add("-", "cores", 0, 4);
+    for (double n = 1000; n <= 16000; n *= 2) {
+        synth_add("-", "reader-writer", n, 3 * n);
+        synth_add("-", "reader-cold", n, n);
+        synth_add("inc", "alone", n, syn_inc(n));
+        synth_add("inc", "alone", n, 10 * syn_inc(n)); /* a disturbed repetition */
+        synth_add("inc", "alone", n, syn_inc(n));
+        synth_add("inc", "stream:1", n, 1.5 * syn_inc(n));
+        synth_add("inc", "stream:2", n, 2.25 * syn_inc(n));
+        synth_add("inc", "cache:1", n, syn_inc(n));
+        synth_add("inc", "slows:stream", n, 1.4); /* (1.4 - 1) / (1.8 - 1) = 0.5 */
+        synth_add("inc", "slows:cache", n, 1);
+        synth_add("inc", "after-writer", n, syn_inc(n));
+        synth_add("inc", "after-cold", n, syn_inc(n));
+        synth_add("inc", "reader-after", n, 2.5 * n); /* (2.5 - 1) / (3 - 1) = 0.75 */
+        synth_add("qsort", "alone", n, syn_qsort(n));
+        synth_add("qsort", "stream:1", n, syn_sens_qsort(n) * syn_qsort(n));
+        synth_add("qsort", "cache:1", n, syn_qsort(n));
+        synth_add("qsort", "slows:stream", n, 1);
+        synth_add("qsort", "slows:cache", n, 1);
+        synth_add("qsort", "after-writer", n, syn_qsort(n) + 0.05 * n);
+        synth_add("qsort", "after-cold", n, syn_qsort(n));
+        synth_add("qsort", "reader-after", n, n);
+    }
+    char err[256];
+    if (tscope_contention_fit(synth, nsynth, ct, err, sizeof err))
+        TEST_FAIL("contention fit: %s", err);
+}
+
+static tscope_model_t cmodels[2];
+
+static int clookup(void *d, const char *name, tscope_model_t *out)
+{
+    (void)d;
+    int i = strcmp(name, "inc") == 0 ? 0 : strcmp(name, "qsort") == 0 ? 1 : -1;
+    if (i < 0)
+        return TSCOPE_ENOENT;
+    *out = cmodels[i];
+    return 0;
+}
+
+static double compose_ct(const char *expr, const tscope_contention_t *ct, double n, char *explain,
+                         size_t len)
+{
+    double v;
+    char err[256];
+    if (tscope_model_compose_at(expr, clookup, NULL, ct, n, &v, explain, len, err, sizeof err))
+        TEST_FAIL("%s: %s", expr, err);
+    return v;
+}
+
+static void test_contention_fit(void)
+{
+    tscope_contention_t ct;
+    synth_table(&ct);
+    ASSERT_EQ(ct.ncomp, 2u);
+    assert_rel(ct.queue_in, 30, 1e-12, "queue in");
+    assert_rel(ct.queue_out, 20, 1e-12, "queue out");
+    ASSERT_EQ(ct.cores, 4u);
+    const tscope_ccomp_t *inc = &ct.comp[0], *qs = &ct.comp[1];
+    ASSERT(strcmp(inc->name, "inc") == 0 && strcmp(qs->name, "qsort") == 0);
+    ASSERT_EQ(inc->copies[TSCOPE_PROBE_STREAM], 2u);
+    ASSERT_EQ(qs->copies[TSCOPE_PROBE_STREAM], 1u);
+    for (double n = 1500; n <= 12000; n *= 2) {
+        double one[TSCOPE_NPROBES] = {1, 0}, two[TSCOPE_NPROBES] = {2, 0},
+               half[TSCOPE_NPROBES] = {0.5, 0}, cache[TSCOPE_NPROBES] = {0, 1};
+        assert_rel(tscope__contention_slowdown(inc, one, n), 1.5, 1e-9, "inc next to a stream");
+        assert_rel(tscope__contention_slowdown(inc, two, n), 2.25, 1e-9, "inc next to two");
+        assert_rel(tscope__contention_slowdown(inc, half, n), 1.25, 1e-9, "interpolated");
+        assert_rel(tscope__contention_slowdown(inc, cache, n), 1, 1e-12, "inc: no cache");
+        /* varies with n: a PMNF model, recovered */
+        assert_rel(tscope__contention_slowdown(qs, one, n), syn_sens_qsort(n), 1e-6,
+                   "qsort's slowdown in n");
+        assert_rel(tscope__contention_demand(inc, TSCOPE_PROBE_STREAM, n), 0.5, 1e-9, "demand");
+        ASSERT(tscope__contention_demand(qs, TSCOPE_PROBE_STREAM, n) == 0);
+        ASSERT(tscope__contention_handover(inc, n) == 0);
+        assert_rel(tscope__contention_handover(qs, n), 0.05 * n, 1e-6, "handover in n");
+        assert_rel(tscope__contention_writes(inc, n), 0.75, 1e-9, "writes");
+        ASSERT(tscope__contention_writes(qs, n) == 0);
+    }
+    /* the operators with these factors, computed by hand */
+    char err[256], explain[2048];
+    const char *p = "n";
+    ASSERT_EQ(tscope_model_parse("100 + 0.2 * n^(1)", 1, &p, &cmodels[0], err, sizeof err), 0);
+    ASSERT_EQ(
+        tscope_model_parse("50 + 0.5 * n^(1) * log2(n)^(1)", 1, &p, &cmodels[1], err, sizeof err),
+        0);
+    double n = 4096;
+    /* two inc workers: each next to one inc (half a stream): 1.25x */
+    assert_rel(compose_ct("tpool(2, inc)", &ct, n, explain, sizeof explain), syn_inc(n) / 2 * 1.25,
+               1e-9, "tpool(2, inc)");
+    ASSERT(strstr(explain, "inc: ") && strstr(explain, "slowdown 1.25"));
+    /* three: next to two incs (one stream): 1.5x */
+    assert_rel(compose_ct("tpool(3, inc)", &ct, n, NULL, 0), syn_inc(n) / 3 * 1.5, 1e-9,
+               "tpool(3, inc)");
+    /* pipe(inc, qsort): qsort is slowest, busy; inc busy u = t_inc / t_qsort,
+     * and qsort is slowed by u * 0.5 streams: t_q = a + b u with
+     * a = qsort + 0.75 * 0.05 n + queue in, b = qsort * (S - 1) * 0.5 */
+    double ti = syn_inc(n) + 20, a = syn_qsort(n) + 0.75 * 0.05 * n + 30,
+           b = syn_qsort(n) * (syn_sens_qsort(n) - 1) * 0.5;
+    double tq = (a + sqrt(a * a + 4 * b * ti)) / 2;
+    assert_rel(compose_ct("pipe(inc, qsort)", &ct, n, explain, sizeof explain), tq, 1e-9,
+               "pipe(inc, qsort)");
+    ASSERT(strstr(explain, "qsort: ") && strstr(explain, "handover"));
+    /* pipe(qsort, inc): inc reads what qsort wrote, but qsort writes nothing
+     * (writes 0): no handover; qsort pushes (20), inc pops (30) */
+    double t = compose_ct("pipe(qsort, inc)", &ct, n, NULL, 0);
+    ASSERT(t > syn_qsort(n) + 20 && t < syn_qsort(n) * syn_sens_qsort(n) + 20);
+    /* more busy threads than cores: each slower by threads / cores */
+    double t6 = compose_ct("tpool(6, qsort)", &ct, n, NULL, 0);
+    assert_rel(t6, syn_qsort(n) / 6 * 6 / 4, 1e-9, "oversubscribed");
+    tscope_contention_free(&ct);
+
+    /* reading: a file round trip, and bad lines named */
+    char path[] = "/tmp/test_model_cal_XXXXXX";
+    int fd = mkstemp(path);
+    ASSERT(fd >= 0);
+    close(fd);
+    synth_table(&ct);
+    ASSERT_EQ(tscope_contention_write(path, synth, nsynth), 0);
+    tscope_cmeas_t *back;
+    size_t nback;
+    ASSERT_EQ(tscope_contention_read(path, &back, &nback, err, sizeof err), 0);
+    ASSERT_EQ(nback, nsynth);
+    for (size_t i = 0; i < nback; i++)
+        ASSERT(strcmp(back[i].kind, synth[i].kind) == 0 && back[i].value == synth[i].value &&
+               back[i].n == synth[i].n);
+    free(back);
+    tscope_contention_free(&ct);
+    static const char *const bad[][2] = {
+        {"inc\talone\t100\n", "expected COMPONENT<tab>KIND<tab>N<tab>VALUE"},
+        {"inc\tfaster\t100\t1\n", "unknown kind 'faster'"},
+        {"inc\tstream:0\t100\t1\n", "unknown kind 'stream:0'"},
+        {"# c\ninc\talone\t100\t-1\n", ":2: N and VALUE must be finite"},
+        {"inc\talone\t100\tnan\n", "finite"},
+        {"# nothing\n", "no measurements"}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        FILE *f = fopen(path, "w");
+        ASSERT(f);
+        fputs(bad[i][0], f);
+        fclose(f);
+        ASSERT(tscope_contention_read(path, &back, &nback, err, sizeof err) < 0);
+        ASSERT(strstr(err, path));
+        if (!strstr(err, bad[i][1]))
+            TEST_FAIL("'%s': %s", bad[i][1], err);
+    }
+    unlink(path);
+    ASSERT(tscope_contention_read("/nonexistent/cal", &back, &nback, err, sizeof err) ==
+           TSCOPE_EIO);
+    nsynth = 0;
+    synth_add("inc", "stream:1", 1000, 1);
+    ASSERT(tscope_contention_fit(synth, nsynth, &ct, err, sizeof err) == TSCOPE_EINVAL);
+    ASSERT(strstr(err, "no component measured alone"));
+}
+
+/* Factor 1, zero handover and queue: the contention-aware operators are
+ * today's, over every pair and triple of the rising models (at a size
+ * where their values rank as their orders). */
+static void test_contention_unit(void)
+{
+    nsynth = 0;
+    for (int i = 0; i < NCOMP; i++)
+        for (double n = 1000; n <= 8000; n *= 2) {
+            synth_add(comp_names[i], "alone", n, 5);
+            synth_add(comp_names[i], "stream:1", n, 5);
+            synth_add(comp_names[i], "cache:1", n, 5);
+            synth_add(comp_names[i], "slows:stream", n, 1);
+            synth_add(comp_names[i], "after-writer", n, 7);
+            synth_add(comp_names[i], "after-cold", n, 7);
+        }
+    synth_add("-", "slows:stream", 0, 1.5);
+    tscope_contention_t ct;
+    char err[256];
+    ASSERT_EQ(tscope_contention_fit(synth, nsynth, &ct, err, sizeof err), 0);
+    ASSERT_EQ(ct.ncomp, (size_t)NCOMP);
+    const double at = 1 << 20;
+    const int rising[] = {0, 1, 2, 3, 4, 5};
+    char e[256];
+    int checked = 0;
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++)
+            for (int k = 0; k < 6; k++) {
+                const char *a = comp_names[rising[i]], *b = comp_names[rising[j]],
+                           *c = comp_names[rising[k]];
+                const char *forms[] = {"pipe(%s, %s, %s)", "tpool(3, pipe(%s, tpool(2, %s), %s))",
+                                       "pipe(tpool(2, %s), pipe(%s, %s))"};
+                for (int f = 0; f < 3; f++) {
+                    snprintf(e, sizeof e, forms[f], a, b, c);
+                    tscope_model_t m = compose(e);
+                    double plain = tscope_model_eval(&m, &at), v, w;
+                    ASSERT_EQ(tscope_model_compose_at(e, lookup, NULL, &ct, at, &v, NULL, 0, err,
+                                                      sizeof err),
+                              0);
+                    ASSERT_EQ(tscope_model_compose_at(e, lookup, NULL, NULL, at, &w, NULL, 0, err,
+                                                      sizeof err),
+                              0);
+                    assert_rel(v, plain, 1e-12, e);
+                    ASSERT(w == plain);
+                    checked++;
+                }
+            }
+    ASSERT_EQ(checked, 648);
+    /* the same errors as tscope_model_compose */
+    double v;
+    ASSERT(tscope_model_compose_at("pipe(qsort, nothere)", lookup, NULL, &ct, at, &v, NULL, 0, err,
+                                   sizeof err) == TSCOPE_ENOENT);
+    ASSERT(strstr(err, "no model named 'nothere'"));
+    ASSERT(tscope_model_compose_at("pipe(qsort inc)", lookup, NULL, &ct, at, &v, NULL, 0, err,
+                                   sizeof err) == TSCOPE_EINVAL);
+    tscope_contention_free(&ct);
+}
+
 /* ---- large inputs: aggregation and linear-time folds --------------------- */
 
 static uint64_t large_rng = 0x2545f4914f6cdd1dull;
@@ -1106,14 +1362,14 @@ int main(int argc, char **argv)
         void (*fn)(void);
     } tests[] = {
 #define TEST(fn) {#fn, fn}
-        TEST(test_readers),        TEST(test_malformed),   TEST(test_old_json_many_params),
-        TEST(test_params_by_name), TEST(test_non_finite),  TEST(test_ar2_undefined),
-        TEST(test_long_names),     TEST(test_messages),    TEST(test_recover_42),
-        TEST(test_constant),       TEST(test_noisy),       TEST(test_constant_cleaning),
-        TEST(test_log_needs_one),  TEST(test_two_params),  TEST(test_multi_term),
-        TEST(test_extrap_samples), TEST(test_print_parse), TEST(test_compose),
-        TEST(test_aggregation),    TEST(test_fast_folds),  TEST(test_multi_large),
-        TEST(test_pair_search),
+        TEST(test_readers),        TEST(test_malformed),       TEST(test_old_json_many_params),
+        TEST(test_params_by_name), TEST(test_non_finite),      TEST(test_ar2_undefined),
+        TEST(test_long_names),     TEST(test_messages),        TEST(test_recover_42),
+        TEST(test_constant),       TEST(test_noisy),           TEST(test_constant_cleaning),
+        TEST(test_log_needs_one),  TEST(test_two_params),      TEST(test_multi_term),
+        TEST(test_extrap_samples), TEST(test_print_parse),     TEST(test_compose),
+        TEST(test_contention_fit), TEST(test_contention_unit), TEST(test_aggregation),
+        TEST(test_fast_folds),     TEST(test_multi_large),     TEST(test_pair_search),
 #undef TEST
     };
     const char *src = getenv("TSCOPE_SOURCE_DIR");

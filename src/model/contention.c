@@ -249,7 +249,8 @@ static void fit_factor(const double *x, const double *v, int k, tscope_model_t *
     for (int i = 0; i < k; i++)
         dev_c += fabs(v[i] - mean) / fabs(mean) / k;
     tscope_model_t m;
-    if (dev_c <= 0.02 || tscope__fit_single(x, v, (size_t)k, NULL, &m))
+    tscope_mfit_opts_t o = {sizeof o, 1, 1};
+    if (dev_c <= 0.02 || tscope__fit_single(x, v, (size_t)k, &o, &m))
         return;
     for (int i = 0; i < k; i++)
         dev_m += fabs(tscope_model_eval(&m, &x[i]) - v[i]) / fabs(mean) / k;
@@ -334,8 +335,10 @@ int tscope_contention_fit(const tscope_cmeas_t *m, size_t nm, tscope_contention_
             ns = sizes_of(m, nm, c->name, kind, sz, MAX_SIZES);
             for (int s = 0; s < ns; s++) {
                 x[s] = sz[s];
-                v[s] = self[p] > 1.001
-                           ? (median_at(m, nm, c->name, kind, sz[s]) - 1) / (self[p] - 1)
+                /* a probe slowed less than 2% by its own copy: the resource is not
+                 * contended here, and the ratio would be noise over noise */
+                v[s] = self[p] > 1.02
+                           ? fmax(0, (median_at(m, nm, c->name, kind, sz[s]) - 1) / (self[p] - 1))
                            : 0;
             }
             fit_factor(x, v, ns, &c->demand[p]);
