@@ -15,10 +15,18 @@
  * Each configuration's measurements (per size the median of the
  * repetitions) are fitted with the default modeler (the "monolithic"
  * model); the same configuration is also predicted by composing the
- * component models ("modular": tpool(T, m) = m / T, pipe = the stage of the
- * highest order).  The relative error is that of the modular prediction
+ * component models with the contention-aware operators
+ * (tscope_model_compose_at: each worker slowed by what the others share,
+ * pipe = the slowest stage at the size, plus handover and queue costs), from
+ * a contention table the benchmark calibrates after measuring (see
+ * calibrate_once; never next to a configuration, at sizes between the
+ * validated ones).  The relative error is that of the modular prediction
  * against the measured median, averaged over the sizes (the largest per
- * size is printed too).
+ * size is printed too); rel_error_plain is that of the plain operators
+ * (tpool(T, m) = m / T, pipe = the stage of the highest order).  The
+ * calibration's time is printed (calibration_s) with the benchmark's
+ * (benchmark_s), and the median and worst rel_error of the non-loop
+ * configurations whose threads fit on the cores (within_cores).
  *
  * Streams: configurations with qsort sort distinct arrays (as many as one
  * worker sorts in ~250 ms, 16 at least, sorted_arrays), restored from a
@@ -28,9 +36,16 @@
  * touched first (touch).
  *
  * usage: bench_composition [MAX_T] [REPS] [ELEMENTS]
- *   TSCOPE_BENCH_RAW=FILE      also write every measurement to FILE
+ *   TSCOPE_BENCH_RAW=FILE      also write every measurement to FILE, and the
+ *                              calibration's to FILE.contention
  *   TSCOPE_BENCH_REPLAY=FILE   model the measurements of such a FILE again
- *                              (no measuring; MAX_T and ELEMENTS as then)
+ *                              (no measuring; MAX_T and ELEMENTS as then),
+ *                              with FILE.contention when there is one (else
+ *                              the plain operators); TSCOPE_BENCH_CALIBRATE=1
+ *                              calibrates anew instead
+ *   TSCOPE_BENCH_CAL_REPS=N    calibration repetitions (3)
+ *   TSCOPE_BENCH_ESTIMATOR=E   a point's value from its repetitions: median
+ *                              (default), min or q25 (the lower quartile)
  * Prints a table on stderr and JSON lines on stdout:
  *   {"bench":"composition","variant":"<config>","metric":"rel_error",...}
  */
@@ -384,8 +399,8 @@ static int load_raw(const char *path, const struct config *cfg, int nc,
  *                             reader-cold: how much of its element it leaves
  *                             written
  * and the machine: slows:P of a probe next to a copy of itself, the queue's
- * costs per element (a 2 us spinning stage with an empty one after or before
- * it, against the spinning stage alone) and the cores. */
+ * costs per element (a ~3 us arithmetic stage with an empty one after or
+ * before it, against that stage alone) and the cores. */
 enum { NCAL = 4 };
 static size_t cal_sizes[NCAL];
 
@@ -444,13 +459,19 @@ static size_t cal_length(const struct config *c, size_t n)
     return want;
 }
 
+/* ~3 us of arithmetic without memory traffic: a stage whose queue costs
+ * show (a stage that spins on the clock instead was slowed by the other
+ * stage's polling, as latency-bound code is by a busy sibling vCPU here) */
+static volatile unsigned long spin_sink;
+
 static void spin_task(void *e, void *arg)
 {
     (void)e;
     (void)arg;
-    double t0 = bench_now_s();
-    while (bench_now_s() - t0 < 2e-6)
-        ;
+    unsigned long x = 1;
+    for (int i = 0; i < 2000; i++)
+        x = x * 6364136223846793005ul + 1442695040888963407ul;
+    spin_sink = x;
 }
 
 static void writer_op(struct element *el, const struct config *c, size_t i)

@@ -919,8 +919,8 @@ static double syn_qsort(double n)
 
 /* The factors synthetic measurements are made with: inc slowed 1.5x by a
  * stream (2.25x by two), qsort (1 + 0.05 log2 n)x; inc slows a stream as much
- * as half a stream does, qsort not at all; qsort's input costs 0.05 n more
- * when just written elsewhere; inc leaves 3/4 of its element written. */
+ * as half a stream does, qsort not at all; qsort's input costs more
+ * when just written elsewhere (0.5 n); inc leaves 3/4 of its element written. */
 static double syn_sens_qsort(double n)
 {
     return 1 + 0.05 * log2(n);
@@ -954,7 +954,7 @@ static void synth_table(tscope_contention_t *ct)
         synth_add("qsort", "cache:1", n, syn_qsort(n));
         synth_add("qsort", "slows:stream", n, 1);
         synth_add("qsort", "slows:cache", n, 1);
-        synth_add("qsort", "after-writer", n, syn_qsort(n) + 0.05 * n);
+        synth_add("qsort", "after-writer", n, syn_qsort(n) + 0.5 * n);
         synth_add("qsort", "after-cold", n, syn_qsort(n));
         synth_add("qsort", "reader-after", n, n);
     }
@@ -1010,7 +1010,7 @@ static void test_contention_fit(void)
         assert_rel(tscope__contention_demand(inc, TSCOPE_PROBE_STREAM, n), 0.5, 1e-9, "demand");
         ASSERT(tscope__contention_demand(qs, TSCOPE_PROBE_STREAM, n) == 0);
         ASSERT(tscope__contention_handover(inc, n) == 0);
-        assert_rel(tscope__contention_handover(qs, n), 0.05 * n, 1e-6, "handover in n");
+        assert_rel(tscope__contention_handover(qs, n), 0.5 * n, 1e-6, "handover in n");
         assert_rel(tscope__contention_writes(inc, n), 0.75, 1e-9, "writes");
         ASSERT(tscope__contention_writes(qs, n) == 0);
     }
@@ -1031,8 +1031,8 @@ static void test_contention_fit(void)
                "tpool(3, inc)");
     /* pipe(inc, qsort): qsort is slowest, busy; inc busy u = t_inc / t_qsort,
      * and qsort is slowed by u * 0.5 streams: t_q = a + b u with
-     * a = qsort + 0.75 * 0.05 n + queue in, b = qsort * (S - 1) * 0.5 */
-    double ti = syn_inc(n) + 20, a = syn_qsort(n) + 0.75 * 0.05 * n + 30,
+     * a = qsort + 0.75 * 0.5 n + queue in, b = qsort * (S - 1) * 0.5 */
+    double ti = syn_inc(n) + 20, a = syn_qsort(n) + 0.75 * 0.5 * n + 30,
            b = syn_qsort(n) * (syn_sens_qsort(n) - 1) * 0.5;
     double tq = (a + sqrt(a * a + 4 * b * ti)) / 2;
     assert_rel(compose_ct("pipe(inc, qsort)", &ct, n, explain, sizeof explain), tq, 1e-9,

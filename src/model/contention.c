@@ -209,6 +209,39 @@ static double median_any(const tscope_cmeas_t *m, size_t nm, const char *comp, c
     return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
 }
 
+/* The noise of a component's measurements: the median over its sizes of the
+ * relative median absolute deviation of its "alone" repetitions (0 with
+ * fewer than three at every size). */
+static double noise_of(const tscope_cmeas_t *m, size_t nm, const char *comp)
+{
+    double rel[64];
+    int nr = 0;
+    for (size_t i = 0; i < nm && nr < 64; i++) {
+        if (strcmp(m[i].component, comp) != 0 || strcmp(m[i].kind, "alone") != 0)
+            continue;
+        int first = 1; /* one entry per size: at its first line */
+        for (size_t j = 0; j < i && first; j++)
+            first = !(m[j].n == m[i].n && strcmp(m[j].component, comp) == 0 &&
+                      strcmp(m[j].kind, "alone") == 0);
+        if (!first)
+            continue;
+        double v[256], med = median_at(m, nm, comp, "alone", m[i].n);
+        int k = 0;
+        for (size_t j = 0; j < nm && k < 256; j++)
+            if (m[j].n == m[i].n && strcmp(m[j].component, comp) == 0 &&
+                strcmp(m[j].kind, "alone") == 0)
+                v[k++] = fabs(m[j].value - med);
+        if (k < 3 || !(med > 0))
+            continue;
+        qsort(v, (size_t)k, sizeof *v, cmp_double);
+        rel[nr++] = (k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2) / med;
+    }
+    if (!nr)
+        return 0;
+    qsort(rel, (size_t)nr, sizeof *rel, cmp_double);
+    return nr % 2 ? rel[nr / 2] : (rel[nr / 2 - 1] + rel[nr / 2]) / 2;
+}
+
 /* The distinct sizes of (component, kind), ascending; how many (<= max). */
 static int sizes_of(const tscope_cmeas_t *m, size_t nm, const char *comp, const char *kind,
                     double *out, int max)
@@ -312,6 +345,9 @@ int tscope_contention_fit(const tscope_cmeas_t *m, size_t nm, tscope_contention_
         snprintf(c->name, sizeof c->name, "%s", m[i].component);
         double x[MAX_SIZES], v[MAX_SIZES], sz[MAX_SIZES];
         int ns;
+        /* An effect smaller than the component's own noise (at least 2%) is
+         * taken as none: a slowdown of 1, a demand, handover or write of 0. */
+        double thr = fmax(0.02, noise_of(m, nm, c->name));
         for (int p = 0; p < TSCOPE_NPROBES; p++) {
             for (unsigned k = 1; k <= TSCOPE_CONTENTION_MAX_COPIES; k++) {
                 char kind[32];
@@ -322,7 +358,8 @@ int tscope_contention_fit(const tscope_cmeas_t *m, size_t nm, tscope_contention_
                     double a = median_at(m, nm, c->name, "alone", sz[s]);
                     if (a > 0) {
                         x[cnt] = sz[s];
-                        v[cnt++] = median_at(m, nm, c->name, kind, sz[s]) / a;
+                        double r = median_at(m, nm, c->name, kind, sz[s]) / a;
+                        v[cnt++] = r - 1 > thr ? r : 1;
                     }
                 }
                 if (!cnt)
@@ -335,11 +372,10 @@ int tscope_contention_fit(const tscope_cmeas_t *m, size_t nm, tscope_contention_
             ns = sizes_of(m, nm, c->name, kind, sz, MAX_SIZES);
             for (int s = 0; s < ns; s++) {
                 x[s] = sz[s];
-                /* a probe slowed less than 2% by its own copy: the resource is not
-                 * contended here, and the ratio would be noise over noise */
-                v[s] = self[p] > 1.02
-                           ? fmax(0, (median_at(m, nm, c->name, kind, sz[s]) - 1) / (self[p] - 1))
-                           : 0;
+                /* a probe slowed less than that by its own copy: the resource is
+                 * not contended here, and the ratio would be noise over noise */
+                double slows = median_at(m, nm, c->name, kind, sz[s]);
+                v[s] = self[p] - 1 > thr && slows - 1 > thr ? (slows - 1) / (self[p] - 1) : 0;
             }
             fit_factor(x, v, ns, &c->demand[p]);
         }
@@ -349,7 +385,8 @@ int tscope_contention_fit(const tscope_cmeas_t *m, size_t nm, tscope_contention_
             double cold = median_at(m, nm, c->name, "after-cold", sz[s]);
             if (isfinite(cold)) {
                 x[cnt] = sz[s];
-                v[cnt++] = fmax(0, median_at(m, nm, c->name, "after-writer", sz[s]) - cold);
+                double h = median_at(m, nm, c->name, "after-writer", sz[s]) - cold;
+                v[cnt++] = h > thr * cold ? h : 0;
             }
         }
         fit_factor(x, v, cnt, &c->handover);
@@ -358,7 +395,7 @@ int tscope_contention_fit(const tscope_cmeas_t *m, size_t nm, tscope_contention_
         for (int s = 0; s < ns; s++) {
             double w = median_at(m, nm, "-", "reader-writer", sz[s]),
                    cold = median_at(m, nm, "-", "reader-cold", sz[s]);
-            if (isfinite(w) && isfinite(cold) && w > cold) {
+            if (isfinite(w) && isfinite(cold) && w - cold > thr * cold) {
                 x[cnt] = sz[s];
                 v[cnt++] = (median_at(m, nm, c->name, "reader-after", sz[s]) - cold) / (w - cold);
             }
