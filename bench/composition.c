@@ -44,6 +44,8 @@
  *                              the plain operators); TSCOPE_BENCH_CALIBRATE=1
  *                              calibrates anew instead
  *   TSCOPE_BENCH_CAL_REPS=N    calibration repetitions (3)
+ *   TSCOPE_BENCH_RUN_MS=MS     a cheap configuration's run lasts >= MS (100),
+ *                              one with qsort ~2.5 MS
  *   TSCOPE_BENCH_ESTIMATOR=E   a point's value from its repetitions: median
  *                              (default), min or q25 (the lower quartile)
  * Prints a table on stderr and JSON lines on stdout:
@@ -113,6 +115,9 @@ struct config {
 enum { STREAM_INTS = 1 << 26 }; /* the data a stream of cheap elements cycles over */
 
 static size_t nelem, nwork; /* nwork: integers in work */
+/* a run of a cheap configuration lasts at least run_s, one with qsort ~2.5x
+ * that (TSCOPE_BENCH_RUN_MS, default 100) */
+static double run_s = 0.1;
 static struct element *elems;
 static int *pristine, *work;
 
@@ -152,7 +157,7 @@ static size_t sorted_arrays(size_t n)
     for (size_t i = 0; i < pilot; i++)
         qsort(work + i * n, n, sizeof *work, cmp_int);
     double each = (bench_now_s() - t0) / (double)pilot;
-    size_t want = each > 0 ? (size_t)ceil(0.25 / each) : most;
+    size_t want = each > 0 ? (size_t)ceil(2.5 * run_s / each) : most;
     if (want < 16)
         want = 16;
     want = want > most ? most : want; /* never past the pristine copy */
@@ -283,9 +288,9 @@ static size_t stream_length(const struct config *c, size_t n)
         len = nelem;
     for (;;) { /* pilot runs until one lasts 100 ms (the first ones are mostly thread start) */
         double secs = run_stream(c, n, len) * (double)len;
-        if (secs >= 0.1 || len >= ((size_t)1 << 24))
+        if (secs >= run_s || len >= ((size_t)1 << 24))
             break;
-        double grow = 0.12 / secs;
+        double grow = 1.2 * run_s / secs;
         len = (size_t)((double)len * (grow > 16 ? 16 : grow < 1.25 ? 1.25 : grow));
         if (len > ((size_t)1 << 24))
             len = (size_t)1 << 24;
@@ -701,6 +706,9 @@ int main(int argc, char **argv)
     const char *replay = getenv("TSCOPE_BENCH_REPLAY"), *raw = getenv("TSCOPE_BENCH_RAW");
     const char *creps = getenv("TSCOPE_BENCH_CAL_REPS");
     int cal_reps = creps ? atoi(creps) : 3;
+    const char *run_ms = getenv("TSCOPE_BENCH_RUN_MS");
+    if (run_ms && atof(run_ms) >= 1)
+        run_s = atof(run_ms) / 1000;
     for (int s = 0; s < NCAL; s++) /* 2^14.5 .. 2^17.5: between the validated sizes */
         cal_sizes[s] = (size_t)round(sqrt(2.0) * (double)sizes[s]);
     char calpath[4096];

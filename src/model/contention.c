@@ -372,10 +372,12 @@ int tscope_contention_fit(const tscope_cmeas_t *m, size_t nm, tscope_contention_
             ns = sizes_of(m, nm, c->name, kind, sz, MAX_SIZES);
             for (int s = 0; s < ns; s++) {
                 x[s] = sz[s];
-                /* a probe slowed less than that by its own copy: the resource is
-                 * not contended here, and the ratio would be noise over noise */
+                /* a probe slowed less than 10% (or its noise) by its own copy:
+                 * the resource is not scarce here, and the ratio would be noise
+                 * over noise (3% / 1.5% made a demand of 2) */
                 double slows = median_at(m, nm, c->name, kind, sz[s]);
-                v[s] = self[p] - 1 > thr && slows - 1 > thr ? (slows - 1) / (self[p] - 1) : 0;
+                v[s] = self[p] - 1 > fmax(0.1, thr) && slows - 1 > thr ? (slows - 1) / (self[p] - 1)
+                                                                       : 0;
             }
             fit_factor(x, v, ns, &c->demand[p]);
         }
