@@ -17,7 +17,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 name=$(basename "$kernel")
-[ -z "$sanitizer" ] || echo "a $sanitizer build: the same checks (no time is compared)"
+[ -z "$sanitizer" ] || echo "TSCOPE_SANITIZE=$sanitizer: the same checks (no time is compared)"
 
 # has FILE COMPONENT KIND N: a line of those fields with a value > 0
 has() {
