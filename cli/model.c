@@ -60,10 +60,11 @@ void tscope_cli_model_usage(FILE *f)
             "  --no-contention   ignore --contention: the plain operators only\n"
             "\n"
             "calibrate: runs PROGRAM ARGS at each size (every '{}' in ARGS replaced by it;\n"
-            "without one, the size is the last argument; stdout to /dev/null) alone and next\n"
-            "to 1..K copies of each synthetic co-runner (a memory stream, a cache-sharing\n"
-            "probe), R times, and writes the measurements to FILE: its wall time each way,\n"
-            "how much it slows one probe, how much one probe slows another; prints a table.\n"
+            "without one, the size is the last argument; stdout to /dev/null) once untimed,\n"
+            "then alone and next to 1..K copies of each synthetic co-runner (a memory\n"
+            "stream, a cache-sharing probe), R times, and writes the measurements to FILE\n"
+            "(docs/modeling.md lists their kinds): its wall time each way, how much it slows\n"
+            "one probe, how much one probe slows another; prints a table.\n"
             "  --sizes N1,N2,... the sizes (required: no default; use others than those you\n"
             "                    predict)\n"
             "  --copies K        probe copies up to K (default: online CPUs - 1, at least 1,\n"
@@ -76,8 +77,8 @@ void tscope_cli_model_usage(FILE *f)
             "costs: those need the kernel inside the pipeline (scripts/bench composition\n"
             "measures them for its kernels); the composition takes 0 for them.\n"
             "\n"
-            "exit status: 0 done, 1 an input could not be read, fitted or composed, 2 a bad\n"
-            "option\n");
+            "exit status: 0 done, 1 an input could not be read, fitted or composed (or a\n"
+            "calibrated program failed), 2 a bad option\n");
 }
 
 struct predict {
