@@ -14,6 +14,8 @@
 int tscope_cli_run(int argc, char **argv);
 int tscope_cli_report(int argc, char **argv);
 int tscope_cli_model(int argc, char **argv);
+int tscope_cli_model_calibrate(int argc, char **argv); /* calibrate.c */
+void tscope_cli_model_usage(FILE *f);                  /* model --help */
 int tscope_cli_diff(int argc, char **argv);
 int tscope_cli_convert(int argc, char **argv);
 int tscope_cli_formats(int argc, char **argv);

@@ -1,6 +1,8 @@
 /* model.c - `taskscope model`: empirical performance models of every call
  * path and metric of Extra-P inputs or of taskscope profiles from several
- * runs, predictions, and `taskscope model compose`.
+ * runs, predictions, and `taskscope model compose` (with a contention
+ * table of measurements: its values at --at with the terms it used).
+ * `taskscope model calibrate` is calibrate.c.
  *
  * Profiles: each "--param NAME=VALUE[,NAME=VALUE] PROFILE" pair labels one
  * run (a profile.json or the output folder holding one); runs with equal
@@ -18,13 +20,16 @@
 #include "cli.h"
 #include "taskscope/model.h"
 
-static void usage(FILE *f)
+void tscope_cli_model_usage(FILE *f)
 {
     fprintf(f,
             "usage: taskscope model [options] FILE...\n"
             "       taskscope model [options] --param NAME=VALUE PROFILE [--param ... PROFILE]...\n"
             "       taskscope model compose EXPR --models FILE [--range NAME=LO:HI]\n"
+            "                               [--contention FILE] [--no-contention]\n"
             "                               [--at NAME=VALUE]...\n"
+            "       taskscope model calibrate --sizes N1,N2,... [--copies K] [--reps R]\n"
+            "                                 [--name NAME] -o FILE -- PROGRAM [ARGS...]\n"
             "\n"
             "Fits a performance model to every call path and metric of Extra-P inputs\n"
             "(text, JSON, JSON Lines, Talpas: recognised from the content) or of taskscope\n"
@@ -47,9 +52,33 @@ static void usage(FILE *f)
             "each --at.  Stages of equal order are ranked by their value at the top of\n"
             "the measured range, which a models file does not hold: --range gives it\n"
             "(without it, by their constants).\n"
+            "  --contention FILE a measurements file (of calibrate, or written by hand):\n"
+            "                    each --at also prints the value with contention - tpool's\n"
+            "                    workers and pipe's stages slowed by what they share - with\n"
+            "                    the terms it used, one line per component, and the plain\n"
+            "                    value; the composed model (and --range) stay the plain ones\n"
+            "  --no-contention   ignore --contention: the plain operators only\n"
             "\n"
-            "exit status: 0 done, 1 an input could not be read, fitted or composed, 2 a bad\n"
-            "option\n");
+            "calibrate: runs PROGRAM ARGS at each size (every '{}' in ARGS replaced by it;\n"
+            "without one, the size is the last argument; stdout to /dev/null) once untimed,\n"
+            "then alone and next to 1..K copies of each synthetic co-runner (a memory\n"
+            "stream, a cache-sharing probe), R times, and writes the measurements to FILE\n"
+            "(docs/modeling.md lists their kinds): its wall time each way, how much it slows\n"
+            "one probe, how much one probe slows another; prints a table.\n"
+            "  --sizes N1,N2,... the sizes (required: no default; use others than those you\n"
+            "                    predict)\n"
+            "  --copies K        probe copies up to K (default: online CPUs - 1, at least 1,\n"
+            "                    at most 16)\n"
+            "  --reps R          repetitions (default 3; the composition takes the median)\n"
+            "  --name NAME       the component's name (default: PROGRAM's base name)\n"
+            "  -o, --output FILE the measurements file (rewritten after each size; a failing\n"
+            "                    PROGRAM ends the calibration, keeping what was measured)\n"
+            "A process shows no handover of elements to another thread, nor the queue's\n"
+            "costs: those need the kernel inside the pipeline (scripts/bench composition\n"
+            "measures them for its kernels); the composition takes 0 for them.\n"
+            "\n"
+            "exit status: 0 done, 1 an input could not be read, fitted or composed (or a\n"
+            "calibrated program failed), 2 a bad option\n");
 }
 
 struct predict {
@@ -325,9 +354,62 @@ static int check_terms(const char *v, char *expected, size_t len)
     return v && (!strcmp(v, "1") || !strcmp(v, "2") || !strcmp(v, "3")) ? 0 : -1;
 }
 
+/* --contention FILE: read and fitted; 0, or 1 after one line naming the
+ * file (and line) and the problem. */
+static int read_contention(const char *path, tscope_contention_t *ct)
+{
+    tscope_cmeas_t *m;
+    size_t n;
+    char err[512];
+    int rc = tscope_contention_read(path, &m, &n, err, sizeof err);
+    if (!rc) {
+        rc = tscope_contention_fit(m, n, ct, err, sizeof err);
+        free(m);
+        if (rc) { /* the fit's messages do not name the file */
+            fprintf(stderr, "taskscope model compose: %s: %s\n", path, err);
+            return 1;
+        }
+    }
+    if (rc)
+        fprintf(stderr, "taskscope model compose: %s\n", err);
+    return rc ? 1 : 0;
+}
+
+/* One --at with contention: the value, then indented the terms of each
+ * component (compose_at's explanation) and the plain value.  0, or 1
+ * after one line. */
+static int print_with_contention(const char *expr, struct named_list *list,
+                                 const tscope_contention_t *ct, const char *param, double v,
+                                 double plain)
+{
+    char explain[16384], err[512];
+    double value;
+    if (tscope_model_compose_at(expr, lookup, list, ct, v, &value, explain, sizeof explain, err,
+                                sizeof err)) {
+        fprintf(stderr, "taskscope model compose: %s\n", err);
+        return 1;
+    }
+    if (!isfinite(value)) {
+        fprintf(stderr,
+                "taskscope model compose: the value of %s at %s=%g with contention overflows (not "
+                "finite)\n",
+                expr, param, v);
+        return 1;
+    }
+    printf("  at %s=%g: %.6g  (with contention)\n", param, v, value);
+    for (char *line = explain, *nl; *line; line = nl + 1) {
+        if (!(nl = strchr(line, '\n')))
+            nl = line + strlen(line) - 1; /* a last line cut short */
+        printf("    %.*s\n", (int)(nl - line + (*nl != '\n')), line);
+    }
+    printf("    plain (no contention): %.6g\n", plain);
+    return 0;
+}
+
 static int compose(int argc, char **argv)
 {
-    const char *models = NULL, *expr = NULL, *param = "p";
+    const char *models = NULL, *expr = NULL, *param = "p", *contention = NULL;
+    int no_contention = 0;
     const char *at[32];
     int nat = 0;
     double lo = NAN, hi = NAN; /* --range: the measured range of every component */
@@ -335,6 +417,8 @@ static int compose(int argc, char **argv)
         {"models", 'm', 0, TSCOPE_CLI_VALUE, "FILE", NULL, NULL, 0},
         {"at", 'a', 0, TSCOPE_CLI_VALUE, "NAME=VALUE", NULL, NULL, 0},
         {"range", 'r', 0, TSCOPE_CLI_VALUE, "NAME=LO:HI", check_range, NULL, 0},
+        {"contention", 'c', 0, TSCOPE_CLI_VALUE, "FILE", NULL, NULL, 0},
+        {"no-contention", 'N', 0, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
         {"help", 'h', 1, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
         {NULL, 0, 0, 0, NULL, NULL, NULL, 0}};
     int c;
@@ -354,8 +438,14 @@ static int compose(int argc, char **argv)
         case 'r':
             parse_range(optarg, &lo, &hi);
             break;
+        case 'c':
+            contention = optarg;
+            break;
+        case 'N':
+            no_contention = 1;
+            break;
         case 'h':
-            usage(stdout);
+            tscope_cli_model_usage(stdout);
             return 0;
         default:
             return TSCOPE_CLI_STATUS(c);
@@ -429,6 +519,14 @@ static int compose(int argc, char **argv)
         list.n++;
     }
     fclose(f);
+    tscope_contention_t ct = {0};
+    int have_ct = 0;
+    if (!rc && contention && !no_contention) {
+        if (read_contention(contention, &ct))
+            rc = 1;
+        else
+            have_ct = 1;
+    }
     if (!rc) {
         tscope_model_t m;
         char err[512], text[1024];
@@ -459,10 +557,14 @@ static int compose(int argc, char **argv)
                     rc = 1;
                     break;
                 }
-                printf("  at %s=%g: %.6g\n", param, v, value);
+                if (have_ct && (rc = print_with_contention(expr, &list, &ct, param, v, value)))
+                    break;
+                if (!have_ct)
+                    printf("  at %s=%g: %.6g\n", param, v, value);
             }
         }
     }
+    tscope_contention_free(&ct);
     free(list.items);
     return rc;
 }
@@ -471,6 +573,8 @@ int tscope_cli_model(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "compose") == 0)
         return compose(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "calibrate") == 0)
+        return tscope_cli_model_calibrate(argc - 1, argv + 1);
     static const struct tscope_cli_option opts[] = {
         {"format", 'f', 0, TSCOPE_CLI_VALUE, "F", check_format, NULL, 0},
         {"no-cv", 'n', 0, TSCOPE_CLI_FLAG, NULL, NULL, NULL, 0},
@@ -523,7 +627,7 @@ int tscope_cli_model(int argc, char **argv)
             json = 1;
             break;
         case 'h':
-            usage(stdout);
+            tscope_cli_model_usage(stdout);
             free(labels);
             free(paths);
             return 0;

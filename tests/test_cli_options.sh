@@ -23,18 +23,20 @@ one_line() {
   grep -qE -- "$pat" "$tmp/e" || fail "$what: '$(cat "$tmp/e")' does not match '$pat'"
 }
 
-# the subcommands: those taskscope --help lists (version aside), and model compose
+# the subcommands: those taskscope --help lists (version aside), model compose and calibrate
 cmds=$("$ts" --help | awk '/^commands:/ {on = 1; next} on && /^$/ {on = 0} on && /^  [a-z]/ {print $1}' |
   grep -vx version)
 [ "$(wc -w <<<"$cmds")" -ge 9 ] || fail "taskscope --help lists: $cmds"
 cmds="$cmds
-model compose"
+model compose
+model calibrate"
 
 # options that take any value (paths, names, labels): nothing to refuse;
 # a new option is either checked or added here (run --filter: a path, whose
 # file run reads itself to name the file and line of a mistake: test_filter)
 free=" run:--tools run:--filter convert:--output merge:--output model:--predict model:--param
-  model-compose:--models model-compose:--at dashboard:--bind dashboard:--web
+  model-compose:--models model-compose:--at model-compose:--contention model-calibrate:--output
+  dashboard:--bind dashboard:--web
   dashboard:--secret-file "
 # the value a check must refuse where @@bad is a fine one (a path)
 bad_value() {
