@@ -463,8 +463,8 @@ int tscope_model_compose_at(const char *text, tscope_model_lookup_fn lookup, voi
     for (int i = 0; i < p.nnodes; i++)
         if (p.nodes[i].kind == C_LEAF)
             explain_add(explain, explainlen, &used,
-                        "%s%s: %.6g x slowdown %.4g + handover %.6g + queue %.6g = %.6g per "
-                        "element (%g workers, busy %.3g)\n",
+                        "%s%s: %.6g x slowdown %.4g + handover %.6g + queue %.6g = %.6g "
+                        "(%g workers, busy %.3g)\n",
                         p.nodes[i].name, lv[i].c ? "" : " (not calibrated)", lv[i].base, lv[i].slow,
                         lv[i].handover, lv[i].queue, lv[i].time, lv[i].copies, lv[i].busy);
     free(lv);
