@@ -268,14 +268,21 @@ static void constant(tscope_model_t *out, double c)
 }
 
 /* A factor's model from its values v at sizes x: a constant (their mean)
- * unless they vary by more than 2% on average and a PMNF model (the
- * single-parameter modeler) halves that deviation. */
-static void fit_factor(const double *x, const double *v, int k, tscope_model_t *out)
+ * unless they vary by more than the noise (thr, at least 2%) on average and
+ * a PMNF model (the single-parameter modeler) halves that deviation.  An
+ * effect (the caller's measure of how far the factor is from having none)
+ * not above thr gives the constant none. */
+static void fit_factor(const double *x, const double *v, int k, double effect, double none,
+                       double thr, tscope_model_t *out)
 {
     double mean = 0;
     for (int i = 0; i < k; i++)
         mean += v[i] / k;
-    constant(out, k ? mean : 0);
+    if (!k || !(effect > thr)) {
+        constant(out, none);
+        return;
+    }
+    constant(out, mean);
     if (k < 4 || mean == 0)
         return;
     double dev_c = 0, dev_m = 0;
@@ -283,7 +290,7 @@ static void fit_factor(const double *x, const double *v, int k, tscope_model_t *
         dev_c += fabs(v[i] - mean) / fabs(mean) / k;
     tscope_model_t m;
     tscope_mfit_opts_t o = {sizeof o, 1, 1};
-    if (dev_c <= 0.02 || tscope__fit_single(x, v, (size_t)k, &o, &m))
+    if (dev_c <= fmax(0.02, thr) || tscope__fit_single(x, v, (size_t)k, &o, &m))
         return;
     for (int i = 0; i < k; i++)
         dev_m += fabs(tscope_model_eval(&m, &x[i]) - v[i]) / fabs(mean) / k;
@@ -345,8 +352,9 @@ int tscope_contention_fit(const tscope_cmeas_t *m, size_t nm, tscope_contention_
         snprintf(c->name, sizeof c->name, "%s", m[i].component);
         double x[MAX_SIZES], v[MAX_SIZES], sz[MAX_SIZES];
         int ns;
-        /* An effect smaller than the component's own noise (at least 2%) is
-         * taken as none: a slowdown of 1, a demand, handover or write of 0. */
+        /* An effect smaller than the component's own noise (at least 2%),
+         * on average over the sizes, is taken as none: a slowdown of 1, a
+         * demand, handover or write of 0. */
         double thr = fmax(0.02, noise_of(m, nm, c->name));
         for (int p = 0; p < TSCOPE_NPROBES; p++) {
             for (unsigned k = 1; k <= TSCOPE_CONTENTION_MAX_COPIES; k++) {
@@ -354,44 +362,49 @@ int tscope_contention_fit(const tscope_cmeas_t *m, size_t nm, tscope_contention_
                 snprintf(kind, sizeof kind, "%s:%u", probe_names[p], k);
                 ns = sizes_of(m, nm, c->name, kind, sz, MAX_SIZES);
                 int cnt = 0;
+                double effect = 0;
                 for (int s = 0; s < ns; s++) {
                     double a = median_at(m, nm, c->name, "alone", sz[s]);
                     if (a > 0) {
                         x[cnt] = sz[s];
-                        double r = median_at(m, nm, c->name, kind, sz[s]) / a;
-                        v[cnt++] = r - 1 > thr ? r : 1;
+                        v[cnt] = median_at(m, nm, c->name, kind, sz[s]) / a;
+                        effect += v[cnt++] - 1;
                     }
                 }
                 if (!cnt)
                     break;
-                fit_factor(x, v, cnt, &c->sens[p][k - 1]);
+                fit_factor(x, v, cnt, effect / cnt, 1, thr, &c->sens[p][k - 1]);
                 c->copies[p] = k;
             }
             char kind[32];
             snprintf(kind, sizeof kind, "slows:%s", probe_names[p]);
             ns = sizes_of(m, nm, c->name, kind, sz, MAX_SIZES);
+            double effect = 0;
             for (int s = 0; s < ns; s++) {
                 x[s] = sz[s];
-                /* a probe slowed less than 10% (or its noise) by its own copy:
-                 * the resource is not scarce here, and the ratio would be noise
-                 * over noise (3% / 1.5% made a demand of 2) */
-                double slows = median_at(m, nm, c->name, kind, sz[s]);
-                v[s] = self[p] - 1 > fmax(0.1, thr) && slows - 1 > thr ? (slows - 1) / (self[p] - 1)
-                                                                       : 0;
+                /* a probe is the most intense thread of its kind (a stream
+                 * that does nothing but stream): a component demands at most
+                 * one copy.  Where the probe's own copy slows it by less than
+                 * the noise, the ratio would be noise over noise (3% / 1.5%
+                 * made a demand of 2): the noise stands for the divisor. */
+                double e = median_at(m, nm, c->name, kind, sz[s]) - 1;
+                v[s] = fmin(1, fmax(0, e / fmax(self[p] - 1, thr)));
+                effect += e / ns;
             }
-            fit_factor(x, v, ns, &c->demand[p]);
+            fit_factor(x, v, ns, effect, 0, thr, &c->demand[p]);
         }
         ns = sizes_of(m, nm, c->name, "after-writer", sz, MAX_SIZES);
         int cnt = 0;
+        double effect = 0;
         for (int s = 0; s < ns; s++) {
             double cold = median_at(m, nm, c->name, "after-cold", sz[s]);
-            if (isfinite(cold)) {
+            if (cold > 0) {
                 x[cnt] = sz[s];
-                double h = median_at(m, nm, c->name, "after-writer", sz[s]) - cold;
-                v[cnt++] = h > thr * cold ? h : 0;
+                v[cnt] = median_at(m, nm, c->name, "after-writer", sz[s]) - cold;
+                effect += v[cnt++] / cold;
             }
         }
-        fit_factor(x, v, cnt, &c->handover);
+        fit_factor(x, v, cnt, cnt ? effect / cnt : 0, 0, thr, &c->handover);
         ns = sizes_of(m, nm, c->name, "reader-after", sz, MAX_SIZES);
         cnt = 0;
         for (int s = 0; s < ns; s++) {
@@ -399,10 +412,14 @@ int tscope_contention_fit(const tscope_cmeas_t *m, size_t nm, tscope_contention_
                    cold = median_at(m, nm, "-", "reader-cold", sz[s]);
             if (isfinite(w) && isfinite(cold) && w - cold > thr * cold) {
                 x[cnt] = sz[s];
-                v[cnt++] = (median_at(m, nm, c->name, "reader-after", sz[s]) - cold) / (w - cold);
+                v[cnt] = (median_at(m, nm, c->name, "reader-after", sz[s]) - cold) / (w - cold);
+                v[cnt] = fmin(1, fmax(0, v[cnt]));
+                cnt++;
             }
         }
-        fit_factor(x, v, cnt, &c->writes);
+        /* a reader that tells a written element from a cold one: the writes
+         * are what it measured, 0 included */
+        fit_factor(x, v, cnt, INFINITY, 0, thr, &c->writes);
     }
     if (!out->ncomp) {
         snprintf(err, errlen, "contention: no component measured alone (kind 'alone')");
