@@ -557,11 +557,10 @@ static double run_turns(const struct config *c, size_t n, size_t len, int before
 static void calibrate_once(unsigned maxt)
 {
     double alone_rate[TSCOPE_NPROBES];
-    static const char *const pname[TSCOPE_NPROBES] = {"stream", "cache"};
     for (int p = 0; p < TSCOPE_NPROBES; p++) {
         alone_rate[p] = probe_rate(p, 1, 0.1);
         char kind[32];
-        snprintf(kind, sizeof kind, "slows:%s", pname[p]);
+        snprintf(kind, sizeof kind, "slows:%s", tscope_probe_name(p));
         cal_add("-", kind, 0, alone_rate[p] / probe_rate(p, 2, 0.1));
     }
     void **ptrs = malloc(30000 * sizeof *ptrs);
@@ -603,10 +602,10 @@ static void calibrate_once(unsigned maxt)
                     tscope_probe_stop(window_probe);
                     window_probe = NULL;
                     char kind[32];
-                    snprintf(kind, sizeof kind, "%s:%u", pname[p], k);
+                    snprintf(kind, sizeof kind, "%s:%u", tscope_probe_name(p), k);
                     cal_add(name, kind, (double)n, v * 1e9);
                     if (k == 1) {
-                        snprintf(kind, sizeof kind, "slows:%s", pname[p]);
+                        snprintf(kind, sizeof kind, "slows:%s", tscope_probe_name(p));
                         cal_add(name, kind, (double)n, ref / rate);
                     }
                 }
@@ -799,20 +798,21 @@ int main(int argc, char **argv)
         bench_result("composition", "calibration", "queue_out_ns", ct.queue_out, "ns");
         for (size_t i = 0; i < ct.ncomp; i++) {
             const tscope_ccomp_t *c = &ct.comp[i];
-            double one[TSCOPE_NPROBES] = {1, 0}, two[TSCOPE_NPROBES] = {0, 1};
-            double ss = tscope__contention_slowdown(c, one, mid),
-                   sc = tscope__contention_slowdown(c, two, mid),
-                   ds = tscope__contention_demand(c, TSCOPE_PROBE_STREAM, mid),
-                   dc = tscope__contention_demand(c, TSCOPE_PROBE_CACHE, mid),
-                   h = tscope__contention_handover(c, mid), w = tscope__contention_writes(c, mid);
-            fprintf(stderr,
-                    "  %-6s slowdown next to a stream %.4g, a cache probe %.4g; demand "
-                    "stream %.4g, cache %.4g; handover %.4g ns; writes %.3g\n",
-                    c->name, ss, sc, ds, dc, h, w);
-            bench_result("composition", c->name, "slowdown_stream_1", ss, "factor");
-            bench_result("composition", c->name, "slowdown_cache_1", sc, "factor");
-            bench_result("composition", c->name, "demand_stream", ds, "copies");
-            bench_result("composition", c->name, "demand_cache", dc, "copies");
+            double h = tscope__contention_handover(c, mid), w = tscope__contention_writes(c, mid);
+            fprintf(stderr, "  %-6s", c->name);
+            for (int p = 0; p < TSCOPE_NPROBES; p++) {
+                double load[TSCOPE_NPROBES] = {0};
+                load[p] = 1;
+                double sl = tscope__contention_slowdown(c, load, mid),
+                       d = tscope__contention_demand(c, p, mid);
+                char metric[64];
+                fprintf(stderr, " %s: slowdown %.4g, demand %.4g;", tscope_probe_name(p), sl, d);
+                snprintf(metric, sizeof metric, "slowdown_%s_1", tscope_probe_name(p));
+                bench_result("composition", c->name, metric, sl, "factor");
+                snprintf(metric, sizeof metric, "demand_%s", tscope_probe_name(p));
+                bench_result("composition", c->name, metric, d, "copies");
+            }
+            fprintf(stderr, " handover %.4g ns; writes %.3g\n", h, w);
             bench_result("composition", c->name, "handover_ns", h, "ns");
             bench_result("composition", c->name, "writes", w, "fraction");
         }

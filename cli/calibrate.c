@@ -39,8 +39,6 @@ extern char **environ;
 
 enum { MAX_SIZES = 64, MAX_REPS = 1000 };
 
-static const char *const probe_names[TSCOPE_NPROBES] = {"stream", "cache"};
-
 /* "N1,N2,...": up to MAX_SIZES whole numbers >= 1; how many, or -1. */
 static int parse_sizes(const char *v, double *out)
 {
@@ -291,11 +289,12 @@ static int measure_machine(struct calib *c, int reps, double alone[TSCOPE_NPROBE
     for (int p = 0; p < TSCOPE_NPROBES; p++) {
         double one[MAX_REPS];
         char kind[32];
-        snprintf(kind, sizeof kind, "slows:%s", probe_names[p]);
+        snprintf(kind, sizeof kind, "slows:%s", tscope_probe_name(p));
         for (int r = 0; r < reps; r++) {
             double r1 = probe_rate(p, 1, 0.1), r2 = probe_rate(p, 2, 0.1);
             if (!(r1 > 0) || !(r2 > 0)) {
-                snprintf(c->failure, sizeof c->failure, "cannot start a %s probe", probe_names[p]);
+                snprintf(c->failure, sizeof c->failure, "cannot start a %s probe",
+                         tscope_probe_name(p));
                 return -1;
             }
             one[r] = r1;
@@ -321,7 +320,7 @@ static int measure_size(struct calib *c, double n, unsigned copies,
     for (int p = 0; p < TSCOPE_NPROBES; p++)
         for (unsigned k = 1; k <= copies; k++) {
             char what[64], kind[32];
-            snprintf(what, sizeof what, "next to %u %s probe%s", k, probe_names[p],
+            snprintf(what, sizeof what, "next to %u %s probe%s", k, tscope_probe_name(p),
                      k > 1 ? "s" : "");
             /* the probe's rate alone right before: the machine's speed drifts
              * (a rate taken once at the start made later ratios 0.75) */
@@ -331,17 +330,17 @@ static int measure_size(struct calib *c, double n, unsigned copies,
             tscope_probe_t *probe;
             if (tscope_probe_start(p, k, &probe)) {
                 snprintf(c->failure, sizeof c->failure, "cannot start %u %s probe%s", k,
-                         probe_names[p], k > 1 ? "s" : "");
+                         tscope_probe_name(p), k > 1 ? "s" : "");
                 return -1;
             }
             t = run_program(c, what, probe, &p0, &p1);
             tscope_probe_stop(probe);
-            snprintf(kind, sizeof kind, "%s:%u", probe_names[p], k);
+            snprintf(kind, sizeof kind, "%s:%u", tscope_probe_name(p), k);
             if (t < 0 || add(c, c->name, kind, n, t))
                 return -1;
             if (k == 1) {
                 double rate = (p1 - p0) / t;
-                snprintf(kind, sizeof kind, "slows:%s", probe_names[p]);
+                snprintf(kind, sizeof kind, "slows:%s", tscope_probe_name(p));
                 if (add(c, c->name, kind, n, rate > 0 ? ref / rate : 1))
                     return -1;
             }
@@ -352,9 +351,18 @@ static int measure_size(struct calib *c, double n, unsigned copies,
 static void print_row(const struct calib *c, double n)
 {
     double a = median(c, c->name, "alone", n);
-    printf("%12.0f %12.6g %11.4g %11.4g %13.4g %12.4g\n", n, a,
-           median(c, c->name, "stream:1", n) / a, median(c, c->name, "cache:1", n) / a,
-           median(c, c->name, "slows:stream", n), median(c, c->name, "slows:cache", n));
+    printf("%12.0f %12.6g", n, a);
+    for (int p = 0; p < TSCOPE_NPROBES; p++) {
+        char kind[32];
+        snprintf(kind, sizeof kind, "%s:1", tscope_probe_name(p));
+        printf(" %10.4g", median(c, c->name, kind, n) / a);
+    }
+    for (int p = 0; p < TSCOPE_NPROBES; p++) {
+        char kind[32];
+        snprintf(kind, sizeof kind, "slows:%s", tscope_probe_name(p));
+        printf(" %12.4g", median(c, c->name, kind, n));
+    }
+    printf("\n");
 }
 
 int tscope_cli_model_calibrate(int argc, char **argv)
@@ -482,15 +490,29 @@ int tscope_cli_model_calibrate(int argc, char **argv)
     if (done) {
         printf("%s: %d size%s, %d repetition%s, next to 1..%u copies of each probe\n", cal.name,
                done, done > 1 ? "s" : "", reps, reps > 1 ? "s" : "", copies);
-        printf("machine: a second stream probe slows one by %.4g, a second cache probe one by "
-               "%.4g; %.0f cores\n",
-               median(&cal, "-", "slows:stream", 0), median(&cal, "-", "slows:cache", 0),
-               median(&cal, "-", "cores", 0));
-        printf("%12s %12s %11s %11s %13s %12s\n", "size", "alone (s)", "x stream:1", "x cache:1",
-               "slows:stream", "slows:cache");
+        printf("machine: a second copy slows a probe by");
+        for (int p = 0; p < TSCOPE_NPROBES; p++) {
+            char kind[32];
+            snprintf(kind, sizeof kind, "slows:%s", tscope_probe_name(p));
+            printf(" %.4g (%s)%s", median(&cal, "-", kind, 0), tscope_probe_name(p),
+                   p + 1 < TSCOPE_NPROBES ? "," : ";");
+        }
+        printf(" %.0f cores\n", median(&cal, "-", "cores", 0));
+        printf("%12s %12s", "size", "alone (s)");
+        for (int p = 0; p < TSCOPE_NPROBES; p++) {
+            char col[32];
+            snprintf(col, sizeof col, "x %s:1", tscope_probe_name(p));
+            printf(" %10s", col);
+        }
+        for (int p = 0; p < TSCOPE_NPROBES; p++) {
+            char col[32];
+            snprintf(col, sizeof col, "slows:%s", tscope_probe_name(p));
+            printf(" %12s", col);
+        }
+        printf("\n");
         for (int s = 0; s < done; s++)
             print_row(&cal, sizes[s]);
-        printf("(x stream:1, x cache:1: its time next to one probe copy over its time alone; "
+        printf("(x PROBE:1: its time next to one probe copy over its time alone; "
                "slows: a\nprobe's rate alone over its rate next to it; the measurements: %s)\n",
                cal.out);
     }

@@ -62,7 +62,7 @@ END
 TSCOPE_BENCH_REPLAY="$tmp/raw.tsv" "$bench" 2 >"$tmp/out2.json" 2>"$tmp/table2.txt" || fail "replay with contention: $(cat "$tmp/table2.txt")"
 n=$(grep -c '"metric":"rel_error"' "$tmp/out2.json")
 [ "$n" = 18 ] || fail "with contention: expected 18 configurations, got $n"
-grep -q 'inc    slowdown next to a stream 1.1, a cache probe 1; demand stream 1' "$tmp/table2.txt" ||
+grep -q 'inc    stream: slowdown 1.1, demand 1; cache: slowdown 1, demand 0; spin: slowdown 1, demand 0; handover 0 ns; writes 0' "$tmp/table2.txt" ||
   fail "contention table not printed: $(head -5 "$tmp/table2.txt")"
 awk -F'"value":' '/"metric":"rel_error(_plain)?"/ {
   split($0, a, "\"variant\":\""); split(a[2], b, "\""); name = b[1]

@@ -32,18 +32,18 @@ cat "$tmp/out"
 [ ! -s "$tmp/err" ] || fail "calibrate said on stderr: $(cat "$tmp/err")"
 grep -q '^sum ' "$tmp/out" && fail "the kernel's stdout reached calibrate's"
 for n in 200000 400000; do
-  for kind in alone stream:1 cache:1 slows:stream slows:cache; do has "$tmp/k.cal" "$name" $kind $n; done
+  for kind in alone stream:1 cache:1 spin:1 slows:stream slows:cache slows:spin; do has "$tmp/k.cal" "$name" $kind $n; done
   grep -qE "^ +$n +[0-9]" "$tmp/out" || fail "no table row for size $n"
 done
-for kind in slows:stream slows:cache cores; do has "$tmp/k.cal" - $kind 0; done
+for kind in slows:stream slows:cache slows:spin cores; do has "$tmp/k.cal" - $kind 0; done
 awk -F'\t' -v n="$(getconf _NPROCESSORS_ONLN)" '$1 == "-" && $2 == "cores" && $4 != n {exit 1}' \
   "$tmp/k.cal" || fail "cores is not $(getconf _NPROCESSORS_ONLN)"
-# nothing else: 5 lines per size, 3 of the machine (and the comment)
-[ "$(grep -vc '^#' "$tmp/k.cal")" = 13 ] || fail "$(grep -vc '^#' "$tmp/k.cal") lines, expected 13"
+# nothing else: 7 lines per size, 4 of the machine (and the comment)
+[ "$(grep -vc '^#' "$tmp/k.cal")" = 18 ] || fail "$(grep -vc '^#' "$tmp/k.cal") lines, expected 18"
 # --copies 2: stream:2 and cache:2 too; {} put in place of the size
 "$ts" model calibrate --sizes 100000 --reps 1 --copies 2 --name k2 -o "$tmp/k2.cal" -- \
   "$kernel" {} 100000 >/dev/null 2>"$tmp/err" || fail "calibrate --copies 2: $(cat "$tmp/err")"
-for kind in alone stream:1 stream:2 cache:1 cache:2 slows:stream slows:cache; do
+for kind in alone stream:1 stream:2 cache:1 cache:2 spin:1 spin:2 slows:stream slows:cache slows:spin; do
   has "$tmp/k2.cal" k2 $kind 100000
 done
 
@@ -70,13 +70,13 @@ st=0
 grep -qx "calib_kernel: size 400000 above 300000" "$tmp/err" || fail "the kernel's stderr lost"
 grep -v '^calib_kernel:' "$tmp/err" >"$tmp/e1" || true
 [ "$(wc -l <"$tmp/e1")" = 1 ] || fail "$(cat "$tmp/e1")"
-grep -qx "taskscope model calibrate: $kernel 400000 300000 (size 400000, first run): exit status 3; the 8 measurements before it are in $tmp/f.cal" \
+grep -qx "taskscope model calibrate: $kernel 400000 300000 (size 400000, first run): exit status 3; the 11 measurements before it are in $tmp/f.cal" \
   "$tmp/e1" || fail "message: $(cat "$tmp/e1")"
-for kind in alone stream:1 cache:1 slows:stream slows:cache; do has "$tmp/f.cal" "$name" $kind 200000; done
+for kind in alone stream:1 cache:1 spin:1 slows:stream slows:cache slows:spin; do has "$tmp/f.cal" "$name" $kind 200000; done
 grep -q "	400000	" "$tmp/f.cal" && fail "a line of the failed size"
 st=0
 "$ts" model calibrate --sizes 7 --reps 1 -o "$tmp/s.cal" -- sh -c 'kill -KILL $$' >/dev/null 2>"$tmp/err" || st=$?
-[ $st = 1 ] && [ "$(cat "$tmp/err")" = "taskscope model calibrate: sh -c kill -KILL \$\$ 7 (size 7, first run): killed by signal 9 (Killed); the 3 measurements before it are in $tmp/s.cal" ] ||
+[ $st = 1 ] && [ "$(cat "$tmp/err")" = "taskscope model calibrate: sh -c kill -KILL \$\$ 7 (size 7, first run): killed by signal 9 (Killed); the 4 measurements before it are in $tmp/s.cal" ] ||
   fail "killed: status $st: $(cat "$tmp/err")"
 has "$tmp/s.cal" - cores 0
 st=0

@@ -157,8 +157,11 @@ int tscope_model_compare(const tscope_model_t *a, const tscope_model_t *b);
 /* ---- contention: composition that knows what threads share ------------- */
 
 /* The synthetic co-runners a calibration measures components next to
- * (src/model/probe.c): a memory-bandwidth stream and a cache-sharing probe. */
-enum { TSCOPE_PROBE_STREAM, TSCOPE_PROBE_CACHE, TSCOPE_NPROBES };
+ * (src/model/probe.c): a memory-bandwidth stream, a cache-sharing probe and
+ * a spinning one (arithmetic without memory traffic: the core's execution
+ * resources, which two vCPUs or SMT siblings share, and what a polling
+ * worker takes from its neighbour). */
+enum { TSCOPE_PROBE_STREAM, TSCOPE_PROBE_CACHE, TSCOPE_PROBE_SPIN, TSCOPE_NPROBES };
 #define TSCOPE_CONTENTION_MAX_COPIES 16
 
 /* One measurement of a calibration, as a line of a measurements file
@@ -219,9 +222,12 @@ int tscope_model_compose_at(const char *expr, tscope_model_lookup_fn lookup, voi
 
 /* Synthetic co-runners: copies threads of probe kind running until stopped
  * (each on its own buffer).  progress() is the work done so far by all copies
- * (in the probe's units: the stream's integers, the cache probe's reads);
+ * (in the probe's units: the stream's integers, the cache probe's accesses,
+ * the spinning probe's steps);
  * divide a difference by its time for a rate. */
 typedef struct tscope_probe tscope_probe_t;
+/* "stream", "cache", "spin" (the measurements file's word), or NULL. */
+const char *tscope_probe_name(int kind);
 int tscope_probe_start(int kind, unsigned copies, tscope_probe_t **out);
 double tscope_probe_progress(const tscope_probe_t *p);
 void tscope_probe_stop(tscope_probe_t *p);

@@ -22,8 +22,6 @@
 #include "contention.h"
 #include "fit.h"
 
-static const char *const probe_names[TSCOPE_NPROBES] = {"stream", "cache"};
-
 /* What a kind is, parsed: per component or for the machine ("-"). */
 enum {
     K_ALONE,
@@ -40,7 +38,8 @@ enum {
 };
 
 static const char *const kind_help =
-    "alone, stream:K, cache:K, slows:stream, slows:cache, after-writer, after-cold, "
+    "alone, stream:K, cache:K, spin:K, slows:stream, slows:cache, slows:spin, after-writer, "
+    "after-cold, "
     "reader-after, reader-writer, reader-cold, queue-in, queue-out, cores";
 
 /* Parses a kind: its class, and for K_WITH / K_SLOWS the probe (and the
@@ -62,12 +61,12 @@ static int parse_kind(const char *kind, int *probe, unsigned *copies)
         if (plain[k][0] && strcmp(kind, plain[k]) == 0)
             return k;
     for (int p = 0; p < TSCOPE_NPROBES; p++) {
-        size_t l = strlen(probe_names[p]);
-        if (strncmp(kind, "slows:", 6) == 0 && strcmp(kind + 6, probe_names[p]) == 0) {
+        size_t l = strlen(tscope_probe_name(p));
+        if (strncmp(kind, "slows:", 6) == 0 && strcmp(kind + 6, tscope_probe_name(p)) == 0) {
             *probe = p;
             return K_SLOWS;
         }
-        if (strncmp(kind, probe_names[p], l) == 0 && kind[l] == ':' &&
+        if (strncmp(kind, tscope_probe_name(p), l) == 0 && kind[l] == ':' &&
             isdigit((unsigned char)kind[l + 1])) {
             char *end;
             unsigned long c = strtoul(kind + l + 1, &end, 10);
@@ -329,7 +328,7 @@ int tscope_contention_fit(const tscope_cmeas_t *m, size_t nm, tscope_contention_
     double self[TSCOPE_NPROBES];
     for (int p = 0; p < TSCOPE_NPROBES; p++) {
         char kind[32];
-        snprintf(kind, sizeof kind, "slows:%s", probe_names[p]);
+        snprintf(kind, sizeof kind, "slows:%s", tscope_probe_name(p));
         self[p] = median_any(m, nm, "-", kind);
     }
     for (size_t i = 0; i < nm; i++) {
@@ -359,7 +358,7 @@ int tscope_contention_fit(const tscope_cmeas_t *m, size_t nm, tscope_contention_
         for (int p = 0; p < TSCOPE_NPROBES; p++) {
             for (unsigned k = 1; k <= TSCOPE_CONTENTION_MAX_COPIES; k++) {
                 char kind[32];
-                snprintf(kind, sizeof kind, "%s:%u", probe_names[p], k);
+                snprintf(kind, sizeof kind, "%s:%u", tscope_probe_name(p), k);
                 ns = sizes_of(m, nm, c->name, kind, sz, MAX_SIZES);
                 int cnt = 0;
                 double effect = 0;
@@ -377,7 +376,7 @@ int tscope_contention_fit(const tscope_cmeas_t *m, size_t nm, tscope_contention_
                 c->copies[p] = k;
             }
             char kind[32];
-            snprintf(kind, sizeof kind, "slows:%s", probe_names[p]);
+            snprintf(kind, sizeof kind, "slows:%s", tscope_probe_name(p));
             ns = sizes_of(m, nm, c->name, kind, sz, MAX_SIZES);
             double effect = 0;
             for (int s = 0; s < ns; s++) {

@@ -8,6 +8,11 @@
  *   cache   random read-modify-writes in a 16 MiB buffer per copy (past a
  *           core's own L2, the shared cache and its traffic); progress in
  *           accesses
+ *   spin    integer arithmetic in registers and a poll of a flag, as a
+ *           worker waiting for its queue does (the core's execution
+ *           resources: on this project's VM two vCPUs share a core, and a
+ *           loop of dependent multiplies ran 2x slower next to a poller);
+ *           progress in steps
  *
  * Each copy touches its whole buffer before tscope_probe_start returns, so
  * no page fault falls in a measured window.
@@ -54,6 +59,13 @@ static void *run(void *arg)
             for (size_t i = 0; i < CHUNK; i++)
                 c->buf[pos + i]++;
             pos = pos + CHUNK >= c->n ? 0 : pos + CHUNK;
+        } else if (c->p->kind == TSCOPE_PROBE_SPIN) {
+            for (size_t i = 0; i < CHUNK; i++) {
+                r = r * 6364136223846793005ull + 1442695040888963407ull;
+                if (atomic_load_explicit(&c->p->stop, memory_order_relaxed))
+                    break;
+            }
+            c->buf[0] = (int)r;
         } else {
             for (size_t i = 0; i < CHUNK; i++) {
                 r ^= r << 13;
@@ -65,6 +77,12 @@ static void *run(void *arg)
         atomic_fetch_add_explicit(&c->done, CHUNK, memory_order_relaxed);
     }
     return NULL;
+}
+
+const char *tscope_probe_name(int kind)
+{
+    static const char *const names[TSCOPE_NPROBES] = {"stream", "cache", "spin"};
+    return kind >= 0 && kind < TSCOPE_NPROBES ? names[kind] : NULL;
 }
 
 int tscope_probe_start(int kind, unsigned copies, tscope_probe_t **out)
@@ -83,7 +101,9 @@ int tscope_probe_start(int kind, unsigned copies, tscope_probe_t **out)
     for (unsigned i = 0; i < copies && !rc; i++) {
         struct copy *c = &p->copies[i];
         c->p = p;
-        c->n = kind == TSCOPE_PROBE_STREAM ? STREAM_INTS : CACHE_INTS;
+        c->n = kind == TSCOPE_PROBE_STREAM  ? STREAM_INTS
+               : kind == TSCOPE_PROBE_CACHE ? CACHE_INTS
+                                            : 1024;
         c->seed = 0x9e3779b97f4a7c15ull * (i + 1);
         if (!(c->buf = malloc(c->n * sizeof *c->buf)))
             rc = TSCOPE_ENOMEM;
