@@ -179,33 +179,29 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The median of the values of (component, kind) at size n; NAN if none. */
-static double median_at(const tscope_cmeas_t *m, size_t nm, const char *comp, const char *kind,
-                        double n)
+/* The median of v[0..k) (sorts v); NAN if k is 0. */
+static double median_of(double *v, int k)
 {
-    double v[256];
-    int k = 0;
-    for (size_t i = 0; i < nm && k < 256; i++)
-        if (m[i].n == n && strcmp(m[i].component, comp) == 0 && strcmp(m[i].kind, kind) == 0)
-            v[k++] = m[i].value;
     if (!k)
         return NAN;
     qsort(v, (size_t)k, sizeof *v, cmp_double);
     return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
 }
 
-/* The median over every size (the machine's constants). */
-static double median_any(const tscope_cmeas_t *m, size_t nm, const char *comp, const char *kind)
+enum { MAX_VALUES = 1024 }; /* repetitions of one point the median looks at */
+
+/* The median of the values of (component, kind) at size n (any size where
+ * n is NAN: the machine's constants); NAN if none. */
+static double median_at(const tscope_cmeas_t *m, size_t nm, const char *comp, const char *kind,
+                        double n)
 {
-    double v[256];
+    double v[MAX_VALUES];
     int k = 0;
-    for (size_t i = 0; i < nm && k < 256; i++)
-        if (strcmp(m[i].component, comp) == 0 && strcmp(m[i].kind, kind) == 0)
+    for (size_t i = 0; i < nm && k < MAX_VALUES; i++)
+        if ((isnan(n) || m[i].n == n) && strcmp(m[i].component, comp) == 0 &&
+            strcmp(m[i].kind, kind) == 0)
             v[k++] = m[i].value;
-    if (!k)
-        return NAN;
-    qsort(v, (size_t)k, sizeof *v, cmp_double);
-    return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+    return median_of(v, k);
 }
 
 /* The noise of a component's measurements: the median over its sizes of the
@@ -224,21 +220,17 @@ static double noise_of(const tscope_cmeas_t *m, size_t nm, const char *comp)
                       strcmp(m[j].kind, "alone") == 0);
         if (!first)
             continue;
-        double v[256], med = median_at(m, nm, comp, "alone", m[i].n);
+        double v[MAX_VALUES], med = median_at(m, nm, comp, "alone", m[i].n);
         int k = 0;
-        for (size_t j = 0; j < nm && k < 256; j++)
+        for (size_t j = 0; j < nm && k < MAX_VALUES; j++)
             if (m[j].n == m[i].n && strcmp(m[j].component, comp) == 0 &&
                 strcmp(m[j].kind, "alone") == 0)
                 v[k++] = fabs(m[j].value - med);
         if (k < 3 || !(med > 0))
             continue;
-        qsort(v, (size_t)k, sizeof *v, cmp_double);
-        rel[nr++] = (k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2) / med;
+        rel[nr++] = median_of(v, k) / med;
     }
-    if (!nr)
-        return 0;
-    qsort(rel, (size_t)nr, sizeof *rel, cmp_double);
-    return nr % 2 ? rel[nr / 2] : (rel[nr / 2 - 1] + rel[nr / 2]) / 2;
+    return nr ? median_of(rel, nr) : 0;
 }
 
 /* The distinct sizes of (component, kind), ascending; how many (<= max). */
@@ -322,14 +314,14 @@ int tscope_contention_fit(const tscope_cmeas_t *m, size_t nm, tscope_contention_
 {
     memset(out, 0, sizeof *out);
     double q;
-    out->queue_in = isfinite(q = median_any(m, nm, "-", "queue-in")) ? q : 0;
-    out->queue_out = isfinite(q = median_any(m, nm, "-", "queue-out")) ? q : 0;
-    out->cores = isfinite(q = median_any(m, nm, "-", "cores")) && q >= 1 ? (unsigned)q : 0;
+    out->queue_in = isfinite(q = median_at(m, nm, "-", "queue-in", NAN)) ? q : 0;
+    out->queue_out = isfinite(q = median_at(m, nm, "-", "queue-out", NAN)) ? q : 0;
+    out->cores = isfinite(q = median_at(m, nm, "-", "cores", NAN)) && q >= 1 ? (unsigned)q : 0;
     double self[TSCOPE_NPROBES];
     for (int p = 0; p < TSCOPE_NPROBES; p++) {
         char kind[32];
         snprintf(kind, sizeof kind, "slows:%s", tscope_probe_name(p));
-        self[p] = median_any(m, nm, "-", kind);
+        self[p] = median_at(m, nm, "-", kind, NAN);
     }
     for (size_t i = 0; i < nm; i++) {
         if (strcmp(m[i].component, "-") == 0 || strcmp(m[i].kind, "alone") != 0)
