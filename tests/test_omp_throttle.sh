@@ -5,7 +5,8 @@
 # "omp.thread_cap" at the first parallel region and applies the cap with
 # omp_set_num_threads at the next top-level region (docs/policy.md); the
 # policy's search goes from all threads down to one and back, so the team
-# sizes the program sees go 4, 2, 1 and up again.  Without the policy they
+# sizes the program sees go 4, 2, 1 and up again (the 2 may go unseen when a
+# region outlasts two of the policy's steps).  Without the policy they
 # stay 4.
 #   usage: test_omp_throttle.sh TASKSCOPE THROTTLED BUILD_DIR
 set -euo pipefail
@@ -40,8 +41,11 @@ env "${prog_env[@]}" OMP_NUM_THREADS=4 TASKSCOPE_SAMPLE_MS=0 TASKSCOPE_POLICY_PE
 line=$(grep '^throttled:' "$tmp/out") || fail "no team sizes printed"
 echo "throttle: $line"
 sizes=$(echo "$line" | sed -E 's/^throttled://; s/x[0-9]+//g' | xargs)
-[[ "$sizes " =~ ^4\ 2\ 1\ ([24]\ )+$ ]] ||
-  fail "the team sizes did not go 4, 2, 1 and up again under the policy: $sizes"
+# the program sees the cap at its next top-level region: on a loaded machine
+# (ctest -j2) a region can outlast two 40 ms steps, and the cap of 2 on the
+# way down goes unseen (CI saw "4 1 2")
+[[ "$sizes " =~ ^4\ (2\ )?1\ ([24]\ )+$ ]] ||
+  fail "the team sizes did not go 4, (2,) 1 and up again under the policy: $sizes"
 grep -q "cannot start" "$tmp/err" && fail "the policy did not start"
 [ -s "$tmp/throttled/profile.json" ] || fail "no profile written"
 echo "ok: throttling changed the OpenMP team size: $sizes"
