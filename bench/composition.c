@@ -437,17 +437,14 @@ static tscope_probe_t *probe_start(int kind, unsigned copies)
     return p;
 }
 
-/* Integers (or accesses) per second of one copy of probe kind, running with
- * copies - 1 others and nothing else for secs. */
 static double probe_rate(int kind, unsigned copies, double secs)
 {
-    tscope_probe_t *p = probe_start(kind, copies);
-    double p0 = tscope_probe_progress(p), t0 = bench_now_s();
-    struct timespec ts = {0, (long)(secs * 1e9)};
-    nanosleep(&ts, NULL);
-    double rate = (tscope_probe_progress(p) - p0) / (bench_now_s() - t0) / copies;
-    tscope_probe_stop(p);
-    return rate;
+    double r = tscope_probe_rate(kind, copies, secs);
+    if (!(r > 0)) {
+        fprintf(stderr, "bench_composition: cannot start a probe\n");
+        exit(1);
+    }
+    return r;
 }
 
 /* Elements of a calibration stream of component a at size n: ~80 ms of

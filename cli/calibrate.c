@@ -246,22 +246,6 @@ static double run_program(struct calib *c, const char *what, tscope_probe_t *pro
     return secs;
 }
 
-/* Work per second of one copy of probe kind, copies of it running and
- * nothing else, over secs; -1 if it cannot start. */
-static double probe_rate(int kind, unsigned copies, double secs)
-{
-    tscope_probe_t *p;
-    if (tscope_probe_start(kind, copies, &p))
-        return -1;
-    double p0 = tscope_probe_progress(p), t0 = now_s();
-    struct timespec ts = {0, (long)(secs * 1e9)};
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-        ;
-    double rate = (tscope_probe_progress(p) - p0) / (now_s() - t0) / copies;
-    tscope_probe_stop(p);
-    return rate;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -291,7 +275,7 @@ static int measure_machine(struct calib *c, int reps, double alone[TSCOPE_NPROBE
         char kind[32];
         snprintf(kind, sizeof kind, "slows:%s", tscope_probe_name(p));
         for (int r = 0; r < reps; r++) {
-            double r1 = probe_rate(p, 1, 0.1), r2 = probe_rate(p, 2, 0.1);
+            double r1 = tscope_probe_rate(p, 1, 0.1), r2 = tscope_probe_rate(p, 2, 0.1);
             if (!(r1 > 0) || !(r2 > 0)) {
                 snprintf(c->failure, sizeof c->failure, "cannot start a %s probe",
                          tscope_probe_name(p));
@@ -324,7 +308,7 @@ static int measure_size(struct calib *c, double n, unsigned copies,
                      k > 1 ? "s" : "");
             /* the probe's rate alone right before: the machine's speed drifts
              * (a rate taken once at the start made later ratios 0.75) */
-            double ref = k == 1 ? probe_rate(p, 1, 0.1) : 0;
+            double ref = k == 1 ? tscope_probe_rate(p, 1, 0.1) : 0;
             if (k == 1 && !(ref > 0))
                 ref = alone[p];
             tscope_probe_t *probe;

@@ -230,6 +230,10 @@ typedef struct tscope_probe tscope_probe_t;
 const char *tscope_probe_name(int kind);
 int tscope_probe_start(int kind, unsigned copies, tscope_probe_t **out);
 double tscope_probe_progress(const tscope_probe_t *p);
+/* Work per second of one copy of probe kind, with copies - 1 others and
+ * nothing else of this process running, over secs (this thread sleeps);
+ * -1 if the probe cannot start. */
+double tscope_probe_rate(int kind, unsigned copies, double secs);
 void tscope_probe_stop(tscope_probe_t *p);
 
 #ifdef __cplusplus

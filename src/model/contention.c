@@ -22,62 +22,31 @@
 #include "contention.h"
 #include "fit.h"
 
-/* What a kind is, parsed: per component or for the machine ("-"). */
-enum {
-    K_ALONE,
-    K_WITH,
-    K_SLOWS,
-    K_AFTER_WRITER,
-    K_AFTER_COLD,
-    K_READER_AFTER,
-    K_READER_WRITER,
-    K_READER_COLD,
-    K_QUEUE_IN,
-    K_QUEUE_OUT,
-    K_CORES
-};
-
 static const char *const kind_help =
     "alone, stream:K, cache:K, spin:K, slows:stream, slows:cache, slows:spin, after-writer, "
-    "after-cold, "
-    "reader-after, reader-writer, reader-cold, queue-in, queue-out, cores";
+    "after-cold, reader-after, reader-writer, reader-cold, queue-in, queue-out, cores";
 
-/* Parses a kind: its class, and for K_WITH / K_SLOWS the probe (and the
- * copies for K_WITH).  -1 if unknown. */
-static int parse_kind(const char *kind, int *probe, unsigned *copies)
+/* Whether kind is one of kind_help's (K: 1 .. TSCOPE_CONTENTION_MAX_COPIES). */
+static int known_kind(const char *kind)
 {
-    static const char *const plain[] = {"alone",
-                                        "",
-                                        "",
-                                        "after-writer",
-                                        "after-cold",
-                                        "reader-after",
-                                        "reader-writer",
-                                        "reader-cold",
-                                        "queue-in",
-                                        "queue-out",
-                                        "cores"};
-    for (int k = 0; k < (int)(sizeof plain / sizeof *plain); k++)
-        if (plain[k][0] && strcmp(kind, plain[k]) == 0)
-            return k;
+    static const char *const plain[] = {"alone",        "after-writer",  "after-cold",
+                                        "reader-after", "reader-writer", "reader-cold",
+                                        "queue-in",     "queue-out",     "cores"};
+    for (size_t k = 0; k < sizeof plain / sizeof *plain; k++)
+        if (strcmp(kind, plain[k]) == 0)
+            return 1;
     for (int p = 0; p < TSCOPE_NPROBES; p++) {
-        size_t l = strlen(tscope_probe_name(p));
-        if (strncmp(kind, "slows:", 6) == 0 && strcmp(kind + 6, tscope_probe_name(p)) == 0) {
-            *probe = p;
-            return K_SLOWS;
-        }
-        if (strncmp(kind, tscope_probe_name(p), l) == 0 && kind[l] == ':' &&
-            isdigit((unsigned char)kind[l + 1])) {
+        const char *name = tscope_probe_name(p);
+        size_t l = strlen(name);
+        if (strncmp(kind, "slows:", 6) == 0 && strcmp(kind + 6, name) == 0)
+            return 1;
+        if (strncmp(kind, name, l) == 0 && kind[l] == ':' && isdigit((unsigned char)kind[l + 1])) {
             char *end;
             unsigned long c = strtoul(kind + l + 1, &end, 10);
-            if (*end || c < 1 || c > TSCOPE_CONTENTION_MAX_COPIES)
-                return -1;
-            *probe = p;
-            *copies = (unsigned)c;
-            return K_WITH;
+            return !*end && c >= 1 && c <= TSCOPE_CONTENTION_MAX_COPIES;
         }
     }
-    return -1;
+    return 0;
 }
 
 int tscope_contention_read(const char *path, tscope_cmeas_t **out, size_t *n, char *err,
@@ -108,8 +77,7 @@ int tscope_contention_read(const char *path, tscope_cmeas_t **out, size_t *n, ch
         tscope_cmeas_t m;
         memset(&m, 0, sizeof m);
         char comp[128], kind[32];
-        int used = 0, probe = 0;
-        unsigned copies = 0;
+        int used = 0;
         if (sscanf(s, "%127[^\t]\t%31[^\t]\t%lf\t%lf%n", comp, kind, &m.n, &m.value, &used) != 4 ||
             s[used + strspn(s + used, " \t")]) {
             snprintf(err, errlen, "%s:%d: expected COMPONENT<tab>KIND<tab>N<tab>VALUE", path,
@@ -119,7 +87,7 @@ int tscope_contention_read(const char *path, tscope_cmeas_t **out, size_t *n, ch
             snprintf(err, errlen, "%s:%d: component name longer than %zu characters", path, lineno,
                      sizeof m.component - 1);
             rc = TSCOPE_EINVAL;
-        } else if (parse_kind(kind, &probe, &copies) < 0) {
+        } else if (!known_kind(kind)) {
             snprintf(err, errlen, "%s:%d: unknown kind '%s' (known: %s; K 1..%d)", path, lineno,
                      kind, kind_help, TSCOPE_CONTENTION_MAX_COPIES);
             rc = TSCOPE_EINVAL;

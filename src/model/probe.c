@@ -17,12 +17,14 @@
  * Each copy touches its whole buffer before tscope_probe_start returns, so
  * no page fault falls in a measured window.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "taskscope/model.h"
 
@@ -141,4 +143,21 @@ void tscope_probe_stop(tscope_probe_t *p)
         free(p->copies[i].buf);
     free(p->copies);
     free(p);
+}
+
+double tscope_probe_rate(int kind, unsigned copies, double secs)
+{
+    tscope_probe_t *p;
+    if (tscope_probe_start(kind, copies, &p))
+        return -1;
+    struct timespec t0, t1, ts = {(time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9)};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double p0 = tscope_probe_progress(p);
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+    double done = tscope_probe_progress(p) - p0;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    tscope_probe_stop(p);
+    double elapsed = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    return elapsed > 0 ? done / elapsed / copies : -1;
 }
