@@ -47,7 +47,7 @@ static void cell_u64(const struct tscope__ptype *t, char *buf, size_t len)
 static void cell_ms(const struct tscope__ptype *t, int elapsed, char *buf, size_t len)
 {
     if (t && (!elapsed || t->elapsed.count || !t->calls))
-        snprintf(buf, len, "%.3f", (elapsed ? t->elapsed_total : t->self.sum) / 1e6);
+        snprintf(buf, len, "%.3f", (elapsed ? t->elapsed_total : t->self_total) / 1e6);
     else
         snprintf(buf, len, "-");
 }
@@ -89,8 +89,8 @@ static void print(const struct tscope__profile *a, const struct tscope__profile 
         cell_ms(r[i].b, 0, sb, sizeof sb);
         cell_ms(r[i].a, 1, ia, sizeof ia);
         cell_ms(r[i].b, 1, ib, sizeof ib);
-        if (r[i].a && r[i].b && r[i].a->self.sum > 0)
-            snprintf(pct, sizeof pct, "%+.1f%%", 100.0 * r[i].impact / r[i].a->self.sum);
+        if (r[i].a && r[i].b && r[i].a->self_total > 0)
+            snprintf(pct, sizeof pct, "%+.1f%%", 100.0 * r[i].impact / r[i].a->self_total);
         else
             snprintf(pct, sizeof pct, "%s", !r[i].b ? "gone" : !r[i].a ? "new" : "-");
         printf("%-*s %10s %10s %12s %12s", width, r[i].name, ca, cb, sa, sb);

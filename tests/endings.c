@@ -42,7 +42,12 @@
  *                   `endings child M kill` (`... hang`), however it ends
  *                   the parent returns 0
  *   endings child M [kill|hang] runs M tasks and returns 0 (raises
- *                   SIGKILL; prints "ready" and waits for a signal) */
+ *                   SIGKILL; prints "ready" and waits for a signal)
+ *   endings spin MS segv|kill|exit runs 3 tasks of "spinning" (1 ms each),
+ *                   begins a fourth, spins MS ms of wall time in it and
+ *                   then writes to address 8, raises SIGKILL or returns 0
+ *                   with it still running: an unfinished task whose time
+ *                   until the end the profile must hold */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -233,6 +238,16 @@ static void *snap_loop(void *arg)
     return NULL;
 }
 
+/* Spins ms milliseconds of wall time (CLOCK_MONOTONIC). */
+static void spin_ms(double ms)
+{
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &b);
+    while ((double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) * 1e-6 < ms);
+}
+
 int main(int argc, char **argv)
 {
     tscope_type_t t;
@@ -245,6 +260,24 @@ int main(int argc, char **argv)
             tscope_task_end(n);
         }
         _exit(3);
+    }
+    if (strcmp(argv[1], "spin") == 0 && argc > 3) {
+        tscope_type_t spinning;
+        if (tscope_type_register("spinning", &spinning))
+            return 1;
+        for (n = 1; n <= 4; n++) {
+            tscope_task_start(n, spinning);
+            spin_ms(n < 4 ? 1 : atof(argv[2]));
+            if (n < 4)
+                tscope_task_end(n);
+        }
+        if (strcmp(argv[3], "kill") == 0)
+            raise(SIGKILL);
+        if (strcmp(argv[3], "segv") == 0) {
+            volatile int *volatile nowhere = (volatile int *)(uintptr_t)8;
+            *nowhere = 1;
+        }
+        return 0;
     }
     if (strcmp(argv[1], "segv") == 0 || strcmp(argv[1], "abort") == 0) {
         for (n = 1; n <= 5; n++) {

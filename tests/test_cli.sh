@@ -1231,7 +1231,7 @@ else
 
   echo "-- diff: two profiles with known differences"
   # B: 'work' takes twice the self time, 'main' is renamed, the run is longer
-  jq -c '.types[1].self_ns.sum = 7000 | .types[1].self_ns.max = 5000 | .types[1].self_ns.mean = 3500
+  jq -c '.types[1].self_ns.sum = 7000 | .types[1].self_ns.total = 7000 | .types[1].self_ns.max = 5000 | .types[1].self_ns.mean = 3500
          | .types[0].name = "main2" | .totals.elapsed_ns = 9000' \
     "$src/tests/golden/profile.json" >"$tmp/b.json" || fail "jq: cannot make the second profile"
   "$ts" diff "$src/tests/golden/profile.json" "$tmp/b.json" >"$tmp/diff.txt" || fail "diff failed"

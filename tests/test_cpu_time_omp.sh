@@ -62,7 +62,7 @@ check "sleeping: CPU time $scpu below 20% of self time $sself ns" \
     "$(awk -v c="$scpu" -v s="$sself" 'BEGIN { print (s >= 70e6 && c < 0.2 * s) ? "yes" : "no" }')" yes
 check "summary: cpu columns" "$(grep -c 'self sd us cpu total ms cpu/self' "$tmp/on.err")" 1
 check "types.csv: cpu columns" \
-    "$(grep -v '^#' "$tmp/on/types.csv" | head -1 | grep -c ',elapsed_total_ns,cpu_sum_ns,cpu_min_ns,cpu_max_ns,cpu_mean_ns,cpu_stddev_ns$')" 1
+    "$(grep -v '^#' "$tmp/on/types.csv" | head -1 | grep -c ',elapsed_total_ns,self_total_ns,cpu_sum_ns,cpu_min_ns,cpu_max_ns,cpu_mean_ns,cpu_stddev_ns$')" 1
 "$ts" report "$tmp/on" >"$tmp/on.report" 2>&1 || fail "report: $(cat "$tmp/on.report")"
 check "report: cpu columns" "$(grep -c 'self sd us cpu total ms cpu/self' "$tmp/on.report")" 1
 # the spinning row's cpu total ms: profile.json's sum, read back

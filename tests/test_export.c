@@ -156,10 +156,10 @@ static void tree_formats(void)
         line = nl + 1;
     }
     ASSERT_NEAR(sum, self, 0.5 * p->nnodes);
-    /* TAU: the flat entries' self times (µs) are the types' */
+    /* TAU: the flat entries' self times (µs) are the types' totals */
     double flat = 0, types = 0;
     for (uint32_t t = 0; t < p->ntypes; t++)
-        types += p->types[t].self.sum * 1e-3;
+        types += p->types[t].self_total * 1e-3;
     for (char *line = strstr(text[2], "GROUP=\"TAU_DEFAULT\"\n"); line;) {
         line = strchr(line, '\n') + 1;
         if (!strstr(line, "GROUP=\"TAU_USER\""))
@@ -461,9 +461,9 @@ static void dot_clamps_times_that_are_not_finite(void)
     /* an infinite time: it is the maximum and the total (inf / inf was NaN,
      * converted to int) */
     types[0] = (struct tscope__ptype){.name = "forever", .id = 1, .calls = 1};
-    types[0].self.sum = INFINITY;
+    types[0].self.sum = types[0].self_total = INFINITY;
     types[1] = (struct tscope__ptype){.name = "brief", .id = 2, .calls = 1};
-    types[1].self.sum = 1e6;
+    types[1].self.sum = types[1].self_total = 1e6;
     p.ntypes = 2;
     dot = render(tscope__export_dot, &p);
     check_dot_node(dot, 1,
@@ -477,11 +477,11 @@ static void dot_clamps_times_that_are_not_finite(void)
     /* NaN (never the maximum) and a negative time (was green 383, "#FF17F00"):
      * the total is NaN, so every share is 0% */
     types[0] = (struct tscope__ptype){.name = "nan", .id = 1, .calls = 1};
-    types[0].self.sum = NAN;
+    types[0].self.sum = types[0].self_total = NAN;
     types[1] = (struct tscope__ptype){.name = "most", .id = 2, .calls = 1};
-    types[1].self.sum = 2e6;
+    types[1].self.sum = types[1].self_total = 2e6;
     types[2] = (struct tscope__ptype){.name = "negative", .id = 3, .calls = 1};
-    types[2].self.sum = -1e6;
+    types[2].self.sum = types[2].self_total = -1e6;
     p.ntypes = 3;
     dot = render(tscope__export_dot, &p);
     check_dot_node(dot, 1,
@@ -498,13 +498,13 @@ static void dot_clamps_times_that_are_not_finite(void)
 
     /* finite values: shares as before, the middle one orange */
     types[0] = (struct tscope__ptype){.name = "quarter", .id = 1, .calls = 1};
-    types[0].self.sum = 1e6;
+    types[0].self.sum = types[0].self_total = 1e6;
     types[1] = (struct tscope__ptype){.name = "half", .id = 2, .calls = 1};
-    types[1].self.sum = 2e6;
+    types[1].self.sum = types[1].self_total = 2e6;
     types[2] = (struct tscope__ptype){.name = "most", .id = 3, .calls = 1};
-    types[2].self.sum = 4e6;
+    types[2].self.sum = types[2].self_total = 4e6;
     types[3] = (struct tscope__ptype){.name = NULL, .id = 4, .calls = 1}; /* no name: "?" */
-    types[3].self.sum = 1e6;
+    types[3].self.sum = types[3].self_total = 1e6;
     p.ntypes = 4;
     dot = render(tscope__export_dot, &p);
     check_dot_node(

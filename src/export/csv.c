@@ -15,7 +15,7 @@ int tscope__export_csv_types(const struct tscope__profile *p, FILE *f)
     fputs("type_id,type,created,calls,yields,cancelled,unfinished,threads,self_sum_ns,self_min_ns,"
           "self_max_ns,self_mean_ns,self_stddev_ns,running_sum_ns,running_min_ns,running_max_ns,"
           "running_mean_ns,running_stddev_ns,running_total_ns,elapsed_sum_ns,elapsed_min_ns,"
-          "elapsed_max_ns,elapsed_mean_ns,elapsed_stddev_ns,elapsed_total_ns",
+          "elapsed_max_ns,elapsed_mean_ns,elapsed_stddev_ns,elapsed_total_ns,self_total_ns",
           f);
     if (p->cpu_time) /* --cpu-time: its columns last, the others where they were */
         fputs(",cpu_sum_ns,cpu_min_ns,cpu_max_ns,cpu_mean_ns,cpu_stddev_ns", f);
@@ -31,7 +31,7 @@ int tscope__export_csv_types(const struct tscope__profile *p, FILE *f)
         stats_cols(f, &t->running);
         fprintf(f, ",%.17g", t->running_total);
         stats_cols(f, &t->elapsed);
-        fprintf(f, ",%.17g", t->elapsed_total);
+        fprintf(f, ",%.17g,%.17g", t->elapsed_total, t->self_total);
         if (p->cpu_time)
             stats_cols(f, &t->cpu);
         fputc('\n', f);

@@ -160,8 +160,8 @@ int tscope__export_dot(const struct tscope__profile *p, FILE *f)
 {
     double max = 0, total = tscope__profile_total_self(p);
     for (uint32_t i = 0; i < p->ntypes; i++)
-        if (p->types[i].self.sum > max)
-            max = p->types[i].self.sum;
+        if (p->types[i].self_total > max)
+            max = p->types[i].self_total;
     const char *program = p->program ? p->program : "?";
     fputs("digraph taskscope {\n  graph [rankdir=TB, labelloc=t, label=", f);
     const char *legend = p->ndeptypes ? "\ndashed: dependencies" : "";
@@ -182,13 +182,13 @@ int tscope__export_dot(const struct tscope__profile *p, FILE *f)
         const struct tscope__ptype *t = &p->types[i];
         if (!type_drawn(t))
             continue;
-        int green = fill_green(share_of(t->self.sum, max, 1.0));
+        int green = fill_green(share_of(t->self_total, max, 1.0));
         fputs("  ", f);
         node_name(f, t->id);
         fputs(" [label=", f);
         if ((rc = dot_string(f, "%s\ncalls %llu\nself %.3f ms (%.1f%%)\nelapsed %.3f ms",
                              t->name ? t->name : "?", (unsigned long long)t->calls,
-                             t->self.sum / 1e6, share_of(t->self.sum, total, 100.0),
+                             t->self_total / 1e6, share_of(t->self_total, total, 100.0),
                              t->elapsed_total / 1e6)) != 0)
             return rc;
         fprintf(f, ", fillcolor=\"#FF%02X00\", fontcolor=\"%s\"];\n", (unsigned)green,

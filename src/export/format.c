@@ -72,7 +72,7 @@ double tscope__profile_total_self(const struct tscope__profile *p)
 {
     double total = 0;
     for (uint32_t i = 0; i < p->ntypes; i++)
-        total += p->types[i].self.sum;
+        total += p->types[i].self_total;
     return total;
 }
 

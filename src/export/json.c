@@ -454,7 +454,7 @@ int tscope__export_json(const struct tscope__profile *p, FILE *f)
         fputc(',', f);
         u64(f, "threads", t->threads);
         fputc(',', f);
-        stats(f, "self_ns", &t->self, t->self.sum);
+        stats(f, "self_ns", &t->self, t->self_total);
         fputc(',', f);
         stats(f, "running_ns", &t->running, t->running_total);
         fputc(',', f);

@@ -89,7 +89,7 @@ struct tscope__colour *tscope__palette_of_profile(const struct tscope__profile *
         const struct tscope__ptype *t = &p->types[i];
         if (t->id == TSCOPE__PROFILE_ROOT)
             continue;
-        self[t->id] = t->self.sum;
+        self[t->id] = t->self_total;
         wait[t->id] = (t->attrs & TSCOPE_TYPE_WAIT) != 0;
     }
     int rc = tscope__palette_assign(self, wait, ids, out);

@@ -31,8 +31,8 @@ static int cmp_types(const void *a, const void *b)
         vx = x->self.mean;
         vy = y->self.mean;
     } else {
-        vx = x->self.sum;
-        vy = y->self.sum;
+        vx = x->self_total;
+        vy = y->self_total;
     }
     if (vx != vy)
         return vx < vy ? 1 : -1;
@@ -115,8 +115,8 @@ int tscope__export_summary(const struct tscope__profile *p, FILE *f, const char 
     for (uint32_t i = 0; i < shown; i++) {
         const struct tscope__ptype *ty = order[i];
         fprintf(f, "%-*s %10llu %13.3f %6.1f%% %12.3f %12.3f", width, ty->name,
-                (unsigned long long)ty->calls, ty->self.sum / 1e6,
-                total > 0 ? 100.0 * ty->self.sum / total : 0.0, ty->self.mean / 1e3,
+                (unsigned long long)ty->calls, ty->self_total / 1e6,
+                total > 0 ? 100.0 * ty->self_total / total : 0.0, ty->self.mean / 1e3,
                 ty->self.stddev / 1e3);
         if (p->cpu_time)
             fprintf(f, " %12.3f %7.1f%%", ty->cpu.sum / 1e6,

@@ -80,7 +80,7 @@ int tscope__export_tau(const struct tscope__profile *p, FILE *f)
         fputc('"', f);
         put_name(f, ty->name);
         fprintf(f, "\" %llu %.0f %.6g %.6g 0 GROUP=\"TAU_USER\"\n", (unsigned long long)ty->calls,
-                subrs, ty->self.sum * 1e-3, ty->running_total * 1e-3);
+                subrs, ty->self_total * 1e-3, ty->running_total * 1e-3);
     }
     int rc = tscope__nodes_walk(p, tau_visit, &c);
     fprintf(f, "0 aggregates\n");

@@ -1,7 +1,8 @@
 /* threads.c - the per-thread tables (`taskscope report --threads`, as
  * TAU's pprof prints them): for each of the program's threads the task
- * types it completed tasks of, with calls, self time, running and elapsed
- * as the type table counts them; taskscope's own threads are named apart.
+ * types it completed tasks of (or began one still running at the end), with
+ * calls, self time, running and elapsed as the type table counts them;
+ * taskscope's own threads are named apart.
  * A thread's rows over all threads add up to the type's row. */
 #include <stdlib.h>
 #include <string.h>
@@ -31,8 +32,8 @@ static int cmp_rows(const void *a, const void *b)
         vx = (double)x->e->calls;
         vy = (double)y->e->calls;
     } else if (strcmp(sort_key, "mean") == 0) {
-        vx = x->e->self / (double)x->e->calls; /* calls > 0: only such entries exist */
-        vy = y->e->self / (double)y->e->calls;
+        vx = x->e->calls ? x->e->self / (double)x->e->calls : 0; /* 0: unfinished only */
+        vy = y->e->calls ? y->e->self / (double)y->e->calls : 0;
     } else {
         vx = x->e->self;
         vy = y->e->self;
@@ -82,10 +83,10 @@ static int one_thread(const struct tscope__profile *p, uint32_t index, FILE *f, 
     uint32_t shown = rows && rows < t->ntypes ? rows : t->ntypes;
     for (uint32_t i = 0; i < shown; i++) {
         const struct tscope__pthread_type *e = order[i].e;
-        fprintf(f, "%-*s %10llu %13.3f %6.1f%% %12.3f %13.3f %13.3f\n", width, order[i].name,
-                (unsigned long long)e->calls, e->self / 1e6,
-                self > 0 ? 100.0 * e->self / self : 0.0, e->self / (double)e->calls / 1e3,
-                e->running / 1e6, e->elapsed / 1e6);
+        fprintf(
+            f, "%-*s %10llu %13.3f %6.1f%% %12.3f %13.3f %13.3f\n", width, order[i].name,
+            (unsigned long long)e->calls, e->self / 1e6, self > 0 ? 100.0 * e->self / self : 0.0,
+            e->calls ? e->self / (double)e->calls / 1e3 : 0.0, e->running / 1e6, e->elapsed / 1e6);
     }
     if (shown < t->ntypes)
         fprintf(f, "... %u more task types (show all with --rows 0)\n", t->ntypes - shown);

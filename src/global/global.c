@@ -52,6 +52,7 @@ enum {
     S_EL_N,
     S_EL_SUM,
     S_EL_TOTAL,
+    S_SELF_TOTAL, /* the self sum and what unfinished tasks ran: a rank's self time */
     NS_TYPE
 };
 enum { M_SELF, M_RUN, M_EL, M_RANK_SELF, M_RANK_CALLS, NM_TYPE };
@@ -481,6 +482,7 @@ static int rank_cut(const struct tscope__profile *p, int rank, int nranks, const
         s[S_EL_N] = (int64_t)t->elapsed.count;
         s[S_EL_SUM] = tscope__ns_whole(t->elapsed.sum);
         s[S_EL_TOTAL] = tscope__ns_whole(t->elapsed_total);
+        s[S_SELF_TOTAL] = tscope__ns_whole(t->self_total);
         if (t->self.count) {
             mn[M_SELF] = tscope__ns_whole(t->self.min);
             mx[X_SELF] = tscope__ns_whole(t->self.max);
@@ -493,11 +495,11 @@ static int rank_cut(const struct tscope__profile *p, int rank, int nranks, const
             mn[M_EL] = tscope__ns_whole(t->elapsed.min);
             mx[X_EL] = tscope__ns_whole(t->elapsed.max);
         }
-        mn[M_RANK_SELF] = s[S_SELF_SUM];
+        mn[M_RANK_SELF] = s[S_SELF_TOTAL];
         mn[M_RANK_CALLS] = s[S_CALLS];
-        mx[X_RANK_SELF_MAX] = s[S_SELF_SUM];
+        mx[X_RANK_SELF_MAX] = s[S_SELF_TOTAL];
         mx[X_RANK_CALLS] = s[S_CALLS];
-        rec->types[k] = (struct type_rec){s[S_SELF_SUM], sumsq(&t->self), sumsq(&t->running),
+        rec->types[k] = (struct type_rec){s[S_SELF_TOTAL], sumsq(&t->self), sumsq(&t->running),
                                           sumsq(&t->elapsed)};
     }
     const tscope_totals_t *tt = &p->totals;
@@ -531,7 +533,7 @@ static int rank_cut(const struct tscope__profile *p, int rank, int nranks, const
     f->threads = tt->threads;
     f->elapsed_ns = tscope__ns_whole(tt->elapsed_ns);
     for (uint32_t i = 0; i < p->ntypes; i++)
-        f->self_ns += tscope__ns_whole(p->types[i].self.sum);
+        f->self_ns += tscope__ns_whole(p->types[i].self_total);
     for (uint32_t i = 0; i < p->npeers; i++) {
         const tscope_peer_stats_t *m = &p->peers[i];
         f->msgs.sent += m->sent;
@@ -699,7 +701,8 @@ static struct tscope__profile *build(const char *program, const struct names *nm
         stats_of(&t->elapsed, s[S_EL_N], s[S_EL_SUM], mn[M_EL], mx[X_EL], sq[2]);
         t->running_total = (double)s[S_RUN_TOTAL];
         t->elapsed_total = (double)s[S_EL_TOTAL];
-        t->ranks.self_sum = s[S_SELF_SUM];
+        t->self_total = (double)s[S_SELF_TOTAL];
+        t->ranks.self_sum = s[S_SELF_TOTAL];
         t->ranks.self_min = g->present ? mn[M_RANK_SELF] : 0;
         t->ranks.self_max = mx[X_RANK_SELF_MAX];
         t->ranks.self_max_rank = max_rank;

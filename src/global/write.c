@@ -19,8 +19,8 @@ static int by_self(const void *a, const void *b)
 {
     const struct tscope__ptype *x = *(const struct tscope__ptype *const *)a;
     const struct tscope__ptype *y = *(const struct tscope__ptype *const *)b;
-    if (x->self.sum != y->self.sum)
-        return x->self.sum < y->self.sum ? 1 : -1;
+    if (x->self_total != y->self_total)
+        return x->self_total < y->self_total ? 1 : -1;
     return x->id < y->id ? -1 : x->id > y->id; /* ties in one order, the run's and report's */
 }
 
@@ -48,7 +48,7 @@ int tscope__global_summary(const struct tscope__profile *p, FILE *f, unsigned ro
         return TSCOPE_ENOMEM;
     uint32_t n = 0;
     for (uint32_t i = 0; i < p->ntypes; i++)
-        if (p->types[i].calls || p->types[i].self.sum > 0)
+        if (p->types[i].calls || p->types[i].self_total > 0)
             order[n++] = &p->types[i];
     qsort(order, n, sizeof *order, by_self);
     rows = rows ? rows : n;
@@ -62,7 +62,7 @@ int tscope__global_summary(const struct tscope__profile *p, FILE *f, unsigned ro
         const struct tscope__ptype *t = order[i];
         double mean = g->present ? (double)t->ranks.self_sum / g->present : 0;
         fprintf(f, "%-*s %10llu %12.6f %10.6f / %9.6f / %9.6f %9.2f %5d\n", width, t->name,
-                (unsigned long long)t->calls, t->self.sum * 1e-9, t->ranks.self_min * 1e-9,
+                (unsigned long long)t->calls, t->self_total * 1e-9, t->ranks.self_min * 1e-9,
                 mean * 1e-9, t->ranks.self_max * 1e-9,
                 mean > 0 ? (double)t->ranks.self_max / mean : 0, t->ranks.self_max_rank);
     }

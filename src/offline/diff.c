@@ -47,12 +47,12 @@ struct tscope__offline_diff_row *tscope__offline_diff(const struct tscope__profi
     for (uint32_t i = 0; i < a->ntypes; i++) {
         const struct tscope__ptype *ta = &a->types[i], *tb = find(b, ta->name);
         r[(*n)++] = (struct tscope__offline_diff_row){ta->name, ta, tb,
-                                                      (tb ? tb->self.sum : 0) - ta->self.sum};
+                                                      (tb ? tb->self_total : 0) - ta->self_total};
     }
     for (uint32_t i = 0; i < b->ntypes; i++) {
         const struct tscope__ptype *tb = &b->types[i];
         if (!find(a, tb->name))
-            r[(*n)++] = (struct tscope__offline_diff_row){tb->name, NULL, tb, tb->self.sum};
+            r[(*n)++] = (struct tscope__offline_diff_row){tb->name, NULL, tb, tb->self_total};
     }
     qsort(r, *n, sizeof *r, by_names ? by_name : by_impact);
     return r;

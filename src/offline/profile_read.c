@@ -618,7 +618,8 @@ static void read_thread_types(struct reader *r, json_t *o, const char *w, struct
             break;
         struct tscope__pthread_type *y = &t->types[i];
         y->type = u32(r, x, e, "type_id");
-        y->calls = int_in(r, x, e, "calls", 1, INT64_MAX); /* only types it completed tasks of */
+        /* types it completed tasks of, or began one unfinished at the end (0) */
+        y->calls = int_in(r, x, e, "calls", 0, INT64_MAX);
         y->self = num(r, x, e, "self_ns");
         y->running = num(r, x, e, "running_ns");
         y->elapsed = num(r, x, e, "elapsed_ns");
@@ -630,12 +631,12 @@ static void read_thread_types(struct reader *r, json_t *o, const char *w, struct
 /* A global profile's type over the ranks (optional: "ranks", only in a
  * job's global profile.json): each rank's self time total, min / max and
  * the rank with the most, calls min / max.  The sum over the ranks is the
- * type's self_ns sum (src/global adds the ranks' whole ns), so the mean
+ * type's self_ns total (src/global adds the ranks' whole ns), so the mean
  * the writer put beside them is not read. */
 static void read_type_ranks(struct reader *r, json_t *o, const char *w, struct tscope__ptype *t)
 {
     /* the mean over the ranks comes from the type's own sum, "ranks" or not */
-    t->ranks.self_sum = tscope__ns_whole(t->self.sum);
+    t->ranks.self_sum = tscope__ns_whole(t->self_total);
     json_t *x = json_object_get(o, "ranks");
     if (!x)
         return;
@@ -769,9 +770,9 @@ static void read_all(struct reader *r, json_t *root, struct tscope__profile *p)
             t->self = stats(r, o, w, "excl_ns", NULL);
             t->running = stats(r, o, w, "incl_ns", NULL);
             t->running_total = t->running.sum;
+            t->self_total = t->self.sum;
         } else {
-            double self_total;
-            t->self = stats(r, o, w, "self_ns", &self_total);
+            t->self = stats(r, o, w, "self_ns", &t->self_total);
             t->running = stats(r, o, w, "running_ns", &t->running_total);
             t->elapsed = stats(r, o, w, "elapsed_ns", &t->elapsed_total);
         }

@@ -34,6 +34,7 @@ struct tscope__ptype {
     tscope_stats_t self, running, elapsed; /* taskscope.h's three times */
     tscope_stats_t cpu;                    /* self CPU time (the profile's cpu_time) */
     double running_total, elapsed_total;   /* recursion counted once */
+    double self_total; /* self.sum and what unfinished tasks ran until the end (as the totals) */
     uint32_t threads;
     unsigned attrs;              /* TSCOPE_TYPE_* (TSCOPE_TYPE_WAIT: its tasks wait) */
     struct tscope__pranks ranks; /* global profiles only */

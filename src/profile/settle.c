@@ -188,6 +188,22 @@ void tscope__settle_count_done(struct tscope__store *s, const struct tscope__tas
     s->completed++;
 }
 
+void tscope__settle_count_unfinished(struct tscope__store *s, uint32_t thread, uint16_t type,
+                                     uint64_t self, uint64_t running_top, uint64_t elapsed,
+                                     int nested)
+{
+    struct tscope__type_acc *ta = &s->types[type];
+    ta->unfinished++;
+    s->unfinished++;
+    ta->self_unfinished += self;
+    ta->running_total += running_top;
+    if (nested)
+        elapsed = 0; /* inside one of its type: counted there */
+    ta->elapsed_total += elapsed;
+    if (self || running_top || elapsed) /* its thread's figures add up to the type's */
+        tscope__stack_count(s, thread, 1, type, 0, self, running_top, elapsed);
+}
+
 /* Gives a task whose parent is resolved (or absent) its node and edge. */
 static void attach(struct tscope__store *s, uint32_t slot)
 {
@@ -478,8 +494,10 @@ void tscope__settle_finalize(struct tscope__store *s, uint32_t slot)
     int state;
     if (t->bits & TSCOPE__T_UNFINISHED ||
         ((t->bits & TSCOPE__T_BEGUN) && !(t->bits & (TSCOPE__T_ENDED | TSCOPE__T_CANCELLED)))) {
-        ta->unfinished++;
-        s->unfinished++;
+        uint64_t end = t->end_ts ? t->end_ts : s->completed_at;
+        tscope__settle_count_unfinished(s, t->thread, t->type, t->self, t->running_top,
+                                        end > t->begin_ts ? end - t->begin_ts : 0,
+                                        (t->bits & TSCOPE__T_NESTED) != 0);
         state = TSCOPE_TASK_UNFINISHED;
     } else if (t->bits & TSCOPE__T_CANCELLED) {
         ta->cancelled++;
@@ -579,6 +597,7 @@ void tscope__store_complete(struct tscope__store *s, uint64_t end)
     if (s->completed_run)
         return;
     s->completed_run = 1;
+    s->completed_at = end;
     tscope__store_flush_leaves(s);
     tscope__stack_close_all(s, end);
     uint32_t cap = s->ntasks_cap;

@@ -1651,6 +1651,7 @@ void tscope__shards_complete(struct tscope__store *st, uint64_t end)
 {
     if (st != sh.store)
         return;
+    st->completed_at = end;
     store_locked = 1;
     for (uint32_t i = 0; i < sh.nshards; i++) {
         struct tscope__shard *s = sh.shards[i];
@@ -1676,9 +1677,10 @@ void tscope__shards_complete(struct tscope__store *st, uint64_t end)
                 tscope__store_grow_types(st, t->type))
                 continue;
             int begun = state & TSCOPE__TR_BEGUN;
-            if (begun) {
-                st->types[t->type].unfinished++;
-                st->unfinished++;
+            if (begun) { /* what it ran until the end goes into the type's totals */
+                tscope__settle_count_unfinished(st, t->thread, t->type, t->self, t->running_top,
+                                                end > t->begin_ts ? end - t->begin_ts : 0,
+                                                (state & TSCOPE__TR_NESTED) != 0);
             } else {
                 st->never_ran++;
             }

@@ -264,20 +264,21 @@ static int copy_graphs(const struct tscope__store *s, struct tscope__profile *p,
     return 1;
 }
 
-/* A thread slot's share of each type it completed tasks of (the store's
- * ticks, f ns each), by type id.  0 without memory. */
+/* A thread slot's share of each type it completed tasks of, or began one
+ * still running at the end (calls 0; the store's ticks, f ns each), by type
+ * id.  0 without memory. */
 static int thread_types(const struct tscope__tstack *st, struct tscope__pthread *o, double f)
 {
     uint32_t n = 0;
     for (uint32_t t = 0; t < st->ntypes; t++)
-        n += st->types[t].calls != 0;
+        n += st->types[t].calls || st->types[t].self || st->types[t].running;
     if (!n)
         return 1;
     if (!(o->types = calloc(n, sizeof *o->types)))
         return 0;
     for (uint32_t t = 0; t < st->ntypes; t++) {
         const struct tscope__thread_type *e = &st->types[t];
-        if (e->calls)
+        if (e->calls || e->self || e->running)
             o->types[o->ntypes++] = (struct tscope__pthread_type){
                 t, e->calls, (double)e->self * f, (double)e->running * f, (double)e->elapsed * f};
     }
@@ -345,6 +346,9 @@ struct tscope__profile *tscope__profile_snapshot(void)
         t->elapsed = st.elapsed_ns;
         t->running_total = st.running_total_ns;
         t->elapsed_total = st.elapsed_total_ns;
+        t->self_total = st.self_ns.sum;
+        if (id < s->ntypes) /* the tasks still running at the end, until then */
+            t->self_total += (double)s->types[id].self_unfinished * tscope__clock_ns_per_tick();
         t->threads = st.threads;
         if (id < s->ntypes)
             t->cpu = tscope__acc_stats(&s->types[id].cpu, 1); /* ns already */

@@ -128,10 +128,14 @@ struct tscope__tstack {
 /* Per type: self, running and elapsed (begin to end) of each ended task;
  * the totals count recursion once - running_total leaves out segments
  * nested in a segment of the same type on the thread, and elapsed_total
- * tasks with an ancestor of the same type. */
+ * tasks with an ancestor of the same type.  The totals also hold what the
+ * tasks still running at the end (unfinished) ran until then, which the
+ * statistics of single tasks leave out: self_unfinished is their self time
+ * (the self total is self.sum + self_unfinished). */
 struct tscope__type_acc {
     uint64_t created, calls, yields, cancelled, unfinished;
     struct tscope__acc self, running, elapsed;
+    uint64_t self_unfinished;
     struct tscope__acc cpu; /* self CPU time in ns (TASKSCOPE_CPU_TIME, the shards') */
     uint64_t running_total, elapsed_total;
     uint8_t *seen; /* bitmap of thread indexes */
@@ -329,6 +333,7 @@ struct tscope__store {
     uint64_t events, created, completed, cancelled, unfinished, cut_off, dependencies, deps_cut_off,
         anomalies, never_ran;
     int completed_run;                /* tscope__store_complete ran */
+    uint64_t completed_at;            /* its end: where unfinished tasks stop */
     struct tscope__leaf_batch leaves; /* leaf.c: leaves not yet in the statistics */
 };
 
@@ -445,6 +450,14 @@ uint32_t tscope__settle_path_step(struct tscope__store *s, uint32_t pnode, uint1
 /* Adds one completed task to its type's and its tree node's statistics
  * (types[type] must exist). */
 void tscope__settle_count_done(struct tscope__store *s, const struct tscope__task *t);
+/* Counts a task still running at the end (unfinished) in its type: its
+ * self time, running time outside its own type and, without an ancestor of
+ * its type, elapsed time until then go into the type's totals and the
+ * share of the thread that began it, not into the statistics of single
+ * tasks or the tree (types[type] must exist). */
+void tscope__settle_count_unfinished(struct tscope__store *s, uint32_t thread, uint16_t type,
+                                     uint64_t self, uint64_t running_top, uint64_t elapsed,
+                                     int nested);
 /* Adds a task to the instance graph if the filters, sampling and cap allow;
  * its index, or TSCOPE__NONE when left out. */
 uint32_t tscope__settle_record_instance(struct tscope__store *s, const struct tscope__task *t,
