@@ -188,6 +188,19 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
     check "deps: dependencies counted in the profile" "$(json deps .totals.dependencies)" 10
     clean deps
 
+    # two implicit tasks whose tasks use one address by turns: each thread's
+    # chain, no edge lost when the other parent's task came between (keyed by
+    # address alone, the history started afresh: 0 of the 4 edges)
+    OMP_NUM_THREADS=2 run_ts twoparents -- "$progs/cases" twoparents
+    check "twoparents: exit status" "$status" 0
+    check "twoparents: each thread's A->B and B->C, by line" \
+        "$(json twoparents '[.dependencies[] | "\(.from | sub(".*:"; ""))>\(.to | sub(".*:"; "")) \(.count)"] | sort | join(",")')" \
+        "$(awk '/depend\(out : x\) \/\* A: this/ {a = NR} /depend\(inout : x\) \/\* B: this/ {b = NR}
+                /depend\(in : x\) \/\* C: this/ {c = NR}
+                END {printf "%d)>%d) 2,%d)>%d) 2", a, b, b, c}' "$(dirname "${BASH_SOURCE[0]}")/omp/cases.c")"
+    check "twoparents: 4 dependencies" "$(json twoparents .totals.dependencies)" 4
+    clean twoparents
+
     OMP_NUM_THREADS=2 TASKSCOPE_TOOLS=eventlog TASKSCOPE_EVENTLOG="$tmp/untied.log" \
         run_ts untied -- "$progs/cases" untied 200
     check "untied: all ran" "$(cat "$tmp/untied.stdout")" "untied 200 of 200"
@@ -268,26 +281,26 @@ if [ -x "$ex/fib" ] && [ -x "$progs/cases" ]; then
     done
     # gcc-built: the leaves an untied generator creates keep their own line
     # (libomp's GOMP_task reported the first one inside the implicit barrier
-    # at the parallel region's line, "main (cases.c:96)", in every run), and
+    # at the parallel region's line, "main (cases.c:98)", in every run), and
     # gcc's outlined functions (generator._omp_fn.1) are named as clang's
     # .omp_outlined. are, by the line: the same names from both compilers
     names() { json "$1" '[.types[] | select(.created > 0 or .calls > 0) | .name] | sort | join("|")'; }
     for r in 1 2 3; do
         OMP_NUM_THREADS=4 run_ts gen-gcc -- "$progs/cases-gcc" generator 10 200
         check "gcc untied generator run $r: leaves named by their line" \
-            "$(created gen-gcc "task (cases.c:102)"),$(json gen-gcc \
+            "$(created gen-gcc "task (cases.c:104)"),$(json gen-gcc \
                 '[.types[] | select(.created > 0 and (.name | startswith("main ")))] | length')" \
             "2000,0"
         clean gen-gcc
         [ "$r" = 1 ] || { rm -rf "$tmp/gen-gcc.out"; continue; }
         OMP_NUM_THREADS=4 run_ts gen-clang -- "$progs/cases" generator 10 200
         check "generator: gcc's task names are clang's" "$(names gen-gcc)" "$(names gen-clang)"
-        check "generator: clang's names (read)" "$(names gen-clang | grep -c "|task (cases.c:102)|")" 1
+        check "generator: clang's names (read)" "$(names gen-clang | grep -c "|task (cases.c:104)|")" 1
         run_ts nested-gcc -- "$progs/cases-gcc" nested
         run_ts nested-clang -- "$progs/cases" nested
         check "nested: gcc's region, task and barrier names are clang's" "$(names nested-gcc)" \
             "$(names nested-clang)"
-        check "nested: clang's names (read)" "$(names nested-clang | grep -c "|implicit task (cases.c:148)|")" 1
+        check "nested: clang's names (read)" "$(names nested-clang | grep -c "|implicit task (cases.c:150)|")" 1
         rm -rf "$tmp/gen-gcc.out" "$tmp/gen-clang.out" "$tmp/nested-gcc.out" "$tmp/nested-clang.out"
     done
     # gcc -O2 ends quicksort with `jmp GOMP_taskwait`: the runtime reports

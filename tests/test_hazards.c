@@ -2,8 +2,10 @@
  * on depend lists whose edges are known: RAW, WAR, WAW, inout, one edge per
  * pair with every hazard and the address count, duplicates in a list,
  * mutexinoutset (exclusion, not order), inoutset, omp_all_memory (address
- * NULL or ~0), a taskwait's list (edges in, no access) and a new parent
- * starting an address's history afresh. */
+ * NULL or ~0), a taskwait's list (edges in, no access), the children of two
+ * parents using one address at the same time (each waits for its own
+ * siblings), and a parent's histories forgotten at its end (also among
+ * thousands of parents, which the table's deletion must keep findable). */
 #include <stdio.h>
 #include <string.h>
 
@@ -140,6 +142,62 @@ int main(void)
     got[0] = 0;
     T(1, 100, 8, IN);
     ASSERT_STR_EQ(got, "");
+
+    /* two parents whose children use address 8 at the same time, turn by
+     * turn: each child waits for its own siblings only (keyed by address
+     * alone, the other parent's child reset the history: 110->112 and
+     * 111->113 were lost) */
+    tscope__hazards_reset();
+    got[0] = 0;
+    T(3, 110, 8, OUT);
+    T(4, 111, 8, OUT);
+    T(3, 112, 8, IN);
+    T(4, 113, 8, INOUT);
+    T(3, 114, 8, OUT);
+    ASSERT_STR_EQ(got, "110->112@8:RAW 111->113@8:RAW+WAW 112->114@8:WAR ");
+    /* omp_all_memory waits for its own siblings' latest accesses only */
+    got[0] = 0;
+    T(4, 115, ALL, INOUT);
+    T(3, 116, 8, IN);
+    ASSERT_STR_EQ(got, "113->115@8:RAW+WAW 114->116@8:RAW ");
+
+    /* parent 3 ends: its histories go, parent 4's stay */
+    tscope__hazards_forget(3);
+    got[0] = 0;
+    T(3, 117, 8, IN);
+    T(4, 118, 8, IN);
+    ASSERT_STR_EQ(got, "115->118@8:RAW ");
+    tscope__hazards_forget(99); /* a parent without histories: nothing */
+    got[0] = 0;
+    T(4, 119, 8, OUT);
+    ASSERT_STR_EQ(got, "118->119@8:WAR ");
+
+    /* 3,000 parents with 20 addresses each, every other one forgotten: the
+     * others' histories are all still found (the deletion moves entries of
+     * a probe run back into the freed slots), the forgotten ones' are gone */
+    tscope__hazards_reset();
+    for (uint64_t p = 1; p <= 3000; p++)
+        for (int a = 1; a <= 20; a++)
+            T(1000 + p, p * 100 + (uint64_t)a, a * 16, OUT);
+    for (uint64_t p = 1; p <= 3000; p += 2)
+        tscope__hazards_forget(1000 + p);
+    int kept = 0, lost = 0;
+    for (uint64_t p = 1; p <= 3000; p++)
+        for (int a = 1; a <= 20; a++) {
+            got[0] = 0;
+            T(1000 + p, 1000000 + p * 100 + (uint64_t)a, a * 16, IN);
+            char want[96];
+            snprintf(want, sizeof want, "%llu->%llu@%d:RAW ",
+                     (unsigned long long)(p * 100 + (uint64_t)a),
+                     (unsigned long long)(1000000 + p * 100 + (uint64_t)a), a * 16);
+            if (p % 2 == 0)
+                kept += strcmp(got, want) == 0;
+            else
+                lost += got[0] == 0;
+        }
+    ASSERT_EQ(kept, 1500 * 20);
+    ASSERT_EQ(lost, 1500 * 20);
+    tscope__hazards_reset();
     printf("test_hazards: ok\n");
     return 0;
 }

@@ -329,6 +329,8 @@ struct frame {
     tscope_task_t *h; /* NULL: not measured */
     uint8_t kind;
     uint8_t untied; /* an untied task (F_TASK) */
+    uint8_t deps;   /* it created tasks with depend clauses here: at its end
+                       their address histories go (tscope__hazards_forget) */
 };
 
 struct tstate {
@@ -364,7 +366,14 @@ static void push(struct tstate *st, tscope_task_t *h, uint8_t kind, uint8_t unti
         st->f = f;
         st->cap = cap;
     }
-    st->f[st->n++] = (struct frame){h, kind, untied};
+    st->f[st->n++] = (struct frame){h, kind, untied, 0};
+}
+
+/* A frame that ends: its children's address histories go with it. */
+static inline void frame_ends(const struct frame *f)
+{
+    if (__builtin_expect(f->deps, 0) && f->h)
+        tscope__hazards_forget(tscope_task_handle_id(f->h));
 }
 
 /* Index of the topmost task frame of this handle; -1 if none. */
@@ -396,10 +405,12 @@ static void close_above(struct tstate *st, int i)
 {
     while (st->n > (uint32_t)(i + 1)) {
         struct frame *f = &st->f[--st->n];
-        if (f->kind == F_TASK && !f->untied)
+        if (f->kind == F_TASK && !f->untied) {
             tscope_task_yield_h(f->h);
-        else
+        } else {
+            frame_ends(f);
             tscope_task_end_h(f->h);
+        }
     }
 }
 
@@ -418,8 +429,10 @@ static void close_above(struct tstate *st, int i)
 static void finished_untied_slow(struct tstate *st, const ompt_data_t *current)
 {
     tscope_task_t *cur = current && current->value ? handle_of(current->value) : NULL;
-    while (st->n && st->f[st->n - 1].untied && st->f[st->n - 1].h != cur)
-        tscope_task_end_h(st->f[--st->n].h);
+    while (st->n && st->f[st->n - 1].untied && st->f[st->n - 1].h != cur) {
+        frame_ends(&st->f[--st->n]);
+        tscope_task_end_h(st->f[st->n].h);
+    }
 }
 
 static inline void finished_untied(struct tstate *st, const ompt_data_t *current)
@@ -444,6 +457,7 @@ static void end_frame(struct tstate *st, int i, int cancelled)
 {
     close_above(st, i);
     tscope_task_t *h = st->f[i].h;
+    frame_ends(&st->f[i]);
     st->n = (uint32_t)i;
     if (cancelled)
         tscope_task_cancel_h(h);
@@ -589,8 +603,10 @@ static void on_thread_begin(ompt_thread_t type, ompt_data_t *data)
 /* Ends everything running on this thread (the thread or the program ends). */
 static void end_all(struct tstate *st)
 {
-    while (st && st->n)
-        tscope_task_end_h(st->f[--st->n].h);
+    while (st && st->n) {
+        frame_ends(&st->f[--st->n]);
+        tscope_task_end_h(st->f[st->n].h);
+    }
 }
 
 static void on_thread_end(ompt_data_t *data)
@@ -681,6 +697,9 @@ static void taskwait_depend(ompt_data_t *enc, ompt_data_t *task, const void *cod
     struct tstate *st = state();
     uint32_t type = type_of(KEY(TAG_SYNC + ompt_sync_region_taskwait, codeptr));
     tscope_task_t *h = NULL;
+    int i = enc && enc->value ? find_task(st, handle_of(enc->value)) : -1;
+    if (i >= 0) /* its list may name addresses no child used: they go at its end */
+        st->f[i].deps = 1;
     start_construct(st, type ? type : type_in_runtime(), F_SYNC, &h);
     task->value = h ? pack(h, 0, BEGUN) : 0;
     if (st) {
@@ -752,6 +771,9 @@ static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_dat
     if (has_deps) { /* the parent its dependences are among (on_dependences) */
         struct tstate *st = state();
         if (st) {
+            int i = find_task(st, parent); /* it runs here: its end forgets them */
+            if (i >= 0)
+                st->f[i].deps = 1;
             st->dep_parent = parent ? tscope_task_handle_id(parent) : 0;
             st->dep_flags = 0;
             st->through_id = through;

@@ -1,16 +1,19 @@
 /* hazards.c - dependence edges from depend lists (hazards.h).
  *
- * An open-addressing table keyed by address: the parent whose children use
- * the address, its last writer group (one out/inout task, or a run of
- * mutexinoutset or inoutset tasks), what that group's first task waited
- * for (a later member waits for the same), and the readers since the group.
- * A parent that used omp_all_memory has an entry at ALL_ADDR: its latest
- * such task and an epoch; an address history from an older epoch starts
- * afresh with that task as its writer.  A depend list is first reduced to
- * one access per address, its edges are collected per (predecessor,
- * address) in `pend`, then merged into one edge per predecessor.  One mutex:
- * this runs once per task with depend clauses (tasks that carry data
- * dependences are coarse), not per event.
+ * An open-addressing table keyed by (parent, address): for the children of
+ * that parent that use the address, its last writer group (one out/inout
+ * task, or a run of mutexinoutset or inoutset tasks), what that group's
+ * first task waited for (a later member waits for the same), and the
+ * readers since the group.  A parent that used omp_all_memory has an entry
+ * at (parent, ALL_ADDR): its latest such task and an epoch; an address
+ * history from an older epoch starts afresh with that task as its writer.
+ * A second table keyed by parent lists the addresses each parent's children
+ * used, so that omp_all_memory visits only its siblings' histories and a
+ * parent's end (tscope__hazards_forget) removes them.  A depend list is
+ * first reduced to one access per address, its edges are collected per
+ * (predecessor, address) in `pend`, then merged into one edge per
+ * predecessor.  One mutex: this runs once per task with depend clauses
+ * (tasks that carry data dependences are coarse), not per event.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -49,9 +52,19 @@ struct item {
     uint32_t ord;
 };
 
+/* The addresses a parent's children used (entries of `table`). */
+struct owner {
+    uint64_t parent;
+    uintptr_t *addrs;
+    uint32_t n, cap;
+    int used;
+};
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct access_hist *table;
 static size_t table_cap, table_used;
+static struct owner *owners;
+static size_t owners_cap, owners_used;
 static uint64_t epochs; /* omp_all_memory tasks so far: epochs are unique */
 static struct pend *pend;
 static size_t npend, cap_pend;
@@ -59,11 +72,86 @@ static struct item *items;
 static size_t cap_items;
 static int failed; /* memory ran out during the current list */
 
-static size_t slot_of(uintptr_t addr, size_t cap)
+static size_t slot_of(uint64_t parent, uintptr_t addr, size_t cap)
 {
-    uint64_t h = (uint64_t)addr * 0x9E3779B97F4A7C15ull;
+    uint64_t h = ((uint64_t)addr ^ (parent * 0xC2B2AE3D27D4EB4Full)) * 0x9E3779B97F4A7C15ull;
     return (size_t)(h >> 20) & (cap - 1);
 }
+
+/* ---- the parents' address lists ---- */
+
+static size_t owner_slot(uint64_t parent, size_t cap)
+{
+    return (size_t)((parent * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+}
+
+static struct owner *owner_peek(uint64_t parent)
+{
+    if (!owners_cap)
+        return NULL;
+    size_t i = owner_slot(parent, owners_cap);
+    while (owners[i].used && owners[i].parent != parent)
+        i = (i + 1) & (owners_cap - 1);
+    return owners[i].used ? &owners[i] : NULL;
+}
+
+static int owners_grow(void)
+{
+    size_t cap = owners_cap ? 2 * owners_cap : 64;
+    struct owner *t = calloc(cap, sizeof *t);
+    if (!t)
+        return -1;
+    for (size_t i = 0; i < owners_cap; i++) {
+        if (!owners[i].used)
+            continue;
+        size_t j = owner_slot(owners[i].parent, cap);
+        while (t[j].used)
+            j = (j + 1) & (cap - 1);
+        t[j] = owners[i];
+    }
+    free(owners);
+    owners = t;
+    owners_cap = cap;
+    return 0;
+}
+
+/* Notes that a child of parent used addr (a new entry of `table`). */
+static void owner_add(uint64_t parent, uintptr_t addr)
+{
+    struct owner *o = owner_peek(parent);
+    if (!o) {
+        if ((owners_used + 1) * 4 > owners_cap * 3 && owners_grow()) {
+            failed = 1;
+            return;
+        }
+        size_t i = owner_slot(parent, owners_cap);
+        while (owners[i].used)
+            i = (i + 1) & (owners_cap - 1);
+        o = &owners[i];
+        *o = (struct owner){.parent = parent, .used = 1};
+        owners_used++;
+    }
+    if (o->n == o->cap) {
+        uint32_t cap = o->cap ? 2 * o->cap : 8;
+        uintptr_t *a = realloc(o->addrs, cap * sizeof *a);
+        if (!a) {
+            failed = 1;
+            return;
+        }
+        o->addrs = a;
+        o->cap = cap;
+    }
+    o->addrs[o->n++] = addr;
+}
+
+/* 1 when slot k, the home of the entry at j, lies cyclically in (i, j]:
+ * then that entry may not move back to i (linear probing's deletion). */
+static int home_between(size_t i, size_t k, size_t j)
+{
+    return i <= j ? (i < k && k <= j) : (i < k || k <= j);
+}
+
+/* ---- the address histories ---- */
 
 static int grow(void)
 {
@@ -74,7 +162,7 @@ static int grow(void)
     for (size_t i = 0; i < table_cap; i++) {
         if (!table[i].addr)
             continue;
-        size_t j = slot_of(table[i].addr, cap);
+        size_t j = slot_of(table[i].parent, table[i].addr, cap);
         while (t[j].addr)
             j = (j + 1) & (cap - 1);
         t[j] = table[i];
@@ -85,30 +173,50 @@ static int grow(void)
     return 0;
 }
 
-/* The entry of addr, added if missing (NULL when memory ran out). */
-static struct access_hist *find(uintptr_t addr)
+/* The entry of (parent, addr), added if missing (NULL when memory ran
+ * out). */
+static struct access_hist *find(uint64_t parent, uintptr_t addr)
 {
     if ((table_used + 1) * 4 > table_cap * 3 && grow())
         return NULL;
-    size_t i = slot_of(addr, table_cap);
-    while (table[i].addr && table[i].addr != addr)
+    size_t i = slot_of(parent, addr, table_cap);
+    while (table[i].addr && (table[i].addr != addr || table[i].parent != parent))
         i = (i + 1) & (table_cap - 1);
     if (!table[i].addr) {
         table[i].addr = addr;
+        table[i].parent = parent;
         table_used++;
+        owner_add(parent, addr);
     }
     return &table[i];
 }
 
-/* The entry of addr if there is one. */
-static struct access_hist *peek(uintptr_t addr)
+/* The entry of (parent, addr) if there is one. */
+static struct access_hist *peek(uint64_t parent, uintptr_t addr)
 {
     if (!table_cap)
         return NULL;
-    size_t i = slot_of(addr, table_cap);
-    while (table[i].addr && table[i].addr != addr)
+    size_t i = slot_of(parent, addr, table_cap);
+    while (table[i].addr && (table[i].addr != addr || table[i].parent != parent))
         i = (i + 1) & (table_cap - 1);
     return table[i].addr ? &table[i] : NULL;
+}
+
+/* Removes the entry at slot i (its lists freed); the entries after it in
+ * its probe run move back where their home allows. */
+static void table_remove(size_t i)
+{
+    free(table[i].group.t);
+    free(table[i].before.t);
+    free(table[i].readers.t);
+    for (size_t j = (i + 1) & (table_cap - 1); table[j].addr; j = (j + 1) & (table_cap - 1)) {
+        if (home_between(i, slot_of(table[j].parent, table[j].addr, table_cap), j))
+            continue;
+        table[i] = table[j];
+        i = j;
+    }
+    memset(&table[i], 0, sizeof table[i]);
+    table_used--;
 }
 
 static void tasks_add(struct tasks *l, uint64_t task)
@@ -159,8 +267,8 @@ static void found_all(const struct tasks *l, const struct item *it, unsigned haz
 /* The parent's omp_all_memory epoch and its latest such task (0, 0: none). */
 static uint64_t parent_epoch(uint64_t parent, uint64_t *all_task)
 {
-    const struct access_hist *a = peek(ALL_ADDR);
-    if (a && a->parent == parent && a->group.n) {
+    const struct access_hist *a = peek(parent, ALL_ADDR);
+    if (a && a->group.n) {
         *all_task = a->group.t[0];
         return a->epoch;
     }
@@ -182,13 +290,12 @@ static void writer_preds(const struct access_hist *h, const struct item *it, uns
 static void access_one(uint64_t parent, uint64_t task, const struct item *it, unsigned flags,
                        uint64_t epoch, uint64_t all_task)
 {
-    struct access_hist *h = find(it->addr);
+    struct access_hist *h = find(parent, it->addr);
     if (!h) {
         failed = 1;
         return;
     }
-    if (h->parent != parent || h->epoch != epoch) { /* another parent's, or older */
-        h->parent = parent;
+    if (h->epoch != epoch) { /* new, or older than the omp_all_memory task */
         h->epoch = epoch;
         h->group.n = h->before.n = h->readers.n = 0;
         h->mode = 0;
@@ -248,9 +355,10 @@ static void access_all(uint64_t parent, uint64_t task, const struct item *it, un
                        uint64_t epoch, uint64_t all_task)
 {
     int any = 0;
-    for (size_t i = 0; i < table_cap; i++) {
-        const struct access_hist *h = &table[i];
-        if (!h->addr || h->addr == ALL_ADDR || h->parent != parent || h->epoch != epoch)
+    const struct owner *o = owner_peek(parent);
+    for (uint32_t k = 0; o && k < o->n; k++) { /* the addresses its children used */
+        const struct access_hist *h = o->addrs[k] == ALL_ADDR ? NULL : peek(parent, o->addrs[k]);
+        if (!h || h->epoch != epoch)
             continue;
         struct item at = *it;
         at.addr = h->addr;
@@ -261,12 +369,11 @@ static void access_all(uint64_t parent, uint64_t task, const struct item *it, un
         found(all_task, it, TSCOPE_HAZARD_RAW | TSCOPE_HAZARD_WAW);
     if (flags & TSCOPE__HAZARDS_WAIT)
         return;
-    struct access_hist *a = find(ALL_ADDR);
+    struct access_hist *a = find(parent, ALL_ADDR);
     if (!a) {
         failed = 1;
         return;
     }
-    a->parent = parent;
     a->epoch = ++epochs;
     a->group.n = 0;
     tasks_add(&a->group, task);
@@ -398,6 +505,33 @@ int tscope__hazards_task(uint64_t parent, uint64_t task, const struct tscope__ac
     return rc;
 }
 
+void tscope__hazards_forget(uint64_t parent)
+{
+    pthread_mutex_lock(&lock);
+    struct owner *o = owner_peek(parent);
+    if (o) {
+        for (uint32_t k = 0; k < o->n; k++) {
+            size_t i = slot_of(parent, o->addrs[k], table_cap);
+            while (table[i].addr && (table[i].addr != o->addrs[k] || table[i].parent != parent))
+                i = (i + 1) & (table_cap - 1);
+            if (table[i].addr)
+                table_remove(i);
+        }
+        free(o->addrs);
+        size_t i = (size_t)(o - owners);
+        for (size_t j = (i + 1) & (owners_cap - 1); owners[j].used;
+             j = (j + 1) & (owners_cap - 1)) {
+            if (home_between(i, owner_slot(owners[j].parent, owners_cap), j))
+                continue;
+            owners[i] = owners[j];
+            i = j;
+        }
+        memset(&owners[i], 0, sizeof owners[i]);
+        owners_used--;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
 void tscope__hazards_reset(void)
 {
     pthread_mutex_lock(&lock);
@@ -409,6 +543,11 @@ void tscope__hazards_reset(void)
     free(table);
     table = NULL;
     table_cap = table_used = 0;
+    for (size_t i = 0; i < owners_cap; i++)
+        free(owners[i].addrs);
+    free(owners);
+    owners = NULL;
+    owners_cap = owners_used = 0;
     epochs = 0;
     free(pend);
     pend = NULL;

@@ -20,11 +20,12 @@
  * An address named twice in one list counts once (two different types
  * make it an inout).  A taskwait with depend clauses (libomp also waits for
  * an if(0) task's dependences in one) only waits: it gets edges and is no
- * access for later tasks.  Addresses are tracked per parent task: a task
- * with another parent starts the address's history afresh (OpenMP orders
- * siblings only; two parents using one address at the same time lose
- * edges).  Thread-safe (one lock); called once per task that has depend
- * clauses, never for other tasks.
+ * access for later tasks.  Addresses are tracked per parent task (OpenMP
+ * orders siblings only): the children of two parents that use one address
+ * at the same time each wait for their own siblings, and a parent's
+ * histories go at its end (tscope__hazards_forget).  Thread-safe (one
+ * lock); called once per task that has depend clauses and once at the end
+ * of each task whose children had them, never for other tasks.
  *
  * The one dependence tracker of both task runtimes taskscope knows: the OMPT
  * tool's depend clauses (src/adapt/ompt.c) and the bundled runtime's
@@ -62,6 +63,10 @@ typedef void (*tscope__edge_fn)(uint64_t from, uint64_t to, unsigned hazards, ui
  * then be missing). */
 int tscope__hazards_task(uint64_t parent, uint64_t task, const struct tscope__access_item *list,
                          int n, unsigned flags, tscope__edge_fn edge);
+
+/* Forgets the address histories of parent's children (at its end: no
+ * sibling of theirs comes later). */
+void tscope__hazards_forget(uint64_t parent);
 
 /* Forgets every address (at finalize). */
 void tscope__hazards_reset(void);

@@ -1,6 +1,8 @@
 /* cases.c - OpenMP programs whose profile is known, for test_adapters.sh.
  *
  *   cases deps        a chain, a diamond, WAR and WAW on depend clauses
+ *   cases twoparents  two implicit tasks whose tasks depend on one address
+ *                     at the same time: each chain A->B->C is its own
  *   cases untied N    N untied tasks that yield and may migrate
  *   cases generator P K  one untied task creating K untied leaves per phase, P phases
  *                        with a taskwait each (it resumes where a thread is free)
@@ -263,11 +265,33 @@ static void count(const char *file)
     }
 }
 
+/* Two implicit tasks create tasks with depend clauses on one address at
+ * the same time (barriers make them take turns): OpenMP orders siblings
+ * only, so each thread's B waits for its own A and its C for its B. */
+static void twoparents(void)
+{
+    int x = 0;
+#pragma omp parallel num_threads(2)
+    {
+#pragma omp task depend(out : x) /* A: this thread's first */
+        work(1);
+#pragma omp barrier
+#pragma omp task depend(inout : x) /* B: this thread's A->B */
+        work(1);
+#pragma omp barrier
+#pragma omp task depend(in : x) /* C: this thread's B->C */
+        work(1);
+    }
+    printf("twoparents x=%d\n", x);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
     if (!strcmp(mode, "deps"))
         deps();
+    else if (!strcmp(mode, "twoparents"))
+        twoparents();
     else if (!strcmp(mode, "untied"))
         untied(argc > 2 ? atoi(argv[2]) : 100);
     else if (!strcmp(mode, "generator"))
