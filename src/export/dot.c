@@ -67,7 +67,9 @@ __attribute__((format(printf, 2, 3))) static int dot_string(FILE *f, const char 
     va_end(ap);
     if (n < 0)
         return TSCOPE_ENOMEM;
-    tscope__fmt_json_string(f, text); /* DOT strings escape like JSON's */
+    fputc('"', f);
+    tscope__fmt_dot_text(f, text);
+    fputc('"', f);
     free(text);
     return 0;
 }

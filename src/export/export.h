@@ -72,6 +72,12 @@ void tscope__node_path_free(struct tscope__node_path *np);
 void tscope__fmt_json_string(FILE *f, const char *s);
 /* Writes s as a CSV field (quoted when needed). */
 void tscope__fmt_csv_field(FILE *f, const char *s);
+/* Writes s inside a Graphviz DOT string (quotes not included): a quote and
+ * a backslash get a backslash, a newline is DOT's \n (a line break), other
+ * control characters are spaces, valid UTF-8 stays, and a byte that is no
+ * part of it (a Latin-1 name) is that Latin-1 character in UTF-8, so that
+ * Graphviz, which wants UTF-8, draws the name as it reads. */
+void tscope__fmt_dot_text(FILE *f, const char *s);
 /* Writes a double that JSON accepts and that reads back exactly. */
 void tscope__fmt_json_number(FILE *f, double v);
 /* Total self time over all types, ns. */

@@ -21,6 +21,30 @@ void tscope__fmt_json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
+void tscope__fmt_dot_text(FILE *f, const char *s)
+{
+    for (const unsigned char *c = (const unsigned char *)s; *c;) {
+        size_t n = *c >= 0x80 ? tscope__utf8_len(c, SIZE_MAX) : 1;
+        if (n > 1) {
+            fwrite(c, 1, n, f);
+            c += n;
+            continue;
+        }
+        if (*c >= 0x80) { /* U+0080..U+00FF */
+            fputc(0xC0 | (*c >> 6), f);
+            fputc(0x80 | (*c & 0x3F), f);
+        } else if (*c == '"' || *c == '\\') {
+            fputc('\\', f);
+            fputc(*c, f);
+        } else if (*c == '\n') {
+            fputs("\\n", f);
+        } else {
+            fputc(*c < 0x20 || *c == 0x7F ? ' ' : *c, f);
+        }
+        c++;
+    }
+}
+
 void tscope__fmt_csv_field(FILE *f, const char *s)
 {
     if (!strpbrk(s, ",\"\n\r")) {

@@ -9,17 +9,6 @@
 #include "export.h"
 #include "output.h"
 
-/* s inside a DOT string: quotes and backslashes escaped, control
- * characters as spaces. */
-static void put_escaped(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', f);
-        fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
-    }
-}
-
 struct treedot {
     const struct tscope__profile *p;
     FILE *f;
@@ -39,7 +28,7 @@ static int treedot_visit(void *ctx, uint32_t node, uint32_t depth, int enter)
         share = 1;
     int green = (int)(255.0 * (1.0 - share) + 0.5);
     fprintf(c->f, "  n%u [label=\"", node);
-    put_escaped(c->f, tscope__profile_type_name(c->p, n->type, buf, sizeof buf));
+    tscope__fmt_dot_text(c->f, tscope__profile_type_name(c->p, n->type, buf, sizeof buf));
     fprintf(c->f,
             "\\ncalls %llu\\nself %.3f ms (%.1f%%)\\nelapsed %.3f ms\", fillcolor=\"#FF%02X00\"",
             (unsigned long long)n->calls, n->self * 1e-6,
@@ -60,7 +49,7 @@ int tscope__export_treedot(const struct tscope__profile *p, FILE *f)
             c.total += p->nodes[i].self;
     }
     fputs("digraph tasktree {\n  graph [label=\"task tree of ", f);
-    put_escaped(f, p->program ? p->program : "?");
+    tscope__fmt_dot_text(f, p->program ? p->program : "?");
     fputs(" (paths of task types; fill: self time, yellow = least, red = most)\", "
           "labelloc=t, rankdir=TB];\n"
           "  node [shape=box, style=filled, fontname=\"Helvetica\"];\n"
