@@ -369,11 +369,18 @@ static void push(struct tstate *st, tscope_task_t *h, uint8_t kind, uint8_t unti
     st->f[st->n++] = (struct frame){h, kind, untied, 0};
 }
 
-/* A frame that ends: its children's address histories go with it. */
+static __attribute__((noinline, cold)) void frame_forget(const struct frame *f)
+{
+    if (f->h)
+        tscope__hazards_forget(tscope_task_handle_id(f->h));
+}
+
+/* A frame that ends: its children's address histories go with it (out of
+ * line: the task path keeps one test). */
 static inline void frame_ends(const struct frame *f)
 {
-    if (__builtin_expect(f->deps, 0) && f->h)
-        tscope__hazards_forget(tscope_task_handle_id(f->h));
+    if (__builtin_expect(f->deps, 0))
+        frame_forget(f);
 }
 
 /* Index of the topmost task frame of this handle; -1 if none. */
