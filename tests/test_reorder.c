@@ -238,6 +238,42 @@ static void reused_id_yields(void)
     tscope__store_free(s);
 }
 
+/* Tasks still running at the end: what they ran until then is in their
+ * type's totals and their thread's share, not in the statistics of single
+ * tasks; a task whose begin was lost (only a resume came, the drop policy)
+ * adds its running, no elapsed time from an unknown begin, and no thread
+ * share (clock at 10^12: an elapsed time from 0 was that clock). */
+static void unfinished_in_the_totals(void)
+{
+    const uint64_t base = 1000000000000ull;
+    struct tscope__store *s = new_store();
+    apply(s, 0, rec(TSCOPE__REC_START, base + 10, 7, 0, 1)); /* ends at 30: a call */
+    apply(s, 0, rec(TSCOPE__REC_END, base + 30, 7, 0, 0));
+    apply(s, 0, rec(TSCOPE__REC_START, base + 40, 8, 0, 1)); /* still running at 100 */
+    apply(s, 1, rec(TSCOPE__REC_CREATE, base + 50, 9, 0, 2));
+    apply(s, 2, rec(TSCOPE__REC_RESUME, base + 60, 9, 0, 0)); /* its begin lost */
+    for (int i = 0; i < 3; i++)
+        tscope__store_end_round(s);
+    tscope__store_complete(s, base + 100);
+    ASSERT_EQ(s->types[1].calls, 1);
+    ASSERT_EQ(s->types[1].unfinished, 1);
+    ASSERT_EQ(s->types[1].self.n, 1);
+    ASSERT_EQ(s->types[1].self.sum, 20);
+    ASSERT_EQ(s->types[1].self_unfinished, 60);
+    ASSERT_EQ(s->types[1].running_total, 80);
+    ASSERT_EQ(s->types[1].elapsed_total, 80);
+    ASSERT(s->nstacks > 0 && s->stacks[0].ntypes > 1);
+    ASSERT_EQ(s->stacks[0].types[1].calls, 1);
+    ASSERT_EQ(s->stacks[0].types[1].self, 80);
+    ASSERT_EQ(s->types[2].unfinished, 1);
+    ASSERT_EQ(s->types[2].self_unfinished, 40);
+    ASSERT_EQ(s->types[2].running_total, 40);
+    ASSERT_EQ(s->types[2].elapsed_total, 0);
+    for (uint32_t t = 0; t < s->nstacks; t++)
+        ASSERT(s->stacks[t].ntypes <= 2 || s->stacks[t].types[2].elapsed == 0);
+    tscope__store_free(s);
+}
+
 /* The recursion rule of the running total does not depend on whether a
  * task's create is applied before its begin, when the begin names the
  * type (the bundled runtime does): a same-type child nested in it counts
@@ -278,5 +314,6 @@ int main(void)
     RUN(taskwait_on_one_thread_settles_at_end);
     RUN(reused_id_yields);
     RUN(running_total_whatever_the_order);
+    RUN(unfinished_in_the_totals);
     return 0;
 }

@@ -59,7 +59,10 @@
 #define PTR_MASK ((1ull << 48) - 1) /* user-space addresses fit in 48 bits */
 #define ID_BITS ((1ull << 48) - 1)  /* a task id below its rank bits */
 #define DEPTH_SHIFT 48
-#define DEPTH_MAX 0x1FFFu
+#define DEPTH_MAX 0xFFFu /* deeper tasks are given this depth */
+/* its children had depend clauses: their address histories go at its end
+ * (kept here, where a switch out and a resume elsewhere keep it too) */
+#define DEPS (1ull << 60)
 /* a task of a type the filter file excludes (tscope_type_measured): the
  * pointer is its nearest measured ancestor's handle, for its children;
  * nothing is recorded of it, its time stays with what it runs inside */
@@ -354,7 +357,7 @@ static struct tstate *state(void)
     return self;
 }
 
-static void push(struct tstate *st, tscope_task_t *h, uint8_t kind, uint8_t untied)
+static void push(struct tstate *st, tscope_task_t *h, uint8_t kind, uint8_t untied, uint8_t deps)
 {
     if (!st)
         return;
@@ -366,7 +369,7 @@ static void push(struct tstate *st, tscope_task_t *h, uint8_t kind, uint8_t unti
         st->f = f;
         st->cap = cap;
     }
-    st->f[st->n++] = (struct frame){h, kind, untied, 0};
+    st->f[st->n++] = (struct frame){h, kind, untied, deps};
 }
 
 static __attribute__((noinline, cold)) void frame_forget(const struct frame *f)
@@ -392,6 +395,20 @@ static int find_task(const struct tstate *st, const tscope_task_t *h)
         if (st->f[i].h == h)
             return (int)i;
     return -1;
+}
+
+/* Task `enc`, running here, has children with depend clauses: its value and
+ * its frame say so (the frame's bit ends it; the value's gives the bit to
+ * the frame it gets when it resumes, on any thread).  Not for a task the
+ * filter excludes: its children's histories are its measured ancestor's. */
+static void mark_deps(struct tstate *st, ompt_data_t *enc)
+{
+    if (!enc || !enc->value || (enc->value & THROUGH))
+        return;
+    enc->value |= DEPS;
+    int i = find_task(st, handle_of(enc->value));
+    if (i >= 0)
+        st->f[i].deps = 1;
 }
 
 /* Index of the topmost frame of a construct kind that belongs to the task
@@ -477,7 +494,7 @@ static inline __attribute__((always_inline)) void
 start_construct(struct tstate *st, uint32_t type, uint8_t kind, tscope_task_t **h_out)
 {
     tscope_task_t *h = tscope_task_start_h(tscope_task_id_next(), type);
-    push(st ? st : state(), h, kind, 0);
+    push(st ? st : state(), h, kind, 0, 0);
     if (h_out)
         *h_out = h;
 }
@@ -704,9 +721,7 @@ static void taskwait_depend(ompt_data_t *enc, ompt_data_t *task, const void *cod
     struct tstate *st = state();
     uint32_t type = type_of(KEY(TAG_SYNC + ompt_sync_region_taskwait, codeptr));
     tscope_task_t *h = NULL;
-    int i = enc && enc->value ? find_task(st, handle_of(enc->value)) : -1;
-    if (i >= 0) /* its list may name addresses no child used: they go at its end */
-        st->f[i].deps = 1;
+    mark_deps(st, enc); /* its list may name addresses no child used: they go at its end */
     start_construct(st, type ? type : type_in_runtime(), F_SYNC, &h);
     task->value = h ? pack(h, 0, BEGUN) : 0;
     if (st) {
@@ -778,9 +793,7 @@ static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_dat
     if (has_deps) { /* the parent its dependences are among (on_dependences) */
         struct tstate *st = state();
         if (st) {
-            int i = find_task(st, parent); /* it runs here: its end forgets them */
-            if (i >= 0)
-                st->f[i].deps = 1;
+            mark_deps(st, enc);
             st->dep_parent = parent ? tscope_task_handle_id(parent) : 0;
             st->dep_flags = 0;
             st->through_id = through;
@@ -837,7 +850,7 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
     if (!(v & BEGUN)) { /* the common case: a task's first run */
         next->value = v | BEGUN;
         tscope_task_begin_nested_h(h, below);
-        push(st, h, F_TASK, (v & UNTIED) != 0);
+        push(st, h, F_TASK, (v & UNTIED) != 0, (v & DEPS) != 0);
         return;
     }
     int j = find_task(st, h);
@@ -848,7 +861,7 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
     if (below)
         tscope_task_switched_h(below);
     tscope_task_resume_h(h); /* suspended earlier, maybe on another thread */
-    push(st, h, F_TASK, (v & UNTIED) != 0);
+    push(st, h, F_TASK, (v & UNTIED) != 0, (v & DEPS) != 0);
 }
 
 static void on_implicit_task(ompt_scope_endpoint_t ep, ompt_data_t *parallel, ompt_data_t *task,
@@ -877,7 +890,7 @@ static void on_implicit_task(ompt_scope_endpoint_t ep, ompt_data_t *parallel, om
         tscope_task_begin_h(h);
     }
     task->value = pack(h, 0, BEGUN);
-    push(st, h, F_TASK, 0);
+    push(st, h, F_TASK, 0, 0);
 }
 
 static void on_parallel_begin(ompt_data_t *enc, const ompt_frame_t *frame, ompt_data_t *parallel,

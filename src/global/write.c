@@ -232,11 +232,20 @@ static int busy_gp(const struct tscope__profile *p, FILE *f)
 }
 
 /* A (rank, type) node of the DOT graph: "rR:type". */
+/* A node's id: escaped as JSON's, so that two names stay two ids. */
 static void rank_node(FILE *f, int rank, const char *type)
 {
     char id[400];
     snprintf(id, sizeof id, "r%d:%s", rank, type);
     tscope__fmt_json_string(f, id);
+}
+
+/* A label: text as Graphviz reads it (tscope__fmt_dot_text). */
+static void dot_label(FILE *f, const char *s)
+{
+    fputc('"', f);
+    tscope__fmt_dot_text(f, s);
+    fputc('"', f);
 }
 
 /* 1 when (rank, name) is an end of an edge before edge i (or edge i's
@@ -263,7 +272,7 @@ static int taskgraph_dot(const struct tscope__profile *p, FILE *f)
     char title[200];
     snprintf(title, sizeof title, "%s: remote dependencies between %d ranks (%u edges)", p->program,
              g->nranks, g->nrdeps);
-    tscope__fmt_json_string(f, title);
+    dot_label(f, title);
     fputs("];\n  node [shape=box, style=\"rounded,filled\", fillcolor=\"#FFF3C4\"];\n", f);
     for (int r = 0; r < g->nranks; r++) {
         int any = 0;
@@ -278,7 +287,7 @@ static int taskgraph_dot(const struct tscope__profile *p, FILE *f)
                 fputs("    ", f);
                 rank_node(f, r, end ? d->to : d->from);
                 fputs(" [label=", f);
-                tscope__fmt_json_string(f, end ? d->to : d->from);
+                dot_label(f, end ? d->to : d->from);
                 fputs("];\n", f);
             }
         }
@@ -303,7 +312,7 @@ static int taskgraph_dot(const struct tscope__profile *p, FILE *f)
         fputs(" -> ", f);
         rank_node(f, d->to_rank, d->to);
         fputs(" [style=dashed, color=\"#1F6FB2\", label=", f);
-        tscope__fmt_json_string(f, label);
+        dot_label(f, label);
         fputs("];\n", f);
     }
     fputs("}\n", f);

@@ -164,7 +164,9 @@ uint32_t tscope__settle_path_step(struct tscope__store *s, uint32_t pnode, uint1
 void tscope__settle_count_done(struct tscope__store *s, const struct tscope__task *t)
 {
     struct tscope__type_acc *ta = &s->types[t->type];
-    uint64_t elapsed = t->end_ts > t->begin_ts ? t->end_ts - t->begin_ts : 0;
+    uint64_t elapsed = (t->bits & TSCOPE__T_BEGUN) && t->end_ts > t->begin_ts
+                           ? t->end_ts - t->begin_ts
+                           : 0; /* (a begin lost: resumed only) */
     ta->calls++;
     ta->yields += t->yields;
     tscope__acc_add(&ta->self, t->self);
@@ -200,8 +202,8 @@ void tscope__settle_count_unfinished(struct tscope__store *s, uint32_t thread, u
     if (nested)
         elapsed = 0; /* inside one of its type: counted there */
     ta->elapsed_total += elapsed;
-    if (self || running_top || elapsed) /* its thread's figures add up to the type's */
-        tscope__stack_count(s, thread, 1, type, 0, self, running_top, elapsed);
+    if (thread != TSCOPE__NONE && (self || running_top || elapsed)) /* the thread's figures */
+        tscope__stack_count(s, thread, 1, type, 0, self, running_top, elapsed); /* add up */
 }
 
 /* Gives a task whose parent is resolved (or absent) its node and edge. */
@@ -495,9 +497,10 @@ void tscope__settle_finalize(struct tscope__store *s, uint32_t slot)
     if (t->bits & TSCOPE__T_UNFINISHED ||
         ((t->bits & TSCOPE__T_BEGUN) && !(t->bits & (TSCOPE__T_ENDED | TSCOPE__T_CANCELLED)))) {
         uint64_t end = t->end_ts ? t->end_ts : s->completed_at;
-        tscope__settle_count_unfinished(s, t->thread, t->type, t->self, t->running_top,
-                                        end > t->begin_ts ? end - t->begin_ts : 0,
-                                        (t->bits & TSCOPE__T_NESTED) != 0);
+        int begun = (t->bits & TSCOPE__T_BEGUN) != 0; /* else its begin was lost: no elapsed */
+        tscope__settle_count_unfinished(
+            s, begun ? t->thread : TSCOPE__NONE, t->type, t->self, t->running_top,
+            begun && end > t->begin_ts ? end - t->begin_ts : 0, (t->bits & TSCOPE__T_NESTED) != 0);
         state = TSCOPE_TASK_UNFINISHED;
     } else if (t->bits & TSCOPE__T_CANCELLED) {
         ta->cancelled++;

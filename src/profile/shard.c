@@ -1674,6 +1674,7 @@ void tscope__shards_complete(struct tscope__store *st, uint64_t end)
             struct tscope_task *t = &sh.rchunks[c][i];
             uint16_t state = LD(t->state);
             if (state == TSCOPE__TR_FREE || (state & TSCOPE__TR_RING) ||
+                (state & TSCOPE__TR_ENDED) || /* counted at its end (a segment left open) */
                 tscope__store_grow_types(st, t->type))
                 continue;
             int begun = state & TSCOPE__TR_BEGUN;

@@ -453,8 +453,9 @@ void tscope__settle_count_done(struct tscope__store *s, const struct tscope__tas
 /* Counts a task still running at the end (unfinished) in its type: its
  * self time, running time outside its own type and, without an ancestor of
  * its type, elapsed time until then go into the type's totals and the
- * share of the thread that began it, not into the statistics of single
- * tasks or the tree (types[type] must exist). */
+ * share of the thread that began it (TSCOPE__NONE: not known, its begin
+ * lost), not into the statistics of single tasks or the tree (types[type]
+ * must exist). */
 void tscope__settle_count_unfinished(struct tscope__store *s, uint32_t thread, uint16_t type,
                                      uint64_t self, uint64_t running_top, uint64_t elapsed,
                                      int nested);
