@@ -44,7 +44,7 @@
  *   endings child M [kill|hang] runs M tasks and returns 0 (raises
  *                   SIGKILL; prints "ready" and waits for a signal)
  *   endings spin MS segv|kill|exit runs 3 tasks of "spinning" (1 ms each),
- *                   begins a fourth, spins MS ms of wall time in it and
+ *                   begins a fourth, prints "ready", spins MS ms of wall time in it and
  *                   then writes to address 8, raises SIGKILL or returns 0
  *                   with it still running: an unfinished task whose time
  *                   until the end the profile must hold */
@@ -267,6 +267,10 @@ int main(int argc, char **argv)
             return 1;
         for (n = 1; n <= 4; n++) {
             tscope_task_start(n, spinning);
+            if (n == 4) {
+                printf("ready\n");
+                fflush(stdout);
+            }
             spin_ms(n < 4 ? 1 : atof(argv[2]));
             if (n < 4)
                 tscope_task_end(n);

@@ -550,6 +550,19 @@ grep -q "^taskscope top: endings (pid $prog, rank 0), running [0-9.]* s: 10.0 k 
 "$ts" report "$tmp/top1" >/dev/null 2>"$tmp/top1.rep" && fail "report of a running program's folder"
 grep -q "has no profile.json yet: its program (pid $prog) still runs; taskscope top $prog shows it" \
   "$tmp/top1.rep" || fail "report while it runs: $(cat "$tmp/top1.rep")"
+echo "-- taskscope top: what a task running now ran so far is in its type's and thread's self time"
+# (ended tasks alone, the type read 0.003 s while its fourth task had spun for seconds)
+flood_tspid=$tspid flood_prog=$prog
+start_endings spin topspin 30000 exit
+sleep 1
+"$ts" top -n 1 "$prog" >"$tmp/topspin.top" 2>&1 || fail "top spin: $(cat "$tmp/topspin.top")"
+awk '$NF == "spinning" && $1 ~ /%$/ { ok = $2 >= 0.9 && $3 == 3 } END { exit !ok }' "$tmp/topspin.top" \
+  || fail "top: the running task's time: $(cat "$tmp/topspin.top")"
+awk '$2 == "main" { ok = $3 >= 0.9 } END { exit !ok }' "$tmp/topspin.top" \
+  || fail "top: the thread's self time: $(cat "$tmp/topspin.top")"
+kill -KILL "$prog"
+wait "$tspid" 2>/dev/null || true
+tspid=$flood_tspid prog=$flood_prog
 echo "-- the launcher killed, then the program: top reads the dead one, report points to recover, recover rebuilds"
 kill -KILL "$tspid"
 wait "$tspid" 2>/dev/null || true

@@ -21,9 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/core.h"
 #include "core/names.h"
 #include "shard_layout.h"
@@ -124,6 +126,49 @@ static void take_name(struct tscope__peek *p, const struct tscope__shblock *b)
     p->names[b->index] = strndup(n->name, n->len);
 }
 
+/* The process's clock now, in its ticks (0: not known): from the header's
+ * CLOCK_MONOTONIC at its init and the clock's factor. */
+static uint64_t ticks_now(const struct tscope__shfile *h)
+{
+    struct timespec ts;
+    if (h->clock_kind == TSCOPE__CLOCK_MANUAL || !(h->ns_per_tick > 0 && h->ns_per_tick < 1e6) ||
+        clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+        return 0;
+    uint64_t mono = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    double ticks = mono > h->mono_ns ? (double)(mono - h->mono_ns) / h->ns_per_tick : 0;
+    return ticks < 9e18 && h->origin < (1ull << 62) ? h->origin + (uint64_t)ticks : 0;
+}
+
+/* What the tasks on a running thread's stack ran so far (its segments'
+ * self time, the top one's until now) into their types and the thread:
+ * the owner's stack, rebased from its address in the process (`seg` and
+ * `n` read as they are: a value past the run's time is a torn read). */
+static void take_running(struct tscope__peek *p, const struct tscope__shard *s, uint32_t owner,
+                         const char *m, size_t size, uint64_t now)
+{
+    uint64_t seg = (uint64_t)(uintptr_t)__atomic_load_n(&s->seg, __ATOMIC_RELAXED);
+    uint32_t n = __atomic_load_n(&s->n, __ATOMIC_RELAXED);
+    uint64_t base = p->head.base, most = now - p->head.origin;
+    if (!n || n > (1u << 20) || seg < base || seg - base > size ||
+        (uint64_t)n * sizeof(struct segment) > size - (seg - base))
+        return;
+    const struct segment *g = (const struct segment *)(m + (seg - base));
+    struct tscope__peek_thread *th = thread_of(p, owner);
+    for (uint32_t i = 0; i < n; i++) {
+        uint16_t type = __atomic_load_n(&g[i].type, __ATOMIC_RELAXED);
+        uint64_t acc = __atomic_load_n(&g[i].self_acc, __ATOMIC_RELAXED);
+        if (i == n - 1) {
+            uint64_t since = __atomic_load_n(&g[i].self_since, __ATOMIC_RELAXED);
+            acc += now > since && now - since <= most ? now - since : 0;
+        }
+        if (acc > most || type > TSCOPE__MAX_IDS || grow_types(p, (uint32_t)type + 1))
+            continue;
+        p->types[type].self += acc;
+        if (th)
+            th->self += acc;
+    }
+}
+
 /* The size a block of this kind must have, 0: any. */
 static uint64_t block_bytes(uint16_t kind)
 {
@@ -183,6 +228,7 @@ int tscope__peek(const char *path, struct tscope__peek *p, char *why, size_t len
     p->head.program[sizeof p->head.program - 1] = 0;
     p->head.dir[sizeof p->head.dir - 1] = 0;
     int dead = kill((pid_t)h->pid, 0) != 0 && errno == ESRCH;
+    uint64_t now = dead ? 0 : ticks_now(h); /* a dead process's running tasks: not known */
     uint64_t end = h->used >= TSCOPE__SHFILE_HEAD && h->used <= size ? h->used : size;
     for (uint64_t off = TSCOPE__SHFILE_HEAD; off + sizeof(struct tscope__shblock) <= end;) {
         const struct tscope__shblock *b = (const struct tscope__shblock *)(m + off);
@@ -218,6 +264,8 @@ int tscope__peek(const char *path, struct tscope__peek *p, char *why, size_t len
                 t->events = __atomic_load_n(&s->totals.events, __ATOMIC_RELAXED);
                 t->top = __atomic_load_n(&s->top, __ATOMIC_RELAXED);
             }
+            if (now > h->origin)
+                take_running(p, s, b->owner, m, size, now);
         }
         off += (sizeof *b + b->bytes + 63) & ~(uint64_t)63;
     }

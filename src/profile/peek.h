@@ -1,7 +1,11 @@
 /* peek.h - a read-only look into a process's mapping, while it runs or
  * after it died (taskscope top): per task type the counts and self time
  * summed over its threads, per thread its events and the type it runs now,
- * and the names.  The process does nothing for it: the file is mapped
+ * and the names.  While the process runs, the self time also holds what
+ * the tasks running now (on each thread's stack) ran so far, read from the
+ * owners' stacks without a version: a look may be off by what a thread
+ * did meanwhile, never by more than the run's time (such values are left
+ * out).  The process does nothing for it: the file is mapped
  * read-only, every entry read under its version (a torn one is left for
  * the next look), the header and each name checked against their sums.
  */
@@ -15,7 +19,7 @@
 
 struct tscope__peek_type {
     uint64_t created, calls, cancelled;
-    uint64_t self; /* ticks */
+    uint64_t self; /* ticks: the ended tasks', and the running ones' so far */
 };
 
 struct tscope__peek_thread {
