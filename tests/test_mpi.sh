@@ -125,6 +125,25 @@ done
 check "ring: global tasks completed = the sum" "$(gj ring .totals.tasks_completed)" \
     "$(for r in 0 1 2 3; do rj ring $r .totals.tasks_completed; done | awk '{s += $1} END {print s}')"
 
+# ---- --cpu-time: the global view has the CPU time too, the ranks' sums
+# (it was each rank's only), in the job's summary, and `merge` agrees
+mpirun --allow-run-as-root --oversubscribe -np $np "$ts" run --cpu-time -o "$tmp/cpu" -- "$prog" ring 10 1000 \
+    >"$tmp/cpu.stdout" 2>"$tmp/cpu.stderr"
+check "cpu: exit status" "$?" 0
+check "cpu: the global profile says it measured CPU time" "$(gj cpu .cpu_time)" true
+want=$(for r in 0 1 2 3; do rj cpu $r '[.types[] | select(.cpu_ns.count > 0) | {n: .name, c: .cpu_ns.count, s: (.cpu_ns.sum | round)}]'; done |
+    jq -s -c 'add | group_by(.n) | map({(.[0].n): "\(map(.c) | add) \(map(.s) | add)"}) | add')
+got=$(gj cpu '[.types[] | select(.cpu_ns.count > 0) | {(.name): "\(.cpu_ns.count) \(.cpu_ns.sum | round)"}] | add')
+check "cpu: global cpu_ns count and sum per type = the sums over the ranks" \
+    "$(jq -c -S . <<<"$got")" "$(jq -c -S . <<<"$want")"
+check "cpu: MPI_Waitall among them" "$(jq -r 'has("MPI_Waitall")' <<<"$got")" true
+check "cpu: the job's summary has the cpu columns" \
+    "$(grep -c 'max@  cpu total s cpu/self$' "$tmp/cpu.stderr")" 1
+"$ts" merge -q -o "$tmp/cpu-merged" "$tmp/cpu" >/dev/null 2>&1
+check "cpu: taskscope merge gives the same CPU times" \
+    "$(jq -c '[.types[] | select(.cpu_ns.count > 0) | [.name, .cpu_ns.count, .cpu_ns.sum, .cpu_ns.min, .cpu_ns.max]]' "$tmp/cpu-merged/profile.json")" \
+    "$(gj cpu '[.types[] | select(.cpu_ns.count > 0) | [.name, .cpu_ns.count, .cpu_ns.sum, .cpu_ns.min, .cpu_ns.max]]' | jq -c .)"
+
 # ---- the job's traces as one Chrome trace: a process per rank, every
 # message an arrow from the sender's MPI call to the receiver's
 mpirun --allow-run-as-root --oversubscribe -np $np "$ts" run -q --trace=timeline -o "$tmp/traced" \

@@ -53,10 +53,12 @@ enum {
     S_EL_SUM,
     S_EL_TOTAL,
     S_SELF_TOTAL, /* the self sum and what unfinished tasks ran: a rank's self time */
+    S_CPU_N,      /* --cpu-time's CPU time (ranks that measured it) */
+    S_CPU_SUM,
     NS_TYPE
 };
-enum { M_SELF, M_RUN, M_EL, M_RANK_SELF, M_RANK_CALLS, NM_TYPE };
-enum { X_SELF, X_RUN, X_EL, X_RANK_SELF_MAX, X_RANK_CALLS, NX_TYPE };
+enum { M_SELF, M_RUN, M_EL, M_RANK_SELF, M_RANK_CALLS, M_CPU, NM_TYPE };
+enum { X_SELF, X_RUN, X_EL, X_RANK_SELF_MAX, X_RANK_CALLS, X_CPU, NX_TYPE };
 /* the totals, summed (after the types' sums) */
 enum {
     T_EVENTS,
@@ -75,6 +77,7 @@ enum {
     T_FILTERED,      /* tasks the filter file left out */
     T_DEPS_FILTERED, /* ... and their dependencies */
     T_FILTER_ON,     /* ranks measured under a filter file */
+    T_CPU_ON,        /* ranks that measured CPU time (--cpu-time) */
     T_THREADS,
     T_PRESENT,
     NT_SUM
@@ -90,7 +93,7 @@ enum {
  * doubles as their bits. */
 struct type_rec {
     int64_t self_ns;
-    double sq_self, sq_running, sq_elapsed;
+    double sq_self, sq_running, sq_elapsed, sq_cpu;
 };
 /* One cell of a rank's row: sent to rank `to` (point to point and collective). */
 struct sent {
@@ -249,7 +252,7 @@ enum { FIG_FIELDS = 17 }; /* the int64 values of rank_rec.fig on the wire */
 /* The int64 values of a record of nsent cells on the wire. */
 static size_t record_len(size_t nsent, uint32_t ntypes)
 {
-    return FIG_FIELDS + 1 + 3 * nsent + 2 + 2 * TL_MAX + 4 * (size_t)ntypes;
+    return FIG_FIELDS + 1 + 3 * nsent + 2 + 2 * TL_MAX + 5 * (size_t)ntypes;
 }
 
 static int record_alloc(struct rank_rec *r, uint32_t ntypes)
@@ -335,6 +338,7 @@ static void record_pack(const struct rank_rec *r, uint32_t ntypes, int64_t *w)
         *w++ = dbits(r->types[k].sq_self);
         *w++ = dbits(r->types[k].sq_running);
         *w++ = dbits(r->types[k].sq_elapsed);
+        *w++ = dbits(r->types[k].sq_cpu);
     }
 }
 
@@ -387,8 +391,8 @@ static int record_unpack(struct rank_rec *r, uint32_t ntypes, int nranks, const 
     for (uint32_t b = 0; b < TL_MAX; b++)
         if (r->wait[b] < 0 || r->wait[b] > r->bins[b])
             r->wait[b] = r->wait[b] < 0 ? 0 : r->bins[b]; /* never more than busy */
-    for (uint32_t k = 0; k < ntypes; k++, w += 4)
-        r->types[k] = (struct type_rec){w[0], bitsd(w[1]), bitsd(w[2]), bitsd(w[3])};
+    for (uint32_t k = 0; k < ntypes; k++, w += 5)
+        r->types[k] = (struct type_rec){w[0], bitsd(w[1]), bitsd(w[2]), bitsd(w[3]), bitsd(w[4])};
     return 0;
 }
 
@@ -407,7 +411,7 @@ static void vectors_clear(struct vectors *v, uint32_t T, int present)
     memset(v->max, 0, v->nmax * sizeof *v->max);
     for (uint32_t k = 0; k < T; k++) {
         int64_t *mn = &v->min[(size_t)k * NM_TYPE];
-        mn[M_SELF] = mn[M_RUN] = mn[M_EL] = INT64_MAX;
+        mn[M_SELF] = mn[M_RUN] = mn[M_EL] = mn[M_CPU] = INT64_MAX;
         mn[M_RANK_SELF] = mn[M_RANK_CALLS] = present ? 0 : INT64_MAX;
     }
 }
@@ -495,12 +499,20 @@ static int rank_cut(const struct tscope__profile *p, int rank, int nranks, const
             mn[M_EL] = tscope__ns_whole(t->elapsed.min);
             mx[X_EL] = tscope__ns_whole(t->elapsed.max);
         }
+        if (p->cpu_time) {
+            s[S_CPU_N] = (int64_t)t->cpu.count;
+            s[S_CPU_SUM] = tscope__ns_whole(t->cpu.sum);
+            if (t->cpu.count) {
+                mn[M_CPU] = tscope__ns_whole(t->cpu.min);
+                mx[X_CPU] = tscope__ns_whole(t->cpu.max);
+            }
+        }
         mn[M_RANK_SELF] = s[S_SELF_TOTAL];
         mn[M_RANK_CALLS] = s[S_CALLS];
         mx[X_RANK_SELF_MAX] = s[S_SELF_TOTAL];
         mx[X_RANK_CALLS] = s[S_CALLS];
         rec->types[k] = (struct type_rec){s[S_SELF_TOTAL], sumsq(&t->self), sumsq(&t->running),
-                                          sumsq(&t->elapsed)};
+                                          sumsq(&t->elapsed), p->cpu_time ? sumsq(&t->cpu) : 0};
     }
     const tscope_totals_t *tt = &p->totals;
     int64_t *ts = &v->sum[(size_t)T * NS_TYPE];
@@ -520,6 +532,7 @@ static int rank_cut(const struct tscope__profile *p, int rank, int nranks, const
     ts[T_FILTERED] = (int64_t)p->tasks_filtered;
     ts[T_DEPS_FILTERED] = (int64_t)p->deps_filtered;
     ts[T_FILTER_ON] = p->filter != 0;
+    ts[T_CPU_ON] = p->cpu_time != 0;
     ts[T_THREADS] = tt->threads;
     ts[T_PRESENT] = 1;
     v->max[(size_t)T * NX_TYPE] = tscope__ns_whole(tt->elapsed_ns);
@@ -681,7 +694,7 @@ static struct tscope__profile *build(const char *program, const struct names *nm
         t->cancelled = (uint64_t)s[S_CANCELLED];
         t->unfinished = (uint64_t)s[S_UNFINISHED];
         t->threads = (uint32_t)s[S_THREADS];
-        double sq[3] = {0, 0, 0};
+        double sq[4] = {0, 0, 0, 0};
         int max_rank = 0; /* the present rank with the most self time (the highest of equals) */
         int64_t most = -1;
         for (int r = 0; r < nranks; r++) {
@@ -691,6 +704,7 @@ static struct tscope__profile *build(const char *program, const struct names *nm
             sq[0] += x->sq_self;
             sq[1] += x->sq_running;
             sq[2] += x->sq_elapsed;
+            sq[3] += x->sq_cpu;
             if (x->self_ns >= most) {
                 most = x->self_ns;
                 max_rank = r;
@@ -699,6 +713,7 @@ static struct tscope__profile *build(const char *program, const struct names *nm
         stats_of(&t->self, s[S_SELF_N], s[S_SELF_SUM], mn[M_SELF], mx[X_SELF], sq[0]);
         stats_of(&t->running, s[S_RUN_N], s[S_RUN_SUM], mn[M_RUN], mx[X_RUN], sq[1]);
         stats_of(&t->elapsed, s[S_EL_N], s[S_EL_SUM], mn[M_EL], mx[X_EL], sq[2]);
+        stats_of(&t->cpu, s[S_CPU_N], s[S_CPU_SUM], mn[M_CPU], mx[X_CPU], sq[3]);
         t->running_total = (double)s[S_RUN_TOTAL];
         t->elapsed_total = (double)s[S_EL_TOTAL];
         t->self_total = (double)s[S_SELF_TOTAL];
@@ -726,6 +741,9 @@ static struct tscope__profile *build(const char *program, const struct names *nm
     p->tasks_filtered = (uint64_t)ts[T_FILTERED];
     p->deps_filtered = (uint64_t)ts[T_DEPS_FILTERED];
     p->filter = ts[T_FILTER_ON] > 0;
+    /* CPU time when every rank there measured it: a sum over some would
+     * read as the job's */
+    p->cpu_time = g->present > 0 && ts[T_CPU_ON] == g->present;
     o->threads = (uint32_t)ts[T_THREADS];
     o->types = p->ntypes;
     o->elapsed_ns = (double)v->max[(size_t)T * NX_TYPE];

@@ -56,15 +56,22 @@ int tscope__global_summary(const struct tscope__profile *p, FILE *f, unsigned ro
     for (uint32_t i = 0; i < n && i < rows; i++)
         if ((int)strlen(order[i]->name) > width)
             width = (int)strlen(order[i]->name);
-    fprintf(f, "%-*s %10s %12s %32s %9s %5s\n", width, "type", "calls", "self total s",
+    fprintf(f, "%-*s %10s %12s %32s %9s %5s", width, "type", "calls", "self total s",
             "self s per rank: min / mean / max", "imbalance", "max@");
+    if (p->cpu_time) /* every rank measured CPU time (--cpu-time): its sum and share */
+        fprintf(f, " %12s %8s", "cpu total s", "cpu/self");
+    fputc('\n', f);
     for (uint32_t i = 0; i < n && i < rows; i++) {
         const struct tscope__ptype *t = order[i];
         double mean = g->present ? (double)t->ranks.self_sum / g->present : 0;
-        fprintf(f, "%-*s %10llu %12.6f %10.6f / %9.6f / %9.6f %9.2f %5d\n", width, t->name,
+        fprintf(f, "%-*s %10llu %12.6f %10.6f / %9.6f / %9.6f %9.2f %5d", width, t->name,
                 (unsigned long long)t->calls, t->self_total * 1e-9, t->ranks.self_min * 1e-9,
                 mean * 1e-9, t->ranks.self_max * 1e-9,
                 mean > 0 ? (double)t->ranks.self_max / mean : 0, t->ranks.self_max_rank);
+        if (p->cpu_time)
+            fprintf(f, " %12.6f %7.1f%%", t->cpu.sum * 1e-9,
+                    t->self.sum > 0 ? 100.0 * t->cpu.sum / t->self.sum : 0.0);
+        fputc('\n', f);
     }
     if (n > rows)
         fprintf(f, "(%u more types: --rows, or the global profile.json)\n", n - rows);
