@@ -101,15 +101,19 @@ check "ring: the global summary printed by rank 0 only" \
 # "global view in DIR/" line after it is not part of the summary)
 sed -n '/^taskscope: global view of /,/^taskscope: global view in /p' "$tmp/ring.stderr" | sed '$d' \
     >"$tmp/ring.summary"
-check "ring: the run printed a global summary of 6 types and 4 ranks" "$(wc -l <"$tmp/ring.summary")" 13
+# (under AddressSanitizer Open MPI's own threads are tasks, still running at the end: their
+# type has their time and a row - "_ZL17asan_thread_start...": one more)
+asan_rows=$(grep -c '^_ZL17asan_thread_start' "$tmp/ring.summary")
+check "ring: the run printed a global summary of 6 types and 4 ranks" \
+    "$(($(wc -l <"$tmp/ring.summary") - asan_rows))" 13
 for dir in ring ring/global; do
     "$ts" report "$tmp/$dir" >"$tmp/ring.report" 2>"$tmp/ring.report.err"
     check "ring: taskscope report $dir prints the run's global summary" \
         "$(diff "$tmp/ring.summary" "$tmp/ring.report" && echo same)$(cat "$tmp/ring.report.err")" same
 done
-"$ts" report --rows 2 "$tmp/ring" >"$tmp/ring.report" 2>/dev/null
+"$ts" report --rows $((2 + asan_rows)) "$tmp/ring" >"$tmp/ring.report" 2>/dev/null
 check "ring: report --rows 2 RUN: two types of the global summary, then the ranks" \
-    "$(grep -c '^MPI_\|^mpicases' "$tmp/ring.report") $(grep -c '^(4 more types' "$tmp/ring.report") $(grep -c '^ *[0-3]  *42 ' "$tmp/ring.report")" "2 1 4"
+    "$(grep -c '^MPI_\|^mpicases\|^_ZL17asan_thread_start' "$tmp/ring.report") $(grep -c '^(4 more types' "$tmp/ring.report") $(grep -c '^ *[0-3]  *42 ' "$tmp/ring.report")" "$((2 + asan_rows)) 1 4"
 check "ring: report RUN/rank-1 is that rank's own profile" \
     "$("$ts" report "$tmp/ring/rank-1" 2>&1 | grep -c "^taskscope profile of 'mpicases' (rank 1 of 4)")" 1
 
