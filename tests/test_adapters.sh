@@ -26,15 +26,7 @@ kmp_clean() {
     done
 }
 trap 'rm -rf "$tmp"; kmp_clean' EXIT
-fails=0
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
-check() { # description, actual, expected
-    if [ "$2" = "$3" ]; then echo "ok: $1 ($2)"; else fail "$1: got '$2', expected '$3'"; fi
-}
-command -v jq >/dev/null || { echo "FAIL: jq is missing (scripts/deps installs it)"; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/check.sh" # fail, check, jq
 
 # A sanitizer build's adapters need the sanitizer runtime loaded first into
 # programs that were built without it.

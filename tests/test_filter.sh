@@ -20,15 +20,7 @@ ts=$1
 prog=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
-check() { # description, actual, expected
-    if [ "$2" = "$3" ]; then echo "ok: $1 ($2)"; else fail "$1: got '$2', expected '$3'"; fi
-}
-command -v jq >/dev/null || { echo "FAIL: jq is missing (scripts/deps installs it)"; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/check.sh" # fail, check, jq
 if [ "$(ldd "$(dirname "$ts")/libtaskscope.so" 2>/dev/null | grep -c libasan)" -gt 0 ]; then
     export LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
     export ASAN_OPTIONS=detect_leaks=0

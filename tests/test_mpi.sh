@@ -14,15 +14,7 @@ prog=$2
 remote=$3
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
-fails=0
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
-check() { # description, actual, expected
-    if [ "$2" = "$3" ]; then echo "ok: $1 ($2)"; else fail "$1: got '$2', expected '$3'"; fi
-}
-command -v jq >/dev/null || { echo "FAIL: jq is missing (scripts/deps installs it)"; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/check.sh" # fail, check, jq
 command -v mpirun >/dev/null || { echo "FAIL: mpirun is missing (scripts/deps installs openmpi-bin)"; exit 1; }
 
 # An AddressSanitizer build's MPI adapter is preloaded: the sanitizer's

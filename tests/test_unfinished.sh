@@ -15,15 +15,7 @@ ts=$1
 endings=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
-check() { # description, actual, expected
-    if [ "$2" = "$3" ]; then echo "ok: $1 ($2)"; else fail "$1: got '$2', expected '$3'"; fi
-}
-command -v jq >/dev/null || { echo "FAIL: jq is missing (scripts/deps installs it)"; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/check.sh" # fail, check, jq
 # a sanitizer build: ASan or TSan would take the program's SIGSEGV for its own report
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0"
 export TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS }handle_segv=0"
