@@ -284,7 +284,9 @@ int tscope_contention_fit(const tscope_cmeas_t *m, size_t nm, tscope_contention_
     double q;
     out->queue_in = isfinite(q = median_at(m, nm, "-", "queue-in", NAN)) ? q : 0;
     out->queue_out = isfinite(q = median_at(m, nm, "-", "queue-out", NAN)) ? q : 0;
-    out->cores = isfinite(q = median_at(m, nm, "-", "cores", NAN)) && q >= 1 ? (unsigned)q : 0;
+    /* a machine's cores: 1 .. 2^20 (else not known; a file's value is any number) */
+    q = median_at(m, nm, "-", "cores", NAN);
+    out->cores = isfinite(q) && q >= 1 && q <= (1u << 20) ? (unsigned)q : 0;
     double self[TSCOPE_NPROBES];
     for (int p = 0; p < TSCOPE_NPROBES; p++) {
         char kind[32];
@@ -413,9 +415,7 @@ double tscope__contention_slowdown(const tscope_ccomp_t *c, const double load[TS
         if (!k || !(d > 0))
             continue;
         /* the points (0, 1), (1, S_1), ..., (k, S_k) */
-        unsigned j = (unsigned)floor(d);
-        if (j >= k)
-            j = k - 1;
+        unsigned j = d >= k ? k - 1 : (unsigned)floor(d); /* (any load past k: the last) */
         double lo = j ? factor_at(&c->sens[p][j - 1], n, 1, 1e6) : 1,
                hi = factor_at(&c->sens[p][j], n, 1, 1e6);
         double s = lo + (hi - lo) * (d - j);

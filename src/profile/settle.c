@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core.h"
 #include "core/names.h"
 #include "grow.h"
 #include "shard.h"
@@ -202,7 +203,7 @@ void tscope__settle_count_unfinished(struct tscope__store *s, uint32_t thread, u
     if (nested)
         elapsed = 0; /* inside one of its type: counted there */
     ta->elapsed_total += elapsed;
-    if (thread != TSCOPE__NONE && (self || running_top || elapsed)) /* the thread's figures */
+    if (thread < TSCOPE__THREADS_MAX && (self || running_top || elapsed))       /* the thread's */
         tscope__stack_count(s, thread, 1, type, 0, self, running_top, elapsed); /* add up */
 }
 

@@ -1679,9 +1679,11 @@ void tscope__shards_complete(struct tscope__store *st, uint64_t end)
                 continue;
             int begun = state & TSCOPE__TR_BEGUN;
             if (begun) { /* what it ran until the end goes into the type's totals */
-                tscope__settle_count_unfinished(st, t->thread, t->type, t->self, t->running_top,
-                                                end > t->begin_ts ? end - t->begin_ts : 0,
-                                                (state & TSCOPE__TR_NESTED) != 0);
+                /* (a recovered record's thread may be anything: a shard's or none) */
+                tscope__settle_count_unfinished(
+                    st, t->thread < sh.nshards ? t->thread : TSCOPE__NONE, t->type, t->self,
+                    t->running_top, end > t->begin_ts ? end - t->begin_ts : 0,
+                    (state & TSCOPE__TR_NESTED) != 0);
             } else {
                 st->never_ran++;
             }
