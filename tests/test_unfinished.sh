@@ -30,7 +30,7 @@ for mode in profile naive; do
         sp() { jq -r "[.types[] | select(.name == \"spinning\")][0] | $1" "$d/profile.json"; }
         check "$mode $how: 3 calls, 1 unfinished" "$(sp '[.calls, .unfinished] | join(" ")')" "3 1"
         # the three ended tasks' statistics: about 3 ms, the unfinished one left out
-        check "$mode $how: self statistics over the 3 ended tasks" \
+        check "$mode $how: self statistics over the 3 ended tasks $(sp '[.self_ns.count, .self_ns.sum, .self_ns.max] | tostring')" \
             "$(sp '.self_ns.count == 3 and .self_ns.sum < 0.5 * '$ms'e6 and .self_ns.max < 0.5 * '$ms'e6')" true
         # the totals: the ended tasks and the spin of the running one (at least MS ms of
         # wall time by the program's own clock; 2% less where a SIGKILL's end is the
@@ -44,7 +44,8 @@ for mode in profile naive; do
         check "$mode $how: running and elapsed totals too" \
             "$(sp '.running_ns.total >= .running_ns.sum + 0.98 * '$ms'e6 and .elapsed_ns.total >= .elapsed_ns.sum + 0.98 * '$ms'e6')" true
         # the thread that ran it: its share adds up to the type's totals
-        check "$mode $how: the thread's share is the type's total" \
+        share=$(jq -c '[.threads[] | .types[]? | select(.type == "spinning") | [.calls, .self_ns]]' "$d/profile.json")
+        check "$mode $how: the thread's share is the type's total $share" \
             "$(jq '[.types[] | select(.name == "spinning")][0] as $t
                    | ([.threads[] | .types[]? | select(.type == "spinning")] | map(.self_ns) | add) as $s
                    | ([.threads[] | .types[]? | select(.type == "spinning")] | map(.calls) | add) as $c
@@ -56,7 +57,7 @@ for mode in profile naive; do
         # the summary: the spinning type first, with at least MS ms of self total and
         # most of the run's self time
         row=$("$ts" report "$d" 2>&1 | grep '^spinning ')
-        check "$mode $how: summary row's self total ms" \
+        check "$mode $how: summary row's self total ms ($row)" \
             "$(echo "$row" | awk '{ print ($3 >= 0.98 * '$ms' && $4 + 0 > 50) ? "yes" : "no" }')" yes
         "$ts" report --threads "$d" 2>&1 | grep -q '^spinning ' ||
             fail "$mode $how: report --threads lacks the spinning row: $("$ts" report --threads "$d" 2>&1)"

@@ -238,8 +238,8 @@ static int busy_gp(const struct tscope__profile *p, FILE *f)
     return ferror(f) ? TSCOPE_EIO : 0;
 }
 
-/* A (rank, type) node of the DOT graph: "rR:type". */
-/* A node's id: escaped as JSON's, so that two names stay two ids. */
+/* A (rank, type) node of the DOT graph: "rR:type", escaped as JSON's (not as
+ * a label: two names stay two ids). */
 static void rank_node(FILE *f, int rank, const char *type)
 {
     char id[400];

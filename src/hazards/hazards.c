@@ -173,15 +173,23 @@ static int grow(void)
     return 0;
 }
 
+/* The slot of (parent, addr): its entry, or the empty slot that ends its
+ * probe run (table_cap > 0). */
+static size_t probe(uint64_t parent, uintptr_t addr)
+{
+    size_t i = slot_of(parent, addr, table_cap);
+    while (table[i].addr && (table[i].addr != addr || table[i].parent != parent))
+        i = (i + 1) & (table_cap - 1);
+    return i;
+}
+
 /* The entry of (parent, addr), added if missing (NULL when memory ran
  * out). */
 static struct access_hist *find(uint64_t parent, uintptr_t addr)
 {
     if ((table_used + 1) * 4 > table_cap * 3 && grow())
         return NULL;
-    size_t i = slot_of(parent, addr, table_cap);
-    while (table[i].addr && (table[i].addr != addr || table[i].parent != parent))
-        i = (i + 1) & (table_cap - 1);
+    size_t i = probe(parent, addr);
     if (!table[i].addr) {
         table[i].addr = addr;
         table[i].parent = parent;
@@ -196,9 +204,7 @@ static struct access_hist *peek(uint64_t parent, uintptr_t addr)
 {
     if (!table_cap)
         return NULL;
-    size_t i = slot_of(parent, addr, table_cap);
-    while (table[i].addr && (table[i].addr != addr || table[i].parent != parent))
-        i = (i + 1) & (table_cap - 1);
+    size_t i = probe(parent, addr);
     return table[i].addr ? &table[i] : NULL;
 }
 
@@ -217,6 +223,21 @@ static void table_remove(size_t i)
     }
     memset(&table[i], 0, sizeof table[i]);
     table_used--;
+}
+
+/* Removes owner entry o (its list freed), as table_remove does. */
+static void owner_remove(struct owner *o)
+{
+    free(o->addrs);
+    size_t i = (size_t)(o - owners);
+    for (size_t j = (i + 1) & (owners_cap - 1); owners[j].used; j = (j + 1) & (owners_cap - 1)) {
+        if (home_between(i, owner_slot(owners[j].parent, owners_cap), j))
+            continue;
+        owners[i] = owners[j];
+        i = j;
+    }
+    memset(&owners[i], 0, sizeof owners[i]);
+    owners_used--;
 }
 
 static void tasks_add(struct tasks *l, uint64_t task)
@@ -511,23 +532,11 @@ void tscope__hazards_forget(uint64_t parent)
     struct owner *o = owner_peek(parent);
     if (o) {
         for (uint32_t k = 0; k < o->n; k++) {
-            size_t i = slot_of(parent, o->addrs[k], table_cap);
-            while (table[i].addr && (table[i].addr != o->addrs[k] || table[i].parent != parent))
-                i = (i + 1) & (table_cap - 1);
+            size_t i = probe(parent, o->addrs[k]);
             if (table[i].addr)
                 table_remove(i);
         }
-        free(o->addrs);
-        size_t i = (size_t)(o - owners);
-        for (size_t j = (i + 1) & (owners_cap - 1); owners[j].used;
-             j = (j + 1) & (owners_cap - 1)) {
-            if (home_between(i, owner_slot(owners[j].parent, owners_cap), j))
-                continue;
-            owners[i] = owners[j];
-            i = j;
-        }
-        memset(&owners[i], 0, sizeof owners[i]);
-        owners_used--;
+        owner_remove(o);
     }
     pthread_mutex_unlock(&lock);
 }

@@ -206,14 +206,9 @@ int tscope__recover_journal(const char *outdir, const char *base, int sig, uint6
     struct rings g = {0};
     tscope__shards_each(TSCOPE__SHB_SLOT, replay_slot, &g);
     free(g.buf); /* the mapping stays: tscope__g.threads points into it until the release */
-    uint64_t end = g.last_ticks;
-    double ticks = death_mono_ns > h->mono_ns
-                       ? (double)(death_mono_ns - h->mono_ns) / h->ns_per_tick
-                       : 0; /* (the factor is outside the header's checksum: bounded here) */
-    if (ticks > 0 && ticks < 9e18 && h->origin < (1ull << 62)) {
-        uint64_t at = h->origin + (uint64_t)ticks;
-        end = at > end ? at : end;
-    }
+    uint64_t end = g.last_ticks, at = tscope__shfile_ticks_at(h, death_mono_ns);
+    if (at > end)
+        end = at;
     char program[sizeof h->program];
     memcpy(program, h->program, sizeof program);
     program[sizeof program - 1] = 0;

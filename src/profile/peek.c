@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/clock.h"
@@ -126,17 +126,14 @@ static void take_name(struct tscope__peek *p, const struct tscope__shblock *b)
     p->names[b->index] = strndup(n->name, n->len);
 }
 
-/* The process's clock now, in its ticks (0: not known): from the header's
- * CLOCK_MONOTONIC at its init and the clock's factor. */
+/* The process's clock now, in its ticks (0: not known; a manual clock is
+ * no time). */
 static uint64_t ticks_now(const struct tscope__shfile *h)
 {
     struct timespec ts;
-    if (h->clock_kind == TSCOPE__CLOCK_MANUAL || !(h->ns_per_tick > 0 && h->ns_per_tick < 1e6) ||
-        clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+    if (h->clock_kind == TSCOPE__CLOCK_MANUAL || clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
         return 0;
-    uint64_t mono = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    double ticks = mono > h->mono_ns ? (double)(mono - h->mono_ns) / h->ns_per_tick : 0;
-    return ticks < 9e18 && h->origin < (1ull << 62) ? h->origin + (uint64_t)ticks : 0;
+    return tscope__shfile_ticks_at(h, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
 }
 
 /* What the tasks on a running thread's stack ran so far (its segments'
@@ -264,7 +261,7 @@ int tscope__peek(const char *path, struct tscope__peek *p, char *why, size_t len
                 t->events = __atomic_load_n(&s->totals.events, __ATOMIC_RELAXED);
                 t->top = __atomic_load_n(&s->top, __ATOMIC_RELAXED);
             }
-            if (now > h->origin)
+            if (now)
                 take_running(p, s, b->owner, m, size, now);
         }
         off += (sizeof *b + b->bytes + 63) & ~(uint64_t)63;

@@ -204,6 +204,18 @@ static inline uint32_t tscope__shfile_sum(const struct tscope__shfile *h)
     c.sum = 0;
     return tscope__sum32(TSCOPE__SUM32_START, &c, offsetof(struct tscope__shfile, ns_per_tick));
 }
+/* The process's clock, in its ticks, at CLOCK_MONOTONIC mono_ns (its death,
+ * or now while it runs), from the header's CLOCK_MONOTONIC at its init and
+ * the clock's factor; 0 when not after its init or not known (the factor
+ * is outside the checksum: bounded here). */
+static inline uint64_t tscope__shfile_ticks_at(const struct tscope__shfile *h, uint64_t mono_ns)
+{
+    if (!(h->ns_per_tick > 0 && h->ns_per_tick < 1e6) || mono_ns <= h->mono_ns ||
+        h->origin >= (1ull << 62))
+        return 0;
+    double ticks = (double)(mono_ns - h->mono_ns) / h->ns_per_tick;
+    return ticks < 9e18 ? h->origin + (uint64_t)ticks : 0;
+}
 #define TSCOPE__SHFILE_HEAD 4096 /* the first block starts here */
 _Static_assert(sizeof(struct tscope__shfile) <= TSCOPE__SHFILE_HEAD, "header past its page");
 

@@ -347,11 +347,11 @@ struct tscope__profile *tscope__profile_snapshot(void)
         t->running_total = st.running_total_ns;
         t->elapsed_total = st.elapsed_total_ns;
         t->self_total = st.self_ns.sum;
-        if (id < s->ntypes) /* the tasks still running at the end, until then */
-            t->self_total += (double)s->types[id].self_unfinished * tscope__clock_ns_per_tick();
         t->threads = st.threads;
-        if (id < s->ntypes)
+        if (id < s->ntypes) { /* with the tasks still running at the end, until then */
+            t->self_total += (double)s->types[id].self_unfinished * tscope__clock_ns_per_tick();
             t->cpu = tscope__acc_stats(&s->types[id].cpu, 1); /* ns already */
+        }
         t->attrs = tscope__names_attrs(&tscope__types, id);
     }
     for (uint32_t id = 1; ok && id <= ncounters; id++) {
